@@ -1,0 +1,147 @@
+// core/dispatch.h — the one dispatch point. Every tensor op runs through dispatch::call, which is
+// where tracing, profiling and other hooks attach; with no hook installed it costs one branch.
+// core declares the call and the hooks; ops/registry.cpp defines call() over the kernel table.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/op_list.h"
+#include "core/scalar.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+
+namespace tl {
+
+enum class OpKind : uint16_t {
+#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop) Enum,
+  TL_FORALL_OPS(TL_OP_ENUM)
+#undef TL_OP_ENUM
+};
+
+inline constexpr int kNumOps = 0
+#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop) +1
+    TL_FORALL_OPS(TL_OP_COUNT)
+#undef TL_OP_COUNT
+    ;
+
+/// A non-tensor argument of an op. monostate stands for Python's None.
+using AttrValue = std::variant<std::monostate, bool, int64_t, double, Shape, DType, std::string>;
+
+/// The named non-tensor arguments of one op call, in schema order.
+class Attrs {
+ public:
+  struct Item {
+    std::string_view name;  ///< always a string literal
+    AttrValue value;
+  };
+
+  Attrs() = default;
+  Attrs(std::initializer_list<Item> items) : items_(items) {}
+
+  bool has(std::string_view name) const { return find(name) != nullptr; }
+  /// True when the attribute is absent or None.
+  bool is_none(std::string_view name) const;
+  /// The value of `name` as T; a missing name or another type is an internal error (the op's
+  /// public wrapper builds the attrs, so a mismatch is our bug).
+  template <typename T>
+  const T& get(std::string_view name) const {
+    const AttrValue* v = find(name);
+    TL_INTERNAL_ASSERT(v && std::holds_alternative<T>(*v), "attribute '", name, "' missing or of another type");
+    return std::get<T>(*v);
+  }
+  /// A bool / int64 / double attribute as a Scalar.
+  Scalar scalar(std::string_view name) const;
+  const std::vector<Item>& items() const { return items_; }
+
+ private:
+  const AttrValue* find(std::string_view name) const;
+  std::vector<Item> items_;
+};
+
+using TensorList = std::vector<Tensor>;
+/// Signature shared by every kernel: tensor inputs (an undefined Tensor stands for None) and attrs.
+using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
+
+/// How the user spelled the call: `tl::add(a, b)`, `a.add(b)` or `a + b`. The tracer records
+/// call_function[torch.add], call_method[add] or call_function[operator.add] accordingly.
+enum class CallStyle : uint8_t { Function, Method, Operator };
+
+struct OpInfo {
+  const char* aten_name;   ///< "aten::add": what the profiler prints
+  const char* schema;      ///< PyTorch-style signature with defaults
+  const char* py_operator; ///< "add" for operator.add, "" when the op has no Python operator
+  KernelFn kernel;
+};
+/// The registry row for `op` (defined with the registry in ops/registry.cpp).
+const OpInfo& op_info(OpKind op);
+/// The op's Python name: the schema up to '(' ("flatten").
+std::string_view op_name(OpKind op);
+
+/// One op call as hooks see it.
+struct OpCall {
+  OpKind op;
+  CallStyle style;
+  std::span<const Tensor> inputs;
+  const Attrs& attrs;
+};
+
+/// Installed per thread; called for every op that thread dispatches, nested ops included.
+class DispatchHook {
+ public:
+  virtual ~DispatchHook() = default;
+  virtual void before(const OpCall&) {}
+  /// Return true and fill `outputs` to run instead of the kernel (symbolic tracing).
+  virtual bool intercept(const OpCall&, TensorList& /*outputs*/) { return false; }
+  /// `outputs` is null when the op threw.
+  virtual void after(const OpCall&, const TensorList* /*outputs*/) {}
+};
+
+namespace dispatch {
+
+/// Runs `op`: hooks' before, the first intercepting hook or the kernel, hooks' after (reverse order).
+TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
+                CallStyle style = CallStyle::Function);
+/// Convenience for single-output ops.
+Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
+             CallStyle style = CallStyle::Function);
+Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
+             CallStyle style = CallStyle::Function);
+
+/// True when the calling thread has a hook installed.
+bool has_hooks();
+/// Runs `call` through the calling thread's hooks around `kernel`.
+TensorList call_with_hooks(const OpCall& call, KernelFn kernel);
+
+/// Adds `hook` on top of the calling thread's hook stack.
+void push_hook(DispatchHook* hook);
+/// Removes `hook` (it must be on this thread's stack).
+void pop_hook(DispatchHook* hook);
+
+/// RAII: installs a hook for the current scope on the current thread.
+class HookGuard {
+ public:
+  explicit HookGuard(DispatchHook* hook) : hook_(hook) { push_hook(hook); }
+  ~HookGuard() { pop_hook(hook_); }
+  HookGuard(const HookGuard&) = delete;
+  HookGuard& operator=(const HookGuard&) = delete;
+
+ private:
+  DispatchHook* hook_;
+};
+
+}  // namespace dispatch
+
+namespace kernels {
+#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop) \
+  TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
+TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
+#undef TL_OP_DECLARE_KERNEL
+}  // namespace kernels
+
+}  // namespace tl

@@ -1,0 +1,66 @@
+// core/shape.cpp — shape arithmetic shared by views, kernels and shape inference.
+#include "core/shape.h"
+
+#include <ostream>
+
+#include "core/error.h"
+
+namespace tl {
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) {
+  os << '[';
+  for (int64_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  return os << ']';
+}
+
+void check_sizes(const Shape& sizes, const char* what) {
+  int64_t n = 1;
+  bool zero = false;
+  for (int64_t d : sizes) {
+    TL_CHECK(d >= 0, what, ": negative dimension ", d, " in size ", sizes);
+    if (d == 0) zero = true;
+  }
+  if (zero) return;
+  for (int64_t d : sizes) {
+    TL_CHECK(!__builtin_mul_overflow(n, d, &n), what, ": size ", sizes,
+             " has more elements than int64 can count");
+  }
+}
+
+int64_t numel_of(const Shape& sizes) {
+  int64_t n = 1;
+  for (int64_t d : sizes) n *= d;
+  return n;
+}
+
+Strides contiguous_strides(const Shape& sizes) {
+  Strides strides(static_cast<size_t>(sizes.size()), 1);
+  int64_t s = 1;
+  for (int64_t i = sizes.size() - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t rank, const char* op) {
+  const int64_t lo = rank > 0 ? -rank : -1, hi = rank > 0 ? rank - 1 : 0;
+  TL_CHECK(dim >= lo && dim <= hi, op, ": dimension out of range (expected to be in range of [",
+           lo, ", ", hi, "], but got ", dim, ")");
+  return dim < 0 ? dim + (rank > 0 ? rank : 1) : dim;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  const int64_t rank = std::max(a.size(), b.size());
+  Shape out(static_cast<size_t>(rank), 1);
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    TL_CHECK(da == db || da == 1 || db == 1, op, ": shapes ", a, " and ", b,
+             " cannot be broadcast (size ", da, " vs ", db, " at dimension ", i, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+}  // namespace tl

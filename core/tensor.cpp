@@ -1,0 +1,95 @@
+// core/tensor.cpp — Tensor construction, metadata and element access (no ops: those dispatch).
+#include "core/tensor.h"
+
+namespace tl {
+namespace {
+
+template <typename T>
+Scalar to_scalar(T v) {
+  if constexpr (std::is_same_v<T, bool>) return v;
+  else if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(v);
+  else return static_cast<double>(static_cast<float>(v));
+}
+template <>
+Scalar to_scalar(double v) { return v; }
+
+}  // namespace
+
+Tensor Tensor::make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
+                    DType dtype) {
+  TL_INTERNAL_ASSERT(storage != nullptr, "make: null storage");
+  TL_INTERNAL_ASSERT(sizes.size() == strides.size(), "make: sizes ", sizes, " vs strides ", strides);
+  check_sizes(sizes, "tensor");
+  TL_CHECK(offset >= 0, "tensor: negative storage offset ", offset);
+  // The furthest element reachable must lie inside the storage (an empty tensor reaches nothing).
+  if (numel_of(sizes) > 0) {
+    int64_t hi = offset, lo = offset;
+    for (int64_t i = 0; i < sizes.size(); ++i) {
+      const int64_t reach = (sizes[i] - 1) * strides[i];
+      (reach >= 0 ? hi : lo) += reach;
+    }
+    const int64_t capacity = storage->nbytes() / tl::element_size(dtype);
+    TL_CHECK(lo >= 0 && hi < capacity, "tensor: size ", sizes, " with strides ", strides,
+             " and offset ", offset, " reaches outside a storage of ", capacity, " elements");
+  }
+  Tensor t;
+  t.impl_ = std::make_shared<TensorImpl>(
+      TensorImpl{std::move(storage), std::move(sizes), std::move(strides), offset, dtype, nullptr});
+  return t;
+}
+
+Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
+  check_sizes(sizes, "tensor");
+  const int64_t n = numel_of(sizes), esize = tl::element_size(dtype);
+  TL_CHECK(n <= INT64_MAX / esize, "tensor: size ", sizes, " of ", dtype,
+           " needs more bytes than int64 can count");
+  Tensor t;
+  t.impl_ = std::make_shared<TensorImpl>(
+      TensorImpl{Storage::allocate(n * esize), sizes, contiguous_strides(sizes), 0, dtype, nullptr});
+  return t;
+}
+
+Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, Shape sizes, DType dtype) {
+  Tensor t;
+  Strides strides = contiguous_strides(sizes);
+  t.impl_ = std::make_shared<TensorImpl>(
+      TensorImpl{nullptr, std::move(sizes), std::move(strides), 0, dtype, std::move(tag)});
+  return t;
+}
+
+int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+
+int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+
+bool Tensor::is_contiguous() const {
+  const TensorImpl& t = impl();
+  int64_t expected = 1;
+  for (int64_t i = t.sizes.size() - 1; i >= 0; --i) {
+    if (t.sizes[i] == 1) continue;
+    if (t.sizes[i] == 0) return true;
+    if (t.strides[i] != expected) return false;
+    expected *= t.sizes[i];
+  }
+  return true;
+}
+
+void Tensor::check_data_access(DType requested) const {
+  const TensorImpl& t = impl();
+  TL_CHECK(t.proxy == nullptr, t.proxy ? t.proxy->describe() : std::string());
+  TL_CHECK(requested == t.dtype, "data<T>(): tensor has dtype ", t.dtype, " but T is ", requested);
+}
+
+void* Tensor::raw_data() const {
+  const TensorImpl& t = impl();
+  TL_CHECK(t.proxy == nullptr, t.proxy ? t.proxy->describe() : std::string());
+  return static_cast<char*>(t.storage->data()) + t.offset * element_size();
+}
+
+Scalar Tensor::item() const {
+  TL_CHECK(numel() == 1, "item(): a Tensor with ", numel(), " elements (size ", shape(),
+           ") cannot be converted to Scalar");
+  const void* p = raw_data();
+  return TL_DISPATCH_ALL_TYPES(dtype(), "item", [&] { return to_scalar(*static_cast<const scalar_t*>(p)); });
+}
+
+}  // namespace tl

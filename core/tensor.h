@@ -1,0 +1,227 @@
+// core/tensor.h — Tensor: a cheap shared handle to (storage, sizes, strides, offset, dtype).
+// Copies of a Tensor share everything; views share storage. The op methods are declared here and
+// defined in ops/tensor_methods.cpp, where each one goes through dispatch::call.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/scalar.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace tl {
+
+/// Marks a tensor that stands for a value not computed yet (a symbolic-tracing proxy). The layer
+/// that creates proxies subclasses it; any access to a proxy's data throws `describe()`'s text.
+class ProxyTag {
+ public:
+  virtual ~ProxyTag() = default;
+  /// Why the data is not available, e.g. "symbolic tracing: ... %conv1 ...".
+  virtual std::string describe() const = 0;
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Shape sizes;
+  Strides strides;
+  int64_t offset = 0;  ///< in elements
+  DType dtype = DType::Float32;
+  std::shared_ptr<ProxyTag> proxy;
+};
+
+class Tensor {
+ public:
+  /// An undefined tensor (stands for None).
+  Tensor() = default;
+  /// A tensor over existing storage; checks that every reachable element lies inside it.
+  static Tensor make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
+                     DType dtype);
+  /// A fresh contiguous tensor with uninitialised memory.
+  static Tensor allocate(const Shape& sizes, DType dtype);
+  /// A proxy: no storage; sizes may be empty when unknown.
+  static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, Shape sizes = {}, DType dtype = DType::Float32);
+
+  bool defined() const { return impl_ != nullptr; }
+  bool is_proxy() const { return impl_ && impl_->proxy != nullptr; }
+  ProxyTag* proxy() const { return impl_ ? impl_->proxy.get() : nullptr; }
+  /// True when both handles refer to the same tensor object (not merely equal values).
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  const Shape& shape() const { return impl().sizes; }
+  const Shape& sizes() const { return impl().sizes; }
+  const Strides& strides() const { return impl().strides; }
+  /// Size of dimension `dim` (negative counts from the end).
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return impl().sizes.size(); }
+  int64_t numel() const { return numel_of(impl().sizes); }
+  DType dtype() const { return impl().dtype; }
+  int64_t element_size() const { return tl::element_size(dtype()); }
+  int64_t nbytes() const { return numel() * element_size(); }
+  int64_t storage_offset() const { return impl().offset; }
+  const std::shared_ptr<Storage>& storage() const { return impl().storage; }
+  bool is_contiguous() const;
+
+  /// Typed pointer to element 0 (honour strides()). Throws if T is not the dtype or for a proxy.
+  template <typename T>
+  T* data() const {
+    check_data_access(dtype_of<T>);
+    return static_cast<T*>(impl_->storage->data()) + impl_->offset;
+  }
+  /// Untyped pointer to element 0 (throws for a proxy or an undefined tensor).
+  void* raw_data() const;
+  /// The value of a one-element tensor, converted to T.
+  template <typename T>
+  T item() const;
+  Scalar item() const;
+
+  // ---- views (share storage) ----
+  Tensor view(const Shape& size) const;
+  Tensor reshape(const Shape& shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor permute(const Shape& dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor expand(const Shape& size) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+
+  // ---- copies and conversion ----
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(DType dtype) const;
+  /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
+  Tensor& copy_(const Tensor& src);
+
+  // ---- elementwise ----
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& rsqrt_();
+  Tensor& relu_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor add(const Tensor& other) const;
+  Tensor add(const Scalar& other) const;
+  Tensor sub(const Tensor& other) const;
+  Tensor sub(const Scalar& other) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor& add_(const Tensor& other);
+  Tensor& add_(const Scalar& other);
+  Tensor& sub_(const Tensor& other);
+  Tensor& sub_(const Scalar& other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& pow_(const Tensor& exponent);
+  Tensor& pow_(const Scalar& exponent);
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+
+  // ---- comparisons (bool results) ----
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+
+  // ---- reductions ----
+  Tensor sum() const;
+  Tensor sum(const Shape& dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  Tensor max() const;
+  /// (values, indices) along `dim`.
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+
+  // ---- indexing ----
+  /// (n, dim) int64 indices of the non-zero elements.
+  Tensor nonzero() const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor masked_select(const Tensor& mask) const;
+
+  // ---- linear algebra ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& mat2) const;
+  Tensor bmm(const Tensor& mat2) const;
+
+ private:
+  const TensorImpl& impl() const {
+    TL_CHECK(impl_ != nullptr, "tensor is undefined (None)");
+    return *impl_;
+  }
+  void check_data_access(DType requested) const;
+  friend struct TensorAccess;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+
+/// Prints like PyTorch: tensor([[0.1000, 0.2000]]), summarised with "..." when large.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+template <typename T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+
+}  // namespace tl

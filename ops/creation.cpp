@@ -1,0 +1,83 @@
+// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn.
+// Random draws happen in row-major order on one thread, so results depend only on the seed.
+#include <cmath>
+
+#include "core/dispatch.h"
+#include "core/generator.h"
+#include "core/parallel.h"
+
+namespace tl::kernels {
+namespace {
+
+Tensor filled(const Shape& size, DType dtype, const Scalar& value) {
+  Tensor out = Tensor::allocate(size, dtype);
+  TL_DISPATCH_ALL_TYPES(dtype, "full", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out.raw_data());
+    const scalar_t v = static_cast<scalar_t>(value.to<double>());
+    parallel_for(0, out.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = v;
+    });
+  });
+  return out;
+}
+
+template <typename Draw>
+Tensor random(const Attrs& attrs, const char* op, Draw draw) {
+  const DType dtype = attrs.get<DType>("dtype");
+  TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
+  Tensor out = Tensor::allocate(attrs.get<Shape>("size"), dtype);
+  Generator& gen = default_generator();
+  std::lock_guard lock(gen.mutex());
+  TL_DISPATCH_FLOATING_TYPES(dtype, op, [&] {
+    scalar_t* p = static_cast<scalar_t*>(out.raw_data());
+    for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = static_cast<scalar_t>(draw(gen));
+  });
+  return out;
+}
+
+}  // namespace
+
+TensorList empty(std::span<const Tensor>, const Attrs& attrs) {
+  return {Tensor::allocate(attrs.get<Shape>("size"), attrs.get<DType>("dtype"))};
+}
+
+TensorList zeros(std::span<const Tensor>, const Attrs& attrs) {
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0)};
+}
+
+TensorList ones(std::span<const Tensor>, const Attrs& attrs) {
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 1)};
+}
+
+TensorList full(std::span<const Tensor>, const Attrs& attrs) {
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), attrs.scalar("fill_value"))};
+}
+
+TensorList arange(std::span<const Tensor>, const Attrs& attrs) {
+  const double start = attrs.scalar("start").to<double>(), end = attrs.scalar("end").to<double>(),
+               step = attrs.scalar("step").to<double>();
+  TL_CHECK(step != 0, "arange: step must be nonzero");
+  TL_CHECK(std::isfinite(start) && std::isfinite(end), "arange: unsupported range ", start, " -> ", end);
+  TL_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), "arange: upper bound and larger bound inconsistent with step sign (start ",
+           start, ", end ", end, ", step ", step, ")");
+  const double count = std::ceil((end - start) / step);
+  TL_CHECK(count < 9.0e18, "arange: range ", start, " -> ", end, " step ", step, " has too many elements");
+  const DType dtype = attrs.get<DType>("dtype");
+  TL_CHECK(dtype != DType::Bool, "arange: not implemented for ", dtype);
+  Tensor out = Tensor::allocate({static_cast<int64_t>(count)}, dtype);
+  TL_DISPATCH_ALL_TYPES(dtype, "arange", [&] {
+    scalar_t* p = static_cast<scalar_t*>(out.raw_data());
+    for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = static_cast<scalar_t>(start + static_cast<double>(i) * step);
+  });
+  return {out};
+}
+
+TensorList rand(std::span<const Tensor>, const Attrs& attrs) {
+  return {random(attrs, "rand", [](Generator& g) { return g.uniform(); })};
+}
+
+TensorList randn(std::span<const Tensor>, const Attrs& attrs) {
+  return {random(attrs, "randn", [](Generator& g) { return g.normal(); })};
+}
+
+}  // namespace tl::kernels

@@ -1,0 +1,128 @@
+// ops/ops.h — the free-function op API (torch.* in PyTorch). Each function builds the op's
+// inputs and attrs and goes through dispatch::call; kernels live in the other ops/ files.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace tl {
+
+// ---- factories (dtype defaults to float32, arange's to int64 / the step's type) ----
+Tensor empty(const Shape& size, DType dtype = DType::Float32);
+Tensor zeros(const Shape& size, DType dtype = DType::Float32);
+Tensor ones(const Shape& size, DType dtype = DType::Float32);
+Tensor full(const Shape& size, const Scalar& fill_value, DType dtype = DType::Float32);
+/// [0, end) with step 1, int64 for an integer end, float32 for a floating one.
+Tensor arange(const Scalar& end);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, DType dtype);
+/// Uniform in [0, 1), from the default generator (tl::manual_seed).
+Tensor rand(const Shape& size, DType dtype = DType::Float32);
+/// Standard normal, from the default generator.
+Tensor randn(const Shape& size, DType dtype = DType::Float32);
+/// A 0-dim tensor holding `value`, with the dtype Python gives that number.
+Tensor scalar_tensor(const Scalar& value, DType dtype);
+/// Copies a buffer into a new tensor of `size` (numel must match).
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Shape& size);
+
+// ---- elementwise ----
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& base, const Tensor& exponent);
+Tensor pow(const Tensor& base, const Scalar& exponent);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+/// Elements of `a` where `condition` is true, else of `b` (all three broadcast).
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+
+// ---- comparisons ----
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// Same shape and same values (dtypes promoted).
+bool equal(const Tensor& a, const Tensor& b);
+
+// ---- reductions ----
+Tensor sum(const Tensor& x);
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false);
+Tensor mean(const Tensor& x);
+Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
+Tensor max(const Tensor& x);
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor min(const Tensor& x);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x);
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);
+
+// ---- views ----
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor reshape(const Tensor& x, const Shape& shape);
+Tensor permute(const Tensor& x, const Shape& dims);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+Tensor squeeze(const Tensor& x);
+Tensor squeeze(const Tensor& x, int64_t dim);
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+
+// ---- indexing and joining ----
+/// (n, x.dim()) int64 coordinates of the non-zero elements, in row-major order.
+Tensor nonzero(const Tensor& x);
+/// One int64 index tensor per dimension (torch.nonzero(x, as_tuple=True)).
+std::vector<Tensor> nonzero_tuple(const Tensor& x);
+Tensor argwhere(const Tensor& x);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor cat(std::span<const Tensor> tensors, int64_t dim = 0);
+Tensor stack(std::span<const Tensor> tensors, int64_t dim = 0);
+
+// ---- linear algebra (float32 and float64) ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * self + alpha * (mat1 @ mat2); self broadcasts to the product's shape.
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+/// input @ weight.T + bias; input (*, in), weight (out, in), bias (out) or undefined.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+// ---- neural-network kernels ----
+/// input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or undefined.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, const Shape& stride = {1, 1},
+              const Shape& padding = {0, 0}, const Shape& dilation = {1, 1}, int64_t groups = 1);
+/// input (N, C, H, W); per-channel (C) tensors, each may be undefined. In training mode the batch
+/// statistics normalise and running_mean / running_var are updated in place with `momentum`.
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps);
+/// An empty `stride` means stride = kernel_size, as in PyTorch.
+Tensor max_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0, 0}, const Shape& dilation = {1, 1}, bool ceil_mode = false);
+Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
+/// Zeroes each element with probability p and scales the rest by 1/(1-p) when `train`.
+Tensor dropout(const Tensor& input, double p, bool train);
+
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Shape& size) {
+  Tensor t = empty(size, dtype_of<T>);
+  TL_CHECK(static_cast<int64_t>(values.size()) == t.numel(), "from_vector: ", values.size(),
+           " values do not fill size ", size, " (", t.numel(), " elements)");
+  T* p = t.data<T>();
+  for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  return t;
+}
+
+}  // namespace tl

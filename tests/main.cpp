@@ -1,0 +1,3 @@
+// tests/main.cpp — the doctest runner shared by every test executable.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
