@@ -1,12 +1,12 @@
 // core/dispatch.cpp — attribute lookup and the per-thread hook stack around a kernel call.
 #include "core/dispatch.h"
 
-#include <algorithm>
+#include "core/hook_stack.h"
 
 namespace tl {
 namespace {
 
-thread_local std::vector<DispatchHook*> t_hooks;
+thread_local HookStack<DispatchHook> t_hooks;
 
 }  // namespace
 
@@ -36,31 +36,15 @@ namespace dispatch {
 bool has_hooks() { return !t_hooks.empty(); }
 
 TensorList call_with_hooks(const OpCall& call, KernelFn kernel) {
-  // Copy: a hook may install or remove hooks while it runs.
-  const std::vector<DispatchHook*> hooks = t_hooks;
-  size_t entered = 0;
-  TensorList outputs;
-  try {
-    for (; entered < hooks.size(); ++entered) hooks[entered]->before(call);
-    bool intercepted = false;
-    for (auto it = hooks.rbegin(); it != hooks.rend() && !intercepted; ++it)
-      intercepted = (*it)->intercept(call, outputs);
-    if (!intercepted) outputs = kernel(call.inputs, call.attrs);
-  } catch (...) {
-    for (size_t i = entered; i-- > 0;) hooks[i]->after(call, nullptr);
-    throw;
-  }
-  for (size_t i = hooks.size(); i-- > 0;) hooks[i]->after(call, &outputs);
-  return outputs;
+  return t_hooks.run<TensorList>([&](DispatchHook& h) { h.before(call); },
+                                 [&](DispatchHook& h, TensorList& out) { return h.intercept(call, out); },
+                                 [&] { return kernel(call.inputs, call.attrs); },
+                                 [&](DispatchHook& h, const TensorList* out) { h.after(call, out); });
 }
 
-void push_hook(DispatchHook* hook) { t_hooks.push_back(hook); }
+void push_hook(DispatchHook* hook) { t_hooks.push(hook, "push_hook"); }
 
-void pop_hook(DispatchHook* hook) {
-  auto it = std::find(t_hooks.rbegin(), t_hooks.rend(), hook);
-  TL_INTERNAL_ASSERT(it != t_hooks.rend(), "pop_hook: hook not installed on this thread");
-  t_hooks.erase(std::next(it).base());
-}
+void pop_hook(DispatchHook* hook) { t_hooks.pop(hook, "pop_hook"); }
 
 }  // namespace dispatch
 }  // namespace tl

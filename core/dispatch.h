@@ -43,6 +43,7 @@ class Attrs {
 
   Attrs() = default;
   Attrs(std::initializer_list<Item> items) : items_(items) {}
+  explicit Attrs(std::vector<Item> items) : items_(std::move(items)) {}
 
   bool has(std::string_view name) const { return find(name) != nullptr; }
   /// True when the attribute is absent or None.
@@ -58,9 +59,10 @@ class Attrs {
   /// A bool / int64 / double attribute as a Scalar.
   Scalar scalar(std::string_view name) const;
   const std::vector<Item>& items() const { return items_; }
+  /// The value of `name`, or nullptr when absent.
+  const AttrValue* find(std::string_view name) const;
 
  private:
-  const AttrValue* find(std::string_view name) const;
   std::vector<Item> items_;
 };
 

@@ -99,5 +99,14 @@
   _(MaxPool2d, max_pool2d, "aten::max_pool2d", "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", "") \
   _(AvgPool2d, avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", "") \
   _(AdaptiveAvgPool2d, adaptive_avg_pool2d, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", "") \
-  _(Dropout, dropout, "aten::dropout", "dropout(Tensor input, float p, bool train) -> Tensor", "")
+  _(Dropout, dropout, "aten::dropout", "dropout(Tensor input, float p, bool train) -> Tensor", "")         \
+  /* inference-optimized kernels (fx::optimize_for_inference): activations are fp32 nChw16c, a       */ \
+  /* contiguous (N, ceil(C / 16), H, W, 16) tensor with zero-padded channels, or bf16 NHWC; `out`     */ \
+  /* is an optional preallocated result (an activation arena); the logical channel count is an attr */ \
+  _(ToMkldnn, to_mkldnn, "aten::to_mkldnn", "to_mkldnn(Tensor self, ScalarType? dtype=None, Tensor? out=None) -> Tensor", "") \
+  _(ToDense, to_dense, "aten::to_dense", "to_dense(Tensor self, int channels=-1, Tensor? out=None) -> Tensor", "") \
+  _(MkldnnConvolution, mkldnn_convolution, "aten::mkldnn_convolution", "mkldnn_convolution(Tensor self, Tensor weight, Tensor? bias, Tensor? other=None, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1, bool relu=False, int[] weight_size=[], int[] packed_for=[], Tensor? out=None) -> Tensor", "") \
+  _(MkldnnReorderConv2dWeight, mkldnn_reorder_conv2d_weight, "aten::mkldnn_reorder_conv2d_weight", "mkldnn_reorder_conv2d_weight(Tensor self, int[2] padding=0, int[2] stride=1, int[2] dilation=1, int groups=1, int[] input_size=[], int[] input_stride=[], ScalarType input_dtype=torch.float32, bool bias=True, bool sum=False, bool relu=False) -> Tensor", "") \
+  _(MkldnnMaxPool2d, mkldnn_max_pool2d, "aten::mkldnn_max_pool2d", "mkldnn_max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, Tensor? out=None) -> Tensor", "") \
+  _(MkldnnAdaptiveAvgPool2d, mkldnn_adaptive_avg_pool2d, "aten::mkldnn_adaptive_avg_pool2d", "mkldnn_adaptive_avg_pool2d(Tensor self, int[2] output_size, Tensor? out=None) -> Tensor", "")
 // clang-format on

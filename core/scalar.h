@@ -1,12 +1,16 @@
 // core/scalar.h — a Python-like number (bool, integer or floating) passed to ops as an argument.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "core/dtype.h"
+#include "core/error.h"
 
 namespace tl {
 
@@ -22,9 +26,11 @@ class Scalar {
   bool is_integral() const { return std::holds_alternative<int64_t>(v_); }
   bool is_floating_point() const { return std::holds_alternative<double>(v_); }
 
+  /// The value as T (floating values truncate toward zero for an integer T). Throws tl::Error
+  /// when an integer T cannot hold the value (NaN, infinity, out of range), as c10::Scalar does.
   template <typename T>
   T to() const {
-    return std::visit([](auto x) { return static_cast<T>(x); }, v_);
+    return std::visit([](auto x) { return convert<T>(x); }, v_);
   }
 
   /// The dtype this number takes when it meets a tensor of `tensor_dtype` (PyTorch's rule for
@@ -34,6 +40,21 @@ class Scalar {
   friend std::ostream& operator<<(std::ostream& os, const Scalar& s);
 
  private:
+  template <typename T, typename S>
+  static T convert(S x) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
+      // Both bounds are powers of two, exact in double; NaN fails both comparisons.
+      const double lo = static_cast<double>(std::numeric_limits<T>::min());
+      const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+      TL_CHECK(std::trunc(x) >= lo && std::trunc(x) < hi, "value ", x, " cannot be converted to a ",
+               sizeof(T) * 8, "-bit integer without overflow");
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_same_v<S, int64_t>) {
+      TL_CHECK(std::in_range<T>(x), "value ", x, " cannot be converted to a ", sizeof(T) * 8,
+               "-bit integer without overflow");
+    }
+    return static_cast<T>(x);
+  }
+
   std::variant<bool, int64_t, double> v_;
 };
 

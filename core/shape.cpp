@@ -1,6 +1,7 @@
 // core/shape.cpp — shape arithmetic shared by views, kernels and shape inference.
 #include "core/shape.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include "core/error.h"

@@ -17,19 +17,24 @@ Scalar to_scalar(double v) { return v; }
 
 Tensor Tensor::make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
                     DType dtype) {
-  TL_INTERNAL_ASSERT(storage != nullptr, "make: null storage");
-  TL_INTERNAL_ASSERT(sizes.size() == strides.size(), "make: sizes ", sizes, " vs strides ", strides);
+  TL_CHECK(storage != nullptr, "tensor: null storage");
+  TL_CHECK(sizes.size() == strides.size(), "tensor: size ", sizes, " and strides ", strides,
+           " differ in length");
   check_sizes(sizes, "tensor");
   TL_CHECK(offset >= 0, "tensor: negative storage offset ", offset);
-  // The furthest element reachable must lie inside the storage (an empty tensor reaches nothing).
+  // The furthest element reachable must lie inside the storage (an empty tensor reaches nothing);
+  // a reach that overflows int64 is outside any storage.
   if (numel_of(sizes) > 0) {
     int64_t hi = offset, lo = offset;
+    bool overflow = false;
     for (int64_t i = 0; i < sizes.size(); ++i) {
-      const int64_t reach = (sizes[i] - 1) * strides[i];
-      (reach >= 0 ? hi : lo) += reach;
+      int64_t reach = 0;
+      overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach);
+      int64_t& end = reach >= 0 ? hi : lo;
+      overflow |= __builtin_add_overflow(end, reach, &end);
     }
     const int64_t capacity = storage->nbytes() / tl::element_size(dtype);
-    TL_CHECK(lo >= 0 && hi < capacity, "tensor: size ", sizes, " with strides ", strides,
+    TL_CHECK(!overflow && lo >= 0 && hi < capacity, "tensor: size ", sizes, " with strides ", strides,
              " and offset ", offset, " reaches outside a storage of ", capacity, " elements");
   }
   Tensor t;
@@ -49,12 +54,19 @@ Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
   return t;
 }
 
-Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, Shape sizes, DType dtype) {
+Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes, DType dtype) {
+  TL_INTERNAL_ASSERT(tag != nullptr, "make_proxy: null tag");
   Tensor t;
-  Strides strides = contiguous_strides(sizes);
+  const bool known = sizes.has_value();
+  Shape shape = known ? std::move(*sizes) : Shape{};
+  Strides strides = contiguous_strides(shape);
   t.impl_ = std::make_shared<TensorImpl>(
-      TensorImpl{nullptr, std::move(sizes), std::move(strides), 0, dtype, std::move(tag)});
+      TensorImpl{nullptr, std::move(shape), std::move(strides), 0, dtype, std::move(tag), known});
   return t;
+}
+
+void Tensor::throw_unknown_sizes() const {
+  detail::throw_error(impl_->proxy->describe() + " (its shape is unknown while tracing symbolically)");
 }
 
 int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }

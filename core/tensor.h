@@ -35,6 +35,7 @@ struct TensorImpl {
   int64_t offset = 0;  ///< in elements
   DType dtype = DType::Float32;
   std::shared_ptr<ProxyTag> proxy;
+  bool sizes_known = true;  ///< false for a proxy traced without example inputs
 };
 
 class Tensor {
@@ -46,8 +47,9 @@ class Tensor {
                      DType dtype);
   /// A fresh contiguous tensor with uninitialised memory.
   static Tensor allocate(const Shape& sizes, DType dtype);
-  /// A proxy: no storage; sizes may be empty when unknown.
-  static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, Shape sizes = {}, DType dtype = DType::Float32);
+  /// A proxy: no storage. With `sizes` unknown (nullopt), asking for its shape throws the tag's text.
+  static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes = std::nullopt,
+                           DType dtype = DType::Float32);
 
   bool defined() const { return impl_ != nullptr; }
   bool is_proxy() const { return impl_ && impl_->proxy != nullptr; }
@@ -55,14 +57,14 @@ class Tensor {
   /// True when both handles refer to the same tensor object (not merely equal values).
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
-  const Shape& shape() const { return impl().sizes; }
-  const Shape& sizes() const { return impl().sizes; }
-  const Strides& strides() const { return impl().strides; }
+  const Shape& shape() const { return meta().sizes; }
+  const Shape& sizes() const { return meta().sizes; }
+  const Strides& strides() const { return meta().strides; }
   /// Size of dimension `dim` (negative counts from the end).
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
-  int64_t dim() const { return impl().sizes.size(); }
-  int64_t numel() const { return numel_of(impl().sizes); }
+  int64_t dim() const { return meta().sizes.size(); }
+  int64_t numel() const { return numel_of(meta().sizes); }
   DType dtype() const { return impl().dtype; }
   int64_t element_size() const { return tl::element_size(dtype()); }
   int64_t nbytes() const { return numel() * element_size(); }
@@ -189,6 +191,14 @@ class Tensor {
     TL_CHECK(impl_ != nullptr, "tensor is undefined (None)");
     return *impl_;
   }
+  // The impl, checked to have known sizes (a proxy traced without example inputs has none).
+  const TensorImpl& meta() const {
+    const TensorImpl& t = impl();
+    if (!t.sizes_known) [[unlikely]]
+      throw_unknown_sizes();
+    return t;
+  }
+  [[noreturn]] void throw_unknown_sizes() const;
   void check_data_access(DType requested) const;
   friend struct TensorAccess;
   std::shared_ptr<TensorImpl> impl_;

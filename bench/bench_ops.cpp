@@ -1,0 +1,143 @@
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum) in GB/s next to std::memcpy of the same
+// bytes, and a 1024^3 float32 matmul in GFLOP/s. The benchmarks take turns run by run, so a change
+// in machine load hits an op and its memcpy partner alike.
+// Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/generator.h"
+#include "core/parallel.h"
+#include "ops/ops.h"
+
+namespace {
+
+constexpr int kWarmup = 3;
+constexpr int64_t kBytes = int64_t{64} << 20;  // each float32 operand: 64 MiB
+constexpr int64_t kMatmulN = 1024;
+
+struct Options {
+  int threads = tl::get_num_threads();
+  int runs = 20;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    TL_CHECK((flag == "--threads" || flag == "--runs") && i + 1 < argc,
+             "bench_ops: unknown flag or missing value '", flag, "' (usage: bench_ops [--threads N] [--runs N])");
+    const int value = std::atoi(argv[++i]);
+    TL_CHECK(value >= 1, "bench_ops: ", flag, " expects a positive integer, got '", argv[i], "'");
+    (flag == "--threads" ? o.threads : o.runs) = value;
+  }
+  return o;
+}
+
+struct Bench {
+  const char* name;
+  double work;       // bytes read + written, or flops, per run
+  const char* unit;  // "GB/s" or "GFLOP/s"
+  std::function<void()> run;
+  std::vector<double> seconds;
+  std::string unavailable;  // why the op cannot run (e.g. its kernel is not written yet)
+};
+
+double seconds_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Warm-up, then `runs` rounds in which every available benchmark runs once, in turn.
+void run_all(std::vector<Bench>& benches, int runs) {
+  for (Bench& b : benches) {
+    try {
+      for (int i = 0; i < kWarmup; ++i) b.run();
+    } catch (const tl::Error& e) {
+      b.unavailable = e.what();
+    }
+  }
+  for (int r = 0; r < runs; ++r) {
+    for (Bench& b : benches) {
+      if (b.unavailable.empty()) b.seconds.push_back(seconds_of(b.run));
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double rate(const Bench& b) { return b.work / median(b.seconds) / 1e9; }
+
+// One table row: median, min and max time, the rate at the median, and the rate relative to `base`.
+void print_row(const Bench& b, double base) {
+  if (!b.unavailable.empty()) {
+    std::printf("%-28s not available: %s\n", b.name, b.unavailable.c_str());
+    return;
+  }
+  const auto [lo, hi] = std::minmax_element(b.seconds.begin(), b.seconds.end());
+  std::printf("%-28s %9.2f %9.2f %9.2f %10.2f %-7s", b.name, median(b.seconds) * 1e3, *lo * 1e3, *hi * 1e3, rate(b),
+              b.unit);
+  if (std::string(b.unit) == "GB/s") std::printf(" %6.0f%%", 100.0 * rate(b) / base);
+  std::printf("\n");
+}
+
+void memcpy_split(char* dst, const char* src, int64_t bytes, int threads) {
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t chunk = bytes / omp_get_num_threads();
+    const int64_t begin = chunk * omp_get_thread_num();
+    const int64_t end = omp_get_thread_num() == omp_get_num_threads() - 1 ? bytes : begin + chunk;
+    std::memcpy(dst + begin, src + begin, static_cast<size_t>(end - begin));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options opt = parse(argc, argv);
+  tl::set_num_threads(opt.threads);
+  const dnnl_version_t* v = dnnl_version();
+  std::printf("bench_ops: %d threads, oneDNN %d.%d.%d, %d runs after %d warm-up runs, operands %lld MiB float32\n\n",
+              opt.threads, v->major, v->minor, v->patch, opt.runs, kWarmup, static_cast<long long>(kBytes >> 20));
+
+  const int64_t n = kBytes / 4;
+  tl::manual_seed(0);
+  tl::Tensor a = tl::rand({n}), b = tl::rand({n}), acc = tl::rand({n}), dst = tl::zeros({n});
+  tl::Tensor x = tl::rand({kMatmulN, kMatmulN}), w = tl::rand({kMatmulN, kMatmulN});
+  const auto* src_bytes = static_cast<const char*>(a.raw_data());
+  auto* dst_bytes = static_cast<char*>(dst.raw_data());
+  volatile double sink = 0;  // keeps results observable
+
+  std::vector<Bench> benches = {
+      {"memcpy, 1 thread", 2.0 * kBytes, "GB/s", [&] { std::memcpy(dst_bytes, src_bytes, kBytes); }},
+      {"memcpy, 2 threads (halves)", 2.0 * kBytes, "GB/s", [&] { memcpy_split(dst_bytes, src_bytes, kBytes, 2); }},
+      {"add (a + b, new tensor)", 3.0 * kBytes, "GB/s", [&] { sink = sink + (a + b).numel(); }},
+      {"add_ (in place)", 3.0 * kBytes, "GB/s", [&] { acc.add_(b); }},
+      {"sum (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.sum().item<double>(); }},
+      {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
+       [&] { sink = sink + x.matmul(w).numel(); }},
+  };
+  run_all(benches, opt.runs);
+
+  std::printf("%-28s %9s %9s %9s %10s %-7s %7s\n", "benchmark", "med ms", "min ms", "max ms", "rate", "unit",
+              "vs cpy2");
+  const double base = rate(benches[1]);
+  for (const Bench& bench : benches) print_row(bench, base);
+  std::printf("\nvs cpy2: rate relative to the 2-thread memcpy (target for add / add_ / sum: >= 70%%)\n");
+  return 0;
+} catch (const tl::Error& e) {
+  std::fprintf(stderr, "%s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,59 @@
+// bench/bench_util.h — what every benchmark shares: warm-up then timed runs, median and spread,
+// and a header naming the machine, thread count and oneDNN version.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <sys/resource.h>
+
+#include "core/parallel.h"
+
+namespace tl::bench {
+
+struct Timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+};
+
+/// Runs f `warmup` times untimed, then `runs` times timed; returns median/min/max in ms.
+template <typename F>
+Timing time_runs(int warmup, int runs, const F& f) {
+  for (int i = 0; i < warmup; ++i) f();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return {median, ms.front(), ms.back()};
+}
+
+inline std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+/// Peak resident set size of this process so far, in MiB.
+inline double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+inline void print_header(const char* title) {
+  const dnnl_version_t* v = dnnl_version();
+  std::printf("%s\n%s, %d threads, oneDNN %d.%d.%d (%s)\n", title, cpu_model().c_str(), get_num_threads(), v->major,
+              v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other runtime");
+}
+
+}  // namespace tl::bench

@@ -1,0 +1,43 @@
+// ops/copy.cpp — copy_, clone, contiguous and to. Results of clone/to are fresh contiguous tensors;
+// contiguous and to return their input itself when there is nothing to do, as PyTorch does.
+#include "core/dispatch.h"
+#include "ops/elementwise.h"
+
+namespace tl::kernels {
+
+// self: any shape, written in place; src broadcasts to self's shape and converts to self's dtype.
+TensorList copy_(std::span<const Tensor> inputs, const Attrs&) {
+  const Tensor& self = inputs[0];
+  const Tensor& src = inputs[1];
+  TL_CHECK(src.defined(), "copy_: expected a tensor for 'src', got None");
+  detail::check_inplace_broadcast(self, src.shape(), "copy_");
+  detail::check_no_internal_overlap(self, "copy_");
+  if (self.is_same(src)) return {self};
+  detail::check_no_partial_overlap(self, src, "copy_");
+  detail::copy_elements(self, src);
+  return {self};
+}
+
+TensorList clone(std::span<const Tensor> inputs, const Attrs&) {
+  const Tensor& self = inputs[0];
+  Tensor out = Tensor::allocate(self.shape(), self.dtype());
+  detail::copy_elements(out, self);
+  return {out};
+}
+
+// Dispatches clone, so profiles show aten::contiguous -> aten::clone as PyTorch's do.
+TensorList contiguous(std::span<const Tensor> inputs, const Attrs&) {
+  if (inputs[0].is_contiguous()) return {inputs[0]};
+  return {inputs[0].clone()};
+}
+
+TensorList to(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor& self = inputs[0];
+  const DType dtype = attrs.get<DType>("dtype");
+  if (self.dtype() == dtype) return {self};
+  Tensor out = Tensor::allocate(self.shape(), dtype);
+  detail::copy_elements(out, self);
+  return {out};
+}
+
+}  // namespace tl::kernels

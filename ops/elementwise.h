@@ -1,0 +1,266 @@
+// ops/elementwise.h — the strided, broadcasting loop behind every elementwise kernel (internal to
+// ops/, never installed). Operand 0 is the output; inputs broadcast to its shape. Runs over dense or
+// stride-0 operands take a flat loop the compiler vectorises; large loops split over OpenMP threads.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "core/dispatch.h"
+#include "core/parallel.h"
+#include "core/tensor.h"
+
+namespace tl::detail {
+
+/// The output plus at most three inputs (where(condition, a, b)).
+inline constexpr int kMaxOperands = 4;
+/// Dense outputs at least this large are written with streaming stores past the caches: they could
+/// not stay cached anyway, and skipping each line's read-for-ownership saves a quarter of an add's traffic.
+inline constexpr int64_t kStreamingBytes = int64_t{16} << 20;
+
+/// Loop geometry of one output and its inputs. Size-1 dimensions are dropped, the rest ordered by
+/// the output's strides (fastest first) and merged wherever every operand steps evenly across them,
+/// so a contiguous tensor of any rank, or one with a broadcast bias, is a single flat loop.
+class ElementwiseLoop {
+ public:
+  /// `out` is written; every input must broadcast to out.shape() and must not be a proxy. Kernels
+  /// check shapes with user-facing messages first: a mismatch here is an internal error. The loop
+  /// holds on to its operands, so temporaries may be passed.
+  ElementwiseLoop(const Tensor& out, std::initializer_list<Tensor> inputs);
+
+  int64_t numel() const { return numel_; }
+
+  /// Calls body(char* const* data, const int64_t* strides, int64_t n) for runs along the innermost
+  /// dimension: data[k] is operand k's first element of the run, strides[k] its step in bytes. Loops
+  /// larger than kGrainSize are split over threads, so `body` must not throw.
+  template <typename Body>
+  void run(const Body& body) const {
+    parallel_for(0, numel_, kGrainSize, [&](int64_t begin, int64_t end) { run_range(begin, end, body); });
+  }
+
+ private:
+  template <typename Body>
+  void run_range(int64_t begin, int64_t end, const Body& body) const;
+  int64_t stride(size_t dim, int operand) const { return strides_[dim * kMaxOperands + operand]; }
+
+  std::array<Tensor, kMaxOperands> operands_;
+  int num_operands_ = 0;
+  int64_t numel_ = 0;
+  std::array<char*, kMaxOperands> data_{};
+  std::vector<int64_t> sizes_;    ///< innermost first
+  std::vector<int64_t> strides_;  ///< bytes, kMaxOperands per dimension
+};
+
+template <typename Body>
+void ElementwiseLoop::run_range(int64_t begin, int64_t end, const Body& body) const {
+  const size_t ndim = sizes_.size();
+  std::array<char*, kMaxOperands> ptr = data_;
+  if (ndim == 1) {  // the common case after coalescing: one run, no index bookkeeping
+    for (int k = 0; k < num_operands_; ++k) ptr[k] += begin * stride(0, k);
+    body(ptr.data(), strides_.data(), end - begin);
+    return;
+  }
+  std::vector<int64_t> index(ndim);
+  int64_t rest = begin;
+  for (size_t d = 0; d < ndim; ++d) {
+    index[d] = rest % sizes_[d];
+    rest /= sizes_[d];
+    for (int k = 0; k < num_operands_; ++k) ptr[k] += index[d] * stride(d, k);
+  }
+  while (begin < end) {
+    const int64_t n = std::min(sizes_[0] - index[0], end - begin);
+    body(ptr.data(), strides_.data(), n);
+    begin += n;
+    index[0] += n;
+    for (int k = 0; k < num_operands_; ++k) ptr[k] += n * stride(0, k);
+    // Carry into outer dimensions, rewinding the pointers of each dimension that wrapped.
+    for (size_t d = 0; d + 1 < ndim && index[d] == sizes_[d]; ++d) {
+      index[d] = 0;
+      ++index[d + 1];
+      for (int k = 0; k < num_operands_; ++k) ptr[k] += stride(d + 1, k) - sizes_[d] * stride(d, k);
+    }
+  }
+}
+
+namespace loop_impl {
+
+/// An input read either densely (p[k]) or, when broadcast along the run, once up front.
+template <typename T, bool kBroadcast>
+struct Operand {
+  const T* p;
+  T operator[](int64_t k) const { return p[k]; }
+};
+template <typename T>
+struct Operand<T, true> {
+  T value;
+  T operator[](int64_t) const { return value; }
+};
+
+template <typename T, bool kBroadcast>
+Operand<T, kBroadcast> make_operand(const char* p) {
+  if constexpr (kBroadcast) return {*reinterpret_cast<const T*>(p)};
+  else return {reinterpret_cast<const T*>(p)};
+}
+
+// Dense output; input I is broadcast when bit I of kMask is set. No index arithmetic beyond k, so
+// the compiler vectorises it.
+template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
+void dense_run(char* const* data, int64_t n, const F& f, std::index_sequence<I...>) {
+  Out* out = reinterpret_cast<Out*>(data[0]);
+  const std::tuple<Operand<In, ((kMask >> I) & 1u) != 0>...> in{
+      make_operand<In, ((kMask >> I) & 1u) != 0>(data[I + 1])...};
+  for (int64_t k = 0; k < n; ++k) out[k] = f(std::get<I>(in)[k]...);
+}
+
+#if defined(__SSE2__)
+// The 16-byte aligned middle of the output is computed a block at a time into an L1-resident buffer
+// and streamed to memory past the caches; the unaligned head and the tail take the plain loop.
+template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
+void dense_run_streaming(char* const* data, int64_t n, const F& f, std::index_sequence<I...> inputs) {
+  constexpr int64_t kBlockBytes = 1024, kBlock = kBlockBytes / static_cast<int64_t>(sizeof(Out));
+  std::array<char*, sizeof...(In) + 1> p{data[0], data[I + 1]...};
+  auto advance = [&](int64_t k) {
+    p[0] += k * static_cast<int64_t>(sizeof(Out));
+    ((p[I + 1] += ((kMask >> I) & 1u) != 0 ? 0 : k * static_cast<int64_t>(sizeof(In))), ...);
+  };
+  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(p[0]) % 16);
+  const int64_t esize = static_cast<int64_t>(sizeof(Out));
+  const int64_t head = std::min<int64_t>(n, misaligned == 0 ? 0 : (16 - misaligned) / esize);
+  dense_run<kMask, Out, In...>(p.data(), head, f, inputs);
+  advance(head);
+  n -= head;
+  alignas(64) Out block[kBlock];
+  for (; n >= kBlock; n -= kBlock) {
+    char* const into_block[] = {reinterpret_cast<char*>(block), p[I + 1]...};
+    dense_run<kMask, Out, In...>(into_block, kBlock, f, inputs);
+    const char* from = reinterpret_cast<const char*>(block);
+    for (int64_t b = 0; b < kBlockBytes; b += 16) {
+      const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(from + b));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p[0] + b), v);
+    }
+    advance(kBlock);
+  }
+  dense_run<kMask, Out, In...>(p.data(), n, f, inputs);
+  _mm_sfence();  // streamed stores become visible before the loop's threads join
+}
+#endif
+
+template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
+void dense(char* const* data, int64_t n, bool stream, const F& f, std::index_sequence<I...> inputs) {
+#if defined(__SSE2__)
+  // Short runs (rows of a broadcast) would pay a fence each for little streaming.
+  if (stream && n * static_cast<int64_t>(sizeof(Out)) >= 4096) {
+    return dense_run_streaming<kMask, Out, In...>(data, n, f, inputs);
+  }
+#endif
+  (void)stream;
+  dense_run<kMask, Out, In...>(data, n, f, inputs);
+}
+
+template <typename Out, typename... In, typename F, size_t... I, unsigned... M>
+void dense_masked(unsigned mask, char* const* data, int64_t n, bool stream, const F& f,
+                  std::index_sequence<I...> inputs, std::integer_sequence<unsigned, M...>) {
+  (void)((mask == M ? (dense<M, Out, In...>(data, n, stream, f, inputs), true) : false) || ...);
+}
+
+template <typename Out, typename... In, typename F, size_t... I>
+void run_inner(char* const* data, const int64_t* strides, int64_t n, bool stream, const F& f,
+               std::index_sequence<I...> inputs) {
+  if (strides[0] == sizeof(Out)) {
+    const bool all_dense = ((strides[I + 1] == sizeof(In)) && ...);
+    const bool dense_or_broadcast = ((strides[I + 1] == sizeof(In) || strides[I + 1] == 0) && ...);
+    if (all_dense) return dense<0u, Out, In...>(data, n, stream, f, inputs);
+    // Broadcast variants are generated for up to two inputs (2^inputs loops each).
+    if constexpr (sizeof...(In) <= 2) {
+      if (dense_or_broadcast) {
+        const unsigned mask = ((strides[I + 1] == 0 ? 1u << I : 0u) | ... | 0u);
+        return dense_masked<Out, In...>(mask, data, n, stream, f, inputs,
+                                        std::make_integer_sequence<unsigned, 1u << sizeof...(In)>{});
+      }
+    }
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    Out* out = reinterpret_cast<Out*>(data[0] + k * strides[0]);
+    *out = f(*reinterpret_cast<const In*>(data[I + 1] + k * strides[I + 1])...);
+  }
+}
+
+}  // namespace loop_impl
+
+/// out = f(in...) for every element of `loop`, whose operands have the C++ types Out, In...
+/// `f` must not throw (it may run on several threads).
+template <typename Out, typename... In, typename F>
+void map_elements(const ElementwiseLoop& loop, const F& f) {
+  static_assert(sizeof...(In) + 1 <= kMaxOperands, "too many operands");
+  const bool stream = loop.numel() * static_cast<int64_t>(sizeof(Out)) >= kStreamingBytes;
+  loop.run([&](char* const* data, const int64_t* strides, int64_t n) {
+    loop_impl::run_inner<Out, In...>(data, strides, n, stream, f, std::index_sequence_for<In...>{});
+  });
+}
+
+/// The type arithmetic runs in: float for bfloat16, the type itself otherwise.
+template <typename T>
+using acc_type = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
+
+/// Converts one element between the six dtypes as PyTorch does (bool is `v != 0`, bfloat16 goes
+/// through float, floating to integral truncates).
+template <typename To, typename From>
+To convert_element(From v) {
+  if constexpr (std::is_same_v<To, bool>) return static_cast<acc_type<From>>(v) != acc_type<From>(0);
+  else if constexpr (std::is_same_v<To, BFloat16> || std::is_same_v<From, BFloat16>)
+    return static_cast<To>(static_cast<float>(v));
+  else return static_cast<To>(v);
+}
+
+// ---- dtype rules ----
+
+/// PyTorch's result type: dimensioned tensors outrank 0-dim tensors, which outrank Python numbers,
+/// unless a lower rank holds a higher category (bool < integral < floating). Undefined tensors are skipped.
+DType result_type(std::span<const Tensor> tensors, std::span<const Scalar> scalars = {});
+/// Whether an in-place op may write a `from` result into a `to` tensor (no floating to integral,
+/// nothing but bool to bool), as torch.can_cast.
+bool can_cast(DType from, DType to);
+
+// ---- building blocks shared by kernels (none of them goes through the dispatcher) ----
+
+/// A 0-dim tensor holding `value` converted to `dtype`.
+Tensor scalar_to_tensor(const Scalar& value, DType dtype);
+/// Writes `src`, broadcast to out's shape and converted to out's dtype, into `out`.
+void copy_elements(const Tensor& out, const Tensor& src);
+/// `x` itself when it already has `dtype`, else a contiguous converted copy.
+Tensor to_dtype(const Tensor& x, DType dtype);
+
+/// Throws when several elements of `out` share memory (a stride-0 dimension of size > 1), as
+/// PyTorch refuses to write to an expanded tensor.
+void check_no_internal_overlap(const Tensor& out, const char* op);
+/// Throws when `in` and `out` share memory without being the same elements in the same order.
+void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op);
+/// For in-place ops: `other` must broadcast to self's shape without growing it.
+void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op);
+
+/// The operands of a binary op (add, eq, pow, ...). `other` is inputs[1] or, when there is none,
+/// the Scalar attribute named `attr` as a 0-dim tensor of the result dtype.
+struct BinaryOperands {
+  Tensor self;
+  Tensor other;
+  bool other_is_scalar = false;
+  DType other_dtype = DType::Float32;  ///< other's own dtype (a number's: bool, int64 or float64)
+  DType dtype = DType::Float32;  ///< PyTorch's result type of (self, other)
+  Shape shape;                   ///< the broadcast shape
+};
+BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
+                               std::string_view attr = "other");
+
+}  // namespace tl::detail

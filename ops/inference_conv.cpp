@@ -1,0 +1,283 @@
+// ops/inference_conv.cpp — mkldnn_convolution and mkldnn_reorder_conv2d_weight: conv2d on the
+// inference layouts with ReLU and residual-add folded in as oneDNN post-ops. Both ops build the same
+// cached primitive for one input signature, so a weight prepacked by the second is in exactly the
+// layout the first expects.
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/dispatch.h"
+#include "ops/inference_layout.h"
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/primitive_cache.h"
+#include "ops/onednn/window.h"
+
+namespace tl::kernels {
+namespace {
+
+using onednn::Pair;
+
+/// Everything the primitive depends on besides the data.
+struct ConvSpec {
+  Shape src_sizes;    // the activation tensor's own sizes (4-D, or 5-D blocked)
+  Strides src_strides;
+  DType dtype = DType::Float32;
+  Shape weight;       // (C_out, C_in / groups, kH, kW)
+  Pair stride, padding, dilation;
+  int64_t groups = 1;
+  bool bias = false, sum = false, relu = false;
+
+  bool blocked() const { return src_sizes.size() == 5; }
+  int64_t in_channels() const { return weight[1] * groups; }
+  /// Logical (N, C_out, H_out, W_out); throws when the dilated kernel does not fit.
+  Shape output_shape(const char* op) const;
+  onednn::PrimitiveKey key() const;
+};
+
+/// The conv primitive, the layouts it was created for and its implementation's name.
+struct ConvPlan : onednn::CachedPlan {
+  onednn::Primitive conv;
+  dnnl::memory::desc src, weights, bias, dst;
+  std::string impl;
+  std::shared_ptr<std::once_flag> warned = std::make_shared<std::once_flag>();
+};
+
+Shape ConvSpec::output_shape(const char* op) const {
+  const int64_t h = src_sizes[2], w = src_sizes[3];
+  Shape out{src_sizes[0], weight[0], 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in = i == 0 ? h : w;
+    const int64_t extent = onednn::dilated_extent(weight[2 + i], dilation[i]);
+    TL_CHECK(in + 2 * padding[i] >= extent, op, ": padded input size ", in + 2 * padding[i],
+             " is smaller than the dilated kernel size ", extent, " (input ", src_sizes, ", weight ", weight, ")");
+    out[2 + i] = (in + 2 * padding[i] - extent) / stride[i] + 1;
+  }
+  return out;
+}
+
+onednn::PrimitiveKey ConvSpec::key() const {
+  onednn::PrimitiveKey k("mkldnn_convolution");
+  k.add(src_sizes).add(src_strides).add(static_cast<int64_t>(dtype)).add(weight);
+  k.add(onednn::to_shape(stride)).add(onednn::to_shape(padding)).add(onednn::to_shape(dilation)).add(groups);
+  k.add(int64_t{bias}).add(int64_t{sum}).add(int64_t{relu});
+  return k;
+}
+
+ConvSpec parse_spec(const Attrs& attrs, const char* op) {
+  ConvSpec s;
+  s.stride = onednn::pair_attr(attrs, "stride", op);
+  s.padding = onednn::pair_attr(attrs, "padding", op);
+  s.dilation = onednn::pair_attr(attrs, "dilation", op);
+  s.groups = attrs.get<int64_t>("groups");
+  onednn::check_positive(op, "stride", s.stride);
+  onednn::check_positive(op, "padding", s.padding, /*allow_zero=*/true);
+  onednn::check_positive(op, "dilation", s.dilation);
+  TL_CHECK(s.groups > 0, op, ": groups must be positive, got ", s.groups);
+  s.relu = attrs.get<bool>("relu");
+  return s;
+}
+
+void check_weight(const char* op, const ConvSpec& s) {
+  TL_CHECK(s.weight.size() == 4, op, ": expected a 4-D weight size (C_out, C_in / groups, kH, kW), got ", s.weight);
+  TL_CHECK(s.weight[0] > 0 && s.weight[1] > 0 && s.weight[2] > 0 && s.weight[3] > 0, op, ": weight ", s.weight,
+           " has an empty dimension");
+  TL_CHECK(s.weight[0] % s.groups == 0, op, ": weight ", s.weight, " has ", s.weight[0],
+           " output channels, not divisible by groups=", s.groups);
+}
+
+/// The activation's channel count matches the weight, and its layout is one the kernels take.
+void check_input(const char* op, const ConvSpec& s) {
+  const int64_t c = s.in_channels();
+  if (s.blocked()) {
+    TL_CHECK(s.src_sizes[1] == inference::blocks_of(c) && s.src_sizes[4] == inference::kBlock, op, ": blocked input ",
+             s.src_sizes, " does not hold the ", c, " channels weight ", s.weight, " with groups=", s.groups, " expects");
+  } else {
+    TL_CHECK(s.src_sizes.size() == 4 && s.src_sizes[1] == c, op, ": input ", s.src_sizes, " has ",
+             s.src_sizes.size() == 4 ? s.src_sizes[1] : -1, " channels but weight ", s.weight, " with groups=", s.groups,
+             " expects ", c);
+  }
+}
+
+dnnl::memory::desc src_desc(const ConvSpec& s) {
+  const dnnl::memory::data_type type = onednn::data_type(s.dtype);
+  const dnnl::memory::dims dims{s.src_sizes[0], s.in_channels(), s.src_sizes[2], s.src_sizes[3]};
+  if (s.blocked()) return dnnl::memory::desc(dims, type, dnnl::memory::format_tag::nChw16c);
+  return onednn::strided_desc(s.src_sizes, s.src_strides, s.dtype);
+}
+
+/// fp32 results are blocked; bf16 results (from bf16 NHWC input) stay NHWC, the layout that reaches
+/// AMX; a blocked bf16 input gives a blocked result.
+bool blocked_output(const ConvSpec& s) { return s.blocked() || s.dtype == DType::Float32; }
+
+ConvPlan make_plan(const ConvSpec& s, const char* op) {
+  using dnnl::memory;
+  const Shape out = s.output_shape(op);
+  const memory::data_type type = onednn::data_type(s.dtype);
+  const memory::dims dst_dims = onednn::dims(out);
+  const memory::desc dst(dst_dims, type, blocked_output(s) ? memory::format_tag::nChw16c : memory::format_tag::nhwc);
+  memory::dims weight_dims = onednn::dims(s.weight);
+  if (s.groups > 1) weight_dims = {s.groups, s.weight[0] / s.groups, s.weight[1], s.weight[2], s.weight[3]};
+  const memory::desc weights_any(weight_dims, type, memory::format_tag::any);
+  const memory::desc bias({s.weight[0]}, memory::data_type::f32, memory::format_tag::a);
+  const memory::dims strides{s.stride[0], s.stride[1]}, padding{s.padding[0], s.padding[1]},
+      dilation{s.dilation[0] - 1, s.dilation[1] - 1};  // oneDNN counts dilation from 0
+  using Conv = dnnl::convolution_forward;
+  const auto inference = dnnl::prop_kind::forward_inference;
+  const auto direct = dnnl::algorithm::convolution_direct;
+  const memory::desc src = src_desc(s);
+  const Conv::desc desc = s.bias ? Conv::desc(inference, direct, src, weights_any, bias, dst, strides, dilation, padding, padding)
+                                 : Conv::desc(inference, direct, src, weights_any, dst, strides, dilation, padding, padding);
+  dnnl::post_ops post_ops;
+  if (s.sum) post_ops.append_sum(1.0f);
+  if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr = onednn::default_attr();
+  attr.set_post_ops(post_ops);
+  const Conv::primitive_desc pd(desc, attr, onednn::engine());
+  ConvPlan plan;
+  plan.conv = onednn::Primitive(pd);
+  plan.src = pd.src_desc();
+  plan.weights = pd.weights_desc();
+  plan.dst = pd.dst_desc();
+  if (s.bias) plan.bias = pd.bias_desc();
+  plan.impl = pd.impl_info_str();
+  return plan;
+}
+
+std::shared_ptr<const ConvPlan> plan_for(const ConvSpec& s, const char* op) {
+  auto plan = onednn::primitive_cache().get_or_create<ConvPlan>(s.key(), [&] { return make_plan(s, op); });
+  // A reference or plain-GEMM implementation is many times slower than the JIT kernels: say so once.
+  if (plan->impl.rfind("ref:", 0) == 0 || plan->impl.rfind("gemm:", 0) == 0) {
+    std::call_once(*plan->warned, [&] {
+      std::cerr << "torchless warning: " << op << " for input " << s.src_sizes << " " << s.dtype << ", weight "
+                << s.weight << " runs oneDNN's slow '" << plan->impl << "' implementation\n";
+    });
+  }
+  return plan;
+}
+
+std::string context_of(const ConvSpec& s) {
+  return detail::str_cat("input ", s.src_sizes, " ", s.dtype, ", weight ", s.weight, ", stride ",
+                         onednn::to_shape(s.stride), ", padding ", onednn::to_shape(s.padding), ", dilation ",
+                         onednn::to_shape(s.dilation), ", groups ", s.groups);
+}
+
+/// `other` must have the result's exact layout; it is copied into `y` unless it already is `y`.
+void stage_residual(const Tensor& other, const Tensor& y) {
+  TL_CHECK(other.shape() == y.shape() && other.strides() == y.strides() && other.dtype() == y.dtype(),
+           "mkldnn_convolution: residual ", other.shape(), " with strides ", other.strides(), " ", other.dtype(),
+           " does not have the result's layout ", y.shape(), " with strides ", y.strides(), " ", y.dtype());
+  if (other.raw_data() == y.raw_data()) return;
+  std::memcpy(y.raw_data(), other.raw_data(), static_cast<size_t>(y.numel() * element_size(y.dtype())));
+}
+
+/// The weight as the primitive wants it: a prepacked 1-D tensor used as is, or a dense 4-D weight
+/// reordered on every call (warned once: prepack it with mkldnn_reorder_conv2d_weight).
+dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor& w, const Attrs& attrs,
+                           std::shared_ptr<Storage>& keep) {
+  if (w.dim() == 1) {
+    const Shape& packed_for = attrs.get<Shape>("packed_for");
+    TL_CHECK(packed_for == s.src_sizes, "mkldnn_convolution: weight was prepacked for input ", packed_for,
+             ", got input ", s.src_sizes);
+    TL_CHECK(w.is_contiguous() && w.numel() * element_size(w.dtype()) ==
+                                      static_cast<int64_t>(plan.weights.get_size()),
+             "mkldnn_convolution: prepacked weight ", w.shape(), " ", w.dtype(), " does not match the primitive's ",
+             plan.weights.get_size(), "-byte layout");
+    return onednn::memory_of(w, plan.weights);
+  }
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    std::cerr << "torchless warning: mkldnn_convolution got a dense weight " << w.shape()
+              << "; it is reordered on every call (prepack it with mkldnn_reorder_conv2d_weight)\n";
+  });
+  TL_CHECK(w.dtype() == DType::Float32 || w.dtype() == DType::BFloat16, "mkldnn_convolution: expected a float32 or ",
+           "bfloat16 weight, got ", w.dtype());
+  Tensor dense = onednn::to_contiguous(w, "mkldnn_convolution");
+  dnnl::memory::desc user = onednn::strided_desc(dense);
+  if (s.groups > 1) user = user.reshape(plan.weights.dims());
+  dnnl::memory staged = onednn::staging_memory(onednn::Staging::Weights, plan.weights, keep);
+  onednn::make_reorder(user, plan.weights).execute({{DNNL_ARG_FROM, onednn::memory_of(dense, user)}, {DNNL_ARG_TO, staged}});
+  return staged;
+}
+
+}  // namespace
+
+// self: blocked (N, C_in / 16, H, W, 16), bf16 NHWC or dense fp32 (N, C_in, H, W); weight: dense
+// (C_out, C_in / groups, kH, kW) or prepacked 1-D (with weight_size and packed_for); bias (C_out) float32
+// or None; other: the residual, in the result's layout, added before the ReLU. Result: blocked, or
+// bf16 NHWC for bf16 NHWC input; written into `out` when given (which may be `other` itself).
+TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs) {
+  constexpr const char* op = "mkldnn_convolution";
+  const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2], &other = inputs[3], &out = inputs[4];
+  inference::check_activation(op, "input", x);
+  TL_CHECK(w.defined() && (w.dim() == 4 || w.dim() == 1), op, ": expected a 4-D weight or a 1-D prepacked one, got ",
+           w.defined() ? w.shape() : Shape{});
+  ConvSpec s = parse_spec(attrs, op);
+  s.src_sizes = x.shape();
+  s.src_strides = x.strides();
+  s.dtype = x.dtype();
+  s.weight = w.dim() == 4 ? w.shape() : attrs.get<Shape>("weight_size");
+  s.bias = b.defined();
+  s.sum = other.defined();
+  check_weight(op, s);
+  check_input(op, s);
+  if (s.bias) {
+    TL_CHECK(b.dim() == 1 && b.size(0) == s.weight[0] && b.dtype() == DType::Float32 && b.is_contiguous(), op,
+             ": expected a contiguous float32 bias of shape [", s.weight[0], "], got ", b.shape(), " ", b.dtype());
+  }
+  const Shape o = s.output_shape(op);
+  Tensor y = inference::activation_out(op, blocked_output(s), s.dtype, o, out);
+  if (y.numel() == 0) return {y};
+  if (s.sum) stage_residual(other, y);
+  auto context = [&] { return context_of(s); };
+  onednn::guarded(op, context, [&] {
+    auto plan = plan_for(s, op);
+    std::shared_ptr<Storage> keep;
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
+                                               {DNNL_ARG_WEIGHTS, weight_memory(*plan, s, w, attrs, keep)},
+                                               {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}};
+    if (s.bias) args.emplace(DNNL_ARG_BIAS, onednn::memory_of(b, plan->bias));
+    plan->conv.execute(std::move(args));
+  });
+  return {y};
+}
+
+// self: a dense (C_out, C_in / groups, kH, kW) float32 weight. Returns it reordered (and converted to
+// input_dtype) into the layout mkldnn_convolution's primitive wants for an input of input_size /
+// input_stride with the same attributes, as a 1-D tensor of input_dtype holding that many bytes.
+TensorList mkldnn_reorder_conv2d_weight(std::span<const Tensor> inputs, const Attrs& attrs) {
+  constexpr const char* op = "mkldnn_reorder_conv2d_weight";
+  const Tensor& w = inputs[0];
+  TL_CHECK(w.dim() == 4, op, ": expected a 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
+  TL_CHECK(w.dtype() == DType::Float32, op, ": expected a float32 weight, got ", w.dtype());
+  ConvSpec s = parse_spec(attrs, op);
+  s.src_sizes = attrs.get<Shape>("input_size");
+  const Shape& strides = attrs.get<Shape>("input_stride");
+  s.src_strides = strides;
+  s.dtype = attrs.get<DType>("input_dtype");
+  s.weight = w.shape();
+  s.bias = attrs.get<bool>("bias");
+  s.sum = attrs.get<bool>("sum");
+  onednn::check_dtype(op, "input_dtype", s.dtype);
+  TL_CHECK((s.src_sizes.size() == 4 || s.src_sizes.size() == 5) && s.src_strides.size() == s.src_sizes.size(), op,
+           ": expected a 4-D or blocked 5-D input_size with as many input_stride values, got ", s.src_sizes, " and ",
+           strides);
+  check_weight(op, s);
+  check_input(op, s);
+  auto context = [&] { return context_of(s); };
+  return onednn::guarded(op, context, [&] {
+    auto plan = plan_for(s, op);
+    const int64_t bytes = static_cast<int64_t>(plan->weights.get_size());
+    Tensor packed = Tensor::allocate({bytes / element_size(s.dtype)}, s.dtype);
+    Tensor dense = onednn::to_contiguous(w, op);
+    dnnl::memory::desc user = onednn::strided_desc(dense);
+    if (s.groups > 1) user = user.reshape(plan->weights.dims());
+    onednn::make_reorder(user, plan->weights)
+        .execute({{DNNL_ARG_FROM, onednn::memory_of(dense, user)}, {DNNL_ARG_TO, onednn::memory_of(packed, plan->weights)}});
+    return TensorList{packed};
+  });
+}
+
+}  // namespace tl::kernels

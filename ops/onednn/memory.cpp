@@ -1,0 +1,135 @@
+// ops/onednn/memory.cpp — descriptors over tensors' strides and the cached reorder that makes a
+// strided tensor contiguous. Tensors never own oneDNN memory: descriptors point at tensor bytes.
+#include "ops/onednn/memory.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/primitive_cache.h"
+
+namespace tl::onednn {
+namespace {
+
+struct ReorderPlan : CachedPlan {
+  Primitive reorder;
+  dnnl::memory::desc src, dst;
+};
+
+/// Grows, never shrinks (up to kMaxReusedStagingBytes): as large as the largest use so far.
+class StagingBuffer {
+ public:
+  void* reserve(size_t bytes) {
+    if (bytes <= size_) return data_.get();
+    constexpr size_t kAlignment = 64;
+    const size_t rounded = std::max<size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
+    data_.reset(static_cast<char*>(std::aligned_alloc(kAlignment, rounded)));
+    size_ = data_ ? rounded : 0;
+    TL_CHECK(data_ != nullptr, "onednn: out of memory allocating a ", bytes, "-byte staging buffer");
+    return data_.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data_;
+  size_t size_ = 0;
+};
+
+std::optional<dnnl::memory::desc> try_strided_desc(const Tensor& t) {
+  try {
+    return strided_desc(t);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void check_dtype(const char* op, const char* what, DType dtype) {
+  TL_CHECK(dtype == DType::Float32 || dtype == DType::BFloat16, op, ": expected ", what,
+           " to be float32 or bfloat16, got ", dtype);
+}
+
+dnnl::memory::data_type data_type(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return dnnl::memory::data_type::f32;
+    case DType::BFloat16: return dnnl::memory::data_type::bf16;
+    default: break;
+  }
+  TL_INTERNAL_ASSERT(false, "onednn: no oneDNN data type for ", dtype);
+  return dnnl::memory::data_type::undef;
+}
+
+dnnl::memory::dims dims(const Shape& shape) { return dnnl::memory::dims(shape.begin(), shape.end()); }
+
+dnnl::memory::desc strided_desc(const Shape& sizes, const Strides& strides, DType dtype) {
+  return dnnl::memory::desc(dims(sizes), data_type(dtype), dims(strides));
+}
+
+dnnl::memory::desc strided_desc(const Tensor& t) { return strided_desc(t.sizes(), t.strides(), t.dtype()); }
+
+dnnl::memory::desc plain_desc(const Shape& sizes, DType dtype) {
+  return strided_desc(sizes, contiguous_strides(sizes), dtype);
+}
+
+dnnl::memory memory_of(const Tensor& t, const dnnl::memory::desc& desc) { return memory_of(t.raw_data(), desc); }
+
+dnnl::memory memory_of(void* data, const dnnl::memory::desc& desc) { return dnnl::memory(desc, engine(), data); }
+
+dnnl::memory staging_memory(Staging kind, const dnnl::memory::desc& desc, std::shared_ptr<Storage>& keep) {
+  thread_local std::array<StagingBuffer, 4> buffers;
+  const size_t bytes = desc.get_size();
+  if (bytes > kMaxReusedStagingBytes) {
+    keep = Storage::allocate(static_cast<int64_t>(bytes));
+    return memory_of(keep->data(), desc);
+  }
+  return memory_of(buffers[static_cast<size_t>(kind)].reserve(bytes), desc);
+}
+
+Tensor to_contiguous(const Tensor& t, const char* op) {
+  if (t.is_contiguous()) return t;
+  if (t.dtype() != DType::Float32 && t.dtype() != DType::BFloat16) return t.contiguous();
+  const std::optional<dnnl::memory::desc> src = try_strided_desc(t);
+  if (!src) return t.contiguous();
+  Tensor out = Tensor::allocate(t.sizes(), t.dtype());
+  if (t.numel() == 0) return out;
+  auto context = [&] { return detail::str_cat("copying input ", t.shape(), " with strides ", t.strides()); };
+  guarded(op, context, [&] {
+    PrimitiveKey key("to_contiguous");
+    key.add(t);
+    auto plan = primitive_cache().get_or_create<ReorderPlan>(key, [&] {
+      ReorderPlan p;
+      p.src = *src;
+      p.dst = plain_desc(t.sizes(), t.dtype());
+      p.reorder = make_reorder(p.src, p.dst);
+      return p;
+    });
+    plan->reorder.execute({{DNNL_ARG_FROM, memory_of(t, plan->src)}, {DNNL_ARG_TO, memory_of(out, plan->dst)}});
+  });
+  return out;
+}
+
+Tensor add_batch_dim(const Tensor& t) {
+  Shape sizes = t.sizes();
+  Strides strides = t.strides();
+  strides.insert(0, sizes.empty() ? 1 : std::max<int64_t>(1, strides[0] * sizes[0]));  // any stride fits size 1
+  sizes.insert(0, 1);
+  return Tensor::make(t.storage(), std::move(sizes), std::move(strides), t.storage_offset(), t.dtype());
+}
+
+Tensor drop_batch_dim(const Tensor& t) {
+  TL_INTERNAL_ASSERT(t.dim() >= 1 && t.size(0) == 1, "drop_batch_dim: leading size is not 1 in ", t.shape());
+  Shape sizes = t.sizes();
+  Strides strides = t.strides();
+  sizes.erase(0);
+  strides.erase(0);
+  return Tensor::make(t.storage(), std::move(sizes), std::move(strides), t.storage_offset(), t.dtype());
+}
+
+}  // namespace tl::onednn

@@ -1,0 +1,271 @@
+// ops/pool.cpp — max_pool2d, avg_pool2d and adaptive_avg_pool2d with PyTorch's window rules.
+// float32 / bfloat16 run through oneDNN when its windows match PyTorch's exactly; float64 and the
+// cases oneDNN cannot express (non-uniform adaptive windows, count_include_pad windows overhanging
+// the padding in ceil_mode) run a plain parallel kernel. Output is contiguous NCHW.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/parallel.h"
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/memory.h"
+#include "ops/onednn/primitive_cache.h"
+#include "ops/onednn/window.h"
+
+namespace tl::kernels {
+namespace {
+
+using onednn::Pair;
+
+struct PoolParams {
+  Pair kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+struct PoolPlan : onednn::CachedPlan {
+  onednn::Primitive pool;
+  dnnl::memory::desc src, dst;
+};
+
+/// Per output index along one axis: the input range [begin, end) the window reads (clipped to the
+/// input) and this axis's factor of the averaging divisor.
+struct AxisWindows {
+  std::vector<int64_t> begin, end, divisor;
+};
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+bool onednn_dtype(DType dtype) { return dtype == DType::Float32 || dtype == DType::BFloat16; }
+
+PoolParams parse_params(const Attrs& attrs, const char* op, bool has_dilation) {
+  PoolParams p;
+  p.kernel = onednn::pair_attr(attrs, "kernel_size", op);
+  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : onednn::pair_attr(attrs, "stride", op);
+  p.padding = onednn::pair_attr(attrs, "padding", op);
+  p.dilation = has_dilation ? onednn::pair_attr(attrs, "dilation", op) : Pair{1, 1};
+  p.ceil_mode = attrs.get<bool>("ceil_mode");
+  onednn::check_positive(op, "kernel_size", p.kernel);
+  onednn::check_positive(op, "stride", p.stride);
+  onednn::check_positive(op, "padding", p.padding, /*allow_zero=*/true);
+  onednn::check_positive(op, "dilation", p.dilation);
+  TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ",
+           onednn::to_shape(p.padding), " should be at most half of kernel_size ", onednn::to_shape(p.kernel));
+  return p;
+}
+
+void check_input(const Tensor& x, const char* op) {
+  TL_CHECK(x.dim() == 4, op, ": expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ", x.shape());
+  TL_CHECK(is_floating_point(x.dtype()), op, ": expected a floating point input, got ", x.dtype());
+}
+
+Shape pooled_shape(const Tensor& x, const PoolParams& p, const char* op) {
+  check_input(x, op);
+  Shape out{x.size(0), x.size(1), 0, 0};
+  for (int d = 0; d < 2; ++d)
+    out[2 + d] = onednn::window_count(x.size(2 + d), p.kernel[d], p.stride[d], p.padding[d], p.dilation[d], p.ceil_mode);
+  TL_CHECK(out[2] > 0 && out[3] > 0, op, ": input ", x.shape(), " is too small for kernel_size ", onednn::to_shape(p.kernel),
+           " (stride ", onednn::to_shape(p.stride), ", padding ", onednn::to_shape(p.padding), ", dilation ",
+           onednn::to_shape(p.dilation), "): output size would be [", out[2], ", ", out[3], "]");
+  return out;
+}
+
+// ---- oneDNN path ----
+
+Pair right_padding(const Tensor& x, const Shape& out, const PoolParams& p) {
+  Pair r;
+  for (int d = 0; d < 2; ++d)
+    r[d] = onednn::right_padding(x.size(2 + d), out[2 + d], p.kernel[d], p.stride[d], p.padding[d], p.dilation[d]);
+  return r;
+}
+
+PoolPlan make_plan(const Tensor& src, const Shape& out_shape, dnnl::algorithm algorithm, const PoolParams& p) {
+  PoolPlan plan;
+  plan.src = onednn::plain_desc(src.sizes(), src.dtype());
+  plan.dst = onednn::plain_desc(out_shape, src.dtype());
+  const Pair pad_r = right_padding(src, out_shape, p);
+  using Pool = dnnl::pooling_v2_forward;
+  const Pool::desc desc(dnnl::prop_kind::forward_inference, algorithm, plan.src, plan.dst, {p.stride[0], p.stride[1]},
+                        {p.kernel[0], p.kernel[1]}, {p.dilation[0] - 1, p.dilation[1] - 1}, {p.padding[0], p.padding[1]},
+                        {pad_r[0], pad_r[1]});
+  plan.pool = onednn::Primitive(Pool::primitive_desc(desc, onednn::default_attr(), onednn::engine()));
+  return plan;
+}
+
+Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, const Shape& out_shape, const PoolParams& p) {
+  Tensor out = Tensor::allocate(out_shape, x.dtype());
+  auto context = [&] {
+    return detail::str_cat("input ", x.shape(), ", kernel_size ", onednn::to_shape(p.kernel), ", stride ",
+                           onednn::to_shape(p.stride), ", padding ", onednn::to_shape(p.padding));
+  };
+  onednn::guarded(op, context, [&] {
+    const Tensor src = onednn::to_contiguous(x, op);
+    onednn::PrimitiveKey key("pool2d");
+    key.add(src).add(static_cast<int64_t>(algorithm)).add(out_shape).add(onednn::to_shape(p.kernel));
+    key.add(onednn::to_shape(p.stride)).add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.dilation));
+    auto plan = onednn::primitive_cache().get_or_create<PoolPlan>(key, [&] { return make_plan(src, out_shape, algorithm, p); });
+    plan->pool.execute({{DNNL_ARG_SRC, onednn::memory_of(src, plan->src)}, {DNNL_ARG_DST, onednn::memory_of(out, plan->dst)}});
+  });
+  return out;
+}
+
+// ---- plain kernels (any strides) ----
+
+/// Calls f(in, out) for every (n, c) plane in parallel: `in` points at the input plane (read it
+/// through x's strides), `out` at the contiguous output plane.
+template <typename T, typename F>
+void for_each_plane(const Tensor& x, const Tensor& out, int64_t work_per_plane, const F& f) {
+  const int64_t channels = x.size(1), planes = x.size(0) * channels, plane_out = out.size(2) * out.size(3);
+  const int64_t stride_n = x.stride(0), stride_c = x.stride(1);
+  const T* in = x.data<T>();
+  T* o = out.data<T>();
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work_per_plane));
+  parallel_for(0, planes, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) f(in + (i / channels) * stride_n + (i % channels) * stride_c, o + i * plane_out);
+  });
+}
+
+template <typename T>
+void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows, const AxisWindows& cols) {
+  const int64_t oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
+  for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        acc_t<T> sum = 0;
+        for (int64_t h = rows.begin[i]; h < rows.end[i]; ++h)
+          for (int64_t w = cols.begin[j]; w < cols.end[j]; ++w) sum += static_cast<acc_t<T>>(in[h * sh + w * sw]);
+        o[i * ow + j] = static_cast<T>(sum / static_cast<acc_t<T>>(rows.divisor[i] * cols.divisor[j]));
+      }
+  });
+}
+
+/// Max over a dilated window; NaN wins, as in PyTorch. Padding never contributes.
+template <typename T>
+void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p) {
+  const int64_t H = x.size(2), W = x.size(3), oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
+  for_each_plane<T>(x, out, oh * ow * p.kernel[0] * p.kernel[1], [&](const T* in, T* o) {
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        acc_t<T> best = -INFINITY;
+        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+          const int64_t h = i * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+          if (h < 0 || h >= H) continue;
+          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+            const int64_t w = j * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+            if (w < 0 || w >= W) continue;
+            const auto v = static_cast<acc_t<T>>(in[h * sh + w * sw]);
+            if (v > best || std::isnan(v)) best = v;
+          }
+        }
+        o[i * ow + j] = static_cast<T>(best);
+      }
+  });
+}
+
+/// avg_pool2d's windows along one axis (PyTorch's rule: with count_include_pad the divisor counts
+/// padding, but not the part of a ceil_mode window beyond it).
+AxisWindows avg_axis(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding, bool count_include_pad) {
+  AxisWindows a;
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t start = o * stride - padding, stop = std::min(start + kernel, in + padding);
+    const int64_t begin = std::max<int64_t>(start, 0), end = std::min(stop, in);
+    a.begin.push_back(begin);
+    a.end.push_back(end);
+    a.divisor.push_back(count_include_pad ? stop - start : end - begin);
+  }
+  return a;
+}
+
+/// adaptive_avg_pool2d's windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+AxisWindows adaptive_axis(int64_t in, int64_t out) {
+  AxisWindows a;
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t begin = o * in / out, end = ((o + 1) * in + out - 1) / out;
+    a.begin.push_back(begin);
+    a.end.push_back(end);
+    a.divisor.push_back(end - begin);
+  }
+  return a;
+}
+
+/// True (with kernel and stride filled in) when every window has the same size and the windows
+/// start at a constant stride, so an ordinary pooling reproduces them.
+bool uniform_windows(const AxisWindows& a, int64_t& kernel, int64_t& stride) {
+  const size_t n = a.begin.size();
+  kernel = a.end[0] - a.begin[0];
+  stride = n > 1 ? a.begin[1] - a.begin[0] : kernel;
+  for (size_t o = 0; o < n; ++o)
+    if (a.end[o] - a.begin[o] != kernel || a.begin[o] != static_cast<int64_t>(o) * stride) return false;
+  return stride > 0;
+}
+
+Tensor plain_average(const Tensor& x, const Shape& out_shape, const AxisWindows& rows, const AxisWindows& cols) {
+  Tensor out = Tensor::allocate(out_shape, x.dtype());
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "avg_pool2d", [&] { average_planes<scalar_t>(x, out, rows, cols); });
+  return out;
+}
+
+/// Runs `pool` on a 4-D input, or on a 3-D (C, H, W) input seen as a batch of one.
+template <typename Pool>
+Tensor with_batch(const Tensor& x, const Pool& pool) {
+  if (x.dim() != 3) return pool(x);
+  return onednn::drop_batch_dim(pool(onednn::add_batch_dim(x)));
+}
+
+}  // namespace
+
+// input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
+TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const PoolParams p = parse_params(attrs, "max_pool2d", /*has_dilation=*/true);
+  return {with_batch(inputs[0], [&](const Tensor& x) {
+    const Shape out_shape = pooled_shape(x, p, "max_pool2d");
+    if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
+    if (onednn_dtype(x.dtype())) return onednn_pool("max_pool2d", dnnl::algorithm::pooling_max, x, out_shape, p);
+    Tensor out = Tensor::allocate(out_shape, x.dtype());
+    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t>(x, out, p); });
+    return out;
+  })};
+}
+
+TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const PoolParams p = parse_params(attrs, "avg_pool2d", /*has_dilation=*/false);
+  const bool include_pad = attrs.get<bool>("count_include_pad");
+  return {with_batch(inputs[0], [&](const Tensor& x) {
+    const Shape out_shape = pooled_shape(x, p, "avg_pool2d");
+    if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
+    // oneDNN divides by the whole kernel where PyTorch stops counting at the right padding.
+    const Pair pad_r = right_padding(x, out_shape, p);
+    const bool overhang = pad_r[0] > p.padding[0] || pad_r[1] > p.padding[1];
+    if (onednn_dtype(x.dtype()) && !(include_pad && overhang)) {
+      const auto algorithm =
+          include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
+      return onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
+    }
+    return plain_average(x, out_shape,
+                         avg_axis(x.size(2), out_shape[2], p.kernel[0], p.stride[0], p.padding[0], include_pad),
+                         avg_axis(x.size(3), out_shape[3], p.kernel[1], p.stride[1], p.padding[1], include_pad));
+  })};
+}
+
+TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Pair size = onednn::pair_attr(attrs, "output_size", "adaptive_avg_pool2d");
+  onednn::check_positive("adaptive_avg_pool2d", "output_size", size, /*allow_zero=*/true);
+  return {with_batch(inputs[0], [&](const Tensor& x) {
+    check_input(x, "adaptive_avg_pool2d");
+    TL_CHECK(x.size(2) > 0 && x.size(3) > 0, "adaptive_avg_pool2d: expected non-empty spatial dimensions, got input ",
+             x.shape());
+    const Shape out_shape{x.size(0), x.size(1), size[0], size[1]};
+    if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
+    const AxisWindows rows = adaptive_axis(x.size(2), size[0]), cols = adaptive_axis(x.size(3), size[1]);
+    PoolParams p{{0, 0}, {0, 0}, {0, 0}, {1, 1}, false};
+    if (onednn_dtype(x.dtype()) && uniform_windows(rows, p.kernel[0], p.stride[0]) &&
+        uniform_windows(cols, p.kernel[1], p.stride[1]))
+      return onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
+    return plain_average(x, out_shape, rows, cols);
+  })};
+}
+
+}  // namespace tl::kernels

@@ -1,0 +1,488 @@
+// ops/reduce.cpp — sum, mean, max, min, argmax over any strides. The reduction is cut into blocks
+// fixed by the shape alone (never by the thread count) whose partials merge left to right, so
+// results are deterministic and ties keep the first index.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "core/dispatch.h"
+#include "core/parallel.h"
+#include "ops/reduce_plan.h"
+
+namespace tl {
+namespace detail {
+
+std::vector<ReduceDim> coalesce(const std::vector<ReduceDim>& dims) {
+  std::vector<ReduceDim> out;
+  for (const ReduceDim& d : dims) {
+    if (d.size == 1) continue;
+    if (!out.empty() && out.back().stride == d.stride * d.size) {
+      out.back() = {out.back().size * d.size, d.stride};
+    } else {
+      out.push_back(d);
+    }
+  }
+  if (out.empty()) out.push_back({1, 0});
+  return out;
+}
+
+Shape reduced_shape(const Shape& sizes, const std::vector<bool>& reduce, bool keepdim) {
+  Shape out;
+  for (int64_t d = 0; d < sizes.size(); ++d) {
+    if (!reduce[d]) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+ReducePlan make_reduce_plan(const Tensor& x, const std::vector<bool>& reduce, bool reorder) {
+  std::vector<ReduceDim> kept, reduced;
+  ReducePlan plan;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const ReduceDim dim{x.size(d), x.stride(d)};
+    (reduce[d] ? reduced : kept).push_back(dim);
+    (reduce[d] ? plan.red_n : plan.num_out) *= dim.size;
+  }
+  if (reorder) {
+    std::stable_sort(reduced.begin(), reduced.end(),
+                     [](const ReduceDim& a, const ReduceDim& b) { return a.stride > b.stride; });
+  }
+  plan.kept = coalesce(kept);
+  plan.reduced = coalesce(reduced);
+  return plan;
+}
+
+}  // namespace detail
+
+namespace kernels {
+namespace {
+
+using detail::OffsetCounter;
+using detail::ReduceDim;
+using detail::ReducePlan;
+
+constexpr int64_t kRedBlock = 16384;  // reduction elements per partial result
+constexpr int64_t kTile = 64;         // outputs advanced together by a vertical pass
+constexpr int64_t kGroup = 64;        // runs (or rows) summed apart before joining the total
+constexpr int64_t kLanes = 16;        // independent accumulators of a contiguous sum
+constexpr int64_t kLeaf = 1024;       // elements below which a sum stops splitting in halves
+
+// The type values are compared in (bfloat16 compares as float).
+template <typename T>
+using value_t = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
+
+template <typename V>
+bool is_nan(V v) {
+  if constexpr (std::is_floating_point_v<V>) return v != v;
+  else return false;
+}
+
+// Pairwise (cascade) summation: error grows with log(n), and the lanes vectorise.
+template <typename Acc, bool kUnit, typename T>
+Acc cascade_sum(const T* p, int64_t n, int64_t stride) {
+  if (n > kLeaf) {
+    const int64_t half = n / 2 / kLanes * kLanes;
+    return cascade_sum<Acc, kUnit>(p, half, stride) + cascade_sum<Acc, kUnit>(p + half * stride, n - half, stride);
+  }
+  const int64_t s = kUnit ? 1 : stride;
+  if (n < kLanes) {
+    Acc acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc += static_cast<Acc>(static_cast<value_t<T>>(p[i * s]));
+    return acc;
+  }
+  Acc lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += static_cast<Acc>(static_cast<value_t<T>>(p[(i + j) * s]));
+  for (int64_t j = 0; i < n; ++i, ++j) lanes[j] += static_cast<Acc>(static_cast<value_t<T>>(p[i * s]));
+  for (int64_t w = kLanes / 2; w > 0; w /= 2)
+    for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
+  return lanes[0];
+}
+
+// A reducer folds runs of input into an accumulator: run() reduces n elements spaced by stride
+// (the first has reduction index r), vertical() folds one row into n accumulators, merge(a, b)
+// joins two partials where a covers earlier indices.
+template <typename T, typename Acc>
+struct SumReducer {
+  using acc_t = Acc;
+  acc_t identity() const { return 0; }
+  acc_t merge(acc_t a, acc_t b) const { return a + b; }
+  acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
+    return stride == 1 ? cascade_sum<Acc, true>(p, n, 1) : cascade_sum<Acc, false>(p, n, stride);
+  }
+  void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
+    for (int64_t t = 0; t < n; ++t) acc[t] += static_cast<Acc>(static_cast<value_t<T>>(p[t]));
+  }
+};
+
+// `x` replaces `acc` when it is more extreme or NaN; a NaN acc stays (NaN propagates). Spelled
+// as nested selects with a negated comparison ("x > acc or x is NaN"): GCC vectorises this form.
+template <bool kMax, typename V>
+V extreme_of(V acc, V x) {
+  return is_nan(acc) ? acc : !(kMax ? x <= acc : x >= acc) ? x : acc;
+}
+
+// 16-byte vectors of float / double (SSE2 registers, so any x86-64).
+template <typename V>
+struct Simd;
+template <>
+struct Simd<float> {
+  typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct Simd<double> {
+  typedef double type __attribute__((vector_size(16)));
+};
+
+// max (kMax) or min of n > 0 contiguous values, NaN if any is NaN. Floating types use 16-byte
+// vectors (GCC vector extensions: plain SSE2, any x86-64), since the auto-vectoriser gives up on
+// NaN-aware selects; a separate mask remembers NaNs.
+template <bool kMax, typename T>
+value_t<T> extreme_contiguous(const T* p, int64_t n) {
+  using V = value_t<T>;
+  V best = static_cast<V>(p[0]);
+  int64_t i = 0;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using Vec = typename Simd<V>::type;
+    constexpr int64_t kWidth = 16 / sizeof(V), kVecs = 4;
+    Vec lanes[kVecs], x;
+    decltype(x != x) nan[kVecs] = {};
+    for (Vec& l : lanes) l = Vec{} + best;
+    for (; i + kWidth * kVecs <= n; i += kWidth * kVecs) {
+      for (int64_t k = 0; k < kVecs; ++k) {
+        std::memcpy(&x, p + i + k * kWidth, sizeof x);
+        lanes[k] = (kMax ? x > lanes[k] : x < lanes[k]) ? x : lanes[k];
+        nan[k] |= x != x;
+      }
+    }
+    for (int64_t k = 0; k < kVecs; ++k) {
+      for (int64_t w = 0; w < kWidth; ++w) {
+        if (nan[k][w]) return std::numeric_limits<V>::quiet_NaN();
+        best = extreme_of<kMax>(best, lanes[k][w]);
+      }
+    }
+  }
+  for (; i < n; ++i) best = extreme_of<kMax>(best, static_cast<V>(p[i]));
+  return best;
+}
+
+// max (kMax) or min of the values; NaN propagates, as in PyTorch.
+template <typename T, bool kMax>
+struct ExtremeReducer {
+  using acc_t = value_t<T>;
+  static bool better(acc_t a, acc_t b) { return kMax ? a > b : a < b; }
+  acc_t identity() const {
+    if constexpr (std::is_floating_point_v<acc_t>) return kMax ? -INFINITY : INFINITY;
+    else return kMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
+  }
+  acc_t merge(acc_t a, acc_t b) const { return is_nan(a) || !(is_nan(b) || better(b, a)) ? a : b; }
+  acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
+    if (stride == 1 && n > 0) return extreme_contiguous<kMax>(p, n);
+    acc_t acc = identity();
+    for (int64_t i = 0; i < n; ++i) acc = merge(acc, static_cast<acc_t>(p[i * stride]));
+    return acc;
+  }
+  void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
+    for (int64_t t = 0; t < n; ++t) acc[t] = merge(acc[t], static_cast<acc_t>(p[t]));
+  }
+};
+
+// The extreme value and the index of its first occurrence (index -1: nothing seen yet).
+template <typename T, bool kMax>
+struct ArgReducer {
+  using V = value_t<T>;
+  struct acc_t {
+    V value;
+    int64_t index;
+  };
+  static acc_t pick(acc_t a, acc_t b) {
+    if (b.index < 0) return a;
+    if (a.index < 0 || is_nan(a.value)) return a.index < 0 ? b : a;
+    return is_nan(b.value) || (kMax ? b.value > a.value : b.value < a.value) ? b : a;
+  }
+  acc_t identity() const { return {V{}, -1}; }
+  acc_t merge(acc_t a, acc_t b) const { return pick(a, b); }
+  acc_t run(const T* p, int64_t n, int64_t stride, int64_t r) const {
+    if (stride == 1 && n >= kLanes) {
+      // Find the extreme with vector lanes, then its first occurrence.
+      const V best = extreme_contiguous<kMax>(p, n);
+      for (int64_t i = 0;; ++i) {
+        const V v = static_cast<V>(p[i]);
+        if (is_nan(best) ? is_nan(v) : v == best) return {v, r + i};
+      }
+    }
+    acc_t acc = identity();
+    for (int64_t i = 0; i < n; ++i) acc = pick(acc, {static_cast<V>(p[i * stride]), r + i});
+    return acc;
+  }
+  void vertical(acc_t* acc, const T* p, int64_t n, int64_t r) const {
+    for (int64_t t = 0; t < n; ++t) acc[t] = pick(acc[t], {static_cast<V>(p[t]), r});
+  }
+};
+
+// Runs a reducer over a plan. Inner mode reduces each output along strided runs; vertical mode
+// (the innermost kept dim is contiguous, the reduction is not) folds whole rows into a tile of
+// outputs. Work items are (outputs, reduction block) pairs, partials merge in block order.
+template <typename R, typename T>
+class Reduction {
+ public:
+  using acc_t = typename R::acc_t;
+
+  Reduction(const ReducePlan& plan, const T* data, const R& red) : plan_(plan), data_(data), red_(red) {
+    const ReduceDim last = plan.kept.back();
+    vertical_ = last.stride == 1 && last.size > 1 && plan.reduced.back().stride != 1;
+    width_ = vertical_ ? std::min(last.size, kTile) : 1;
+    units_ = vertical_ ? plan.num_out / last.size * ((last.size + kTile - 1) / kTile) : plan.num_out;
+    rows_per_block_ = vertical_ ? std::max(kGroup, kRedBlock / width_) : kRedBlock;
+    blocks_ = (plan.red_n + rows_per_block_ - 1) / rows_per_block_;
+  }
+
+  /// Calls write(o, acc) once for every output o.
+  template <typename Write>
+  void run(const Write& write) const {
+    if (plan_.num_out == 0) return;
+    if (plan_.red_n == 0) {
+      for (int64_t o = 0; o < plan_.num_out; ++o) write(o, red_.identity());
+      return;
+    }
+    if (blocks_ == 1) {
+      const int64_t grain = std::max<int64_t>(1, kGrainSize / (plan_.red_n * width_));
+      parallel_for(0, units_, grain, [&](int64_t b, int64_t e) { direct(b, e, write); });
+      return;
+    }
+    // Not a std::vector: acc_t may be bool.
+    const auto partials = std::make_unique_for_overwrite<acc_t[]>(static_cast<size_t>(plan_.num_out * blocks_));
+    parallel_for(0, units_ * blocks_, 1, [&](int64_t b, int64_t e) {
+      for (int64_t item = b; item < e; ++item) block(item / blocks_, item % blocks_, partials.get());
+    });
+    parallel_for(0, plan_.num_out, std::max<int64_t>(1, kGrainSize / blocks_), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) write(o, merge_all(partials.get() + o * blocks_, blocks_));
+    });
+  }
+
+ private:
+  // Units [b, e) each reduced whole (a single block).
+  template <typename Write>
+  void direct(int64_t b, int64_t e, const Write& write) const {
+    if (!vertical_) {
+      OffsetCounter out(plan_.kept, b);
+      for (int64_t o = b; o < e; ++o, out.advance()) write(o, reduce_run(out.offset(), 0, plan_.red_n));
+      return;
+    }
+    acc_t acc[kTile];
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t first = tile(u, 0, plan_.red_n, acc), n = tile_width(u);
+      for (int64_t t = 0; t < n; ++t) write(first + t, acc[t]);
+    }
+  }
+
+  // One (unit, block) item; partials of output o live at partials[o * blocks_ + block].
+  void block(int64_t unit, int64_t blk, acc_t* partials) const {
+    const int64_t r0 = blk * rows_per_block_, r1 = std::min(plan_.red_n, r0 + rows_per_block_);
+    if (!vertical_) {
+      partials[unit * blocks_ + blk] = reduce_run(OffsetCounter(plan_.kept, unit).offset(), r0, r1);
+      return;
+    }
+    acc_t acc[kTile];
+    const int64_t first = tile(unit, r0, r1, acc), n = tile_width(unit);
+    for (int64_t t = 0; t < n; ++t) partials[(first + t) * blocks_ + blk] = acc[t];
+  }
+
+  // Inner mode: reduction indices [r0, r1) of the output whose input offset is `base`.
+  acc_t reduce_run(int64_t base, int64_t r0, int64_t r1) const {
+    const ReduceDim inner = plan_.reduced.back();
+    const std::span<const ReduceDim> outer(plan_.reduced.data(), plan_.reduced.size() - 1);
+    OffsetCounter runs(outer, r0 / inner.size);
+    acc_t total = red_.identity(), group = red_.identity();
+    int64_t j = r0 % inner.size, count = 0;
+    for (int64_t r = r0; r < r1; j = 0, runs.advance()) {
+      const int64_t len = std::min(inner.size - j, r1 - r);
+      group = red_.merge(group, red_.run(data_ + base + runs.offset() + j * inner.stride, len, inner.stride, r));
+      r += len;
+      if (++count == kGroup) {
+        total = red_.merge(total, group);
+        group = red_.identity();
+        count = 0;
+      }
+    }
+    return red_.merge(total, group);
+  }
+
+  // Vertical mode: rows [r0, r1) folded into the outputs of tile `unit`; returns its first output.
+  int64_t tile(int64_t unit, int64_t r0, int64_t r1, acc_t* acc) const {
+    const ReduceDim last = plan_.kept.back();
+    const int64_t tiles = (last.size + kTile - 1) / kTile, hi = unit / tiles, j0 = unit % tiles * kTile;
+    const int64_t n = tile_width(unit);
+    const std::span<const ReduceDim> outer(plan_.kept.data(), plan_.kept.size() - 1);
+    const T* base = data_ + OffsetCounter(outer, hi).offset() + j0;
+    OffsetCounter rows(plan_.reduced, r0);
+    acc_t group[kTile];
+    std::fill_n(acc, n, red_.identity());
+    for (int64_t r = r0; r < r1;) {
+      std::fill_n(group, n, red_.identity());
+      for (const int64_t end = std::min(r1, r + kGroup); r < end; ++r, rows.advance())
+        red_.vertical(group, base + rows.offset(), n, r);
+      for (int64_t t = 0; t < n; ++t) acc[t] = red_.merge(acc[t], group[t]);
+    }
+    return hi * last.size + j0;
+  }
+
+  int64_t tile_width(int64_t unit) const {
+    const int64_t size = plan_.kept.back().size, tiles = (size + kTile - 1) / kTile;
+    return std::min(kTile, size - unit % tiles * kTile);
+  }
+
+  acc_t merge_all(const acc_t* p, int64_t n) const {
+    if (n == 1) return p[0];
+    return red_.merge(merge_all(p, n / 2), merge_all(p + n / 2, n - n / 2));
+  }
+
+  const ReducePlan& plan_;
+  const T* data_;
+  const R& red_;
+  bool vertical_;
+  int64_t width_, units_, rows_per_block_, blocks_;
+};
+
+template <typename R, typename T, typename Write>
+void reduce_into(const Tensor& x, const std::vector<bool>& reduce, bool reorder, const R& red, const Write& write) {
+  const ReducePlan plan = detail::make_reduce_plan(x, reduce, reorder);
+  const T* data = x.numel() > 0 ? x.data<T>() : nullptr;
+  Reduction<R, T>(plan, data, red).run(write);
+}
+
+// ---- attribute parsing ----
+
+// The dims of a sum/mean: a list (empty means all) or None.
+std::vector<bool> dim_list(const Tensor& x, const Attrs& attrs, const char* op) {
+  std::vector<bool> reduce(static_cast<size_t>(x.dim()), attrs.is_none("dim"));
+  if (attrs.is_none("dim")) return reduce;
+  const Shape& dims = attrs.get<Shape>("dim");
+  if (dims.empty()) return std::vector<bool>(static_cast<size_t>(x.dim()), true);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, x.dim(), op);
+    if (x.dim() == 0) continue;
+    TL_CHECK(!reduce[w], op, ": dim ", w, " appears multiple times in the list of dims ", dims);
+    reduce[w] = true;
+  }
+  return reduce;
+}
+
+bool keepdim(const Attrs& attrs) { return attrs.has("keepdim") && attrs.get<bool>("keepdim"); }
+
+// PyTorch's short dtype names, used in messages copied from PyTorch.
+const char* short_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "Float";
+    case DType::Float64: return "Double";
+    case DType::Int64: return "Long";
+    case DType::Int32: return "Int";
+    case DType::Bool: return "Bool";
+    case DType::BFloat16: return "BFloat16";
+  }
+  return "Unknown";
+}
+
+// ---- sum / mean ----
+
+template <typename T>
+void sum_typed(const Tensor& x, const std::vector<bool>& reduce, bool mean, Tensor& out) {
+  using Acc = std::conditional_t<std::is_floating_point_v<value_t<T>>, value_t<T>, int64_t>;
+  using Out = std::conditional_t<std::is_floating_point_v<value_t<T>>, T, int64_t>;
+  Out* dst = out.data<Out>();
+  const Acc n = static_cast<Acc>(out.numel() > 0 ? x.numel() / out.numel() : 0);
+  reduce_into<SumReducer<T, Acc>, T>(x, reduce, true, SumReducer<T, Acc>{}, [&](int64_t o, Acc acc) {
+    dst[o] = static_cast<Out>(mean ? static_cast<Acc>(acc / n) : acc);
+  });
+}
+
+TensorList sum_or_mean(const Tensor& x, const Attrs& attrs, bool mean) {
+  const char* op = mean ? "mean" : "sum";
+  if (mean) {
+    TL_CHECK(is_floating_point(x.dtype()), "mean(): could not infer output dtype. Input dtype must be either a "
+             "floating point or complex dtype. Got: ", short_name(x.dtype()));
+  }
+  const std::vector<bool> reduce = dim_list(x, attrs, op);
+  const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), out_dtype);
+  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); });
+  return {out};
+}
+
+// ---- max / min / argmax ----
+
+template <typename T, bool kMax>
+void extreme_values(const Tensor& x, Tensor& values) {
+  T* dst = values.data<T>();
+  const std::vector<bool> all(static_cast<size_t>(x.dim()), true);
+  reduce_into<ExtremeReducer<T, kMax>, T>(x, all, true, ExtremeReducer<T, kMax>{},
+                                          [&](int64_t o, value_t<T> v) { dst[o] = static_cast<T>(v); });
+}
+
+// values may be undefined (argmax wants only the indices).
+template <typename T, bool kMax>
+void extreme_indices(const Tensor& x, const std::vector<bool>& reduce, Tensor* values, Tensor& indices) {
+  using R = ArgReducer<T, kMax>;
+  T* dst = values ? values->data<T>() : nullptr;
+  int64_t* idx = indices.data<int64_t>();
+  reduce_into<R, T>(x, reduce, false, R{}, [&](int64_t o, typename R::acc_t acc) {
+    if (dst) dst[o] = static_cast<T>(acc.value);
+    idx[o] = acc.index;
+  });
+}
+
+// The reduced dim of max/min/argmax (as flags), after checking it is not empty.
+std::vector<bool> single_dim(const Tensor& x, const Attrs& attrs, const char* op) {
+  if (attrs.is_none("dim")) {
+    TL_CHECK(x.numel() > 0, op, ": expected reduction dim to be specified for input.numel() == 0 (input of size ",
+             x.shape(), "); specify the reduction dim with the 'dim' argument");
+    return std::vector<bool>(static_cast<size_t>(x.dim()), true);
+  }
+  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), x.dim(), op);
+  std::vector<bool> reduce(static_cast<size_t>(x.dim()), false);
+  if (x.dim() == 0) return reduce;
+  TL_CHECK(x.size(dim) > 0, op, ": expected reduction dim ", dim, " to have non-zero size, got input of size ",
+           x.shape());
+  reduce[dim] = true;
+  return reduce;
+}
+
+template <bool kMax>
+TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
+  const char* op = kMax ? "max" : "min";
+  const std::vector<bool> reduce = single_dim(x, attrs, op);
+  const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim(attrs));
+  Tensor values = Tensor::allocate(shape, x.dtype());
+  if (attrs.is_none("dim")) {
+    TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_values<scalar_t, kMax>(x, values); });
+    return {values};
+  }
+  Tensor indices = Tensor::allocate(shape, DType::Int64);
+  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_indices<scalar_t, kMax>(x, reduce, &values, indices); });
+  return {values, indices};
+}
+
+}  // namespace
+
+TensorList sum(std::span<const Tensor> inputs, const Attrs& attrs) { return sum_or_mean(inputs[0], attrs, false); }
+
+TensorList mean(std::span<const Tensor> inputs, const Attrs& attrs) { return sum_or_mean(inputs[0], attrs, true); }
+
+TensorList max(std::span<const Tensor> inputs, const Attrs& attrs) { return max_or_min<true>(inputs[0], attrs); }
+
+TensorList min(std::span<const Tensor> inputs, const Attrs& attrs) { return max_or_min<false>(inputs[0], attrs); }
+
+TensorList argmax(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor& x = inputs[0];
+  const std::vector<bool> reduce = single_dim(x, attrs, "argmax");
+  Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), DType::Int64);
+  TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
+  return {indices};
+}
+
+}  // namespace kernels
+}  // namespace tl

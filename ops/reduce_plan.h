@@ -1,0 +1,78 @@
+// ops/reduce_plan.h — the geometry of a reduction (internal to ops/): which dims are kept, which are
+// reduced, both coalesced, and a counter that walks strided offsets. Outputs are always contiguous.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tl::detail {
+
+/// One (coalesced) dimension of the input: its size and its input stride in elements.
+struct ReduceDim {
+  int64_t size;
+  int64_t stride;
+};
+
+/// Input offsets of a reduction, split into the output space (kept dims) and the reduction space.
+/// Both lists are outermost first and never empty (a missing space is one dim of size 1).
+struct ReducePlan {
+  std::vector<ReduceDim> kept;     ///< logical order: output element o is their row-major index
+  std::vector<ReduceDim> reduced;  ///< innermost last; logical order unless reordered by stride
+  int64_t num_out = 1;
+  int64_t red_n = 1;
+};
+
+/// Plans the reduction of `x` over the dims flagged in `reduce` (one flag per dim of x). With
+/// `reorder` the reduced dims are walked by decreasing stride (sum-like ops whose result does not
+/// depend on the order); without it their row-major order is kept (arg-reductions report it).
+ReducePlan make_reduce_plan(const Tensor& x, const std::vector<bool>& reduce, bool reorder);
+
+/// Drops size-1 dims and merges neighbours contiguous with each other (outermost first); the
+/// result walks the same offsets in the same order and is never empty ({1, 0} when nothing is left).
+std::vector<ReduceDim> coalesce(const std::vector<ReduceDim>& dims);
+
+/// The output shape: reduced dims removed, or kept as size 1 with `keepdim`.
+Shape reduced_shape(const Shape& sizes, const std::vector<bool>& reduce, bool keepdim);
+
+/// Walks a row-major index over `dims`, keeping the matching strided offset. `dims` must outlive
+/// the counter and have no zero size.
+class OffsetCounter {
+ public:
+  /// Starts at row-major index `linear`.
+  OffsetCounter(std::span<const ReduceDim> dims, int64_t linear) : dims_(dims) {
+    if (dims.size() > kInline) heap_.resize(dims.size());
+    digits_ = dims.size() > kInline ? heap_.data() : inline_;
+    for (size_t d = dims_.size(); d-- > 0;) {
+      digits_[d] = linear % dims_[d].size;
+      linear /= dims_[d].size;
+      offset_ += digits_[d] * dims_[d].stride;
+    }
+  }
+  OffsetCounter(const OffsetCounter&) = delete;
+  OffsetCounter& operator=(const OffsetCounter&) = delete;
+
+  int64_t offset() const { return offset_; }
+  /// Moves to the next row-major index (wraps to 0 after the last).
+  void advance() {
+    for (size_t d = dims_.size(); d-- > 0;) {
+      offset_ += dims_[d].stride;
+      if (++digits_[d] < dims_[d].size) return;
+      offset_ -= dims_[d].stride * dims_[d].size;
+      digits_[d] = 0;
+    }
+  }
+
+ private:
+  // Counters are made per output row in hot loops: small ranks must not allocate.
+  static constexpr size_t kInline = 8;
+  std::span<const ReduceDim> dims_;
+  int64_t inline_[kInline];
+  std::vector<int64_t> heap_;
+  int64_t* digits_;
+  int64_t offset_ = 0;
+};
+
+}  // namespace tl::detail

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — installs the Debian 12 packages torchless needs, only those missing.
+set -euo pipefail
+packages=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev doctest-dev nlohmann-json3-dev
+          python3-torch python3-torchvision python3-numpy librsvg2-bin gzip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

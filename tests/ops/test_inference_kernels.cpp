@@ -1,0 +1,184 @@
+// tests/ops/test_inference_kernels.cpp — the inference-layout kernels against plain references: the
+// blocked / NHWC layouts element by element, conv with residual and ReLU post-ops against eager
+// conv2d + add + relu, prepacked weights, pools, `out` arguments, and the error messages.
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "core/dispatch.h"
+#include "core/generator.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+Tensor to_mkldnn(const Tensor& x, std::optional<DType> dtype = std::nullopt, const Tensor& out = {}) {
+  return dispatch::call1(OpKind::ToMkldnn, {x, out}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
+}
+
+Tensor to_dense(const Tensor& x, int64_t channels, const Tensor& out = {}) {
+  return dispatch::call1(OpKind::ToDense, {x, out}, {{"channels", channels}});
+}
+
+struct ConvArgs {
+  Shape stride{1, 1}, padding{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+  bool relu = false;
+};
+
+Tensor pack_weight(const Tensor& w, const Tensor& x, const ConvArgs& a, bool bias, bool sum) {
+  const Attrs attrs{{"padding", a.padding},  {"stride", a.stride},       {"dilation", a.dilation},
+                    {"groups", a.groups},    {"input_size", x.shape()},  {"input_stride", x.strides()},
+                    {"input_dtype", x.dtype()}, {"bias", bias},          {"sum", sum},
+                    {"relu", a.relu}};
+  return dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
+}
+
+/// mkldnn_convolution with a dense weight, or (packed) with it prepacked for x first.
+Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& other, const ConvArgs& a,
+                   bool packed, const Tensor& out = {}) {
+  const Tensor weight = packed ? pack_weight(w, x, a, b.defined(), other.defined()) : w;
+  const Attrs attrs{{"padding", a.padding}, {"stride", a.stride},     {"dilation", a.dilation},
+                    {"groups", a.groups},   {"relu", a.relu},         {"weight_size", w.shape()},
+                    {"packed_for", x.shape()}};
+  return dispatch::call1(OpKind::MkldnnConvolution, {x, weight, b, other, out}, attrs);
+}
+
+/// Element (n, c, h, w) of a blocked tensor, read plainly.
+float blocked_at(const Tensor& t, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.data<float>()[(((n * t.size(1) + c / 16) * t.size(2) + h) * t.size(3) + w) * 16 + c % 16];
+}
+
+TEST_CASE("to_mkldnn / to_dense: blocked fp32 holds each channel at its block, padding zero") {
+  manual_seed(1);
+  for (int64_t c : {1, 5, 16, 21, 40}) {
+    CAPTURE(c);
+    // A non-contiguous NCHW input: a transposed view.
+    const Tensor x = randn({2, c, 7, 3}).transpose(2, 3).contiguous().transpose(2, 3);
+    const Tensor y = to_mkldnn(x);
+    REQUIRE(y.shape() == Shape{2, (c + 15) / 16, 7, 3, 16});
+    bool same = true;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t ch = 0; ch < y.size(1) * 16; ++ch)
+        for (int64_t h = 0; h < 7; ++h)
+          for (int64_t w = 0; w < 3; ++w) {
+            const float expected = ch < c ? x.select(0, n).select(0, ch).select(0, h).select(0, w).item<float>() : 0.0f;
+            same = same && blocked_at(y, n, ch, h, w) == expected;
+          }
+    CHECK(same);
+    CHECK(equal(to_dense(y, c), x.contiguous()));
+    // `out` arguments are written in place.
+    Tensor out = empty(y.shape());
+    CHECK(to_mkldnn(x, std::nullopt, out).is_same(out));
+    CHECK(equal(out, y));
+  }
+}
+
+TEST_CASE("to_mkldnn / to_dense: bf16 NHWC round trip") {
+  manual_seed(2);
+  const Tensor x = randn({2, 21, 5, 6});
+  const Tensor y = to_mkldnn(x, DType::BFloat16);
+  CHECK(y.dtype() == DType::BFloat16);
+  CHECK(y.shape() == x.shape());
+  CHECK(y.strides() == Strides{5 * 6 * 21, 1, 6 * 21, 21});
+  CHECK(equal(y, x.to(DType::BFloat16)));
+  CHECK(equal(to_dense(y, -1), x.to(DType::BFloat16).to(DType::Float32)));
+}
+
+TEST_CASE("mkldnn_convolution: residual and ReLU post-ops match eager conv2d + add + relu") {
+  manual_seed(3);
+  struct Case {
+    int64_t c_in, c_out, k;
+    ConvArgs args;
+  };
+  for (const Case& t : {Case{5, 20, 3, {.padding = {1, 1}}}, Case{16, 32, 1, {.stride = {2, 2}}},
+                        Case{32, 32, 3, {.padding = {2, 1}, .dilation = {2, 1}, .groups = 2}},
+                        Case{3, 16, 7, {.stride = {2, 2}, .padding = {3, 3}}}}) {
+    for (bool relu : {false, true})
+      for (bool residual : {false, true})
+        for (bool packed : {false, true}) {
+          CAPTURE(t.c_in);
+          CAPTURE(relu);
+          CAPTURE(residual);
+          CAPTURE(packed);
+          ConvArgs a = t.args;
+          a.relu = relu;
+          const Tensor x = randn({2, t.c_in, 11, 9});
+          const Tensor w = randn({t.c_out, t.c_in / a.groups, t.k, t.k}) * 0.2, b = randn({t.c_out});
+          Tensor expected = conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+          const Tensor other = residual ? randn(expected.shape()) : Tensor();
+          if (residual) expected = expected + other;
+          if (relu) expected = tl::relu(expected);
+          const Tensor other_blocked = residual ? to_mkldnn(other) : Tensor();
+          const Tensor from_blocked = mkldnn_conv(to_mkldnn(x), w, b, other_blocked, a, packed);
+          CHECK_TENSOR_CLOSE(to_dense(from_blocked, t.c_out), expected, 1e-4, 1e-4);
+          // The dense image as input (the first conv of a network).
+          const Tensor from_dense = mkldnn_conv(x, w, b, other_blocked, a, packed);
+          CHECK_TENSOR_CLOSE(to_dense(from_dense, t.c_out), expected, 1e-4, 1e-4);
+          if (residual) CHECK(equal(other_blocked, to_mkldnn(other)));  // the residual itself is untouched
+        }
+  }
+}
+
+TEST_CASE("mkldnn_convolution: writes in place over its residual, and runs in bf16 NHWC") {
+  manual_seed(4);
+  const Tensor x = randn({1, 16, 8, 8}), w = randn({16, 16, 3, 3}) * 0.1, b = randn({16});
+  const ConvArgs a{.padding = {1, 1}, .relu = true};
+  const Tensor other = randn({1, 16, 8, 8});
+  const Tensor expected = tl::relu(conv2d(x, w, b, a.stride, a.padding) + other);
+  const Tensor residual = to_mkldnn(other);
+  const Tensor y = mkldnn_conv(to_mkldnn(x), w, b, residual, a, true, residual);
+  CHECK(y.is_same(residual));
+  CHECK_TENSOR_CLOSE(to_dense(y, 16), expected, 1e-4, 1e-4);
+
+  const Tensor xb = to_mkldnn(x, DType::BFloat16);
+  const Tensor yb = mkldnn_conv(xb, w, b, to_mkldnn(other, DType::BFloat16), a, true);
+  CHECK(yb.dtype() == DType::BFloat16);
+  CHECK(yb.strides() == Strides{8 * 8 * 16, 1, 8 * 16, 16});
+  CHECK_TENSOR_CLOSE(to_dense(yb, 16), expected, 3e-2, 3e-2);
+}
+
+TEST_CASE("mkldnn_max_pool2d / mkldnn_adaptive_avg_pool2d match the eager pools") {
+  manual_seed(5);
+  const Tensor x = randn({2, 21, 13, 10});
+  for (std::optional<DType> dtype : {std::optional<DType>(), std::optional<DType>(DType::BFloat16)}) {
+    const Tensor y = to_mkldnn(x, dtype);
+    const Tensor reference = dtype ? x.to(DType::BFloat16).to(DType::Float32) : x;
+    const Tensor pooled = dispatch::call1(OpKind::MkldnnMaxPool2d, {y, Tensor()},
+                                          {{"kernel_size", Shape{3, 3}}, {"stride", Shape{2, 2}}, {"padding", Shape{1, 1}},
+                                           {"dilation", Shape{1, 1}}, {"ceil_mode", true}});
+    CHECK(equal(to_dense(pooled, 21), max_pool2d(reference, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true)));
+    for (const Shape& size : {Shape{1, 1}, Shape{3, 4}}) {
+      const Tensor avg = dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {y, Tensor()}, {{"output_size", size}});
+      const double tol = dtype ? 1e-2 : 1e-5;
+      CHECK_TENSOR_CLOSE(to_dense(avg, 21), adaptive_avg_pool2d(reference, size), tol, tol);
+    }
+  }
+}
+
+TEST_CASE("inference kernels: errors name the values") {
+  manual_seed(6);
+  const Tensor x = randn({1, 5, 4, 4});
+  const Tensor y = to_mkldnn(x);
+  CHECK_THROWS_WITH_AS(to_dense(y, 17), "to_dense: input [1, 1, 4, 4, 16] holds 1 blocks of 16 channels, which cannot hold 17 channels", Error);
+  CHECK_THROWS_WITH_AS(to_mkldnn(randn({5, 4, 4})), "to_mkldnn: expected 4-D input (N, C, H, W), got [5, 4, 4]", Error);
+  CHECK_THROWS_WITH_AS(to_mkldnn(x, std::nullopt, empty({1, 1, 4, 4, 8})),
+                       "to_mkldnn: expected out of shape [1, 1, 4, 4, 16] and dtype torch.float32, got [1, 1, 4, 4, 8] torch.float32",
+                       Error);
+  const Tensor w = randn({8, 6, 3, 3});
+  CHECK_THROWS_WITH_AS(mkldnn_conv(x, w, {}, {}, {}, false),
+                       "mkldnn_convolution: input [1, 5, 4, 4] has 5 channels but weight [8, 6, 3, 3] with groups=1 expects 6",
+                       Error);
+  const Tensor w5 = randn({8, 5, 3, 3});
+  const Tensor packed = pack_weight(w5, y, {}, false, false);
+  const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}}, {"groups", int64_t{1}},
+                    {"relu", false}, {"weight_size", w5.shape()}, {"packed_for", Shape{2, 1, 4, 4, 16}}};
+  CHECK_THROWS_WITH_AS(dispatch::call1(OpKind::MkldnnConvolution, {y, packed, Tensor(), Tensor(), Tensor()}, attrs),
+                       "mkldnn_convolution: weight was prepacked for input [2, 1, 4, 4, 16], got input [1, 1, 4, 4, 16]", Error);
+  CHECK_THROWS_WITH_AS(mkldnn_conv(y, w5, {}, to_mkldnn(randn({1, 8, 3, 3})), {}, false),
+                       doctest::Contains("mkldnn_convolution: residual [1, 1, 3, 3, 16]"), Error);
+}
+
+}  // namespace
+}  // namespace tl

@@ -1,0 +1,200 @@
+// tests/ops/test_unary.cpp — unary kernels against a double-precision reference over every dtype,
+// layout and odd or empty shape; float32 promotion of integers, in-place forms and their errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "ops/ops.h"
+#include "tests/ops/elementwise_testing.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+using testing::kAllDTypes;
+using testing::kLayouts;
+using testing::Layout;
+
+struct UnaryCase {
+  const char* name;
+  Tensor (*op)(const Tensor&);
+  Tensor& (Tensor::*inplace)();
+  double (*reference)(double);
+  bool float_result;  ///< integral and bool inputs give float32
+  bool accepts_bool;
+  double lo, hi;      ///< input range inside the op's domain
+};
+
+const UnaryCase kCases[] = {
+    {"neg", tl::neg, &Tensor::neg_, [](double x) { return -x; }, false, false, -4, 4},
+    {"abs", tl::abs, &Tensor::abs_, [](double x) { return std::fabs(x); }, false, false, -4, 4},
+    {"relu", tl::relu, &Tensor::relu_, [](double x) { return x < 0 ? 0.0 : x; }, false, false, -4, 4},
+    {"exp", tl::exp, &Tensor::exp_, [](double x) { return std::exp(x); }, true, true, -4, 4},
+    {"log", tl::log, &Tensor::log_, [](double x) { return std::log(x); }, true, false, 0.1, 8},
+    {"sqrt", tl::sqrt, &Tensor::sqrt_, [](double x) { return std::sqrt(x); }, true, true, 0, 8},
+    {"rsqrt", tl::rsqrt, &Tensor::rsqrt_, [](double x) { return 1 / std::sqrt(x); }, true, false, 0.1, 8},
+    {"sigmoid", tl::sigmoid, &Tensor::sigmoid_, [](double x) { return 1 / (1 + std::exp(-x)); }, true, true, -8, 8},
+    {"tanh", tl::tanh, &Tensor::tanh_, [](double x) { return std::tanh(x); }, true, true, -4, 4},
+};
+
+const Shape kShapes[] = {{}, {1}, {3}, {7}, {33}, {1000}, {3, 7}, {2, 3, 5}, {0}, {3, 0, 2}, {1, 33, 1}};
+
+// Tolerances for a result of `dtype` computed from exactly representable inputs.
+double rtol_for(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return 2e-6;
+    case DType::Float64: return 1e-12;
+    case DType::BFloat16: return 8e-3;
+    default: return 0;
+  }
+}
+double atol_for(DType dtype) { return dtype == DType::BFloat16 ? 1e-3 : is_floating_point(dtype) ? 1e-6 : 0; }
+
+DType expected_dtype(const UnaryCase& c, DType input) {
+  return c.float_result && !is_floating_point(input) ? DType::Float32 : input;
+}
+
+TEST_CASE("unary: every op matches the reference over dtypes, layouts and shapes") {
+  std::mt19937_64 rng(1);
+  for (const UnaryCase& c : kCases) {
+    for (DType dtype : kAllDTypes) {
+      if (dtype == DType::Bool && !c.accepts_bool) continue;
+      for (Layout layout : kLayouts) {
+        for (const Shape& shape : kShapes) {
+          CAPTURE(std::string(c.name));
+          CAPTURE(dtype);
+          CAPTURE(testing::layout_name(layout));
+          CAPTURE(shape);
+          const Tensor x = testing::make_input(shape, dtype, layout, rng, c.lo, c.hi);
+          const Tensor y = c.op(x);
+          const DType out = expected_dtype(c, dtype);
+          CHECK(y.dtype() == out);
+          CHECK(y.is_contiguous());
+          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
+                             rtol_for(out), atol_for(out));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("unary: loops split over threads give the same answer") {
+  std::mt19937_64 rng(2);
+  for (Layout layout : kLayouts) {
+    const Tensor x = testing::make_input({131, 257}, DType::Float32, layout, rng);
+    CAPTURE(testing::layout_name(layout));
+    CHECK_TENSOR_CLOSE(tl::tanh(x), testing::reference(x.shape(), {x}, [](const auto& v) { return std::tanh(v[0]); }),
+                       2e-6, 1e-6);
+    CHECK_TENSOR_CLOSE(tl::neg(x), testing::reference(x.shape(), {x}, [](const auto& v) { return -v[0]; }), 0, 0);
+  }
+}
+
+TEST_CASE("unary: in-place forms write through views into the base tensor") {
+  std::mt19937_64 rng(3);
+  for (const UnaryCase& c : kCases) {
+    for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+      CAPTURE(std::string(c.name));
+      CAPTURE(dtype);
+      Tensor base = testing::random_tensor({5, 9}, dtype, rng, c.lo, c.hi);
+      const Tensor before = base.clone();
+      Tensor view = base.t();
+      Tensor& result = (view.*c.inplace)();
+      CHECK(&result == &view);
+      CHECK_TENSOR_CLOSE(base, testing::reference(base.shape(), {before}, [&](const auto& v) { return c.reference(v[0]); }),
+                         rtol_for(dtype), atol_for(dtype));
+    }
+  }
+}
+
+TEST_CASE("unary: an in-place op on a strided view leaves the skipped elements alone") {
+  std::mt19937_64 rng(4);
+  const Tensor before = testing::random_tensor({6, 7}, DType::Float32, rng);
+  Tensor base = before.clone();
+  base.slice(1, 0, std::nullopt, 2).neg_();
+  for (int64_t j = 0; j < 7; ++j) {
+    const Tensor col = base.select(1, j), was = before.select(1, j);
+    CAPTURE(j);
+    CHECK_TENSOR_CLOSE(col, j % 2 == 0 ? tl::neg(was) : was, 0, 0);
+  }
+}
+
+TEST_CASE("unary: integer results wrap and keep their dtype") {
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  const Tensor x = from_vector<int64_t>({lowest, -3, 0, 5}, {4});
+  // Two's complement negation, computed independently of the kernel.
+  const int64_t wrapped = static_cast<int64_t>(0 - static_cast<uint64_t>(lowest));
+  CHECK(tl::neg(x).dtype() == DType::Int64);
+  CHECK(tl::neg(x).data<int64_t>()[0] == wrapped);
+  CHECK(tl::abs(x).data<int64_t>()[0] == wrapped);
+  CHECK(tl::abs(x).data<int64_t>()[1] == 3);
+  CHECK(tl::relu(x).data<int64_t>()[1] == 0);
+  const Tensor small = from_vector<int32_t>({-7, 7}, {2});
+  CHECK(tl::neg(small).dtype() == DType::Int32);
+  CHECK(tl::neg(small).data<int32_t>()[0] == 7);
+}
+
+TEST_CASE("unary: NaN and infinities follow IEEE rules") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const Tensor x = from_vector<float>({nan, -inf, inf, -100.f, 100.f}, {5});
+  const Tensor r = tl::relu(x), s = tl::sigmoid(x), e = tl::exp(x);
+  CHECK(std::isnan(r.data<float>()[0]));
+  CHECK(r.data<float>()[1] == 0.f);
+  CHECK(r.data<float>()[2] == inf);
+  CHECK(s.data<float>()[1] == 0.f);
+  CHECK(s.data<float>()[2] == 1.f);
+  CHECK(s.data<float>()[3] >= 0.f);
+  CHECK(s.data<float>()[4] == 1.f);
+  CHECK(e.data<float>()[1] == 0.f);
+  CHECK(e.data<float>()[2] == inf);
+  const Tensor zero = from_vector<int64_t>({0, -1}, {2});
+  CHECK(tl::rsqrt(zero).data<float>()[0] == inf);
+  CHECK(std::isnan(tl::sqrt(zero).data<float>()[1]));
+  CHECK(tl::log(zero).data<float>()[0] == -inf);
+}
+
+TEST_CASE("unary: bool inputs are refused where PyTorch refuses them") {
+  const Tensor mask = from_vector<bool>({true, false}, {2});
+  CHECK_THROWS_WITH_AS(tl::neg(mask),
+                       "neg: Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.",
+                       Error);
+  CHECK_THROWS_WITH_AS(-mask, doctest::Contains("Negation, the `-` operator, on a bool tensor"), Error);
+  Tensor m = mask.clone();
+  CHECK_THROWS_WITH_AS(m.neg_(), doctest::Contains("neg_: Negation"), Error);
+  CHECK_THROWS_WITH_AS(tl::abs(mask), "abs: not implemented for torch.bool", Error);
+  CHECK_THROWS_WITH_AS(tl::relu(mask), "relu: boolean inputs not supported for relu", Error);
+  CHECK(tl::exp(mask).dtype() == DType::Float32);
+}
+
+TEST_CASE("unary: in-place forms refuse results their tensor cannot hold") {
+  Tensor i = from_vector<int64_t>({1, 4}, {2});
+  CHECK_THROWS_WITH_AS(i.exp_(), "exp_: result type torch.float32 can't be cast to the desired output type torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(i.sqrt_(), doctest::Contains("sqrt_: result type torch.float32 can't be cast"), Error);
+  i.neg_();
+  CHECK(i.data<int64_t>()[1] == -4);
+  Tensor b = from_vector<bool>({true}, {1});
+  CHECK_THROWS_WITH_AS(b.sigmoid_(), doctest::Contains("torch.bool"), Error);
+  Tensor expanded = ones({3}).expand({2, 3});
+  CHECK_THROWS_WITH_AS(expanded.relu_(),
+                       "relu_: unsupported operation: more than one element of the written-to tensor refers to a "
+                       "single memory location. Please clone() the tensor before performing the operation.",
+                       Error);
+}
+
+TEST_CASE("unary: methods and operators reach the same kernels") {
+  std::mt19937_64 rng(5);
+  const Tensor x = testing::random_tensor({4, 3}, DType::Float32, rng);
+  CHECK_TENSOR_CLOSE(-x, tl::neg(x), 0, 0);
+  CHECK_TENSOR_CLOSE(x.neg(), tl::neg(x), 0, 0);
+  CHECK_TENSOR_CLOSE(x.abs().sqrt(), tl::sqrt(tl::abs(x)), 0, 0);
+  CHECK_TENSOR_CLOSE(x.sigmoid(), tl::sigmoid(x), 0, 0);
+  CHECK_TENSOR_CLOSE(x.relu(), tl::relu(x), 0, 0);
+}
+
+}  // namespace
+}  // namespace tl
