@@ -1,0 +1,55 @@
+// nn/functional.cpp — F.* wrappers: argument conversion and PyTorch's argument checks, then the op.
+#include "nn/functional.h"
+
+#include "nn/repr.h"
+
+namespace tl::nn {
+
+std::string IntPair::repr() const { return single_ ? std::to_string(h_) : tuple_repr(); }
+std::string IntPair::tuple_repr() const { return py_tuple(h_, w_); }
+
+namespace functional {
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+              IntPair dilation, int64_t groups) {
+  return tl::conv2d(input, weight, bias, stride.shape(), padding.shape(), dilation.shape(), groups);
+}
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+Tensor relu(const Tensor& input, bool inplace) {
+  if (!inplace) return tl::relu(input);
+  Tensor out = input;
+  out.relu_();
+  return out;
+}
+
+Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
+                  IntPair dilation, bool ceil_mode) {
+  return tl::max_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(),
+                        dilation.shape(), ceil_mode);
+}
+
+Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
+                  bool ceil_mode, bool count_include_pad) {
+  return tl::avg_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(), ceil_mode,
+                        count_include_pad);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
+  return tl::adaptive_avg_pool2d(input, output_size.shape());
+}
+
+Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
+  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability has to be between 0 and 1, but got ", p);
+  if (!inplace) return tl::dropout(input, p, training);
+  Tensor out = input;
+  if (training) out.copy_(tl::dropout(input, p, training));
+  return out;
+}
+
+}  // namespace functional
+}  // namespace tl::nn

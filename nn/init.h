@@ -1,0 +1,46 @@
+// nn/init.h — torch.nn.init: in-place initialisation of a tensor's values, drawing from the default
+// generator (tl::manual_seed) in row-major order, honouring strides. Names and defaults are PyTorch's.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "core/tensor.h"
+
+namespace tl::nn::init {
+
+/// The gain PyTorch recommends for a nonlinearity: 1 for linear / conv* / sigmoid, 5/3 for tanh,
+/// sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu (slope = param, default 0.01), 3/4 for
+/// selu. Throws tl::Error for another name.
+double calculate_gain(std::string_view nonlinearity, std::optional<double> param = std::nullopt);
+
+/// (fan_in, fan_out) of a weight (out, in, *receptive): (in * receptive, out * receptive).
+/// Throws tl::Error for fewer than 2 dimensions.
+std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor);
+
+// Each function fills `tensor` in place (the handle is const, its values are not) and returns it.
+// Random fills need a floating dtype; the constant fills take any dtype. A tensor with no elements
+// is left as it is.
+
+/// U(a, b).
+Tensor uniform_(const Tensor& tensor, double a = 0.0, double b = 1.0);
+/// N(mean, std^2).
+Tensor normal_(const Tensor& tensor, double mean = 0.0, double std = 1.0);
+Tensor constant_(const Tensor& tensor, double value);
+Tensor ones_(const Tensor& tensor);
+Tensor zeros_(const Tensor& tensor);
+
+/// U(-bound, bound), bound = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a), fan chosen
+/// by mode ("fan_in" or "fan_out"). Conv2d and Linear use a = sqrt(5), i.e. bound = 1 / sqrt(fan_in).
+Tensor kaiming_uniform_(const Tensor& tensor, double a = 0.0, std::string_view mode = "fan_in",
+                        std::string_view nonlinearity = "leaky_relu");
+/// N(0, std^2), std = gain / sqrt(fan) (torchvision's ResNet: mode="fan_out", nonlinearity="relu").
+Tensor kaiming_normal_(const Tensor& tensor, double a = 0.0, std::string_view mode = "fan_in",
+                       std::string_view nonlinearity = "leaky_relu");
+/// U(-bound, bound), bound = gain * sqrt(6 / (fan_in + fan_out)).
+Tensor xavier_uniform_(const Tensor& tensor, double gain = 1.0);
+/// N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)).
+Tensor xavier_normal_(const Tensor& tensor, double gain = 1.0);
+
+}  // namespace tl::nn::init

@@ -1,0 +1,11 @@
+// nn/layers.h — every built-in layer and container in one include.
+#pragma once
+
+#include "nn/activation.h"
+#include "nn/batch_norm.h"
+#include "nn/container.h"
+#include "nn/conv.h"
+#include "nn/dropout.h"
+#include "nn/flatten.h"
+#include "nn/linear.h"
+#include "nn/pooling.h"

@@ -1,0 +1,360 @@
+// nn/module.cpp — Module's registry, path lookup, iteration, modes and deep copy.
+// Iteration order and de-duplication follow torch.nn.Module (_named_members with a memo).
+#include "nn/module.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "nn/module_hook.h"
+
+namespace tl::nn {
+namespace {
+
+/// The (name, value) entry called `name` in a registry vector (const or not), or end().
+template <class Entries>
+auto find_entry(Entries& entries, const std::string& name) {
+  return std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == name; });
+}
+
+template <class Entry>
+std::string list_names(const std::vector<Entry>& entries) {
+  std::string out;
+  for (const Entry& e : entries) out += (out.empty() ? "" : ", ") + e.first;
+  return out.empty() ? "none" : out;
+}
+
+std::string join_path(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
+/// Splits "a.b.c" into its components (empty ones kept, so "a..b" fails lookup by name).
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = path.find('.', begin);
+    parts.push_back(path.substr(begin, dot - begin));
+    if (dot == std::string::npos) return parts;
+    begin = dot + 1;
+  }
+}
+
+/// Replaces the value of entry `name`, keeping its position, or appends a new entry.
+template <class Entries, class Value>
+void upsert(Entries& entries, const std::string& name, Value value) {
+  auto it = find_entry(entries, name);
+  if (it != entries.end())
+    it->second = std::move(value);
+  else
+    entries.emplace_back(name, std::move(value));
+}
+
+/// What a deep copy in progress has already copied, so shared tensors and modules stay shared.
+struct CloneMemo {
+  std::vector<std::pair<Tensor, Tensor>> tensors;
+  std::unordered_map<const Module*, std::shared_ptr<Module>> modules;
+};
+thread_local CloneMemo* t_clone_memo = nullptr;
+
+}  // namespace
+
+Module::~Module() = default;
+
+// ---- calling ----
+
+TensorList Module::operator()(const TensorList& inputs) {
+  if (!has_module_hooks()) [[likely]]
+    return forward(inputs);
+  return call_with_module_hooks(*this, inputs);
+}
+
+Tensor Module::operator()(const Tensor& input) {
+  TensorList out = (*this)(TensorList{input});
+  TL_CHECK(out.size() == 1, type_name(), ": forward returned ", out.size(),
+           " outputs, but a single-tensor call expects one");
+  return std::move(out[0]);
+}
+
+TensorList Module::forward(const TensorList& inputs) {
+  TL_CHECK(inputs.size() == 1, type_name(), ": forward takes one input tensor, got ", inputs.size());
+  return {forward(inputs[0])};
+}
+
+Tensor Module::forward(const Tensor&) {
+  tl::detail::throw_error(
+      tl::detail::str_cat("Module [", type_name(), "] is missing the required \"forward\" function"));
+}
+
+// ---- identity ----
+
+std::string Module::extra_repr() const { return ""; }
+bool Module::is_leaf() const { return false; }
+
+std::shared_ptr<Module> Module::clone() const {
+  tl::detail::throw_error(tl::detail::str_cat(
+      type_name(), ": clone() is not implemented; override it as `return clone_as<", type_name(), ">();`"));
+}
+
+void Module::deep_copy_registry() {
+  CloneMemo local;
+  const bool outermost = t_clone_memo == nullptr;
+  if (outermost) t_clone_memo = &local;
+  struct Reset {
+    bool active;
+    ~Reset() {
+      if (active) t_clone_memo = nullptr;
+    }
+  } reset{outermost};
+  CloneMemo& memo = *t_clone_memo;
+
+  auto copy_tensor = [&](Tensor& t) {
+    if (!t.defined()) return;
+    for (const auto& [original, copy] : memo.tensors)
+      if (original.is_same(t)) {
+        t = copy;
+        return;
+      }
+    Tensor copy = t.clone();
+    memo.tensors.emplace_back(t, copy);
+    t = std::move(copy);
+  };
+  for (auto& entry : parameters_) copy_tensor(entry.second);
+  for (auto& entry : buffers_) copy_tensor(entry.second);
+  for (auto& entry : children_) {
+    std::shared_ptr<Module>& child = entry.second;
+    auto it = memo.modules.find(child.get());
+    if (it == memo.modules.end()) it = memo.modules.emplace(child.get(), child->clone()).first;
+    child = it->second;
+  }
+}
+
+// ---- registration ----
+
+void Module::check_name(const std::string& name, EntryKind kind) const {
+  static constexpr const char* kKindNames[] = {"parameter", "buffer", "module"};
+  const char* kind_name = kKindNames[static_cast<int>(kind)];
+  TL_CHECK(!name.empty(), type_name(), ": ", kind_name, " name can't be empty string \"\"");
+  TL_CHECK(name.find('.') == std::string::npos, type_name(), ": ", kind_name, " name can't contain \".\", got: \"",
+           name, "\"");
+  const bool taken[] = {has_parameter(name), has_buffer(name), has_child(name)};
+  for (int other = 0; other < 3; ++other)
+    TL_CHECK(other == static_cast<int>(kind) || !taken[other], type_name(), ": attribute '", name,
+             "' already exists (as a ", kKindNames[other], ")");
+}
+
+Tensor Module::register_parameter(const std::string& name, Tensor t) {
+  check_name(name, EntryKind::Parameter);
+  upsert(parameters_, name, t);
+  return t;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor t) {
+  check_name(name, EntryKind::Buffer);
+  upsert(buffers_, name, t);
+  return t;
+}
+
+void Module::register_child(const std::string& name, std::shared_ptr<Module> module) {
+  check_name(name, EntryKind::Child);
+  TL_CHECK(module != nullptr, type_name(), ": cannot register a null module as '", name, "'");
+  TL_CHECK(module.get() != this, type_name(), ": cannot register a module as its own child '", name, "'");
+  upsert(children_, name, std::move(module));
+}
+
+// ---- direct access ----
+
+Tensor& Module::parameter(const std::string& name) {
+  return const_cast<Tensor&>(static_cast<const Module&>(*this).parameter(name));
+}
+
+const Tensor& Module::parameter(const std::string& name) const {
+  auto it = find_entry(parameters_, name);
+  TL_CHECK(it != parameters_.end(), type_name(), " has no parameter '", name, "' (parameters: ",
+           list_names(parameters_), ")");
+  return it->second;
+}
+
+Tensor& Module::buffer(const std::string& name) {
+  return const_cast<Tensor&>(static_cast<const Module&>(*this).buffer(name));
+}
+
+const Tensor& Module::buffer(const std::string& name) const {
+  auto it = find_entry(buffers_, name);
+  TL_CHECK(it != buffers_.end(), type_name(), " has no buffer '", name, "' (buffers: ", list_names(buffers_), ")");
+  return it->second;
+}
+
+std::shared_ptr<Module> Module::child(const std::string& name) const {
+  auto it = find_entry(children_, name);
+  TL_CHECK(it != children_.end(), type_name(), " has no child '", name, "' (children: ", list_names(children_), ")");
+  return it->second;
+}
+
+bool Module::has_parameter(const std::string& name) const { return find_entry(parameters_, name) != parameters_.end(); }
+bool Module::has_buffer(const std::string& name) const { return find_entry(buffers_, name) != buffers_.end(); }
+bool Module::has_child(const std::string& name) const { return find_entry(children_, name) != children_.end(); }
+
+// ---- dotted paths ----
+
+std::shared_ptr<Module> Module::shared_self() const {
+  if (auto owned = weak_from_this().lock()) return std::const_pointer_cast<Module>(owned);
+  return std::shared_ptr<Module>(std::shared_ptr<Module>(), const_cast<Module*>(this));
+}
+
+std::shared_ptr<Module> Module::get_submodule(const std::string& path) const { return find_module_path(path, path); }
+
+Module& Module::submodule(const std::string& path) {
+  // forward() calls this for every child it runs: a direct child needs no path parsing.
+  auto it = find_entry(children_, path);
+  if (it != children_.end()) return *it->second;
+  return *get_submodule(path);
+}
+
+std::shared_ptr<Module> Module::find_module_path(const std::string& module_path, const std::string& full_path) const {
+  std::shared_ptr<Module> current = shared_self();
+  if (module_path.empty()) return current;
+  std::string walked;
+  for (const std::string& part : split_path(module_path)) {
+    walked = walked.empty() ? part : walked + "." + part;
+    auto it = find_entry(current->children_, part);
+    TL_CHECK(it != current->children_.end(), "unknown module path: '", walked, "' in '", full_path, "' (",
+             current->type_name(), " has no child '", part, "')");
+    current = it->second;
+  }
+  return current;
+}
+
+std::pair<std::shared_ptr<Module>, std::string> Module::owner_and_name(const std::string& path) const {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos) return {shared_self(), path};
+  return {find_module_path(path.substr(0, dot), path), path.substr(dot + 1)};
+}
+
+void Module::set_submodule(const std::string& path, std::shared_ptr<Module> module) {
+  TL_CHECK(!path.empty(), "set_submodule: the path is empty (the root module cannot be replaced)");
+  const auto [parent, name] = owner_and_name(path);
+  parent->register_child(name, std::move(module));
+}
+
+Tensor Module::get_parameter(const std::string& path) const {
+  const auto [owner, name] = owner_and_name(path);
+  TL_CHECK(owner->has_parameter(name), "unknown parameter: '", path, "' (", owner->type_name(),
+           " has no parameter '", name, "')");
+  return owner->parameter(name);
+}
+
+Tensor Module::get_buffer(const std::string& path) const {
+  const auto [owner, name] = owner_and_name(path);
+  TL_CHECK(owner->has_buffer(name), "unknown buffer: '", path, "' (", owner->type_name(), " has no buffer '", name,
+           "')");
+  return owner->buffer(name);
+}
+
+// ---- iteration ----
+
+std::vector<Module::NamedModule> Module::named_modules() const {
+  std::vector<NamedModule> out;
+  std::unordered_set<const Module*> memo;
+  auto visit = [&](auto& self_ref, const std::shared_ptr<Module>& m, const std::string& prefix) -> void {
+    if (!memo.insert(m.get()).second) return;
+    out.emplace_back(prefix, m);
+    for (const auto& [name, child] : m->children_) self_ref(self_ref, child, join_path(prefix, name));
+  };
+  visit(visit, shared_self(), "");
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& entry : named_modules()) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<Module::NamedModule> Module::named_children() const {
+  std::vector<NamedModule> out;
+  std::unordered_set<const Module*> memo;
+  for (const auto& entry : children_)
+    if (memo.insert(entry.second.get()).second) out.push_back(entry);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& entry : named_children()) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<Module::NamedTensor> Module::named_members(std::vector<NamedTensor> Module::*field, bool recurse) const {
+  std::vector<NamedTensor> out;
+  auto add_own = [&](const Module& m, const std::string& prefix) {
+    for (const auto& [name, t] : m.*field) {
+      if (!t.defined()) continue;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const NamedTensor& e) { return e.second.is_same(t); });
+      if (!seen) out.emplace_back(join_path(prefix, name), t);
+    }
+  };
+  if (!recurse) {
+    add_own(*this, "");
+    return out;
+  }
+  for (const auto& [prefix, m] : named_modules()) add_own(*m, prefix);
+  return out;
+}
+
+std::vector<Module::NamedTensor> Module::named_parameters(bool recurse) const {
+  return named_members(&Module::parameters_, recurse);
+}
+
+std::vector<Module::NamedTensor> Module::named_buffers(bool recurse) const {
+  return named_members(&Module::buffers_, recurse);
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_parameters(recurse)) out.push_back(std::move(entry.second));
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& entry : named_buffers(recurse)) out.push_back(std::move(entry.second));
+  return out;
+}
+
+// ---- mode ----
+
+void Module::train(bool on) {
+  training_ = on;
+  for (const auto& entry : children_) entry.second->train(on);
+}
+
+// ---- dtype ----
+
+Module& Module::to(DType dtype) {
+  TL_CHECK(is_floating_point(dtype), "nn.Module.to only accepts floating point dtypes, but got desired dtype=", dtype);
+  std::vector<std::pair<Tensor, Tensor>> converted;  // (original, copy): a shared tensor is converted once
+  auto convert = [&](Tensor& t) {
+    if (!t.defined() || !is_floating_point(t.dtype()) || t.dtype() == dtype) return;
+    for (const auto& [original, copy] : converted)
+      if (original.is_same(t)) {
+        t = copy;
+        return;
+      }
+    Tensor copy = t.to(dtype);
+    converted.emplace_back(t, copy);
+    t = std::move(copy);
+  };
+  for (const std::shared_ptr<Module>& m : modules()) {
+    for (auto& entry : m->parameters_) convert(entry.second);
+    for (auto& entry : m->buffers_) convert(entry.second);
+  }
+  return *this;
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  for (const auto& c : children()) c->apply(fn);
+  fn(*this);
+}
+
+}  // namespace tl::nn

@@ -1,0 +1,183 @@
+// nn/module.h — nn::Module, the tree every layer and model is built from. Parameters, buffers and
+// children live only in the module's ordered registry (read by name in forward()), so clone(),
+// set_submodule() and load_state_dict() see everything; operator() is the one call path hooks see.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+#include "nn/state_dict.h"
+
+namespace tl::nn {
+
+/// The Python signature of forward(), as symbolic tracing names its placeholders and annotates
+/// the generated code: `def forward(self, x : torch.Tensor) -> torch.Tensor`.
+struct ForwardSignature {
+  std::vector<std::string> arg_names{"x"};
+  std::vector<std::string> arg_types;  ///< per argument, "" (or missing) for none
+  std::string return_type;             ///< "" for none
+};
+
+/// Base of every layer and model, like torch.nn.Module. Children are held by std::shared_ptr; a
+/// root may live anywhere (get_submodule("") then returns a non-owning pointer to it).
+/// Names follow PyTorch: a registration keeps its first position when re-registered; parameter,
+/// buffer and child names share one namespace, are non-empty and contain no '.'.
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  using NamedTensor = std::pair<std::string, Tensor>;
+  using NamedModule = std::pair<std::string, std::shared_ptr<Module>>;
+
+  Module() = default;
+  virtual ~Module();
+  Module& operator=(const Module&) = delete;
+
+  // ---- calling ----
+  /// The one call path: module hooks (tracing, profiling) see every call made here.
+  TensorList operator()(const TensorList& inputs);
+  /// One tensor in, one out; throws tl::Error when forward() returns another count.
+  Tensor operator()(const Tensor& input);
+  /// Default: exactly one input, passed to forward(const Tensor&); throws otherwise.
+  virtual TensorList forward(const TensorList& inputs);
+  /// Default: throws tl::Error naming the module (like PyTorch's missing "forward").
+  virtual Tensor forward(const Tensor& input);
+
+  // ---- identity ----
+  /// The Python class name printed by repr: "Conv2d", "ResNet", "WrappedBatchNorm".
+  virtual std::string type_name() const = 0;
+  /// The text inside the parentheses of repr: "1, 1, kernel_size=(1, 1), stride=(1, 1)".
+  virtual std::string extra_repr() const;
+  /// True for built-in layers (FX records them as call_module); containers and models are not.
+  virtual bool is_leaf() const;
+  /// forward()'s argument names and annotations; default: one unannotated argument `x`.
+  virtual ForwardSignature forward_signature() const { return {}; }
+  /// A deep copy: options copied, every tensor cloned, every child cloned (sharing inside the tree
+  /// is kept: a tensor or module registered twice is copied once). Built-in layers, containers and
+  /// the models implement it with clone_as<T>(); the default throws tl::Error.
+  virtual std::shared_ptr<Module> clone() const;
+
+  // ---- registration (throws tl::Error for a bad name or one used by another kind) ----
+  /// An undefined `t` registers None (e.g. bias=False): kept by name, skipped by iteration.
+  Tensor register_parameter(const std::string& name, Tensor t);
+  Tensor register_buffer(const std::string& name, Tensor t);
+  /// Adds or replaces the child `name`; `module` must not be null.
+  template <class M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    static_assert(std::is_base_of_v<Module, M>, "register_module: M must derive from tl::nn::Module");
+    register_child(name, module);
+    return module;
+  }
+
+  // ---- direct (non-dotted) access; throws tl::Error naming the module when absent ----
+  /// The reference stays valid until the next registration on this module.
+  Tensor& parameter(const std::string& name);
+  const Tensor& parameter(const std::string& name) const;
+  Tensor& buffer(const std::string& name);
+  const Tensor& buffer(const std::string& name) const;
+  std::shared_ptr<Module> child(const std::string& name) const;
+  /// True when registered, even as None.
+  bool has_parameter(const std::string& name) const;
+  bool has_buffer(const std::string& name) const;
+  bool has_child(const std::string& name) const;
+
+  // ---- dotted paths ("layer1.0.conv1") ----
+  /// "" is this module. Throws tl::Error naming the first missing component:
+  /// unknown module path: 'layer9' in 'layer9.0.conv1' (ResNet has no child 'layer9').
+  std::shared_ptr<Module> get_submodule(const std::string& path) const;
+  /// Replaces (or adds) the module at `path`; every component but the last must exist.
+  void set_submodule(const std::string& path, std::shared_ptr<Module> module);
+  /// "layer1.0.conv1.weight"; a parameter registered as None gives an undefined Tensor.
+  Tensor get_parameter(const std::string& path) const;
+  Tensor get_buffer(const std::string& path) const;
+
+  // ---- iteration, in PyTorch's order and with its de-duplication ----
+  /// Pre-order over modules, own entries in registration order; None skipped; each tensor once.
+  std::vector<NamedTensor> named_parameters(bool recurse = true) const;
+  std::vector<NamedTensor> named_buffers(bool recurse = true) const;
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  /// Direct children, each module once.
+  std::vector<NamedModule> named_children() const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  /// This module first (name ""), then every descendant by dotted path, pre-order, each once.
+  std::vector<NamedModule> named_modules() const;
+  std::vector<std::shared_ptr<Module>> modules() const;
+
+  // ---- mode ----
+  /// Sets training mode on this module and every descendant.
+  void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  /// Calls fn on every descendant (children first, recursively), then on this module.
+  void apply(const std::function<void(Module&)>& fn);
+
+  // ---- dtype ----
+  /// PyTorch's module.to(dtype) / .double() / .float(): every floating-point parameter and buffer of
+  /// this module and its descendants becomes a `dtype` copy, replacing it in the registry (integer
+  /// buffers such as num_batches_tracked keep theirs; a tensor registered at several places stays
+  /// shared). Tensors obtained before the call keep the old dtype. Throws tl::Error unless `dtype`
+  /// is floating point. Returns *this.
+  Module& to(DType dtype);
+
+  // ---- state dict (nn/state_dict.cpp) ----
+  /// Every parameter and buffer by dotted name, in PyTorch's order (see StateDict); aliases them.
+  StateDict state_dict() const;
+  /// Copies `dict` into this module's tensors (converting dtype, keeping tensor identity). Missing
+  /// and unexpected keys (when `strict`) and shape mismatches (always) are reported together in one
+  /// tl::Error worded like PyTorch's; everything is checked before the first copy, so on error
+  /// nothing changes. With strict=false the unmatched keys are returned.
+  IncompatibleKeys load_state_dict(const StateDict& dict, bool strict = true);
+
+ protected:
+  /// Copies options and registry handles; clone_as() then makes the copy deep.
+  Module(const Module&) = default;
+
+  /// Every registered child in registration order, repeats included (Python's self._modules).
+  const std::vector<NamedModule>& registered_children() const { return children_; }
+
+  /// The module at `path` (direct child name or dotted), for forward(): submodule("conv1")(x).
+  /// Throws like get_submodule().
+  Module& submodule(const std::string& path);
+
+  /// clone() for a copy-constructible module type M (this must be an M).
+  template <class M>
+  std::shared_ptr<Module> clone_as() const {
+    static_assert(std::is_base_of_v<Module, M>, "clone_as: M must derive from tl::nn::Module");
+    auto copy = std::make_shared<M>(static_cast<const M&>(*this));
+    static_cast<Module&>(*copy).deep_copy_registry();
+    return copy;
+  }
+
+ private:
+  void register_child(const std::string& name, std::shared_ptr<Module> module);
+  enum class EntryKind { Parameter, Buffer, Child };
+  /// Throws unless `name` is a valid name that no entry of another kind uses.
+  void check_name(const std::string& name, EntryKind kind) const;
+  /// This module as a shared_ptr (non-owning when it is not owned by one).
+  std::shared_ptr<Module> shared_self() const;
+  /// The module at `module_path`; errors quote `full_path` (the path the user asked for).
+  std::shared_ptr<Module> find_module_path(const std::string& module_path, const std::string& full_path) const;
+  /// "a.b.name" -> (module a.b, "name").
+  std::pair<std::shared_ptr<Module>, std::string> owner_and_name(const std::string& path) const;
+  std::vector<NamedTensor> named_members(std::vector<NamedTensor> Module::*field, bool recurse) const;
+  void deep_copy_registry();
+  void append_state(const std::string& prefix, StateDict& out) const;
+
+  friend std::string repr(const Module& module);
+
+  std::vector<NamedTensor> parameters_;
+  std::vector<NamedTensor> buffers_;
+  std::vector<NamedModule> children_;
+  bool training_ = true;
+};
+
+/// print(module): PyTorch's repr followed by a newline (nn/repr.cpp; repr() has no newline).
+std::ostream& operator<<(std::ostream& os, const Module& module);
+
+}  // namespace tl::nn

@@ -1,0 +1,70 @@
+// nn/pooling.cpp — the pooling layers: option checks, repr as PyTorch prints them (arguments shown
+// in the form given: "kernel_size=3" or "(3, 3)"), forward through F.*.
+#include "nn/pooling.h"
+
+#include "nn/repr.h"
+
+namespace tl::nn {
+namespace {
+
+void check_pool_window(const char* layer, IntPair kernel_size, IntPair stride, IntPair padding) {
+  TL_CHECK(kernel_size.h() > 0 && kernel_size.w() > 0, layer, ": kernel_size must be positive, got ",
+           kernel_size.repr());
+  TL_CHECK(stride.h() > 0 && stride.w() > 0, layer, ": stride must be positive, got ", stride.repr());
+  TL_CHECK(padding.h() >= 0 && padding.w() >= 0, layer, ": padding must be non-negative, got ", padding.repr());
+}
+
+/// A symbolic-tracing proxy may not know its shape; the traced op is checked when it runs.
+void check_4d(const char* layer, const Tensor& input) {
+  TL_CHECK(input.is_proxy() || input.dim() == 4, layer, ": expected 4D input (N, C, H, W) (got ", input.dim(), "D input of size ",
+           input.shape(), ")");
+}
+
+}  // namespace
+
+MaxPool2d::MaxPool2d(const MaxPool2dOptions& options) : options_(options) {
+  if (!options_.stride) options_.stride = options_.kernel_size;
+  check_pool_window("MaxPool2d", options_.kernel_size, *options_.stride, options_.padding);
+  TL_CHECK(options_.dilation.h() > 0 && options_.dilation.w() > 0, "MaxPool2d: dilation must be positive, got ",
+           options_.dilation.repr());
+}
+
+Tensor MaxPool2d::forward(const Tensor& input) {
+  check_4d("MaxPool2d", input);
+  const MaxPool2dOptions& o = options_;
+  return functional::max_pool2d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+}
+
+std::string MaxPool2d::extra_repr() const {
+  const MaxPool2dOptions& o = options_;
+  return "kernel_size=" + o.kernel_size.repr() + ", stride=" + o.stride->repr() + ", padding=" + o.padding.repr() +
+         ", dilation=" + o.dilation.repr() + ", ceil_mode=" + py_bool(o.ceil_mode);
+}
+
+AvgPool2d::AvgPool2d(const AvgPool2dOptions& options) : options_(options) {
+  if (!options_.stride) options_.stride = options_.kernel_size;
+  check_pool_window("AvgPool2d", options_.kernel_size, *options_.stride, options_.padding);
+}
+
+Tensor AvgPool2d::forward(const Tensor& input) {
+  check_4d("AvgPool2d", input);
+  const AvgPool2dOptions& o = options_;
+  return functional::avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
+}
+
+std::string AvgPool2d::extra_repr() const {
+  const AvgPool2dOptions& o = options_;
+  return "kernel_size=" + o.kernel_size.repr() + ", stride=" + o.stride->repr() + ", padding=" + o.padding.repr();
+}
+
+AdaptiveAvgPool2d::AdaptiveAvgPool2d(IntPair output_size) : output_size_(output_size) {
+  TL_CHECK(output_size.h() >= 0 && output_size.w() >= 0, "AdaptiveAvgPool2d: output_size must be non-negative, got ",
+           output_size.repr());
+}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& input) {
+  check_4d("AdaptiveAvgPool2d", input);
+  return functional::adaptive_avg_pool2d(input, output_size_);
+}
+
+}  // namespace tl::nn

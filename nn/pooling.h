@@ -1,0 +1,87 @@
+// nn/pooling.h — MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (torch.nn's): no parameters, input and
+// output (N, C, H, W). Each throws tl::Error for input that is not 4-D.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nn/functional.h"
+#include "nn/module.h"
+
+namespace tl::nn {
+
+/// nn.MaxPool2d's arguments; stride = nullopt (None) means stride = kernel_size.
+struct MaxPool2dOptions {
+  IntPair kernel_size = 1;
+  std::optional<IntPair> stride = std::nullopt;
+  IntPair padding = 0;
+  IntPair dilation = 1;
+  bool ceil_mode = false;
+};
+
+class MaxPool2d : public Module {
+ public:
+  explicit MaxPool2d(const MaxPool2dOptions& options);
+  /// nn.MaxPool2d(kernel_size).
+  explicit MaxPool2d(IntPair kernel_size) : MaxPool2d(MaxPool2dOptions{.kernel_size = kernel_size}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "MaxPool2d"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<MaxPool2d>(); }
+
+  /// The options with stride resolved (never nullopt).
+  const MaxPool2dOptions& options() const { return options_; }
+
+ private:
+  MaxPool2dOptions options_;
+};
+
+/// nn.AvgPool2d's arguments; stride = nullopt (None) means stride = kernel_size.
+struct AvgPool2dOptions {
+  IntPair kernel_size = 1;
+  std::optional<IntPair> stride = std::nullopt;
+  IntPair padding = 0;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+};
+
+class AvgPool2d : public Module {
+ public:
+  explicit AvgPool2d(const AvgPool2dOptions& options);
+  /// nn.AvgPool2d(kernel_size).
+  explicit AvgPool2d(IntPair kernel_size) : AvgPool2d(AvgPool2dOptions{.kernel_size = kernel_size}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "AvgPool2d"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AvgPool2d>(); }
+
+  /// The options with stride resolved (never nullopt).
+  const AvgPool2dOptions& options() const { return options_; }
+
+ private:
+  AvgPool2dOptions options_;
+};
+
+/// Output (N, C, output_size.h, output_size.w) whatever the input's H and W.
+class AdaptiveAvgPool2d : public Module {
+ public:
+  explicit AdaptiveAvgPool2d(IntPair output_size);
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "AdaptiveAvgPool2d"; }
+  std::string extra_repr() const override { return "output_size=" + output_size_.repr(); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AdaptiveAvgPool2d>(); }
+
+  IntPair output_size() const { return output_size_; }
+
+ private:
+  IntPair output_size_;
+};
+
+}  // namespace tl::nn

@@ -1,0 +1,106 @@
+// nn/repr.cpp — Module repr exactly as torch.nn.Module.__repr__ builds it (extra_repr lines, then
+// "(name): child" lines indented by _addindent), and Python's float repr.
+#include "nn/repr.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <vector>
+
+#include "nn/module.h"
+
+namespace tl::nn {
+namespace {
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  while (true) {
+    const size_t nl = s.find('\n', begin);
+    lines.push_back(s.substr(begin, nl - begin));
+    if (nl == std::string::npos) return lines;
+    begin = nl + 1;
+  }
+}
+
+/// torch.nn.modules.module._addindent: every line but the first gets `spaces` more spaces.
+std::string add_indent(const std::string& s, int spaces) {
+  const std::vector<std::string> lines = split_lines(s);
+  std::string out = lines[0];
+  for (size_t i = 1; i < lines.size(); ++i) {
+    out += '\n';
+    out.append(static_cast<size_t>(spaces), ' ');
+    out += lines[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string repr(const Module& module) {
+  const std::string extra = module.extra_repr();
+  const std::vector<std::string> extra_lines = extra.empty() ? std::vector<std::string>{} : split_lines(extra);
+  std::vector<std::string> child_lines;
+  // Every registry entry, repeats included, as Python iterates self._modules.
+  for (const auto& [name, child] : module.children_) {
+    std::string line = "(";
+    line.append(name).append("): ").append(add_indent(repr(*child), 2));
+    child_lines.push_back(std::move(line));
+  }
+
+  std::string out = module.type_name() + "(";
+  if (extra_lines.size() == 1 && child_lines.empty()) {
+    out += extra_lines[0];
+  } else if (!extra_lines.empty() || !child_lines.empty()) {
+    out += "\n";
+    for (const std::string& line : extra_lines) out += "  " + line + "\n";
+    for (const std::string& line : child_lines) out += "  " + line + "\n";
+  }
+  return out + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& module) { return os << repr(module) << '\n'; }
+
+std::string py_float(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  // Shortest round-trip digits in scientific form, e.g. "1.5e-07", then Python's layout rules.
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  std::string sci(buf, result.ptr);
+  std::string sign;
+  if (sci[0] == '-') {
+    sign = "-";
+    sci.erase(0, 1);
+  }
+  const size_t e = sci.find('e');
+  const int exponent = std::atoi(sci.c_str() + e + 1);
+  std::string digits = sci.substr(0, e);
+  if (digits.size() > 1) digits.erase(1, 1);  // drop the '.'
+  const int n = static_cast<int>(digits.size());
+
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1);
+    if (n > 1) mantissa.append(".").append(digits, 1);
+    const int magnitude = std::abs(exponent);
+    return sign + mantissa + (exponent < 0 ? "e-" : "e+") + (magnitude < 10 ? "0" : "") + std::to_string(magnitude);
+  }
+  if (exponent < 0) return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  const int int_digits = exponent + 1;
+  if (n <= int_digits) return sign + digits + std::string(static_cast<size_t>(int_digits - n), '0') + ".0";
+  const auto split = static_cast<size_t>(int_digits);
+  return sign + digits.substr(0, split) + "." + digits.substr(split);
+}
+
+std::string py_bool(bool value) { return value ? "True" : "False"; }
+
+std::string py_tuple(int64_t h, int64_t w) {
+  std::string out = "(";
+  out += std::to_string(h);
+  out += ", ";
+  out += std::to_string(w);
+  return out + ")";
+}
+
+}  // namespace tl::nn

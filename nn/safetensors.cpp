@@ -1,0 +1,383 @@
+// nn/safetensors.cpp — safetensors reader and writer. The header is parsed and every entry checked
+// against the file size before any tensor is allocated, so a hostile file costs at most its own size.
+#include "nn/safetensors.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+
+namespace tl::nn {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian and is copied byte for byte");
+
+// Ordered, so a header is written and read back in the order of its entries.
+using Json = nlohmann::ordered_json;
+
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // the reference implementation's limit
+constexpr int64_t kLengthBytes = 8;
+constexpr const char* kMetadataKey = "__metadata__";
+
+struct DTypeCode {
+  const char* code;
+  DType dtype;
+};
+// In descending alignment: the reference writer orders entries this way, then by name.
+constexpr DTypeCode kDTypeCodes[] = {{"I64", DType::Int64},     {"F64", DType::Float64},
+                                     {"F32", DType::Float32},   {"I32", DType::Int32},
+                                     {"BF16", DType::BFloat16}, {"BOOL", DType::Bool}};
+
+// TL_CHECK with the file named first; like TL_CHECK, the message is built only on failure.
+#define TL_FILE_CHECK(cond, path, ...) TL_CHECK(cond, "safetensors: ", path, ": ", __VA_ARGS__)
+
+int64_t rank_of(DType dtype) {
+  for (int64_t i = 0; i < std::ssize(kDTypeCodes); ++i) {
+    if (kDTypeCodes[i].dtype == dtype) return i;
+  }
+  TL_INTERNAL_ASSERT(false, "safetensors: no code for ", dtype);
+  return 0;
+}
+
+const char* code_of(DType dtype) { return kDTypeCodes[rank_of(dtype)].code; }
+
+// A JSON value for an error message, cut short so a huge header never floods it.
+std::string brief(const Json& value) {
+  std::string text = value.dump();
+  constexpr size_t kMax = 60;
+  return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path), file_(nullptr, &std::fclose) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    TL_FILE_CHECK(std::filesystem::exists(status), path, "file not found");
+    TL_FILE_CHECK(std::filesystem::is_regular_file(status), path, "not a regular file");
+    size_ = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+    TL_FILE_CHECK(!ec, path, "cannot read the file size (", ec.message(), ")");
+    file_.reset(std::fopen(path.c_str(), "rb"));
+    TL_FILE_CHECK(file_ != nullptr, path, "cannot open (", errno_text(), ")");
+  }
+
+  int64_t size() const { return size_; }
+
+  void read(int64_t offset, void* dst, int64_t bytes) {
+    if (bytes == 0) return;
+    const bool ok = fseeko(file_.get(), offset, SEEK_SET) == 0 &&
+                    std::fread(dst, 1, static_cast<size_t>(bytes), file_.get()) == static_cast<size_t>(bytes);
+    TL_FILE_CHECK(ok, path_, "reading ", bytes, " bytes at offset ", offset, " failed (",
+                  std::ferror(file_.get()) ? errno_text() : std::string("unexpected end of file"), ")");
+  }
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::FILE, decltype(&std::fclose)> file_;
+  int64_t size_ = 0;
+};
+
+struct Entry {
+  std::string name;
+  DType dtype = DType::Float32;
+  Shape shape;
+  int64_t begin = 0;  ///< byte range [begin, end) within the data section
+  int64_t end = 0;
+};
+
+struct Header {
+  std::vector<Entry> entries;      ///< in the header's order
+  std::vector<size_t> file_order;  ///< entry indices by ascending begin
+  SafetensorsMetadata metadata;
+  int64_t data_start = 0;  ///< file offset of the data section
+};
+
+// Parses the header text; a name given twice is an error (a JSON parser would keep one silently).
+Json parse_header_json(const std::string& text, const std::string& path) {
+  std::set<std::string> names;
+  std::string duplicate;
+  Json json;
+  try {
+    json = Json::parse(text, [&](int depth, Json::parse_event_t event, Json& parsed) {
+      if (event == Json::parse_event_t::key && depth == 1 &&
+          !names.insert(parsed.get<std::string>()).second && duplicate.empty()) {
+        duplicate = parsed.get<std::string>();
+      }
+      return true;
+    });
+  } catch (const Json::exception& e) {
+    TL_FILE_CHECK(false, path, "invalid JSON header (", e.what(), ")");
+  }
+  TL_FILE_CHECK(json.is_object(), path, "the JSON header is ", json.type_name(), ", expected an object");
+  TL_FILE_CHECK(duplicate.empty(), path, "the name '", duplicate, "' appears more than once in the header");
+  return json;
+}
+
+SafetensorsMetadata parse_metadata(const Json& value, const std::string& path) {
+  TL_FILE_CHECK(value.is_object(), path, kMetadataKey, " is ", value.type_name(),
+                ", expected an object of strings");
+  SafetensorsMetadata metadata;
+  for (const auto& [key, item] : value.items()) {
+    TL_FILE_CHECK(item.is_string(), path, kMetadataKey, " value for '", key, "' is ", brief(item),
+                  ", expected a string");
+    metadata[key] = item.get<std::string>();
+  }
+  return metadata;
+}
+
+int64_t json_int(const Json& value, const std::string& path, const std::string& name, const char* field) {
+  TL_FILE_CHECK(value.is_number_integer(), path, "tensor '", name, "': ", field, " holds ", brief(value),
+                ", expected an integer");
+  TL_FILE_CHECK(!value.is_number_unsigned() || value.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX),
+                path, "tensor '", name, "': ", field, " value ", brief(value), " is too large");
+  return value.get<int64_t>();
+}
+
+DType dtype_from_code(const Json& value, const std::string& path, const std::string& name) {
+  TL_FILE_CHECK(value.is_string(), path, "tensor '", name, "': dtype is ", brief(value),
+                ", expected a string");
+  const std::string code = value.get<std::string>();
+  for (const DTypeCode& c : kDTypeCodes) {
+    if (code == c.code) return c.dtype;
+  }
+  TL_FILE_CHECK(false, path, "tensor '", name, "': unsupported dtype '", code,
+                "' (supported: F32, F64, I64, I32, BOOL, BF16)");
+  return DType::Float32;
+}
+
+// Bytes the entry's shape and dtype need; throws for negative sizes and int64 overflow.
+int64_t required_bytes(const Entry& e, const std::string& path) {
+  for (int64_t d : e.shape)
+    TL_FILE_CHECK(d >= 0, path, "tensor '", e.name, "': negative dimension ", d, " in shape ", e.shape);
+  if (std::find(e.shape.begin(), e.shape.end(), 0) != e.shape.end()) return 0;
+  int64_t bytes = element_size(e.dtype);
+  for (int64_t d : e.shape) {
+    TL_FILE_CHECK(!__builtin_mul_overflow(bytes, d, &bytes), path, "tensor '", e.name, "': shape ", e.shape,
+                  " of ", code_of(e.dtype), " needs more bytes than int64 can count");
+  }
+  return bytes;
+}
+
+Entry parse_entry(const std::string& name, const Json& value, int64_t data_bytes, const std::string& path) {
+  TL_FILE_CHECK(value.is_object(), path, "tensor '", name, "' is ", brief(value),
+                ", expected an object with dtype, shape and data_offsets");
+  const auto field = [&](const char* key) -> const Json& {
+    const auto it = value.find(key);
+    TL_FILE_CHECK(it != value.end(), path, "tensor '", name, "' has no '", key, "' field");
+    return *it;
+  };
+  const Json& dtype = field("dtype");
+  const Json& shape = field("shape");
+  const Json& offsets = field("data_offsets");
+  Entry e{name, dtype_from_code(dtype, path, name), {}, 0, 0};
+  TL_FILE_CHECK(shape.is_array(), path, "tensor '", name, "': shape is ", brief(shape),
+                ", expected an array of integers");
+  for (const Json& d : shape) e.shape.push_back(json_int(d, path, name, "shape"));
+  const int64_t bytes = required_bytes(e, path);
+  TL_FILE_CHECK(offsets.is_array() && offsets.size() == 2, path, "tensor '", name, "': data_offsets is ",
+                brief(offsets), ", expected [begin, end]");
+  e.begin = json_int(offsets[0], path, name, "data_offsets");
+  e.end = json_int(offsets[1], path, name, "data_offsets");
+  TL_FILE_CHECK(e.begin <= e.end, path, "tensor '", name, "': data_offsets [", e.begin, ", ", e.end,
+                "] end before they begin");
+  TL_FILE_CHECK(0 <= e.begin && e.end <= data_bytes, path, "tensor '", name, "': data_offsets [", e.begin,
+                ", ", e.end, "] lie outside the data section of ", data_bytes, " bytes");
+  TL_FILE_CHECK(e.end - e.begin == bytes, path, "tensor '", name, "': data_offsets [", e.begin, ", ", e.end,
+                "] hold ", e.end - e.begin, " bytes but shape ", e.shape, " of ", code_of(e.dtype), " needs ",
+                bytes);
+  return e;
+}
+
+// Orders the entries by position in the file and rejects two that share a byte.
+std::vector<size_t> check_no_overlap(const std::vector<Entry>& entries, const std::string& path) {
+  std::vector<size_t> order(entries.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::pair(entries[a].begin, entries[a].end) < std::pair(entries[b].begin, entries[b].end);
+  });
+  const Entry* previous = nullptr;
+  for (size_t i : order) {
+    const Entry& e = entries[i];
+    if (e.begin == e.end) continue;
+    if (previous != nullptr) {
+      TL_FILE_CHECK(previous->end <= e.begin, path, "tensors '", previous->name, "' [", previous->begin, ", ",
+                    previous->end, ") and '", e.name, "' [", e.begin, ", ", e.end, ") overlap");
+    }
+    previous = &e;
+  }
+  return order;
+}
+
+Header read_header(InputFile& file, const std::string& path) {
+  TL_FILE_CHECK(file.size() >= kLengthBytes, path, "the file is ", file.size(),
+                " bytes, shorter than the 8-byte header length");
+  unsigned char raw[kLengthBytes];
+  file.read(0, raw, kLengthBytes);
+  uint64_t length = 0;
+  for (int i = kLengthBytes - 1; i >= 0; --i) length = length << 8 | raw[i];
+  TL_FILE_CHECK(length <= kMaxHeaderBytes, path, "header length ", length, " exceeds the limit of ",
+                kMaxHeaderBytes, " bytes");
+  const int64_t header_bytes = static_cast<int64_t>(length);
+  TL_FILE_CHECK(header_bytes <= file.size() - kLengthBytes, path, "header length ", header_bytes,
+                " runs past the end of the file (", file.size(), " bytes)");
+  std::string text(static_cast<size_t>(header_bytes), '\0');
+  file.read(kLengthBytes, text.data(), header_bytes);
+  const Json json = parse_header_json(text, path);
+
+  Header header;
+  header.data_start = kLengthBytes + header_bytes;
+  const int64_t data_bytes = file.size() - header.data_start;
+  for (const auto& [key, value] : json.items()) {
+    if (key == kMetadataKey) {
+      header.metadata = parse_metadata(value, path);
+    } else {
+      header.entries.push_back(parse_entry(key, value, data_bytes, path));
+    }
+  }
+  header.file_order = check_no_overlap(header.entries, path);
+  return header;
+}
+
+// A BOOL byte other than 0 or 1 is not a C++ bool; reading it as one would be undefined.
+void check_bools(const Tensor& t, const std::string& name, const std::string& path) {
+  const auto* bytes = static_cast<const unsigned char*>(t.raw_data());
+  const auto* bad = std::find_if(bytes, bytes + t.numel(), [](unsigned char b) { return b > 1; });
+  if (bad == bytes + t.numel()) return;
+  TL_FILE_CHECK(false, path, "tensor '", name, "': BOOL element ", bad - bytes, " holds byte ",
+                static_cast<int>(*bad), ", expected 0 or 1");
+}
+
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
+    TL_FILE_CHECK(file_ != nullptr, path, "cannot create (", errno_text(), ")");
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  void write(const void* data, int64_t bytes) {
+    if (bytes == 0) return;
+    TL_FILE_CHECK(std::fwrite(data, 1, static_cast<size_t>(bytes), file_) == static_cast<size_t>(bytes),
+                  path_, "writing ", bytes, " bytes failed (", errno_text(), ")");
+  }
+
+  void close() {
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    TL_FILE_CHECK(rc == 0, path_, "closing the file failed (", errno_text(), ")");
+  }
+
+ private:
+  std::string path_;
+  std::FILE* file_;
+};
+
+// Entry indices in the reference writer's order, after checking that every tensor can be written.
+std::vector<size_t> write_order(const NamedTensors& tensors, const std::string& path) {
+  std::set<std::string> names;
+  for (const auto& [name, t] : tensors) {
+    TL_FILE_CHECK(name != kMetadataKey, path, "'", kMetadataKey, "' is reserved and cannot name a tensor");
+    TL_FILE_CHECK(names.insert(name).second, path, "the name '", name, "' is given to more than one tensor");
+    TL_FILE_CHECK(t.defined(), path, "tensor '", name, "' is undefined (None)");
+    TL_FILE_CHECK(!t.is_proxy(), path, "tensor '", name, "' is a symbolic proxy and has no data");
+  }
+  std::vector<size_t> order(tensors.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::pair(rank_of(tensors[a].second.dtype()), tensors[a].first) <
+           std::pair(rank_of(tensors[b].second.dtype()), tensors[b].first);
+  });
+  return order;
+}
+
+std::string header_text(const NamedTensors& tensors, const std::vector<size_t>& order,
+                        const SafetensorsMetadata& metadata, const std::string& path) {
+  Json header = Json::object();
+  if (!metadata.empty()) header[kMetadataKey] = metadata;
+  int64_t offset = 0;
+  for (size_t i : order) {
+    const Tensor& t = tensors[i].second;
+    Json entry = Json::object();
+    entry["dtype"] = code_of(t.dtype());
+    entry["shape"] = t.shape().vec();
+    entry["data_offsets"] = Json::array({offset, offset + t.nbytes()});
+    header[tensors[i].first] = std::move(entry);
+    offset += t.nbytes();
+  }
+  std::string text;
+  try {
+    text = header.dump(-1, ' ', false, Json::error_handler_t::strict);
+  } catch (const Json::exception& e) {
+    TL_FILE_CHECK(false, path, "a tensor name or metadata string is not valid UTF-8 (", e.what(), ")");
+  }
+  text.append((kLengthBytes - text.size() % kLengthBytes) % kLengthBytes, ' ');
+  return text;
+}
+
+}  // namespace
+
+NamedTensors load_safetensors(const std::string& path) {
+  InputFile file(path);
+  const Header header = read_header(file, path);
+  NamedTensors out(header.entries.size());
+  // Read in file order: one forward pass over the disk.
+  for (size_t i : header.file_order) {
+    const Entry& e = header.entries[i];
+    Tensor t = Tensor::allocate(e.shape, e.dtype);
+    file.read(header.data_start + e.begin, t.raw_data(), e.end - e.begin);
+    if (e.dtype == DType::Bool) check_bools(t, e.name, path);
+    out[i] = {e.name, std::move(t)};
+  }
+  return out;
+}
+
+SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
+  InputFile file(path);
+  return read_header(file, path).metadata;
+}
+
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const SafetensorsMetadata& metadata) {
+  const std::vector<size_t> order = write_order(tensors, path);
+  const std::string header = header_text(tensors, order, metadata, path);
+  unsigned char length[kLengthBytes];
+  for (int i = 0; i < kLengthBytes; ++i) length[i] = static_cast<unsigned char>(header.size() >> (8 * i));
+
+  const std::string temp = path + ".tmp";
+  // Removes the partial file unless the rename below succeeded.
+  struct TempGuard {
+    const std::string& temp;
+    bool done = false;
+    ~TempGuard() {
+      std::error_code ignored;
+      if (!done) std::filesystem::remove(temp, ignored);
+    }
+  } guard{temp};
+  OutputFile out(temp);
+  out.write(length, kLengthBytes);
+  out.write(header.data(), static_cast<int64_t>(header.size()));
+  for (size_t i : order) {
+    const Tensor& t = tensors[i].second;
+    const Tensor data = t.is_contiguous() ? t : t.contiguous();
+    out.write(data.raw_data(), data.nbytes());
+  }
+  out.close();
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  TL_FILE_CHECK(!ec, path, "cannot move the written file into place (", ec.message(), ")");
+  guard.done = true;
+}
+
+}  // namespace tl::nn

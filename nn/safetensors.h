@@ -1,0 +1,44 @@
+// nn/safetensors.h — reads and writes the safetensors format: an 8-byte little-endian header length,
+// a JSON header {name: {dtype, shape, data_offsets}, "__metadata__": {str: str}}, then raw data.
+// A file is fully validated before any tensor is allocated; every problem is a tl::Error.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tl::nn {
+
+/// Tensors with their names, in a meaningful order (a state dict, a file's header order).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+/// The free-form string map a safetensors file stores under "__metadata__".
+using SafetensorsMetadata = std::map<std::string, std::string>;
+
+/// Every tensor of the safetensors file at `path`, in the order of its JSON header, each a fresh
+/// contiguous tensor that shares nothing with the file. Supported dtypes: F32, F64, I64, I32, BOOL,
+/// BF16. Throws tl::Error naming the file and the problem when the file is missing or unreadable,
+/// shorter than 8 bytes, declares a header beyond the file or over 100 MB, holds invalid JSON or a
+/// JSON value other than an object, an entry without a string dtype, an integer shape and two
+/// integer data_offsets, an unsupported dtype, a negative or overflowing shape, a byte range whose
+/// size is not numel * element size, a range outside the data section, overlapping ranges, a
+/// duplicate name, or a BOOL byte other than 0 or 1. Gaps between ranges are tolerated.
+NamedTensors load_safetensors(const std::string& path);
+
+/// The "__metadata__" map of the file at `path` (empty when absent). Reads and validates the header
+/// exactly as load_safetensors does, but no tensor data.
+SafetensorsMetadata load_safetensors_metadata(const std::string& path);
+
+/// Writes `tensors` (any strides, any supported dtype, 0-size allowed) to `path` the way the
+/// reference implementation does: entries sorted by descending dtype alignment then by name,
+/// "__metadata__" first when `metadata` is not empty, the header padded with spaces to a multiple of
+/// 8 bytes, contiguous little-endian data without gaps. The file is written beside `path` and renamed
+/// into place, so a failed save leaves an existing file untouched. Throws tl::Error for an undefined
+/// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
+/// that is not valid UTF-8, or an I/O failure.
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const SafetensorsMetadata& metadata = {});
+
+}  // namespace tl::nn

@@ -1,0 +1,86 @@
+// nn/state_dict.cpp — Module::state_dict and Module::load_state_dict with PyTorch's names, order
+// and error wording. A load validates everything before copying anything.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "nn/module.h"
+
+namespace tl::nn {
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "\"" : ", \"") + k + "\"";
+  return out;
+}
+
+/// Why `source` cannot be copied into the model's `target` named `key`, or "" when it can.
+std::string copy_problem(const std::string& key, const Tensor& source, const Tensor& target) {
+  if (!source.defined()) return "cannot copy None from checkpoint into " + key + ".";
+  if (source.is_proxy())
+    return "cannot copy " + key + " from checkpoint: it is a symbolic proxy without data.";
+  if (source.shape() != target.shape())
+    return tl::detail::str_cat("size mismatch for ", key, ": copying a param with shape ", source.shape(),
+                           " from checkpoint, the shape in current model is ", target.shape(), ".");
+  return "";
+}
+
+}  // namespace
+
+void Module::append_state(const std::string& prefix, StateDict& out) const {
+  for (const auto& [name, t] : parameters_)
+    if (t.defined()) out.emplace_back(prefix + name, t);
+  for (const auto& [name, t] : buffers_)
+    if (t.defined()) out.emplace_back(prefix + name, t);
+  for (const auto& [name, child] : children_) child->append_state(prefix + name + ".", out);
+}
+
+StateDict Module::state_dict() const {
+  StateDict out;
+  append_state("", out);
+  return out;
+}
+
+IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
+  // Like a Python dict built from the pairs: a repeated key keeps its last tensor.
+  std::unordered_map<std::string, const Tensor*> given;
+  for (const auto& [key, t] : dict) given[key] = &t;
+
+  IncompatibleKeys keys;
+  std::vector<std::string> errors;
+  std::vector<std::pair<Tensor, Tensor>> copies;  // (model tensor, checkpoint tensor)
+  std::unordered_set<std::string> expected;
+  for (const auto& [key, target] : state_dict()) {
+    expected.insert(key);
+    auto it = given.find(key);
+    if (it == given.end()) {
+      keys.missing_keys.push_back(key);
+      continue;
+    }
+    std::string problem = copy_problem(key, *it->second, target);
+    if (problem.empty())
+      copies.emplace_back(target, *it->second);
+    else
+      errors.push_back(std::move(problem));
+  }
+  std::unordered_set<std::string> reported;
+  for (const auto& entry : dict)
+    if (!expected.count(entry.first) && reported.insert(entry.first).second)
+      keys.unexpected_keys.push_back(entry.first);
+
+  if (strict) {
+    if (!keys.unexpected_keys.empty())
+      errors.insert(errors.begin(), "Unexpected key(s) in state_dict: " + quoted_list(keys.unexpected_keys) + ". ");
+    if (!keys.missing_keys.empty())
+      errors.insert(errors.begin(), "Missing key(s) in state_dict: " + quoted_list(keys.missing_keys) + ". ");
+  }
+  if (!errors.empty()) {
+    std::string message = "Error(s) in loading state_dict for " + type_name() + ":";
+    for (const std::string& e : errors) message += "\n\t" + e;
+    tl::detail::throw_error(message);
+  }
+  for (auto& [target, source] : copies) target.copy_(source);
+  return keys;
+}
+
+}  // namespace tl::nn

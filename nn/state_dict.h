@@ -1,0 +1,27 @@
+// nn/state_dict.h — the state dict type: a module tree's tensors by dotted name, in PyTorch's order.
+// Module::state_dict() / load_state_dict() (nn/module.h) produce and consume it.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tl::nn {
+
+/// (dotted name, tensor) pairs. Module::state_dict() lists, for each module in pre-order, its
+/// parameters then its buffers (None entries skipped): conv1.weight, bn1.weight, bn1.bias,
+/// bn1.running_mean, bn1.running_var, bn1.num_batches_tracked, layer1.0.conv1.weight, ...
+/// The tensors alias the module's: writing into them writes into the module.
+using StateDict = std::vector<std::pair<std::string, Tensor>>;
+
+/// What load_state_dict(dict, strict=false) could not match (PyTorch's _IncompatibleKeys):
+/// model keys absent from the dict, in model order, and dict keys the model has no place for,
+/// in dict order.
+struct IncompatibleKeys {
+  std::vector<std::string> missing_keys;
+  std::vector<std::string> unexpected_keys;
+};
+
+}  // namespace tl::nn

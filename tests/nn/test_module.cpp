@@ -1,0 +1,313 @@
+// tests/nn/test_module.cpp — Module bookkeeping: registration rules, PyTorch's iteration order and
+// de-duplication, dotted paths and their errors, train/eval, apply, the call path and its hooks, clone,
+// to(dtype).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/generator.h"
+#include "nn/init.h"
+#include "nn/layers.h"
+#include "nn/module.h"
+#include "nn/module_hook.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::nn {
+namespace {
+
+/// A user-defined module with one parameter, one buffer and whatever children a test adds.
+class Node : public Module {
+ public:
+  explicit Node(std::string name = "Node") : name_(std::move(name)) {
+    register_parameter("w", zeros({2}));
+    register_buffer("buf", zeros({1}));
+  }
+  std::string type_name() const override { return name_; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Node>(); }
+  Tensor forward(const Tensor& x) override {
+    Tensor out = x;
+    for (const auto& [name, child] : registered_children()) out = (*child)(out);
+    return out;
+  }
+
+ private:
+  std::string name_;
+};
+
+/// Two inputs, two outputs: only forward(TensorList) is overridden.
+class Pair : public Module {
+ public:
+  std::string type_name() const override { return "Pair"; }
+  TensorList forward(const TensorList& inputs) override { return {inputs.at(1), inputs.at(0)}; }
+};
+
+class NoForward : public Module {
+ public:
+  std::string type_name() const override { return "NoForward"; }
+};
+
+std::vector<std::string> names_of(const std::vector<Module::NamedTensor>& entries) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) out.push_back(e.first);
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<Module::NamedModule>& entries) {
+  std::vector<std::string> out;
+  for (const auto& e : entries) out.push_back(e.first);
+  return out;
+}
+
+/// root(Node) -> a(Node) -> c(Node); root -> b(Node).
+std::shared_ptr<Node> small_tree() {
+  auto root = std::make_shared<Node>("Root");
+  auto a = root->register_module("a", std::make_shared<Node>("A"));
+  a->register_module("c", std::make_shared<Node>("C"));
+  root->register_module("b", std::make_shared<Node>("B"));
+  return root;
+}
+
+TEST_CASE("module: registration keeps order, replaces in place, and None is kept but not iterated") {
+  Node m;
+  m.register_parameter("v", ones({3}));
+  m.register_parameter("none", Tensor());
+  CHECK(names_of(m.named_parameters()) == std::vector<std::string>{"w", "v"});
+  CHECK(m.has_parameter("none"));
+  CHECK_FALSE(m.parameter("none").defined());
+
+  Tensor replacement = ones({5});
+  m.register_parameter("w", replacement);
+  CHECK(names_of(m.named_parameters()) == std::vector<std::string>{"w", "v"});
+  CHECK(m.parameter("w").is_same(replacement));
+  CHECK(m.has_buffer("buf"));
+  CHECK_FALSE(m.has_buffer("w"));
+  CHECK_FALSE(m.has_child("w"));
+}
+
+TEST_CASE("module: bad names and names used by another kind are rejected") {
+  Node m;
+  CHECK_THROWS_WITH_AS(m.register_parameter("", zeros({1})), "Node: parameter name can't be empty string \"\"", Error);
+  CHECK_THROWS_WITH_AS(m.register_buffer("a.b", zeros({1})), "Node: buffer name can't contain \".\", got: \"a.b\"",
+                       Error);
+  CHECK_THROWS_WITH_AS(m.register_buffer("w", zeros({1})), "Node: attribute 'w' already exists (as a parameter)",
+                       Error);
+  CHECK_THROWS_WITH_AS(m.register_module("buf", std::make_shared<Node>()),
+                       "Node: attribute 'buf' already exists (as a buffer)", Error);
+  m.register_module("child", std::make_shared<Node>());
+  CHECK_THROWS_WITH_AS(m.register_parameter("child", zeros({1})),
+                       "Node: attribute 'child' already exists (as a module)", Error);
+  CHECK_THROWS_WITH_AS(m.register_module("x", std::shared_ptr<Node>()),
+                       "Node: cannot register a null module as 'x'", Error);
+}
+
+TEST_CASE("module: direct access to an absent entry names the module and what it has") {
+  Node m;
+  CHECK_THROWS_WITH_AS(m.parameter("weight"), "Node has no parameter 'weight' (parameters: w)", Error);
+  CHECK_THROWS_WITH_AS(m.buffer("running_mean"), "Node has no buffer 'running_mean' (buffers: buf)", Error);
+  CHECK_THROWS_WITH_AS(m.child("conv1"), "Node has no child 'conv1' (children: none)", Error);
+}
+
+TEST_CASE("module: named_modules is pre-order with dotted paths, self first") {
+  auto root = small_tree();
+  CHECK(names_of(root->named_modules()) == std::vector<std::string>{"", "a", "a.c", "b"});
+  CHECK(root->named_modules()[0].second.get() == root.get());
+  CHECK(names_of(root->named_children()) == std::vector<std::string>{"a", "b"});
+  CHECK(root->modules().size() == 4);
+  CHECK(root->children().size() == 2);
+  CHECK(names_of(root->named_parameters()) == std::vector<std::string>{"w", "a.w", "a.c.w", "b.w"});
+  CHECK(names_of(root->named_buffers()) == std::vector<std::string>{"buf", "a.buf", "a.c.buf", "b.buf"});
+  CHECK(names_of(root->named_parameters(/*recurse=*/false)) == std::vector<std::string>{"w"});
+  CHECK(root->parameters().size() == 4);
+  CHECK(root->buffers(false).size() == 1);
+}
+
+TEST_CASE("module: a shared module or tensor is listed once, under its first path") {
+  auto root = small_tree();
+  auto shared = root->child("a");
+  root->register_module("again", shared);
+  root->get_submodule("b")->register_parameter("tied", root->get_parameter("a.w"));
+  CHECK(names_of(root->named_modules()) == std::vector<std::string>{"", "a", "a.c", "b"});
+  CHECK(names_of(root->named_children()) == std::vector<std::string>{"a", "b"});
+  CHECK(names_of(root->named_parameters()) == std::vector<std::string>{"w", "a.w", "a.c.w", "b.w"});
+}
+
+TEST_CASE("module: dotted paths reach submodules, parameters and buffers") {
+  auto root = small_tree();
+  CHECK(root->get_submodule("") == root);
+  CHECK(root->get_submodule("a.c")->type_name() == "C");
+  CHECK(root->get_parameter("a.c.w").is_same(root->child("a")->child("c")->parameter("w")));
+  CHECK(root->get_buffer("b.buf").is_same(root->child("b")->buffer("buf")));
+  CHECK(root->get_parameter("w").is_same(root->parameter("w")));
+}
+
+TEST_CASE("module: path errors name the first missing component") {
+  auto root = small_tree();
+  CHECK_THROWS_WITH_AS(root->get_submodule("z.c"), "unknown module path: 'z' in 'z.c' (Root has no child 'z')", Error);
+  CHECK_THROWS_WITH_AS(root->get_submodule("a.x.y"), "unknown module path: 'a.x' in 'a.x.y' (A has no child 'x')",
+                       Error);
+  CHECK_THROWS_WITH_AS(root->get_parameter("a.c.v"), "unknown parameter: 'a.c.v' (C has no parameter 'v')", Error);
+  CHECK_THROWS_WITH_AS(root->get_buffer("a.w"), "unknown buffer: 'a.w' (A has no buffer 'w')", Error);
+  CHECK_THROWS_WITH_AS(root->get_parameter("q.w"), "unknown module path: 'q' in 'q.w' (Root has no child 'q')", Error);
+}
+
+TEST_CASE("module: set_submodule replaces in place or adds; intermediate components must exist") {
+  auto root = small_tree();
+  auto replacement = std::make_shared<Node>("New");
+  root->set_submodule("a.c", replacement);
+  CHECK(root->get_submodule("a.c") == replacement);
+  root->set_submodule("a", std::make_shared<Identity>());
+  CHECK(names_of(root->named_modules()) == std::vector<std::string>{"", "a", "b"});
+  root->set_submodule("b.extra", std::make_shared<Identity>());
+  CHECK(names_of(root->named_modules()) == std::vector<std::string>{"", "a", "b", "b.extra"});
+  CHECK_THROWS_WITH_AS(root->set_submodule("x.y", replacement),
+                       "unknown module path: 'x' in 'x.y' (Root has no child 'x')", Error);
+  CHECK_THROWS_WITH_AS(root->set_submodule("", replacement),
+                       "set_submodule: the path is empty (the root module cannot be replaced)", Error);
+}
+
+TEST_CASE("module: train/eval reach every descendant; apply visits children first") {
+  auto root = small_tree();
+  CHECK(root->is_training());
+  root->eval();
+  for (const auto& m : root->modules()) CHECK_FALSE(m->is_training());
+  root->child("a")->train();
+  CHECK_FALSE(root->is_training());
+  CHECK(root->get_submodule("a.c")->is_training());
+  CHECK_FALSE(root->child("b")->is_training());
+
+  std::vector<std::string> order;
+  root->apply([&](Module& m) { order.push_back(m.type_name()); });
+  CHECK(order == std::vector<std::string>{"C", "A", "B", "Root"});
+}
+
+TEST_CASE("module: call path defaults and their errors") {
+  Pair pair;
+  const Tensor a = zeros({1}), b = ones({2});
+  const TensorList out = pair({a, b});
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].is_same(b));
+  CHECK(out[1].is_same(a));
+
+  NoForward none;
+  CHECK_THROWS_WITH_AS(none(a), "Module [NoForward] is missing the required \"forward\" function", Error);
+  Node node;
+  CHECK_THROWS_WITH_AS(node(TensorList{a, b}), "Node: forward takes one input tensor, got 2", Error);
+  CHECK(node(a).is_same(a));
+}
+
+struct Recorder : ModuleHook {
+  std::vector<std::string> events;
+  std::string intercept_type;
+  void before(Module& m, const TensorList& in) override {
+    events.push_back("before " + m.type_name() + " " + std::to_string(in.size()));
+  }
+  bool intercept(Module& m, const TensorList& in, TensorList& out) override {
+    if (m.type_name() != intercept_type) return false;
+    out = {in[0], in[0]};
+    return true;
+  }
+  void after(Module& m, const TensorList* out) override {
+    events.push_back((out ? "after " : "failed ") + m.type_name());
+  }
+};
+
+TEST_CASE("module hooks: nested calls are seen in order, on the installing thread only") {
+  auto root = small_tree();
+  Recorder rec;
+  {
+    ModuleHookGuard guard(&rec);
+    (*root)(zeros({1}));
+  }
+  (*root)(zeros({1}));
+  std::thread other([&] { (*root)(zeros({1})); });
+  other.join();
+  CHECK(rec.events == std::vector<std::string>{"before Root 1", "before A 1", "before C 1", "after C", "after A",
+                                               "before B 1", "after B", "after Root"});
+}
+
+TEST_CASE("module hooks: intercept replaces forward; a throwing forward reports failure and rethrows") {
+  auto root = small_tree();
+  Recorder rec;
+  rec.intercept_type = "A";
+  ModuleHookGuard guard(&rec);
+  // A's interception returns two outputs, which the one-tensor call path of Root rejects.
+  CHECK_THROWS_WITH_AS((*root)(zeros({1})), "A: forward returned 2 outputs, but a single-tensor call expects one",
+                       Error);
+  const TensorList two = (*root->child("a"))(TensorList{zeros({1})});
+  CHECK(two.size() == 2);
+
+  Recorder inner;
+  ModuleHookGuard inner_guard(&inner);
+  NoForward none;
+  CHECK_THROWS_AS(none(zeros({1})), Error);
+  CHECK(inner.events == std::vector<std::string>{"before NoForward 1", "failed NoForward"});
+}
+
+TEST_CASE("module: clone is deep, keeps sharing inside the copy and keeps the training flag") {
+  auto root = small_tree();
+  root->get_submodule("b")->register_parameter("tied", root->get_parameter("a.w"));
+  root->get_submodule("a.c")->eval();
+  auto copy = root->clone();
+  CHECK(copy->type_name() == "Root");
+  CHECK(names_of(copy->named_modules()) == names_of(root->named_modules()));
+  CHECK(copy->get_submodule("a") != root->get_submodule("a"));
+  CHECK_FALSE(copy->get_submodule("a.c")->is_training());
+  CHECK(copy->get_parameter("b.tied").is_same(copy->get_parameter("a.w")));
+  CHECK_FALSE(copy->get_parameter("a.w").is_same(root->get_parameter("a.w")));
+
+  init::constant_(copy->get_parameter("a.w"), 7.0);
+  init::constant_(copy->get_buffer("a.c.buf"), 3.0);
+  CHECK(root->get_parameter("a.w").data<float>()[0] == 0.0f);
+  CHECK(root->get_buffer("a.c.buf").data<float>()[0] == 0.0f);
+  CHECK(copy->get_parameter("b.tied").data<float>()[1] == 7.0f);
+}
+
+TEST_CASE("module: clone of a module that does not implement it says how to") {
+  NoForward none;
+  CHECK_THROWS_WITH_AS(none.clone(),
+                       "NoForward: clone() is not implemented; override it as `return clone_as<NoForward>();`", Error);
+  auto root = small_tree();
+  root->register_module("plain", std::make_shared<NoForward>());
+  CHECK_THROWS_WITH_AS(root->clone(), doctest::Contains("NoForward: clone() is not implemented"), Error);
+}
+
+TEST_CASE("module: to(dtype) converts floating-point parameters and buffers in place, recursively") {
+  manual_seed(40);
+  Sequential net(std::make_shared<Conv2d>(3, 4, 3), std::make_shared<BatchNorm2d>(BatchNorm2dOptions{.num_features = 4}),
+                 std::make_shared<ReLU>());
+  net.register_parameter("tied", net.get_parameter("0.weight"));
+  init::uniform_(net.get_buffer("1.running_mean"), -1.0, 1.0);
+  net.eval();
+  const StateDict before = net.state_dict();
+  const Tensor x = randn({2, 3, 6, 6});
+  const Tensor expected = net(x);
+
+  CHECK(&net.to(DType::Float64) == &net);
+  const StateDict after = net.state_dict();
+  REQUIRE(after.size() == before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    INFO(after[i].first);
+    const bool integral = after[i].first == "1.num_batches_tracked";
+    CHECK(after[i].second.dtype() == (integral ? DType::Int64 : DType::Float64));
+    CHECK(after[i].second.is_same(before[i].second) == integral);
+    CHECK(equal(after[i].second.to(before[i].second.dtype()), before[i].second));
+  }
+  CHECK(net.get_parameter("tied").is_same(net.get_parameter("0.weight")));
+  CHECK(net.clone()->get_parameter("0.bias").dtype() == DType::Float64);
+  const Tensor out = net(x.to(DType::Float64));
+  CHECK(out.dtype() == DType::Float64);
+  CHECK_TENSOR_CLOSE(out, expected, 1e-5, 1e-5);
+
+  net.to(DType::Float32);
+  CHECK(net.get_parameter("0.weight").dtype() == DType::Float32);
+  CHECK(net.get_buffer("1.running_var").dtype() == DType::Float32);
+  CHECK(equal(net.get_parameter("0.weight"), before[0].second));
+  CHECK_THROWS_WITH_AS(net.to(DType::Int64),
+                       "nn.Module.to only accepts floating point dtypes, but got desired dtype=torch.int64", Error);
+}
+
+}  // namespace
+}  // namespace tl::nn
