@@ -1,0 +1,227 @@
+// fx/graph.cpp — node list management, naming, lint, dead-code elimination and printing.
+#include "fx/graph.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ostream>
+#include <set>
+#include <unordered_map>
+
+#include "nn/module.h"
+
+namespace tl::fx {
+namespace {
+
+// FX's _snake_case: "camelCase" -> "camel_case".
+std::string snake_case(const std::string& s) {
+  std::string out;
+  bool prev_lower = false;
+  for (char c : s) {
+    if (prev_lower && std::isupper(static_cast<unsigned char>(c))) out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    prev_lower = std::islower(static_cast<unsigned char>(c));
+  }
+  return out;
+}
+
+// FX's default name for a node: the function's __name__, the method name or the module path.
+std::string candidate_name(Opcode op, const std::string& target) {
+  switch (op) {
+    case Opcode::Output: return "output";
+    case Opcode::CallFunction: return snake_case(target.substr(target.rfind('.') + 1));
+    default: return snake_case(target);
+  }
+}
+
+bool is_impure(const Node& n) {
+  if (n.op() == Opcode::Placeholder || n.op() == Opcode::Output) return true;
+  // In-place ops mutate their input: their effect is not captured by users.
+  return n.op_kind() && op_name(*n.op_kind()).back() == '_';
+}
+
+}  // namespace
+
+Graph::Graph() : root_(new Node(this, "", Opcode::Output, "", std::nullopt)), insert_before_(root_.get()) {
+  root_->prev_ = root_->next_ = root_.get();
+}
+
+Graph::~Graph() = default;
+
+std::vector<Node*> Graph::node_list() const {
+  std::vector<Node*> out;
+  for (Node* n : nodes()) out.push_back(n);
+  return out;
+}
+
+void Graph::link_before(Node* n, Node* before) {
+  n->prev_ = before->prev_;
+  n->next_ = before;
+  before->prev_->next_ = n;
+  before->prev_ = n;
+}
+
+Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> args, Kwargs kwargs,
+                         std::optional<std::string> name, std::optional<OpKind> op_kind) {
+  const std::string unique = names_.create_name(name ? *name : candidate_name(op, target));
+  owned_.push_back(std::unique_ptr<Node>(new Node(this, unique, op, std::move(target), op_kind)));
+  Node* n = owned_.back().get();
+  n->args_ = std::move(args);
+  n->kwargs_ = std::move(kwargs);
+  n->link_inputs();
+  link_before(n, insert_before_);
+  ++size_;
+  return n;
+}
+
+Node* Graph::placeholder(const std::string& name, std::string type_expr) {
+  Node* n = create_node(Opcode::Placeholder, name, {}, {}, name);
+  n->set_type_expr(std::move(type_expr));
+  return n;
+}
+
+Node* Graph::get_attr(const std::string& qualified_name) { return create_node(Opcode::GetAttr, qualified_name); }
+
+Node* Graph::call_module(const std::string& module_path, std::vector<Argument> args, Kwargs kwargs) {
+  return create_node(Opcode::CallModule, module_path, std::move(args), std::move(kwargs));
+}
+
+Node* Graph::call_function(OpKind op, std::vector<Argument> args, Kwargs kwargs, CallStyle style) {
+  const OpInfo& info = op_info(op);
+  const bool as_operator = style == CallStyle::Operator && info.py_operator[0] != '\0';
+  std::string target = as_operator ? std::string("operator.") + info.py_operator : "torch." + std::string(op_name(op));
+  return create_node(Opcode::CallFunction, std::move(target), std::move(args), std::move(kwargs), std::nullopt, op);
+}
+
+Node* Graph::call_method(OpKind op, std::vector<Argument> args, Kwargs kwargs) {
+  return create_node(Opcode::CallMethod, std::string(op_name(op)), std::move(args), std::move(kwargs),
+                     std::nullopt, op);
+}
+
+Node* Graph::getitem(Node* tuple_node, int64_t index) {
+  return create_node(Opcode::CallFunction, "operator.getitem", {Argument(tuple_node), Argument(index)});
+}
+
+Node* Graph::output(Argument result, std::string type_expr) {
+  TL_CHECK(output_node() == nullptr, "fx: the graph already has an output node");
+  Node* n = create_node(Opcode::Output, "output", {std::move(result)});
+  n->set_type_expr(std::move(type_expr));
+  return n;
+}
+
+Node* Graph::output_node() const {
+  for (Node* n = root_->prev_; n != root_.get(); n = n->prev_)
+    if (!n->erased_ && n->op() == Opcode::Output) return n;
+  return nullptr;
+}
+
+Graph::InsertGuard Graph::inserting_before(Node* n) {
+  TL_CHECK(n && &n->graph() == this && !n->erased(), "inserting_before: node is not a live node of this graph");
+  return InsertGuard(*this, n);
+}
+
+Graph::InsertGuard Graph::inserting_after(Node* n) {
+  TL_CHECK(n && &n->graph() == this && !n->erased(), "inserting_after: node is not a live node of this graph");
+  return InsertGuard(*this, n->next_);
+}
+
+void Graph::erase_node(Node* n) {
+  TL_CHECK(n && &n->graph() == this, "erase_node: node is not part of this graph");
+  TL_CHECK(!n->erased(), "erase_node: node '", n->name(), "' was already erased");
+  if (!n->users().empty()) {
+    std::string users;
+    for (Node* u : n->users()) users += (users.empty() ? "" : ", ") + u->name();
+    TL_CHECK(false, "erase_node: tried to erase node '", n->name(), "' but it still has ", n->num_users(),
+             " user(s) in the graph: ", users);
+  }
+  n->unlink_inputs();
+  n->erased_ = true;
+  --size_;
+}
+
+void Graph::lint(const nn::Module* root) const {
+  std::set<std::string> names;
+  std::set<const Node*> seen;
+  const Node* output = nullptr;
+  for (Node* n : nodes()) {
+    TL_CHECK(&n->graph() == this, "lint: node '", n->name(), "' belongs to another graph");
+    TL_CHECK(names.insert(n->name()).second, "lint: node name '", n->name(), "' is used twice");
+    TL_CHECK(output == nullptr, "lint: node '", n->name(), "' comes after the output node '", output->name(), "'");
+    for (Node* in : n->all_input_nodes()) {
+      TL_CHECK(seen.count(in), "lint: node '", n->name(), "' uses '", in->name(),
+               "', which is not defined before it (the graph is not in topological order)");
+      const auto& u = in->users();
+      TL_CHECK(std::find(u.begin(), u.end(), n) != u.end(), "lint: '", in->name(), "' does not list '",
+               n->name(), "' among its users");
+    }
+    for (Node* user : n->users())
+      TL_CHECK(!user->erased(), "lint: node '", n->name(), "' lists the erased node '", user->name(), "' as a user");
+    if ((n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && n->target() != "operator.getitem")
+      TL_CHECK(n->op_kind().has_value(), "lint: ", opcode_name(n->op()), " node '", n->name(), "' has no op");
+    if (root && n->op() == Opcode::CallModule) {
+      try {
+        root->get_submodule(n->target());
+      } catch (const Error& e) {
+        TL_CHECK(false, "lint: node '", n->name(), "' calls module '", n->target(), "', which does not exist: ", e.what());
+      }
+    }
+    if (root && n->op() == Opcode::GetAttr) {
+      const std::string& t = n->target();
+      const size_t dot = t.rfind('.');
+      const auto owner = root->get_submodule(dot == std::string::npos ? "" : t.substr(0, dot));
+      const std::string leaf = dot == std::string::npos ? t : t.substr(dot + 1);
+      TL_CHECK(owner->has_parameter(leaf) || owner->has_buffer(leaf), "lint: node '", n->name(),
+               "' fetches '", t, "', which is not a parameter or buffer of the module");
+    }
+    if (n->op() == Opcode::Output) output = n;
+    seen.insert(n);
+  }
+  TL_CHECK(output != nullptr, "lint: the graph has no output node");
+}
+
+bool Graph::eliminate_dead_code() {
+  bool changed = false;
+  for (Node* n = root_->prev_; n != root_.get();) {
+    Node* prev = n->prev_;
+    if (!n->erased_ && n->users().empty() && !is_impure(*n)) {
+      erase_node(n);
+      changed = true;
+    }
+    n = prev;
+  }
+  return changed;
+}
+
+std::vector<Node*> Graph::find_nodes(Opcode op, const std::optional<std::string>& target) const {
+  std::vector<Node*> out;
+  for (Node* n : nodes())
+    if (n->op() == op && (!target || n->target() == *target)) out.push_back(n);
+  return out;
+}
+
+std::unique_ptr<Graph> Graph::copy() const {
+  auto g = std::make_unique<Graph>();
+  std::unordered_map<const Node*, Node*> remap;
+  auto map = [&](Node* n) { return remap.at(n); };
+  for (Node* n : nodes()) {
+    std::vector<Argument> args;
+    for (const Argument& a : n->args()) args.push_back(map_nodes(a, map));
+    Kwargs kwargs;
+    for (const auto& [k, v] : n->kwargs()) kwargs.emplace_back(k, map_nodes(v, map));
+    Node* c = g->create_node(n->op(), n->target(), std::move(args), std::move(kwargs), n->name(), n->op_kind());
+    TL_INTERNAL_ASSERT(c->name() == n->name(), "graph copy renamed '", n->name(), "' to '", c->name(), "'");
+    c->set_type_expr(n->type_expr());
+    c->meta() = n->meta();
+    remap[n] = c;
+  }
+  return g;
+}
+
+std::string Graph::str() const {
+  std::string s = "graph():";
+  for (Node* n : nodes()) s += "\n    " + n->format();
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, const Graph& g) { return os << g.str(); }
+
+}  // namespace tl::fx

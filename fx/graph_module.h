@@ -1,0 +1,56 @@
+// fx/graph_module.h — a Module whose forward() is a Graph. It owns deep copies of the submodules
+// and tensors its graph refers to (the module it was made from is never touched), and runs the
+// graph through an execution plan that recompile() rebuilds after graph edits.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fx/graph.h"
+#include "fx/value.h"
+#include "nn/module.h"
+
+namespace tl::fx {
+
+class GraphModule : public nn::Module {
+ public:
+  /// Copies, from `root`, every module a call_module node targets and every tensor a get_attr
+  /// node fetches, under the same dotted paths (intermediate levels become plain `Module`s), then
+  /// compiles the plan. `constants` (top-level names) are registered as buffers first. Throws
+  /// tl::Error if a target exists neither in `root` nor among the constants.
+  GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name = "GraphModule",
+              const std::vector<std::pair<std::string, Tensor>>& constants = {});
+  ~GraphModule() override;
+  /// Shares the submodules and tensors, copies the graph; clone() is the deep copy.
+  GraphModule(const GraphModule& other);
+
+  Graph& graph() { return *graph_; }
+  const Graph& graph() const { return *graph_; }
+  /// Lints the graph against this module and rebuilds the execution plan; call after editing it.
+  void recompile();
+  /// The Python source FX would generate for forward().
+  std::string code() const;
+
+  using nn::Module::forward;
+  TensorList forward(const TensorList& inputs) override;
+  std::string type_name() const override { return class_name_; }
+  bool is_leaf() const override { return false; }
+  /// A deep copy: graph, submodules and tensors.
+  std::shared_ptr<nn::Module> clone() const override;
+  /// The parameter, buffer or constant at `qualified_name` ("layer1.0.conv1.weight").
+  Tensor fetch_attr(const std::string& qualified_name) const;
+
+ private:
+  struct Step;
+  void copy_target(const nn::Module& root, const std::string& target, bool is_module);
+  std::unique_ptr<Graph> graph_;
+  std::string class_name_;
+  std::vector<Step> plan_;
+  size_t num_slots_ = 0;
+};
+
+/// How a node's op was spelled (function, method or Python operator), from its opcode and target.
+CallStyle call_style(const Node& n);
+
+}  // namespace tl::fx

@@ -1,0 +1,134 @@
+// fx/interpreter.cpp — the default node semantics and the run loop with last-use freeing.
+#include "fx/interpreter.h"
+
+#include <unordered_set>
+
+namespace tl::fx {
+namespace {
+
+// For each node, the values whose last use it is (FX's codegen rule), in argument order.
+std::unordered_map<const Node*, std::vector<const Node*>> last_uses(const Graph& g) {
+  std::unordered_map<const Node*, std::vector<const Node*>> frees;
+  std::unordered_set<const Node*> seen;
+  const std::vector<Node*> nodes = g.node_list();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    for (Node* in : (*it)->all_input_nodes())
+      if (seen.insert(in).second) frees[*it].push_back(in);
+  return frees;
+}
+
+}  // namespace
+
+Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
+  TL_CHECK(module_ != nullptr, "Interpreter: module is null");
+}
+
+Tensor Interpreter::run(const Tensor& input) {
+  TensorList out = run(TensorList{input});
+  TL_CHECK(out.size() == 1, "Interpreter::run: the graph returns ", out.size(), " tensors, not one");
+  return out[0];
+}
+
+TensorList Interpreter::run(const TensorList& inputs) {
+  const Graph& g = module_->graph();
+  const auto frees = last_uses(g);
+  env_.clear();
+  inputs_ = &inputs;
+  next_input_ = 0;
+  TensorList result;
+  for (Node* n : g.nodes()) {
+    Value v;
+    try {
+      v = run_node(*n);
+    } catch (const Error& e) {
+      env_.clear();
+      const std::string what = e.what();
+      if (what.rfind("while executing", 0) == 0) throw;  // already has its context
+      throw Error("while executing " + n->format() + ": " + what);
+    }
+    if (n->op() == Opcode::Output) result = v.tensors();
+    else env_[n] = std::move(v);
+    if (auto it = frees.find(n); it != frees.end())
+      for (const Node* dead : it->second) env_.erase(dead);
+  }
+  TL_CHECK(next_input_ == inputs.size(), "Interpreter::run: got ", inputs.size(), " inputs but the graph has ",
+           next_input_, " placeholders");
+  env_.clear();
+  return result;
+}
+
+Value Interpreter::run_node(Node& n) {
+  switch (n.op()) {
+    case Opcode::Placeholder: return placeholder(n);
+    case Opcode::GetAttr: return get_attr(n);
+    case Opcode::CallFunction: return call_function(n);
+    case Opcode::CallModule: return call_module(n);
+    case Opcode::CallMethod: return call_method(n);
+    case Opcode::Output: return output(n);
+  }
+  TL_INTERNAL_ASSERT(false, "unknown opcode");
+  return {};
+}
+
+Value Interpreter::placeholder(Node& n) {
+  TL_CHECK(inputs_ && next_input_ < inputs_->size(), "Interpreter::run: missing input for placeholder '",
+           n.target(), "' (got ", inputs_ ? inputs_->size() : 0, " inputs)");
+  return (*inputs_)[next_input_++];
+}
+
+Value Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
+
+Value Interpreter::call_function(Node& n) {
+  if (n.target() == "operator.getitem") {
+    const TensorList& items = env(n.args().at(0).node()).list("getitem");
+    const auto* index = std::get_if<int64_t>(&n.args().at(1).value());
+    TL_CHECK(index && *index >= -static_cast<int64_t>(items.size()) && *index < static_cast<int64_t>(items.size()),
+             "getitem: index ", repr_arg(n.args().at(1)), " out of range for ", items.size(), " values");
+    return items[static_cast<size_t>(*index < 0 ? *index + static_cast<int64_t>(items.size()) : *index)];
+  }
+  TL_CHECK(n.op_kind().has_value(), "call_function: no op behind target '", n.target(), "'");
+  OpArguments a = fetch_op_arguments(n);
+  TensorList out = dispatch::call(*n.op_kind(), a.inputs, a.attrs, call_style(n));
+  if (out.size() == 1) return std::move(out[0]);
+  return out;
+}
+
+Value Interpreter::call_method(Node& n) { return call_function(n); }
+
+Value Interpreter::call_module(Node& n) {
+  const std::shared_ptr<nn::Module> m = module_->get_submodule(n.target());
+  TensorList out = (*m)(fetch_tensor_args(n));
+  if (out.size() == 1) return std::move(out[0]);
+  return out;
+}
+
+Value Interpreter::output(Node& n) {
+  const Argument& result = n.args().at(0);
+  if (Node* single = result.node()) return env(single);
+  TensorList all;
+  for_each_node(result, [&](Node* in) {
+    for (const Tensor& t : env(in).tensors()) all.push_back(t);
+  });
+  return all;
+}
+
+const Value& Interpreter::env(const Node* n) const {
+  auto it = env_.find(n);
+  TL_INTERNAL_ASSERT(it != env_.end(), "value of '", n->name(), "' is not available");
+  return it->second;
+}
+
+OpArguments Interpreter::fetch_op_arguments(const Node& n) const {
+  return from_fx_args(*n.op_kind(), n.args(), n.kwargs(), [&](Node* in) { return env(in).tensor(in->name().c_str()); });
+}
+
+TensorList Interpreter::fetch_tensor_args(const Node& n) const {
+  TensorList out;
+  for (const Argument& a : n.args()) {
+    TL_CHECK(a.is_node(), "call_module '", n.target(), "': only tensor arguments are supported, got ", repr_arg(a));
+    out.push_back(env(a.node()).tensor(a.node()->name().c_str()));
+  }
+  return out;
+}
+
+}  // namespace tl::fx

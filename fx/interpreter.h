@@ -1,0 +1,62 @@
+// fx/interpreter.h — runs a GraphModule one node at a time, with every step overridable, as
+// torch.fx.Interpreter. A value is dropped as soon as its last user has run.
+//
+//   run()
+//     +-- run_node()
+//           +-- placeholder()
+//           +-- get_attr()
+//           +-- call_function()
+//           +-- call_module()
+//           +-- call_method()
+//           +-- output()
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "fx/graph_module.h"
+#include "fx/schema.h"
+#include "fx/value.h"
+
+namespace tl::fx {
+
+class Interpreter {
+ public:
+  explicit Interpreter(std::shared_ptr<GraphModule> module);
+  virtual ~Interpreter() = default;
+
+  /// Runs the graph with one input per placeholder; returns the output's tensors. A failure in a
+  /// node is rethrown as tl::Error with "while executing %name : ... = call_module[...]" context.
+  virtual TensorList run(const TensorList& inputs);
+  Tensor run(const Tensor& input);
+
+  /// Evaluates one node (its inputs are already in the environment).
+  virtual Value run_node(Node& n);
+  virtual Value placeholder(Node& n);
+  virtual Value get_attr(Node& n);
+  virtual Value call_function(Node& n);
+  virtual Value call_module(Node& n);
+  virtual Value call_method(Node& n);
+  virtual Value output(Node& n);
+
+  GraphModule& module() { return *module_; }
+  const GraphModule& module() const { return *module_; }
+  const std::shared_ptr<GraphModule>& module_ptr() const { return module_; }
+
+ protected:
+  /// The value computed for `n`; throws if it is not (or no longer) available.
+  const Value& env(const Node* n) const;
+  /// `n`'s args/kwargs resolved into op inputs and attrs (for call_function / call_method).
+  OpArguments fetch_op_arguments(const Node& n) const;
+  /// `n`'s positional args resolved to tensors (for call_module).
+  TensorList fetch_tensor_args(const Node& n) const;
+
+ private:
+  std::shared_ptr<GraphModule> module_;
+  std::unordered_map<const Node*, Value> env_;
+  const TensorList* inputs_ = nullptr;
+  size_t next_input_ = 0;
+};
+
+}  // namespace tl::fx

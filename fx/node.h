@@ -1,0 +1,107 @@
+// fx/node.h — one entry of a Graph. Six opcodes, as in torch.fx:
+//   placeholder    a forward() input; target = the argument name
+//   get_attr       fetches a parameter/buffer/constant; target = its dotted path in the module tree
+//   call_function  a free op (torch.flatten, operator.add); target = its Python name, op_kind = the op
+//   call_module    a leaf module's forward; target = the module's dotted path
+//   call_method    a Tensor method (x.view(...)); target = the method name, args[0] = self
+//   output         the return value; args[0] is it
+// Invariant: users() always lists exactly the nodes whose args/kwargs reference this node; every
+// mutation of args/kwargs goes through the setters below, which keep it so.
+#pragma once
+
+#include <any>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "fx/argument.h"
+
+namespace tl::fx {
+
+enum class Opcode : uint8_t { Placeholder, GetAttr, CallFunction, CallModule, CallMethod, Output };
+/// "placeholder", "call_module", ...
+const char* opcode_name(Opcode op);
+
+class Graph;
+
+/// Shape and dtype of a node's (tensor) value, filled by ShapeProp or tracing with example inputs.
+struct TensorMeta {
+  Shape shape;
+  DType dtype = DType::Float32;
+};
+
+class Node {
+ public:
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
+  const std::string& name() const { return name_; }
+  Opcode op() const { return op_; }
+  const std::string& target() const { return target_; }
+  /// The op a call_function / call_method node runs.
+  std::optional<OpKind> op_kind() const { return op_kind_; }
+  Graph& graph() const { return *graph_; }
+
+  const std::vector<Argument>& args() const { return args_; }
+  const Kwargs& kwargs() const { return kwargs_; }
+  /// Replaces all args (users bookkeeping updated).
+  void set_args(std::vector<Argument> args);
+  void set_kwargs(Kwargs kwargs);
+  /// Replaces args[i]; throws tl::Error if i is out of range.
+  void update_arg(size_t i, Argument value);
+  /// Sets (or adds) kwarg `key`.
+  void update_kwarg(const std::string& key, Argument value);
+  /// Replaces every reference to `old_input` in args/kwargs by `new_input`.
+  void replace_input_with(Node* old_input, Node* new_input);
+  /// Makes every user of this node use `replacement` instead; returns the users changed.
+  std::vector<Node*> replace_all_uses_with(Node* replacement);
+
+  /// Users in the order they started using this node (like FX's dict).
+  const std::vector<Node*>& users() const { return users_; }
+  size_t num_users() const { return users_.size(); }
+  /// Nodes this node reads, in first-use order, each once.
+  std::vector<Node*> all_input_nodes() const;
+
+  /// Python type annotation printed for placeholders/outputs ("torch.Tensor"); empty for none.
+  const std::string& type_expr() const { return type_expr_; }
+  void set_type_expr(std::string t) { type_expr_ = std::move(t); }
+
+  /// Free-form metadata (FX's node.meta); "tensor_meta" holds a TensorMeta when known.
+  std::map<std::string, std::any>& meta() { return meta_; }
+  const std::map<std::string, std::any>& meta() const { return meta_; }
+  const TensorMeta* tensor_meta() const;
+
+  Node* prev() const;  ///< nullptr at the start of the graph
+  Node* next() const;  ///< nullptr at the end of the graph
+  bool erased() const { return erased_; }
+
+  /// FX's format_node: "%conv1 : [num_users=1] = call_module[target=conv1](args = (%x,), kwargs = {})".
+  std::string format() const;
+
+ private:
+  friend class Graph;
+  Node(Graph* graph, std::string name, Opcode op, std::string target, std::optional<OpKind> op_kind);
+  void link_inputs();
+  void unlink_inputs();
+  void add_user(Node* user);
+  void remove_user(Node* user);
+
+  Graph* graph_;
+  std::string name_;
+  Opcode op_;
+  std::string target_;
+  std::optional<OpKind> op_kind_;
+  std::vector<Argument> args_;
+  Kwargs kwargs_;
+  std::vector<Node*> users_;
+  std::string type_expr_;
+  std::map<std::string, std::any> meta_;
+  Node* prev_ = nullptr;  // neighbours in the graph's list (the graph's sentinel at the ends)
+  Node* next_ = nullptr;
+  bool erased_ = false;
+};
+
+}  // namespace tl::fx

@@ -1,0 +1,103 @@
+// fx/passes/fuse_conv_bn.cpp — the seed's fuser: match call_module(BatchNorm2d) on
+// call_module(Conv2d), check legality, swap in the folded conv, reroute users, erase the BN node.
+#include "fx/passes/fuse_conv_bn.h"
+
+#include <cmath>
+
+#include "fx/tracer.h"
+#include "ops/ops.h"
+
+namespace tl::fx {
+namespace {
+
+template <typename M>
+std::shared_ptr<M> module_at(GraphModule& gm, const Node* n) {
+  if (n == nullptr || n->op() != Opcode::CallModule) return nullptr;
+  return std::dynamic_pointer_cast<M>(gm.get_submodule(n->target()));
+}
+
+size_t call_sites(const Graph& g, const std::string& target) {
+  return g.find_nodes(Opcode::CallModule, target).size();
+}
+
+// Why this pair must stay unfused, or "" when folding it is legal.
+std::string skip_reason(const GraphModule& gm, const Node* conv_node, const nn::BatchNorm2d& bn, const nn::Conv2d& conv) {
+  if (conv_node->num_users() > 1)
+    return "the conv output has " + std::to_string(conv_node->num_users()) + " users, not only the batch norm";
+  const size_t sites = call_sites(gm.graph(), conv_node->target());
+  if (sites > 1) return "the conv module is called at " + std::to_string(sites) + " call sites";
+  if (!bn.options().track_running_stats || !bn.buffer("running_mean").defined())
+    return "the batch norm has no running statistics";
+  if (bn.options().num_features != conv.options().out_channels)
+    return "the batch norm has " + std::to_string(bn.options().num_features) + " features but the conv " +
+           std::to_string(conv.options().out_channels) + " output channels";
+  return "";
+}
+
+}  // namespace
+
+std::shared_ptr<nn::Conv2d> fuse_conv_bn_eval(const nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
+  TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
+  const Tensor& running_var = bn.buffer("running_var");
+  const Tensor& running_mean = bn.buffer("running_mean");
+  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
+  const int64_t c = conv.options().out_channels;
+  // Fold in float64: scale = gamma / sqrt(var + eps), per output channel.
+  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
+  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
+  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
+  const Tensor& w = conv.parameter("weight");
+  const Tensor& b = conv.parameter("bias");
+  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
+
+  auto fused = std::static_pointer_cast<nn::Conv2d>(conv.clone());
+  const Tensor new_w = (w.to(DType::Float64) * scale.view({c, 1, 1, 1})).to(w.dtype());
+  const Tensor new_b = ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype());
+  fused->register_parameter("weight", new_w);
+  fused->register_parameter("bias", new_b);
+  return fused;
+}
+
+std::string FuseReport::str() const {
+  std::string s = "fused " + std::to_string(fused.size()) + " conv-bn pair" + (fused.size() == 1 ? "" : "s") +
+                  ", skipped " + std::to_string(skipped.size());
+  for (const Pair& p : skipped) s += "\n  skipped " + p.conv + " -> " + p.bn + ": " + p.reason;
+  return s;
+}
+
+std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& module, FuseReport* report) {
+  TL_CHECK(module != nullptr, "fuse_conv_bn: module is null");
+  TL_CHECK(!module->is_training(), "fuse_conv_bn: fusion is for inference, but the ", module->type_name(),
+           " is in training mode; call eval() first");
+  std::shared_ptr<GraphModule> gm = std::dynamic_pointer_cast<GraphModule>(module)
+                                        ? std::static_pointer_cast<GraphModule>(module->clone())
+                                        : symbolic_trace(module);
+  FuseReport local;
+  FuseReport& rep = report ? *report : local;
+  rep = {};
+  Graph& g = gm->graph();
+  for (Node* n : g.nodes()) {
+    auto bn = module_at<nn::BatchNorm2d>(*gm, n);
+    if (!bn || n->args().empty()) continue;
+    Node* conv_node = n->args()[0].node();
+    auto conv = module_at<nn::Conv2d>(*gm, conv_node);
+    if (!conv) continue;
+    TL_CHECK(!conv->is_training() && !bn->is_training(), "fuse_conv_bn: fusion is for inference, but ",
+             conv->is_training() ? "conv '" + conv_node->target() + "' (Conv2d)" : "batch norm '" + n->target() + "' (BatchNorm2d)",
+             " is in training mode; call eval() first");
+    const std::string reason = skip_reason(*gm, conv_node, *bn, *conv);
+    if (!reason.empty()) {
+      rep.skipped.push_back({conv_node->target(), n->target(), reason});
+      continue;
+    }
+    gm->set_submodule(conv_node->target(), fuse_conv_bn_eval(*conv, *bn));
+    n->replace_all_uses_with(conv_node);
+    g.erase_node(n);
+    rep.fused.push_back({conv_node->target(), n->target(), ""});
+  }
+  g.lint(gm.get());
+  gm->recompile();
+  return gm;
+}
+
+}  // namespace tl::fx

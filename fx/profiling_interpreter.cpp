@@ -1,0 +1,154 @@
+// fx/profiling_interpreter.cpp — node timing and the seed's summary tables.
+#include "fx/profiling_interpreter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace tl::fx {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end && *end == '\0';
+}
+
+// Digits after the decimal point, as tabulate counts them (-1 for integers).
+int after_point(const std::string& s) {
+  const size_t dot = s.find('.');
+  if (dot != std::string::npos) return static_cast<int>(s.size() - dot - 1);
+  const size_t e = s.find_first_of("eE");
+  if (e != std::string::npos) return static_cast<int>(s.size() - e - 1);
+  return -1;
+}
+
+}  // namespace
+
+std::string format_g(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
+  const size_t cols = headers.size();
+  std::vector<std::vector<std::string>> cells = rows;
+  std::vector<size_t> width(cols);
+  std::vector<bool> numeric(cols, !rows.empty());
+  for (size_t c = 0; c < cols; ++c) {
+    for (const auto& r : rows) numeric[c] = numeric[c] && is_number(r.at(c));
+    if (numeric[c]) {  // pad right so the decimal points line up
+      int max_after = -1;
+      for (const auto& r : cells) max_after = std::max(max_after, after_point(r[c]));
+      for (auto& r : cells) r[c] += std::string(static_cast<size_t>(max_after - after_point(r[c])), ' ');
+    }
+    width[c] = headers[c].size() + 2;
+    for (const auto& r : cells) width[c] = std::max(width[c], r[c].size());
+  }
+  auto pad = [&](const std::string& s, size_t c) {
+    const std::string fill(width[c] - std::min(width[c], s.size()), ' ');
+    return numeric[c] ? fill + s : s + fill;
+  };
+  std::string out;
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string l;
+    for (size_t c = 0; c < cols; ++c) l += (c ? "  " : "") + pad(r[c], c);
+    while (!l.empty() && l.back() == ' ') l.pop_back();  // tabulate strips each row
+    out += l + "\n";
+  };
+  line(headers);
+  std::vector<std::string> rule;
+  for (size_t c = 0; c < cols; ++c) rule.push_back(std::string(width[c], '-'));
+  line(rule);
+  for (const auto& r : cells) line(r);
+  out.pop_back();
+  return out;
+}
+
+ProfilingInterpreter::ProfilingInterpreter(const std::shared_ptr<nn::Module>& module)
+    : Interpreter(symbolic_trace(module)) {}
+
+TensorList ProfilingInterpreter::run(const TensorList& inputs) {
+  const auto start = std::chrono::steady_clock::now();
+  TensorList out = Interpreter::run(inputs);
+  total_runtime_sec_.push_back(seconds_since(start));
+  return out;
+}
+
+Value ProfilingInterpreter::run_node(Node& n) {
+  const auto start = std::chrono::steady_clock::now();
+  Value v = Interpreter::run_node(n);
+  const double elapsed = seconds_since(start);
+  auto it = std::find_if(runtimes_sec_.begin(), runtimes_sec_.end(), [&](const auto& e) { return e.first == &n; });
+  if (it == runtimes_sec_.end()) runtimes_sec_.push_back({&n, {elapsed}});
+  else it->second.push_back(elapsed);
+  return v;
+}
+
+std::string ProfilingInterpreter::summary(bool should_sort, const SummaryOptions& options) const {
+  TL_CHECK(!total_runtime_sec_.empty(), "ProfilingInterpreter::summary: call run() first");
+  const double mean_total = mean(total_runtime_sec_);
+  struct Row {
+    std::vector<std::string> cells;
+    double mean_runtime;
+  };
+  std::vector<Row> rows;
+  for (const auto& [node, runtimes] : runtimes_sec_) {
+    const double m = mean(runtimes);
+    Row r{{opcode_name(node->op()), node->name(), format_g(m), format_g(m / mean_total * 100)}, m};
+    if (options.stats) {
+      r.cells.push_back(format_g(median(runtimes)));
+      r.cells.push_back(format_g(*std::min_element(runtimes.begin(), runtimes.end())));
+      r.cells.push_back(format_g(*std::max_element(runtimes.begin(), runtimes.end())));
+    }
+    rows.push_back(std::move(r));
+  }
+  if (should_sort)
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.mean_runtime > b.mean_runtime; });
+  std::vector<std::string> headers = {"Op type", "Op", "Average runtime (s)", "Pct total runtime"};
+  if (options.stats) headers.insert(headers.end(), {"Median (s)", "Min (s)", "Max (s)"});
+  std::vector<std::vector<std::string>> cells;
+  for (auto& r : rows) cells.push_back(std::move(r.cells));
+  return tabulate(headers, cells);
+}
+
+std::string ProfilingInterpreter::summary_by_type() const {
+  TL_CHECK(!total_runtime_sec_.empty(), "ProfilingInterpreter::summary_by_type: call run() first");
+  const double mean_total = mean(total_runtime_sec_);
+  std::map<std::string, std::pair<int, double>> by_kind;  // kind -> (nodes, summed mean runtime)
+  std::vector<std::string> order;
+  for (const auto& [node, runtimes] : runtimes_sec_) {
+    std::string kind = opcode_name(node->op());
+    if (node->op() == Opcode::CallModule) kind = module().get_submodule(node->target())->type_name();
+    if (node->op() == Opcode::CallFunction || node->op() == Opcode::CallMethod)
+      kind = node->target().substr(node->target().rfind('.') + 1);
+    if (!by_kind.count(kind)) order.push_back(kind);
+    by_kind[kind].first += 1;
+    by_kind[kind].second += mean(runtimes);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return by_kind[a].second > by_kind[b].second; });
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& k : order)
+    rows.push_back({k, std::to_string(by_kind[k].first), format_g(by_kind[k].second),
+                    format_g(by_kind[k].second / mean_total * 100)});
+  return tabulate({"Kind", "Nodes", "Average runtime (s)", "Pct total runtime"}, rows);
+}
+
+}  // namespace tl::fx

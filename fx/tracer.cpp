@@ -1,0 +1,197 @@
+// fx/tracer.cpp — the tracing session: a dispatch hook that records ops on proxies and a module
+// hook that records leaf-module calls, both installed only on the tracing thread.
+#include "fx/tracer.h"
+
+#include <unordered_map>
+
+#include "fx/schema.h"
+#include "nn/module_hook.h"
+
+namespace tl::fx {
+namespace {
+
+class ProxyNode : public ProxyTag {
+ public:
+  ProxyNode(Node* node, std::string context) : node_(node), context_(std::move(context)) {}
+  Node* node() const { return node_; }
+  std::string describe() const override {
+    return "symbolic tracing: %" + node_->name() + " is a traced value (a Proxy) in " + context_ +
+           "; tracing records operations without running them, so reading its data (data(), item(), printing) "
+           "or branching on it is not possible — trace with example inputs, or mark the module as a leaf";
+  }
+
+ private:
+  Node* node_;
+  std::string context_;
+};
+
+Node* node_of(const Tensor& t) {
+  auto* p = t.defined() ? dynamic_cast<ProxyNode*>(t.proxy()) : nullptr;
+  return p ? p->node() : nullptr;
+}
+
+bool any_proxy(std::span<const Tensor> ts) {
+  for (const Tensor& t : ts)
+    if (node_of(t)) return true;
+  return false;
+}
+
+class TraceSession : public DispatchHook, public nn::ModuleHook {
+ public:
+  TraceSession(const Tracer& tracer, nn::Module& root, Graph& graph, bool with_examples)
+      : tracer_(tracer), root_(root), graph_(graph), with_examples_(with_examples) {
+    for (const auto& [path, m] : root.named_modules()) paths_.emplace(m.get(), path);
+    for (const auto& [name, t] : root.named_parameters()) attributes_.emplace_back(t, name);
+    for (const auto& [name, t] : root.named_buffers()) attributes_.emplace_back(t, name);
+    context_.push_back(root.type_name() + ".forward");
+  }
+
+  std::vector<std::pair<std::string, Tensor>> constants;
+
+  Tensor proxy(Node* n, const Tensor* real) {
+    auto tag = std::make_shared<ProxyNode>(n, context_.back());
+    if (real && real->defined()) {
+      n->meta()["tensor_meta"] = TensorMeta{real->shape(), real->dtype()};
+      reals_[n] = *real;
+      return Tensor::make_proxy(tag, real->shape(), real->dtype());
+    }
+    return Tensor::make_proxy(tag);
+  }
+
+  /// A tensor as an FX argument: its node, a get_attr of the parameter/buffer/constant, or None.
+  Argument argument(const Tensor& t) {
+    if (!t.defined()) return Argument();
+    if (Node* n = node_of(t)) return Argument(n);
+    for (const auto& [known, name] : attributes_)
+      if (known.is_same(t)) return Argument(get_attr(name, t));
+    const std::string name = "_tensor_constant" + std::to_string(constants.size());
+    constants.emplace_back(name, t);
+    attributes_.emplace_back(t, name);
+    return Argument(get_attr(name, t));
+  }
+
+  bool intercept(const OpCall& call, TensorList& outputs) override {
+    if (!any_proxy(call.inputs)) return false;  // nothing traced flows in: compute it now
+    std::vector<Argument> inputs;
+    for (const Tensor& t : call.inputs) inputs.push_back(argument(t));
+    std::vector<Argument> args;
+    Kwargs kwargs;
+    to_fx_args(call.op, inputs, call.attrs, args, kwargs);
+    Node* n = call.style == CallStyle::Method ? graph_.call_method(call.op, args, kwargs)
+                                              : graph_.call_function(call.op, args, kwargs, call.style);
+    TensorList real;
+    if (with_examples_) real = op_info(call.op).kernel(real_inputs(call.inputs), call.attrs);
+    const size_t count = with_examples_ ? real.size() : expected_outputs(call);
+    if (count == 1) {
+      outputs = {proxy(n, with_examples_ ? &real[0] : nullptr)};
+      return true;
+    }
+    for (size_t i = 0; i < count; ++i)
+      outputs.push_back(proxy(graph_.getitem(n, static_cast<int64_t>(i)), with_examples_ ? &real[i] : nullptr));
+    return true;
+  }
+
+  void before(nn::Module& m, const TensorList&) override {
+    auto it = paths_.find(&m);
+    const std::string where = it == paths_.end() || it->second.empty() ? "" : " (module '" + it->second + "')";
+    context_.push_back(m.type_name() + ".forward" + where);
+  }
+
+  void after(nn::Module&, const TensorList*) override { context_.pop_back(); }
+
+  bool intercept(nn::Module& m, const TensorList& inputs, TensorList& outputs) override {
+    if (!any_proxy(inputs)) return false;
+    auto it = paths_.find(&m);
+    TL_CHECK(it != paths_.end(), "symbolic_trace: a ", m.type_name(), " module called in ", context_.at(context_.size() - 2),
+             " is not a submodule of the traced ", root_.type_name(), " (register it with register_module)");
+    if (!tracer_.is_leaf_module(m, it->second)) return false;
+    std::vector<Argument> args;
+    for (const Tensor& t : inputs) args.push_back(argument(t));
+    Node* n = graph_.call_module(it->second, std::move(args));
+    TensorList real;
+    if (with_examples_) real = m.forward(real_inputs(inputs));
+    TL_CHECK(!with_examples_ || real.size() == 1, "symbolic_trace: leaf module '", it->second, "' returned ",
+             real.size(), " tensors; leaf modules must return one");
+    outputs = {proxy(n, with_examples_ ? &real[0] : nullptr)};
+    return true;
+  }
+
+ private:
+  Node* get_attr(const std::string& name, const Tensor& t) {
+    Node* n = graph_.get_attr(name);
+    if (with_examples_) proxy(n, &t);
+    return n;
+  }
+
+  TensorList real_inputs(std::span<const Tensor> inputs) const {
+    TensorList out;
+    for (const Tensor& t : inputs) {
+      Node* n = node_of(t);
+      out.push_back(n ? reals_.at(n) : t);
+    }
+    return out;
+  }
+
+  static size_t expected_outputs(const OpCall& call) {
+    switch (call.op) {
+      case OpKind::Max:
+      case OpKind::Min: return call.attrs.is_none("dim") ? 1 : 2;
+      case OpKind::Nonzero:
+        TL_CHECK(!call.attrs.get<bool>("as_tuple"), "symbolic_trace: nonzero(as_tuple=True) returns one tensor per "
+                 "dimension, which is unknown without example inputs; trace with example inputs");
+        return 1;
+      default: return 1;
+    }
+  }
+
+  const Tracer& tracer_;
+  nn::Module& root_;
+  Graph& graph_;
+  bool with_examples_;
+  std::unordered_map<const nn::Module*, std::string> paths_;
+  std::vector<std::pair<Tensor, std::string>> attributes_;
+  std::unordered_map<const Node*, Tensor> reals_;
+  std::vector<std::string> context_;
+};
+
+}  // namespace
+
+bool Tracer::is_leaf_module(const nn::Module& m, const std::string&) const { return m.is_leaf(); }
+
+TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& example_inputs) {
+  auto graph = std::make_unique<Graph>();
+  TraceSession session(*this, root, *graph, example_inputs.has_value());
+  const nn::ForwardSignature sig = root.forward_signature();
+  if (example_inputs)
+    TL_CHECK(example_inputs->size() == sig.arg_names.size(), "symbolic_trace: ", root.type_name(), ".forward takes ",
+             sig.arg_names.size(), " input(s), got ", example_inputs->size(), " example input(s)");
+  TensorList proxies;
+  for (size_t i = 0; i < sig.arg_names.size(); ++i) {
+    Node* p = graph->placeholder(sig.arg_names[i], i < sig.arg_types.size() ? sig.arg_types[i] : "");
+    proxies.push_back(session.proxy(p, example_inputs ? &(*example_inputs)[i] : nullptr));
+  }
+  TensorList results;
+  {
+    dispatch::HookGuard op_guard(&session);
+    nn::ModuleHookGuard module_guard(&session);
+    results = root.forward(proxies);
+  }
+  std::vector<Argument> outs;
+  for (const Tensor& t : results) outs.push_back(session.argument(t));
+  graph->output(outs.size() == 1 ? outs[0] : Argument::list(std::move(outs), /*is_tuple=*/true), sig.return_type);
+  return {std::move(graph), std::move(session.constants)};
+}
+
+std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root) {
+  TL_CHECK(root != nullptr, "symbolic_trace: module is null");
+  TracedGraph traced = Tracer().trace(*root);
+  return std::make_shared<GraphModule>(*root, std::move(traced.graph), root->type_name(), traced.constants);
+}
+
+std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root, const TensorList& example_inputs) {
+  TL_CHECK(root != nullptr, "symbolic_trace: module is null");
+  TracedGraph traced = Tracer().trace(*root, example_inputs);
+  return std::make_shared<GraphModule>(*root, std::move(traced.graph), root->type_name(), traced.constants);
+}
+
+}  // namespace tl::fx

@@ -1,0 +1,209 @@
+// tests/fx/test_fuse_conv_bn.cpp — the conv-bn fusion pass: PyTorch's printed results on the toy
+// model, output equivalence on ResNet18/50 with random BN statistics, and every legality rule.
+#include <doctest/doctest.h>
+
+#include <tuple>
+
+#include "core/generator.h"
+#include "fx/passes/fuse_conv_bn.h"
+#include "fx/tracer.h"
+#include "models/resnet.h"
+#include "models/toy_fuser.h"
+#include "nn/layers.h"
+#include "nn/module_hook.h"
+#include "ops/ops.h"
+#include "tests/support/reference_files.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::fx {
+namespace {
+
+using testing::between;
+using testing::read_reference;
+
+// Gives every BatchNorm2d trained-looking statistics: running_mean/var set to the actual statistics
+// of its input (seen on one eval pass, layer by layer, through a module hook) times a random jitter,
+// and random affine parameters. Logits then stay O(1), as in a trained network, instead of growing
+// through every residual block.
+class Calibrator : public nn::ModuleHook {
+ public:
+  void before(nn::Module& m, const TensorList& inputs) override {
+    auto* bn = dynamic_cast<nn::BatchNorm2d*>(&m);
+    if (!bn || !bn->buffer("running_mean").defined()) return;
+    const Tensor& x = inputs.at(0);  // (N, C, H, W)
+    const Shape c{bn->options().num_features};
+    const Tensor mean = x.mean({0, 2, 3});
+    const Tensor var = (x - mean.view({1, c[0], 1, 1})).pow(2.0).mean({0, 2, 3});
+    bn->buffer("running_mean").copy_(mean + randn(c) * 0.05);
+    bn->buffer("running_var").copy_(var * (rand(c) * 0.4 + 0.8));
+  }
+};
+
+void randomize_batch_norms(nn::Module& model, const Shape& calibration_input = {4, 3, 64, 64}) {
+  for (const auto& [path, m] : model.named_modules()) {
+    auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get());
+    if (!bn || !bn->parameter("weight").defined()) continue;
+    const Shape c{bn->options().num_features};
+    bn->parameter("weight").copy_(rand(c) + 0.5);
+    bn->parameter("bias").copy_(randn(c) * 0.1);
+  }
+  const bool training = model.is_training();
+  model.eval();
+  Calibrator calibrator;
+  nn::ModuleHookGuard guard(&calibrator);
+  model(randn(calibration_input));
+  model.train(training);
+}
+
+TEST_CASE("fuse_conv_bn: the seed's toy model gives PyTorch's fused graph and code") {
+  manual_seed(1);
+  const std::string ref = read_reference("toy_fuser_model.txt");
+  auto model = models::toy_fuser_model();
+  randomize_batch_norms(*model, {2, 1, 5, 5});
+  model->eval();
+  FuseReport report;
+  auto fused = fuse_conv_bn(model, &report);
+  CHECK(fused->code() == between(ref, "fuse(model).code:\n", "\n\nprint(fuse(model).graph):"));
+  CHECK(fused->graph().str() == testing::strip_trailing_newlines(between(ref, "print(fuse(model).graph):\n", "\n\n")));
+  CHECK(report.fused.size() == 3);
+  CHECK(report.skipped.empty());
+  Tensor x = randn({3, 1, 6, 5});
+  CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 1e-5, 1e-6);
+}
+
+// ResNet50 runs in float64: in float32, rounding through its 50 layers alone puts fused and unfused
+// logits ~2e-4 apart, which would hide a folding error of that size.
+TEST_CASE("fuse_conv_bn: ResNet18 and ResNet50 fold every BatchNorm and keep their outputs") {
+  manual_seed(2);
+  for (auto [model, expected_pairs, dtype] : {std::tuple{models::resnet18(), size_t{20}, DType::Float32},
+                                              std::tuple{models::resnet50(), size_t{53}, DType::Float64}}) {
+    CAPTURE(expected_pairs);
+    randomize_batch_norms(*model);  // calibrated in float32, then converted exactly
+    model->to(dtype);
+    model->eval();
+    const nn::StateDict before = model->state_dict();
+    std::vector<Tensor> copies;
+    for (const auto& [name, t] : before) copies.push_back(t.clone());
+    FuseReport report;
+    auto fused = fuse_conv_bn(model, &report);
+    CHECK(report.fused.size() == expected_pairs);
+    CHECK(report.skipped.empty());
+    CHECK(fused->graph().find_nodes(Opcode::CallModule).size() > 0);
+    for (Node* n : fused->graph().find_nodes(Opcode::CallModule))
+      CHECK(fused->get_submodule(n->target())->type_name() != "BatchNorm2d");
+    Tensor x = randn({2, 3, 64, 64}, dtype);
+    CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 1e-4, 1e-5);
+    // The input model is untouched.
+    for (size_t i = 0; i < before.size(); ++i) CHECK(equal(before[i].second, copies[i]));
+  }
+}
+
+// conv -> bn, but the conv output is also added to the result.
+class SharedOutput : public nn::Module {
+ public:
+  SharedOutput() {
+    register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 3));
+    register_module("bn", std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 2}));
+  }
+  std::string type_name() const override { return "SharedOutput"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    Tensor c = submodule("conv")(x);
+    return submodule("bn")(c) + c;
+  }
+};
+
+// The same conv module called twice, each followed by its own bn.
+class ReusedConv : public nn::Module {
+ public:
+  ReusedConv() {
+    register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 1));
+    register_module("bn1", std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 2}));
+    register_module("bn2", std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 2}));
+  }
+  std::string type_name() const override { return "ReusedConv"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    return submodule("bn1")(submodule("conv")(x)) + submodule("bn2")(submodule("conv")(x));
+  }
+};
+
+TEST_CASE("fuse_conv_bn: illegal pairs are left alone and reported") {
+  manual_seed(3);
+  Tensor x = randn({2, 2, 5, 5});
+  SUBCASE("conv output with another user") {
+    auto model = std::make_shared<SharedOutput>();
+    randomize_batch_norms(*model, x.shape());
+    model->eval();
+    FuseReport report;
+    auto fused = fuse_conv_bn(model, &report);
+    REQUIRE(report.skipped.size() == 1);
+    CHECK(report.skipped[0].reason == "the conv output has 2 users, not only the batch norm");
+    CHECK(report.str() == "fused 0 conv-bn pairs, skipped 1\n  skipped conv -> bn: the conv output has 2 users, not only the batch norm");
+    CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 0.0, 0.0);
+  }
+  SUBCASE("conv module called at two sites") {
+    auto model = std::make_shared<ReusedConv>();
+    randomize_batch_norms(*model, x.shape());
+    model->eval();
+    FuseReport report;
+    auto fused = fuse_conv_bn(model, &report);
+    REQUIRE(report.skipped.size() == 2);
+    CHECK(report.skipped[0].reason == "the conv module is called at 2 call sites");
+    CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 0.0, 0.0);
+  }
+  SUBCASE("batch norm without running statistics") {
+    auto model = std::make_shared<nn::Sequential>(
+        std::make_shared<nn::Conv2d>(2, 3, 3),
+        std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 3, .track_running_stats = false}));
+    model->eval();
+    FuseReport report;
+    auto fused = fuse_conv_bn(model, &report);
+    REQUIRE(report.skipped.size() == 1);
+    CHECK(report.skipped[0].reason == "the batch norm has no running statistics");
+    CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 0.0, 0.0);
+  }
+  SUBCASE("training mode is refused") {
+    auto model = models::toy_fuser_model();
+    CHECK_THROWS_WITH_AS(fuse_conv_bn(model), "fuse_conv_bn: fusion is for inference, but the M is in training mode; call eval() first",
+                         Error);
+    model->eval();
+    model->get_submodule("bn1")->train();
+    CHECK_THROWS_WITH_AS(fuse_conv_bn(model), doctest::Contains("batch norm 'bn1' (BatchNorm2d) is in training mode"), Error);
+  }
+}
+
+TEST_CASE("fuse_conv_bn: grouped and depthwise convolutions, with and without bias, fold exactly") {
+  manual_seed(4);
+  for (int64_t groups : {1, 2, 6}) {
+    for (bool bias : {true, false}) {
+      CAPTURE(groups);
+      CAPTURE(bias);
+      auto model = std::make_shared<nn::Sequential>(
+          std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 6, .out_channels = 6, .kernel_size = 3,
+                                                          .padding = 1, .groups = groups, .bias = bias}),
+          std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 6}));
+      Tensor x = randn({2, 6, 7, 9});
+      randomize_batch_norms(*model, x.shape());
+      model->eval();
+      FuseReport report;
+      auto fused = fuse_conv_bn(model, &report);
+      CHECK(report.fused.size() == 1);
+      CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 1e-5, 1e-6);
+      CHECK(fused->get_submodule("0")->extra_repr().find("bias=False") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("fuse_conv_bn: a GraphModule input is copied, not modified") {
+  auto model = models::toy_fuser_model();
+  model->eval();
+  auto traced = symbolic_trace(model);
+  const std::string code_before = traced->code();
+  auto fused = fuse_conv_bn(traced);
+  CHECK(traced->code() == code_before);
+  CHECK(fused->code() != code_before);
+}
+
+}  // namespace
+}  // namespace tl::fx

@@ -1,0 +1,171 @@
+// tests/fx/test_graph.cpp — the Graph/Node verbs passes are written with: naming, use-def
+// bookkeeping, insertion points, erase refusal, lint, dead code elimination, copy, printing.
+#include <doctest/doctest.h>
+
+#include "fx/graph.h"
+
+namespace tl::fx {
+namespace {
+
+// x -> relu -> add(relu, x) -> output
+struct Small {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* relu = g.call_function(OpKind::Relu, {x});
+  Node* add = g.call_function(OpKind::Add, {relu, x}, {}, CallStyle::Operator);
+  Node* out = g.output(add);
+};
+
+TEST_CASE("graph: node names follow FX's rules") {
+  Graph g;
+  Node* x = g.placeholder("x");
+  CHECK(g.call_function(OpKind::Add, {x, x}, {}, CallStyle::Operator)->name() == "add");
+  CHECK(g.call_function(OpKind::Add, {x, x}, {}, CallStyle::Operator)->name() == "add_1");
+  CHECK(g.call_module("layer1.0.relu", {x})->name() == "layer1_0_relu");
+  CHECK(g.call_module("layer1.0.relu", {x})->name() == "layer1_0_relu_1");
+  CHECK(g.call_function(OpKind::Flatten, {x, 1})->target() == "torch.flatten");
+  // Python builtins are never value names: sum -> sum_1, max -> max_1; and "input" -> "input_1".
+  CHECK(g.call_method(OpKind::Sum, {x})->name() == "sum_1");
+  CHECK(g.call_function(OpKind::Max, {x})->name() == "max_1");
+  CHECK(g.placeholder("input")->name() == "input_1");
+  // A candidate that already ends in a number continues from it.
+  CHECK(g.create_node(Opcode::CallModule, "add_7", {x})->name() == "add_7");
+  CHECK(g.create_node(Opcode::CallModule, "add_7", {x})->name() == "add_8");
+}
+
+TEST_CASE("graph: users are kept in sync when args change") {
+  Small s;
+  CHECK(s.x->users() == std::vector<Node*>{s.relu, s.add});
+  CHECK(s.add->all_input_nodes() == std::vector<Node*>{s.relu, s.x});
+  s.add->update_arg(1, s.relu);  // add(relu, relu): x loses add as a user, relu keeps one entry
+  CHECK(s.x->users() == std::vector<Node*>{s.relu});
+  CHECK(s.relu->users() == std::vector<Node*>{s.add});
+  s.add->set_args({s.x, s.x});
+  CHECK(s.relu->num_users() == 0);
+  CHECK(s.x->users() == std::vector<Node*>{s.relu, s.add});
+  s.add->update_kwarg("alpha", s.relu);
+  CHECK(s.relu->users() == std::vector<Node*>{s.add});
+  CHECK_THROWS_WITH_AS(s.add->update_arg(5, 1), "update_arg: index 5 out of range for node 'add' with 2 args", Error);
+}
+
+TEST_CASE("graph: replace_all_uses_with and erase refusal") {
+  Small s;
+  CHECK_THROWS_WITH_AS(s.g.erase_node(s.relu),
+                       "erase_node: tried to erase node 'relu' but it still has 1 user(s) in the graph: add", Error);
+  const std::vector<Node*> changed = s.relu->replace_all_uses_with(s.x);
+  CHECK(changed == std::vector<Node*>{s.add});
+  CHECK(s.add->args()[0].node() == s.x);
+  s.g.erase_node(s.relu);
+  CHECK(s.relu->erased());
+  CHECK(s.g.size() == 3);
+  CHECK_THROWS_WITH_AS(s.g.erase_node(s.relu), "erase_node: node 'relu' was already erased", Error);
+  s.g.lint();
+}
+
+TEST_CASE("graph: nodes can be erased while iterating") {
+  Small s;
+  std::vector<std::string> visited;
+  for (Node* n : s.g.nodes()) {
+    visited.push_back(n->name());
+    if (n == s.relu) {
+      n->replace_all_uses_with(s.x);
+      s.g.erase_node(n);
+    }
+  }
+  CHECK(visited == std::vector<std::string>{"x", "relu", "add", "output"});
+}
+
+TEST_CASE("graph: inserting_before / inserting_after place new nodes") {
+  Small s;
+  {
+    auto guard = s.g.inserting_after(s.x);
+    s.g.call_function(OpKind::Neg, {s.x});
+    s.g.call_function(OpKind::Exp, {s.x});
+  }
+  {
+    auto guard = s.g.inserting_before(s.out);
+    s.g.call_function(OpKind::Tanh, {s.add});
+  }
+  std::vector<std::string> names;
+  for (Node* n : s.g.nodes()) names.push_back(n->name());
+  CHECK(names == std::vector<std::string>{"x", "neg", "exp", "relu", "add", "tanh", "output"});
+  CHECK(s.g.call_function(OpKind::Sigmoid, {s.x})->next() == nullptr);  // guards restored: appends again
+}
+
+TEST_CASE("graph: lint finds broken graphs") {
+  SUBCASE("use before definition") {
+    Small s;
+    auto guard = s.g.inserting_before(s.relu);
+    s.g.call_function(OpKind::Neg, {s.add});
+    CHECK_THROWS_WITH_AS(s.g.lint(), doctest::Contains("uses 'add', which is not defined before it"), Error);
+  }
+  SUBCASE("no output") {
+    Graph g;
+    g.placeholder("x");
+    CHECK_THROWS_WITH_AS(g.lint(), "lint: the graph has no output node", Error);
+  }
+  SUBCASE("node after output") {
+    Small s;
+    s.g.call_function(OpKind::Neg, {s.x});
+    CHECK_THROWS_WITH_AS(s.g.lint(), "lint: node 'neg' comes after the output node 'output'", Error);
+  }
+  SUBCASE("a second output is refused") {
+    Small s;
+    CHECK_THROWS_WITH_AS(s.g.output(s.x), "fx: the graph already has an output node", Error);
+  }
+}
+
+TEST_CASE("graph: eliminate_dead_code keeps outputs, placeholders and in-place ops") {
+  Small s;
+  Node* dead = s.g.call_function(OpKind::Neg, {s.x});
+  {
+    auto guard = s.g.inserting_before(s.out);
+    s.g.call_function(OpKind::Exp, {s.relu});                 // dead
+    s.g.call_method(OpKind::Add_, {s.relu, s.x});             // in-place: kept
+  }
+  s.g.erase_node(dead);
+  CHECK(s.g.eliminate_dead_code());
+  std::vector<std::string> names;
+  for (Node* n : s.g.nodes()) names.push_back(n->name());
+  CHECK(names == std::vector<std::string>{"x", "relu", "add", "add_", "output"});
+  CHECK_FALSE(s.g.eliminate_dead_code());
+}
+
+TEST_CASE("graph: prints as FX does and copies faithfully") {
+  Small s;
+  s.x->set_type_expr("torch.Tensor");
+  const std::string expected =
+      "graph():\n"
+      "    %x : torch.Tensor [num_users=2] = placeholder[target=x]\n"
+      "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%x,), kwargs = {})\n"
+      "    %add : [num_users=1] = call_function[target=operator.add](args = (%relu, %x), kwargs = {})\n"
+      "    return add";
+  CHECK(s.g.str() == expected);
+  std::unique_ptr<Graph> copy = s.g.copy();
+  CHECK(copy->str() == expected);
+  CHECK(copy->find_nodes(Opcode::CallFunction).size() == 2);
+  CHECK(copy->find_nodes(Opcode::CallFunction, std::string("operator.add")).size() == 1);
+  Node* copied_x = copy->find_nodes(Opcode::Placeholder).at(0);
+  CHECK(copied_x != s.x);
+  CHECK(copied_x->num_users() == 2);
+}
+
+TEST_CASE("graph: argument printing covers lists, tuples, kwargs and Python literals") {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* cat = g.call_function(OpKind::Cat, {Argument::list({x, x}), 1});
+  Node* clamp = g.call_function(OpKind::Clamp, {x}, {{"min", 1e-05}, {"max", Argument()}});
+  Node* full = g.call_function(OpKind::Full, {Argument::int_list({2, 3}), 0.5}, {{"dtype", DType::Float64}});
+  CHECK(cat->format() == "%cat : [num_users=0] = call_function[target=torch.cat](args = ([%x, %x], 1), kwargs = {})");
+  CHECK(clamp->format() ==
+        "%clamp : [num_users=0] = call_function[target=torch.clamp](args = (%x,), kwargs = {min: 1e-05, max: None})");
+  CHECK(full->format() ==
+        "%full : [num_users=0] = call_function[target=torch.full](args = ([2, 3], 0.5), kwargs = {dtype: torch.float64})");
+  CHECK(repr_arg(Argument(1e16)) == "1e+16");
+  CHECK(repr_arg(Argument(123456.0)) == "123456.0");
+  CHECK(repr_arg(Argument(0.1)) == "0.1");
+  CHECK(repr_arg(Argument("same")) == "'same'");
+}
+
+}  // namespace
+}  // namespace tl::fx

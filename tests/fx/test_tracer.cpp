@@ -1,0 +1,178 @@
+// tests/fx/test_tracer.cpp — symbolic tracing: the ResNet18 and toy-model graphs and code match
+// PyTorch's byte for byte; naming, targets, leaves, constants, example inputs and proxy errors.
+#include <doctest/doctest.h>
+
+#include "core/generator.h"
+#include "fx/tracer.h"
+#include "models/resnet.h"
+#include "models/toy_fuser.h"
+#include "nn/layers.h"
+#include "ops/ops.h"
+#include "tests/support/reference_files.h"
+
+namespace tl::fx {
+namespace {
+
+using testing::between;
+using testing::read_reference;
+using testing::strip_trailing_newlines;
+
+TEST_CASE("symbolic_trace: ResNet18's graph and code equal PyTorch's") {
+  auto traced = symbolic_trace(models::resnet18());
+  CHECK(traced->graph().str() == strip_trailing_newlines(read_reference("resnet18_graph.txt")));
+  CHECK(traced->code() == read_reference("resnet18_code.txt"));
+  CHECK(traced->type_name() == "ResNet");
+}
+
+TEST_CASE("symbolic_trace: the fuser seed's M prints as in PyTorch") {
+  const std::string ref = read_reference("toy_fuser_model.txt");
+  auto traced = symbolic_trace(models::toy_fuser_model());
+  CHECK(traced->graph().str() ==
+        between(ref, "print(symbolic_trace(model).graph):\n", "\n\nsymbolic_trace(model).code:"));
+  CHECK(traced->code() == between(ref, "symbolic_trace(model).code:\n", "\n\nfuse(model).code:"));
+}
+
+// A module reused at two call sites, a name that collides with an op's, a method, a function,
+// operators and a scalar argument.
+class Naming : public nn::Module {
+ public:
+  Naming() {
+    register_module("relu", std::make_shared<nn::ReLU>());
+    register_module("add", std::make_shared<nn::Identity>());
+  }
+  std::string type_name() const override { return "Naming"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    Tensor a = submodule("relu")(x);
+    Tensor b = submodule("relu")(a);
+    Tensor c = submodule("add")(b + a);  // the module "add" takes the name first, the op gets add_1
+    Tensor d = c.flatten(1) * 2.0;
+    return tl::relu(d).sum({1});
+  }
+};
+
+TEST_CASE("symbolic_trace: FX naming rules and targets for functions, methods and operators") {
+  auto traced = symbolic_trace(std::make_shared<Naming>());
+  const std::string expected =
+      "graph():\n"
+      "    %x : [num_users=1] = placeholder[target=x]\n"
+      "    %relu : [num_users=2] = call_module[target=relu](args = (%x,), kwargs = {})\n"
+      "    %relu_1 : [num_users=1] = call_module[target=relu](args = (%relu,), kwargs = {})\n"
+      "    %add : [num_users=1] = call_function[target=operator.add](args = (%relu_1, %relu), kwargs = {})\n"
+      "    %add_1 : [num_users=1] = call_module[target=add](args = (%add,), kwargs = {})\n"
+      "    %flatten : [num_users=1] = call_method[target=flatten](args = (%add_1, 1), kwargs = {})\n"
+      "    %mul : [num_users=1] = call_function[target=operator.mul](args = (%flatten, 2.0), kwargs = {})\n"
+      "    %relu_2 : [num_users=1] = call_function[target=torch.relu](args = (%mul,), kwargs = {})\n"
+      "    %sum_1 : [num_users=1] = call_method[target=sum](args = (%relu_2, [1]), kwargs = {})\n"
+      "    return sum_1";
+  CHECK(traced->graph().str() == expected);
+  CHECK(traced->code() ==
+        "\n\n\ndef forward(self, x):\n"
+        "    relu = self.relu(x);  x = None\n"
+        "    relu_1 = self.relu(relu)\n"
+        "    add = relu_1 + relu;  relu_1 = relu = None\n"
+        "    add_1 = self.add(add);  add = None\n"
+        "    flatten = add_1.flatten(1);  add_1 = None\n"
+        "    mul = flatten * 2.0;  flatten = None\n"
+        "    relu_2 = torch.relu(mul);  mul = None\n"
+        "    sum_1 = relu_2.sum([1]);  relu_2 = None\n"
+        "    return sum_1\n"
+        "    ");
+}
+
+class ReadsData : public nn::Module {
+ public:
+  std::string type_name() const override { return "ReadsData"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    if (x.sum().item<double>() > 0) return x;  // control flow on a traced value
+    return -x;
+  }
+};
+
+class ReadsShape : public nn::Module {
+ public:
+  std::string type_name() const override { return "ReadsShape"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override { return x.view({x.size(0), -1}); }
+};
+
+TEST_CASE("symbolic_trace: using a proxy's data or shape is a clear error") {
+  CHECK_THROWS_WITH_AS(symbolic_trace(std::make_shared<ReadsData>()),
+                       doctest::Contains("symbolic tracing: %sum_1 is a traced value (a Proxy) in ReadsData.forward"), Error);
+  CHECK_THROWS_WITH_AS(symbolic_trace(std::make_shared<ReadsShape>()),
+                       doctest::Contains("its shape is unknown while tracing symbolically"), Error);
+}
+
+TEST_CASE("symbolic_trace: with example inputs shapes are known and recorded") {
+  manual_seed(0);
+  auto shape_model = std::make_shared<ReadsShape>();
+  auto traced = symbolic_trace(shape_model, {randn({2, 3, 4})});
+  Node* view = traced->graph().find_nodes(Opcode::CallMethod, std::string("view")).at(0);
+  CHECK(view->args().at(1) == Argument::int_list({2, -1}));
+  REQUIRE(view->tensor_meta() != nullptr);
+  CHECK(view->tensor_meta()->shape == Shape{2, 12});
+}
+
+class AllLeaves : public Tracer {
+ public:
+  bool is_leaf_module(const nn::Module&, const std::string&) const override { return false; }
+};
+
+TEST_CASE("Tracer: is_leaf_module decides what is traced through; parameters become get_attr") {
+  auto conv = std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 2, .out_channels = 3, .kernel_size = 3, .padding = 1});
+  auto seq = std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{conv});
+  TracedGraph traced = AllLeaves().trace(*seq);
+  const std::string expected =
+      "graph():\n"
+      "    %x : [num_users=1] = placeholder[target=x]\n"
+      "    %_0_weight : [num_users=1] = get_attr[target=0.weight]\n"
+      "    %_0_bias : [num_users=1] = get_attr[target=0.bias]\n"
+      "    %conv2d : [num_users=1] = call_function[target=torch.conv2d](args = (%x, %_0_weight, %_0_bias, [1, 1], [1, 1]), kwargs = {})\n"
+      "    return conv2d";
+  CHECK(traced.graph->str() == expected);
+  CHECK(traced.constants.empty());
+}
+
+class UsesConstant : public nn::Module {
+ public:
+  std::string type_name() const override { return "UsesConstant"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override { return x + tl::ones({3}); }
+};
+
+TEST_CASE("symbolic_trace: tensors made inside forward become constants") {
+  auto traced = symbolic_trace(std::make_shared<UsesConstant>());
+  Node* c = traced->graph().find_nodes(Opcode::GetAttr).at(0);
+  CHECK(c->target() == "_tensor_constant0");
+  CHECK(traced->has_buffer("_tensor_constant0"));
+  CHECK(equal(traced->fetch_attr("_tensor_constant0"), tl::ones({3})));
+}
+
+TEST_CASE("symbolic_trace: the GraphModule owns copies; the original is never touched") {
+  auto model = models::toy_fuser_model();
+  auto traced = symbolic_trace(model);
+  Tensor copied = traced->get_parameter("conv1.weight");
+  Tensor original = model->get_parameter("conv1.weight");
+  CHECK_FALSE(copied.is_same(original));
+  CHECK(copied.storage() != original.storage());
+  CHECK(equal(copied, original));
+  copied.add_(1.0);
+  CHECK_FALSE(equal(copied, original));
+  CHECK(traced->get_submodule("nested")->type_name() == "Module");
+}
+
+TEST_CASE("symbolic_trace: modules that are not submodules of the root are refused") {
+  class Stray : public nn::Module {
+   public:
+    std::string type_name() const override { return "Stray"; }
+    using nn::Module::forward;
+    Tensor forward(const Tensor& x) override { return nn::ReLU()(x); }
+  };
+  CHECK_THROWS_WITH_AS(symbolic_trace(std::make_shared<Stray>()),
+                       doctest::Contains("a ReLU module called in Stray.forward is not a submodule of the traced Stray"),
+                       Error);
+}
+
+}  // namespace
+}  // namespace tl::fx
