@@ -1,0 +1,161 @@
+// bench/profiler_overhead.cpp — what recording op events costs: ResNet18 (eval, batch 1) with
+// and without a running Profile, interleaved in the same run, medians of N runs. The profiler's
+// own time (inside its hooks) and its post-processing at stop() are reported apart from the model's.
+//
+//   profiler_overhead [--runs 40] [--warmup 5] [--threads 2]
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_util.h"
+#include "core/generator.h"
+#include "models/resnet.h"
+#include "ops/ops.h"
+#include "profiler/profile.h"
+
+namespace {
+
+namespace profiler = tl::profiler;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int runs = 40, warmup = 5, threads = 2;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    TL_CHECK(i + 1 < argc, "profiler_overhead: ", a, " needs a value (usage: --runs N --warmup N --threads N)");
+    const int v = std::stoi(argv[++i]);
+    if (a == "--runs") o.runs = v;
+    else if (a == "--warmup") o.warmup = v;
+    else if (a == "--threads") o.threads = v;
+    else TL_CHECK(false, "profiler_overhead: unknown option ", a, " (usage: --runs N --warmup N --threads N)");
+  }
+  TL_CHECK(o.runs > 0, "profiler_overhead: --runs must be positive, got ", o.runs);
+  return o;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Samples {
+  std::vector<double> forward_ms, hooks_ms, stop_ms, events;
+};
+
+// One profiled forward: the forward alone is timed; stop() (building the event tree) apart.
+std::unique_ptr<profiler::Profile> profiled_run(tl::nn::Module& model, const tl::Tensor& input,
+                                                const profiler::ProfileOptions& options, Samples& s) {
+  auto prof = std::make_unique<profiler::Profile>(options);
+  {
+    auto running = prof->start();
+    const auto t0 = Clock::now();
+    model(input);
+    s.forward_ms.push_back(ms_since(t0));
+    const auto t1 = Clock::now();
+    prof->stop();
+    s.stop_ms.push_back(ms_since(t1));
+  }
+  s.hooks_ms.push_back(static_cast<double>(prof->profiler_overhead_ns()) / 1e6);
+  s.events.push_back(static_cast<double>(prof->events().size()));
+  return prof;
+}
+
+// Added time as the median of per-iteration ratios: each profiled forward is compared with the
+// unprofiled one of the same iteration, which cancels slow drift in the machine's load.
+double added_percent(const std::vector<double>& plain, const std::vector<double>& profiled) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(plain.size(), profiled.size()); ++i) ratios.push_back(profiled[i] / plain[i]);
+  return 100.0 * (median(ratios) - 1.0);
+}
+
+std::string spread(const std::vector<double>& v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%8.3f ms [%7.3f, %7.3f]", median(v), *std::min_element(v.begin(), v.end()),
+                *std::max_element(v.begin(), v.end()));
+  return buf;
+}
+
+void report(const char* label, const std::vector<double>& plain, const Samples& s) {
+  const double hooks = median(s.hooks_ms);
+  std::printf("%-38s %s  %+6.2f%%   hooks %6.3f ms (%5.2f%%)   stop() %6.3f ms   %4.0f events\n", label,
+              spread(s.forward_ms).c_str(), added_percent(plain, s.forward_ms), hooks, 100.0 * hooks / median(plain),
+              median(s.stop_ms), median(s.events));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    tl::set_num_threads(o.threads);
+    tl::bench::print_header("profiler overhead: ResNet18, eval, batch 1, 3x224x224");
+    tl::manual_seed(0);
+    auto model = tl::models::resnet18();
+    model->eval();
+    const tl::Tensor input = tl::randn({1, 3, 224, 224});
+
+    const profiler::ProfileOptions ops_only{};
+    const profiler::ProfileOptions everything{
+        .record_shapes = true, .profile_memory = true, .with_stack = true, .with_flops = true};
+    std::vector<double> plain;
+    Samples recorded, full;
+    for (int i = 0; i < o.warmup; ++i) {
+      (*model)(input);
+      profiled_run(*model, input, ops_only, recorded);
+      profiled_run(*model, input, everything, full);
+    }
+    recorded = full = Samples{};
+    std::unique_ptr<profiler::Profile> last;  // the last ops-only profile, printed below
+    // Interleaved, rotating the order, so drift (frequency, other processes) hits all variants alike.
+    for (int i = 0; i < o.runs; ++i) {
+      for (int k = 0; k < 3; ++k) {
+        switch ((i + k) % 3) {
+          case 0: {
+            const auto t0 = Clock::now();
+            (*model)(input);
+            plain.push_back(ms_since(t0));
+            break;
+          }
+          case 1: profiled_run(*model, input, everything, full); break;
+          default: last = profiled_run(*model, input, ops_only, recorded); break;
+        }
+      }
+    }
+
+    std::printf("\n%d runs each, interleaved; forward time median [min, max]; %% is the median over iterations of\n"
+                "the added time against the unprofiled forward of the same iteration\n", o.runs);
+    std::printf("%-38s %s\n", "no profiler", spread(plain).c_str());
+    report("Profile() recording op events", plain, recorded);
+    report("Profile(shapes, memory, stack, flops)", plain, full);
+    const double added = added_percent(plain, recorded.forward_ms);
+    std::printf("\nadded time with op events: %.2f%% (target <= 3%%: %s); the profiler's own time in its hooks: "
+                "%.3f ms per forward (%.2f%%)\n",
+                added, added <= 3.0 ? "met" : "NOT met", median(recorded.hooks_ms),
+                100.0 * median(recorded.hooks_ms) / median(plain));
+
+    const profiler::EventList& events = last->events();
+    int64_t model_ns = 0;
+    for (const profiler::FunctionEvent& e : events)
+      if (e.cpu_parent < 0) model_ns += e.cpu_time_total_ns();
+    std::printf("last profiled run: model time seen by the profiler %.3f ms (sum of top-level ops), "
+                "profiler's own time in its hooks %.3f ms\n\n",
+                static_cast<double>(model_ns) / 1e6, static_cast<double>(last->profiler_overhead_ns()) / 1e6);
+    std::printf("%s", last->key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 10}).c_str());
+    return 0;
+  } catch (const tl::Error& e) {
+    std::fprintf(stderr, "profiler_overhead: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,23 @@
+// profiler/chrome_trace.h — Chrome trace JSON (the kineto object form) that chrome://tracing,
+// Perfetto and HTA open: "X" complete events in microseconds, "i" memory instants, "M" process
+// and thread names, kineto's categories and args, distributedInfo.rank.
+#pragma once
+
+#include <iosfwd>
+
+namespace tl::profiler {
+
+class EventList;
+
+/// Writes `events` as one JSON object:
+///   {"schemaVersion": 1, "deviceProperties": [], "distributedInfo": {"rank": 0, ...},
+///    "traceEvents": [...], "displayTimeUnit": "ms"}
+/// Each event: {"ph": "X", "cat": "cpu_op" | "user_annotation" | "python_function", "name",
+/// "pid", "tid", "ts", "dur", "args": {"External id", "Ev Idx", "Input Dims", "Input type",
+/// "flops"}} with ts/dur in microseconds (nanosecond precision); ProfilerStep#N events are
+/// "user_annotation". Memory: {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name":
+/// "[memory]", "args": {"Total Reserved", "Total Allocated", "Bytes", "Addr", "Device Id",
+/// "Device Type"}}. Metadata: process_name, process_labels, thread_name, thread_sort_index.
+void write_chrome_trace(const EventList& events, std::ostream& out);
+
+}  // namespace tl::profiler

@@ -1,0 +1,83 @@
+// profiler/event_list.h — EventList: the events of one profile (or one scheduled window) with
+// their tree built: cpu parents/children, self times, memory attribution and scope stacks.
+// Invariant: an event's children lie inside its interval, so self time is never negative.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "profiler/event.h"
+#include "profiler/key_averages.h"
+#include "profiler/table.h"
+
+namespace tl::profiler {
+
+/// What the events were recorded with (the table's optional columns follow from it).
+struct EventListInfo {
+  bool record_shapes = false;
+  bool profile_memory = false;
+  bool with_stack = false;
+  bool with_flops = false;
+  int64_t process_id = 0;
+  /// Name of each thread that recorded events, for the trace's thread_name metadata.
+  std::vector<std::pair<uint64_t, std::string>> thread_names;
+  /// Time spent inside the profiler's own hooks while recording (not part of any event's self
+  /// time attribution, reported on its own).
+  int64_t profiler_overhead_ns = 0;
+  /// Bounds of the recorded window on the monotonic clock.
+  int64_t window_start_ns = 0;
+  int64_t window_end_ns = 0;
+};
+
+class EventList {
+ public:
+  EventList() = default;
+  /// Builds the tree. `events` are in start order per thread and each event's `parent` (an
+  /// index, or -1) precedes it and encloses it; `memory_events[i].parent` likewise. Derived
+  /// fields of the events are (re)computed. Throws tl::Error when a parent index is invalid.
+  EventList(std::vector<FunctionEvent> events, std::vector<MemoryEvent> memory_events, EventListInfo info);
+
+  /// For events whose nesting is unknown (loaded from a trace): sorts them by (start, longest
+  /// first), finds each one's parent per thread by interval containment as PyTorch's
+  /// _populate_cpu_children does (a partial overlap is no nesting), attaches each memory event
+  /// to the innermost event of its thread open at its time, then builds the tree.
+  static EventList from_intervals(std::vector<FunctionEvent> events, std::vector<MemoryEvent> memory_events,
+                                  EventListInfo info);
+
+  const std::vector<FunctionEvent>& events() const { return events_; }
+  const std::vector<MemoryEvent>& memory_events() const { return memory_events_; }
+  const EventListInfo& info() const { return info_; }
+  size_t size() const { return events_.size(); }
+  bool empty() const { return events_.empty(); }
+  const FunctionEvent& operator[](size_t i) const { return events_[i]; }
+  auto begin() const { return events_.begin(); }
+  auto end() const { return events_.end(); }
+
+  /// Sum of all function events' self CPU times (the table footer).
+  int64_t self_cpu_time_total_ns() const;
+  /// Time spent in the profiler's hooks while recording these events.
+  int64_t profiler_overhead_ns() const { return info_.profiler_overhead_ns; }
+
+  KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
+  /// One row per function event (no grouping), like PyTorch's prof.table().
+  std::string table(const TableOptions& options = {}) const;
+  TableColumns table_columns() const { return {info_.profile_memory, info_.with_flops}; }
+
+  /// Writes a Chrome trace JSON file (see chrome_trace.h); throws tl::Error if it cannot.
+  void export_chrome_trace(const std::string& path) const;
+  /// Writes folded stacks for flame graphs (see stacks.h); throws tl::Error if it cannot.
+  void export_stacks(const std::string& path, const std::string& metric = "self_cpu_time_total") const;
+
+ private:
+  void build_tree();
+  void attribute_memory();
+  void fill_stacks();
+
+  std::vector<FunctionEvent> events_;
+  std::vector<MemoryEvent> memory_events_;
+  EventListInfo info_;
+};
+
+}  // namespace tl::profiler

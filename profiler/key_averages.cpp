@@ -1,0 +1,123 @@
+// profiler/key_averages.cpp — grouping function events into FunctionEventAvg rows (first-seen
+// order, like PyTorch's dict), plus the ungrouped rows of EventList::table().
+#include "profiler/key_averages.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "profiler/event_list.h"
+
+namespace tl::profiler {
+namespace {
+
+/// Calls on_event for each function event and on_memory for each memory event outside every
+/// event, merged in time order (PyTorch lists "[memory]" events among the others by start time).
+void for_each_row_source(const EventList& list, const std::function<void(const FunctionEvent&)>& on_event,
+                         const std::function<void(const MemoryEvent&)>& on_memory) {
+  std::vector<const MemoryEvent*> loose;
+  for (const MemoryEvent& m : list.memory_events())
+    if (m.parent < 0) loose.push_back(&m);
+  std::stable_sort(loose.begin(), loose.end(),
+                   [](const MemoryEvent* a, const MemoryEvent* b) { return a->time_ns < b->time_ns; });
+  size_t next = 0;
+  for (const FunctionEvent& e : list.events()) {
+    if (!e.is_function()) continue;
+    while (next < loose.size() && loose[next]->time_ns < e.start_ns) on_memory(*loose[next++]);
+    on_event(e);
+  }
+  while (next < loose.size()) on_memory(*loose[next++]);
+}
+
+FunctionEventAvg memory_row(const MemoryEvent& m, bool with_shapes) {
+  FunctionEventAvg row;
+  row.key = kMemoryEventName;
+  row.count = 1;
+  row.cpu_memory_usage = m.bytes;
+  row.self_cpu_memory_usage = m.bytes;
+  if (with_shapes) row.input_shapes = "[]";
+  return row;
+}
+
+void merge(FunctionEventAvg& into, const FunctionEventAvg& row) {
+  into.count += row.count;
+  into.cpu_memory_usage += row.cpu_memory_usage;
+  into.self_cpu_memory_usage += row.self_cpu_memory_usage;
+}
+
+}  // namespace
+
+std::string table_key(const std::string& event_name) {
+  static const std::string kStep = "ProfilerStep#";
+  if (event_name.compare(0, kStep.size(), kStep) == 0) return "ProfilerStep*";
+  return event_name;
+}
+
+KeyAverages key_averages(const EventList& list, const KeyAveragesOptions& options) {
+  TL_CHECK(options.group_by_stack_n >= 0, "key_averages: group_by_stack_n must be >= 0, got ",
+           options.group_by_stack_n);
+  const size_t stack_n = static_cast<size_t>(options.group_by_stack_n);
+  std::vector<FunctionEventAvg> rows;
+  std::unordered_map<std::string, size_t> index;
+  auto row_for = [&](const std::string& key, const std::string& shapes, const std::vector<std::string>& stack) {
+    std::string group = key;
+    if (options.group_by_input_shape) group += '\x1f' + shapes;
+    for (size_t i = 0; i < std::min(stack_n, stack.size()); ++i) group += '\x1e' + stack[i];
+    auto [it, inserted] = index.try_emplace(group, rows.size());
+    if (inserted) {
+      rows.emplace_back();
+      rows.back().key = key;
+      rows.back().input_shapes = options.group_by_input_shape ? shapes : "";
+    }
+    return &rows[it->second];
+  };
+  for_each_row_source(
+      list,
+      [&](const FunctionEvent& e) {
+        const std::string shapes = options.group_by_input_shape ? shapes_to_string(e.input_shapes) : "";
+        row_for(table_key(e.name), shapes, e.stack)->add(e);
+      },
+      [&](const MemoryEvent& m) { merge(*row_for(kMemoryEventName, "[]", {}), memory_row(m, false)); });
+  for (FunctionEventAvg& row : rows) row.stack.resize(std::min(stack_n, row.stack.size()));
+  return KeyAverages(std::move(rows), list.table_columns());
+}
+
+const FunctionEventAvg& KeyAverages::at(const std::string& key) const {
+  for (const FunctionEventAvg& row : rows_)
+    if (row.key == key) return row;
+  std::string keys;
+  for (const FunctionEventAvg& row : rows_) keys += (keys.empty() ? "" : ", ") + row.key;
+  TL_CHECK(false, "key_averages: no row \"", key, "\"; rows are: ", keys);
+  return rows_.front();
+}
+
+int64_t KeyAverages::self_cpu_time_total_ns() const {
+  int64_t total = 0;
+  for (const FunctionEventAvg& row : rows_) total += row.self_cpu_time_total_ns;
+  return total;
+}
+
+std::string KeyAverages::table(const TableOptions& options) const { return build_table(rows_, options, columns_); }
+
+KeyAverages EventList::key_averages(const KeyAveragesOptions& options) const {
+  return profiler::key_averages(*this, options);
+}
+
+std::string EventList::table(const TableOptions& options) const {
+  std::vector<FunctionEventAvg> rows;
+  const bool shapes = info_.record_shapes;
+  for_each_row_source(
+      *this,
+      [&](const FunctionEvent& e) {
+        FunctionEventAvg row;
+        row.key = table_key(e.name);
+        if (shapes) row.input_shapes = shapes_to_string(e.input_shapes);
+        row.add(e);
+        rows.push_back(std::move(row));
+      },
+      [&](const MemoryEvent& m) { rows.push_back(memory_row(m, shapes)); });
+  return build_table(std::move(rows), options, table_columns());
+}
+
+}  // namespace tl::profiler

@@ -1,0 +1,18 @@
+// profiler/op_inputs.h — an op call's arguments as the profiler reports them: one shape and one
+// kineto type name per schema argument, in schema order (record_shapes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/dispatch.h"
+
+namespace tl::profiler {
+
+/// Fills `shapes` and `types` (replacing their contents) for `call`: a tensor argument gives its
+/// sizes and its dtype's C++ name ("float", "long int"), a tensor list gives [] and "TensorList",
+/// every other argument gives [] and its kind ("Scalar", "Int", "Double", "Bool", "ScalarList",
+/// "String"), None gives [] and "". A Scalar passed for a Tensor parameter (`x + 1`) is "Scalar".
+void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector<std::string>& types);
+
+}  // namespace tl::profiler

@@ -1,0 +1,236 @@
+// profiler/recorder.cpp — the hot path of the profiler: one small record and four clock reads per
+// op (two time the hooks themselves). Start times are read last and end times first, so the
+// profiler's bookkeeping stays outside the op's own interval and is added up separately.
+#include "profiler/recorder.h"
+
+#include <iterator>
+
+#include "core/error.h"
+#include "profiler/clock.h"
+#include "profiler/flops.h"
+#include "profiler/module_scope.h"
+#include "profiler/op_inputs.h"
+
+namespace tl::profiler::detail {
+namespace {
+
+thread_local Recorder* t_recorder = nullptr;
+thread_local Recorder* t_owner = nullptr;
+// Scope ids are unique per thread, so an id kept by a RecordFunction never matches a scope of a
+// later recorder installed on the same thread.
+thread_local uint64_t t_next_id = 0;
+
+constexpr int64_t kOpenEnd = INT64_MAX;
+
+}  // namespace
+
+Recorder* current_recorder() { return t_recorder; }
+
+void claim_thread(Recorder* recorder) {
+  if (t_owner != nullptr && t_owner != recorder) {
+    TL_CHECK(!t_owner->enabled(), "profile: another profile is already running on this thread; stop it first");
+    t_owner->uninstall();
+    delete t_owner;
+  }
+  t_owner = recorder;
+}
+
+void release_thread(Recorder* recorder) {
+  if (t_owner == recorder) t_owner = nullptr;
+}
+
+Recorder::Recorder(const ProfileOptions& options) : options_(options) {
+  open_.reserve(64);
+  memory_.reserve(1024);
+}
+
+Recorder::~Recorder() = default;
+
+void Recorder::install() {
+  TL_INTERNAL_ASSERT(!installed_ && t_recorder == nullptr, "profiler recorder installed twice on a thread");
+  thread_ = current_thread_id();
+  t_recorder = this;
+  dispatch::push_hook(this);
+  if (options_.profile_memory) previous_allocation_hook_ = set_allocation_hook(this);
+  if (options_.with_stack || options_.with_modules) module_scopes_ = std::make_unique<ModuleScopes>(*this);
+  installed_ = true;
+}
+
+void Recorder::uninstall() {
+  if (!installed_) return;
+  module_scopes_.reset();
+  if (options_.profile_memory) set_allocation_hook(previous_allocation_hook_);
+  dispatch::pop_hook(this);
+  t_recorder = nullptr;
+  installed_ = false;
+}
+
+Recorder::RawEvent& Recorder::EventBuffer::push() {
+  if (size_ == static_cast<int64_t>(chunks_.size()) * kChunk)
+    chunks_.push_back(std::make_unique_for_overwrite<RawEvent[]>(kChunk));
+  return (*this)[size_++];
+}
+
+int64_t Recorder::push_event(const char* op_name, EventKind kind) {
+  const int64_t index = events_.size();
+  RawEvent& e = events_.push();
+  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, -1, -1, kind};
+  open_.push_back({++t_next_id, index});
+  return index;
+}
+
+uint64_t Recorder::open_scope(std::string name, EventKind kind) {
+  if (!enabled_.load(std::memory_order_relaxed)) return 0;
+  const int64_t entry = now_ns();
+  const int64_t index = push_event(nullptr, kind);
+  events_[index].text = static_cast<int32_t>(texts_.size());
+  texts_.push_back(std::move(name));
+  const uint64_t id = open_.back().id;
+  const int64_t start = now_ns();
+  events_[index].start_ns = start;
+  overhead_ns_ += start - entry;
+  return id;
+}
+
+void Recorder::close_from(size_t position, int64_t end_ns) {
+  for (size_t i = position; i < open_.size(); ++i) {
+    RawEvent& e = events_[open_[i].index];
+    e.end_ns = end_ns;
+    // The innermost op that has a flop estimate owns the flops: a wrapper op (linear over
+    // addmm) would otherwise count them twice.
+    if (e.flops > 0 && e.parent >= 0 && events_[e.parent].kind == EventKind::Op) events_[e.parent].flops = 0;
+  }
+  open_.resize(position);
+}
+
+void Recorder::close_scope(uint64_t id) {
+  const int64_t end = now_ns();
+  for (size_t i = open_.size(); i-- > 0;) {
+    if (open_[i].id != id) continue;
+    close_from(i, end);
+    break;
+  }
+  overhead_ns_ += now_ns() - end;
+}
+
+void Recorder::before(const OpCall& call) {
+  if (!enabled_.load(std::memory_order_relaxed)) return;
+  const int64_t entry = now_ns();
+  const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op);
+  RawEvent& e = events_[index];
+  if (options_.record_shapes) {
+    e.inputs = static_cast<int32_t>(inputs_.size());
+    Inputs& in = inputs_.emplace_back();
+    describe_inputs(call, in.shapes, in.types);
+  }
+  if (options_.with_flops) e.flops = estimate_flops(call.op, call.inputs, call.attrs);
+  op_ids_.push_back(open_.back().id);
+  const int64_t start = now_ns();
+  e.start_ns = start;
+  overhead_ns_ += start - entry;
+}
+
+void Recorder::after(const OpCall&, const TensorList*) {
+  if (!enabled_.load(std::memory_order_relaxed) || op_ids_.empty()) return;
+  const uint64_t id = op_ids_.back();
+  op_ids_.pop_back();
+  close_scope(id);
+}
+
+void Recorder::on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) {
+  if (previous_allocation_hook_) previous_allocation_hook_->on_allocation(ptr, bytes_delta, bytes_in_use);
+  if (!enabled_.load(std::memory_order_relaxed)) return;
+  const int64_t entry = now_ns();
+  memory_.push_back({entry, thread_, bytes_delta, bytes_in_use, reinterpret_cast<uint64_t>(ptr),
+                     open_.empty() ? -1 : open_.back().index});
+  overhead_ns_ += now_ns() - entry;
+}
+
+FunctionEvent Recorder::materialize(const RawEvent& raw) const {
+  FunctionEvent e;
+  e.name = raw.op_name ? std::string(raw.op_name) : texts_[raw.text];
+  e.kind = raw.kind;
+  e.thread = thread_;
+  e.start_ns = raw.start_ns;
+  e.end_ns = raw.end_ns;
+  e.flops = raw.flops;
+  if (raw.inputs >= 0) {
+    e.input_shapes = inputs_[raw.inputs].shapes;
+    e.input_types = inputs_[raw.inputs].types;
+  }
+  return e;
+}
+
+EventList Recorder::take(int64_t start_ns, int64_t end_ns) {
+  std::vector<int64_t> remap(static_cast<size_t>(events_.size()), -1);
+  std::vector<FunctionEvent> events;
+  for (int64_t i = 0; i < events_.size(); ++i) {
+    const RawEvent& raw = events_[i];
+    if (raw.start_ns < start_ns || raw.start_ns > end_ns) continue;
+    remap[i] = static_cast<int64_t>(events.size());
+    FunctionEvent& e = events.emplace_back(materialize(raw));
+    e.end_ns = std::min(raw.end_ns, end_ns);
+    // An excluded parent started before the window, and so did all of its ancestors.
+    e.parent = raw.parent >= 0 ? remap[raw.parent] : -1;
+  }
+  std::vector<MemoryEvent> memory;
+  for (const MemoryEvent& m : memory_) {
+    if (m.time_ns < start_ns || m.time_ns > end_ns) continue;
+    MemoryEvent& copy = memory.emplace_back(m);
+    copy.parent = m.parent >= 0 ? remap[m.parent] : -1;
+  }
+  EventListInfo info;
+  info.record_shapes = options_.record_shapes;
+  info.profile_memory = options_.profile_memory;
+  info.with_stack = options_.with_stack;
+  info.with_flops = options_.with_flops;
+  info.process_id = current_process_id();
+  info.thread_names = {{thread_, current_thread_name()}};
+  info.profiler_overhead_ns = overhead_ns_;
+  info.window_start_ns = start_ns;
+  info.window_end_ns = end_ns;
+  discard();
+  return EventList(std::move(events), std::move(memory), std::move(info));
+}
+
+void Recorder::discard() {
+  compact();
+  memory_.clear();
+  overhead_ns_ = 0;
+}
+
+void Recorder::reset() {
+  open_.clear();
+  op_ids_.clear();
+  discard();
+}
+
+void Recorder::compact() {
+  // Open events are nested, each inside the previous one, so after dropping the closed events
+  // open event k's parent is open event k - 1. Buffers keep their capacity for the next window.
+  std::vector<RawEvent> kept;
+  std::vector<std::string> texts;
+  std::vector<Inputs> inputs;
+  for (size_t k = 0; k < open_.size(); ++k) {
+    RawEvent e = events_[open_[k].index];
+    e.parent = static_cast<int64_t>(k) - 1;
+    if (e.text >= 0) {
+      texts.push_back(std::move(texts_[e.text]));
+      e.text = static_cast<int32_t>(texts.size()) - 1;
+    }
+    if (e.inputs >= 0) {
+      inputs.push_back(std::move(inputs_[e.inputs]));
+      e.inputs = static_cast<int32_t>(inputs.size()) - 1;
+    }
+    kept.push_back(e);
+    open_[k].index = static_cast<int64_t>(k);
+  }
+  events_.clear();
+  for (const RawEvent& e : kept) events_.push() = e;
+  texts_.clear();
+  inputs_.clear();
+  std::move(texts.begin(), texts.end(), std::back_inserter(texts_));
+  std::move(inputs.begin(), inputs.end(), std::back_inserter(inputs_));
+}
+
+}  // namespace tl::profiler::detail

@@ -1,0 +1,117 @@
+// tests/models/test_my_module.cpp — the profiler tutorial's MyModule: both MASK INDICES paths
+// against a plain scan, and the profile the tutorial reads (scopes, stacks, memory of the copy).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "core/error.h"
+#include "core/generator.h"
+#include "models/my_module.h"
+#include "ops/ops.h"
+#include "profiler/profile.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::models {
+namespace {
+
+// Coordinates (row-major) of the elements of `mask` greater than `threshold`, by a plain scan.
+std::vector<int64_t> reference_indices(const Tensor& mask, double threshold) {
+  std::vector<int64_t> coords;
+  const Shape& s = mask.shape();
+  for (int64_t i = 0; i < s[0]; ++i)
+    for (int64_t j = 0; j < s[1]; ++j)
+      for (int64_t k = 0; k < s[2]; ++k)
+        if (testing::element_at(mask, (i * s[1] + j) * s[2] + k) > threshold) coords.insert(coords.end(), {i, j, k});
+  return coords;
+}
+
+std::vector<int64_t> values(const Tensor& t) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(static_cast<int64_t>(testing::element_at(t, i)));
+  return v;
+}
+
+TEST_CASE("my_module: both MASK INDICES paths find the elements above the threshold") {
+  for (DType dtype : {DType::Float64, DType::Float32}) {
+    manual_seed(0);
+    auto slow = std::make_shared<MyModule>(MyModuleOptions{.in_features = 6, .out_features = 3});
+    auto fast = std::make_shared<MyModule>(MyModuleOptions{.in_features = 6, .out_features = 3, .use_nonzero = true});
+    fast->load_state_dict(slow->state_dict());
+    const Tensor input = rand({4, 6});
+    // The threshold (the mean row sum of the output) does not depend on the mask: centre the mask
+    // on it so that about half of the elements are above.
+    const double threshold = (*slow)({input, zeros({1, 1, 1}, dtype)})[0].sum({1}).mean().item<double>();
+    const Tensor mask = rand({5, 4, 3}, dtype) + (threshold - 0.5);
+    const TensorList a = (*slow)({input, mask});
+    const TensorList b = (*fast)({input, mask});
+    CHECK(a[0].sum({1}).mean().item<double>() == threshold);
+    const std::vector<int64_t> expected = reference_indices(mask, threshold);
+    REQUIRE_FALSE(expected.empty());
+    REQUIRE(expected.size() < static_cast<size_t>(mask.numel()) * 3);
+    CHECK(a[1].shape() == Shape{static_cast<int64_t>(expected.size() / 3), 3});
+    CHECK(a[1].dtype() == DType::Int64);
+    CHECK(values(a[1]) == expected);
+    CHECK(values(b[1]) == expected);
+    CHECK(b[1].shape() == a[1].shape());
+    CHECK_TENSOR_CLOSE(a[0], b[0], 0.0, 0.0);
+    CHECK(a[0].shape() == Shape{4, 3});
+  }
+}
+
+struct MaskProfile {
+  int64_t mask_indices_self_memory = 0;
+  int64_t copy_buffer_bytes = 0;
+  std::vector<std::string> copy_stack, linear_stack;
+};
+
+MaskProfile profile_forward(DType dtype, bool use_nonzero) {
+  manual_seed(1);
+  auto model = std::make_shared<MyModule>(MyModuleOptions{.in_features = 8, .out_features = 2, .use_nonzero = use_nonzero});
+  const Tensor input = rand({3, 8});
+  const Tensor mask = rand({6, 5, 4}, dtype);
+  profiler::Profile prof({.profile_memory = true, .with_stack = true});
+  {
+    auto running = prof.start();
+    (*model)({input, mask});
+  }
+  MaskProfile out;
+  const profiler::EventList& events = prof.events();
+  for (const profiler::FunctionEvent& e : events) {
+    if (e.name == "MASK INDICES") out.mask_indices_self_memory = e.self_cpu_memory_usage;
+    const bool in_mask = e.cpu_parent >= 0 && events[e.cpu_parent].name == "MASK INDICES";
+    if (in_mask && e.name == "aten::empty" && out.copy_buffer_bytes == 0) out.copy_buffer_bytes = e.cpu_memory_usage;
+    if (in_mask && e.name == "aten::copy_") out.copy_stack = e.stack;
+    if (e.name == "aten::linear") out.linear_stack = e.stack;
+  }
+  return out;
+}
+
+TEST_CASE("my_module: the profile shows the tutorial's scopes, stacks and the mask copy's memory") {
+  const MaskProfile f64 = profile_forward(DType::Float64, false);
+  const MaskProfile f32 = profile_forward(DType::Float32, false);
+  const int64_t elements = 6 * 5 * 4;
+  CHECK(f64.copy_buffer_bytes == elements * 8);
+  CHECK(f32.copy_buffer_bytes == elements * 4);
+  // The copy is freed inside the scope: its self memory drops by exactly the mask's bytes.
+  CHECK(f64.mask_indices_self_memory - f32.mask_indices_self_memory == -elements * 4);
+  CHECK(f64.copy_stack == std::vector<std::string>{"MASK INDICES", "nn.Module: MyModule_0"});
+  CHECK(f64.linear_stack == std::vector<std::string>{"nn.Module: Linear_0", "LINEAR PASS", "nn.Module: MyModule_0"});
+  const MaskProfile fast = profile_forward(DType::Float32, true);
+  CHECK(fast.copy_buffer_bytes == 0);
+  // (mask > threshold) is a bool tensor freed inside the scope.
+  CHECK(fast.mask_indices_self_memory - f32.mask_indices_self_memory == elements * 4 - elements);
+}
+
+TEST_CASE("my_module: arguments and repr") {
+  auto model = std::make_shared<MyModule>(MyModuleOptions{.in_features = 3, .out_features = 2});
+  CHECK_THROWS_WITH_AS((*model)(TensorList{zeros({1, 3})}), "MyModule: expected (input, mask), got 1 inputs", Error);
+  CHECK(model->extra_repr() == "mask_indices=numpy");
+  CHECK(model->child("linear")->type_name() == "Linear");
+  const MyModuleInputs in = my_module_inputs(DType::Float32, 4, 2, 3);
+  CHECK(in.input.shape() == Shape{2, 3});
+  CHECK(in.mask.shape() == Shape{4, 4, 4});
+  CHECK(in.mask.dtype() == DType::Float32);
+}
+
+}  // namespace
+}  // namespace tl::models

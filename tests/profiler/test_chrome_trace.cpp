@@ -1,0 +1,141 @@
+// tests/profiler/test_chrome_trace.cpp — the exported Chrome trace parses back (nlohmann) with
+// the fields Perfetto, chrome://tracing and HTA read, and with the recorded times.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "ops/ops.h"
+#include "profiler/chrome_trace.h"
+#include "profiler/clock.h"
+#include "profiler/profile.h"
+#include "profiler/record_function.h"
+#include "profiler_test_util.h"
+
+namespace tl::profiler {
+namespace {
+
+using json = nlohmann::json;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (std::to_string(current_process_id()) + "_" + name)).string();
+}
+
+json export_and_parse(const Profile& prof) {
+  const std::string path = temp_path("trace.json");
+  prof.export_chrome_trace(path);
+  std::ifstream in(path);
+  json trace = json::parse(in);  // throws, failing the test, if the file is not valid JSON
+  std::filesystem::remove(path);
+  return trace;
+}
+
+std::vector<json> with_phase(const json& trace, const std::string& ph) {
+  std::vector<json> out;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == ph) out.push_back(e);
+  return out;
+}
+
+TEST_CASE("chrome_trace: complete events, memory instants and metadata parse back") {
+  Profile prof({.record_shapes = true, .profile_memory = true, .with_flops = true});
+  Tensor kept;
+  {
+    auto running = prof.start();
+    RecordFunction scope("LINEAR PASS");
+    kept = zeros({3, 4});
+    Tensor y = kept + kept;
+  }
+  const EventList& events = prof.events();
+  const json trace = export_and_parse(prof);
+  REQUIRE(trace.is_object());
+  CHECK(trace["schemaVersion"] == 1);
+  CHECK(trace["distributedInfo"]["rank"] == 0);
+  CHECK(trace["deviceProperties"].is_array());
+
+  const std::vector<json> complete = with_phase(trace, "X");
+  REQUIRE(complete.size() == events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const json& e = complete[i];
+    const FunctionEvent& ev = events[i];
+    CHECK(e["name"] == ev.name);
+    CHECK(e["cat"] == event_category(ev.kind));
+    CHECK(e["pid"] == current_process_id());
+    CHECK(e["tid"] == ev.thread);
+    CHECK(e["ts"].get<double>() == doctest::Approx(static_cast<double>(ev.start_ns) / 1000.0).epsilon(1e-12));
+    CHECK(std::llround(e["dur"].get<double>() * 1000.0) == ev.cpu_time_total_ns());
+    CHECK(e["args"]["External id"] == i + 1);
+  }
+  CHECK(complete[0]["cat"] == "user_annotation");
+  CHECK(complete[1]["cat"] == "cpu_op");
+  CHECK(complete[1]["args"]["Input Dims"] == json::parse("[[], []]"));
+  CHECK(complete[1]["args"]["Input type"] == json::parse(R"(["ScalarList", "Int"])"));
+  CHECK(complete[2]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4]]"));
+  CHECK(complete[2]["args"]["Input type"] == json::parse(R"(["float", "float"])"));
+  CHECK(complete[2]["args"]["flops"] == 12);
+  CHECK_FALSE(complete[0]["args"].contains("Input Dims"));
+
+  const std::vector<json> memory = with_phase(trace, "i");
+  REQUIRE(memory.size() == events.memory_events().size());
+  for (size_t i = 0; i < memory.size(); ++i) {
+    const MemoryEvent& m = events.memory_events()[i];
+    CHECK(memory[i]["name"] == "[memory]");
+    CHECK(memory[i]["s"] == "t");
+    CHECK(memory[i]["cat"] == "cpu_instant_event");
+    CHECK(memory[i]["args"]["Bytes"] == m.bytes);
+    CHECK(memory[i]["args"]["Total Allocated"] == m.total_allocated);
+    CHECK(memory[i]["args"]["Addr"] == m.address);
+    CHECK(memory[i]["args"]["Device Type"] == 0);
+  }
+  CHECK(memory[0]["args"]["Bytes"] == 12 * 4);
+
+  const std::vector<json> meta = with_phase(trace, "M");
+  std::map<std::string, json> by_name;
+  for (const json& m : meta) by_name[m["name"]] = m;
+  CHECK(by_name["process_name"]["args"]["name"] == "torchless");
+  CHECK(by_name["thread_name"]["tid"] == current_thread_id());
+  CHECK(by_name["thread_name"]["args"]["name"].get<std::string>().rfind("thread " + std::to_string(current_thread_id()), 0) == 0);
+  CHECK(by_name.count("thread_sort_index") == 1);
+}
+
+TEST_CASE("chrome_trace: names are escaped, and step and module categories follow kineto") {
+  const std::string weird = "quote \" backslash \\ newline \n tab \t bell \x07 unicode \xc3\xa9";
+  const EventList list(
+      {testing::make_event("ProfilerStep#2", EventKind::ProfilerStep, 1000, 9000),
+       testing::make_event(weird, EventKind::UserAnnotation, 1500, 1501, 0),
+       testing::make_event("nn.Module: Linear_0", EventKind::Module, 2000, 3000, 0)},
+      {}, {.process_id = 7, .thread_names = {{1, "main \"thread\""}}});
+  std::ostringstream out;
+  write_chrome_trace(list, out);
+  const json trace = json::parse(out.str());
+  const std::vector<json> complete = with_phase(trace, "X");
+  REQUIRE(complete.size() == 3);
+  CHECK(complete[0]["name"] == "ProfilerStep#2");
+  CHECK(complete[0]["cat"] == "user_annotation");
+  CHECK(complete[1]["name"] == weird);
+  CHECK(complete[2]["cat"] == "python_function");
+  CHECK(out.str().find("\"ts\": 1.500, \"dur\": 0.001") != std::string::npos);  // exact decimal text
+  CHECK(complete[0]["pid"] == 7);
+  bool named = false;
+  for (const json& m : with_phase(trace, "M"))
+    if (m["name"] == "thread_name") named = m["args"]["name"] == "thread 1 (main \"thread\")";
+  CHECK(named);
+}
+
+TEST_CASE("chrome_trace: an empty profile still writes a valid trace; unwritable paths throw") {
+  Profile prof;
+  { auto running = prof.start(); }
+  const json trace = export_and_parse(prof);
+  CHECK(with_phase(trace, "X").empty());
+  CHECK(with_phase(trace, "M").size() >= 2);
+  CHECK_THROWS_WITH_AS(prof.export_chrome_trace("/nonexistent-dir/trace.json"),
+                       "export_chrome_trace: cannot open '/nonexistent-dir/trace.json' for writing", Error);
+}
+
+}  // namespace
+}  // namespace tl::profiler
