@@ -1,0 +1,203 @@
+// bench/tracediff_demo.cpp — TraceDiff end to end: a report (text, CSV, SVG charts) for any two trace
+// sets, and a streaming check that loads a generated large trace and reports time and peak RSS.
+//
+//   tracediff_demo resnet18 OUT_DIR [STEPS]           profile unfused vs fused ResNet18, then report
+//   tracediff_demo report CONTROL TEST OUT_DIR [TOP]   e.g. unfused vs fused ResNet18 trace sets
+//   tracediff_demo stream SIZE_MB [DIR] [RUNS]         generate ~SIZE_MB of trace, load it RUNS times
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/generator.h"
+#include "fx/passes/fuse_conv_bn.h"
+#include "models/resnet.h"
+#include "ops/ops.h"
+#include "profiler/profile.h"
+#include "profiler/trace/diff_chart.h"
+#include "profiler/trace/trace.h"
+#include "profiler/trace/trace_diff.h"
+
+namespace fs = std::filesystem;
+namespace trace = tl::trace;
+
+namespace {
+
+// Writes the table, the CSV and three charts for `control` vs `test` into `out`.
+void write_report(const trace::TraceSet& control, const trace::TraceSet& test, const fs::path& out, size_t top) {
+  fs::create_directories(out);
+  trace::DiffTable table = trace::compare_traces(control, test).exclude({"ProfilerStep*"});
+  trace::DiffTable by_duration = table.sort_values("abs_diff_duration", false);
+  std::string text = by_duration.head(top).table();
+  std::cout << text;
+  trace::write_text_file(out / "tracediff.txt", by_duration.table());
+  trace::write_text_file(out / "tracediff.csv", by_duration.to_csv());
+  std::string n = std::to_string(top);
+  trace::write_text_file(out / "counts_diff.svg",
+                         trace::visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
+                                                      {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
+  trace::write_text_file(out / "duration_diff.svg",
+                         trace::visualize_duration_diff(by_duration.head(top),
+                                                        {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
+  trace::write_text_file(out / "self_duration_diff.svg",
+                         trace::visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
+                                                        {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
+                                                         .self_duration = true}));
+  trace::OpsDiff d = trace::ops_diff(table);
+  for (const auto& [title, rows] : {std::pair{"added", &d.added}, {"deleted", &d.deleted}}) {
+    std::cout << title << ":";
+    for (const trace::OpDiff& r : *rows)
+      std::cout << "  " << r.label() << " (" << (r.change == trace::Change::Added ? r.test.counts : r.control.counts)
+                << "/iteration)";
+    std::cout << "\n";
+  }
+  std::cout << d.increased.size() << " increased, " << d.decreased.size() << " decreased, " << d.unchanged.size()
+            << " unchanged; wrote " << out.string() << "/{tracediff.txt,tracediff.csv,*_diff.svg}\n";
+}
+
+// Peak resident set size of this process so far, in MB (Linux VmHWM).
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024.0;
+  return -1;
+}
+
+// A kineto-like trace: ProfilerStep spans holding module scopes, ops and nested kernels on two
+// threads, with shapes and memory events; written as it is generated, so memory stays flat.
+int64_t generate_trace(const fs::path& file, double size_mb) {
+  std::ofstream out(file, std::ios::binary);
+  TL_CHECK(out.is_open(), file.string(), ": cannot open for writing");
+  const char* ops[] = {"aten::conv2d", "aten::batch_norm", "aten::relu_", "aten::add_", "aten::max_pool2d",
+                       "aten::linear", "aten::adaptive_avg_pool2d", "aten::flatten"};
+  std::mt19937 rng(7);
+  out << "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 0}, \"traceEvents\": [\n";
+  auto bytes = [&] { return static_cast<double>(out.tellp()) / (1 << 20); };
+  int64_t events = 0, ts = 1700000000000, id = 0;
+  for (int step = 0; bytes() < size_mb; ++step) {
+    out << "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" << step
+        << "\", \"pid\": 1, \"tid\": 1, \"ts\": " << ts << ", \"dur\": 200000, \"args\": {}},\n";
+    int64_t t = ts + 10;
+    for (int k = 0; k < 2000; ++k, t += 90) {
+      const char* op = ops[rng() % 8];
+      int c = 64 << (rng() % 4), hw = 56 >> (rng() % 3);
+      int64_t op_id = ++id, kernel_id = ++id;
+      out << "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" << op << "\", \"pid\": 1, \"tid\": " << 1 + k % 2
+          << ", \"ts\": " << t << ", \"dur\": 80, \"args\": {\"External id\": " << op_id << ", \"Input Dims\": [[10, "
+          << c << ", " << hw << ", " << hw << "], [" << c << ", " << c << ", 3, 3], [], [], [], [], []], "
+          << "\"Input type\": [\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Int\"]}},\n"
+          << "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" << op << "_kernel\", \"pid\": 1, \"tid\": " << 1 + k % 2
+          << ", \"ts\": " << t + 5 << ", \"dur\": 60.5, \"args\": {\"External id\": " << kernel_id << "}},\n"
+          << "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+          << "\"ts\": " << t + 6 << ", \"args\": {\"Bytes\": 4096, \"Total Allocated\": 4096}},\n";
+      events += 3;
+    }
+    ts += 200000;
+  }
+  out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"demo\"}}\n]}\n";
+  TL_CHECK(out.good(), file.string(), ": write failed");
+  return events + 1;
+}
+
+void stream_check(double size_mb, const fs::path& dir, int runs) {
+  fs::create_directories(dir);
+  fs::path file = dir / "large_trace.json";
+  int64_t written = generate_trace(file, size_mb);
+  double file_mb = static_cast<double>(fs::file_size(file)) / (1 << 20);
+  std::printf("generated %s: %.1f MB, %lld events\n", file.string().c_str(), file_mb, static_cast<long long>(written));
+  std::vector<fs::path> inputs = {file};
+  if (std::system(("gzip -c -1 '" + file.string() + "' > '" + file.string() + ".gz'").c_str()) == 0)
+    inputs.push_back(file.string() + ".gz");
+  for (const fs::path& input : inputs) {
+    double rss_before = peak_rss_mb();
+    std::vector<double> seconds, cpu_seconds;
+    size_t kept = 0;
+    for (int r = 0; r < runs; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      std::clock_t cpu_start = std::clock();
+      trace::Trace t = trace::load_trace(input);
+      cpu_seconds.push_back(static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      kept = t.events.size();
+    }
+    std::sort(seconds.begin(), seconds.end());
+    std::sort(cpu_seconds.begin(), cpu_seconds.end());
+    double median = seconds[seconds.size() / 2], cpu = cpu_seconds[cpu_seconds.size() / 2];
+    std::printf("%-22s %7.1f MB on disk  load median %.2f s wall (min %.2f, max %.2f, %d runs), %.2f s CPU = %.0f "
+                "MB/s of JSON per core\n",
+                input.filename().string().c_str(), static_cast<double>(fs::file_size(input)) / (1 << 20), median,
+                seconds.front(), seconds.back(), runs, cpu, file_mb / cpu);
+    std::printf("    %zu complete events kept (%.1f MB as OpEvent); peak RSS %.1f MB before loading, %.1f MB after "
+                "(%.2f x the JSON size)\n",
+                kept, static_cast<double>(kept * sizeof(trace::OpEvent)) / (1 << 20), rss_before, peak_rss_mb(),
+                peak_rss_mb() / file_mb);
+  }
+}
+
+// Profiles `steps` steps of `model` (ProfilerStep#N annotations, record_shapes) into `dir`/trace.json.
+void profile_steps(tl::nn::Module& model, const tl::Tensor& x, int64_t steps, const fs::path& dir) {
+  fs::create_directories(dir);
+  tl::profiler::Profile prof({.record_shapes = true,
+                              .schedule = tl::profiler::Schedule{.wait = 1, .warmup = 1, .active = steps, .repeat = 1}});
+  {
+    auto running = prof.start();
+    for (int64_t i = 0; i < steps + 2; ++i) {
+      model(x);
+      prof.step();
+    }
+  }
+  prof.export_chrome_trace((dir / "trace.json").string());
+}
+
+// The seed's use of TraceDiff on this project's own pass: unfused vs conv-bn fused ResNet18.
+void resnet18_report(const fs::path& out, int64_t steps) {
+  tl::manual_seed(0);
+  auto model = tl::models::resnet18();
+  model->eval();
+  auto fused = tl::fx::fuse_conv_bn(model);
+  const tl::Tensor x = tl::randn({2, 3, 224, 224});
+  profile_steps(*model, x, steps, out / "unfused");
+  profile_steps(*fused, x, steps, out / "fused");
+  write_report(trace::load_trace_set(out / "unfused"), trace::load_trace_set(out / "fused"), out / "report", 10);
+}
+
+int usage() {
+  std::cerr << "usage: tracediff_demo resnet18 OUT_DIR [STEPS]\n"
+               "       tracediff_demo report CONTROL TEST OUT_DIR [TOP]\n"
+               "       tracediff_demo stream SIZE_MB [DIR] [RUNS]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.size() >= 2 && args[0] == "resnet18") {
+      resnet18_report(args[1], args.size() > 2 ? std::stoll(args[2]) : 3);
+      return 0;
+    }
+    if (args.size() >= 4 && args[0] == "report") {
+      write_report(trace::load_trace_set(fs::path(args[1])), trace::load_trace_set(fs::path(args[2])), args[3],
+                   args.size() > 4 ? std::stoul(args[4]) : 10);
+      return 0;
+    }
+    if (args.size() >= 2 && args[0] == "stream") {
+      stream_check(std::stod(args[1]), args.size() > 2 ? fs::path(args[2]) : fs::temp_directory_path(),
+                   args.size() > 3 ? std::stoi(args[3]) : 3);
+      return 0;
+    }
+  } catch (const tl::Error& e) {
+    std::cerr << "tracediff_demo: " << e.what() << "\n";
+    return 1;
+  }
+  return usage();
+}

@@ -1,0 +1,119 @@
+// profiler/trace/trace_diff.h — TraceDiff (as in Holistic Trace Analysis): per-op counts and durations
+// of a control and a test trace set, their differences, and a change category for each op.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "profiler/trace/trace.h"
+
+namespace tl::trace {
+
+/// How an op changed from control to test. Counts are compared first, as HTA does; the duration
+/// decides only between ops whose count did not change:
+/// - Added: absent from control, present in test.
+/// - Deleted: present in control, absent from test.
+/// - Increased / Decreased: present in both, and the count (per iteration when normalised) went up /
+///   down; or the count is equal and the inclusive duration went up / down by more than the tolerance.
+/// - Unchanged: present in both, equal counts, and |test - control| duration within the tolerance:
+///   |diff_duration| <= rel_tolerance * control duration + abs_tolerance_us.
+enum class Change { Added, Deleted, Increased, Decreased, Unchanged };
+
+/// "added", "deleted", "increased", "decreased", "unchanged".
+std::string_view change_name(Change change);
+
+/// What compare_traces() keeps and how it aggregates. Filters apply before counting.
+struct CompareOptions {
+  bool group_by_category = false;     ///< one row per (name, cat) instead of per name
+  bool group_by_input_shape = false;  ///< one row per (name, args "Input Dims")
+  /// Divide each side by its number of iterations, so sets with different iteration counts compare
+  /// fairly. A side's iterations: the sum over its traces of the ProfilerStep numbers kept (a trace
+  /// without ProfilerStep annotations counts as one iteration). Off: plain totals, as HTA.
+  bool per_iteration = true;
+  double rel_tolerance = 0.05;     ///< see Change::Unchanged
+  double abs_tolerance_us = 1.0;   ///< see Change::Unchanged (per iteration when normalised)
+  std::vector<int64_t> control_ranks, test_ranks;  ///< keep traces with these ranks; empty keeps all
+  std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N; empty keeps all
+  std::vector<std::string> categories;             ///< keep only these "cat" values; empty keeps all
+};
+
+/// Counts and durations (microseconds) of one op on one side, or their difference.
+struct OpStats {
+  double counts = 0;
+  double duration = 0;       ///< inclusive: the events' own durations summed
+  double self_duration = 0;  ///< exclusive: minus the time of direct children on the same thread
+};
+
+/// One row of the comparison.
+struct OpDiff {
+  std::string name;
+  std::string category;      ///< set only with group_by_category
+  std::string input_shapes;  ///< set only with group_by_input_shape
+  OpStats control, test;     ///< compared values: per iteration, or totals without per_iteration
+  OpStats diff;              ///< test - control
+  OpStats control_total, test_total;  ///< plain sums over each set, whatever per_iteration says
+  Change change = Change::Unchanged;
+
+  /// The name, plus " [category]" and " (input shapes)" when grouped by them.
+  std::string label() const;
+};
+
+/// The result of compare_traces(): rows plus what they were computed from. The helpers return new
+/// tables, so they chain like HTA's DataFrame calls:
+/// `table.exclude({"ProfilerStep*"}).sort_values("diff_duration", false).head(10)`.
+class DiffTable {
+ public:
+  std::vector<OpDiff> rows;
+  std::string control_label, test_label;
+  int64_t control_traces = 0, test_traces = 0;          ///< traces kept by the rank filter
+  int64_t control_iterations = 1, test_iterations = 1;  ///< see CompareOptions::per_iteration
+  bool per_iteration = true;
+  bool grouped_by_category = false, grouped_by_input_shape = false;
+
+  /// Column names accepted by sort_values(): name, change, {control,test,diff}_counts,
+  /// {control,test,diff}_duration, {control,test,diff}_self_duration, and abs_diff_counts,
+  /// abs_diff_duration, abs_diff_self_duration (sort by magnitude of change).
+  static const std::vector<std::string>& columns();
+
+  /// Rows sorted by `column` (ties by label, ascending); throws tl::Error for an unknown column.
+  DiffTable sort_values(std::string_view column, bool ascending = true) const;
+  /// The first `n` rows.
+  DiffTable head(size_t n) const;
+  /// Rows whose name matches none of the glob patterns ('*', '?', '[abc]').
+  DiffTable exclude(std::span<const std::string> patterns) const;
+  DiffTable exclude(std::initializer_list<std::string> patterns) const;
+  /// Rows whose name matches at least one of the glob patterns.
+  DiffTable include(std::span<const std::string> patterns) const;
+  /// Rows with the given change category.
+  DiffTable only(Change change) const;
+
+  /// A plain-text table: a header naming both sides and the normalisation, then one line per row
+  /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
+  std::string table(size_t name_width = 40) const;
+  /// CSV with a header line; durations in microseconds, names quoted when needed.
+  std::string to_csv() const;
+};
+
+std::ostream& operator<<(std::ostream& os, const DiffTable& table);
+
+/// Compares two trace sets op by op; rows come sorted by name (then category, input shapes). Throws
+/// tl::Error for a set without traces, or when a rank or step filter matches nothing in a set (the
+/// message lists what the set has).
+DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const CompareOptions& options = {});
+
+/// The rows of a comparison split by change category (each list in the table's row order).
+struct OpsDiff {
+  std::vector<OpDiff> added, deleted, increased, decreased, unchanged;
+};
+OpsDiff ops_diff(const DiffTable& table);
+OpsDiff ops_diff(const TraceSet& control, const TraceSet& test, const CompareOptions& options = {});
+
+/// Shell-style glob match of the whole `text`: '*' any run, '?' one character, '[a-z]' / '[!a]' sets.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace tl::trace

@@ -1,0 +1,105 @@
+// tests/profiler/trace/test_diff_chart.cpp — the SVG charts: one bar per value with lengths
+// proportional to it, negative bars left of zero, escaped and ellipsized labels with full tooltips.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "profiler/trace/diff_chart.h"
+
+namespace tl::trace {
+namespace {
+
+OpDiff make_row(const std::string& name, double control, double test) {
+  OpDiff r;
+  r.name = name;
+  r.control = {control, control * 1000, control * 500};
+  r.test = {test, test * 1000, test * 500};
+  r.diff = {test - control, (test - control) * 1000, (test - control) * 500};
+  return r;
+}
+
+DiffTable make_table(std::vector<OpDiff> rows) {
+  DiffTable t;
+  t.control_label = "runs/unfused";
+  t.test_label = "runs/fused";
+  t.control_iterations = 4;
+  t.test_iterations = 4;
+  t.rows = std::move(rows);
+  return t;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Attribute `attr` of the n-th <rect> whose fill is `color` (0-based; the legend swatch is first).
+double rect_attr(const std::string& svg, const std::string& color, int n, const std::string& attr) {
+  size_t p = 0;
+  for (int i = 0; i <= n; ++i) {
+    p = svg.find("fill=\"" + color + "\"", p + 1);
+    REQUIRE(p != std::string::npos);
+  }
+  size_t start = svg.rfind("<rect", p);
+  size_t a = svg.find(" " + attr + "=\"", start) + attr.size() + 3;
+  return std::stod(svg.substr(a, svg.find('"', a) - a));
+}
+
+TEST_CASE("diff_chart: three bars per row, lengths proportional to the values") {
+  DiffTable t = make_table({make_row("aten::conv2d", 2, 4), make_row("aten::batch_norm", 3, 0)});
+  std::string svg = visualize_counts_diff(t);
+  CHECK(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  CHECK(svg.ends_with("</svg>\n"));
+  CHECK(count(svg, "<text") == count(svg, "</text>"));
+  CHECK(count(svg, "fill=\"#4c72b0\"") == 3);  // legend + one control bar per row
+  CHECK(count(svg, "fill=\"#dd8452\"") == 3);
+  CHECK(count(svg, "fill=\"#8172b3\"") == 3);
+  CHECK(svg.find("Op count comparison") != std::string::npos);
+  CHECK(svg.find("control: runs/unfused (4 iterations)") != std::string::npos);
+  CHECK(svg.find("calls per iteration") != std::string::npos);
+
+  double control_w = rect_attr(svg, "#4c72b0", 1, "width"), test_w = rect_attr(svg, "#dd8452", 1, "width");
+  CHECK(test_w == doctest::Approx(2 * control_w).epsilon(0.01));
+  double zero_x = rect_attr(svg, "#4c72b0", 1, "x");
+  double diff_x = rect_attr(svg, "#8172b3", 2, "x"), diff_w = rect_attr(svg, "#8172b3", 2, "width");
+  CHECK(diff_x + diff_w == doctest::Approx(zero_x).epsilon(0.01));  // -3 ends at zero, drawn leftwards
+  CHECK(diff_w == doctest::Approx(rect_attr(svg, "#4c72b0", 2, "width")).epsilon(0.01));
+  CHECK(svg.find("text-anchor=\"end\">-3</text>") != std::string::npos);
+  CHECK(svg.find("aten::batch_norm \u2014 difference: -3</title>") != std::string::npos);
+}
+
+TEST_CASE("diff_chart: long names are cut with an ellipsis, the tooltip keeps them whole; XML escaped") {
+  std::string long_name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>";
+  DiffTable t = make_table({make_row(long_name, 1, 1), make_row("a<b & \"c\"", 1, 2)});
+  std::string svg = visualize_duration_diff(t, {.max_label_chars = 20});
+  CHECK(svg.find("<title>void at::native::vectorized_elementwise_kernel&lt;4, at::native::CUDAFunctor_add&lt;float&gt;&gt;</title>"
+                 "void at::native::vec\u2026</text>") != std::string::npos);
+  CHECK(svg.find("a&lt;b &amp; &quot;c&quot;") != std::string::npos);
+  CHECK(svg.find("a<b") == std::string::npos);
+}
+
+TEST_CASE("diff_chart: duration units follow the largest value; self time on request") {
+  DiffTable t = make_table({make_row("aten::conv2d", 2, 4)});  // 2000 and 4000 us
+  std::string svg = visualize_duration_diff(t);
+  CHECK(svg.find("Op duration comparison") != std::string::npos);
+  CHECK(svg.find("total time (inclusive) per iteration (ms)") != std::string::npos);
+  CHECK(svg.find(">4.00</text>") != std::string::npos);
+  std::string self = visualize_duration_diff(t, {.title = "Self time", .self_duration = true});
+  CHECK(self.find(">Self time</text>") != std::string::npos);
+  CHECK(self.find("self time per iteration (ms)") != std::string::npos);
+  CHECK(self.find(">2.00</text>") != std::string::npos);
+  t.per_iteration = false;
+  t.rows[0] = make_row("x", 0.1, 0.2);
+  CHECK(visualize_duration_diff(t).find("total time (inclusive) (\u00b5s)") != std::string::npos);
+}
+
+TEST_CASE("diff_chart: an empty table still gives a valid chart") {
+  std::string svg = visualize_counts_diff(make_table({}));
+  CHECK(svg.find("no ops to compare") != std::string::npos);
+  CHECK(svg.ends_with("</svg>\n"));
+}
+
+}  // namespace
+}  // namespace tl::trace

@@ -1,0 +1,281 @@
+// tests/profiler/trace/test_trace_diff.cpp — compare_traces() and ops_diff() on hand-made trace sets
+// whose answers follow from their construction: every change category, per-iteration normalisation,
+// self durations, grouping, rank/step/category filters, table helpers, text and CSV output.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "profiler/trace/trace_diff.h"
+#include "tests/profiler/trace/trace_test_util.h"
+
+namespace tl::trace {
+namespace {
+
+using testing::ChromeTraceBuilder;
+using testing::TempDir;
+
+// Per-iteration behaviour of one op in each set, and the category it must get.
+struct OpSpec {
+  std::string name;
+  int control_calls;
+  double control_us;
+  int test_calls;
+  double test_us;
+  Change expected;
+};
+
+const std::vector<OpSpec> kOps = {
+    {"aten::conv2d", 2, 100, 2, 120, Change::Increased},   // same count, +20% duration
+    {"aten::batch_norm", 2, 30, 0, 0, Change::Deleted},
+    {"aten::relu", 2, 10, 2, 10, Change::Unchanged},       // identical
+    {"aten::add", 1, 5, 2, 5, Change::Increased},          // one more call
+    {"aten::linear", 1, 50, 1, 50.5, Change::Unchanged},   // +1%: inside the 5% + 1 us tolerance
+    {"aten::sigmoid", 2, 4, 1, 4, Change::Decreased},      // one call fewer
+    {"aten::mul", 1, 40, 1, 20, Change::Decreased},        // same count, half the time
+    {"aten::softmax", 0, 0, 1, 7, Change::Added},
+};
+
+// `steps` iterations of the spec, each inside a ProfilerStep#N of 1000 us, ops back to back.
+std::string spec_trace(int steps, bool test_side, int rank = -1, int first_step = 1) {
+  ChromeTraceBuilder b(rank);
+  for (int s = 0; s < steps; ++s) {
+    double t = 10000.0 * s;
+    b.step(first_step + s, t, 1000);
+    t += 1;
+    for (const OpSpec& op : kOps) {
+      int calls = test_side ? op.test_calls : op.control_calls;
+      double us = test_side ? op.test_us : op.control_us;
+      for (int c = 0; c < calls; ++c, t += us + 1) b.op(op.name, t, us);
+    }
+  }
+  return b.str();
+}
+
+struct Scenario {
+  TempDir dir;
+  TraceSet control, test;
+  Scenario(int control_steps = 2, int test_steps = 4) {
+    control = load_trace_set(dir.write("control/trace.json", spec_trace(control_steps, false)));
+    test = load_trace_set(dir.write("test/trace.json", spec_trace(test_steps, true)));
+  }
+};
+
+const OpDiff& row(const DiffTable& t, const std::string& label) {
+  auto it = std::find_if(t.rows.begin(), t.rows.end(), [&](const OpDiff& r) { return r.label() == label; });
+  REQUIRE_MESSAGE(it != t.rows.end(), "no row ", label);
+  return *it;
+}
+
+std::vector<std::string> names(const std::vector<OpDiff>& rows) {
+  std::vector<std::string> out;
+  for (const OpDiff& r : rows) out.push_back(r.name);
+  return out;
+}
+
+TEST_CASE("trace_diff: every change category, per iteration, with 2 vs 4 iterations") {
+  Scenario s;
+  DiffTable t = compare_traces(s.control, s.test).exclude({"ProfilerStep*"});
+  CHECK(t.control_iterations == 2);
+  CHECK(t.test_iterations == 4);
+  CHECK(t.rows.size() == kOps.size());
+  for (const OpSpec& op : kOps) {
+    CAPTURE(op.name);
+    const OpDiff& r = row(t, op.name);
+    CHECK(r.change == op.expected);
+    CHECK(r.control.counts == doctest::Approx(op.control_calls));
+    CHECK(r.test.counts == doctest::Approx(op.test_calls));
+    CHECK(r.diff.counts == doctest::Approx(op.test_calls - op.control_calls));
+    CHECK(r.control.duration == doctest::Approx(op.control_calls * op.control_us));
+    CHECK(r.test.duration == doctest::Approx(op.test_calls * op.test_us));
+    CHECK(r.diff.duration == doctest::Approx(op.test_calls * op.test_us - op.control_calls * op.control_us));
+    CHECK(r.control.self_duration == doctest::Approx(r.control.duration));  // no nesting below the step
+    CHECK(r.control_total.counts == doctest::Approx(2 * op.control_calls));
+    CHECK(r.test_total.counts == doctest::Approx(4 * op.test_calls));
+    CHECK(r.test_total.duration == doctest::Approx(4 * op.test_calls * op.test_us));
+  }
+}
+
+TEST_CASE("trace_diff: ops_diff splits rows by category, HTA's five lists") {
+  Scenario s;
+  OpsDiff d = ops_diff(compare_traces(s.control, s.test).exclude({"ProfilerStep*"}));
+  auto expected = [](Change c) {
+    std::vector<std::string> out;
+    for (const OpSpec& op : kOps)
+      if (op.expected == c) out.push_back(op.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(names(d.added) == expected(Change::Added));
+  CHECK(names(d.deleted) == expected(Change::Deleted));
+  CHECK(names(d.increased) == expected(Change::Increased));
+  CHECK(names(d.decreased) == expected(Change::Decreased));
+  CHECK(names(d.unchanged) == expected(Change::Unchanged));
+  CHECK(ops_diff(s.control, s.test).added.size() == 3);  // softmax, ProfilerStep#3 and #4
+}
+
+TEST_CASE("trace_diff: without per-iteration means, twice the iterations looks like twice the calls") {
+  Scenario s;
+  DiffTable t = compare_traces(s.control, s.test, {.per_iteration = false});
+  CHECK_FALSE(t.per_iteration);
+  const OpDiff& relu = row(t, "aten::relu");
+  CHECK(relu.control.counts == 4);
+  CHECK(relu.test.counts == 8);
+  CHECK(relu.change == Change::Increased);
+  CHECK(row(t, "aten::sigmoid").change == Change::Unchanged);  // 2 x 2 calls vs 4 x 1
+  CHECK(row(t, "ProfilerStep#1").change == Change::Unchanged);
+  Scenario same(3, 3);  // equal iteration counts: means and totals agree on the categories
+  DiffTable means = compare_traces(same.control, same.test), totals = compare_traces(same.control, same.test, {.per_iteration = false});
+  for (size_t i = 0; i < means.rows.size(); ++i) CHECK(means.rows[i].change == totals.rows[i].change);
+}
+
+TEST_CASE("trace_diff: the tolerance decides unchanged versus a duration change") {
+  Scenario s(2, 2);
+  CHECK(row(compare_traces(s.control, s.test), "aten::linear").change == Change::Unchanged);
+  CompareOptions strict{.rel_tolerance = 0, .abs_tolerance_us = 0.1};
+  CHECK(row(compare_traces(s.control, s.test, strict), "aten::linear").change == Change::Increased);
+  CompareOptions loose{.rel_tolerance = 0.6};
+  CHECK(row(compare_traces(s.control, s.test, loose), "aten::mul").change == Change::Unchanged);
+  CHECK(row(compare_traces(s.control, s.test, loose), "aten::add").change == Change::Increased);  // counts win
+}
+
+TEST_CASE("trace_diff: self durations exclude nested children, inclusive ones do not") {
+  TempDir dir;
+  ChromeTraceBuilder c, t;
+  c.op("aten::conv2d", 0, 100).op("aten::convolution", 10, 80).op("aten::conv2d", 200, 100).op("aten::convolution", 210, 80);
+  t.op("aten::conv2d", 0, 120).op("aten::convolution", 5, 100).op("aten::conv2d", 200, 120).op("aten::convolution", 205, 100);
+  DiffTable d = compare_traces(load_trace_set(dir.write("c.json", c.str())), load_trace_set(dir.write("t.json", t.str())));
+  const OpDiff& conv = row(d, "aten::conv2d");
+  CHECK(conv.diff.duration == doctest::Approx(2 * 20));
+  CHECK(conv.control.self_duration == doctest::Approx(2 * 20));
+  CHECK(conv.diff.self_duration == doctest::Approx(0));
+  CHECK(row(d, "aten::convolution").diff.self_duration == doctest::Approx(2 * 20));
+  CHECK(d.control_iterations == 1);  // no ProfilerStep: one iteration per trace
+}
+
+TEST_CASE("trace_diff: grouping by category and by input shapes") {
+  TempDir dir;
+  ChromeTraceBuilder c, t;
+  c.op("aten::add", 0, 5, 1, "cpu_op", "[[2, 3], [2, 3]]").op("aten::add", 10, 5, 1, "cpu_op", "[[2, 3], [2, 3]]");
+  t.op("aten::add", 0, 5, 1, "cpu_op", "[[4, 3], [4, 3]]").op("aten::add", 10, 5, 1, "cpu_op", "[[4, 3], [4, 3]]")
+      .op("aten::add", 20, 5, 1, "python_function");
+  TraceSet cs = load_trace_set(dir.write("c.json", c.str())), ts = load_trace_set(dir.write("t.json", t.str()));
+  CHECK(row(compare_traces(cs, ts), "aten::add").change == Change::Increased);
+
+  DiffTable by_shape = compare_traces(cs, ts, {.group_by_input_shape = true});
+  CHECK(by_shape.rows.size() == 3);
+  CHECK(row(by_shape, "aten::add ([[2, 3], [2, 3]])").change == Change::Deleted);
+  CHECK(row(by_shape, "aten::add ([[4, 3], [4, 3]])").change == Change::Added);
+  CHECK(row(by_shape, "aten::add").change == Change::Added);  // no shapes recorded
+
+  DiffTable by_cat = compare_traces(cs, ts, {.group_by_category = true});
+  CHECK(row(by_cat, "aten::add [cpu_op]").change == Change::Unchanged);
+  CHECK(row(by_cat, "aten::add [python_function]").change == Change::Added);
+  CHECK(compare_traces(cs, ts, {.categories = {"cpu_op"}}).rows.size() == 1);
+  CHECK(row(compare_traces(cs, ts, {.categories = {"cpu_op"}}), "aten::add").change == Change::Unchanged);
+}
+
+TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
+  TempDir dir;
+  dir.write("control/rank0.json", spec_trace(2, false, 0));
+  dir.write("control/rank1.json", spec_trace(2, false, 1));
+  dir.write("test/rank0.json", spec_trace(3, true, 0, 5));
+  TraceSet control = load_trace_set(dir / "control"), test = load_trace_set(dir / "test");
+
+  DiffTable all = compare_traces(control, test);
+  CHECK(all.control_traces == 2);
+  CHECK(all.control_iterations == 4);  // per rank-iteration
+  CHECK(row(all, "aten::relu").control.counts == doctest::Approx(2));
+  CHECK(row(all, "aten::relu").control_total.counts == doctest::Approx(8));
+  CHECK(row(all, "aten::relu").change == Change::Unchanged);
+
+  DiffTable rank1 = compare_traces(control, test, {.control_ranks = {1}});
+  CHECK(rank1.control_traces == 1);
+  CHECK(row(rank1, "aten::relu").control_total.counts == doctest::Approx(4));
+
+  DiffTable steps = compare_traces(control, test, {.control_steps = {2}, .test_steps = {6, 7}});
+  CHECK(steps.control_iterations == 2);  // step 2 of each rank
+  CHECK(steps.test_iterations == 2);
+  CHECK(row(steps, "aten::conv2d").control_total.counts == doctest::Approx(4));
+  CHECK(row(steps, "aten::conv2d").test_total.counts == doctest::Approx(4));
+  CHECK(std::none_of(steps.rows.begin(), steps.rows.end(), [](const OpDiff& r) { return r.name == "ProfilerStep#1"; }));
+
+  CHECK_THROWS_WITH_AS(compare_traces(control, test, {.control_ranks = {5}}),
+                       ("compare_traces: the control set (" + (dir / "control").string() +
+                        ") has no trace with a rank in [5]; its ranks: [0, 1]").c_str(),
+                       Error);
+  CHECK_THROWS_WITH_AS(compare_traces(TraceSet{"nothing", {}}, test),
+                       "compare_traces: the control set (nothing) has no traces", Error);
+  CHECK_THROWS_WITH_AS(compare_traces(control, test, {.test_steps = {1, 2}}),
+                       ("compare_traces: the test set (" + (dir / "test").string() +
+                        ") has no ProfilerStep in [1, 2]; its steps: [5, 6, 7]").c_str(),
+                       Error);
+}
+
+TEST_CASE("trace_diff: sort_values, head, exclude, include and only chain like DataFrame calls") {
+  Scenario s;
+  DiffTable t = compare_traces(s.control, s.test);
+  DiffTable top = t.exclude({"ProfilerStep*"}).sort_values("diff_duration", false).head(3);
+  REQUIRE(top.rows.size() == 3);
+  CHECK(top.rows[0].name == "aten::conv2d");   // +40 us
+  CHECK(top.rows[1].name == "aten::softmax");  // +7 us
+  CHECK(top.rows[2].name == "aten::add");      // +5 us
+  DiffTable by_abs = t.exclude({"ProfilerStep*"}).sort_values("abs_diff_duration", false);
+  CHECK(by_abs.rows[0].name == "aten::batch_norm");  // -60 us
+  DiffTable asc = t.sort_values("diff_counts");
+  CHECK(asc.rows.front().name == "aten::batch_norm");  // -2
+  CHECK(asc.rows.back().name == "aten::softmax");      // +1, ties broken by name: add < softmax
+  CHECK(t.sort_values("name", false).rows.front().name == "aten::softmax");
+  CHECK(t.sort_values("change").rows.front().change == Change::Added);
+
+  CHECK(t.include(std::vector<std::string>{"aten::s*"}).rows.size() == 2);
+  CHECK(t.exclude({"aten::*", "Profiler*"}).rows.empty());
+  CHECK(names(t.only(Change::Deleted).rows) == std::vector<std::string>{"aten::batch_norm"});
+  CHECK(t.head(100).rows.size() == t.rows.size());
+  CHECK_THROWS_WITH_AS(t.sort_values("duration"), doctest::Contains("sort_values: unknown column 'duration'; valid columns: name, change, control_counts"), Error);
+}
+
+TEST_CASE("trace_diff: glob patterns") {
+  CHECK(glob_match("ProfilerStep*", "ProfilerStep#12"));
+  CHECK_FALSE(glob_match("ProfilerStep*", "aten::ProfilerStep"));
+  CHECK(glob_match("*conv*", "aten::conv2d"));
+  CHECK(glob_match("aten::?dd", "aten::add"));
+  CHECK_FALSE(glob_match("aten::?dd", "aten::addmm"));
+  CHECK(glob_match("aten::[ab]*", "aten::bmm"));
+  CHECK_FALSE(glob_match("aten::[!ab]*", "aten::bmm"));
+  CHECK(glob_match("x[0-9]", "x7"));
+  CHECK(glob_match("a[b", "a[b"));  // an unclosed set is literal
+  CHECK(glob_match("*", ""));
+  CHECK(glob_match("**a**b", "xaxb"));
+  CHECK_FALSE(glob_match("", "a"));
+}
+
+TEST_CASE("trace_diff: text table and CSV") {
+  Scenario s;
+  DiffTable t = compare_traces(s.control, s.test).exclude({"ProfilerStep*"}).sort_values("abs_diff_duration", false);
+  std::string text = t.table();
+  CHECK(text.find("TraceDiff: control " + s.control.label + " (1 trace, 2 iterations), test " + s.test.label +
+                  " (1 trace, 4 iterations)") == 0);
+  CHECK(text.find("Counts and durations are per-iteration means") != std::string::npos);
+  CHECK(text.find("aten::batch_norm                          deleted              2           0          -2"
+                  "    60.000us     0.000us   -60.000us") != std::string::npos);
+  CHECK(text.find("8 ops: 1 added, 1 deleted, 2 increased, 2 decreased, 2 unchanged") != std::string::npos);
+  CHECK(t.table(8).find("\naten:...  increased") != std::string::npos);
+
+  std::string csv = t.to_csv();
+  CHECK(csv.find("name,change,control_counts,test_counts,diff_counts,control_duration_us,") == 0);
+  CHECK(csv.find("\naten::batch_norm,deleted,2,0,-2,60,0,-60,60,0,-60,4,0,120,0,120,0\n") != std::string::npos);
+
+  DiffTable quoted;
+  OpDiff odd;
+  odd.name = "a \"quoted\", name";
+  odd.input_shapes = "[[1, 2]]";
+  quoted.grouped_by_input_shape = true;
+  quoted.rows.push_back(odd);
+  CHECK(quoted.to_csv().find("\n\"a \"\"quoted\"\", name\",\"[[1, 2]]\",unchanged,0,") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tl::trace

@@ -1,0 +1,111 @@
+// tests/profiler/trace/trace_test_util.h — helpers for the trace tests: a self-deleting temporary
+// directory and a builder that writes Chrome traces in the format our profiler exports.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace tl::trace::testing {
+
+/// A fresh directory under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("tl_trace_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+  /// Writes `content` to `name` inside the directory and returns its path.
+  std::filesystem::path write(const std::string& name, const std::string& content) const {
+    std::filesystem::path p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Builds {"traceEvents": [...], "distributedInfo": {"rank": N}} as our profiler writes it. Times
+/// are given in microseconds.
+class ChromeTraceBuilder {
+ public:
+  explicit ChromeTraceBuilder(int rank = -1) : rank_(rank) {}
+
+  ChromeTraceBuilder& op(const std::string& name, double ts, double dur, int tid = 1,
+                         const std::string& cat = "cpu_op", const std::string& shapes = "") {
+    std::string args = shapes.empty() ? "{}" : "{\"Input Dims\": " + shapes + "}";
+    events_.push_back("{\"ph\": \"X\", \"name\": \"" + name + "\", \"cat\": \"" + cat + "\", \"ts\": " + num(ts) +
+                      ", \"dur\": " + num(dur) + ", \"pid\": 7, \"tid\": " + std::to_string(tid) + ", \"args\": " + args + "}");
+    return *this;
+  }
+  ChromeTraceBuilder& step(int64_t n, double ts, double dur) {
+    return op("ProfilerStep#" + std::to_string(n), ts, dur, 1, "user_annotation");
+  }
+  ChromeTraceBuilder& memory(double ts, int64_t bytes) {
+    events_.push_back("{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"cat\": \"cpu_instant_event\", \"ts\": " +
+                      num(ts) + ", \"pid\": 7, \"tid\": 1, \"args\": {\"Bytes\": " + std::to_string(bytes) +
+                      ", \"Total Allocated\": 0}}");
+    return *this;
+  }
+  ChromeTraceBuilder& raw(const std::string& event_json) {
+    events_.push_back(event_json);
+    return *this;
+  }
+  std::string str() const {
+    std::string s = "{\"schemaVersion\": 1,";
+    if (rank_ >= 0) s += " \"distributedInfo\": {\"rank\": " + std::to_string(rank_) + ", \"world_size\": 2},";
+    s += " \"traceEvents\": [\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"tid\": 0, \"args\": {\"name\": \"torchless\"}}";
+    for (const std::string& e : events_) s += ",\n  " + e;
+    return s + "\n]}\n";
+  }
+
+ private:
+  static std::string num(double v) {
+    std::string s = std::to_string(v);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+  }
+
+  int rank_;
+  std::vector<std::string> events_;
+};
+
+/// Runs the system gzip on `input` with `flags` and returns the compressed bytes; empty when the
+/// command is unavailable (the caller then skips with a message).
+inline std::string system_gzip(const TempDir& dir, const std::string& input, const std::string& flags,
+                               const std::string& name = "input.bin") {
+  if (std::system("command -v gzip > /dev/null 2>&1") != 0) return {};
+  std::filesystem::path in = dir.write(name, input);
+  std::filesystem::path out = dir / (name + ".gz");
+  std::string cmd = "gzip -c " + flags + " '" + in.string() + "' > '" + out.string() + "'";
+  if (std::system(cmd.c_str()) != 0) return {};
+  return read_file(out);
+}
+
+}  // namespace tl::trace::testing
