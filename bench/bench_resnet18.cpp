@@ -1,0 +1,210 @@
+// bench/bench_resnet18.cpp — ResNet18 inference, torchless next to PyTorch 1.13 measured in the
+// same run (bench/pt_partner.py through /usr/bin/python3). Not a test: it prints figures.
+//
+//   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16] [--batch 1,5,10] [--warmup 10]
+//                  [--runs 20] [--threads 2] [--no-partner]
+// Optimized mode prints first-inference time, the planned arena and a `RESULT ...` line per batch
+// (read by bench/compare), next to PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16).
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench_util.h"
+#include "fx/passes/fuse_conv_bn.h"
+#include "fx/passes/optimize_for_inference.h"
+#include "fx/profiling_interpreter.h"
+#include "core/generator.h"
+#include "models/resnet.h"
+#include "ops/ops.h"
+
+namespace {
+
+using tl::bench::Timing;
+
+struct Options {
+  std::string mode = "eager";
+  std::string precision = "fp32";
+  std::vector<int64_t> batches = {1, 5, 10};
+  int warmup = 10, runs = 20, threads = 2;
+  bool partner = true;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      TL_CHECK(i + 1 < argc, "bench_resnet18: ", a, " needs a value");
+      return argv[++i];
+    };
+    if (a == "--mode") o.mode = value();
+    else if (a == "--precision") o.precision = value();
+    else if (a == "--batch") {
+      o.batches.clear();
+      std::stringstream ss(value());
+      for (std::string b; std::getline(ss, b, ',');) o.batches.push_back(std::stoll(b));
+    } else if (a == "--warmup") o.warmup = std::stoi(value());
+    else if (a == "--runs") o.runs = std::stoi(value());
+    else if (a == "--threads") o.threads = std::stoi(value());
+    else if (a == "--no-partner") o.partner = false;
+    else TL_CHECK(false, "bench_resnet18: unknown option ", a,
+                  " (usage: --mode eager|fused|optimized --precision fp32|bf16 --batch 1,5,10 --warmup N --runs N",
+                  " --threads N --no-partner)");
+  }
+  TL_CHECK(o.mode == "eager" || o.mode == "fused" || o.mode == "optimized",
+           "bench_resnet18: --mode must be eager, fused or optimized, got ", o.mode);
+  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "bench_resnet18: --precision must be fp32 or bf16, got ",
+           o.precision);
+  TL_CHECK(o.precision == "fp32" || o.mode == "optimized", "bench_resnet18: --precision bf16 needs --mode optimized");
+  return o;
+}
+
+// PyTorch's timings for `variants` at `batch`, keyed by variant; empty when PyTorch is unavailable.
+// `rss_mib`, when given, receives each variant's peak RSS.
+std::map<std::string, Timing> partner(const Options& o, int64_t batch, const std::vector<std::string>& variants,
+                                      std::map<std::string, double>* rss_mib = nullptr) {
+  std::string cmd = "/usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_partner.py --batches " + std::to_string(batch) +
+                    " --warmup " + std::to_string(o.warmup) + " --runs " + std::to_string(o.runs) + " --threads " +
+                    std::to_string(o.threads) + " --variants";
+  for (const auto& v : variants) cmd += " " + v;
+  std::map<std::string, Timing> out;
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, p)) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("variant")) continue;
+    out[j["variant"]] = {j["median_ms"], j["min_ms"], j["max_ms"]};
+    if (rss_mib && j.contains("peak_rss_mb")) (*rss_mib)[j["variant"]] = j["peak_rss_mb"];
+  }
+  pclose(p);
+  return out;
+}
+
+void row(const std::string& name, const Timing& t, int64_t batch) {
+  std::printf("  %-34s %9.1f %9.1f %9.1f %9.1f\n", name.c_str(), t.median_ms, t.min_ms, t.max_ms,
+              batch / t.median_ms * 1e3);
+}
+
+// Share of the eager run spent in BatchNorm2d nodes, from the fx ProfilingInterpreter.
+double batch_norm_share(const std::shared_ptr<tl::models::ResNet>& model, const tl::Tensor& x) {
+  tl::fx::ProfilingInterpreter interp(model);
+  for (int i = 0; i < 3; ++i) interp.run(x);
+  double bn = 0, total = 0;
+  for (const auto& [node, times] : interp.runtimes_sec()) {
+    double sum = 0;
+    for (double s : times) sum += s;
+    total += sum;
+    if (node->op() == tl::fx::Opcode::CallModule &&
+        interp.module().get_submodule(node->target())->type_name() == "BatchNorm2d")
+      bn += sum;
+  }
+  return total > 0 ? bn / total : 0;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double relative_error(const tl::Tensor& actual, const tl::Tensor& expected) {
+  return std::sqrt((actual - expected).pow(2.0).sum().item<float>() / expected.pow(2.0).sum().item<float>());
+}
+
+// optimize_for_inference at each batch: first inference (optimize + first run), steady-state timing,
+// the arena, the logits' error against eager, and PyTorch's best variant for that precision.
+void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& model) {
+  const bool bf16 = o.precision == "bf16";
+  const std::string pt_variant = bf16 ? "bf16_autocast_channels_last" : "jit_freeze_optimize";
+  for (int64_t batch : o.batches) {
+    const tl::Tensor x = tl::randn({batch, 3, 224, 224});
+    const tl::Shape shape = x.shape();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto optimized = tl::fx::optimize_for_inference(
+        model, {.precision = bf16 ? tl::fx::InferencePrecision::BFloat16 : tl::fx::InferencePrecision::Float32,
+                .example_input_shape = shape});
+    const tl::Tensor first = (*optimized)(x);
+    const double first_ms = milliseconds_since(t0);
+    std::printf("\nbatch %ld, %s (%d warm-up, %d timed runs; ms)\n  %-34s %9s %9s %9s %9s\n", static_cast<long>(batch),
+                o.precision.c_str(), o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
+    const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
+    row("torchless optimized " + o.precision, t, batch);
+    std::map<std::string, double> pt_rss;
+    const auto pt = o.partner ? partner(o, batch, {pt_variant}, &pt_rss) : std::map<std::string, Timing>{};
+    for (const auto& [name, pt_t] : pt) row("PyTorch " + name, pt_t, batch);
+    const tl::fx::ArenaStats arena = optimized->arena_stats(shape);
+    std::printf("  first inference (optimize + first run) %.1f ms; arena %.1f MiB planned for %ld activations of %.1f MiB\n",
+                first_ms, arena.planned_bytes / 1048576.0, static_cast<long>(arena.activations),
+                arena.total_bytes / 1048576.0);
+    const double rss_mib = tl::bench::peak_rss_mib();  // before the eager reference run below
+    const double error = relative_error(first, (*model)(x));
+    std::printf("  logits vs eager fp32: relative error %.2e\n", error);
+    const double pt_ms = pt.count(pt_variant) ? pt.at(pt_variant).median_ms : 0;
+    if (pt_ms > 0) std::printf("  torchless optimized vs PyTorch %s: %.2fx\n", pt_variant.c_str(), pt_ms / t.median_ms);
+    std::printf("RESULT precision=%s batch=%ld median_ms=%.2f min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=%ld "
+                "error=%.2e pt_variant=%s pt_median_ms=%.2f pt_rss_mib=%.0f rss_mib=%.0f\n",
+                o.precision.c_str(), static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms,
+                static_cast<long>(arena.planned_bytes), error, pt_variant.c_str(), pt_ms,
+                pt_rss.count(pt_variant) ? pt_rss.at(pt_variant) : 0.0, rss_mib);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  tl::set_num_threads(o.threads);
+  tl::bench::print_header(("ResNet18 inference, mode " + o.mode).c_str());
+  tl::manual_seed(0);
+  auto model = tl::models::resnet18();
+  model->eval();
+  if (o.mode == "optimized") {
+    run_optimized(o, model);
+    std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());
+    return 0;
+  }
+  std::shared_ptr<tl::fx::GraphModule> fused;
+  if (o.mode == "fused") fused = tl::fx::fuse_conv_bn(model);
+  const std::vector<std::string> pt_variants =
+      o.mode == "eager" ? std::vector<std::string>{"eager_nchw"} : std::vector<std::string>{"eager_nchw", "fx_fused"};
+
+  for (int64_t batch : o.batches) {
+    const tl::Tensor x = tl::randn({batch, 3, 224, 224});
+    std::printf("\nbatch %ld (%d warm-up, %d timed runs; ms)\n  %-34s %9s %9s %9s %9s\n", static_cast<long>(batch),
+                o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
+    const Timing eager = tl::bench::time_runs(o.warmup, o.runs, [&] { (*model)(x); });
+    row("torchless eager", eager, batch);
+    Timing fused_t{};
+    if (fused) {
+      fused_t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*fused)(x); });
+      row("torchless fx fused", fused_t, batch);
+    }
+    const auto pt = o.partner ? partner(o, batch, pt_variants) : std::map<std::string, Timing>{};
+    for (const auto& [name, t] : pt) row("PyTorch " + name, t, batch);
+    if (pt.count("eager_nchw"))
+      std::printf("  torchless eager vs PyTorch eager: %.2fx\n", pt.at("eager_nchw").median_ms / eager.median_ms);
+    else if (o.partner)
+      std::printf("  (PyTorch partner unavailable: install python3-torch python3-torchvision)\n");
+    if (fused) {
+      const double share = batch_norm_share(model, x);
+      std::printf("  fused vs unfused: torchless %.2fx (saves %.1f%%; BatchNorm2d share of the eager profile %.1f%%)\n",
+                  eager.median_ms / fused_t.median_ms, 100 * (1 - fused_t.median_ms / eager.median_ms), 100 * share);
+      if (pt.count("fx_fused"))
+        std::printf("  fused vs unfused: PyTorch %.2fx; torchless fused vs PyTorch fused: %.2fx\n",
+                    pt.at("eager_nchw").median_ms / pt.at("fx_fused").median_ms,
+                    pt.at("fx_fused").median_ms / fused_t.median_ms);
+    }
+  }
+  std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_resnet18: %s\n", e.what());
+  return 1;
+}

@@ -1,0 +1,95 @@
+// fx/passes/inference_modules.cpp — the fused inference modules: attrs built from the layer options,
+// weights prepacked once per input signature under a lock, every kernel run through the dispatcher.
+#include "fx/passes/inference_modules.h"
+
+#include "core/dispatch.h"
+
+namespace tl::fx {
+namespace {
+
+Shape pair_shape(const nn::IntPair& p) { return p.shape(); }
+
+}  // namespace
+
+MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype)
+    : options_(conv.options()), sum_(sum), relu_(relu), dtype_(dtype) {
+  TL_CHECK(!conv.is_training(), "MkldnnConv2d: the conv is in training mode; call eval() first");
+  TL_CHECK(dtype == DType::Float32 || dtype == DType::BFloat16, "MkldnnConv2d: expected float32 or bfloat16, got ", dtype);
+  const Tensor& w = conv.parameter("weight");
+  TL_CHECK(w.dtype() == DType::Float32, "MkldnnConv2d: expected a float32 conv weight, got ", w.dtype());
+  register_parameter("weight", w.contiguous());
+  const Tensor& b = conv.parameter("bias");
+  if (b.defined()) register_parameter("bias", b.contiguous());
+}
+
+// The packed weights are derived data: a copy packs its own (its weight may be changed independently).
+MkldnnConv2d::MkldnnConv2d(const MkldnnConv2d& other)
+    : InferenceModule(other), options_(other.options_), sum_(other.sum_), relu_(other.relu_), dtype_(other.dtype_) {}
+
+std::string MkldnnConv2d::extra_repr() const {
+  const nn::Conv2dOptions& o = options_;
+  std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
+                  ", kernel_size=" + o.kernel_size.tuple_repr() + ", stride=" + o.stride.tuple_repr();
+  if (!o.padding.all_equal(0)) s += ", padding=" + o.padding.tuple_repr();
+  if (!o.dilation.all_equal(1)) s += ", dilation=" + o.dilation.tuple_repr();
+  if (o.groups != 1) s += ", groups=" + std::to_string(o.groups);
+  if (!parameter("bias").defined()) s += ", bias=False";
+  if (sum_ || relu_) s += std::string(", post_ops=[") + (sum_ ? "sum" : "") + (sum_ && relu_ ? ", " : "") + (relu_ ? "relu" : "") + "]";
+  if (dtype_ != DType::Float32) s += std::string(", dtype=") + dtype_name(dtype_);
+  return s;
+}
+
+Tensor MkldnnConv2d::packed_weight(const Tensor& x) {
+  std::vector<int64_t> key(x.shape().begin(), x.shape().end());
+  key.insert(key.end(), x.strides().begin(), x.strides().end());
+  key.push_back(static_cast<int64_t>(x.dtype()));
+  std::lock_guard<std::mutex> lock(packed_->mutex);
+  auto it = packed_->by_input.find(key);
+  if (it != packed_->by_input.end()) return it->second;
+  const nn::Conv2dOptions& o = options_;
+  const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
+                    {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
+                    {"input_size", x.shape()},             {"input_stride", x.strides()},
+                    {"input_dtype", x.dtype()},            {"bias", parameter("bias").defined()},
+                    {"sum", sum_},                         {"relu", relu_}};
+  Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {parameter("weight")}, attrs);
+  if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
+  packed_->by_input.emplace(std::move(key), packed);
+  return packed;
+}
+
+Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
+  const size_t expected = sum_ ? 2 : 1;
+  TL_CHECK(inputs.size() == expected, "MkldnnConv2d: expected ", expected, sum_ ? " inputs (x, residual)" : " input",
+           ", got ", inputs.size());
+  const Tensor& x = inputs[0];
+  TL_CHECK(x.defined() && (x.dim() == 4 || x.dim() == 5), "MkldnnConv2d: expected a 4-D (N, ", options_.in_channels,
+           ", H, W) or blocked 5-D input, got ", x.defined() ? x.shape() : Shape{});
+  const nn::Conv2dOptions& o = options_;
+  const Tensor& w = parameter("weight");
+  const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
+                    {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
+                    {"relu", relu_},                      {"weight_size", w.shape()},
+                    {"packed_for", x.shape()}};
+  const Tensor other = sum_ ? inputs[1] : Tensor();
+  return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x), parameter("bias"), other, out}, attrs);
+}
+
+std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_).extra_repr(); }
+
+Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
+  TL_CHECK(inputs.size() == 1, "MkldnnMaxPool2d: expected 1 input, got ", inputs.size());
+  const nn::MaxPool2dOptions& o = options_;
+  const Shape stride = o.stride ? pair_shape(*o.stride) : Shape{};
+  const Attrs attrs{{"kernel_size", pair_shape(o.kernel_size)}, {"stride", stride},
+                    {"padding", pair_shape(o.padding)},          {"dilation", pair_shape(o.dilation)},
+                    {"ceil_mode", o.ceil_mode}};
+  return dispatch::call1(OpKind::MkldnnMaxPool2d, {inputs[0], out}, attrs);
+}
+
+Tensor MkldnnAdaptiveAvgPool2d::run(const TensorList& inputs, const Tensor& out) {
+  TL_CHECK(inputs.size() == 1, "MkldnnAdaptiveAvgPool2d: expected 1 input, got ", inputs.size());
+  return dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {inputs[0], out}, {{"output_size", pair_shape(output_size_)}});
+}
+
+}  // namespace tl::fx

@@ -1,0 +1,91 @@
+// fx/passes/inference_modules.h — the leaf modules optimize_for_inference puts in a graph: a conv with
+// its ReLU / residual add folded in as post-ops, and pools on the inference layouts. Each runs one op
+// through the dispatcher (so tracing and profiling see it) and can write into a preallocated `out`.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "nn/conv.h"
+#include "nn/module.h"
+#include "nn/pooling.h"
+
+namespace tl::fx {
+
+/// A module whose forward can write its result into a tensor the caller planned (an activation arena).
+class InferenceModule : public nn::Module {
+ public:
+  /// Runs forward on `inputs`, writing into `out` when it is defined (it must then have exactly the
+  /// layout forward would allocate); returns the result.
+  virtual Tensor run(const TensorList& inputs, const Tensor& out) = 0;
+  using nn::Module::forward;
+  TensorList forward(const TensorList& inputs) override { return {run(inputs, Tensor())}; }
+  bool is_leaf() const override { return true; }
+};
+
+/// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
+/// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
+/// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into
+/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures).
+class MkldnnConv2d : public InferenceModule {
+ public:
+  static constexpr size_t kMaxPackedShapes = 8;
+  /// `conv` must be in eval mode; its weight and bias are copied. `dtype` is the activations' dtype
+  /// (float32 or bfloat16); the bias stays float32.
+  MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype);
+  MkldnnConv2d(const MkldnnConv2d& other);
+
+  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  std::string type_name() const override { return "MkldnnConv2d"; }
+  /// "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu]".
+  std::string extra_repr() const override;
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnConv2d>(); }
+
+  const nn::Conv2dOptions& options() const { return options_; }
+  bool sum() const { return sum_; }
+  bool relu() const { return relu_; }
+  DType dtype() const { return dtype_; }
+
+ private:
+  /// The weight prepacked for `x`'s sizes, strides and dtype (packed on first use).
+  Tensor packed_weight(const Tensor& x);
+
+  struct PackedWeights {
+    std::mutex mutex;
+    std::map<std::vector<int64_t>, Tensor> by_input;
+  };
+  nn::Conv2dOptions options_;
+  bool sum_, relu_;
+  DType dtype_;
+  std::shared_ptr<PackedWeights> packed_ = std::make_shared<PackedWeights>();
+};
+
+/// MaxPool2d on a blocked or NHWC activation (mkldnn_max_pool2d); same options and repr.
+class MkldnnMaxPool2d : public InferenceModule {
+ public:
+  explicit MkldnnMaxPool2d(const nn::MaxPool2dOptions& options) : options_(options) {}
+  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  std::string type_name() const override { return "MkldnnMaxPool2d"; }
+  std::string extra_repr() const override;
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnMaxPool2d>(); }
+
+ private:
+  nn::MaxPool2dOptions options_;
+};
+
+/// AdaptiveAvgPool2d on a blocked or NHWC activation (mkldnn_adaptive_avg_pool2d).
+class MkldnnAdaptiveAvgPool2d : public InferenceModule {
+ public:
+  explicit MkldnnAdaptiveAvgPool2d(nn::IntPair output_size) : output_size_(output_size) {}
+  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  std::string type_name() const override { return "MkldnnAdaptiveAvgPool2d"; }
+  std::string extra_repr() const override { return "output_size=" + output_size_.repr(); }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnAdaptiveAvgPool2d>(); }
+
+ private:
+  nn::IntPair output_size_;
+};
+
+}  // namespace tl::fx

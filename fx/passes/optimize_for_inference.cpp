@@ -1,0 +1,186 @@
+// fx/passes/optimize_for_inference.cpp — the graph rewrite: fold post-ops into convs, swap pools for
+// their inference-layout versions, then insert layout conversions wherever a value crosses between a
+// node that takes the inference layout and one that takes dense NCHW.
+#include "fx/passes/optimize_for_inference.h"
+
+#include <map>
+
+#include "fx/passes/fuse_conv_bn.h"
+#include "fx/passes/inference_modules.h"
+#include "fx/tracer.h"
+#include "nn/activation.h"
+#include "ops/ops.h"
+
+namespace tl::fx {
+namespace {
+
+template <typename M>
+std::shared_ptr<M> module_at(GraphModule& gm, const Node* n) {
+  if (n == nullptr || n->op() != Opcode::CallModule) return nullptr;
+  return std::dynamic_pointer_cast<M>(gm.get_submodule(n->target()));
+}
+
+bool single_call_site(const GraphModule& gm, const Node* n) {
+  return gm.graph().find_nodes(Opcode::CallModule, n->target()).size() == 1;
+}
+
+bool is_relu(GraphModule& gm, const Node* n) {
+  if (module_at<nn::ReLU>(gm, n)) return n->args().size() == 1;
+  const auto kind = n->op_kind();
+  return (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && kind &&
+         (*kind == OpKind::Relu || *kind == OpKind::Relu_) && n->args().size() == 1 && n->kwargs().empty();
+}
+
+/// add(a, b) of two tensors (operator.add, torch.add, iadd, add_), no other arguments.
+bool is_tensor_add(const Node* n) {
+  const auto kind = n->op_kind();
+  return (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && kind &&
+         (*kind == OpKind::Add || *kind == OpKind::Add_) && n->args().size() == 2 && n->kwargs().empty() &&
+         n->args()[0].is_node() && n->args()[1].is_node() && n->args()[0].node() != n->args()[1].node();
+}
+
+/// The single user of `n`, or nullptr.
+Node* only_user(const Node* n) { return n->num_users() == 1 ? n->users()[0] : nullptr; }
+
+class Rewriter {
+ public:
+  Rewriter(GraphModule& gm, DType dtype) : gm_(gm), g_(gm.graph()), dtype_(dtype) {}
+
+  /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, pools after them into their inference versions.
+  void fold() {
+    for (Node* n : g_.node_list()) {
+      if (n->erased()) continue;
+      if (auto conv = module_at<nn::Conv2d>(gm_, n); conv && single_call_site(gm_, n) && n->args().size() == 1)
+        fold_conv(n, *conv);
+      else if (auto pool = module_at<nn::MaxPool2d>(gm_, n); pool && takes_inference_layout(n))
+        replace_pool(n, std::make_shared<MkldnnMaxPool2d>(pool->options()));
+      else if (auto avg = module_at<nn::AdaptiveAvgPool2d>(gm_, n); avg && takes_inference_layout(n))
+        replace_pool(n, std::make_shared<MkldnnAdaptiveAvgPool2d>(avg->output_size()));
+    }
+  }
+
+  /// Inserts to_mkldnn / to_dense where a value crosses layouts.
+  void convert_layouts() {
+    for (Node* n : g_.node_list()) {
+      if (n->erased()) continue;
+      auto conv = module_at<MkldnnConv2d>(gm_, n);
+      const bool takes_blocked = conv || module_at<InferenceModule>(gm_, n);
+      for (Node* in : n->all_input_nodes()) {
+        const bool is_blocked = channels_.count(in) > 0;
+        if (takes_blocked && !is_blocked) {
+          const bool conv_input = conv && in == n->args()[0].node();
+          // An fp32 conv reads the dense image itself (the first conv: 3 channels would pad to 16).
+          if (conv_input && dtype_ == DType::Float32) continue;
+          const int64_t channels = conv ? (conv_input ? conv->options().in_channels : conv->options().out_channels) : -1;
+          n->replace_input_with(in, to_mkldnn(in, channels));
+        } else if (!takes_blocked && is_blocked) {
+          n->replace_input_with(in, to_dense(in));
+        }
+      }
+    }
+  }
+
+  /// The input channel count of the conv that reads the placeholder, or -1.
+  int64_t input_channels() const {
+    for (Node* n : g_.nodes()) {
+      if (n->op() != Opcode::Placeholder) continue;
+      for (Node* user : n->users()) {
+        Node* reader = user->op_kind() == OpKind::ToMkldnn && user->num_users() > 0 ? user->users()[0] : user;
+        if (auto conv = module_at<MkldnnConv2d>(gm_, reader)) return conv->options().in_channels;
+      }
+    }
+    return -1;
+  }
+
+ private:
+  bool takes_inference_layout(const Node* n) const {
+    return single_call_site(gm_, n) && n->args().size() == 1 && n->args()[0].is_node() &&
+           channels_.count(n->args()[0].node()) > 0;
+  }
+
+  void fold_conv(Node* n, const nn::Conv2d& conv) {
+    Node* last = n;  // the node whose users the fused conv takes over
+    Node* residual = nullptr;
+    std::vector<Node*> folded{n};
+    Node* user = only_user(n);
+    if (user && is_relu(gm_, user)) {
+      last = user;
+    } else if (user && is_tensor_add(user)) {
+      residual = user->args()[0].node() == n ? user->args()[1].node() : user->args()[0].node();
+      last = user;
+      if (Node* after = only_user(user); after && is_relu(gm_, after)) last = after;
+    }
+    for (Node* f = user; f && last != n; f = f == last ? nullptr : only_user(f)) folded.push_back(f);
+    const bool relu = last != n && is_relu(gm_, last);
+    gm_.set_submodule(n->target(), std::make_shared<MkldnnConv2d>(conv, residual != nullptr, relu, dtype_));
+    Node* fused = nullptr;
+    {
+      auto guard = g_.inserting_before(last);
+      std::vector<Argument> args{n->args()[0]};
+      if (residual) args.emplace_back(residual);
+      fused = g_.call_module(n->target(), std::move(args));
+    }
+    last->replace_all_uses_with(fused);
+    for (auto it = folded.rbegin(); it != folded.rend(); ++it) g_.erase_node(*it);
+    channels_[fused] = conv.options().out_channels;
+  }
+
+  void replace_pool(Node* n, std::shared_ptr<nn::Module> pool) {
+    gm_.set_submodule(n->target(), std::move(pool));
+    channels_[n] = channels_.at(n->args()[0].node());
+  }
+
+  Node* to_mkldnn(Node* in, int64_t channels) {
+    if (auto it = mkldnn_of_.find(in); it != mkldnn_of_.end()) return it->second;
+    auto guard = g_.inserting_after(in);
+    std::vector<Argument> args{in};
+    if (dtype_ != DType::Float32) args.emplace_back(dtype_);
+    Node* converted = g_.call_function(OpKind::ToMkldnn, std::move(args));
+    channels_[converted] = channels;
+    return mkldnn_of_[in] = converted;
+  }
+
+  Node* to_dense(Node* in) {
+    if (auto it = dense_of_.find(in); it != dense_of_.end()) return it->second;
+    auto guard = g_.inserting_after(in);
+    Node* converted = g_.call_function(OpKind::ToDense, {in, Argument(channels_.at(in))});
+    return dense_of_[in] = converted;
+  }
+
+  GraphModule& gm_;
+  Graph& g_;
+  DType dtype_;
+  std::map<const Node*, int64_t> channels_;  ///< nodes whose value is in the inference layout
+  std::map<const Node*, Node*> mkldnn_of_, dense_of_;
+};
+
+/// The placeholders' and the output's type annotations of `from`, onto the same nodes of `to`.
+void copy_annotations(const Graph& from, Graph& to) {
+  const std::vector<Node*> a = from.find_nodes(Opcode::Placeholder), b = to.find_nodes(Opcode::Placeholder);
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) b[i]->set_type_expr(a[i]->type_expr());
+  if (from.output_node() && to.output_node()) to.output_node()->set_type_expr(from.output_node()->type_expr());
+}
+
+}  // namespace
+
+std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_ptr<nn::Module>& module,
+                                                             const InferenceOptions& options) {
+  TL_CHECK(module != nullptr, "optimize_for_inference: module is null");
+  TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
+           " is in training mode; call eval() first");
+  std::shared_ptr<GraphModule> gm = fuse_conv_bn(module);
+  Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32);
+  rewriter.fold();
+  rewriter.convert_layouts();
+  gm->graph().lint(gm.get());
+  gm->recompile();
+  // Retracing names every node afresh after its target (layer1_0_conv2, not layer1_0_conv2_1).
+  TracedGraph traced = Tracer().trace(*gm);
+  copy_annotations(gm->graph(), *traced.graph);
+  auto optimized = std::make_shared<InferenceGraphModule>(*gm, std::move(traced.graph), gm->type_name(),
+                                                          InferenceInputSpec{rewriter.input_channels()});
+  if (!options.example_input_shape.empty()) optimized->forward(TensorList{zeros(options.example_input_shape)});
+  return optimized;
+}
+
+}  // namespace tl::fx

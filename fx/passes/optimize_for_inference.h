@@ -1,0 +1,36 @@
+// fx/passes/optimize_for_inference.h — our torch.jit.optimize_for_inference: conv-bn folding, ReLU and
+// residual add folded into oneDNN convs, activations kept in blocked (fp32) or NHWC (bf16) layouts
+// between ops, weights prepacked, and a per-shape plan running in one liveness-planned arena.
+#pragma once
+
+#include <memory>
+
+#include "fx/passes/inference_plan.h"
+
+namespace tl::fx {
+
+enum class InferencePrecision { Float32, BFloat16 };
+
+struct InferenceOptions {
+  /// BFloat16: bf16 weights and NHWC bf16 activations (the logits stay float32; expect ~1% error).
+  InferencePrecision precision = InferencePrecision::Float32;
+  /// The input shape primitives, prepacked weights and the arena are prepared for while optimizing
+  /// (other shapes are prepared on first use); empty to prepare nothing.
+  Shape example_input_shape{1, 3, 224, 224};
+};
+
+/// A new module computing `module`'s function (eval mode) faster. `module` (traced first unless it is
+/// a GraphModule) is never modified. The graph is rewritten as follows:
+///   - Conv2d -> BatchNorm2d pairs are folded (fuse_conv_bn);
+///   - Conv2d [-> ReLU] and Conv2d -> add(., residual) [-> ReLU] become one call_module to an
+///     MkldnnConv2d (the conv's output must have that single user, the conv one call site);
+///   - MaxPool2d / AdaptiveAvgPool2d whose input is in an inference layout become MkldnnMaxPool2d /
+///     MkldnnAdaptiveAvgPool2d;
+///   - torch.to_mkldnn / torch.to_dense nodes convert at the boundaries (an fp32 conv takes the dense
+///     image itself), so everything else (flatten, linear, ...) still sees dense NCHW float32.
+/// The result prints, interprets and profiles like any GraphModule; its forward() runs compiled plans.
+/// Throws tl::Error if `module` is in training mode.
+std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_ptr<nn::Module>& module,
+                                                             const InferenceOptions& options = {});
+
+}  // namespace tl::fx

@@ -1,0 +1,203 @@
+// tests/fx/test_optimize_for_inference.cpp — the inference pass: optimized vs eager ResNet18/50 (fp32
+// within 1e-4, bf16 within 2%), several input shapes, concurrent callers, the printed graph, the
+// interpreters, the arena plan, and errors for bad input.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "core/generator.h"
+#include "fx/interpreter.h"
+#include "fx/passes/inference_modules.h"
+#include "fx/passes/optimize_for_inference.h"
+#include "fx/profiling_interpreter.h"
+#include "fx/tracer.h"
+#include "models/resnet.h"
+#include "nn/layers.h"
+#include "nn/module_hook.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::fx {
+namespace {
+
+// Trained-looking BatchNorm statistics (as in test_fuse_conv_bn.cpp): running mean/var from the
+// actual statistics of each BN's input, jittered, so the logits stay O(1).
+class Calibrator : public nn::ModuleHook {
+ public:
+  void before(nn::Module& m, const TensorList& inputs) override {
+    auto* bn = dynamic_cast<nn::BatchNorm2d*>(&m);
+    if (!bn || !bn->buffer("running_mean").defined()) return;
+    const Tensor& x = inputs.at(0);  // (N, C, H, W)
+    const Shape c{bn->options().num_features};
+    const Tensor mean = x.mean({0, 2, 3});
+    const Tensor var = (x - mean.view({1, c[0], 1, 1})).pow(2.0).mean({0, 2, 3});
+    bn->buffer("running_mean").copy_(mean + randn(c) * 0.05);
+    bn->buffer("running_var").copy_(var * (rand(c) * 0.4 + 0.8));
+  }
+};
+
+std::shared_ptr<nn::Module> calibrated(std::shared_ptr<nn::Module> model) {
+  for (const auto& [path, m] : model->named_modules()) {
+    auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get());
+    if (!bn) continue;
+    const Shape c{bn->options().num_features};
+    bn->parameter("weight").copy_(rand(c) + 0.5);
+    bn->parameter("bias").copy_(randn(c) * 0.1);
+  }
+  model->eval();
+  Calibrator calibrator;
+  nn::ModuleHookGuard guard(&calibrator);
+  (*model)(randn({4, 3, 64, 64}));
+  return model;
+}
+
+std::shared_ptr<nn::Module> resnet18_model() {
+  static std::shared_ptr<nn::Module> model = [] {
+    manual_seed(10);
+    return calibrated(models::resnet18());
+  }();
+  return model;
+}
+
+
+double relative_error(const Tensor& actual, const Tensor& expected) {
+  return std::sqrt((actual - expected).pow(2.0).sum().item<float>() / expected.pow(2.0).sum().item<float>());
+}
+
+/// rtol 1e-4, with atol 1e-4 of the logits' scale (their largest magnitude): summation order differs
+/// between the blocked and the eager kernels, so near-zero logits are compared against the scale.
+void check_logits(const Tensor& actual, const Tensor& expected) {
+  const double scale = std::max(1.0, static_cast<double>(expected.abs().max().item<float>()));
+  CHECK_TENSOR_CLOSE(actual, expected, 1e-4, 1e-4 * scale);
+}
+
+InferenceOptions small_example() { return {.example_input_shape = {1, 3, 64, 64}}; }
+
+TEST_CASE("optimize_for_inference: ResNet18 fp32 matches eager at 224 and at an odd size") {
+  auto model = resnet18_model();
+  auto optimized = optimize_for_inference(model, {});  // prepared for [1, 3, 224, 224]
+  Tensor x = randn({1, 3, 224, 224});
+  const Tensor expected = (*model)(x);
+  check_logits((*optimized)(x), expected);
+  check_logits((*optimized)(x), expected);  // the arena plan, second run
+  // A new shape: new primitives, weights packed again, a new plan.
+  Tensor odd = randn({3, 3, 97, 131});
+  const Tensor odd_expected = (*model)(odd);
+  check_logits((*optimized)(odd), odd_expected);
+  check_logits((*optimized)(odd), odd_expected);
+  check_logits((*optimized)(x), expected);  // the first shape's plan still works
+}
+
+TEST_CASE("optimize_for_inference: ResNet50 fp32 matches eager") {
+  manual_seed(11);
+  auto model = calibrated(models::resnet50());
+  auto optimized = optimize_for_inference(model, small_example());
+  for (const Shape& shape : {Shape{1, 3, 64, 64}, Shape{3, 3, 97, 131}}) {
+    CAPTURE(shape);
+    Tensor x = randn(shape);
+    const Tensor expected = (*model)(x);
+    check_logits((*optimized)(x), expected);
+    check_logits((*optimized)(x), expected);
+  }
+}
+
+TEST_CASE("optimize_for_inference: bf16 logits stay within 2% of fp32") {
+  auto model = resnet18_model();
+  InferenceOptions options = small_example();
+  options.precision = InferencePrecision::BFloat16;
+  auto optimized = optimize_for_inference(model, options);
+  for (const Shape& shape : {Shape{1, 3, 224, 224}, Shape{3, 3, 97, 131}}) {
+    CAPTURE(shape);
+    Tensor x = randn(shape);
+    const Tensor expected = (*model)(x);
+    const Tensor actual = (*optimized)(x);
+    CHECK(actual.dtype() == DType::Float32);
+    const double error = relative_error(actual, expected);
+    MESSAGE("bf16 relative error of the logits: ", error);
+    CHECK(error < 0.02);
+    CHECK(relative_error((*optimized)(x), expected) == doctest::Approx(error));
+  }
+}
+
+TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs in the interpreters") {
+  auto model = resnet18_model();
+  auto optimized = optimize_for_inference(model, small_example());
+  const std::string graph = optimized->graph().str();
+  const std::string code = optimized->code();
+  INFO(code);
+  CHECK(optimized->graph().find_nodes(Opcode::CallFunction, "torch.to_dense").size() == 1);
+  CHECK(code.find("to_dense = torch.to_dense(avgpool, 512") != std::string::npos);
+  CHECK(code.find("operator.add") == std::string::npos);
+  CHECK(code.find("bn1") == std::string::npos);
+  size_t convs = 0, sums = 0;
+  for (Node* n : optimized->graph().find_nodes(Opcode::CallModule)) {
+    auto conv = std::dynamic_pointer_cast<MkldnnConv2d>(optimized->get_submodule(n->target()));
+    if (!conv) continue;
+    ++convs;
+    sums += conv->sum();
+    CHECK(n->args().size() == (conv->sum() ? 2u : 1u));
+  }
+  CHECK(convs == 20);
+  CHECK(sums == 8);
+  CHECK(optimized->get_submodule("layer1.0.conv2")->extra_repr() ==
+        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu]");
+  CHECK(optimized->get_submodule("layer1.0.conv1")->extra_repr() ==
+        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[relu]");
+  CHECK(optimized->get_submodule("maxpool")->type_name() == "MkldnnMaxPool2d");
+
+  Tensor x = randn({2, 3, 64, 64});
+  const Tensor expected = (*model)(x);
+  check_logits(Interpreter(optimized).run(x), expected);
+  ProfilingInterpreter profiler(optimized);
+  check_logits(profiler.run(TensorList{x}).at(0), expected);
+  CHECK(profiler.summary(true).find("layer1_0_conv2") != std::string::npos);
+  // Tracing the optimized module gives its own graph back.
+  CHECK(symbolic_trace(optimized)->graph().str() == graph);
+  check_logits((*optimized->clone())(x), expected);
+}
+
+TEST_CASE("optimize_for_inference: the arena reuses buffers and callers on two threads agree") {
+  auto model = resnet18_model();
+  auto optimized = optimize_for_inference(model, small_example());
+  const ArenaStats stats = optimized->arena_stats({2, 3, 64, 64});
+  MESSAGE("arena ", stats.planned_bytes, " bytes for ", stats.activations, " activations of ", stats.total_bytes, " bytes");
+  CHECK(stats.activations > 20);
+  CHECK(stats.planned_bytes > 0);
+  CHECK(stats.planned_bytes * 2 < stats.total_bytes);
+
+  Tensor a = randn({2, 3, 64, 64}), b = randn({2, 3, 64, 64});
+  const Tensor expected_a = (*optimized)(a).clone(), expected_b = (*optimized)(b).clone();
+  std::vector<Tensor> results(8);
+  auto worker = [&](size_t first) {
+    for (size_t i = first; i < results.size(); i += 2) results[i] = (*optimized)(i % 4 < 2 ? a : b);
+  };
+  std::thread t0(worker, 0), t1(worker, 1);
+  t0.join();
+  t1.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    CAPTURE(i);
+    CHECK(equal(results[i], i % 4 < 2 ? expected_a : expected_b));
+  }
+  // A result never lives in the arena: later calls leave it alone.
+  const Tensor kept = (*optimized)(a);
+  (*optimized)(b);
+  CHECK(equal(kept, expected_a));
+}
+
+TEST_CASE("optimize_for_inference: bad input names the expected shape") {
+  auto model = resnet18_model();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const std::string expected = "ResNet.forward: expected a float32 input of shape (N, 3, H, W), got ";
+  CHECK_THROWS_WITH_AS((*optimized)(randn({1, 4, 32, 32})), (expected + "[1, 4, 32, 32] torch.float32").c_str(), Error);
+  CHECK_THROWS_WITH_AS((*optimized)(randn({3, 32, 32})), (expected + "[3, 32, 32] torch.float32").c_str(), Error);
+  CHECK_THROWS_WITH_AS((*optimized)(randn({1, 3, 32, 32}, DType::Float64)),
+                       (expected + "[1, 3, 32, 32] torch.float64").c_str(), Error);
+  CHECK_THROWS_WITH_AS((*optimized)(TensorList{}), "ResNet.forward: expected 1 input, got 0", Error);
+  auto training = models::resnet18();
+  CHECK_THROWS_WITH_AS(optimize_for_inference(training), doctest::Contains("is in training mode; call eval() first"), Error);
+}
+
+}  // namespace
+}  // namespace tl::fx
