@@ -40,6 +40,12 @@ class GraphModule : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override;
   /// The parameter, buffer or constant at `qualified_name` ("layer1.0.conv1.weight").
   Tensor fetch_attr(const std::string& qualified_name) const;
+  /// The module a call_module node `n` calls, if it is an M; nullptr for other nodes or types.
+  template <typename M>
+  std::shared_ptr<M> module_at(const Node* n) const {
+    if (n == nullptr || n->op() != Opcode::CallModule) return nullptr;
+    return std::dynamic_pointer_cast<M>(get_submodule(n->target()));
+  }
 
  private:
   struct Step;

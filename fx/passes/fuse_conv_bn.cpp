@@ -10,12 +10,6 @@
 namespace tl::fx {
 namespace {
 
-template <typename M>
-std::shared_ptr<M> module_at(GraphModule& gm, const Node* n) {
-  if (n == nullptr || n->op() != Opcode::CallModule) return nullptr;
-  return std::dynamic_pointer_cast<M>(gm.get_submodule(n->target()));
-}
-
 size_t call_sites(const Graph& g, const std::string& target) {
   return g.find_nodes(Opcode::CallModule, target).size();
 }
@@ -77,10 +71,10 @@ std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& mod
   rep = {};
   Graph& g = gm->graph();
   for (Node* n : g.nodes()) {
-    auto bn = module_at<nn::BatchNorm2d>(*gm, n);
+    auto bn = gm->module_at<nn::BatchNorm2d>(n);
     if (!bn || n->args().empty()) continue;
     Node* conv_node = n->args()[0].node();
-    auto conv = module_at<nn::Conv2d>(*gm, conv_node);
+    auto conv = gm->module_at<nn::Conv2d>(conv_node);
     if (!conv) continue;
     TL_CHECK(!conv->is_training() && !bn->is_training(), "fuse_conv_bn: fusion is for inference, but ",
              conv->is_training() ? "conv '" + conv_node->target() + "' (Conv2d)" : "batch norm '" + n->target() + "' (BatchNorm2d)",

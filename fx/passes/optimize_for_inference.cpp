@@ -14,18 +14,12 @@
 namespace tl::fx {
 namespace {
 
-template <typename M>
-std::shared_ptr<M> module_at(GraphModule& gm, const Node* n) {
-  if (n == nullptr || n->op() != Opcode::CallModule) return nullptr;
-  return std::dynamic_pointer_cast<M>(gm.get_submodule(n->target()));
-}
-
 bool single_call_site(const GraphModule& gm, const Node* n) {
   return gm.graph().find_nodes(Opcode::CallModule, n->target()).size() == 1;
 }
 
 bool is_relu(GraphModule& gm, const Node* n) {
-  if (module_at<nn::ReLU>(gm, n)) return n->args().size() == 1;
+  if (gm.module_at<nn::ReLU>(n)) return n->args().size() == 1;
   const auto kind = n->op_kind();
   return (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && kind &&
          (*kind == OpKind::Relu || *kind == OpKind::Relu_) && n->args().size() == 1 && n->kwargs().empty();
@@ -50,11 +44,11 @@ class Rewriter {
   void fold() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
-      if (auto conv = module_at<nn::Conv2d>(gm_, n); conv && single_call_site(gm_, n) && n->args().size() == 1)
+      if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1)
         fold_conv(n, *conv);
-      else if (auto pool = module_at<nn::MaxPool2d>(gm_, n); pool && takes_inference_layout(n))
+      else if (auto pool = gm_.module_at<nn::MaxPool2d>(n); pool && takes_inference_layout(n))
         replace_pool(n, std::make_shared<MkldnnMaxPool2d>(pool->options()));
-      else if (auto avg = module_at<nn::AdaptiveAvgPool2d>(gm_, n); avg && takes_inference_layout(n))
+      else if (auto avg = gm_.module_at<nn::AdaptiveAvgPool2d>(n); avg && takes_inference_layout(n))
         replace_pool(n, std::make_shared<MkldnnAdaptiveAvgPool2d>(avg->output_size()));
     }
   }
@@ -63,8 +57,8 @@ class Rewriter {
   void convert_layouts() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
-      auto conv = module_at<MkldnnConv2d>(gm_, n);
-      const bool takes_blocked = conv || module_at<InferenceModule>(gm_, n);
+      auto conv = gm_.module_at<MkldnnConv2d>(n);
+      const bool takes_blocked = conv || gm_.module_at<InferenceModule>(n);
       for (Node* in : n->all_input_nodes()) {
         const bool is_blocked = channels_.count(in) > 0;
         if (takes_blocked && !is_blocked) {
@@ -86,7 +80,7 @@ class Rewriter {
       if (n->op() != Opcode::Placeholder) continue;
       for (Node* user : n->users()) {
         Node* reader = user->op_kind() == OpKind::ToMkldnn && user->num_users() > 0 ? user->users()[0] : user;
-        if (auto conv = module_at<MkldnnConv2d>(gm_, reader)) return conv->options().in_channels;
+        if (auto conv = gm_.module_at<MkldnnConv2d>(reader)) return conv->options().in_channels;
       }
     }
     return -1;

@@ -10,8 +10,8 @@
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
 #include "nn/layers.h"
-#include "nn/module_hook.h"
 #include "ops/ops.h"
+#include "tests/support/bn_calibration.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
@@ -21,45 +21,11 @@ namespace {
 using testing::between;
 using testing::read_reference;
 
-// Gives every BatchNorm2d trained-looking statistics: running_mean/var set to the actual statistics
-// of its input (seen on one eval pass, layer by layer, through a module hook) times a random jitter,
-// and random affine parameters. Logits then stay O(1), as in a trained network, instead of growing
-// through every residual block.
-class Calibrator : public nn::ModuleHook {
- public:
-  void before(nn::Module& m, const TensorList& inputs) override {
-    auto* bn = dynamic_cast<nn::BatchNorm2d*>(&m);
-    if (!bn || !bn->buffer("running_mean").defined()) return;
-    const Tensor& x = inputs.at(0);  // (N, C, H, W)
-    const Shape c{bn->options().num_features};
-    const Tensor mean = x.mean({0, 2, 3});
-    const Tensor var = (x - mean.view({1, c[0], 1, 1})).pow(2.0).mean({0, 2, 3});
-    bn->buffer("running_mean").copy_(mean + randn(c) * 0.05);
-    bn->buffer("running_var").copy_(var * (rand(c) * 0.4 + 0.8));
-  }
-};
-
-void randomize_batch_norms(nn::Module& model, const Shape& calibration_input = {4, 3, 64, 64}) {
-  for (const auto& [path, m] : model.named_modules()) {
-    auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get());
-    if (!bn || !bn->parameter("weight").defined()) continue;
-    const Shape c{bn->options().num_features};
-    bn->parameter("weight").copy_(rand(c) + 0.5);
-    bn->parameter("bias").copy_(randn(c) * 0.1);
-  }
-  const bool training = model.is_training();
-  model.eval();
-  Calibrator calibrator;
-  nn::ModuleHookGuard guard(&calibrator);
-  model(randn(calibration_input));
-  model.train(training);
-}
-
 TEST_CASE("fuse_conv_bn: the seed's toy model gives PyTorch's fused graph and code") {
   manual_seed(1);
   const std::string ref = read_reference("toy_fuser_model.txt");
   auto model = models::toy_fuser_model();
-  randomize_batch_norms(*model, {2, 1, 5, 5});
+  testing::calibrate_batch_norms(*model, {2, 1, 5, 5});
   model->eval();
   FuseReport report;
   auto fused = fuse_conv_bn(model, &report);
@@ -78,7 +44,7 @@ TEST_CASE("fuse_conv_bn: ResNet18 and ResNet50 fold every BatchNorm and keep the
   for (auto [model, expected_pairs, dtype] : {std::tuple{models::resnet18(), size_t{20}, DType::Float32},
                                               std::tuple{models::resnet50(), size_t{53}, DType::Float64}}) {
     CAPTURE(expected_pairs);
-    randomize_batch_norms(*model);  // calibrated in float32, then converted exactly
+    testing::calibrate_batch_norms(*model, {4, 3, 64, 64});  // calibrated in float32, then converted exactly
     model->to(dtype);
     model->eval();
     const nn::StateDict before = model->state_dict();
@@ -133,7 +99,7 @@ TEST_CASE("fuse_conv_bn: illegal pairs are left alone and reported") {
   Tensor x = randn({2, 2, 5, 5});
   SUBCASE("conv output with another user") {
     auto model = std::make_shared<SharedOutput>();
-    randomize_batch_norms(*model, x.shape());
+    testing::calibrate_batch_norms(*model, x.shape());
     model->eval();
     FuseReport report;
     auto fused = fuse_conv_bn(model, &report);
@@ -144,7 +110,7 @@ TEST_CASE("fuse_conv_bn: illegal pairs are left alone and reported") {
   }
   SUBCASE("conv module called at two sites") {
     auto model = std::make_shared<ReusedConv>();
-    randomize_batch_norms(*model, x.shape());
+    testing::calibrate_batch_norms(*model, x.shape());
     model->eval();
     FuseReport report;
     auto fused = fuse_conv_bn(model, &report);
@@ -184,7 +150,7 @@ TEST_CASE("fuse_conv_bn: grouped and depthwise convolutions, with and without bi
                                                           .padding = 1, .groups = groups, .bias = bias}),
           std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 6}));
       Tensor x = randn({2, 6, 7, 9});
-      randomize_batch_norms(*model, x.shape());
+      testing::calibrate_batch_norms(*model, x.shape());
       model->eval();
       FuseReport report;
       auto fused = fuse_conv_bn(model, &report);

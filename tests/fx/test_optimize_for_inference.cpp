@@ -17,39 +17,15 @@
 #include "nn/layers.h"
 #include "nn/module_hook.h"
 #include "ops/ops.h"
+#include "tests/support/bn_calibration.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::fx {
 namespace {
 
-// Trained-looking BatchNorm statistics (as in test_fuse_conv_bn.cpp): running mean/var from the
-// actual statistics of each BN's input, jittered, so the logits stay O(1).
-class Calibrator : public nn::ModuleHook {
- public:
-  void before(nn::Module& m, const TensorList& inputs) override {
-    auto* bn = dynamic_cast<nn::BatchNorm2d*>(&m);
-    if (!bn || !bn->buffer("running_mean").defined()) return;
-    const Tensor& x = inputs.at(0);  // (N, C, H, W)
-    const Shape c{bn->options().num_features};
-    const Tensor mean = x.mean({0, 2, 3});
-    const Tensor var = (x - mean.view({1, c[0], 1, 1})).pow(2.0).mean({0, 2, 3});
-    bn->buffer("running_mean").copy_(mean + randn(c) * 0.05);
-    bn->buffer("running_var").copy_(var * (rand(c) * 0.4 + 0.8));
-  }
-};
-
 std::shared_ptr<nn::Module> calibrated(std::shared_ptr<nn::Module> model) {
-  for (const auto& [path, m] : model->named_modules()) {
-    auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get());
-    if (!bn) continue;
-    const Shape c{bn->options().num_features};
-    bn->parameter("weight").copy_(rand(c) + 0.5);
-    bn->parameter("bias").copy_(randn(c) * 0.1);
-  }
+  testing::calibrate_batch_norms(*model, {4, 3, 64, 64});
   model->eval();
-  Calibrator calibrator;
-  nn::ModuleHookGuard guard(&calibrator);
-  (*model)(randn({4, 3, 64, 64}));
   return model;
 }
 
