@@ -28,8 +28,9 @@ dnnl::memory::desc plain_desc(const Shape& sizes, DType dtype);
 
 /// A memory object over `t`'s bytes (element 0 at its storage offset) described by `desc`.
 dnnl::memory memory_of(const Tensor& t, const dnnl::memory::desc& desc);
-/// A memory object over raw bytes, e.g. a buffer from allocate_for.
+/// A memory object over raw bytes (a staging buffer, a vector of statistics).
 dnnl::memory memory_of(void* data, const dnnl::memory::desc& desc);
+
 /// What a staging buffer holds; each kind has its own per-thread buffer, so one kernel call can
 /// hold one of each at once.
 enum class Staging { Scratchpad, Src, Weights, Dst };
