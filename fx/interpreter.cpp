@@ -21,6 +21,9 @@ std::unordered_map<const Node*, std::vector<const Node*>> last_uses(const Graph&
 
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
   TL_CHECK(module_ != nullptr, "Interpreter: module is null");
+  last_uses_ = last_uses(module_->graph());
+  for (Node* n : module_->graph().nodes())
+    if (n->op() == Opcode::CallModule) modules_.emplace(n, module_->get_submodule(n->target()));
 }
 
 Tensor Interpreter::run(const Tensor& input) {
@@ -31,7 +34,6 @@ Tensor Interpreter::run(const Tensor& input) {
 
 TensorList Interpreter::run(const TensorList& inputs) {
   const Graph& g = module_->graph();
-  const auto frees = last_uses(g);
   env_.clear();
   inputs_ = &inputs;
   next_input_ = 0;
@@ -48,7 +50,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
     }
     if (n->op() == Opcode::Output) result = v.tensors();
     else env_[n] = std::move(v);
-    if (auto it = frees.find(n); it != frees.end())
+    if (auto it = last_uses_.find(n); it != last_uses_.end())
       for (const Node* dead : it->second) env_.erase(dead);
   }
   TL_CHECK(next_input_ == inputs.size(), "Interpreter::run: got ", inputs.size(), " inputs but the graph has ",
@@ -96,7 +98,8 @@ Value Interpreter::call_function(Node& n) {
 Value Interpreter::call_method(Node& n) { return call_function(n); }
 
 Value Interpreter::call_module(Node& n) {
-  const std::shared_ptr<nn::Module> m = module_->get_submodule(n.target());
+  auto it = modules_.find(&n);
+  const std::shared_ptr<nn::Module> m = it != modules_.end() ? it->second : module_->get_submodule(n.target());
   TensorList out = (*m)(fetch_tensor_args(n));
   if (out.size() == 1) return std::move(out[0]);
   return out;

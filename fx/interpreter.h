@@ -21,6 +21,8 @@
 
 namespace tl::fx {
 
+/// As in FX, the graph's use-def information is read when the Interpreter is constructed: make a
+/// new Interpreter after editing the graph.
 class Interpreter {
  public:
   explicit Interpreter(std::shared_ptr<GraphModule> module);
@@ -54,6 +56,10 @@ class Interpreter {
 
  private:
   std::shared_ptr<GraphModule> module_;
+  // For each node, the values whose last use it is (FX's user_to_last_uses), in argument order.
+  std::unordered_map<const Node*, std::vector<const Node*>> last_uses_;
+  // The module each call_module node calls, resolved once.
+  std::unordered_map<const Node*, std::shared_ptr<nn::Module>> modules_;
   std::unordered_map<const Node*, Value> env_;
   const TensorList* inputs_ = nullptr;
   size_t next_input_ = 0;
