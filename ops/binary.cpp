@@ -40,14 +40,17 @@ A int_pow(A base, A exp) {
 enum class Types { All, Numeric, Floating };
 
 // Each op: names, the dtype it computes in for a given result type, the dtypes it accepts, the
-// checks PyTorch makes, and f over the compute type (float for bfloat16).
-struct Add {
-  static constexpr const char* kName = "add";
-  static constexpr const char* kInplaceName = "add_";
+// checks PyTorch makes, and f over the compute type (float for bfloat16). Defaults first.
+struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
-  static constexpr Types kTypes = Types::All;
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
+};
+
+struct Add : BinaryOpDefaults {
+  static constexpr const char* kName = "add";
+  static constexpr const char* kInplaceName = "add_";
+  static constexpr Types kTypes = Types::All;
   template <typename A>
   static A f(A a, A b) {
     if constexpr (std::is_same_v<A, bool>) return a || b;
@@ -56,12 +59,10 @@ struct Add {
   }
 };
 
-struct Sub {
+struct Sub : BinaryOpDefaults {
   static constexpr const char* kName = "sub";
   static constexpr const char* kInplaceName = "sub_";
-  static constexpr const char* kOther = "other";
   static constexpr Types kTypes = Types::Numeric;
-  static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands& b, const char* name) {
     const bool self_bool = b.self.dtype() == DType::Bool, other_bool = b.other_dtype == DType::Bool;
     TL_CHECK(!(self_bool && other_bool), name, ": Subtraction, the `-` operator, with two bool tensors is not "
@@ -76,13 +77,10 @@ struct Sub {
   }
 };
 
-struct Mul {
+struct Mul : BinaryOpDefaults {
   static constexpr const char* kName = "mul";
   static constexpr const char* kInplaceName = "mul_";
-  static constexpr const char* kOther = "other";
   static constexpr Types kTypes = Types::All;
-  static DType compute_dtype(DType result) { return result; }
-  static void check(const BinaryOperands&, const char*) {}
   template <typename A>
   static A f(A a, A b) {
     if constexpr (std::is_same_v<A, bool>) return a && b;
@@ -92,23 +90,20 @@ struct Mul {
 };
 
 // True division: integral and bool operands divide as float32.
-struct Div {
+struct Div : BinaryOpDefaults {
   static constexpr const char* kName = "div";
   static constexpr const char* kInplaceName = "div_";
-  static constexpr const char* kOther = "other";
   static constexpr Types kTypes = Types::Floating;
   static DType compute_dtype(DType result) { return is_floating_point(result) ? result : DType::Float32; }
-  static void check(const BinaryOperands&, const char*) {}
   template <typename A>
   static A f(A a, A b) { return a / b; }
 };
 
-struct Pow {
+struct Pow : BinaryOpDefaults {
   static constexpr const char* kName = "pow";
   static constexpr const char* kInplaceName = "pow_";
   static constexpr const char* kOther = "exponent";
   static constexpr Types kTypes = Types::Numeric;
-  static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands& b, const char* name) {
     const bool integral = !is_floating_point(b.dtype) && b.dtype != DType::Bool;
     TL_CHECK(!(integral && b.other_is_scalar && b.other.item<int64_t>() < 0), name,

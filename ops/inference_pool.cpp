@@ -62,29 +62,7 @@ void adaptive_average(const Tensor& x, const Tensor& y) {
   });
 }
 
-struct MaxPoolParams {
-  Pair kernel, stride, padding, dilation;
-  bool ceil_mode = false;
-};
-
-MaxPoolParams parse_max_pool(const Attrs& attrs) {
-  constexpr const char* op = "mkldnn_max_pool2d";
-  MaxPoolParams p;
-  p.kernel = onednn::pair_attr(attrs, "kernel_size", op);
-  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : onednn::pair_attr(attrs, "stride", op);
-  p.padding = onednn::pair_attr(attrs, "padding", op);
-  p.dilation = onednn::pair_attr(attrs, "dilation", op);
-  p.ceil_mode = attrs.get<bool>("ceil_mode");
-  onednn::check_positive(op, "kernel_size", p.kernel);
-  onednn::check_positive(op, "stride", p.stride);
-  onednn::check_positive(op, "padding", p.padding, /*allow_zero=*/true);
-  onednn::check_positive(op, "dilation", p.dilation);
-  TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ",
-           onednn::to_shape(p.padding), " should be at most half of kernel_size ", onednn::to_shape(p.kernel));
-  return p;
-}
-
-PoolPlan make_max_pool_plan(const Tensor& x, const Tensor& y, int64_t channels, const MaxPoolParams& p) {
+PoolPlan make_max_pool_plan(const Tensor& x, const Tensor& y, int64_t channels, const onednn::PoolParams& p) {
   PoolPlan plan;
   plan.src = inference::activation_desc(x, channels);
   plan.dst = inference::activation_desc(y, channels);
@@ -108,7 +86,7 @@ TensorList mkldnn_max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs)
   const Tensor& x = inputs[0];
   const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
   inference::check_activation(op, "input", x);
-  const MaxPoolParams p = parse_max_pool(attrs);
+  const onednn::PoolParams p = onednn::parse_pool_params(attrs, "mkldnn_max_pool2d", /*has_dilation=*/true);
   const Shape in = inference::logical_shape(x);
   Shape o{in[0], in[1], 0, 0};
   for (int d = 0; d < 2; ++d)

@@ -19,11 +19,7 @@ namespace tl::kernels {
 namespace {
 
 using onednn::Pair;
-
-struct PoolParams {
-  Pair kernel, stride, padding, dilation;
-  bool ceil_mode = false;
-};
+using onednn::PoolParams;
 
 struct PoolPlan : onednn::CachedPlan {
   onednn::Primitive pool;
@@ -40,22 +36,6 @@ template <typename T>
 using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 bool onednn_dtype(DType dtype) { return dtype == DType::Float32 || dtype == DType::BFloat16; }
-
-PoolParams parse_params(const Attrs& attrs, const char* op, bool has_dilation) {
-  PoolParams p;
-  p.kernel = onednn::pair_attr(attrs, "kernel_size", op);
-  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : onednn::pair_attr(attrs, "stride", op);
-  p.padding = onednn::pair_attr(attrs, "padding", op);
-  p.dilation = has_dilation ? onednn::pair_attr(attrs, "dilation", op) : Pair{1, 1};
-  p.ceil_mode = attrs.get<bool>("ceil_mode");
-  onednn::check_positive(op, "kernel_size", p.kernel);
-  onednn::check_positive(op, "stride", p.stride);
-  onednn::check_positive(op, "padding", p.padding, /*allow_zero=*/true);
-  onednn::check_positive(op, "dilation", p.dilation);
-  TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ",
-           onednn::to_shape(p.padding), " should be at most half of kernel_size ", onednn::to_shape(p.kernel));
-  return p;
-}
 
 void check_input(const Tensor& x, const char* op) {
   TL_CHECK(x.dim() == 4, op, ": expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ", x.shape());
@@ -219,7 +199,7 @@ Tensor with_batch(const Tensor& x, const Pool& pool) {
 
 // input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
 TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const PoolParams p = parse_params(attrs, "max_pool2d", /*has_dilation=*/true);
+  const PoolParams p = onednn::parse_pool_params(attrs, "max_pool2d", /*has_dilation=*/true);
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
@@ -231,7 +211,7 @@ TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
 }
 
 TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const PoolParams p = parse_params(attrs, "avg_pool2d", /*has_dilation=*/false);
+  const PoolParams p = onednn::parse_pool_params(attrs, "avg_pool2d", /*has_dilation=*/false);
   const bool include_pad = attrs.get<bool>("count_include_pad");
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "avg_pool2d");

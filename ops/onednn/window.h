@@ -27,6 +27,30 @@ inline void check_positive(const char* op, std::string_view name, const Pair& p,
            ", got ", to_shape(p));
 }
 
+/// A 2-D pooling window as max_pool2d / avg_pool2d take it.
+struct PoolParams {
+  Pair kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+/// Reads and checks kernel_size, stride (empty: the kernel), padding (at most half the kernel),
+/// dilation (1 when the op has none) and ceil_mode, with PyTorch's error messages.
+inline PoolParams parse_pool_params(const Attrs& attrs, const char* op, bool has_dilation) {
+  PoolParams p;
+  p.kernel = pair_attr(attrs, "kernel_size", op);
+  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : pair_attr(attrs, "stride", op);
+  p.padding = pair_attr(attrs, "padding", op);
+  p.dilation = has_dilation ? pair_attr(attrs, "dilation", op) : Pair{1, 1};
+  p.ceil_mode = attrs.get<bool>("ceil_mode");
+  check_positive(op, "kernel_size", p.kernel);
+  check_positive(op, "stride", p.stride);
+  check_positive(op, "padding", p.padding, /*allow_zero=*/true);
+  check_positive(op, "dilation", p.dilation);
+  TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ", to_shape(p.padding),
+           " should be at most half of kernel_size ", to_shape(p.kernel));
+  return p;
+}
+
 /// The span a dilated kernel covers: d * (k - 1) + 1.
 inline int64_t dilated_extent(int64_t kernel, int64_t dilation) { return dilation * (kernel - 1) + 1; }
 

@@ -124,4 +124,20 @@ inline Tensor reference(const Shape& shape, std::initializer_list<Tensor> inputs
   return from_vector<double>(out, shape);
 }
 
+/// Row-major multi-index of `flat` in `shape`, and back.
+inline std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
+  std::vector<int64_t> index(static_cast<size_t>(shape.size()));
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    index[static_cast<size_t>(d)] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+
+inline int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
+  int64_t flat = 0;
+  for (int64_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[static_cast<size_t>(d)];
+  return flat;
+}
+
 }  // namespace tl::testing

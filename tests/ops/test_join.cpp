@@ -19,21 +19,8 @@ using testing::kAllDTypes;
 using testing::kLayouts;
 using testing::Layout;
 using testing::make_input;
-
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-  std::vector<int64_t> index(static_cast<size_t>(shape.size()));
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    index[static_cast<size_t>(d)] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
-
-int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
-  int64_t flat = 0;
-  for (int64_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + index[static_cast<size_t>(d)];
-  return flat;
-}
+using testing::ravel;
+using testing::unravel;
 
 // The reference cat of same-rank tensors along a non-negative dim, in double.
 Tensor reference_cat(const std::vector<Tensor>& tensors, int64_t dim) {

@@ -22,17 +22,10 @@ using testing::broadcast_value;
 using testing::kLayouts;
 using testing::Layout;
 using testing::make_input;
+using testing::ravel;
+using testing::unravel;
 
 constexpr DType kFloatTypes[] = {DType::Float32, DType::Float64};
-
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-  std::vector<int64_t> index(static_cast<size_t>(shape.size()));
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    index[static_cast<size_t>(d)] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
 
 // `t` as row-major doubles, read one element at a time through its strides.
 std::vector<double> values_of(const Tensor& t) {

@@ -23,18 +23,10 @@ using testing::kAllDTypes;
 using testing::kLayouts;
 using testing::Layout;
 using testing::make_input;
+using testing::ravel;
+using testing::unravel;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Row-major multi-index of `flat` in `shape`.
-std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
-  std::vector<int64_t> index(static_cast<size_t>(shape.size()));
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    index[static_cast<size_t>(d)] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
 
 // Output position of input element `index` when the flagged dims are reduced.
 int64_t output_flat(const std::vector<int64_t>& index, const Shape& shape, const std::vector<bool>& reduce) {
