@@ -1,8 +1,6 @@
 // nn/conv.cpp — Conv2d: option checks, PyTorch's default initialisation and repr, forward via F.conv2d.
 #include "nn/conv.h"
 
-#include <cmath>
-
 #include "nn/init.h"
 
 namespace tl::nn {
@@ -29,15 +27,7 @@ Conv2d::Conv2d(const Conv2dOptions& options) : options_(options) {
   reset_parameters();
 }
 
-void Conv2d::reset_parameters() {
-  const Tensor& weight = parameter("weight");
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  const Tensor& bias = parameter("bias");
-  if (!bias.defined()) return;
-  const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-  const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-  init::uniform_(bias, -bound, bound);
-}
+void Conv2d::reset_parameters() { init::default_weight_and_bias_(parameter("weight"), parameter("bias")); }
 
 Tensor Conv2d::forward(const Tensor& input) {
   // A symbolic-tracing proxy may not know its shape; the traced op is checked when it runs.

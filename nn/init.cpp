@@ -132,4 +132,12 @@ Tensor xavier_normal_(const Tensor& tensor, double gain) {
   return normal_(tensor, 0.0, gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out)));
 }
 
+void default_weight_and_bias_(const Tensor& weight, const Tensor& bias) {
+  kaiming_uniform_(weight, std::sqrt(5.0));
+  if (!bias.defined()) return;
+  const int64_t fan_in = calculate_fan_in_and_fan_out(weight).first;
+  const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+  uniform_(bias, -bound, bound);
+}
+
 }  // namespace tl::nn::init

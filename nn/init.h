@@ -40,6 +40,9 @@ Tensor kaiming_normal_(const Tensor& tensor, double a = 0.0, std::string_view mo
                        std::string_view nonlinearity = "leaky_relu");
 /// U(-bound, bound), bound = gain * sqrt(6 / (fan_in + fan_out)).
 Tensor xavier_uniform_(const Tensor& tensor, double gain = 1.0);
+/// nn.Linear's and nn.ConvNd's reset_parameters(): weight kaiming_uniform_(a=sqrt(5)), then bias
+/// (when defined) U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with the weight's fan_in.
+void default_weight_and_bias_(const Tensor& weight, const Tensor& bias);
 /// N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)).
 Tensor xavier_normal_(const Tensor& tensor, double gain = 1.0);
 

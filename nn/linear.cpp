@@ -1,8 +1,6 @@
 // nn/linear.cpp — Linear: PyTorch's default initialisation and repr, forward through F.linear.
 #include "nn/linear.h"
 
-#include <cmath>
-
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/repr.h"
@@ -18,15 +16,7 @@ Linear::Linear(const LinearOptions& options) : options_(options) {
   reset_parameters();
 }
 
-void Linear::reset_parameters() {
-  const Tensor& weight = parameter("weight");
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  const Tensor& bias = parameter("bias");
-  if (!bias.defined()) return;
-  const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-  const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-  init::uniform_(bias, -bound, bound);
-}
+void Linear::reset_parameters() { init::default_weight_and_bias_(parameter("weight"), parameter("bias")); }
 
 Tensor Linear::forward(const Tensor& input) {
   return functional::linear(input, parameter("weight"), parameter("bias"));
