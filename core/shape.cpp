@@ -2,6 +2,7 @@
 #include "core/shape.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <ostream>
 
 #include "core/error.h"
@@ -39,7 +40,9 @@ Strides contiguous_strides(const Shape& sizes) {
   int64_t s = 1;
   for (int64_t i = sizes.size() - 1; i >= 0; --i) {
     strides[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
+    // Only a tensor with a zero-size dimension gets here with sizes whose product overflows
+    // (check_sizes refuses the others); it reaches no element, so saturating is harmless.
+    if (__builtin_mul_overflow(s, sizes[i] > 0 ? sizes[i] : 1, &s)) s = INT64_MAX;
   }
   return strides;
 }

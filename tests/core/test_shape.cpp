@@ -137,3 +137,18 @@ TEST_CASE("shape: a broadcast error names the op, both shapes and the clashing s
 
 }  // namespace
 }  // namespace tl
+
+namespace tl {
+namespace {
+
+TEST_CASE("contiguous_strides: a zero-size tensor with huge other dims saturates instead of overflowing") {
+  // Found by UBSan: [0, 2^40, 2^40] passes check_sizes (it has no elements) but 2^80 overflows int64.
+  const int64_t big = int64_t{1} << 40;
+  const Strides strides = contiguous_strides(Shape{0, big, big});
+  CHECK(strides[2] == 1);
+  CHECK(strides[1] == big);
+  CHECK(strides[0] == INT64_MAX);
+}
+
+}  // namespace
+}  // namespace tl
