@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <map>
-#include <unordered_set>
 
 namespace tl::fx {
 namespace {
@@ -91,12 +90,8 @@ std::string emit(const Node& n) {
 
 std::string python_code(const Graph& graph) {
   const std::vector<Node*> nodes = graph.node_list();
-  // Each value is deleted after its last use, in the order FX finds them (walking backwards).
-  std::map<const Node*, std::vector<const Node*>> last_uses;
-  std::unordered_set<const Node*> seen;
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
-    for (Node* in : (*it)->all_input_nodes())
-      if (seen.insert(in).second) last_uses[*it].push_back(in);
+  // Each value is deleted after its last use, in the order FX finds them.
+  const auto last_uses = graph.last_uses();
 
   std::string signature = "self";
   std::string return_type;

@@ -216,6 +216,16 @@ std::unique_ptr<Graph> Graph::copy() const {
   return g;
 }
 
+std::unordered_map<const Node*, std::vector<const Node*>> Graph::last_uses() const {
+  std::unordered_map<const Node*, std::vector<const Node*>> frees;
+  std::set<const Node*> seen;
+  const std::vector<Node*> all = node_list();
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    for (Node* in : (*it)->all_input_nodes())
+      if (seen.insert(in).second) frees[*it].push_back(in);
+  return frees;
+}
+
 std::string Graph::str() const {
   std::string s = "graph():";
   for (Node* n : nodes()) s += "\n    " + n->format();

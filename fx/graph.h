@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fx/namespace.h"
@@ -103,6 +104,10 @@ class Graph {
   bool eliminate_dead_code();
   /// Live nodes with opcode `op` (and target `target` when given).
   std::vector<Node*> find_nodes(Opcode op, const std::optional<std::string>& target = std::nullopt) const;
+
+  /// For each node, the values whose last use it is, in argument order (FX's user_to_last_uses: what
+  /// generated code sets to None, and what an interpreter may drop, after that node).
+  std::unordered_map<const Node*, std::vector<const Node*>> last_uses() const;
 
   /// FX's print(graph): "graph():\n    %x : ... = placeholder[target=x]\n    ...\n    return fc".
   std::string str() const;

@@ -23,12 +23,6 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
   return {path.substr(0, dot), path.substr(dot + 1)};
 }
 
-std::string error_context(const Node& n, const Error& e) {
-  const std::string what = e.what();
-  if (what.rfind("while executing", 0) == 0) return what;
-  return "while executing " + n.format() + ": " + what;
-}
-
 }  // namespace
 
 struct GraphModule::Step {
@@ -134,12 +128,11 @@ void GraphModule::recompile() {
     slot_of[n] = s.out;
     plan_.push_back(std::move(s));
   }
-  // Free each value right after its last use (values never used die at once).
-  std::unordered_map<int64_t, size_t> last_use;
-  for (size_t i = 0; i < plan_.size(); ++i)
-    for (int64_t in : plan_[i].inputs)
-      if (in >= 0) last_use[in] = i;
-  for (const auto& [slot, step] : last_use) plan_[step].frees.push_back(slot);
+  // Free each value right after its last use.
+  const auto last_uses = graph_->last_uses();
+  for (Step& s : plan_)
+    if (auto it = last_uses.find(s.node); it != last_uses.end())
+      for (const Node* dead : it->second) s.frees.push_back(slot_of.at(dead));
   num_slots_ = plan_.size();
 }
 
@@ -186,7 +179,7 @@ TensorList GraphModule::forward(const TensorList& inputs) {
         }
       }
     } catch (const Error& e) {
-      throw Error(error_context(*s.node, e));
+      throw with_node_context(*s.node, e);
     }
     slots[static_cast<size_t>(s.out)] = std::move(v);
     for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = Value();

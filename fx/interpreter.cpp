@@ -1,27 +1,11 @@
 // fx/interpreter.cpp — the default node semantics and the run loop with last-use freeing.
 #include "fx/interpreter.h"
 
-#include <unordered_set>
 
 namespace tl::fx {
-namespace {
-
-// For each node, the values whose last use it is (FX's codegen rule), in argument order.
-std::unordered_map<const Node*, std::vector<const Node*>> last_uses(const Graph& g) {
-  std::unordered_map<const Node*, std::vector<const Node*>> frees;
-  std::unordered_set<const Node*> seen;
-  const std::vector<Node*> nodes = g.node_list();
-  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
-    for (Node* in : (*it)->all_input_nodes())
-      if (seen.insert(in).second) frees[*it].push_back(in);
-  return frees;
-}
-
-}  // namespace
-
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
   TL_CHECK(module_ != nullptr, "Interpreter: module is null");
-  last_uses_ = last_uses(module_->graph());
+  last_uses_ = module_->graph().last_uses();
   for (Node* n : module_->graph().nodes())
     if (n->op() == Opcode::CallModule) modules_.emplace(n, module_->get_submodule(n->target()));
 }
@@ -44,9 +28,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
       v = run_node(*n);
     } catch (const Error& e) {
       env_.clear();
-      const std::string what = e.what();
-      if (what.rfind("while executing", 0) == 0) throw;  // already has its context
-      throw Error("while executing " + n->format() + ": " + what);
+      throw with_node_context(*n, e);
     }
     if (n->op() == Opcode::Output) result = v.tensors();
     else env_[n] = std::move(v);

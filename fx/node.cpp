@@ -118,6 +118,12 @@ Node* Node::next() const {
   return n == graph_->root_.get() ? nullptr : n;
 }
 
+Error with_node_context(const Node& n, const Error& e) {
+  const std::string what = e.what();
+  if (what.rfind("while executing", 0) == 0) return e;
+  return Error("while executing " + n.format() + ": " + what);
+}
+
 std::string Node::format() const {
   const std::string users = "[num_users=" + std::to_string(users_.size()) + "]";
   const std::string type = type_expr_.empty() ? "" : type_expr_ + " ";

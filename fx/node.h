@@ -104,4 +104,8 @@ class Node {
   bool erased_ = false;
 };
 
+/// `e` as raised while running `n`: "while executing <n.format()>: <what>", unless it already names
+/// the node it came from (an inner graph's).
+Error with_node_context(const Node& n, const Error& e);
+
 }  // namespace tl::fx
