@@ -29,6 +29,7 @@ struct ConvSpec {
   Pair stride, padding, dilation;
   int64_t groups = 1;
   bool bias = false, sum = false, relu = false;
+  bool winograd = false;  ///< asked for; used when oneDNN has a Winograd kernel for this case
 
   bool blocked() const { return src_sizes.size() == 5; }
   int64_t in_channels() const { return weight[1] * groups; }
@@ -62,7 +63,7 @@ onednn::PrimitiveKey ConvSpec::key() const {
   onednn::PrimitiveKey k("mkldnn_convolution");
   k.add(src_sizes).add(src_strides).add(static_cast<int64_t>(dtype)).add(weight);
   k.add(onednn::to_shape(stride)).add(onednn::to_shape(padding)).add(onednn::to_shape(dilation)).add(groups);
-  k.add(int64_t{bias}).add(int64_t{sum}).add(int64_t{relu});
+  k.add(int64_t{bias}).add(int64_t{sum}).add(int64_t{relu}).add(int64_t{winograd});
   return k;
 }
 
@@ -77,6 +78,7 @@ ConvSpec parse_spec(const Attrs& attrs, const char* op) {
   onednn::check_positive(op, "dilation", s.dilation);
   TL_CHECK(s.groups > 0, op, ": groups must be positive, got ", s.groups);
   s.relu = attrs.get<bool>("relu");
+  s.winograd = attrs.get<bool>("winograd");
   return s;
 }
 
@@ -112,12 +114,18 @@ dnnl::memory::desc src_desc(const ConvSpec& s) {
 /// AMX; a blocked bf16 input gives a blocked result.
 bool blocked_output(const ConvSpec& s) { return s.blocked() || s.dtype == DType::Float32; }
 
-ConvPlan make_plan(const ConvSpec& s, const char* op) {
+/// Winograd (oneDNN picks F(2x2, 3x3) or F(4x4, 3x3)) does a 3x3 stride-1 conv with 2.25x or 4x fewer
+/// multiplications; oneDNN has it for fp32 on blocked layouts. Its rounding differs from direct
+/// convolution's (relative ~1e-6).
+bool winograd_applies(const ConvSpec& s) {
+  return s.winograd && s.dtype == DType::Float32 && s.blocked() && s.groups == 1 && s.weight[2] == 3 &&
+         s.weight[3] == 3 && s.stride == Pair{1, 1} && s.dilation == Pair{1, 1};
+}
+
+/// The primitive descriptor for `algorithm`; throws dnnl::error when oneDNN has no kernel for it.
+dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algorithm algorithm, const dnnl::memory::desc& dst) {
   using dnnl::memory;
-  const Shape out = s.output_shape(op);
   const memory::data_type type = onednn::data_type(s.dtype);
-  const memory::dims dst_dims = onednn::dims(out);
-  const memory::desc dst(dst_dims, type, blocked_output(s) ? memory::format_tag::nChw16c : memory::format_tag::nhwc);
   memory::dims weight_dims = onednn::dims(s.weight);
   if (s.groups > 1) weight_dims = {s.groups, s.weight[0] / s.groups, s.weight[1], s.weight[2], s.weight[3]};
   const memory::desc weights_any(weight_dims, type, memory::format_tag::any);
@@ -126,16 +134,35 @@ ConvPlan make_plan(const ConvSpec& s, const char* op) {
       dilation{s.dilation[0] - 1, s.dilation[1] - 1};  // oneDNN counts dilation from 0
   using Conv = dnnl::convolution_forward;
   const auto inference = dnnl::prop_kind::forward_inference;
-  const auto direct = dnnl::algorithm::convolution_direct;
   const memory::desc src = src_desc(s);
-  const Conv::desc desc = s.bias ? Conv::desc(inference, direct, src, weights_any, bias, dst, strides, dilation, padding, padding)
-                                 : Conv::desc(inference, direct, src, weights_any, dst, strides, dilation, padding, padding);
+  const Conv::desc desc = s.bias ? Conv::desc(inference, algorithm, src, weights_any, bias, dst, strides, dilation, padding, padding)
+                                 : Conv::desc(inference, algorithm, src, weights_any, dst, strides, dilation, padding, padding);
   dnnl::post_ops post_ops;
   if (s.sum) post_ops.append_sum(1.0f);
   if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   dnnl::primitive_attr attr = onednn::default_attr();
   attr.set_post_ops(post_ops);
-  const Conv::primitive_desc pd(desc, attr, onednn::engine());
+  return Conv::primitive_desc(desc, attr, onednn::engine());
+}
+
+/// Winograd when asked for and oneDNN has a kernel for this case, direct convolution otherwise.
+dnnl::convolution_forward::primitive_desc choose_pd(const ConvSpec& s, const dnnl::memory::desc& dst) {
+  if (winograd_applies(s)) {
+    try {
+      return conv_pd(s, dnnl::algorithm::convolution_winograd, dst);
+    } catch (const dnnl::error& e) {
+      if (e.status != dnnl_unimplemented) throw;
+    }
+  }
+  return conv_pd(s, dnnl::algorithm::convolution_direct, dst);
+}
+
+ConvPlan make_plan(const ConvSpec& s, const char* op) {
+  using dnnl::memory;
+  const Shape out = s.output_shape(op);
+  const memory::desc dst(onednn::dims(out), onednn::data_type(s.dtype),
+                        blocked_output(s) ? memory::format_tag::nChw16c : memory::format_tag::nhwc);
+  const dnnl::convolution_forward::primitive_desc pd = choose_pd(s, dst);
   ConvPlan plan;
   plan.conv = onednn::Primitive(pd);
   plan.src = pd.src_desc();
@@ -206,7 +233,8 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
 
 // self: blocked (N, C_in / 16, H, W, 16), bf16 NHWC or dense fp32 (N, C_in, H, W); weight: dense
 // (C_out, C_in / groups, kH, kW) or prepacked 1-D (with weight_size and packed_for); bias (C_out) float32
-// or None; other: the residual, in the result's layout, added before the ReLU. Result: blocked, or
+// or None; other: the residual, in the result's layout, added before the ReLU; winograd: use Winograd
+// for an fp32 3x3 stride-1 conv on a blocked input when oneDNN has it. Result: blocked, or
 // bf16 NHWC for bf16 NHWC input; written into `out` when given (which may be `other` itself).
 TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs) {
   constexpr const char* op = "mkldnn_convolution";

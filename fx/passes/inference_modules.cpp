@@ -3,6 +3,7 @@
 #include "fx/passes/inference_modules.h"
 
 #include "core/dispatch.h"
+#include "core/parallel.h"
 
 namespace tl::fx {
 namespace {
@@ -11,8 +12,11 @@ Shape pair_shape(const nn::IntPair& p) { return p.shape(); }
 
 }  // namespace
 
-MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype)
+MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd)
     : options_(conv.options()), sum_(sum), relu_(relu), dtype_(dtype) {
+  const nn::Conv2dOptions& o = options_;
+  winograd_ = winograd && dtype == DType::Float32 && o.kernel_size.all_equal(3) && o.stride.all_equal(1) &&
+              o.dilation.all_equal(1) && o.groups == 1;
   TL_CHECK(!conv.is_training(), "MkldnnConv2d: the conv is in training mode; call eval() first");
   TL_CHECK(dtype == DType::Float32 || dtype == DType::BFloat16, "MkldnnConv2d: expected float32 or bfloat16, got ", dtype);
   const Tensor& w = conv.parameter("weight");
@@ -24,7 +28,12 @@ MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dt
 
 // The packed weights are derived data: a copy packs its own (its weight may be changed independently).
 MkldnnConv2d::MkldnnConv2d(const MkldnnConv2d& other)
-    : InferenceModule(other), options_(other.options_), sum_(other.sum_), relu_(other.relu_), dtype_(other.dtype_) {}
+    : InferenceModule(other),
+      options_(other.options_),
+      sum_(other.sum_),
+      relu_(other.relu_),
+      dtype_(other.dtype_),
+      winograd_(other.winograd_) {}
 
 std::string MkldnnConv2d::extra_repr() const {
   const nn::Conv2dOptions& o = options_;
@@ -36,6 +45,7 @@ std::string MkldnnConv2d::extra_repr() const {
   if (!parameter("bias").defined()) s += ", bias=False";
   if (sum_ || relu_) s += std::string(", post_ops=[") + (sum_ ? "sum" : "") + (sum_ && relu_ ? ", " : "") + (relu_ ? "relu" : "") + "]";
   if (dtype_ != DType::Float32) s += std::string(", dtype=") + dtype_name(dtype_);
+  if (winograd_) s += ", algorithm=winograd";
   return s;
 }
 
@@ -43,6 +53,7 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x) {
   std::vector<int64_t> key(x.shape().begin(), x.shape().end());
   key.insert(key.end(), x.strides().begin(), x.strides().end());
   key.push_back(static_cast<int64_t>(x.dtype()));
+  key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
   std::lock_guard<std::mutex> lock(packed_->mutex);
   auto it = packed_->by_input.find(key);
   if (it != packed_->by_input.end()) return it->second;
@@ -51,7 +62,8 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x) {
                     {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
                     {"input_size", x.shape()},             {"input_stride", x.strides()},
                     {"input_dtype", x.dtype()},            {"bias", parameter("bias").defined()},
-                    {"sum", sum_},                         {"relu", relu_}};
+                    {"sum", sum_},                         {"relu", relu_},
+                    {"winograd", winograd_}};
   Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {parameter("weight")}, attrs);
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
   packed_->by_input.emplace(std::move(key), packed);
@@ -69,8 +81,8 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
   const Tensor& w = parameter("weight");
   const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
                     {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
-                    {"relu", relu_},                      {"weight_size", w.shape()},
-                    {"packed_for", x.shape()}};
+                    {"relu", relu_},                      {"winograd", winograd_},
+                    {"weight_size", w.shape()},           {"packed_for", x.shape()}};
   const Tensor other = sum_ ? inputs[1] : Tensor();
   return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x), parameter("bias"), other, out}, attrs);
 }

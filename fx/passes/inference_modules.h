@@ -32,14 +32,16 @@ class InferenceModule : public nn::Module {
 class MkldnnConv2d : public InferenceModule {
  public:
   static constexpr size_t kMaxPackedShapes = 8;
-  /// `conv` must be in eval mode; its weight and bias are copied. `dtype` is the activations' dtype
-  /// (float32 or bfloat16); the bias stays float32.
-  MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype);
+  /// `conv` must be in eval mode; its weight and bias tensors are shared, not copied. `dtype` is the
+  /// activations' dtype (float32 or bfloat16); the bias stays float32. `winograd` asks for Winograd
+  /// where it applies (a float32 3x3 stride-1 conv without groups or dilation; the packed weight then
+  /// holds 4x4 or 6x6 transformed tiles, up to 4x larger); elsewhere it is ignored.
+  MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd = false);
   MkldnnConv2d(const MkldnnConv2d& other);
 
   Tensor run(const TensorList& inputs, const Tensor& out) override;
   std::string type_name() const override { return "MkldnnConv2d"; }
-  /// "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu]".
+  /// "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu], algorithm=winograd".
   std::string extra_repr() const override;
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnConv2d>(); }
 
@@ -47,6 +49,7 @@ class MkldnnConv2d : public InferenceModule {
   bool sum() const { return sum_; }
   bool relu() const { return relu_; }
   DType dtype() const { return dtype_; }
+  bool winograd() const { return winograd_; }
 
  private:
   /// The weight prepacked for `x`'s sizes, strides and dtype (packed on first use).
@@ -59,6 +62,7 @@ class MkldnnConv2d : public InferenceModule {
   nn::Conv2dOptions options_;
   bool sum_, relu_;
   DType dtype_;
+  bool winograd_;
   std::shared_ptr<PackedWeights> packed_ = std::make_shared<PackedWeights>();
 };
 

@@ -38,7 +38,7 @@ Node* only_user(const Node* n) { return n->num_users() == 1 ? n->users()[0] : nu
 
 class Rewriter {
  public:
-  Rewriter(GraphModule& gm, DType dtype) : gm_(gm), g_(gm.graph()), dtype_(dtype) {}
+  Rewriter(GraphModule& gm, DType dtype, bool winograd) : gm_(gm), g_(gm.graph()), dtype_(dtype), winograd_(winograd) {}
 
   /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, pools after them into their inference versions.
   void fold() {
@@ -106,7 +106,7 @@ class Rewriter {
     }
     for (Node* f = user; f && last != n; f = f == last ? nullptr : only_user(f)) folded.push_back(f);
     const bool relu = last != n && is_relu(gm_, last);
-    gm_.set_submodule(n->target(), std::make_shared<MkldnnConv2d>(conv, residual != nullptr, relu, dtype_));
+    gm_.set_submodule(n->target(), std::make_shared<MkldnnConv2d>(conv, residual != nullptr, relu, dtype_, winograd_));
     Node* fused = nullptr;
     {
       auto guard = g_.inserting_before(last);
@@ -144,6 +144,7 @@ class Rewriter {
   GraphModule& gm_;
   Graph& g_;
   DType dtype_;
+  bool winograd_;
   std::map<const Node*, int64_t> channels_;  ///< nodes whose value is in the inference layout
   std::map<const Node*, Node*> mkldnn_of_, dense_of_;
 };
@@ -163,7 +164,8 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
            " is in training mode; call eval() first");
   std::shared_ptr<GraphModule> gm = fuse_conv_bn(module);
-  Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32);
+  Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32,
+                    options.winograd);
   rewriter.fold();
   rewriter.convert_layouts();
   gm->graph().lint(gm.get());

@@ -64,6 +64,10 @@ TEST_CASE("optimize_for_inference: ResNet18 fp32 matches eager at 224 and at an 
   check_logits((*optimized)(odd), odd_expected);
   check_logits((*optimized)(odd), odd_expected);
   check_logits((*optimized)(x), expected);  // the first shape's plan still works
+  // Direct convolution everywhere matches too.
+  auto direct = optimize_for_inference(model, {.winograd = false, .example_input_shape = {}});
+  CHECK(direct->get_submodule("layer1.0.conv1")->extra_repr().find("winograd") == std::string::npos);
+  check_logits((*direct)(odd), odd_expected);
 }
 
 TEST_CASE("optimize_for_inference: ResNet50 fp32 matches eager") {
@@ -118,9 +122,12 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
   CHECK(convs == 20);
   CHECK(sums == 8);
   CHECK(optimized->get_submodule("layer1.0.conv2")->extra_repr() ==
-        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu]");
+        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu], algorithm=winograd");
   CHECK(optimized->get_submodule("layer1.0.conv1")->extra_repr() ==
-        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[relu]");
+        "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[relu], algorithm=winograd");
+  // Winograd only for 3x3 stride-1 convs.
+  CHECK(optimized->get_submodule("layer2.0.conv1")->extra_repr() ==
+        "64, 128, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), post_ops=[relu]");
   CHECK(optimized->get_submodule("maxpool")->type_name() == "MkldnnMaxPool2d");
 
   Tensor x = randn({2, 3, 64, 64});

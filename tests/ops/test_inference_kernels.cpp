@@ -25,13 +25,14 @@ struct ConvArgs {
   Shape stride{1, 1}, padding{0, 0}, dilation{1, 1};
   int64_t groups = 1;
   bool relu = false;
+  bool winograd = false;
 };
 
 Tensor pack_weight(const Tensor& w, const Tensor& x, const ConvArgs& a, bool bias, bool sum) {
   const Attrs attrs{{"padding", a.padding},  {"stride", a.stride},       {"dilation", a.dilation},
                     {"groups", a.groups},    {"input_size", x.shape()},  {"input_stride", x.strides()},
                     {"input_dtype", x.dtype()}, {"bias", bias},          {"sum", sum},
-                    {"relu", a.relu}};
+                    {"relu", a.relu},        {"winograd", a.winograd}};
   return dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
 }
 
@@ -40,8 +41,8 @@ Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tens
                    bool packed, const Tensor& out = {}) {
   const Tensor weight = packed ? pack_weight(w, x, a, b.defined(), other.defined()) : w;
   const Attrs attrs{{"padding", a.padding}, {"stride", a.stride},     {"dilation", a.dilation},
-                    {"groups", a.groups},   {"relu", a.relu},         {"weight_size", w.shape()},
-                    {"packed_for", x.shape()}};
+                    {"groups", a.groups},   {"relu", a.relu},         {"winograd", a.winograd},
+                    {"weight_size", w.shape()}, {"packed_for", x.shape()}};
   return dispatch::call1(OpKind::MkldnnConvolution, {x, weight, b, other, out}, attrs);
 }
 
@@ -92,33 +93,51 @@ TEST_CASE("mkldnn_convolution: residual and ReLU post-ops match eager conv2d + a
     int64_t c_in, c_out, k;
     ConvArgs args;
   };
+  // Winograd is asked for everywhere; it applies to the 3x3 stride-1 cases, the others run direct.
   for (const Case& t : {Case{5, 20, 3, {.padding = {1, 1}}}, Case{16, 32, 1, {.stride = {2, 2}}},
                         Case{32, 32, 3, {.padding = {2, 1}, .dilation = {2, 1}, .groups = 2}},
-                        Case{3, 16, 7, {.stride = {2, 2}, .padding = {3, 3}}}}) {
+                        Case{3, 16, 7, {.stride = {2, 2}, .padding = {3, 3}}}, Case{16, 48, 3, {.padding = {1, 1}}},
+                        Case{40, 24, 3, {}}}) {
     for (bool relu : {false, true})
       for (bool residual : {false, true})
-        for (bool packed : {false, true}) {
-          CAPTURE(t.c_in);
-          CAPTURE(relu);
-          CAPTURE(residual);
-          CAPTURE(packed);
-          ConvArgs a = t.args;
-          a.relu = relu;
-          const Tensor x = randn({2, t.c_in, 11, 9});
-          const Tensor w = randn({t.c_out, t.c_in / a.groups, t.k, t.k}) * 0.2, b = randn({t.c_out});
-          Tensor expected = conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
-          const Tensor other = residual ? randn(expected.shape()) : Tensor();
-          if (residual) expected = expected + other;
-          if (relu) expected = tl::relu(expected);
-          const Tensor other_blocked = residual ? to_mkldnn(other) : Tensor();
-          const Tensor from_blocked = mkldnn_conv(to_mkldnn(x), w, b, other_blocked, a, packed);
-          CHECK_TENSOR_CLOSE(to_dense(from_blocked, t.c_out), expected, 1e-4, 1e-4);
-          // The dense image as input (the first conv of a network).
-          const Tensor from_dense = mkldnn_conv(x, w, b, other_blocked, a, packed);
-          CHECK_TENSOR_CLOSE(to_dense(from_dense, t.c_out), expected, 1e-4, 1e-4);
-          if (residual) CHECK(equal(other_blocked, to_mkldnn(other)));  // the residual itself is untouched
-        }
+        for (bool packed : {false, true})
+          for (bool winograd : {false, true}) {
+            CAPTURE(t.c_in);
+            CAPTURE(relu);
+            CAPTURE(residual);
+            CAPTURE(packed);
+            CAPTURE(winograd);
+            ConvArgs a = t.args;
+            a.relu = relu;
+            a.winograd = winograd;
+            const Tensor x = randn({2, t.c_in, 11, 9});
+            const Tensor w = randn({t.c_out, t.c_in / a.groups, t.k, t.k}) * 0.2, b = randn({t.c_out});
+            Tensor expected = conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+            const Tensor other = residual ? randn(expected.shape()) : Tensor();
+            if (residual) expected = expected + other;
+            if (relu) expected = tl::relu(expected);
+            const Tensor other_blocked = residual ? to_mkldnn(other) : Tensor();
+            const Tensor from_blocked = mkldnn_conv(to_mkldnn(x), w, b, other_blocked, a, packed);
+            CHECK_TENSOR_CLOSE(to_dense(from_blocked, t.c_out), expected, 1e-4, 1e-4);
+            // The dense image as input (the first conv of a network).
+            const Tensor from_dense = mkldnn_conv(x, w, b, other_blocked, a, packed);
+            CHECK_TENSOR_CLOSE(to_dense(from_dense, t.c_out), expected, 1e-4, 1e-4);
+            if (residual) CHECK(equal(other_blocked, to_mkldnn(other)));  // the residual itself is untouched
+          }
   }
+}
+
+TEST_CASE("mkldnn_reorder_conv2d_weight: Winograd packs 3x3 weights as transformed 4x4 or 6x6 tiles") {
+  manual_seed(7);
+  const Tensor x = to_mkldnn(randn({1, 32, 10, 10})), w = randn({32, 32, 3, 3});
+  const ConvArgs direct{.padding = {1, 1}}, winograd{.padding = {1, 1}, .winograd = true};
+  const int64_t direct_numel = pack_weight(w, x, direct, false, false).numel();
+  CHECK(direct_numel == w.numel());
+  // F(2x2, 3x3) keeps 16 values per 3x3 kernel, F(4x4, 3x3) 36: more than the 9 of the weight.
+  CHECK(pack_weight(w, x, winograd, false, false).numel() >= 16 * direct_numel / 9);
+  // bf16 has no Winograd kernel: asking for it packs the direct layout.
+  const Tensor xb = to_mkldnn(randn({1, 32, 10, 10}), DType::BFloat16);
+  CHECK(pack_weight(w, xb, winograd, false, false).numel() == pack_weight(w, xb, direct, false, false).numel());
 }
 
 TEST_CASE("mkldnn_convolution: writes in place over its residual, and runs in bf16 NHWC") {
@@ -173,7 +192,7 @@ TEST_CASE("inference kernels: errors name the values") {
   const Tensor w5 = randn({8, 5, 3, 3});
   const Tensor packed = pack_weight(w5, y, {}, false, false);
   const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}}, {"groups", int64_t{1}},
-                    {"relu", false}, {"weight_size", w5.shape()}, {"packed_for", Shape{2, 1, 4, 4, 16}}};
+                    {"relu", false}, {"winograd", false}, {"weight_size", w5.shape()}, {"packed_for", Shape{2, 1, 4, 4, 16}}};
   CHECK_THROWS_WITH_AS(dispatch::call1(OpKind::MkldnnConvolution, {y, packed, Tensor(), Tensor(), Tensor()}, attrs),
                        "mkldnn_convolution: weight was prepacked for input [2, 1, 4, 4, 16], got input [1, 1, 4, 4, 16]", Error);
   CHECK_THROWS_WITH_AS(mkldnn_conv(y, w5, {}, to_mkldnn(randn({1, 8, 3, 3})), {}, false),
