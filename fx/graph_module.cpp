@@ -44,21 +44,22 @@ CallStyle call_style(const Node& n) {
 }
 
 GraphModule::GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
-                         const std::vector<std::pair<std::string, Tensor>>& constants)
+                         const std::vector<std::pair<std::string, Tensor>>& constants, Targets targets)
     : graph_(std::move(graph)), class_name_(std::move(class_name)) {
   TL_CHECK(graph_ != nullptr, "GraphModule: graph is null");
   train(root.is_training());  // before any child exists: sets only this module's flag, as FX does
   for (const auto& [name, value] : constants) register_buffer(name, value);
   for (Node* n : graph_->nodes()) {
-    if (n->op() == Opcode::CallModule) copy_target(root, n->target(), true);
-    if (n->op() == Opcode::GetAttr) copy_target(root, n->target(), false);
+    if (n->op() == Opcode::CallModule) copy_target(root, n->target(), true, targets);
+    if (n->op() == Opcode::GetAttr) copy_target(root, n->target(), false, targets);
   }
   recompile();
 }
 
 GraphModule::~GraphModule() = default;
 
-void GraphModule::copy_target(const nn::Module& root, const std::string& target, bool is_module) {
+void GraphModule::copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets) {
+  const bool share = targets == Targets::Share;
   const auto [owner_path, leaf] = split_path(target);
   // Walk (and create) the intermediate levels of the copy.
   nn::Module* owner = this;
@@ -76,13 +77,14 @@ void GraphModule::copy_target(const nn::Module& root, const std::string& target,
   }
   if (is_module) {
     if (owner->has_child(leaf) && owner->child(leaf)->type_name() != "Module") return;  // copied already
-    owner->register_module(leaf, root.get_submodule(target)->clone());
+    const std::shared_ptr<nn::Module> module = root.get_submodule(target);
+    owner->register_module(leaf, share ? module : module->clone());
     return;
   }
   if (owner->has_parameter(leaf) || owner->has_buffer(leaf)) return;
   const std::shared_ptr<nn::Module> source = root.get_submodule(owner_path);
-  if (source->has_parameter(leaf)) owner->register_parameter(leaf, source->parameter(leaf).clone());
-  else if (source->has_buffer(leaf)) owner->register_buffer(leaf, source->buffer(leaf).clone());
+  if (source->has_parameter(leaf)) owner->register_parameter(leaf, share ? source->parameter(leaf) : source->parameter(leaf).clone());
+  else if (source->has_buffer(leaf)) owner->register_buffer(leaf, share ? source->buffer(leaf) : source->buffer(leaf).clone());
   else TL_CHECK(false, "GraphModule: '", target, "' is not a parameter or buffer of ", source->type_name());
 }
 

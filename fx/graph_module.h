@@ -13,14 +13,19 @@
 
 namespace tl::fx {
 
+/// Whether a GraphModule copies what its graph refers to from the root, or shares it.
+enum class Targets { Copy, Share };
+
 class GraphModule : public nn::Module {
  public:
   /// Copies, from `root`, every module a call_module node targets and every tensor a get_attr
   /// node fetches, under the same dotted paths (intermediate levels become plain `Module`s), then
   /// compiles the plan. `constants` (top-level names) are registered as buffers first. Throws
-  /// tl::Error if a target exists neither in `root` nor among the constants.
+  /// tl::Error if a target exists neither in `root` nor among the constants. Targets::Share
+  /// references root's modules and tensors instead (as FX does): for a root nobody else changes,
+  /// such as a pass's own intermediate module.
   GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name = "GraphModule",
-              const std::vector<std::pair<std::string, Tensor>>& constants = {});
+              const std::vector<std::pair<std::string, Tensor>>& constants = {}, Targets targets = Targets::Copy);
   ~GraphModule() override;
   /// Shares the submodules and tensors, copies the graph; clone() is the deep copy.
   GraphModule(const GraphModule& other);
@@ -49,7 +54,7 @@ class GraphModule : public nn::Module {
 
  private:
   struct Step;
-  void copy_target(const nn::Module& root, const std::string& target, bool is_module);
+  void copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets);
   std::unique_ptr<Graph> graph_;
   std::string class_name_;
   std::vector<Step> plan_;

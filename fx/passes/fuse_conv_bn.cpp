@@ -10,15 +10,37 @@
 namespace tl::fx {
 namespace {
 
-size_t call_sites(const Graph& g, const std::string& target) {
-  return g.find_nodes(Opcode::CallModule, target).size();
+/// How many call_module nodes call `module` (under any of its names).
+size_t call_sites(const GraphModule& gm, const nn::Module* module) {
+  size_t sites = 0;
+  for (const Node* n : gm.graph().find_nodes(Opcode::CallModule)) sites += gm.get_submodule(n->target()).get() == module;
+  return sites;
+}
+
+/// Folds eval-mode `bn` into `conv`'s own weight and bias, in place. The per-channel scale
+/// gamma / sqrt(var + eps) is computed in float64 and applied in the weight's dtype, as PyTorch's
+/// fuse_conv_bn_weights does, so no float64 copy of the weight is made.
+void fold_batch_norm_(nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
+  TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
+  const Tensor& running_var = bn.buffer("running_var");
+  const Tensor& running_mean = bn.buffer("running_mean");
+  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
+  const int64_t c = conv.options().out_channels;
+  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
+  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
+  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
+  Tensor w = conv.parameter("weight");
+  const Tensor& b = conv.parameter("bias");
+  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
+  w.mul_(scale.to(w.dtype()).view({c, 1, 1, 1}));
+  conv.register_parameter("bias", ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype()));
 }
 
 // Why this pair must stay unfused, or "" when folding it is legal.
 std::string skip_reason(const GraphModule& gm, const Node* conv_node, const nn::BatchNorm2d& bn, const nn::Conv2d& conv) {
   if (conv_node->num_users() > 1)
     return "the conv output has " + std::to_string(conv_node->num_users()) + " users, not only the batch norm";
-  const size_t sites = call_sites(gm.graph(), conv_node->target());
+  const size_t sites = call_sites(gm, gm.get_submodule(conv_node->target()).get());
   if (sites > 1) return "the conv module is called at " + std::to_string(sites) + " call sites";
   if (!bn.options().track_running_stats || !bn.buffer("running_mean").defined())
     return "the batch norm has no running statistics";
@@ -31,24 +53,8 @@ std::string skip_reason(const GraphModule& gm, const Node* conv_node, const nn::
 }  // namespace
 
 std::shared_ptr<nn::Conv2d> fuse_conv_bn_eval(const nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
-  TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
-  const Tensor& running_var = bn.buffer("running_var");
-  const Tensor& running_mean = bn.buffer("running_mean");
-  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
-  const int64_t c = conv.options().out_channels;
-  // Fold in float64: scale = gamma / sqrt(var + eps), per output channel.
-  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
-  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
-  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
-  const Tensor& w = conv.parameter("weight");
-  const Tensor& b = conv.parameter("bias");
-  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
-
   auto fused = std::static_pointer_cast<nn::Conv2d>(conv.clone());
-  const Tensor new_w = (w.to(DType::Float64) * scale.view({c, 1, 1, 1})).to(w.dtype());
-  const Tensor new_b = ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype());
-  fused->register_parameter("weight", new_w);
-  fused->register_parameter("bias", new_b);
+  fold_batch_norm_(*fused, bn);
   return fused;
 }
 
@@ -84,7 +90,7 @@ std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& mod
       rep.skipped.push_back({conv_node->target(), n->target(), reason});
       continue;
     }
-    gm->set_submodule(conv_node->target(), fuse_conv_bn_eval(*conv, *bn));
+    fold_batch_norm_(*conv, *bn);  // gm's own copy, called at this one site
     n->replace_all_uses_with(conv_node);
     g.erase_node(n);
     rep.fused.push_back({conv_node->target(), n->target(), ""});
