@@ -162,6 +162,16 @@ TEST_CASE("symbolic_trace: the GraphModule owns copies; the original is never to
   CHECK(traced->get_submodule("nested")->type_name() == "Module");
 }
 
+TEST_CASE("GraphModule: Targets::Share references the root's modules and tensors") {
+  auto model = models::toy_fuser_model();
+  auto traced = symbolic_trace(model);
+  GraphModule shared(*model, traced->graph().copy(), "M", {}, Targets::Share);
+  CHECK(shared.get_submodule("conv1") == model->get_submodule("conv1"));
+  CHECK(shared.get_parameter("conv1.weight").is_same(model->get_parameter("conv1.weight")));
+  Tensor x = randn({1, 1, 4, 4});
+  CHECK(equal(shared(x), (*model)(x)));
+}
+
 TEST_CASE("symbolic_trace: modules that are not submodules of the root are refused") {
   class Stray : public nn::Module {
    public:
