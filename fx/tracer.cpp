@@ -48,6 +48,10 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
 
   std::vector<std::pair<std::string, Tensor>> constants;
 
+  // Both hook interfaces name their callbacks before/after; the op-level ones keep their defaults.
+  using DispatchHook::after;
+  using DispatchHook::before;
+
   Tensor proxy(Node* n, const Tensor* real) {
     auto tag = std::make_shared<ProxyNode>(n, context_.back());
     if (real && real->defined()) {

@@ -2,9 +2,10 @@
 // with Python-style indexing. Sequential.forward chains them; ModuleList only holds them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
-#include <ranges>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,9 +25,32 @@ class ModuleSequence : public Module {
   bool empty() const { return registered_children().empty(); }
   /// Registers `module` under the name str(size()), like Python's append.
   ModuleSequence& append(std::shared_ptr<Module> module);
-  /// Iterates the children (const std::shared_ptr<Module>&) in order.
-  auto begin() const { return std::views::values(registered_children()).begin(); }
-  auto end() const { return std::views::values(registered_children()).end(); }
+  /// Iterates the children (const std::shared_ptr<Module>&) in order. A hand-written iterator rather
+  /// than std::views::values, which clang 14 cannot compile against libstdc++ 12.
+  class Iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::shared_ptr<Module>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    Iterator() = default;
+    explicit Iterator(std::vector<NamedModule>::const_iterator it) : it_(it) {}
+    reference operator*() const { return it_->second; }
+    pointer operator->() const { return &it_->second; }
+    Iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    Iterator operator++(int) { return Iterator(it_++); }
+    bool operator==(const Iterator&) const = default;
+
+   private:
+    std::vector<NamedModule>::const_iterator it_;
+  };
+  Iterator begin() const { return Iterator(registered_children().begin()); }
+  Iterator end() const { return Iterator(registered_children().end()); }
 
  protected:
   // Called from the derived constructors' bodies: registration errors name the module through the

@@ -288,10 +288,11 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 std::vector<Module::NamedTensor> Module::named_members(std::vector<NamedTensor> Module::*field, bool recurse) const {
   std::vector<NamedTensor> out;
   auto add_own = [&](const Module& m, const std::string& prefix) {
-    for (const auto& [name, t] : m.*field) {
+    for (const NamedTensor& member : m.*field) {
+      const Tensor& t = member.second;  // not a structured binding: clang 14 cannot capture one
       if (!t.defined()) continue;
       const bool seen = std::any_of(out.begin(), out.end(), [&](const NamedTensor& e) { return e.second.is_same(t); });
-      if (!seen) out.emplace_back(join_path(prefix, name), t);
+      if (!seen) out.emplace_back(join_path(prefix, member.first), t);
     }
   };
   if (!recurse) {

@@ -45,8 +45,9 @@ const std::vector<std::pair<std::string, SortValue>>& sort_values() {
 
 void sort_rows(std::vector<FunctionEventAvg>& rows, const std::string& key) {
   if (key.empty()) return;
-  for (const auto& [name, value] : sort_values()) {
-    if (name != key) continue;
+  for (const auto& entry : sort_values()) {
+    if (entry.first != key) continue;
+    const auto& value = entry.second;  // not a structured binding: clang 14 cannot capture one
     // Stable, like Python's sorted(): ties keep first-seen order.
     std::stable_sort(rows.begin(), rows.end(),
                      [&](const FunctionEventAvg& a, const FunctionEventAvg& b) { return value(a) > value(b); });

@@ -43,7 +43,8 @@ TEST_CASE("fuse_conv_bn: ResNet18 and ResNet50 fold every BatchNorm and keep the
   manual_seed(2);
   for (auto [model, expected_pairs, dtype] : {std::tuple{models::resnet18(), size_t{20}, DType::Float32},
                                               std::tuple{models::resnet50(), size_t{53}, DType::Float64}}) {
-    CAPTURE(expected_pairs);
+    const size_t pairs = expected_pairs;  // clang 14 cannot capture a structured binding in CAPTURE
+    CAPTURE(pairs);
     testing::calibrate_batch_norms(*model, {4, 3, 64, 64});  // calibrated in float32, then converted exactly
     model->to(dtype);
     model->eval();

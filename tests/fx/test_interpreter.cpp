@@ -19,7 +19,10 @@ TEST_CASE("Interpreter and GraphModule equal eager on resnet18, resnet50 and M")
   manual_seed(0);
   std::vector<std::pair<std::shared_ptr<nn::Module>, Shape>> cases = {
       {models::resnet18(), {2, 3, 64, 64}}, {models::resnet50(), {1, 3, 64, 48}}, {models::toy_fuser_model(), {2, 1, 5, 7}}};
-  for (auto& [model, shape] : cases) {
+  // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+  for (auto& entry : cases) {
+    auto& model = entry.first;
+    auto& shape = entry.second;
     CAPTURE(model->type_name());
     model->eval();
     Tensor x = randn(shape);

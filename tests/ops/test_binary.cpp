@@ -130,7 +130,10 @@ TEST_CASE("binary: every dtype pair promotes like PyTorch and matches the refere
   for (const BinaryCase& c : kCases) {
     for (DType da : kAllDTypes) {
       for (DType db : kAllDTypes) {
-        for (const auto& [sa, sb] : kShapePairs) {
+        // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+        for (const auto& entry : kShapePairs) {
+          const auto& sa = entry.first;
+          const auto& sb = entry.second;
           CAPTURE(std::string(c.name));
           CAPTURE(da);
           CAPTURE(db);
@@ -153,7 +156,9 @@ TEST_CASE("binary: layouts of either operand give the same answer") {
     for (DType dtype : {DType::Float32, DType::Int64, DType::BFloat16}) {
       for (Layout la : kLayouts) {
         for (Layout lb : kLayouts) {
-          for (const auto& [sa, sb] : kShapePairs) {
+          for (const auto& entry : kShapePairs) {
+            const auto& sa = entry.first;
+            const auto& sb = entry.second;
             CAPTURE(std::string(c.name));
             CAPTURE(dtype);
             CAPTURE(testing::layout_name(la));
@@ -472,7 +477,9 @@ TEST_CASE("where: three-way broadcasting, promotion and layouts") {
                              {{0, 2}, {2}, {1, 2}}, {{1000}, {1}, {1000}}};
   const std::pair<DType, DType> dtypes[] = {{F32, F32}, {I32, F64}, {B, I64}, {BF, F32}, {I64, I64}};
   for (const auto& s : shapes) {
-    for (const auto& [da, db] : dtypes) {
+    for (const auto& entry : dtypes) {
+      const auto& da = entry.first;
+      const auto& db = entry.second;
       for (Layout layout : kLayouts) {
         CAPTURE(s[0]);
         CAPTURE(s[1]);

@@ -65,7 +65,10 @@ TEST_CASE("compare: every op over dtype pairs and broadcast shapes") {
   for (const CompareCase& c : kCases) {
     for (DType da : kAllDTypes) {
       for (DType db : kAllDTypes) {
-        for (const auto& [sa, sb] : kShapePairs) {
+        // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+        for (const auto& entry : kShapePairs) {
+          const auto& sa = entry.first;
+          const auto& sb = entry.second;
           CAPTURE(std::string(c.name));
           CAPTURE(da);
           CAPTURE(db);
@@ -165,8 +168,12 @@ TEST_CASE("allclose: tolerances, broadcasting and dtypes against a plain loop") 
   const std::pair<Shape, Shape> shapes[] = {{{40}, {40}}, {{3, 4}, {1, 4}}, {{5, 7}, {7}}, {{6}, {}}, {{0, 2}, {2}}};
   for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
     for (double noise : noises) {
-      for (const auto& [rtol, atol] : tolerances) {
-        for (const auto& [sa, sb] : shapes) {
+      for (const auto& tolerance : tolerances) {
+        const auto& rtol = tolerance.first;
+        const auto& atol = tolerance.second;
+        for (const auto& entry : shapes) {
+          const auto& sa = entry.first;
+          const auto& sb = entry.second;
           CAPTURE(dtype);
           CAPTURE(noise);
           CAPTURE(rtol);

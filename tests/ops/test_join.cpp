@@ -66,7 +66,10 @@ TEST_CASE("cat: matches a reference over dims, sizes, layouts and promoted dtype
     for (int64_t dim = -rank; dim < rank; ++dim) {
       const int64_t d = dim < 0 ? dim + rank : dim;
       for (Layout layout : kLayouts) {
-        for (const auto& [da, db] : kDTypePairs) {
+        // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+        for (const auto& entry : kDTypePairs) {
+          const auto& da = entry.first;
+          const auto& db = entry.second;
           CAPTURE(shape);
           CAPTURE(dim);
           CAPTURE(da);
@@ -109,7 +112,9 @@ TEST_CASE("stack: matches a reference over dims (up to the rank), layouts and dt
     const int64_t rank = shape.size();
     for (int64_t dim = -rank - 1; dim <= rank; ++dim) {
       for (Layout layout : kLayouts) {
-        for (const auto& [da, db] : kDTypePairs) {
+        for (const auto& entry : kDTypePairs) {
+          const auto& da = entry.first;
+          const auto& db = entry.second;
           CAPTURE(shape);
           CAPTURE(dim);
           CAPTURE(da);

@@ -158,7 +158,8 @@ TEST_CASE("adaptive_avg_pool2d: divisible, overlapping and non-divisible windows
   for (const auto& [in, out] : sizes)
     for (testing::NchwLayout layout : testing::kNchwLayouts)
       for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
-        INFO("input ", in, " -> ", out, " ", testing::layout_name(layout), " ", dtype);
+        const Shape &in_size = in, &out_size = out;  // clang 14 cannot capture a structured binding in INFO
+        INFO("input ", in_size, " -> ", out_size, " ", testing::layout_name(layout), " ", dtype);
         const Tensor x = testing::random_nchw({2, 3, in[0], in[1]}, layout, dtype);
         CHECK_TENSOR_CLOSE(adaptive_avg_pool2d(x, out), reference_adaptive_avg_pool(x, out[0], out[1]), tolerance(dtype),
                            tolerance(dtype));

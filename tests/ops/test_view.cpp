@@ -326,7 +326,10 @@ TEST_CASE("expand: -1 keeps, size-1 and new leading dims broadcast with stride 0
   const std::pair<Shape, Shape> cases[] = {{{3, 4}, {3, 4}},       {{-1, 4}, {3, 4}}, {{2, 3, 4}, {2, 3, 4}},
                                            {{2, -1, 5}, {2, 3, 5}}, {{3, 1}, {3, 1}},  {{3, 0}, {3, 0}},
                                            {{1, 3, 2}, {1, 3, 2}}};
-  for (const auto& [size, expected] : cases) {
+  // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+  for (const auto& entry : cases) {
+    const auto& size = entry.first;
+    const auto& expected = entry.second;
     CAPTURE(size);
     const Tensor e = x.expand(size);
     CHECK(e.shape() == expected);
