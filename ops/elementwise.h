@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -214,11 +215,21 @@ void map_elements(const ElementwiseLoop& loop, const F& f) {
 template <typename T>
 using acc_type = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
+/// Floating to integral as PyTorch gives it on x86: truncation toward zero, and the lowest value for
+/// NaN and anything out of range (what cvttss2si/cvttsd2si return; a plain cast would be undefined).
+template <typename To, typename From>
+To floating_to_integral(From v) {
+  constexpr From kLow = static_cast<From>(std::numeric_limits<To>::min());  // -2^(bits-1): exact
+  return v >= kLow && v < -kLow ? static_cast<To>(v) : std::numeric_limits<To>::min();
+}
+
 /// Converts one element between the six dtypes as PyTorch does (bool is `v != 0`, bfloat16 goes
-/// through float, floating to integral truncates).
+/// through float, floating to integral truncates: see floating_to_integral).
 template <typename To, typename From>
 To convert_element(From v) {
   if constexpr (std::is_same_v<To, bool>) return static_cast<acc_type<From>>(v) != acc_type<From>(0);
+  else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>)
+    return floating_to_integral<To>(static_cast<acc_type<From>>(v));
   else if constexpr (std::is_same_v<To, BFloat16> || std::is_same_v<From, BFloat16>)
     return static_cast<To>(static_cast<float>(v));
   else return static_cast<To>(v);
