@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <span>
 
 namespace tl::nn {
 namespace {
@@ -19,12 +20,18 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian and is copied byte for byte");
 
-// Ordered, so a header is written and read back in the order of its entries.
+// Ordered, so a header is written in the order of its entries.
 using Json = nlohmann::ordered_json;
+// A header is read into a map-backed value (ordered_json finds a key by linear search, which made a
+// header of a million entries take minutes); parse_header_json keeps the order of its entries.
+using ReadJson = nlohmann::json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // the reference implementation's limit
 constexpr int64_t kLengthBytes = 8;
 constexpr const char* kMetadataKey = "__metadata__";
+// Nesting the header may have (the reference implementation's JSON parser stops at 128 too): a valid
+// header nests 3 deep, and error messages print JSON values recursively.
+constexpr int kMaxJsonDepth = 128;
 
 struct DTypeCode {
   const char* code;
@@ -49,7 +56,7 @@ int64_t rank_of(DType dtype) {
 const char* code_of(DType dtype) { return kDTypeCodes[rank_of(dtype)].code; }
 
 // A JSON value for an error message, cut short so a huge header never floods it.
-std::string brief(const Json& value) {
+std::string brief(const ReadJson& value) {
   std::string text = value.dump();
   constexpr size_t kMax = 60;
   return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
@@ -57,9 +64,28 @@ std::string brief(const Json& value) {
 
 std::string errno_text() { return std::strerror(errno); }
 
-class InputFile {
+// The bytes of a safetensors file, read piecewise: from disk or from a caller's buffer. `name` (the
+// path, or what the caller calls the buffer) starts every error message.
+class Input {
  public:
-  explicit InputFile(const std::string& path) : path_(path), file_(nullptr, &std::fclose) {
+  explicit Input(std::string name) : name_(std::move(name)) {}
+  virtual ~Input() = default;
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  const std::string& name() const { return name_; }
+  int64_t size() const { return size_; }
+  /// Copies `bytes` bytes at `offset` to `dst`; the range is known to lie within size().
+  virtual void read(int64_t offset, void* dst, int64_t bytes) = 0;
+
+ protected:
+  std::string name_;
+  int64_t size_ = 0;
+};
+
+class InputFile : public Input {
+ public:
+  explicit InputFile(const std::string& path) : Input(path), file_(nullptr, &std::fclose) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     TL_FILE_CHECK(std::filesystem::exists(status), path, "file not found");
@@ -70,20 +96,32 @@ class InputFile {
     TL_FILE_CHECK(file_ != nullptr, path, "cannot open (", errno_text(), ")");
   }
 
-  int64_t size() const { return size_; }
-
-  void read(int64_t offset, void* dst, int64_t bytes) {
+  void read(int64_t offset, void* dst, int64_t bytes) override {
     if (bytes == 0) return;
     const bool ok = fseeko(file_.get(), offset, SEEK_SET) == 0 &&
                     std::fread(dst, 1, static_cast<size_t>(bytes), file_.get()) == static_cast<size_t>(bytes);
-    TL_FILE_CHECK(ok, path_, "reading ", bytes, " bytes at offset ", offset, " failed (",
+    TL_FILE_CHECK(ok, name_, "reading ", bytes, " bytes at offset ", offset, " failed (",
                   std::ferror(file_.get()) ? errno_text() : std::string("unexpected end of file"), ")");
   }
 
  private:
-  std::string path_;
   std::unique_ptr<std::FILE, decltype(&std::fclose)> file_;
-  int64_t size_ = 0;
+};
+
+class InputBytes : public Input {
+ public:
+  InputBytes(std::span<const std::byte> data, const std::string& name) : Input(name), data_(data) {
+    size_ = static_cast<int64_t>(data.size());
+  }
+
+  void read(int64_t offset, void* dst, int64_t bytes) override {
+    TL_INTERNAL_ASSERT(0 <= offset && 0 <= bytes && bytes <= size_ - offset, "safetensors: reading ", bytes,
+                       " bytes at offset ", offset, " of a ", size_, "-byte buffer");
+    if (bytes > 0) std::memcpy(dst, data_.data() + offset, static_cast<size_t>(bytes));
+  }
+
+ private:
+  std::span<const std::byte> data_;
 };
 
 struct Entry {
@@ -101,28 +139,79 @@ struct Header {
   int64_t data_start = 0;  ///< file offset of the data section
 };
 
-// Parses the header text; a name given twice is an error (a JSON parser would keep one silently).
-Json parse_header_json(const std::string& text, const std::string& path) {
-  std::set<std::string> names;
-  std::string duplicate;
-  Json json;
-  try {
-    json = Json::parse(text, [&](int depth, Json::parse_event_t event, Json& parsed) {
-      if (event == Json::parse_event_t::key && depth == 1 &&
-          !names.insert(parsed.get<std::string>()).second && duplicate.empty()) {
-        duplicate = parsed.get<std::string>();
-      }
-      return true;
-    });
-  } catch (const Json::exception& e) {
-    TL_FILE_CHECK(false, path, "invalid JSON header (", e.what(), ")");
+struct HeaderJson {
+  ReadJson json;
+  std::vector<std::string> keys;  ///< the top-level keys in the order of the text
+};
+
+// One pass over the header text before it becomes a JSON value: bounds its nesting, keeps the order
+// of the top-level names and finds a name given twice (a JSON value would keep one silently).
+// nlohmann's parse callback cannot do this: it scans a parent object each time a child ends,
+// quadratic in the entries (10^5 entries took minutes).
+class HeaderScan : public nlohmann::json_sax<ReadJson> {
+ public:
+  explicit HeaderScan(const std::string& path) : path_(path) {}
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    if (depth_ == 1) {
+      if (!names_.insert(name).second && duplicate_.empty()) duplicate_ = name;
+      keys_.push_back(name);
+    }
+    return true;
   }
-  TL_FILE_CHECK(json.is_object(), path, "the JSON header is ", json.type_name(), ", expected an object");
-  TL_FILE_CHECK(duplicate.empty(), path, "the name '", duplicate, "' appears more than once in the header");
-  return json;
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error_ = e.what();
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+  const std::string& duplicate() const { return duplicate_; }
+  std::vector<std::string> take_keys() { return std::move(keys_); }
+
+ private:
+  bool open() {
+    TL_FILE_CHECK(depth_ < kMaxJsonDepth, path_, "the JSON header nests deeper than ", kMaxJsonDepth, " levels");
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  const std::string& path_;
+  int depth_ = 0;
+  std::set<std::string> names_;
+  std::vector<std::string> keys_;
+  std::string duplicate_;
+  std::string error_;
+};
+
+HeaderJson parse_header_json(const std::string& text, const std::string& path) {
+  HeaderScan scan(path);
+  ReadJson::sax_parse(text, &scan);
+  TL_FILE_CHECK(scan.error().empty(), path, "invalid JSON header (", scan.error(), ")");
+  // The scan accepted the text, so parsing it again cannot fail.
+  HeaderJson header{ReadJson::parse(text), scan.take_keys()};
+  TL_FILE_CHECK(header.json.is_object(), path, "the JSON header is ", header.json.type_name(),
+                ", expected an object");
+  TL_FILE_CHECK(scan.duplicate().empty(), path, "the name '", scan.duplicate(),
+                "' appears more than once in the header");
+  return header;
 }
 
-SafetensorsMetadata parse_metadata(const Json& value, const std::string& path) {
+SafetensorsMetadata parse_metadata(const ReadJson& value, const std::string& path) {
   TL_FILE_CHECK(value.is_object(), path, kMetadataKey, " is ", value.type_name(),
                 ", expected an object of strings");
   SafetensorsMetadata metadata;
@@ -134,7 +223,7 @@ SafetensorsMetadata parse_metadata(const Json& value, const std::string& path) {
   return metadata;
 }
 
-int64_t json_int(const Json& value, const std::string& path, const std::string& name, const char* field) {
+int64_t json_int(const ReadJson& value, const std::string& path, const std::string& name, const char* field) {
   TL_FILE_CHECK(value.is_number_integer(), path, "tensor '", name, "': ", field, " holds ", brief(value),
                 ", expected an integer");
   TL_FILE_CHECK(!value.is_number_unsigned() || value.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX),
@@ -142,7 +231,7 @@ int64_t json_int(const Json& value, const std::string& path, const std::string& 
   return value.get<int64_t>();
 }
 
-DType dtype_from_code(const Json& value, const std::string& path, const std::string& name) {
+DType dtype_from_code(const ReadJson& value, const std::string& path, const std::string& name) {
   TL_FILE_CHECK(value.is_string(), path, "tensor '", name, "': dtype is ", brief(value),
                 ", expected a string");
   const std::string code = value.get<std::string>();
@@ -167,21 +256,21 @@ int64_t required_bytes(const Entry& e, const std::string& path) {
   return bytes;
 }
 
-Entry parse_entry(const std::string& name, const Json& value, int64_t data_bytes, const std::string& path) {
+Entry parse_entry(const std::string& name, const ReadJson& value, int64_t data_bytes, const std::string& path) {
   TL_FILE_CHECK(value.is_object(), path, "tensor '", name, "' is ", brief(value),
                 ", expected an object with dtype, shape and data_offsets");
-  const auto field = [&](const char* key) -> const Json& {
+  const auto field = [&](const char* key) -> const ReadJson& {
     const auto it = value.find(key);
     TL_FILE_CHECK(it != value.end(), path, "tensor '", name, "' has no '", key, "' field");
     return *it;
   };
-  const Json& dtype = field("dtype");
-  const Json& shape = field("shape");
-  const Json& offsets = field("data_offsets");
+  const ReadJson& dtype = field("dtype");
+  const ReadJson& shape = field("shape");
+  const ReadJson& offsets = field("data_offsets");
   Entry e{name, dtype_from_code(dtype, path, name), {}, 0, 0};
   TL_FILE_CHECK(shape.is_array(), path, "tensor '", name, "': shape is ", brief(shape),
                 ", expected an array of integers");
-  for (const Json& d : shape) e.shape.push_back(json_int(d, path, name, "shape"));
+  for (const ReadJson& d : shape) e.shape.push_back(json_int(d, path, name, "shape"));
   const int64_t bytes = required_bytes(e, path);
   TL_FILE_CHECK(offsets.is_array() && offsets.size() == 2, path, "tensor '", name, "': data_offsets is ",
                 brief(offsets), ", expected [begin, end]");
@@ -217,7 +306,8 @@ std::vector<size_t> check_no_overlap(const std::vector<Entry>& entries, const st
   return order;
 }
 
-Header read_header(InputFile& file, const std::string& path) {
+Header read_header(Input& file) {
+  const std::string& path = file.name();
   TL_FILE_CHECK(file.size() >= kLengthBytes, path, "the file is ", file.size(),
                 " bytes, shorter than the 8-byte header length");
   unsigned char raw[kLengthBytes];
@@ -231,12 +321,13 @@ Header read_header(InputFile& file, const std::string& path) {
                 " runs past the end of the file (", file.size(), " bytes)");
   std::string text(static_cast<size_t>(header_bytes), '\0');
   file.read(kLengthBytes, text.data(), header_bytes);
-  const Json json = parse_header_json(text, path);
+  const HeaderJson parsed = parse_header_json(text, path);
 
   Header header;
   header.data_start = kLengthBytes + header_bytes;
   const int64_t data_bytes = file.size() - header.data_start;
-  for (const auto& [key, value] : json.items()) {
+  for (const std::string& key : parsed.keys) {
+    const ReadJson& value = parsed.json.at(key);
     if (key == kMetadataKey) {
       header.metadata = parse_metadata(value, path);
     } else {
@@ -326,26 +417,35 @@ std::string header_text(const NamedTensors& tensors, const std::vector<size_t>& 
   return text;
 }
 
-}  // namespace
-
-NamedTensors load_safetensors(const std::string& path) {
-  InputFile file(path);
-  const Header header = read_header(file, path);
+NamedTensors read_tensors(Input& input) {
+  const Header header = read_header(input);
   NamedTensors out(header.entries.size());
   // Read in file order: one forward pass over the disk.
   for (size_t i : header.file_order) {
     const Entry& e = header.entries[i];
     Tensor t = Tensor::allocate(e.shape, e.dtype);
-    file.read(header.data_start + e.begin, t.raw_data(), e.end - e.begin);
-    if (e.dtype == DType::Bool) check_bools(t, e.name, path);
+    input.read(header.data_start + e.begin, t.raw_data(), e.end - e.begin);
+    if (e.dtype == DType::Bool) check_bools(t, e.name, input.name());
     out[i] = {e.name, std::move(t)};
   }
   return out;
 }
 
+}  // namespace
+
+NamedTensors load_safetensors(const std::string& path) {
+  InputFile file(path);
+  return read_tensors(file);
+}
+
+NamedTensors load_safetensors(std::span<const std::byte> data, const std::string& name) {
+  InputBytes bytes(data, name);
+  return read_tensors(bytes);
+}
+
 SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
   InputFile file(path);
-  return read_header(file, path).metadata;
+  return read_header(file).metadata;
 }
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,

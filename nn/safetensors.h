@@ -3,7 +3,9 @@
 // A file is fully validated before any tensor is allocated; every problem is a tl::Error.
 #pragma once
 
+#include <cstddef>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,12 +22,18 @@ using SafetensorsMetadata = std::map<std::string, std::string>;
 /// Every tensor of the safetensors file at `path`, in the order of its JSON header, each a fresh
 /// contiguous tensor that shares nothing with the file. Supported dtypes: F32, F64, I64, I32, BOOL,
 /// BF16. Throws tl::Error naming the file and the problem when the file is missing or unreadable,
-/// shorter than 8 bytes, declares a header beyond the file or over 100 MB, holds invalid JSON or a
-/// JSON value other than an object, an entry without a string dtype, an integer shape and two
-/// integer data_offsets, an unsupported dtype, a negative or overflowing shape, a byte range whose
-/// size is not numel * element size, a range outside the data section, overlapping ranges, a
-/// duplicate name, or a BOOL byte other than 0 or 1. Gaps between ranges are tolerated.
+/// shorter than 8 bytes, declares a header beyond the file or over 100 MB, holds invalid JSON, JSON
+/// nested deeper than 128 levels or a JSON value other than an object, an entry without a string
+/// dtype, an integer shape and two integer data_offsets, an unsupported dtype, a negative or
+/// overflowing shape, a byte range whose size is not numel * element size, a range outside the data
+/// section, overlapping ranges, a duplicate name, or a BOOL byte other than 0 or 1. Gaps between
+/// ranges are tolerated.
 NamedTensors load_safetensors(const std::string& path);
+
+/// Every tensor of the safetensors file held in `data` (read into memory, received over a network),
+/// validated and returned exactly as load_safetensors(path) does; `name` stands for the file in error
+/// messages. The tensors share nothing with `data`.
+NamedTensors load_safetensors(std::span<const std::byte> data, const std::string& name = "<bytes>");
 
 /// The "__metadata__" map of the file at `path` (empty when absent). Reads and validates the header
 /// exactly as load_safetensors does, but no tensor data.

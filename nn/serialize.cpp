@@ -3,18 +3,29 @@
 #include "nn/serialize.h"
 
 namespace tl::nn {
+namespace {
+
+IncompatibleKeys load_tensors(Module& module, const NamedTensors& tensors, const std::string& name, bool strict) {
+  try {
+    return module.load_state_dict(tensors, strict);
+  } catch (const Error& e) {
+    throw Error(detail::str_cat("load: ", name, ": ", e.what()));
+  }
+}
+
+}  // namespace
 
 void save(const Module& module, const std::string& path, const SafetensorsMetadata& metadata) {
   save_safetensors(path, module.state_dict(), metadata);
 }
 
 IncompatibleKeys load(Module& module, const std::string& path, bool strict) {
-  const NamedTensors tensors = load_safetensors(path);
-  try {
-    return module.load_state_dict(tensors, strict);
-  } catch (const Error& e) {
-    throw Error(detail::str_cat("load: ", path, ": ", e.what()));
-  }
+  return load_tensors(module, load_safetensors(path), path, strict);
+}
+
+IncompatibleKeys load(Module& module, std::span<const std::byte> data, bool strict) {
+  const std::string name = "<bytes>";
+  return load_tensors(module, load_safetensors(data, name), name, strict);
 }
 
 }  // namespace tl::nn

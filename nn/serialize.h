@@ -2,6 +2,8 @@
 // load_state_dict for weights, in the format Hugging Face and converted torchvision checkpoints use).
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "nn/module.h"
@@ -19,5 +21,9 @@ void save(const Module& module, const std::string& path, const SafetensorsMetada
 /// invalid file and for any load_state_dict error; in every such case the module is unchanged.
 /// With strict=false, returns the keys that did not match.
 IncompatibleKeys load(Module& module, const std::string& path, bool strict = true);
+
+/// load(module, path, strict) for a safetensors file held in memory; "<bytes>" stands for the file
+/// in error messages.
+IncompatibleKeys load(Module& module, std::span<const std::byte> data, bool strict = true);
 
 }  // namespace tl::nn

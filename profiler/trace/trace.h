@@ -2,6 +2,7 @@
 // PyTorch's legacy bare array, plain or gzip-compressed, streamed so only the kept fields use memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -60,8 +61,13 @@ struct Trace {
 /// `other_events` and otherwise ignored.
 /// Throws tl::Error naming the file (and the event index where one is at fault) for: a missing or
 /// unreadable file, corrupt gzip data, malformed JSON, JSON that is not a trace, and events with
-/// missing or mistyped fields ("name", "ph", "ts", "dur", "pid", "tid") or a negative duration.
+/// missing or mistyped fields ("name", "ph", "ts", "dur", "pid", "tid"), a negative duration, or times
+/// whose nanoseconds do not fit in int64 (|ts| from 9e15 us, ts + dur from about 9.2e15 us).
 Trace load_trace(const std::filesystem::path& file);
+
+/// load_trace(file) for a trace held in memory, plain or gzip-compressed (recognised by its magic
+/// bytes). `name` stands for the file in error messages and becomes the trace's `path`.
+Trace load_trace(std::span<const std::byte> data, const std::string& name = "<bytes>");
 
 /// Several traces standing for one side of a comparison: the ranks of one job, or repeated runs.
 struct TraceSet {

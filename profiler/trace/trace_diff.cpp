@@ -43,6 +43,12 @@ std::vector<int64_t> sorted(std::vector<int64_t> v) {
   return v;
 }
 
+// Adds `ns` to an op's total. Only a corrupt trace gets past int64 nanoseconds (292 years).
+void add_ns(int64_t& total, int64_t ns, const Trace& trace, uint32_t name) {
+  TL_CHECK(!__builtin_add_overflow(total, ns, &total), "compare_traces: ", trace.path.string(), ": the durations of '",
+           trace.str(name), "' add up to more than int64 nanoseconds can hold");
+}
+
 // Adds one trace's kept events to `side`, aggregating by interned ids first (cheap), then by text.
 void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const CompareOptions& o, SideSummary& side) {
   std::vector<char> category_kept(trace.strings.size(), o.categories.empty());
@@ -64,14 +70,14 @@ void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const Comp
     if (!category_kept[e.category] || (!steps.empty() && !contains(steps, e.step))) continue;
     Totals& t = by_id[{e.name, o.group_by_category ? e.category : 0u, o.group_by_input_shape ? e.shapes : 0u}];
     ++t.counts;
-    t.dur_ns += e.dur;
-    t.self_ns += e.self;
+    add_ns(t.dur_ns, e.dur, trace, e.name);
+    add_ns(t.self_ns, e.self, trace, e.name);
   }
   for (const auto& [k, t] : by_id) {
     Totals& row = side.rows[{trace.str(k.name), trace.str(k.category), trace.str(k.shapes)}];
     row.counts += t.counts;
-    row.dur_ns += t.dur_ns;
-    row.self_ns += t.self_ns;
+    add_ns(row.dur_ns, t.dur_ns, trace, k.name);
+    add_ns(row.self_ns, t.self_ns, trace, k.name);
   }
   int64_t iterations = static_cast<int64_t>(trace.steps.size());
   if (!steps.empty())

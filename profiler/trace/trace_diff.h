@@ -102,8 +102,8 @@ class DiffTable {
 std::ostream& operator<<(std::ostream& os, const DiffTable& table);
 
 /// Compares two trace sets op by op; rows come sorted by name (then category, input shapes). Throws
-/// tl::Error for a set without traces, or when a rank or step filter matches nothing in a set (the
-/// message lists what the set has).
+/// tl::Error for a set without traces, when a rank or step filter matches nothing in a set (the
+/// message lists what the set has), or when an op's durations in a set add up past int64 nanoseconds.
 DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const CompareOptions& options = {});
 
 /// The rows of a comparison split by change category (each list in the table's row order).

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 #include <istream>
+#include <new>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
@@ -21,6 +23,9 @@ using detail::str_cat;
 using Json = nlohmann::json;
 
 constexpr int64_t kMaxMicros = 9'000'000'000'000'000;  // |ts| bound so nanoseconds fit in int64
+// Nesting a trace may have: real ones nest 6 deep ("Input Dims" lists of lists inside "args"); without a
+// bound, a file of 50 million '[' held 364 MB of parser state.
+constexpr size_t kMaxDepth = 512;
 
 enum class Kind { Null, Boolean, Integer, Unsigned, Float, String, Object, Array };
 
@@ -231,6 +236,7 @@ bool TraceSax::scalar(const Value& v) {
 
 bool TraceSax::open(Kind kind) {
   bool object = kind == Kind::Object;
+  if (frames_.size() >= kMaxDepth) fail(str_cat("the JSON nests deeper than ", kMaxDepth, " levels"));
   if (frames_.empty()) {
     trace_.format = object ? TraceFormat::Object : TraceFormat::LegacyArray;
     in_events_ = !object;
@@ -372,6 +378,10 @@ void TraceSax::finish_event() {
                               {raw_.has_pid, "pid"}, {raw_.has_tid, "tid"}})
       if (!has) fail_event(str_cat("complete event (\"ph\": \"X\") has no \"", field, "\""));
     if (raw_.dur < 0) fail_event(str_cat("negative \"dur\": ", static_cast<double>(raw_.dur) / 1000, " us"));
+    // Every analysis works with ends (ts + dur); they must be as representable as the starts.
+    if (int64_t end; __builtin_add_overflow(raw_.ts, raw_.dur, &end))
+      fail_event(str_cat("\"ts\" + \"dur\" is out of range: ", static_cast<double>(raw_.ts) / 1000, " + ",
+                         static_cast<double>(raw_.dur) / 1000, " us"));
     OpEvent e;
     e.ts = raw_.ts;
     e.dur = raw_.dur;
@@ -382,7 +392,8 @@ void TraceSax::finish_event() {
     trace_.events.push_back(e);
   } else if ((raw_.ph == "i" || raw_.ph == "I") && raw_.name == "[memory]") {
     ++trace_.memory_events;
-    if (raw_.bytes > 0) trace_.allocated_bytes += raw_.bytes;
+    if (raw_.bytes > 0 && __builtin_add_overflow(trace_.allocated_bytes, raw_.bytes, &trace_.allocated_bytes))
+      fail_event(str_cat("the allocations' \"Bytes\" add up past int64 (", raw_.bytes, " more)"));
   } else {
     ++trace_.other_events;
   }
@@ -410,6 +421,42 @@ void parse(std::istream& in, Trace& trace, const std::string& file) {
   Json::sax_parse(in, &sax);
 }
 
+bool is_gzip_magic(const char* magic) {
+  return static_cast<uint8_t>(magic[0]) == 0x1f && static_cast<uint8_t>(magic[1]) == 0x8b;
+}
+
+// The trace read from `source` (gzip data when `gzip`), indexed; `name` starts every error message.
+// Memory runs out only for a value larger than memory (a string is read whole before it is seen).
+Trace read_trace(std::streambuf& source, bool gzip, const std::filesystem::path& name) {
+  Trace trace;
+  trace.path = name;
+  try {
+    if (gzip) {
+      GzipStreamBuf unzipped(source, name.string());
+      std::istream in(&unzipped);
+      parse(in, trace, name.string());
+    } else {
+      std::istream in(&source);
+      parse(in, trace, name.string());
+    }
+  } catch (const std::bad_alloc&) {
+    detail::throw_error(str_cat(name.string(), ": out of memory after ", trace.events.size(),
+                                " events (a JSON value too large to hold?)"));
+  }
+  index_trace(trace);
+  return trace;
+}
+
+// A read-only streambuf over a caller's bytes (std::ispanstream is C++23). The get area is declared
+// as non-const char, but a get area is never written through.
+class BytesBuf : public std::streambuf {
+ public:
+  explicit BytesBuf(std::span<const std::byte> data) {
+    char* begin = const_cast<char*>(reinterpret_cast<const char*>(data.data()));
+    setg(begin, begin, begin + data.size());
+  }
+};
+
 }  // namespace
 
 Trace load_trace(const std::filesystem::path& file) {
@@ -422,24 +469,17 @@ Trace load_trace(const std::filesystem::path& file) {
   TL_CHECK(raw.open(file, std::ios::in | std::ios::binary), file.string(), ": cannot open for reading");
 
   char magic[2] = {0, 0};
-  bool gzip = raw.sgetn(magic, 2) == 2 && static_cast<uint8_t>(magic[0]) == 0x1f &&
-              static_cast<uint8_t>(magic[1]) == 0x8b;
+  bool gzip = raw.sgetn(magic, 2) == 2 && is_gzip_magic(magic);
   TL_CHECK(raw.pubseekpos(0, std::ios::in) == std::streampos(0), file.string(), ": cannot rewind the file");
   bool gz_name = file.extension() == ".gz";
   TL_CHECK(gzip || !gz_name, file.string(), ": not a gzip file (bad magic bytes)");
+  return read_trace(raw, gzip, file);
+}
 
-  Trace trace;
-  trace.path = file;
-  if (gzip) {
-    GzipStreamBuf unzipped(raw, file.string());
-    std::istream in(&unzipped);
-    parse(in, trace, file.string());
-  } else {
-    std::istream in(&raw);
-    parse(in, trace, file.string());
-  }
-  index_trace(trace);
-  return trace;
+Trace load_trace(std::span<const std::byte> data, const std::string& name) {
+  bool gzip = data.size() >= 2 && is_gzip_magic(reinterpret_cast<const char*>(data.data()));
+  BytesBuf source(data);
+  return read_trace(source, gzip, name);
 }
 
 }  // namespace tl::trace

@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <span>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -133,7 +137,10 @@ TEST_CASE("safetensors: non-contiguous sources are written in row-major order") 
     save_safetensors(path, tensors);
     const NamedTensors loaded = load_safetensors(path);
     REQUIRE(loaded.size() == tensors.size());
-    for (const auto& [name, t] : loaded) {
+    // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+    for (const auto& entry : loaded) {
+      const auto& name = entry.first;
+      const auto& t = entry.second;
       CAPTURE(name);
       const auto it =
           std::find_if(tensors.begin(), tensors.end(), [&](const auto& p) { return p.first == name; });
@@ -154,7 +161,9 @@ TEST_CASE("safetensors: metadata, unusual names and an empty file round-trip") {
   CHECK(load_safetensors_metadata(path) == metadata);
   const NamedTensors loaded = load_safetensors(path);
   REQUIRE(loaded.size() == 3);
-  for (const auto& [name, t] : tensors) {
+  for (const auto& entry : tensors) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     const auto it =
         std::find_if(loaded.begin(), loaded.end(), [&](const auto& p) { return p.first == name; });
     REQUIRE(it != loaded.end());
@@ -437,6 +446,84 @@ TEST_CASE("safetensors: save rejects what cannot be written and leaves an existi
       ("safetensors: " + unwritable + ".tmp: cannot create (No such file or directory)").c_str(), Error);
 }
 
+TEST_CASE("safetensors: JSON nested deeper than 128 levels is refused before anything recurses") {
+  // A 2 MB header of nested arrays: printing it for the error message used to recurse per level.
+  const std::string deep = R"({"w":)" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}";
+  CHECK_REJECTED(file_bytes(deep), "the JSON header nests deeper than 128 levels");
+  // An unknown field nesting `arrays` levels inside the header object and the entry object.
+  const auto nested = [](int arrays) {
+    return file_bytes(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":)" + std::string(arrays, '[') +
+                          std::string(arrays, ']') + "}}",
+                      std::string(8, '\0'));
+  };
+  Rejection r;
+  write_bytes(r.path, nested(126));
+  CHECK(load_safetensors(r.path).size() == 1);
+  CHECK_REJECTED(nested(127), "the JSON header nests deeper than 128 levels");
+}
+
+TEST_CASE("safetensors: a header of 100,000 entries loads in its own order") {
+  // Read into a map-backed JSON value (ordered_json's linear key search made 10^6 entries take
+  // minutes); the order of the text must survive that.
+  constexpr int kEntries = 100'000;
+  std::string header = "{";
+  std::string data;
+  for (int i = 0; i < kEntries; ++i) {
+    const int id = (i * 7919) % kEntries;  // names out of sorted order
+    header += detail::str_cat(i ? "," : "", "\"t", id, "\":{\"dtype\":\"I32\",\"shape\":[],\"data_offsets\":[", 4 * i,
+                              ",", 4 * i + 4, "]}");
+    data += raw<int32_t>({id});
+  }
+  Rejection r;
+  write_bytes(r.path, file_bytes(header + "}", data));
+  const NamedTensors loaded = load_safetensors(r.path);
+  REQUIRE(loaded.size() == kEntries);
+  int misplaced = 0;
+  for (int i = 0; i < kEntries; ++i) {
+    const int id = (i * 7919) % kEntries;
+    misplaced += loaded[i].first != detail::str_cat("t", id) || loaded[i].second.item<int32_t>() != id;
+  }
+  CHECK(misplaced == 0);
+}
+
+TEST_CASE("safetensors: a zero-size tensor whose other dimensions overflow int64 loads") {
+  // Found by fuzzing: is_contiguous() multiplied those dimensions (signed overflow under UBSan).
+  Rejection r;
+  write_bytes(r.path, file_bytes(R"({"z":{"dtype":"F64","shape":[0,4611686018427387904,4611686018427387904],)"
+                                 R"("data_offsets":[0,0]}})"));
+  const NamedTensors loaded = load_safetensors(r.path);
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0].second.numel() == 0);
+  CHECK(loaded[0].second.shape() == Shape{0, int64_t{1} << 62, int64_t{1} << 62});
+  CHECK(loaded[0].second.is_contiguous());
+}
+
+std::vector<std::byte> as_byte_vector(const std::string& text) {
+  std::vector<std::byte> bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+
+TEST_CASE("safetensors: a file held in memory loads exactly as from disk, and fails the same way") {
+  TempDir tmp;
+  const std::string path = tmp.file("all.safetensors");
+  NamedTensors tensors;
+  for (DType dtype : kAllDTypes) tensors.emplace_back(detail::str_cat(dtype), filled({2, 3}, dtype));
+  save_safetensors(path, tensors);
+  const NamedTensors from_file = load_safetensors(path);
+  const NamedTensors from_memory = load_safetensors(as_byte_vector(read_bytes(path)));
+  REQUIRE(from_memory.size() == from_file.size());
+  for (size_t i = 0; i < from_file.size(); ++i) {
+    CHECK(from_memory[i].first == from_file[i].first);
+    check_same(from_memory[i].second, from_file[i].second);
+  }
+  const std::string bytes = read_bytes(path);
+  CHECK_THROWS_WITH_AS(load_safetensors(as_byte_vector(bytes.substr(0, bytes.size() - 4)), "upload"),
+                       doctest::Contains("safetensors: upload: tensor '"), Error);
+  CHECK_THROWS_WITH_AS(load_safetensors(std::span<const std::byte>()),
+                       "safetensors: <bytes>: the file is 0 bytes, shorter than the 8-byte header length", Error);
+}
+
 // ---- nn::save / nn::load ----
 
 std::shared_ptr<Sequential> small_model() {
@@ -550,6 +637,44 @@ TEST_CASE("serialize: strict=false loads the matching keys and reports the other
                                                       "1.num_batches_tracked", "2.weight", "2.bias"});
   CHECK(keys.unexpected_keys.empty());
   CHECK_TENSOR_CLOSE(target->get_parameter("0.weight"), conv->parameter("weight"), 0.0, 0.0);
+}
+
+TEST_CASE("serialize: load from memory restores the module, and a failed one changes nothing") {
+  TempDir tmp;
+  const std::string path = tmp.file("model.safetensors");
+  auto source = small_model();
+  save(*source, path);
+  const std::vector<std::byte> bytes = as_byte_vector(read_bytes(path));
+  auto target = small_model();
+  const IncompatibleKeys keys = load(*target, bytes);
+  CHECK(keys.missing_keys.empty());
+  CHECK(keys.unexpected_keys.empty());
+  check_state_equal(*target, snapshot(*source));
+
+  auto other = std::make_shared<Sequential>(std::make_shared<Conv2d>(3, 4, 3));
+  const StateDict before = snapshot(*other);
+  CHECK_THROWS_WITH_AS(load(*other, bytes),
+                       doctest::Contains("load: <bytes>: Error(s) in loading state_dict for Sequential:\n\t"
+                                         "Unexpected key(s) in state_dict: \"1.num_batches_tracked\", \"1.bias\""),
+                       Error);
+  check_state_equal(*other, before);
+  CHECK(load(*other, bytes, /*strict=*/false).unexpected_keys.size() == 7);
+}
+
+TEST_CASE("serialize: float counters that int64 cannot hold load as PyTorch loads them on x86") {
+  // Found by fuzzing: NaN, inf and 1e30 were cast to int64 (undefined behaviour) on their way into
+  // num_batches_tracked. They now become INT64_MIN, as cvttss2si gives PyTorch.
+  for (float value : {std::nanf(""), INFINITY, -INFINITY, 1e30f, -1e30f}) {
+    CAPTURE(value);
+    auto model = small_model();
+    NamedTensors tensors;
+    for (const auto& [name, t] : model->state_dict())
+      tensors.emplace_back(name, name == "1.num_batches_tracked" ? full({}, value) : t.clone());
+    TempDir tmp;
+    save_safetensors(tmp.file("counter.safetensors"), tensors);
+    load(*model, tmp.file("counter.safetensors"));
+    CHECK(model->get_buffer("1.num_batches_tracked").item<int64_t>() == std::numeric_limits<int64_t>::min());
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,19 @@ TEST_CASE("trace_diff: text table and CSV") {
   quoted.grouped_by_input_shape = true;
   quoted.rows.push_back(odd);
   CHECK(quoted.to_csv().find("\n\"a \"\"quoted\"\", name\",\"[[1, 2]]\",unchanged,0,") != std::string::npos);
+}
+
+TEST_CASE("trace_diff: durations adding up past int64 nanoseconds are an error, not a wrapped total") {
+  // Found by fuzzing: two events of 9e15 us each overflowed the op's total (UBSan: signed overflow).
+  TempDir dir;
+  const std::filesystem::path file =
+      dir.write("huge.json", ChromeTraceBuilder().op("aten::mm", 0, 8.9e15).op("aten::mm", 1, 8.9e15).str());
+  const TraceSet set = load_trace_set(file);
+  CHECK_THROWS_WITH_AS(compare_traces(set, set),
+                       ("compare_traces: " + file.string() +
+                        ": the durations of 'aten::mm' add up to more than int64 nanoseconds can hold")
+                           .c_str(),
+                       Error);
 }
 
 }  // namespace

@@ -3,8 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -309,6 +313,74 @@ TEST_CASE("trace: errors inside gzip-compressed traces name the file") {
   CHECK_THROWS_WITH_AS(load_trace(bad_crc), doctest::Contains((bad_crc.string() + ": corrupt gzip data at byte").c_str()), Error);
   auto cut = dir.write("cut.json.gz", gz.substr(0, gz.size() / 2));
   CHECK_THROWS_WITH_AS(load_trace(cut), doctest::Contains((cut.string() + ": truncated gzip data").c_str()), Error);
+}
+
+TEST_CASE("trace: an event ending past the int64 nanosecond range is refused") {
+  // Found by fuzzing: ts + dur overflowed (UBSan: signed overflow) while steps and self times were
+  // computed. Each bound on its own (9e15 us) fits, their sum does not.
+  TempDir dir;
+  CHECK(load_error(dir, R"([{"ph": "X", "name": "a", "ts": 8999999999999999, "dur": 8999999999999999, "pid": 1,)"
+                        R"( "tid": 1}])") ==
+        "event 0 (\"a\"): \"ts\" + \"dur\" is out of range: 9e+15 + 9e+15 us");
+  CHECK(load_error(dir, R"([{"ph": "X", "name": "a", "ts": -8999999999999999, "dur": 8999999999999999, "pid": 1,)"
+                        R"( "tid": 1}])")
+            .empty());
+}
+
+TEST_CASE("trace: nesting deeper than 512 levels is refused; a trace's own depth loads") {
+  // 50 million '[' used to hold 364 MB of parser state.
+  TempDir dir;
+  const auto nested_args = [](int depth) {  // the event and its args take 3 levels, "x" the rest
+    return R"([{"ph": "i", "name": "a", "args": {"x": )" + std::string(depth - 3, '[') + std::string(depth - 3, ']') +
+           "}}]";
+  };
+  CHECK(load_error(dir, nested_args(512)).empty());
+  CHECK(load_error(dir, nested_args(513)) == "the JSON nests deeper than 512 levels");
+  CHECK(load_error(dir, R"({"x": )" + std::string(10'000'000, '[')) == "the JSON nests deeper than 512 levels");
+}
+
+TEST_CASE("trace: allocations whose bytes add up past int64 are refused") {
+  TempDir dir;
+  ChromeTraceBuilder b;
+  b.memory(1, INT64_MAX).memory(2, 1);
+  CHECK(load_error(dir, b.str()) ==
+        "event 2 (\"[memory]\"): the allocations' \"Bytes\" add up past int64 (1 more)");
+  ChromeTraceBuilder fits;
+  fits.memory(1, INT64_MAX - 1).memory(2, 1);
+  CHECK(load_trace(dir.write("fits.json", fits.str())).allocated_bytes == INT64_MAX);
+}
+
+std::vector<std::byte> as_byte_vector(const std::string& text) {
+  std::vector<std::byte> bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+
+TEST_CASE("trace: a trace held in memory loads as from a file, plain or gzip'd, and fails the same way") {
+  const std::string json = testing::read_file(kData / "kineto_rank1.json");
+  const Trace file = load_trace(kData / "kineto_rank1.json");
+  TempDir dir;
+  const std::string gz = testing::system_gzip(dir, json, "-n", "k.json");
+  for (const std::string& bytes : {json, gz}) {
+    if (bytes.empty()) {
+      MESSAGE("gzip command not available: skipping the gzip case");
+      continue;
+    }
+    const Trace memory = load_trace(as_byte_vector(bytes), "upload.json");
+    CHECK(memory.path == "upload.json");
+    CHECK(memory.rank == file.rank);
+    REQUIRE(memory.events.size() == file.events.size());
+    for (size_t i = 0; i < file.events.size(); ++i) {
+      CHECK(memory.str(memory.events[i].name) == file.str(file.events[i].name));
+      CHECK(memory.events[i].ts == file.events[i].ts);
+      CHECK(memory.events[i].self == file.events[i].self);
+    }
+  }
+  CHECK_THROWS_WITH_AS(load_trace(as_byte_vector("[{\"ph\": 3}]")),
+                       "<bytes>: event 0: \"ph\" must be a string, got a number", Error);
+  CHECK_THROWS_WITH_AS(load_trace(as_byte_vector(std::string("\x1f\x8b\x08\x00", 4))),
+                       doctest::Contains("<bytes>: truncated gzip data"), Error);
+  CHECK_THROWS_WITH_AS(load_trace(std::span<const std::byte>()), doctest::Contains("<bytes>: malformed JSON"), Error);
 }
 
 }  // namespace
