@@ -1,5 +1,6 @@
 // core/storage.cpp — aligned allocation with counters; failure is a tl::Error, never bad_alloc.
 // Counters and hooks see the bytes tensors hold; large freed blocks may wait in a bounded cache.
+// A request is reserved against the allocation limit before any memory is asked for.
 #include "core/storage.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/error.h"
 
@@ -23,18 +25,45 @@ constexpr int64_t kCacheBytes = int64_t{256} << 20;
 std::atomic<int64_t> g_in_use{0};
 std::atomic<int64_t> g_peak{0};
 std::atomic<int64_t> g_count{0};
+constexpr int64_t kDefaultLimit = -1;  // g_limit's value until set_allocation_limit: physical memory
+std::atomic<int64_t> g_limit{kDefaultLimit};
 thread_local AllocationHook* t_hook = nullptr;
 
-// `delta` is +bytes for an allocation (zero-byte ones count too) and -bytes for a release.
-void account(const void* ptr, int64_t delta, bool allocation) {
-  const int64_t now = g_in_use.fetch_add(delta, std::memory_order_relaxed) + delta;
-  if (allocation) {
-    g_count.fetch_add(1, std::memory_order_relaxed);
-    int64_t peak = g_peak.load(std::memory_order_relaxed);
-    while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-    }
+// Read once: the default limit must not change under a running program.
+int64_t physical_memory() {
+  static const int64_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    int64_t total = 0;
+    if (pages <= 0 || page <= 0 || __builtin_mul_overflow(int64_t{pages}, int64_t{page}, &total)) return INT64_MAX;
+    return total;
+  }();
+  return bytes;
+}
+
+// Adds `bytes` to bytes_in_use unless that passes the limit (a zero-byte request never does); returns
+// the new total. Reserving before allocating keeps threads racing for the last bytes within the limit.
+int64_t reserve(int64_t bytes) {
+  const int64_t limit = allocation_limit();
+  int64_t in_use = g_in_use.load(std::memory_order_relaxed);
+  do {
+    TL_CHECK(bytes == 0 || bytes <= limit - in_use, "allocate: ", bytes, " bytes would exceed the allocation limit of ",
+             limit, " bytes (", in_use, " bytes in use; see tl::set_allocation_limit)");
+  } while (!g_in_use.compare_exchange_weak(in_use, in_use + bytes, std::memory_order_relaxed));
+  return in_use + bytes;
+}
+
+// Counts a reserved request that got its memory and tells the hook; `in_use` includes it.
+void record_allocation(const void* ptr, int64_t bytes, int64_t in_use) {
+  g_count.fetch_add(1, std::memory_order_relaxed);
+  int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (in_use > peak && !g_peak.compare_exchange_weak(peak, in_use, std::memory_order_relaxed)) {
   }
-  if (t_hook) t_hook->on_allocation(ptr, delta, now);
+  if (t_hook) t_hook->on_allocation(ptr, bytes, in_use);
+}
+
+void record_release(const void* ptr, int64_t bytes) {
+  const int64_t in_use = g_in_use.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
+  if (t_hook) t_hook->on_allocation(ptr, -bytes, in_use);
 }
 
 // Large blocks (>= 2 MiB, capacity in whole huge pages) freed by tensors wait here for reuse, so a
@@ -73,6 +102,10 @@ class BlockCache {
     }
     bytes_ += capacity;
   }
+  int64_t bytes() {
+    std::lock_guard lock(mutex_);
+    return bytes_;
+  }
   void release_all() {
     std::lock_guard lock(mutex_);
     for (const auto& [capacity, p] : blocks_) std::free(p);
@@ -107,13 +140,41 @@ void* allocate_huge(int64_t capacity) {
   return p;
 }
 
+// nullptr when the system has no memory for `bytes`.
+void* allocate_block(int64_t bytes) {
+  if (bytes >= kHugePage) return allocate_huge(huge_capacity(bytes));
+  void* p = nullptr;
+  return posix_memalign(&p, kAlignment, static_cast<size_t>(std::max<int64_t>(bytes, 1))) == 0 ? p : nullptr;
+}
+
+void free_block(void* p, int64_t bytes) {
+  if (bytes >= kHugePage) {
+    block_cache().give(p, huge_capacity(bytes));
+  } else {
+    std::free(p);
+  }
+}
+
 }  // namespace
 
 AllocatorStats allocator_stats() {
-  return {g_in_use.load(), g_peak.load(), g_count.load()};
+  return {g_in_use.load(), g_peak.load(), g_count.load(), block_cache().bytes()};
 }
 
 void reset_peak_bytes() { g_peak.store(g_in_use.load()); }
+
+void empty_cache() { block_cache().release_all(); }
+
+int64_t set_allocation_limit(int64_t bytes) {
+  TL_CHECK(bytes >= 0, "set_allocation_limit: expected a non-negative number of bytes, got ", bytes);
+  const int64_t previous = g_limit.exchange(bytes);
+  return previous == kDefaultLimit ? physical_memory() : previous;
+}
+
+int64_t allocation_limit() {
+  const int64_t limit = g_limit.load(std::memory_order_relaxed);
+  return limit == kDefaultLimit ? physical_memory() : limit;
+}
 
 AllocationHook* set_allocation_hook(AllocationHook* hook) {
   AllocationHook* previous = t_hook;
@@ -124,19 +185,26 @@ AllocationHook* set_allocation_hook(AllocationHook* hook) {
 std::shared_ptr<Storage> Storage::allocate(int64_t bytes) {
   TL_CHECK(bytes >= 0, "allocate: negative byte count ", bytes);
   TL_CHECK(bytes <= INT64_MAX - kHugePage, "allocate: cannot allocate ", bytes, " bytes");
-  void* p = nullptr;
-  if (bytes >= kHugePage) {
-    p = allocate_huge(huge_capacity(bytes));
-  } else if (posix_memalign(&p, kAlignment, static_cast<size_t>(std::max<int64_t>(bytes, 1))) != 0) {
-    p = nullptr;
+  const int64_t in_use = reserve(bytes);
+  void* p = allocate_block(bytes);
+  Storage* storage = p ? new (std::nothrow) Storage(p, bytes, true, nullptr) : nullptr;
+  if (storage == nullptr) {
+    if (p) free_block(p, bytes);
+    g_in_use.fetch_sub(bytes, std::memory_order_relaxed);
+    detail::throw_error(detail::str_cat("allocate: out of memory allocating ", bytes, " bytes (", in_use - bytes,
+                                        " bytes already in use)"));
   }
-  TL_CHECK(p != nullptr, "allocate: out of memory allocating ", bytes, " bytes (", g_in_use.load(),
-           " bytes already in use)");
-  account(p, bytes, true);
-  return std::shared_ptr<Storage>(new Storage(p, bytes, true, nullptr));
+  record_allocation(p, bytes, in_use);
+  try {
+    return std::shared_ptr<Storage>(storage);
+  } catch (const std::bad_alloc&) {  // shared_ptr deleted the storage, which released and uncounted it
+    detail::throw_error(detail::str_cat("allocate: out of memory for the bookkeeping of ", bytes, " bytes"));
+  }
 }
 
 std::shared_ptr<Storage> Storage::wrap(void* data, int64_t bytes, std::shared_ptr<void> keep_alive) {
+  TL_CHECK(bytes >= 0, "wrap: negative byte count ", bytes);
+  TL_CHECK(data != nullptr || bytes == 0, "wrap: null data for ", bytes, " bytes");
   return std::shared_ptr<Storage>(new Storage(data, bytes, false, std::move(keep_alive)));
 }
 
@@ -145,12 +213,8 @@ Storage::Storage(void* data, int64_t bytes, bool owned, std::shared_ptr<void> ke
 
 Storage::~Storage() {
   if (!owned_) return;
-  account(data_, -nbytes_, false);
-  if (nbytes_ >= kHugePage) {
-    block_cache().give(data_, huge_capacity(nbytes_));
-  } else {
-    std::free(data_);
-  }
+  record_release(data_, nbytes_);
+  free_block(data_, nbytes_);
 }
 
 }  // namespace tl

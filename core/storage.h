@@ -1,5 +1,6 @@
-// core/storage.h — reference-counted, 64-byte aligned buffers, with process-wide counters and a
-// per-thread allocation hook (the profiler's memory events). Every tensor byte is allocated here.
+// core/storage.h — reference-counted, 64-byte aligned buffers, with process-wide counters, a limit
+// checked before any memory is requested, and a per-thread allocation hook (the profiler's memory
+// events). Every tensor byte is allocated here.
 #pragma once
 
 #include <cstdint>
@@ -7,15 +8,28 @@
 
 namespace tl {
 
-/// Process-wide allocator statistics (all Storage objects ever made).
+/// Process-wide allocator statistics (all Storage objects ever made), torch.cuda.memory_stats()'s
+/// counterpart. Freed blocks kept for reuse count in cached_bytes, never in bytes_in_use.
 struct AllocatorStats {
-  int64_t bytes_in_use = 0;
-  int64_t peak_bytes = 0;
-  int64_t allocations = 0;  ///< number of allocations made so far
+  int64_t bytes_in_use = 0;  ///< bytes held by live storages (torch.cuda.memory_allocated())
+  int64_t peak_bytes = 0;    ///< high-water mark of bytes_in_use since the last reset_peak_bytes()
+  int64_t allocations = 0;   ///< number of allocations made so far
+  int64_t cached_bytes = 0;  ///< freed blocks kept for reuse, in whole 2 MiB pages; empty_cache() frees them
 };
 AllocatorStats allocator_stats();
 /// Resets peak_bytes to the current bytes_in_use.
 void reset_peak_bytes();
+/// Returns the cached freed blocks to the system (cached_bytes becomes 0), like torch.cuda.empty_cache().
+/// Live tensors are untouched.
+void empty_cache();
+
+/// Caps bytes_in_use at `bytes` (torch.cuda.set_per_process_memory_fraction, in bytes): an allocation
+/// that would pass the cap throws tl::Error naming the request, the bytes in use and the limit, before
+/// any memory is requested. The default is the machine's physical memory. Returns the previous limit;
+/// throws tl::Error for a negative `bytes`.
+int64_t set_allocation_limit(int64_t bytes);
+/// The current limit on bytes_in_use (see set_allocation_limit).
+int64_t allocation_limit();
 
 /// Told about each allocation (+bytes) and release (-bytes) made on the thread that installed it.
 class AllocationHook {
@@ -29,9 +43,11 @@ AllocationHook* set_allocation_hook(AllocationHook* hook);
 /// A block of raw bytes owned by one or more tensors.
 class Storage {
  public:
-  /// Allocates `bytes` (64-byte aligned, uninitialised); throws tl::Error if that is impossible.
+  /// Allocates `bytes` (64-byte aligned, uninitialised). Throws tl::Error for a negative count, a request
+  /// above allocation_limit() and a failed allocation; no counter or hook then sees the request.
   static std::shared_ptr<Storage> allocate(int64_t bytes);
-  /// Wraps memory owned elsewhere (no counters, no hook); `keep_alive` owns it.
+  /// Wraps memory owned elsewhere (no counters, no hook, no limit); `keep_alive` owns it. Throws
+  /// tl::Error for a negative `bytes` or a null `data` with bytes > 0.
   static std::shared_ptr<Storage> wrap(void* data, int64_t bytes, std::shared_ptr<void> keep_alive);
 
   ~Storage();

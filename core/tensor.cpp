@@ -48,9 +48,15 @@ Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
   const int64_t n = numel_of(sizes), esize = tl::element_size(dtype);
   TL_CHECK(n <= INT64_MAX / esize, "tensor: size ", sizes, " of ", dtype,
            " needs more bytes than int64 can count");
+  std::shared_ptr<Storage> storage;
+  try {
+    storage = Storage::allocate(n * esize);
+  } catch (const Error& e) {  // over the allocation limit or out of memory: say what the bytes were for
+    detail::throw_error(detail::str_cat("tensor of size ", sizes, " and dtype ", dtype, ": ", e.what()));
+  }
   Tensor t;
   t.impl_ = std::make_shared<TensorImpl>(
-      TensorImpl{Storage::allocate(n * esize), sizes, contiguous_strides(sizes), 0, dtype, nullptr});
+      TensorImpl{std::move(storage), sizes, contiguous_strides(sizes), 0, dtype, nullptr});
   return t;
 }
 
@@ -80,7 +86,8 @@ bool Tensor::is_contiguous() const {
     if (t.sizes[i] == 1) continue;
     if (t.sizes[i] == 0) return true;
     if (t.strides[i] != expected) return false;
-    expected *= t.sizes[i];
+    // Saturates as contiguous_strides does: only sizes with a zero (returned above) overflow here.
+    if (__builtin_mul_overflow(expected, t.sizes[i], &expected)) expected = INT64_MAX;
   }
   return true;
 }

@@ -45,7 +45,8 @@ class Tensor {
   /// A tensor over existing storage; checks that every reachable element lies inside it.
   static Tensor make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
                      DType dtype);
-  /// A fresh contiguous tensor with uninitialised memory.
+  /// A fresh contiguous tensor with uninitialised memory. Throws tl::Error naming the size and dtype for
+  /// negative sizes, a byte count int64 cannot hold, and a request above tl::allocation_limit().
   static Tensor allocate(const Shape& sizes, DType dtype);
   /// A proxy: no storage. With `sizes` unknown (nullopt), asking for its shape throws the tag's text.
   static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes = std::nullopt,
@@ -67,7 +68,14 @@ class Tensor {
   int64_t numel() const { return numel_of(meta().sizes); }
   DType dtype() const { return impl().dtype; }
   int64_t element_size() const { return tl::element_size(dtype()); }
-  int64_t nbytes() const { return numel() * element_size(); }
+  /// numel() * element_size(); throws tl::Error when int64 cannot count them (a broadcast view can
+  /// reach more elements than any storage holds).
+  int64_t nbytes() const {
+    int64_t bytes = 0;
+    TL_CHECK(!__builtin_mul_overflow(numel(), element_size(), &bytes), "nbytes: size ", shape(), " of ", dtype(),
+             " has more bytes than int64 can count");
+    return bytes;
+  }
   int64_t storage_offset() const { return impl().offset; }
   const std::shared_ptr<Storage>& storage() const { return impl().storage; }
   bool is_contiguous() const;

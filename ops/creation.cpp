@@ -1,5 +1,6 @@
 // ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn.
-// Random draws happen in row-major order on one thread, so results depend only on the seed.
+// Random draws happen in row-major order on one thread, so results depend only on the seed. Sizes are
+// checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
 #include <cmath>
 
 #include "core/dispatch.h"
@@ -9,7 +10,8 @@
 namespace tl::kernels {
 namespace {
 
-Tensor filled(const Shape& size, DType dtype, const Scalar& value) {
+Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op) {
+  check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
   TL_DISPATCH_ALL_TYPES(dtype, "full", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.raw_data());
@@ -25,7 +27,9 @@ template <typename Draw>
 Tensor random(const Attrs& attrs, const char* op, Draw draw) {
   const DType dtype = attrs.get<DType>("dtype");
   TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
-  Tensor out = Tensor::allocate(attrs.get<Shape>("size"), dtype);
+  const Shape& size = attrs.get<Shape>("size");
+  check_sizes(size, op);
+  Tensor out = Tensor::allocate(size, dtype);
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(dtype, op, [&] {
@@ -38,19 +42,21 @@ Tensor random(const Attrs& attrs, const char* op, Draw draw) {
 }  // namespace
 
 TensorList empty(std::span<const Tensor>, const Attrs& attrs) {
-  return {Tensor::allocate(attrs.get<Shape>("size"), attrs.get<DType>("dtype"))};
+  const Shape& size = attrs.get<Shape>("size");
+  check_sizes(size, "empty");
+  return {Tensor::allocate(size, attrs.get<DType>("dtype"))};
 }
 
 TensorList zeros(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0)};
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0, "zeros")};
 }
 
 TensorList ones(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 1)};
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 1, "ones")};
 }
 
 TensorList full(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), attrs.scalar("fill_value"))};
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), attrs.scalar("fill_value"), "full")};
 }
 
 TensorList arange(std::span<const Tensor>, const Attrs& attrs) {

@@ -1,12 +1,17 @@
-// tests/core/test_storage.cpp — aligned allocation, exact byte accounting, the per-thread hook,
-// and impossible allocations surfacing as tl::Error (never std::bad_alloc, never a crash).
+// tests/core/test_storage.cpp — aligned allocation, exact byte accounting, the block cache and
+// empty_cache, the per-thread hook, the allocation limit, and impossible allocations surfacing as
+// tl::Error (never std::bad_alloc, never a crash).
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "core/error.h"
 #include "core/storage.h"
 #include "core/tensor.h"
 
@@ -35,6 +40,32 @@ class ScopedHook {
  private:
   AllocationHook* previous_;
 };
+
+// Sets the allocation limit for one scope and restores the previous one.
+class ScopedLimit {
+ public:
+  explicit ScopedLimit(int64_t bytes) : previous_(set_allocation_limit(bytes)) {}
+  ~ScopedLimit() { set_allocation_limit(previous_); }
+
+ private:
+  int64_t previous_;
+};
+
+// The message a request of `bytes` gets at the current limit and bytes in use.
+std::string limit_message(int64_t bytes) {
+  return detail::str_cat("allocate: ", bytes, " bytes would exceed the allocation limit of ", allocation_limit(),
+                         " bytes (", allocator_stats().bytes_in_use, " bytes in use; see tl::set_allocation_limit)");
+}
+
+// The kernel's count of physical memory, read independently of sysconf: MemTotal in /proc/meminfo.
+int64_t mem_total_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  int64_t kib = 0;
+  while (in >> key >> kib >> unit)
+    if (key == "MemTotal:") return kib * 1024;
+  return -1;
+}
 
 TEST_CASE("storage: every allocation is 64-byte aligned and keeps its requested size") {
   std::vector<std::shared_ptr<Storage>> keep;
@@ -164,16 +195,116 @@ TEST_CASE("storage: an impossible allocation is a tl::Error and changes no count
   const AllocatorStats base = allocator_stats();
   RecordingHook hook;
   ScopedHook scoped(&hook);
-  CHECK_THROWS_WITH_AS(Storage::allocate(int64_t{1} << 62),
-                       doctest::Contains("allocate: out of memory allocating 4611686018427387904 bytes"), Error);
+  CHECK_THROWS_WITH_AS(Storage::allocate(int64_t{1} << 62), limit_message(int64_t{1} << 62).c_str(), Error);
   CHECK_THROWS_WITH_AS(Storage::allocate(std::numeric_limits<int64_t>::max()),
                        "allocate: cannot allocate 9223372036854775807 bytes", Error);
   CHECK_THROWS_WITH_AS(Storage::allocate(-8), "allocate: negative byte count -8", Error);
-  CHECK_THROWS_WITH_AS(Tensor::allocate({int64_t{1} << 30, int64_t{1} << 30}, DType::Float32),
-                       doctest::Contains("out of memory allocating 4611686018427387904 bytes"), Error);
+  {
+    ScopedLimit unlimited(std::numeric_limits<int64_t>::max());  // the system itself must refuse
+    CHECK_THROWS_WITH_AS(Storage::allocate(int64_t{1} << 62),
+                         doctest::Contains("allocate: out of memory allocating 4611686018427387904 bytes"), Error);
+    CHECK_THROWS_WITH_AS(Tensor::allocate({int64_t{1} << 30, int64_t{1} << 30}, DType::Float32),
+                         doctest::Contains("out of memory allocating 4611686018427387904 bytes"), Error);
+  }
   CHECK(hook.events.empty());
   CHECK(allocator_stats().bytes_in_use == base.bytes_in_use);
   CHECK(allocator_stats().allocations == base.allocations);
+}
+
+TEST_CASE("storage: the default allocation limit is the machine's physical memory") {
+  const int64_t mem_total = mem_total_bytes();
+  REQUIRE(mem_total > 0);
+  CHECK(allocation_limit() == mem_total);
+}
+
+TEST_CASE("storage: set_allocation_limit returns the previous limit and refuses a negative one") {
+  const int64_t original = allocation_limit();
+  CHECK(set_allocation_limit(int64_t{1} << 30) == original);
+  CHECK(allocation_limit() == int64_t{1} << 30);
+  CHECK(set_allocation_limit(original) == int64_t{1} << 30);
+  CHECK_THROWS_WITH_AS(set_allocation_limit(-1), "set_allocation_limit: expected a non-negative number of bytes, got -1",
+                       Error);
+  CHECK(allocation_limit() == original);
+}
+
+TEST_CASE("storage: the limit caps the bytes in use, not each request, and is checked before allocating") {
+  const AllocatorStats base = allocator_stats();
+  ScopedLimit limit(base.bytes_in_use + (int64_t{1} << 20));
+  RecordingHook hook;
+  ScopedHook scoped(&hook);
+  {
+    auto exactly = Storage::allocate(int64_t{1} << 20);  // reaches the limit, does not pass it
+    CHECK(allocator_stats().bytes_in_use == allocation_limit());
+    CHECK_THROWS_WITH_AS(Storage::allocate(1), limit_message(1).c_str(), Error);
+    CHECK(Storage::allocate(0)->nbytes() == 0);  // an empty tensor is always possible
+  }
+  auto half = Storage::allocate(int64_t{1} << 19);
+  CHECK_THROWS_WITH_AS(Storage::allocate((int64_t{1} << 19) + 64), limit_message((int64_t{1} << 19) + 64).c_str(),
+                       Error);
+  CHECK_THROWS_WITH_AS(Tensor::allocate({3, 1 << 16}, DType::Float32),
+                       ("tensor of size [3, 65536] and dtype torch.float32: " + limit_message(3 << 18)).c_str(), Error);
+  REQUIRE(hook.events.size() == 5);  // +1 MiB, +0, -0, -1 MiB, +512 KiB: the refused requests left no trace
+  CHECK(hook.events[4].delta == int64_t{1} << 19);
+  CHECK(allocator_stats().allocations == base.allocations + 3);
+}
+
+TEST_CASE("storage: threads racing for the last bytes under the limit get exactly what fits") {
+  constexpr int kThreads = 4, kBlocks = 10;
+  constexpr int64_t kBlock = int64_t{1} << 16;
+  reset_peak_bytes();
+  const AllocatorStats base = allocator_stats();
+  ScopedLimit limit(base.bytes_in_use + kBlocks * kBlock);
+  std::atomic<int> granted{0}, refused{0};
+  std::vector<std::vector<std::shared_ptr<Storage>>> kept(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kBlocks; ++i) {
+        try {
+          kept[static_cast<size_t>(t)].push_back(Storage::allocate(kBlock));
+          ++granted;
+        } catch (const Error&) {
+          ++refused;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(granted == kBlocks);
+  CHECK(refused == kThreads * kBlocks - kBlocks);
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + kBlocks * kBlock);
+  CHECK(allocator_stats().peak_bytes <= allocation_limit());
+}
+
+TEST_CASE("storage: freed large blocks count as cached, never in use, until empty_cache releases them") {
+  empty_cache();
+  const AllocatorStats base = allocator_stats();
+  REQUIRE(base.cached_bytes == 0);
+  const int64_t bytes = (int64_t{6} << 20) + 1;  // held in whole 2 MiB pages: 8 MiB
+  const void* first = Storage::allocate(bytes)->data();
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use);
+  CHECK(allocator_stats().cached_bytes == int64_t{8} << 20);
+  {
+    auto reused = Storage::allocate(bytes);
+    CHECK(reused->data() == first);
+    CHECK(allocator_stats().cached_bytes == 0);
+    CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + bytes);
+    auto small = Storage::allocate(4096);  // small blocks go back to the system at once
+  }
+  CHECK(allocator_stats().cached_bytes == int64_t{8} << 20);
+  empty_cache();
+  CHECK(allocator_stats().cached_bytes == 0);
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use);
+  const auto live = Storage::allocate(bytes);  // empty_cache leaves live storages alone
+  empty_cache();
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + bytes);
+  static_cast<char*>(live->data())[bytes - 1] = 1;
+}
+
+TEST_CASE("storage: wrap refuses a negative size and null data") {
+  CHECK_THROWS_WITH_AS(Storage::wrap(nullptr, -4, nullptr), "wrap: negative byte count -4", Error);
+  CHECK_THROWS_WITH_AS(Storage::wrap(nullptr, 16, nullptr), "wrap: null data for 16 bytes", Error);
+  CHECK(Storage::wrap(nullptr, 0, nullptr)->nbytes() == 0);
 }
 
 }  // namespace

@@ -1,15 +1,19 @@
 // tests/core/test_tensor.cpp — Tensor construction, metadata, bounds checks and element access,
-// including the errors for wrong dtypes, multi-element item(), undefined tensors and proxies.
+// including the errors for wrong dtypes, multi-element item(), undefined tensors and proxies, and the
+// size checks and allocation limit every creation path (factories, views, ops) goes through.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/ops.h"
 
 namespace tl {
 namespace {
@@ -140,6 +144,88 @@ TEST_CASE("tensor: allocate() rejects negative and uncountable sizes") {
                        "tensor: size [4294967296, 4294967296] has more elements than int64 can count", Error);
   CHECK_THROWS_WITH_AS(Tensor::allocate({int64_t{1} << 31, int64_t{1} << 31}, DType::Float64),
                        doctest::Contains("of torch.float64 needs more bytes than int64 can count"), Error);
+}
+
+using Factory = std::function<Tensor(const Shape&)>;
+
+// Every factory that takes a size, by the name its errors carry.
+const std::vector<std::pair<std::string, Factory>>& factories() {
+  static const std::vector<std::pair<std::string, Factory>> all = {
+      {"empty", [](const Shape& s) { return empty(s); }},
+      {"zeros", [](const Shape& s) { return zeros(s); }},
+      {"ones", [](const Shape& s) { return ones(s); }},
+      {"full", [](const Shape& s) { return full(s, 0.5); }},
+      {"rand", [](const Shape& s) { return rand(s); }},
+      {"randn", [](const Shape& s) { return randn(s); }},
+  };
+  return all;
+}
+
+// What Tensor::allocate says when `sizes` of `dtype` (`bytes` in all) exceed the allocation limit now.
+std::string over_limit(const Shape& sizes, DType dtype, int64_t bytes) {
+  return detail::str_cat("tensor of size ", sizes, " and dtype ", dtype, ": allocate: ", bytes,
+                         " bytes would exceed the allocation limit of ", allocation_limit(), " bytes (",
+                         allocator_stats().bytes_in_use, " bytes in use; see tl::set_allocation_limit)");
+}
+
+TEST_CASE("tensor: every factory names itself when refusing negative and uncountable sizes") {
+  // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
+  for (const auto& entry : factories()) {
+    const auto& name = entry.first;
+    const auto& make = entry.second;
+    INFO("factory ", name);
+    CHECK_THROWS_WITH_AS(make({2, -3}), (name + ": negative dimension -3 in size [2, -3]").c_str(), Error);
+    CHECK_THROWS_WITH_AS(make({int64_t{1} << 32, int64_t{1} << 32}),
+                         (name + ": size [4294967296, 4294967296] has more elements than int64 can count").c_str(),
+                         Error);
+  }
+  CHECK_THROWS_WITH_AS(arange(int64_t{0}, int64_t{1} << 62, int64_t{1}, DType::Float64),
+                       doctest::Contains("of torch.float64 needs more bytes than int64 can count"), Error);
+}
+
+TEST_CASE("tensor: views refuse negative sizes and sizes their input cannot fill") {
+  const Tensor x = zeros({2, 3});
+  CHECK_THROWS_WITH_AS(x.reshape({-2, -3}), "reshape: invalid shape dimension -2", Error);
+  CHECK_THROWS_WITH_AS(x.view({3, -2}), "view: invalid shape dimension -2", Error);
+  CHECK_THROWS_WITH_AS(x.reshape({int64_t{1} << 32, int64_t{1} << 32}),
+                       "reshape: shape '[4294967296, 4294967296]' is invalid for input of size 6", Error);
+  CHECK_THROWS_WITH_AS(x.expand({2, -2}), "expand: the expanded size of the tensor (-2) is negative; target sizes: [2, -2]",
+                       Error);
+  CHECK_THROWS_WITH_AS(ones({1}).expand({int64_t{1} << 32, int64_t{1} << 32}),
+                       "tensor: size [4294967296, 4294967296] has more elements than int64 can count", Error);
+  const Tensor countable = zeros({1}, DType::Float64).expand({int64_t{1} << 61});  // elements fit, bytes do not
+  CHECK(countable.numel() == int64_t{1} << 61);
+  CHECK_THROWS_WITH_AS(countable.nbytes(),
+                       "nbytes: size [2305843009213693952] of torch.float64 has more bytes than int64 can count", Error);
+  CHECK(zeros({1}, DType::Float64).expand({int64_t{1} << 59}).nbytes() == int64_t{1} << 62);  // 8 bytes each
+}
+
+TEST_CASE("tensor: 2^40 elements are refused by the allocation limit before anything is allocated") {
+  constexpr int64_t kElements = int64_t{1} << 40;
+  const Shape huge{kElements};
+  REQUIRE_MESSAGE(allocation_limit() < kElements * 4, "this machine has more memory than the test assumes");
+  const Tensor view = ones({1}).expand(huge);  // a broadcast view of 2^40 elements costs 4 bytes
+  CHECK(view.numel() == kElements);
+  const AllocatorStats base = allocator_stats();
+  for (DType dtype : kAllDTypes) {
+    INFO("dtype ", dtype);
+    CHECK_THROWS_WITH_AS(Tensor::allocate(huge, dtype),
+                         over_limit(huge, dtype, kElements * element_size(dtype)).c_str(), Error);
+  }
+  const std::string float32 = over_limit(huge, DType::Float32, kElements * 4);
+  for (const auto& entry : factories()) {
+    const auto& name = entry.first;
+    const auto& make = entry.second;
+    INFO("factory ", name);
+    CHECK_THROWS_WITH_AS(make(huge), float32.c_str(), Error);
+  }
+  CHECK_THROWS_WITH_AS(arange(kElements), over_limit(huge, DType::Int64, kElements * 8).c_str(), Error);
+  CHECK_THROWS_WITH_AS(view.contiguous(), float32.c_str(), Error);
+  CHECK_THROWS_WITH_AS(view.clone(), float32.c_str(), Error);
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use);
+  CHECK(allocator_stats().allocations == base.allocations);
+  // An op's output is refused the same way (the op holds its scalar operand meanwhile).
+  CHECK_THROWS_WITH_AS(view + 1.0, doctest::Contains(float32.substr(0, float32.find(" bytes (") + 6).c_str()), Error);
 }
 
 TEST_CASE("tensor: data<T>() honours the offset and names both dtypes on a mismatch") {

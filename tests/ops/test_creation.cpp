@@ -46,12 +46,12 @@ TEST_CASE("creation: zeros, ones and full fill every dtype and shape") {
 }
 
 TEST_CASE("creation: negative and overflowing sizes throw") {
-  CHECK_THROWS_WITH_AS(zeros({2, -1}), "tensor: negative dimension -1 in size [2, -1]", Error);
+  CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative dimension -1 in size [2, -1]", Error);
   CHECK_THROWS_WITH_AS(ones({-3}), doctest::Contains("negative dimension -3"), Error);
   CHECK_THROWS_WITH_AS(empty({-1}), doctest::Contains("negative dimension"), Error);
   CHECK_THROWS_WITH_AS(rand({-1}), doctest::Contains("negative dimension"), Error);
   const int64_t big = int64_t{1} << 40;
-  CHECK_THROWS_WITH_AS(zeros({big, big}), "tensor: size [1099511627776, 1099511627776] has more elements than int64 can count",
+  CHECK_THROWS_WITH_AS(zeros({big, big}), "zeros: size [1099511627776, 1099511627776] has more elements than int64 can count",
                        Error);
   CHECK_THROWS_WITH_AS(full({big, big, 4}, 1), doctest::Contains("more elements than int64 can count"), Error);
   // Countable elements whose bytes overflow int64.
