@@ -12,8 +12,10 @@ namespace tl {
 /// Elements below which a kernel should stay on one thread.
 inline constexpr int64_t kGrainSize = 32768;
 
+/// The OpenMP threads the calling thread's parallel regions use.
 int get_num_threads();
-/// Sets the threads used by torchless kernels and oneDNN (OpenMP's pool).
+/// Sets the threads the calling thread's kernels and oneDNN primitives use. Per calling thread, as
+/// omp_set_num_threads is: other threads keep theirs, new ones start from OMP_NUM_THREADS or the cores.
 void set_num_threads(int n);
 
 /// Calls f(chunk_begin, chunk_end) over [begin, end) split into at most one chunk per thread.

@@ -5,6 +5,8 @@
 #include <bit>
 #include <functional>
 
+#include "core/parallel.h"
+
 namespace tl::onednn {
 namespace {
 
@@ -17,8 +19,11 @@ size_t mix(size_t seed, uint64_t value) {
 
 }  // namespace
 
+// oneDNN fixes a primitive's thread count when it is created (OpenMP runtime), so the creator's count
+// is part of every key: a thread that called set_num_threads(1) never runs a primitive on more.
 PrimitiveKey::PrimitiveKey(std::string_view op) : op_(op), hash_(std::hash<std::string_view>{}(op)) {
   words_.reserve(32);
+  add(static_cast<int64_t>(get_num_threads()));
 }
 
 PrimitiveKey& PrimitiveKey::add(int64_t value) {

@@ -19,8 +19,9 @@
 
 namespace tl::onednn {
 
-/// Identifies one primitive (or a set built together): an op tag plus a list of integers.
-/// Everything a primitive depends on must be added, or two different calls would share it.
+/// Identifies one primitive (or a set built together): an op tag, the calling thread's OpenMP thread
+/// count (added by the constructor) and a list of integers. Everything a primitive depends on must be
+/// added, or two different calls would share it.
 class PrimitiveKey {
  public:
   /// `op` must be a string literal (it is kept by reference).
