@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/generator.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
@@ -33,10 +34,8 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     TL_CHECK((flag == "--threads" || flag == "--runs") && i + 1 < argc,
-             "bench_ops: unknown flag or missing value '", flag, "' (usage: bench_ops [--threads N] [--runs N])");
-    const int value = std::atoi(argv[++i]);
-    TL_CHECK(value >= 1, "bench_ops: ", flag, " expects a positive integer, got '", argv[i], "'");
-    (flag == "--threads" ? o.threads : o.runs) = value;
+             "unknown flag or missing value '", flag, "' (usage: bench_ops [--threads N] [--runs N])");
+    (flag == "--threads" ? o.threads : o.runs) = tl::bench::parse_number(flag, argv[++i], 1);
   }
   return o;
 }
@@ -138,6 +137,6 @@ int main(int argc, char** argv) try {
   std::printf("\nvs cpy2: rate relative to the 2-thread memcpy (target for add / add_ / sum: >= 70%%)\n");
   return 0;
 } catch (const tl::Error& e) {
-  std::fprintf(stderr, "%s\n", e.what());
+  std::fprintf(stderr, "bench_ops: %s\n", e.what());
   return 1;
 }

@@ -42,7 +42,7 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
-      TL_CHECK(i + 1 < argc, "bench_resnet18: ", a, " needs a value");
+      TL_CHECK(i + 1 < argc, "", a, " needs a value");
       return argv[++i];
     };
     if (a == "--mode") o.mode = value();
@@ -50,20 +50,22 @@ Options parse(int argc, char** argv) {
     else if (a == "--batch") {
       o.batches.clear();
       std::stringstream ss(value());
-      for (std::string b; std::getline(ss, b, ',');) o.batches.push_back(std::stoll(b));
-    } else if (a == "--warmup") o.warmup = std::stoi(value());
-    else if (a == "--runs") o.runs = std::stoi(value());
-    else if (a == "--threads") o.threads = std::stoi(value());
+      for (std::string b; std::getline(ss, b, ',');)
+        o.batches.push_back(tl::bench::parse_number<int64_t>(a, b, 1));
+      TL_CHECK(!o.batches.empty(), "--batch needs at least one batch size");
+    } else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, value(), 0);
+    else if (a == "--runs") o.runs = tl::bench::parse_number(a, value(), 1);
+    else if (a == "--threads") o.threads = tl::bench::parse_number(a, value(), 1);
     else if (a == "--no-partner") o.partner = false;
-    else TL_CHECK(false, "bench_resnet18: unknown option ", a,
+    else TL_CHECK(false, "unknown option ", a,
                   " (usage: --mode eager|fused|optimized --precision fp32|bf16 --batch 1,5,10 --warmup N --runs N",
                   " --threads N --no-partner)");
   }
   TL_CHECK(o.mode == "eager" || o.mode == "fused" || o.mode == "optimized",
-           "bench_resnet18: --mode must be eager, fused or optimized, got ", o.mode);
-  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "bench_resnet18: --precision must be fp32 or bf16, got ",
+           "--mode must be eager, fused or optimized, got ", o.mode);
+  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "--precision must be fp32 or bf16, got ",
            o.precision);
-  TL_CHECK(o.precision == "fp32" || o.mode == "optimized", "bench_resnet18: --precision bf16 needs --mode optimized");
+  TL_CHECK(o.precision == "fp32" || o.mode == "optimized", "--precision bf16 needs --mode optimized");
   return o;
 }
 

@@ -3,15 +3,18 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <sys/resource.h>
 
+#include "core/error.h"
 #include "core/parallel.h"
 
 namespace tl::bench {
@@ -20,9 +23,22 @@ struct Timing {
   double median_ms = 0, min_ms = 0, max_ms = 0;
 };
 
+/// `text`, the value of command-line option `option`, parsed whole as a T of at least `min`.
+template <typename T = int>
+T parse_number(const std::string& option, const std::string& text, T min) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  TL_CHECK(ec == std::errc() && end == text.data() + text.size(), option, " expects ",
+           std::is_integral_v<T> ? "an integer" : "a number", ", got '", text, "'");
+  TL_CHECK(value >= min, option, " must be at least ", min, ", got ", value);
+  return value;
+}
+
 /// Runs f `warmup` times untimed, then `runs` times timed; returns median/min/max in ms.
 template <typename F>
 Timing time_runs(int warmup, int runs, const F& f) {
+  TL_CHECK(warmup >= 0 && runs >= 1, "time_runs: needs warmup >= 0 and runs >= 1, got warmup ", warmup, " and runs ",
+           runs);
   for (int i = 0; i < warmup; ++i) f();
   std::vector<double> ms;
   for (int i = 0; i < runs; ++i) {

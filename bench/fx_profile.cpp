@@ -18,11 +18,12 @@
 
 int main(int argc, char** argv) try {
   int runs = 20, threads = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--runs") runs = std::stoi(argv[i + 1]);
-    else if (a == "--threads") threads = std::stoi(argv[i + 1]);
-    else TL_CHECK(false, "fx_profile: unknown option ", a, " (usage: --runs N --threads N)");
+    TL_CHECK(i + 1 < argc, a, " needs a value (usage: --runs N --threads N)");
+    if (a == "--runs") runs = tl::bench::parse_number(a, argv[i + 1], 1);
+    else if (a == "--threads") threads = tl::bench::parse_number(a, argv[i + 1], 1);
+    else TL_CHECK(false, "unknown option ", a, " (usage: --runs N --threads N)");
   }
   tl::set_num_threads(threads);
   tl::manual_seed(0);

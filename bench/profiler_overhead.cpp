@@ -29,14 +29,13 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    TL_CHECK(i + 1 < argc, "profiler_overhead: ", a, " needs a value (usage: --runs N --warmup N --threads N)");
-    const int v = std::stoi(argv[++i]);
-    if (a == "--runs") o.runs = v;
-    else if (a == "--warmup") o.warmup = v;
-    else if (a == "--threads") o.threads = v;
-    else TL_CHECK(false, "profiler_overhead: unknown option ", a, " (usage: --runs N --warmup N --threads N)");
+    TL_CHECK(i + 1 < argc, "", a, " needs a value (usage: --runs N --warmup N --threads N)");
+    const std::string v = argv[++i];
+    if (a == "--runs") o.runs = tl::bench::parse_number(a, v, 1);
+    else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, v, 0);
+    else if (a == "--threads") o.threads = tl::bench::parse_number(a, v, 1);
+    else TL_CHECK(false, "unknown option ", a, " (usage: --runs N --warmup N --threads N)");
   }
-  TL_CHECK(o.runs > 0, "profiler_overhead: --runs must be positive, got ", o.runs);
   return o;
 }
 

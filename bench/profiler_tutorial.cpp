@@ -27,12 +27,12 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    TL_CHECK(i + 1 < argc, "profiler_tutorial: ", a, " needs a value (usage: --side N --threads N --trace DIR)");
+    TL_CHECK(i + 1 < argc, "", a, " needs a value (usage: --side N --threads N --trace DIR)");
     const std::string v = argv[++i];
-    if (a == "--side") o.side = std::stoll(v);
-    else if (a == "--threads") o.threads = std::stoi(v);
+    if (a == "--side") o.side = tl::bench::parse_number<int64_t>(a, v, 1);
+    else if (a == "--threads") o.threads = tl::bench::parse_number(a, v, 1);
     else if (a == "--trace") o.trace_dir = v;
-    else TL_CHECK(false, "profiler_tutorial: unknown option ", a, " (usage: --side N --threads N --trace DIR)");
+    else TL_CHECK(false, "unknown option ", a, " (usage: --side N --threads N --trace DIR)");
   }
   return o;
 }

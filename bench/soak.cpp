@@ -41,20 +41,18 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    TL_CHECK(i + 1 < argc, "soak: ", a, " needs a value (", kUsage, ")");
+    TL_CHECK(i + 1 < argc, "", a, " needs a value (", kUsage, ")");
     const std::string v = argv[++i];
-    if (a == "--iterations") o.iterations = std::stoi(v);
-    else if (a == "--warmup") o.warmup = std::stoi(v);
-    else if (a == "--every") o.every = std::stoi(v);
-    else if (a == "--size") o.size = std::stoll(v);
+    if (a == "--iterations") o.iterations = tl::bench::parse_number(a, v, 1);
+    else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, v, 0);
+    else if (a == "--every") o.every = tl::bench::parse_number(a, v, 1);
+    else if (a == "--size") o.size = tl::bench::parse_number<int64_t>(a, v, 1);
     else if (a == "--precision") o.precision = v;
-    else if (a == "--threads") o.threads = std::stoi(v);
-    else if (a == "--rss-tolerance-mib") o.rss_tolerance_mib = std::stod(v);
-    else TL_CHECK(false, "soak: unknown option ", a, " (", kUsage, ")");
+    else if (a == "--threads") o.threads = tl::bench::parse_number(a, v, 1);
+    else if (a == "--rss-tolerance-mib") o.rss_tolerance_mib = tl::bench::parse_number(a, v, 0.0);
+    else TL_CHECK(false, "unknown option ", a, " (", kUsage, ")");
   }
-  TL_CHECK(o.iterations > 0 && o.every > 0 && o.warmup >= 0, "soak: --iterations and --every must be positive and ",
-           "--warmup non-negative, got ", o.iterations, ", ", o.every, " and ", o.warmup);
-  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "soak: --precision must be fp32 or bf16, got ", o.precision);
+  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "--precision must be fp32 or bf16, got ", o.precision);
   return o;
 }
 
@@ -73,7 +71,7 @@ Rss read_rss() {
     if (line.rfind("VmRSS:", 0) == 0) rss.vm = std::stod(line.substr(6)) / 1024.0;
     if (line.rfind("RssAnon:", 0) == 0) rss.anon = std::stod(line.substr(8)) / 1024.0;
   }
-  TL_CHECK(rss.vm > 0, "soak: no VmRSS line in /proc/self/status");
+  TL_CHECK(rss.vm > 0, "no VmRSS line in /proc/self/status");
   return rss;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/error.h"
 #include "core/generator.h"
 #include "fx/passes/fuse_conv_bn.h"
@@ -182,17 +183,18 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.size() >= 2 && args[0] == "resnet18") {
-      resnet18_report(args[1], args.size() > 2 ? std::stoll(args[2]) : 3);
+      resnet18_report(args[1], args.size() > 2 ? tl::bench::parse_number<int64_t>("STEPS", args[2], 1) : 3);
       return 0;
     }
     if (args.size() >= 4 && args[0] == "report") {
       write_report(trace::load_trace_set(fs::path(args[1])), trace::load_trace_set(fs::path(args[2])), args[3],
-                   args.size() > 4 ? std::stoul(args[4]) : 10);
+                   args.size() > 4 ? tl::bench::parse_number<size_t>("TOP", args[4], 1) : 10);
       return 0;
     }
     if (args.size() >= 2 && args[0] == "stream") {
-      stream_check(std::stod(args[1]), args.size() > 2 ? fs::path(args[2]) : fs::temp_directory_path(),
-                   args.size() > 3 ? std::stoi(args[3]) : 3);
+      stream_check(tl::bench::parse_number("SIZE_MB", args[1], 0.0),
+                   args.size() > 2 ? fs::path(args[2]) : fs::temp_directory_path(),
+                   args.size() > 3 ? tl::bench::parse_number("RUNS", args[3], 1) : 3);
       return 0;
     }
   } catch (const tl::Error& e) {
