@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "core/storage.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/schema.h"
 #include "ops/ops.h"
@@ -358,7 +359,12 @@ TensorList InferenceGraphModule::forward(const TensorList& inputs) {
   auto plan = std::make_shared<Plan>();
   plan->steps = resolve_steps(*this);
   TensorList result = plan->steps.empty() ? GraphModule::forward(inputs) : TensorList{plan->execute(x, nullptr, /*record=*/true)};
-  if (!plan->steps.empty()) plan->plan_arena();
+  if (!plan->steps.empty()) {
+    plan->plan_arena();
+    // The recording run's activations were separate tensors of many sizes; from now on one arena
+    // holds them, so their cached blocks would only raise the process's peak memory beside it.
+    empty_cache();
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   plans_.emplace(shape_key(x.shape()), std::move(plan));
   return result;
