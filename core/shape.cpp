@@ -16,16 +16,16 @@ std::ostream& operator<<(std::ostream& os, const Shape& shape) {
 }
 
 void check_sizes(const Shape& sizes, const char* what) {
+  for (int64_t d : sizes) TL_CHECK(d >= 0, what, ": negative dimension ", d, " in size ", sizes);
+  // The product of the sizes with zeros counted as 1 must fit too, so that every stride and every
+  // partial product a kernel forms is countable even for a tensor without elements. PyTorch refuses
+  // most such sizes as well ("Storage size calculation overflowed"), depending on where the 0 is.
+  const bool zero = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
   int64_t n = 1;
-  bool zero = false;
   for (int64_t d : sizes) {
-    TL_CHECK(d >= 0, what, ": negative dimension ", d, " in size ", sizes);
-    if (d == 0) zero = true;
-  }
-  if (zero) return;
-  for (int64_t d : sizes) {
-    TL_CHECK(!__builtin_mul_overflow(n, d, &n), what, ": size ", sizes,
-             " has more elements than int64 can count");
+    TL_CHECK(!__builtin_mul_overflow(n, std::max<int64_t>(d, 1), &n), what, ": size ", sizes,
+             zero ? " is too large: its nonzero dimensions multiply past int64, so its strides cannot be counted"
+                  : " has more elements than int64 can count");
   }
 }
 
@@ -40,8 +40,8 @@ Strides contiguous_strides(const Shape& sizes) {
   int64_t s = 1;
   for (int64_t i = sizes.size() - 1; i >= 0; --i) {
     strides[i] = s;
-    // Only a tensor with a zero-size dimension gets here with sizes whose product overflows
-    // (check_sizes refuses the others); it reaches no element, so saturating is harmless.
+    // Sizes check_sizes refuses can get here before it runs (a view computes its strides first);
+    // saturating keeps that defined until the check throws.
     if (__builtin_mul_overflow(s, sizes[i] > 0 ? sizes[i] : 1, &s)) s = INT64_MAX;
   }
   return strides;

@@ -41,7 +41,7 @@ using Strides = Shape;
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
-/// Throws tl::Error for negative sizes or an element count that overflows int64.
+/// Throws tl::Error for negative sizes or sizes whose product, zeros counted as 1, overflows int64.
 void check_sizes(const Shape& sizes, const char* what);
 /// Product of sizes; the sizes must have passed check_sizes.
 int64_t numel_of(const Shape& sizes);

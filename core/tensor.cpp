@@ -86,8 +86,7 @@ bool Tensor::is_contiguous() const {
     if (t.sizes[i] == 1) continue;
     if (t.sizes[i] == 0) return true;
     if (t.strides[i] != expected) return false;
-    // Saturates as contiguous_strides does: only sizes with a zero (returned above) overflow here.
-    if (__builtin_mul_overflow(expected, t.sizes[i], &expected)) expected = INT64_MAX;
+    expected *= t.sizes[i];  // within int64: check_sizes bounded the product of the sizes
   }
   return true;
 }

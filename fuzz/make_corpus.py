@@ -68,8 +68,12 @@ def safetensors_variants(seed):
     yield "bad-bool_byte", safetensors(header, data[:bools[0]] + b"\x02" + data[bools[0] + 1:])
     yield "bad-metadata_not_string", safetensors({"__metadata__": {"format": 1}}, b"")
     yield "ok-empty_header", safetensors("{}", b"")
-    yield "ok-zero_size_huge_dims", safetensors({"z": {"dtype": "F64", "shape": [0, 2**62, 2**62],
-                                                       "data_offsets": [0, 0]}}, b"")
+    yield "ok-zero_size_large_dims", safetensors({"z": {"dtype": "F64", "shape": [0, 2**31, 2**31],
+                                                        "data_offsets": [0, 0]}}, b"")
+    yield "bad-zero_size_huge_dims", safetensors({"z": {"dtype": "F64", "shape": [0, 2**62, 2**62],
+                                                        "data_offsets": [0, 0]}}, b"")
+    yield "bad-zero_size_overflow_before_zero", safetensors({"z": {"dtype": "F64", "shape": [2**62, 4, 0],
+                                                                   "data_offsets": [0, 0]}}, b"")
     yield "ok-gap", safetensors({"a": {"dtype": "I32", "shape": [1], "data_offsets": [4, 8]}}, b"\0" * 12)
 
 

@@ -243,11 +243,20 @@ DType dtype_from_code(const ReadJson& value, const std::string& path, const std:
   return DType::Float32;
 }
 
-// Bytes the entry's shape and dtype need; throws for negative sizes and int64 overflow.
+// Bytes the entry's shape and dtype need; throws for negative sizes and int64 overflow (of the bytes,
+// or of the nonzero sizes of a shape with a 0).
 int64_t required_bytes(const Entry& e, const std::string& path) {
   for (int64_t d : e.shape)
     TL_FILE_CHECK(d >= 0, path, "tensor '", e.name, "': negative dimension ", d, " in shape ", e.shape);
-  if (std::find(e.shape.begin(), e.shape.end(), 0) != e.shape.end()) return 0;
+  if (std::find(e.shape.begin(), e.shape.end(), 0) != e.shape.end()) {
+    // No bytes, but the other sizes must still multiply within int64 (tl::check_sizes' rule).
+    int64_t elements = 1;
+    for (int64_t d : e.shape) {
+      TL_FILE_CHECK(!__builtin_mul_overflow(elements, std::max<int64_t>(d, 1), &elements), path, "tensor '",
+                    e.name, "': shape ", e.shape, " is too large: its nonzero dimensions multiply past int64");
+    }
+    return 0;
+  }
   int64_t bytes = element_size(e.dtype);
   for (int64_t d : e.shape) {
     TL_FILE_CHECK(!__builtin_mul_overflow(bytes, d, &bytes), path, "tensor '", e.name, "': shape ", e.shape,

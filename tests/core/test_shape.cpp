@@ -59,12 +59,21 @@ TEST_CASE("shape: check_sizes rejects negative sizes and uncountable element cou
   CHECK_NOTHROW(check_sizes({}, "op"));
   CHECK_NOTHROW(check_sizes({kMax}, "op"));
   CHECK_NOTHROW(check_sizes({int64_t{1} << 31, int64_t{1} << 31}, "op"));
-  CHECK_NOTHROW(check_sizes({kMax, kMax, 0}, "op"));  // zero elements, however large the rest
+  CHECK_NOTHROW(check_sizes({0, int64_t{1} << 31, int64_t{1} << 31}, "op"));  // no elements, countable strides
   CHECK_THROWS_WITH_AS(check_sizes({2, -1}, "view"), "view: negative dimension -1 in size [2, -1]", Error);
   CHECK_THROWS_WITH_AS(check_sizes({0, -5}, "zeros"), "zeros: negative dimension -5 in size [0, -5]", Error);
   CHECK_THROWS_WITH_AS(check_sizes({int64_t{1} << 32, int64_t{1} << 32}, "empty"),
                        "empty: size [4294967296, 4294967296] has more elements than int64 can count", Error);
   CHECK_THROWS_WITH_AS(check_sizes({kMax, 2}, "empty"), doctest::Contains("more elements than int64"), Error);
+  // No elements, but strides past int64: refused wherever the 0 is (found by fuzzing safetensors,
+  // where numel_of overflowed on [.., 398077446655380, 46, 0, 87904] before it reached the 0).
+  const std::string too_large = " is too large: its nonzero dimensions multiply past int64, so its strides cannot be counted";
+  CHECK_THROWS_WITH_AS(check_sizes({kMax, kMax, 0}, "zeros"),
+                       ("zeros: size [9223372036854775807, 9223372036854775807, 0]" + too_large).c_str(), Error);
+  CHECK_THROWS_WITH_AS(check_sizes({0, int64_t{1} << 40, int64_t{1} << 40}, "zeros"),
+                       ("zeros: size [0, 1099511627776, 1099511627776]" + too_large).c_str(), Error);
+  CHECK_THROWS_WITH_AS(check_sizes({2, 398077446655380, 46, 0, 87904}, "tensor"),
+                       ("tensor: size [2, 398077446655380, 46, 0, 87904]" + too_large).c_str(), Error);
 }
 
 TEST_CASE("shape: numel_of and contiguous_strides match a plain row-major reference") {
@@ -141,8 +150,8 @@ TEST_CASE("shape: a broadcast error names the op, both shapes and the clashing s
 namespace tl {
 namespace {
 
-TEST_CASE("contiguous_strides: a zero-size tensor with huge other dims saturates instead of overflowing") {
-  // Found by UBSan: [0, 2^40, 2^40] passes check_sizes (it has no elements) but 2^80 overflows int64.
+TEST_CASE("contiguous_strides: sizes whose strides overflow saturate instead") {
+  // Found by UBSan. check_sizes refuses [0, 2^40, 2^40], but a view computes strides before checking.
   const int64_t big = int64_t{1} << 40;
   const Strides strides = contiguous_strides(Shape{0, big, big});
   CHECK(strides[2] == 1);

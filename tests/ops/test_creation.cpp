@@ -56,8 +56,12 @@ TEST_CASE("creation: negative and overflowing sizes throw") {
   CHECK_THROWS_WITH_AS(full({big, big, 4}, 1), doctest::Contains("more elements than int64 can count"), Error);
   // Countable elements whose bytes overflow int64.
   CHECK_THROWS_WITH_AS(empty({int64_t{1} << 61, 2}), doctest::Contains("needs more bytes than int64 can count"), Error);
-  // A 0-size dimension makes any other size harmless.
-  CHECK(zeros({0, big, big}).numel() == 0);
+  // A 0-size dimension allows no more: the other sizes must still multiply within int64 (the strides).
+  CHECK(zeros({0, int64_t{1} << 31, int64_t{1} << 31}).numel() == 0);
+  CHECK_THROWS_WITH_AS(zeros({0, big, big}), doctest::Contains("size [0, 1099511627776, 1099511627776] is too large"),
+                       Error);
+  CHECK_THROWS_WITH_AS(zeros({0, 3}).view({0, big, big}), doctest::Contains("nonzero dimensions multiply past int64"),
+                       Error);
 }
 
 TEST_CASE("arange: integer and float steps against start + i * step") {
