@@ -20,13 +20,18 @@ void check_sizes(const Shape& sizes, const char* what) {
   // The product of the sizes with zeros counted as 1 must fit too, so that every stride and every
   // partial product a kernel forms is countable even for a tensor without elements. PyTorch refuses
   // most such sizes as well ("Storage size calculation overflowed"), depending on where the 0 is.
-  const bool zero = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  TL_CHECK(sizes_fit_int64(sizes), what, ": size ", sizes,
+           std::find(sizes.begin(), sizes.end(), 0) != sizes.end()
+               ? " is too large: its nonzero dimensions multiply past int64, so its strides cannot be counted"
+               : " has more elements than int64 can count");
+}
+
+bool sizes_fit_int64(const Shape& sizes) {
   int64_t n = 1;
   for (int64_t d : sizes) {
-    TL_CHECK(!__builtin_mul_overflow(n, std::max<int64_t>(d, 1), &n), what, ": size ", sizes,
-             zero ? " is too large: its nonzero dimensions multiply past int64, so its strides cannot be counted"
-                  : " has more elements than int64 can count");
+    if (__builtin_mul_overflow(n, std::max<int64_t>(d, 1), &n)) return false;
   }
+  return true;
 }
 
 int64_t numel_of(const Shape& sizes) {

@@ -43,6 +43,9 @@ std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 /// Throws tl::Error for negative sizes or sizes whose product, zeros counted as 1, overflows int64.
 void check_sizes(const Shape& sizes, const char* what);
+/// Whether the product of the non-negative `sizes`, zeros counted as 1, fits in int64 (then so does
+/// every stride and partial product of them): the bound check_sizes enforces.
+bool sizes_fit_int64(const Shape& sizes);
 /// Product of sizes; the sizes must have passed check_sizes.
 int64_t numel_of(const Shape& sizes);
 /// Row-major (C-contiguous) strides for `sizes`.

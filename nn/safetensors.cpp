@@ -250,11 +250,8 @@ int64_t required_bytes(const Entry& e, const std::string& path) {
     TL_FILE_CHECK(d >= 0, path, "tensor '", e.name, "': negative dimension ", d, " in shape ", e.shape);
   if (std::find(e.shape.begin(), e.shape.end(), 0) != e.shape.end()) {
     // No bytes, but the other sizes must still multiply within int64 (tl::check_sizes' rule).
-    int64_t elements = 1;
-    for (int64_t d : e.shape) {
-      TL_FILE_CHECK(!__builtin_mul_overflow(elements, std::max<int64_t>(d, 1), &elements), path, "tensor '",
-                    e.name, "': shape ", e.shape, " is too large: its nonzero dimensions multiply past int64");
-    }
+    TL_FILE_CHECK(sizes_fit_int64(e.shape), path, "tensor '", e.name, "': shape ", e.shape,
+                  " is too large: its nonzero dimensions multiply past int64");
     return 0;
   }
   int64_t bytes = element_size(e.dtype);

@@ -74,6 +74,10 @@ TEST_CASE("shape: check_sizes rejects negative sizes and uncountable element cou
                        ("zeros: size [0, 1099511627776, 1099511627776]" + too_large).c_str(), Error);
   CHECK_THROWS_WITH_AS(check_sizes({2, 398077446655380, 46, 0, 87904}, "tensor"),
                        ("tensor: size [2, 398077446655380, 46, 0, 87904]" + too_large).c_str(), Error);
+  CHECK(sizes_fit_int64({kMax, 1, 0}));
+  CHECK(sizes_fit_int64({0, int64_t{1} << 31, int64_t{1} << 31}));
+  CHECK_FALSE(sizes_fit_int64({int64_t{1} << 62, 4, 0}));
+  CHECK_FALSE(sizes_fit_int64({int64_t{1} << 32, int64_t{1} << 32}));
 }
 
 TEST_CASE("shape: numel_of and contiguous_strides match a plain row-major reference") {
