@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include "bench/bench_util.h"
 #include "core/error.h"
+#include "core/file_writer.h"
 #include "core/generator.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "models/resnet.h"
@@ -39,19 +39,21 @@ void write_report(const trace::TraceSet& control, const trace::TraceSet& test, c
   trace::DiffTable by_duration = table.sort_values("abs_diff_duration", false);
   std::string text = by_duration.head(top).table();
   std::cout << text;
-  trace::write_text_file(out / "tracediff.txt", by_duration.table());
-  trace::write_text_file(out / "tracediff.csv", by_duration.to_csv());
+  auto save = [&](const char* name, const std::string& content) {
+    tl::write_file((out / name).string(), content, "tracediff_demo");
+  };
+  save("tracediff.txt", by_duration.table());
+  save("tracediff.csv", by_duration.to_csv());
   std::string n = std::to_string(top);
-  trace::write_text_file(out / "counts_diff.svg",
-                         trace::visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
-                                                      {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
-  trace::write_text_file(out / "duration_diff.svg",
-                         trace::visualize_duration_diff(by_duration.head(top),
-                                                        {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
-  trace::write_text_file(out / "self_duration_diff.svg",
-                         trace::visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
-                                                        {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
-                                                         .self_duration = true}));
+  save("counts_diff.svg", trace::visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
+                                                       {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
+  save("duration_diff.svg",
+       trace::visualize_duration_diff(by_duration.head(top),
+                                      {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
+  save("self_duration_diff.svg",
+       trace::visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
+                                      {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
+                                       .self_duration = true}));
   trace::OpsDiff d = trace::ops_diff(table);
   for (const auto& [title, rows] : {std::pair{"added", &d.added}, {"deleted", &d.deleted}}) {
     std::cout << title << ":";
@@ -73,10 +75,11 @@ double peak_rss_mb() {
 }
 
 // A kineto-like trace: ProfilerStep spans holding module scopes, ops and nested kernels on two
-// threads, with shapes and memory events; written as it is generated, so memory stays flat.
+// threads, with shapes and memory events; written as it is generated, so memory stays flat. The same
+// seed makes file.json and file.json.gz (compressed by the writer) hold the same trace.
 int64_t generate_trace(const fs::path& file, double size_mb) {
-  std::ofstream out(file, std::ios::binary);
-  TL_CHECK(out.is_open(), file.string(), ": cannot open for writing");
+  tl::FileWriter writer(file.string(), "tracediff_demo");
+  std::ostream& out = writer.stream();
   const char* ops[] = {"aten::conv2d", "aten::batch_norm", "aten::relu_", "aten::add_", "aten::max_pool2d",
                        "aten::linear", "aten::adaptive_avg_pool2d", "aten::flatten"};
   std::mt19937 rng(7);
@@ -104,7 +107,7 @@ int64_t generate_trace(const fs::path& file, double size_mb) {
     ts += 200000;
   }
   out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"demo\"}}\n]}\n";
-  TL_CHECK(out.good(), file.string(), ": write failed");
+  writer.commit();
   return events + 1;
 }
 
@@ -114,9 +117,9 @@ void stream_check(double size_mb, const fs::path& dir, int runs) {
   int64_t written = generate_trace(file, size_mb);
   double file_mb = static_cast<double>(fs::file_size(file)) / (1 << 20);
   std::printf("generated %s: %.1f MB, %lld events\n", file.string().c_str(), file_mb, static_cast<long long>(written));
-  std::vector<fs::path> inputs = {file};
-  if (std::system(("gzip -c -1 '" + file.string() + "' > '" + file.string() + ".gz'").c_str()) == 0)
-    inputs.push_back(file.string() + ".gz");
+  const fs::path gz = file.string() + ".gz";
+  generate_trace(gz, size_mb);
+  const std::vector<fs::path> inputs = {file, gz};
   for (const fs::path& input : inputs) {
     double rss_before = peak_rss_mb();
     std::vector<double> seconds, cpu_seconds;

@@ -175,6 +175,22 @@ def trace_variants(seed):
                                           {**first, "ts": -edge, "dur": 0}])
 
 
+# Graph-edit programs (fuzz/graph_edit.cpp decodes them): one byte picks a step, the next ones its nodes
+# and arguments. The toy model's traced nodes are x, conv1, bn1, conv2, nested_0, nested_1, wrapped_mod,
+# output (indices 0-7); argument kinds: 0 a node of this graph, 3 a node of another graph.
+GRAPH_EDIT_SEEDS = {
+    "ok-run_copy_passes_print": [9, 15, 14, 11, 12, 13, 0, 13, 1],
+    "ok-bypass_bn_then_dce": [4, 2, 1, 10, 9, 14, 15],
+    "bad-use_of_later_node": [5, 1, 1, 0, 2, 9, 14],
+    "bad-use_of_itself": [5, 1, 1, 0, 1, 9],
+    "bad-node_of_other_graph": [5, 1, 1, 3, 0, 15],
+    "bad-replacement_after_user": [4, 1, 3, 9],
+    "bad-erase_used_node": [3, 1, 9],
+    "bad-erase_output": [3, 7, 15],
+    "bad-unknown_module": [2, 7, 0, 1, 0, 8, 9, 14],
+}
+
+
 def main():
     build = pathlib.Path(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -194,6 +210,9 @@ def main():
             for name, blob in variants((CORPUS / target / seed).read_bytes()):
                 file = name if "." in name else name + (".json.gz" if "gzip" in name else suffix)
                 (CORPUS / target / file).write_bytes(blob)
+    (CORPUS / "graph_edit").mkdir()
+    for name, program in GRAPH_EDIT_SEEDS.items():
+        (CORPUS / "graph_edit" / name).write_bytes(bytes(program))
     total = sum(f.stat().st_size for f in CORPUS.rglob("*") if f.is_file())
     print(f"{sum(1 for f in CORPUS.rglob('*') if f.is_file())} files, {total} bytes in {CORPUS}")
 

@@ -2,19 +2,16 @@
 // and turns every breach of "parse or throw tl::Error" into an abort, with the reason on stderr.
 #include "fuzz/targets.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "core/generator.h"
 #include "core/tensor.h"
+#include "fuzz/contract.h"
 #include "models/toy_fuser.h"
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
@@ -23,31 +20,6 @@
 
 namespace tl::fuzz {
 namespace {
-
-// A broken contract: says why on stderr and aborts, which libFuzzer records as a crash.
-[[noreturn]] void fail(const char* target, const std::string& why) {
-  std::fprintf(stderr, "fuzz target %s: %s\n", target, why.c_str());
-  std::abort();
-}
-
-void require(bool cond, const char* target, const std::string& why) {
-  if (!cond) fail(target, why);
-}
-
-// Runs `parse`: true when it completed, false when it threw tl::Error for the input. A failed
-// TL_INTERNAL_ASSERT (a tl::Error too, told apart by its message) or any other exception aborts.
-template <typename Parse>
-bool parses(const char* target, Parse&& parse) {
-  try {
-    parse();
-    return true;
-  } catch (const Error& e) {
-    if (std::string_view(e.what()).starts_with("internal assert failed")) fail(target, e.what());
-    return false;
-  } catch (const std::exception& e) {
-    fail(target, detail::str_cat(typeid(e).name(), " escaped instead of tl::Error: ", e.what()));
-  }
-}
 
 // Deep copies of the model's tensors, to check that a rejected load changed nothing.
 std::vector<Tensor> snapshot(const nn::Module& model) {
@@ -109,6 +81,7 @@ Target find_target(std::string_view name) {
   if (name == "safetensors") return &run_safetensors;
   if (name == "state_dict") return &run_state_dict;
   if (name == "trace") return &run_trace;
+  if (name == "graph_edit") return &run_graph_edit;
   return nullptr;
 }
 

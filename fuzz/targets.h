@@ -1,4 +1,4 @@
-// fuzz/targets.h — the fuzz targets, one per parser, shared by the libFuzzer harnesses (fuzz_*.cpp)
+// fuzz/targets.h — the fuzz targets, one per parser (and one for graph edits), shared by the libFuzzer harnesses (fuzz_*.cpp)
 // and the corpus replay (replay.cpp). Contract: an input either parses or is rejected with tl::Error.
 #pragma once
 
@@ -23,7 +23,13 @@ bool run_state_dict(std::span<const std::byte> input);
 /// trace with itself and its table and CSV, as tl-tracediff would.
 bool run_trace(std::span<const std::byte> input);
 
-/// The target run_<name> for `name` "safetensors", "state_dict" or "trace"; nullptr for another name.
+/// Edits of a traced model decoded from the bytes (fuzz/graph_edit.cpp): after each edit either it
+/// threw tl::Error and the graph prints and runs exactly as before, or it succeeded and the graph
+/// lints. "Parsed" means no edit was rejected.
+bool run_graph_edit(std::span<const std::byte> input);
+
+/// The target run_<name> for `name` "safetensors", "state_dict", "trace" or "graph_edit"; nullptr
+/// for another name.
 Target find_target(std::string_view name);
 
 }  // namespace tl::fuzz

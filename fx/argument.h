@@ -29,7 +29,10 @@ class Argument {
   using Value = std::variant<std::monostate, Node*, bool, int64_t, double, std::string, DType, ArgumentList>;
 
   Argument() = default;  ///< None
-  Argument(Node* node) : v_(node) {}  // NOLINT: implicit, as Python values are
+  /// A null node is None.
+  Argument(Node* node) {  // NOLINT: implicit, as Python values are
+    if (node != nullptr) v_ = node;
+  }
   Argument(bool b) : v_(b) {}  // NOLINT
   Argument(int64_t i) : v_(i) {}  // NOLINT
   Argument(int i) : v_(static_cast<int64_t>(i)) {}  // NOLINT

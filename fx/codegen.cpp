@@ -68,8 +68,11 @@ std::string emit(const Node& n) {
     case Opcode::GetAttr: return name + " = " + format_target("self", n.target());
     case Opcode::CallModule: return name + " = " + format_target("self", n.target()) + "(" + format_args(n.args(), 0, n.kwargs()) + ")";
     case Opcode::CallMethod:
+      TL_CHECK(!n.args().empty(), "code: call_method node '", name, "' has no self argument");
       return name + " = " + format_target(repr_arg(n.args().at(0)), n.target()) + "(" + format_args(n.args(), 1, n.kwargs()) + ")";
-    case Opcode::Output: return "return " + repr_arg(n.args().at(0));
+    case Opcode::Output:
+      TL_CHECK(n.args().size() == 1, "code: the output node needs one argument, got ", n.args().size());
+      return "return " + repr_arg(n.args()[0]);
     case Opcode::CallFunction: break;
   }
   const std::string& t = n.target();

@@ -60,9 +60,47 @@ void Graph::link_before(Node* n, Node* before) {
   before->prev_ = n;
 }
 
+void Graph::check_inputs(const std::string& user, const Node* position, const std::vector<Argument>& args,
+                         const Kwargs& kwargs) const {
+  std::vector<Node*> inputs;
+  auto add = [&](Node* n) {
+    if (std::find(inputs.begin(), inputs.end(), n) == inputs.end()) inputs.push_back(n);
+  };
+  for (const Argument& a : args) for_each_node(a, add);
+  for (const auto& [k, v] : kwargs) for_each_node(v, add);
+  for (Node* in : inputs) {
+    TL_CHECK(&in->graph() == this, "fx: node '", user, "' cannot use '", in->name(), "', which belongs to another graph");
+    TL_CHECK(!in->erased(), "fx: node '", user, "' cannot use the erased node '", in->name(), "'");
+    TL_CHECK(in != position, "fx: node '", user, "' cannot use itself");
+  }
+  std::vector<Node*> missing = inputs;  // those not found yet walking back from `position`
+  for (Node* n = position->prev_; n != root_.get() && !missing.empty(); n = n->prev_)
+    missing.erase(std::remove(missing.begin(), missing.end(), n), missing.end());
+  TL_CHECK(missing.empty(), "fx: node '", user, "' cannot use '", missing.empty() ? "" : missing[0]->name(),
+           "', which comes after it (a graph stays in topological order)");
+}
+
+void Graph::check_placement(Opcode op, const std::string& name) const {
+  const Node* output = output_node();
+  if (op == Opcode::Output) {
+    TL_CHECK(output == nullptr, "fx: the graph already has an output node '", output ? output->name() : "", "'");
+    for (const Node* n = insert_before_; n != root_.get(); n = n->next_)
+      TL_CHECK(n->erased_, "fx: the output node must be the last node, but '", n->name(), "' would follow it");
+    return;
+  }
+  if (output == nullptr) return;
+  const Node* n = insert_before_;
+  while (n != root_.get() && n != output) n = n->next_;
+  TL_CHECK(n == output, "fx: node '", name, "' cannot be inserted after the output node '", output->name(),
+           "' (insert before it with inserting_before)");
+}
+
 Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> args, Kwargs kwargs,
                          std::optional<std::string> name, std::optional<OpKind> op_kind) {
-  const std::string unique = names_.create_name(name ? *name : candidate_name(op, target));
+  const std::string candidate = name ? *name : candidate_name(op, target);
+  check_placement(op, candidate);
+  check_inputs(candidate, insert_before_, args, kwargs);
+  const std::string unique = names_.create_name(candidate);
   owned_.push_back(std::unique_ptr<Node>(new Node(this, unique, op, std::move(target), op_kind)));
   Node* n = owned_.back().get();
   n->args_ = std::move(args);
@@ -102,7 +140,6 @@ Node* Graph::getitem(Node* tuple_node, int64_t index) {
 }
 
 Node* Graph::output(Argument result, std::string type_expr) {
-  TL_CHECK(output_node() == nullptr, "fx: the graph already has an output node");
   Node* n = create_node(Opcode::Output, "output", {std::move(result)});
   n->set_type_expr(std::move(type_expr));
   return n;
@@ -127,6 +164,8 @@ Graph::InsertGuard Graph::inserting_after(Node* n) {
 void Graph::erase_node(Node* n) {
   TL_CHECK(n && &n->graph() == this, "erase_node: node is not part of this graph");
   TL_CHECK(!n->erased(), "erase_node: node '", n->name(), "' was already erased");
+  TL_CHECK(n->op() != Opcode::Output, "erase_node: '", n->name(), "' is the graph's output node; change what the ",
+           "graph returns with update_arg(0, value) instead");
   if (!n->users().empty()) {
     std::string users;
     for (Node* u : n->users()) users += (users.empty() ? "" : ", ") + u->name();
@@ -201,7 +240,11 @@ std::vector<Node*> Graph::find_nodes(Opcode op, const std::optional<std::string>
 std::unique_ptr<Graph> Graph::copy() const {
   auto g = std::make_unique<Graph>();
   std::unordered_map<const Node*, Node*> remap;
-  auto map = [&](Node* n) { return remap.at(n); };
+  auto map = [&](Node* n) {
+    auto it = remap.find(n);
+    TL_INTERNAL_ASSERT(it != remap.end(), "graph copy: '", n->name(), "' is used before it is defined");
+    return it->second;
+  };
   for (Node* n : nodes()) {
     std::vector<Argument> args;
     for (const Argument& a : n->args()) args.push_back(map_nodes(a, map));

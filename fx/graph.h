@@ -60,7 +60,9 @@ class Graph {
   size_t size() const { return size_; }
 
   /// Creates a node at the insertion point (the end by default). `name` defaults to FX's
-  /// candidate for the target; it is made unique.
+  /// candidate for the target; it is made unique. Throws tl::Error, creating nothing, if an argument
+  /// is not a live node of this graph before the insertion point, or if the node would follow the
+  /// output node (or be a second output).
   Node* create_node(Opcode op, std::string target, std::vector<Argument> args = {}, Kwargs kwargs = {},
                     std::optional<std::string> name = std::nullopt, std::optional<OpKind> op_kind = std::nullopt);
   Node* placeholder(const std::string& name, std::string type_expr = "");
@@ -94,9 +96,11 @@ class Graph {
   /// New nodes go right after `n` (each new one after the previous) while the guard lives.
   [[nodiscard]] InsertGuard inserting_after(Node* n);
 
-  /// Removes `n`; throws tl::Error if it still has users.
+  /// Removes `n`; throws tl::Error if it still has users or is the output node (change what the graph
+  /// returns with output_node()->update_arg(0, value) instead).
   void erase_node(Node* n);
-  /// Checks topological order, unique names, back-references, one output at the end, and (with
+  /// Every edit keeps the graph in topological order with the output last; lint checks that again, plus
+  /// unique names, back-references, one output at the end, and (with
   /// `root`) that call_module / get_attr targets exist. Throws tl::Error naming the node.
   void lint(const nn::Module* root = nullptr) const;
   /// Erases nodes without users whose op has no side effects (not placeholders/outputs/in-place
@@ -115,6 +119,12 @@ class Graph {
  private:
   friend class Node;
   void link_before(Node* n, Node* before);
+  /// Throws tl::Error unless every node in args/kwargs is a live node of this graph, other than
+  /// `position`, that comes before `position`; `user` names the reader in the message.
+  void check_inputs(const std::string& user, const Node* position, const std::vector<Argument>& args,
+                    const Kwargs& kwargs) const;
+  /// Throws tl::Error unless a node of opcode `op` may be created at the insertion point.
+  void check_placement(Opcode op, const std::string& name) const;
   std::unique_ptr<Node> root_;                 // sentinel: root_->next_ is the first node
   std::vector<std::unique_ptr<Node>> owned_;   // every node ever created (erased ones too)
   Node* insert_before_;                        // nullptr-free: root_ means "append"

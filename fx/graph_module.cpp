@@ -99,7 +99,7 @@ Tensor GraphModule::fetch_attr(const std::string& qualified_name) const {
 void GraphModule::recompile() {
   graph_->lint(this);
   std::unordered_map<const Node*, int64_t> slot_of;
-  plan_.clear();
+  std::vector<Step> plan;  // swapped in only when complete: a failed recompile keeps the working plan
   int64_t placeholders = 0;
   for (Node* n : graph_->nodes()) {
     Step s;
@@ -110,41 +110,52 @@ void GraphModule::recompile() {
     if (n->op() == Opcode::Placeholder) s.index = placeholders++;
     if (n->op() == Opcode::CallModule) {
       s.module = get_submodule(n->target());
+      TL_CHECK(s.module.get() != this, "GraphModule: call_module '", n->name(), "' would call the GraphModule itself");
+      TL_CHECK(n->kwargs().empty(), "GraphModule: call_module '", n->target(), "' takes no keyword arguments, got ",
+               n->kwargs().size());
       for (const Argument& a : n->args()) {
         TL_CHECK(a.is_node(), "GraphModule: call_module '", n->target(), "' has a non-tensor argument ", repr_arg(a));
         s.inputs.push_back(slot_of.at(a.node()));
       }
     } else if (n->target() == "operator.getitem") {
-      s.inputs.push_back(slot_of.at(n->args().at(0).node()));
-      const auto* index = std::get_if<int64_t>(&n->args().at(1).value());
-      TL_CHECK(index != nullptr, "GraphModule: getitem '", n->name(), "' needs an integer index");
+      const auto* index = n->args().size() == 2 ? std::get_if<int64_t>(&n->args()[1].value()) : nullptr;
+      TL_CHECK(index != nullptr && n->args()[0].is_node() && n->kwargs().empty(), "GraphModule: getitem '",
+               n->name(), "' needs (node, integer index), got ", format_arg(Argument::list(n->args(), true)));
+      s.inputs.push_back(slot_of.at(n->args()[0].node()));
       s.index = *index;
     } else if (s.kind) {
       OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); });
       s.attrs = std::move(a.attrs);
       for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
     } else if (n->op() == Opcode::Output) {
-      for_each_node(n->args().at(0), [&](Node* in) { s.inputs.push_back(slot_of.at(in)); });
+      TL_CHECK(n->args().size() == 1, "GraphModule: the output node needs one argument, got ", n->args().size());
+      for_each_node(n->args()[0], [&](Node* in) { s.inputs.push_back(slot_of.at(in)); });
     }
-    s.out = static_cast<int64_t>(plan_.size());
+    s.out = static_cast<int64_t>(plan.size());
     slot_of[n] = s.out;
-    plan_.push_back(std::move(s));
+    plan.push_back(std::move(s));
   }
   // Free each value right after its last use.
   const auto last_uses = graph_->last_uses();
-  for (Step& s : plan_)
+  for (Step& s : plan)
     if (auto it = last_uses.find(s.node); it != last_uses.end())
       for (const Node* dead : it->second) s.frees.push_back(slot_of.at(dead));
-  num_slots_ = plan_.size();
+  nn::ForwardSignature signature;
+  signature.arg_names.clear();
+  for (Node* n : graph_->find_nodes(Opcode::Placeholder)) {
+    signature.arg_names.push_back(n->target());
+    signature.arg_types.push_back(n->type_expr());
+  }
+  if (const Node* out = graph_->output_node()) signature.return_type = out->type_expr();
+  num_slots_ = plan.size();
+  plan_ = std::move(plan);
+  signature_ = std::move(signature);
 }
 
 TensorList GraphModule::forward(const TensorList& inputs) {
   std::vector<Value> slots(num_slots_);
   auto tensor_at = [&](int64_t slot) { return slot < 0 ? Tensor() : slots[static_cast<size_t>(slot)].tensor(); };
-  size_t expected_inputs = 0;
-  for (const Step& s : plan_) expected_inputs += s.op == Opcode::Placeholder;
-  TL_CHECK(inputs.size() == expected_inputs, type_name(), ".forward: expected ", expected_inputs,
-           " input(s), got ", inputs.size());
+  check_inputs(inputs);
   for (const Step& s : plan_) {
     Value v;
     try {
@@ -190,8 +201,10 @@ TensorList GraphModule::forward(const TensorList& inputs) {
   return {};
 }
 
+nn::ForwardSignature GraphModule::forward_signature() const { return signature_; }
+
 GraphModule::GraphModule(const GraphModule& other)
-    : nn::Module(other), graph_(other.graph_->copy()), class_name_(other.class_name_) {}
+    : nn::Module(other), graph_(other.graph_->copy()), class_name_(other.class_name_), signature_(other.signature_) {}
 
 std::shared_ptr<nn::Module> GraphModule::clone() const {
   std::shared_ptr<nn::Module> copy = clone_as<GraphModule>();

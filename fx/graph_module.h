@@ -33,13 +33,18 @@ class GraphModule : public nn::Module {
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }
   /// Lints the graph against this module and rebuilds the execution plan; call after editing it.
-  void recompile();
+  /// Throws tl::Error if the graph cannot run (lint, unknown ops, bad arguments), keeping the previous
+  /// plan: the module goes on computing what it computed before the edit.
+  virtual void recompile();
   /// The Python source FX would generate for forward().
   std::string code() const;
 
   using nn::Module::forward;
   TensorList forward(const TensorList& inputs) override;
   std::string type_name() const override { return class_name_; }
+  /// The placeholders and annotations of the graph as last compiled, so calls are checked against
+  /// the plan that runs them and retracing reproduces them.
+  nn::ForwardSignature forward_signature() const override;
   bool is_leaf() const override { return false; }
   /// A deep copy: graph, submodules and tensors.
   std::shared_ptr<nn::Module> clone() const override;
@@ -59,6 +64,7 @@ class GraphModule : public nn::Module {
   std::string class_name_;
   std::vector<Step> plan_;
   size_t num_slots_ = 0;
+  nn::ForwardSignature signature_;
 };
 
 /// How a node's op was spelled (function, method or Python operator), from its opcode and target.

@@ -5,7 +5,12 @@
 namespace tl::fx {
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
   TL_CHECK(module_ != nullptr, "Interpreter: module is null");
+}
+
+void Interpreter::prepare() {
+  module_->graph().lint(module_.get());
   last_uses_ = module_->graph().last_uses();
+  modules_.clear();
   for (Node* n : module_->graph().nodes())
     if (n->op() == Opcode::CallModule) modules_.emplace(n, module_->get_submodule(n->target()));
 }
@@ -18,6 +23,7 @@ Tensor Interpreter::run(const Tensor& input) {
 
 TensorList Interpreter::run(const TensorList& inputs) {
   const Graph& g = module_->graph();
+  prepare();
   env_.clear();
   inputs_ = &inputs;
   next_input_ = 0;
@@ -64,8 +70,10 @@ Value Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
 
 Value Interpreter::call_function(Node& n) {
   if (n.target() == "operator.getitem") {
-    const TensorList& items = env(n.args().at(0).node()).list("getitem");
-    const auto* index = std::get_if<int64_t>(&n.args().at(1).value());
+    TL_CHECK(n.args().size() == 2 && n.args()[0].is_node(), "getitem '", n.name(), "' needs (node, index), got ",
+             n.args().size(), " args");
+    const TensorList& items = env(n.args()[0].node()).list("getitem");
+    const auto* index = std::get_if<int64_t>(&n.args()[1].value());
     TL_CHECK(index && *index >= -static_cast<int64_t>(items.size()) && *index < static_cast<int64_t>(items.size()),
              "getitem: index ", repr_arg(n.args().at(1)), " out of range for ", items.size(), " values");
     return items[static_cast<size_t>(*index < 0 ? *index + static_cast<int64_t>(items.size()) : *index)];
@@ -88,7 +96,8 @@ Value Interpreter::call_module(Node& n) {
 }
 
 Value Interpreter::output(Node& n) {
-  const Argument& result = n.args().at(0);
+  TL_CHECK(n.args().size() == 1, "output: the output node needs one argument, got ", n.args().size());
+  const Argument& result = n.args()[0];
   if (Node* single = result.node()) return env(single);
   TensorList all;
   for_each_node(result, [&](Node* in) {

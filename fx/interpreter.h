@@ -21,8 +21,8 @@
 
 namespace tl::fx {
 
-/// As in FX, the graph's use-def information is read when the Interpreter is constructed: make a
-/// new Interpreter after editing the graph.
+/// The graph's use-def information and modules are read at the start of every run(), so a graph
+/// edited between runs is interpreted as it now is (FX reads them once, at construction).
 class Interpreter {
  public:
   explicit Interpreter(std::shared_ptr<GraphModule> module);
@@ -55,10 +55,13 @@ class Interpreter {
   TensorList fetch_tensor_args(const Node& n) const;
 
  private:
+  /// Reads last_uses_ and modules_ from the graph as it is now.
+  void prepare();
+
   std::shared_ptr<GraphModule> module_;
   // For each node, the values whose last use it is (FX's user_to_last_uses), in argument order.
   std::unordered_map<const Node*, std::vector<const Node*>> last_uses_;
-  // The module each call_module node calls, resolved once.
+  // The module each call_module node calls, resolved once per run.
   std::unordered_map<const Node*, std::shared_ptr<nn::Module>> modules_;
   std::unordered_map<const Node*, Value> env_;
   const TensorList* inputs_ = nullptr;

@@ -41,29 +41,24 @@ void Node::add_user(Node* user) {
 void Node::remove_user(Node* user) { users_.erase(std::remove(users_.begin(), users_.end(), user), users_.end()); }
 
 void Node::link_inputs() {
-  for (Node* in : all_input_nodes()) {
-    TL_CHECK(&in->graph() == graph_, "fx: node '", name_, "' cannot use '", in->name(),
-             "', which belongs to another graph");
-    TL_CHECK(!in->erased(), "fx: node '", name_, "' cannot use the erased node '", in->name(), "'");
-    in->add_user(this);
-  }
+  for (Node* in : all_input_nodes()) in->add_user(this);
 }
 
 void Node::unlink_inputs() {
   for (Node* in : all_input_nodes()) in->remove_user(this);
 }
 
-void Node::set_args(std::vector<Argument> args) {
+void Node::assign(std::vector<Argument> args, Kwargs kwargs) {
+  graph_->check_inputs(name_, this, args, kwargs);
   unlink_inputs();
   args_ = std::move(args);
-  link_inputs();
-}
-
-void Node::set_kwargs(Kwargs kwargs) {
-  unlink_inputs();
   kwargs_ = std::move(kwargs);
   link_inputs();
 }
+
+void Node::set_args(std::vector<Argument> args) { assign(std::move(args), kwargs_); }
+
+void Node::set_kwargs(Kwargs kwargs) { assign(args_, std::move(kwargs)); }
 
 void Node::update_arg(size_t i, Argument value) {
   TL_CHECK(i < args_.size(), "update_arg: index ", i, " out of range for node '", name_, "' with ",
@@ -81,23 +76,31 @@ void Node::update_kwarg(const std::string& key, Argument value) {
   set_kwargs(std::move(kwargs));
 }
 
-void Node::replace_input_with(Node* old_input, Node* new_input) {
+std::pair<std::vector<Argument>, Kwargs> Node::replaced(Node* old_input, Node* new_input) const {
   auto swap = [&](Node* n) { return n == old_input ? new_input : n; };
   std::vector<Argument> args;
   for (const Argument& a : args_) args.push_back(map_nodes(a, swap));
   Kwargs kwargs;
   for (const auto& [k, v] : kwargs_) kwargs.emplace_back(k, map_nodes(v, swap));
-  unlink_inputs();
-  args_ = std::move(args);
-  kwargs_ = std::move(kwargs);
-  link_inputs();
+  return {std::move(args), std::move(kwargs)};
+}
+
+void Node::replace_input_with(Node* old_input, Node* new_input) {
+  auto [args, kwargs] = replaced(old_input, new_input);
+  assign(std::move(args), std::move(kwargs));
 }
 
 std::vector<Node*> Node::replace_all_uses_with(Node* replacement) {
   TL_CHECK(replacement != this, "replace_all_uses_with: node '", name_, "' cannot replace itself");
-  const std::vector<Node*> users = users_;
-  for (Node* user : users) user->replace_input_with(this, replacement);
-  TL_INTERNAL_ASSERT(users_.empty(), "node '", name_, "' still has users after replace_all_uses_with");
+  std::vector<Node*> users;
+  std::vector<std::pair<std::vector<Argument>, Kwargs>> edits;
+  for (Node* user : users_) {
+    if (user == replacement) continue;  // the replacement keeps reading this node
+    edits.push_back(user->replaced(this, replacement));
+    graph_->check_inputs(user->name_, user, edits.back().first, edits.back().second);
+    users.push_back(user);
+  }
+  for (size_t i = 0; i < users.size(); ++i) users[i]->assign(std::move(edits[i].first), std::move(edits[i].second));
   return users;
 }
 

@@ -5,14 +5,16 @@
 //   call_module    a leaf module's forward; target = the module's dotted path
 //   call_method    a Tensor method (x.view(...)); target = the method name, args[0] = self
 //   output         the return value; args[0] is it
-// Invariant: users() always lists exactly the nodes whose args/kwargs reference this node; every
-// mutation of args/kwargs goes through the setters below, which keep it so.
+// Invariants: users() always lists exactly the nodes whose args/kwargs reference this node, and a node
+// only reads live nodes of its own graph that come before it. Every edit of args/kwargs checks the
+// new arguments first and changes nothing when it throws.
 #pragma once
 
 #include <any>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -47,7 +49,8 @@ class Node {
 
   const std::vector<Argument>& args() const { return args_; }
   const Kwargs& kwargs() const { return kwargs_; }
-  /// Replaces all args (users bookkeeping updated).
+  /// Replaces all args (users bookkeeping updated). Throws tl::Error, changing nothing, if an argument
+  /// is a node of another graph, an erased node, this node or one that comes after it.
   void set_args(std::vector<Argument> args);
   void set_kwargs(Kwargs kwargs);
   /// Replaces args[i]; throws tl::Error if i is out of range.
@@ -56,7 +59,9 @@ class Node {
   void update_kwarg(const std::string& key, Argument value);
   /// Replaces every reference to `old_input` in args/kwargs by `new_input`.
   void replace_input_with(Node* old_input, Node* new_input);
-  /// Makes every user of this node use `replacement` instead; returns the users changed.
+  /// Makes every user of this node use `replacement` instead; returns the users changed. The
+  /// replacement itself keeps reading this node (so `relu(n)` inserted after `n` can take over n's
+  /// users). Throws tl::Error, changing nothing, if a user comes before `replacement`.
   std::vector<Node*> replace_all_uses_with(Node* replacement);
 
   /// Users in the order they started using this node (like FX's dict).
@@ -86,6 +91,10 @@ class Node {
   Node(Graph* graph, std::string name, Opcode op, std::string target, std::optional<OpKind> op_kind);
   void link_inputs();
   void unlink_inputs();
+  /// The one place args/kwargs change: checks, then swaps the users bookkeeping.
+  void assign(std::vector<Argument> args, Kwargs kwargs);
+  /// Args/kwargs with every reference to `old_input` replaced by `new_input`.
+  std::pair<std::vector<Argument>, Kwargs> replaced(Node* old_input, Node* new_input) const;
   void add_user(Node* user);
   void remove_user(Node* user);
 

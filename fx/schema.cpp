@@ -1,9 +1,7 @@
-// fx/schema.cpp — a small parser for the schema strings in core/op_list.h and the argument
-// translations built on it.
+// fx/schema.cpp — the translations between op calls and FX args/kwargs, built on the parsed schema
+// (core/schema.h).
 #include "fx/schema.h"
 
-#include <array>
-#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -12,105 +10,12 @@
 namespace tl::fx {
 namespace {
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-// "int[2]" -> 2, "int[]" -> 0 (any length), other types -> -1.
-int list_length(const std::string& type) {
-  const size_t open = type.find('[');
-  if (open == std::string::npos) return -1;
-  return std::atoi(type.c_str() + open + 1);
-}
-
-std::string base_type(const std::string& type) {
-  std::string t = type.substr(0, type.find_first_of("[?("));
-  return t;
-}
-
-AttrValue parse_default(const std::string& type, const std::string& text) {
-  if (text == "None") return std::monostate{};
-  const std::string base = base_type(type);
-  if (base == "bool") return text == "True";
-  if (base == "ScalarType") {
-    for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16})
-      if (text == dtype_name(d)) return d;
-    TL_INTERNAL_ASSERT(false, "unknown dtype default '", text, "'");
-  }
-  if (list_length(type) >= 0) {  // int[] / int[2]
-    Shape values;
-    if (text.front() == '[') {
-      std::string body = text.substr(1, text.size() - 2);
-      size_t pos = 0;
-      while (!trim(body).empty() && pos != std::string::npos) {
-        const size_t comma = body.find(',', pos);
-        values.push_back(std::stoll(body.substr(pos, comma - pos)));
-        pos = comma == std::string::npos ? comma : comma + 1;
-      }
-    } else {
-      for (int i = 0; i < list_length(type); ++i) values.push_back(std::stoll(text));
-    }
-    return values;
-  }
-  if (base == "float") return std::stod(text);
-  if (base == "int") return static_cast<int64_t>(std::stoll(text));
-  if (text.find_first_of(".e") != std::string::npos) return std::stod(text);  // Scalar
-  return static_cast<int64_t>(std::stoll(text));
-}
-
-Schema parse(const std::string& schema) {
-  Schema s;
-  const size_t open = schema.find('('), close = schema.rfind(") ->");
-  TL_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos, "bad schema '", schema, "'");
-  s.name = schema.substr(0, open);
-  const std::string body = schema.substr(open + 1, close - open - 1);
-  bool kwarg_only = false;
-  int depth = 0;
-  std::string piece;
-  auto flush = [&] {
-    const std::string p = trim(piece);
-    piece.clear();
-    if (p.empty()) return;
-    if (p == "*") {
-      kwarg_only = true;
-      return;
-    }
-    SchemaArg arg;
-    const size_t eq = p.find('=');
-    const std::string decl = trim(p.substr(0, eq));
-    const size_t space = decl.rfind(' ');
-    arg.type = decl.substr(0, space);
-    arg.name = decl.substr(space + 1);
-    if (eq != std::string::npos) arg.default_ = parse_default(arg.type, trim(p.substr(eq + 1)));
-    arg.kwarg_only = kwarg_only;
-    s.args.push_back(std::move(arg));
-  };
-  for (char c : body) {
-    if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
-    if (c == ',' && depth == 0) flush();
-    else piece += c;
-  }
-  flush();
-  return s;
-}
-
-const std::array<Schema, kNumOps>& all_schemas() {
-  static const std::array<Schema, kNumOps> schemas = [] {
-    std::array<Schema, kNumOps> out;
-    for (int i = 0; i < kNumOps; ++i) out[i] = parse(op_info(static_cast<OpKind>(i)).schema);
-    return out;
-  }();
-  return schemas;
-}
-
 // An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar).
 AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) {
   const Argument::Value& v = a.value();
   if (std::holds_alternative<std::monostate>(v)) return std::monostate{};
-  if (list_length(spec.type) >= 0) {
-    if (auto* i = std::get_if<int64_t>(&v)) return Shape(static_cast<size_t>(std::max(1, list_length(spec.type))), *i);
+  if (spec.list_length() >= 0) {
+    if (auto* i = std::get_if<int64_t>(&v)) return Shape(static_cast<size_t>(std::max(1, spec.list_length())), *i);
     TL_CHECK(a.is_list(), op_info(op).aten_name, ": argument '", spec.name, "' expects a list of ints, got ", repr_arg(a));
     Shape values;
     for (const Argument& item : a.as_list().items) {
@@ -122,7 +27,7 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
   }
   if (auto* b = std::get_if<bool>(&v)) return *b;
   if (auto* i = std::get_if<int64_t>(&v)) {
-    if (base_type(spec.type) == "float") return static_cast<double>(*i);
+    if (spec.base_type() == "float") return static_cast<double>(*i);
     return *i;
   }
   if (auto* d = std::get_if<double>(&v)) return *d;
@@ -133,18 +38,6 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
 }
 
 }  // namespace
-
-const Schema& schema_of(OpKind op) { return all_schemas()[static_cast<size_t>(op)]; }
-
-std::optional<OpKind> op_by_name(const std::string& name) {
-  static const std::map<std::string, OpKind> by_name = [] {
-    std::map<std::string, OpKind> m;
-    for (int i = 0; i < kNumOps; ++i) m.emplace(all_schemas()[i].name, static_cast<OpKind>(i));
-    return m;
-  }();
-  auto it = by_name.find(name);
-  return it == by_name.end() ? std::nullopt : std::optional<OpKind>(it->second);
-}
 
 Argument attr_to_argument(const AttrValue& v) {
   if (auto* b = std::get_if<bool>(&v)) return *b;

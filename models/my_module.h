@@ -30,6 +30,8 @@ class MyModule : public nn::Module {
 
   /// Throws tl::Error unless given exactly (input, mask).
   TensorList forward(const TensorList& inputs) override;
+  /// forward(self, input, mask): two inputs, so symbolic tracing makes two placeholders.
+  nn::ForwardSignature forward_signature() const override { return {{"input", "mask"}, {}, ""}; }
   std::string type_name() const override { return "MyModule"; }
   std::string extra_repr() const override;
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MyModule>(); }

@@ -63,7 +63,18 @@ Module::~Module() = default;
 
 // ---- calling ----
 
+void Module::check_inputs(const TensorList& inputs) const {
+  const ForwardSignature sig = forward_signature();
+  if (inputs.size() == sig.arg_names.size()) [[likely]]
+    return;
+  std::string names;
+  for (const std::string& name : sig.arg_names) names += (names.empty() ? "" : ", ") + name;
+  TL_CHECK(false, type_name(), ".forward takes ", sig.arg_names.size(), " input(s) (", names, "), got ", inputs.size(),
+           "; a module taking other inputs declares them by overriding forward_signature()");
+}
+
 TensorList Module::operator()(const TensorList& inputs) {
+  check_inputs(inputs);
   if (!has_module_hooks()) [[likely]]
     return forward(inputs);
   return call_with_module_hooks(*this, inputs);
@@ -334,22 +345,26 @@ void Module::train(bool on) {
 
 Module& Module::to(DType dtype) {
   TL_CHECK(is_floating_point(dtype), "nn.Module.to only accepts floating point dtypes, but got desired dtype=", dtype);
+  // Every copy is made before the first is swapped in, so a failed allocation changes nothing.
+  std::vector<Tensor*> slots;
   std::vector<std::pair<Tensor, Tensor>> converted;  // (original, copy): a shared tensor is converted once
   auto convert = [&](Tensor& t) {
     if (!t.defined() || !is_floating_point(t.dtype()) || t.dtype() == dtype) return;
-    for (const auto& [original, copy] : converted)
-      if (original.is_same(t)) {
-        t = copy;
-        return;
-      }
-    Tensor copy = t.to(dtype);
-    converted.emplace_back(t, copy);
-    t = std::move(copy);
+    slots.push_back(&t);
+    for (const auto& entry : converted)
+      if (entry.first.is_same(t)) return;
+    converted.emplace_back(t, t.to(dtype));
   };
   for (const std::shared_ptr<Module>& m : modules()) {
     for (auto& entry : m->parameters_) convert(entry.second);
     for (auto& entry : m->buffers_) convert(entry.second);
   }
+  for (Tensor* slot : slots)
+    for (const auto& [original, copy] : converted)
+      if (original.is_same(*slot)) {
+        *slot = copy;
+        break;
+      }
   return *this;
 }
 

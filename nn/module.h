@@ -39,7 +39,8 @@ class Module : public std::enable_shared_from_this<Module> {
   Module& operator=(const Module&) = delete;
 
   // ---- calling ----
-  /// The one call path: module hooks (tracing, profiling) see every call made here.
+  /// The one call path: module hooks (tracing, profiling) see every call made here. Throws tl::Error
+  /// unless `inputs` has one tensor per argument of forward_signature().
   TensorList operator()(const TensorList& inputs);
   /// One tensor in, one out; throws tl::Error when forward() returns another count.
   Tensor operator()(const Tensor& input);
@@ -55,8 +56,11 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::string extra_repr() const;
   /// True for built-in layers (FX records them as call_module); containers and models are not.
   virtual bool is_leaf() const;
-  /// forward()'s argument names and annotations; default: one unannotated argument `x`.
+  /// forward()'s argument names and annotations; default: one unannotated argument `x`. The one
+  /// declaration of how many inputs forward() takes: calls and symbolic tracing pass exactly that many.
   virtual ForwardSignature forward_signature() const { return {}; }
+  /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument.
+  void check_inputs(const TensorList& inputs) const;
   /// A deep copy: options copied, every tensor cloned, every child cloned (sharing inside the tree
   /// is kept: a tensor or module registered twice is copied once). Built-in layers, containers and
   /// the models implement it with clone_as<T>(); the default throws tl::Error.
@@ -114,7 +118,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void train(bool on = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
-  /// Calls fn on every descendant (children first, recursively), then on this module.
+  /// Calls fn on every descendant (children first, recursively), then on this module. When fn
+  /// throws, the modules it already ran on keep its changes: only fn could undo them.
   void apply(const std::function<void(Module&)>& fn);
 
   // ---- dtype ----
@@ -122,7 +127,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// this module and its descendants becomes a `dtype` copy, replacing it in the registry (integer
   /// buffers such as num_batches_tracked keep theirs; a tensor registered at several places stays
   /// shared). Tensors obtained before the call keep the old dtype. Throws tl::Error unless `dtype`
-  /// is floating point. Returns *this.
+  /// is floating point. All or nothing: every copy is made before the first replaces its original,
+  /// so a failure (e.g. the allocation limit) leaves every tensor as it was. Returns *this.
   Module& to(DType dtype);
 
   // ---- state dict (nn/state_dict.cpp) ----
@@ -130,8 +136,9 @@ class Module : public std::enable_shared_from_this<Module> {
   StateDict state_dict() const;
   /// Copies `dict` into this module's tensors (converting dtype, keeping tensor identity). Missing
   /// and unexpected keys (when `strict`) and shape mismatches (always) are reported together in one
-  /// tl::Error worded like PyTorch's; everything is checked before the first copy, so on error
-  /// nothing changes. With strict=false the unmatched keys are returned.
+  /// tl::Error worded like PyTorch's; everything is checked and converted to the model's dtypes before
+  /// the first copy, so on error (a bad key, the allocation limit) nothing changes. With strict=false
+  /// the unmatched keys are returned.
   IncompatibleKeys load_state_dict(const StateDict& dict, bool strict = true);
 
  protected:

@@ -14,6 +14,8 @@
 #include <set>
 #include <span>
 
+#include "core/file_writer.h"
+
 namespace tl::nn {
 namespace {
 
@@ -145,7 +147,8 @@ struct HeaderJson {
 };
 
 // One pass over the header text before it becomes a JSON value: bounds its nesting, keeps the order
-// of the top-level names and finds a name given twice (a JSON value would keep one silently).
+// of the top-level names and finds a name, or a field of one entry, given twice (a JSON value would
+// keep one silently).
 // nlohmann's parse callback cannot do this: it scans a parent object each time a child ends,
 // quadratic in the entries (10^5 entries took minutes).
 class HeaderScan : public nlohmann::json_sax<ReadJson> {
@@ -159,7 +162,10 @@ class HeaderScan : public nlohmann::json_sax<ReadJson> {
   bool number_float(number_float_t, const string_t&) override { return true; }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return open(); }
+  bool start_object(std::size_t) override {
+    if (depth_ == 1) fields_.clear();  // an entry (or __metadata__) begins
+    return open();
+  }
   bool start_array(std::size_t) override { return open(); }
   bool end_object() override { return close(); }
   bool end_array() override { return close(); }
@@ -167,6 +173,8 @@ class HeaderScan : public nlohmann::json_sax<ReadJson> {
     if (depth_ == 1) {
       if (!names_.insert(name).second && duplicate_.empty()) duplicate_ = name;
       keys_.push_back(name);
+    } else if (depth_ == 2 && !fields_.insert(name).second && duplicate_field_.second.empty()) {
+      duplicate_field_ = {keys_.back(), name};
     }
     return true;
   }
@@ -177,6 +185,8 @@ class HeaderScan : public nlohmann::json_sax<ReadJson> {
 
   const std::string& error() const { return error_; }
   const std::string& duplicate() const { return duplicate_; }
+  /// (entry name, field) of the first field given twice inside one entry; empty strings when none.
+  const std::pair<std::string, std::string>& duplicate_field() const { return duplicate_field_; }
   std::vector<std::string> take_keys() { return std::move(keys_); }
 
  private:
@@ -195,6 +205,8 @@ class HeaderScan : public nlohmann::json_sax<ReadJson> {
   std::set<std::string> names_;
   std::vector<std::string> keys_;
   std::string duplicate_;
+  std::set<std::string> fields_;  ///< of the current entry
+  std::pair<std::string, std::string> duplicate_field_;
   std::string error_;
 };
 
@@ -208,6 +220,11 @@ HeaderJson parse_header_json(const std::string& text, const std::string& path) {
                 ", expected an object");
   TL_FILE_CHECK(scan.duplicate().empty(), path, "the name '", scan.duplicate(),
                 "' appears more than once in the header");
+  const auto& [entry, field] = scan.duplicate_field();
+  if (entry == kMetadataKey)
+    TL_FILE_CHECK(field.empty(), path, kMetadataKey, " has the key '", field, "' more than once");
+  else
+    TL_FILE_CHECK(field.empty(), path, "tensor '", entry, "' has the field '", field, "' more than once");
   return header;
 }
 
@@ -353,34 +370,6 @@ void check_bools(const Tensor& t, const std::string& name, const std::string& pa
                 static_cast<int>(*bad), ", expected 0 or 1");
 }
 
-class OutputFile {
- public:
-  explicit OutputFile(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
-    TL_FILE_CHECK(file_ != nullptr, path, "cannot create (", errno_text(), ")");
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-
-  void write(const void* data, int64_t bytes) {
-    if (bytes == 0) return;
-    TL_FILE_CHECK(std::fwrite(data, 1, static_cast<size_t>(bytes), file_) == static_cast<size_t>(bytes),
-                  path_, "writing ", bytes, " bytes failed (", errno_text(), ")");
-  }
-
-  void close() {
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
-    TL_FILE_CHECK(rc == 0, path_, "closing the file failed (", errno_text(), ")");
-  }
-
- private:
-  std::string path_;
-  std::FILE* file_;
-};
-
 // Entry indices in the reference writer's order, after checking that every tensor can be written.
 std::vector<size_t> write_order(const NamedTensors& tensors, const std::string& path) {
   std::set<std::string> names;
@@ -461,29 +450,15 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   unsigned char length[kLengthBytes];
   for (int i = 0; i < kLengthBytes; ++i) length[i] = static_cast<unsigned char>(header.size() >> (8 * i));
 
-  const std::string temp = path + ".tmp";
-  // Removes the partial file unless the rename below succeeded.
-  struct TempGuard {
-    const std::string& temp;
-    bool done = false;
-    ~TempGuard() {
-      std::error_code ignored;
-      if (!done) std::filesystem::remove(temp, ignored);
-    }
-  } guard{temp};
-  OutputFile out(temp);
+  FileWriter out(path, "safetensors");
   out.write(length, kLengthBytes);
-  out.write(header.data(), static_cast<int64_t>(header.size()));
+  out.write(header.data(), header.size());
   for (size_t i : order) {
     const Tensor& t = tensors[i].second;
     const Tensor data = t.is_contiguous() ? t : t.contiguous();
-    out.write(data.raw_data(), data.nbytes());
+    out.write(data.raw_data(), static_cast<size_t>(data.nbytes()));
   }
-  out.close();
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  TL_FILE_CHECK(!ec, path, "cannot move the written file into place (", ec.message(), ")");
-  guard.done = true;
+  out.commit();
 }
 
 }  // namespace tl::nn

@@ -26,8 +26,8 @@ using SafetensorsMetadata = std::map<std::string, std::string>;
 /// nested deeper than 128 levels or a JSON value other than an object, an entry without a string
 /// dtype, an integer shape and two integer data_offsets, an unsupported dtype, a negative or
 /// overflowing shape, a byte range whose size is not numel * element size, a range outside the data
-/// section, overlapping ranges, a duplicate name, or a BOOL byte other than 0 or 1. Gaps between
-/// ranges are tolerated.
+/// section, overlapping ranges, a duplicate name, a field given twice in one entry (or a key twice
+/// in __metadata__), or a BOOL byte other than 0 or 1. Gaps between ranges are tolerated.
 NamedTensors load_safetensors(const std::string& path);
 
 /// Every tensor of the safetensors file held in `data` (read into memory, received over a network),
@@ -42,8 +42,10 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path);
 /// Writes `tensors` (any strides, any supported dtype, 0-size allowed) to `path` the way the
 /// reference implementation does: entries sorted by descending dtype alignment then by name,
 /// "__metadata__" first when `metadata` is not empty, the header padded with spaces to a multiple of
-/// 8 bytes, contiguous little-endian data without gaps. The file is written beside `path` and renamed
-/// into place, so a failed save leaves an existing file untouched. Throws tl::Error for an undefined
+/// 8 bytes, contiguous little-endian data without gaps. The file is written through tl::FileWriter (a
+/// unique temporary beside `path`, renamed into place), so a failed save leaves an existing file
+/// untouched and no temporary behind; like every FileWriter target, a path ending in ".gz" is
+/// gzip-compressed (load_safetensors reads uncompressed files only). Throws tl::Error for an undefined
 /// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
 /// that is not valid UTF-8, or an I/O failure.
 void save_safetensors(const std::string& path, const NamedTensors& tensors,

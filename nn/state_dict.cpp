@@ -79,6 +79,9 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
     for (const std::string& e : errors) message += "\n\t" + e;
     tl::detail::throw_error(message);
   }
+  // Conversions allocate: all of them happen before the first copy writes into the model.
+  for (auto& [target, source] : copies)
+    if (source.dtype() != target.dtype()) source = source.to(target.dtype());
   for (auto& [target, source] : copies) target.copy_(source);
   return keys;
 }

@@ -2,6 +2,11 @@
 // function every op goes through.
 #include "core/dispatch.h"
 
+#include <array>
+#include <vector>
+
+#include "core/schema.h"
+
 namespace tl {
 namespace {
 
@@ -11,6 +16,54 @@ const OpInfo kRegistry[] = {
 #undef TL_OP_ROW
 };
 static_assert(sizeof(kRegistry) / sizeof(kRegistry[0]) == kNumOps);
+
+// The tensor arguments of an op's schema, in order: what dispatch::call checks before a kernel runs.
+struct TensorArgs {
+  std::vector<const SchemaArg*> args;
+  bool list = false;         // a Tensor[] argument: any number of inputs, each defined
+  bool takes_number = false; // the second operand may be a number in attrs (x + 2), as Python's operators allow
+};
+
+const std::array<TensorArgs, kNumOps>& tensor_args() {
+  static const std::array<TensorArgs, kNumOps> table = [] {
+    std::array<TensorArgs, kNumOps> out;
+    for (int i = 0; i < kNumOps; ++i)
+      for (const SchemaArg& a : schema_of(static_cast<OpKind>(i)).args) {
+        if (a.is_tensor()) out[i].args.push_back(&a);
+        out[i].list = out[i].list || a.is_tensor_list();
+      }
+    for (int i = 0; i < kNumOps; ++i) {
+      const std::string_view py = op_info(static_cast<OpKind>(i)).py_operator;
+      out[i].takes_number = out[i].args.size() == 2 && !py.empty() && py != "matmul";
+    }
+    return out;
+  }();
+  return table;
+}
+
+// Kernels read their tensors by position: a missing or undefined required one must be a tl::Error
+// here rather than a read past the span or through a null tensor. The second operand of a Python
+// binary operator's op may instead come as a number in `attrs` (x + 2); the kernel reads it there.
+void check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs) {
+  const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
+  if (spec.list) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor at position ", i, " of the list, got None");
+    return;
+  }
+  TL_CHECK(inputs.size() <= spec.args.size(), op_name(op), ": got ", inputs.size(),
+           " tensor inputs, expected at most ", spec.args.size());
+  for (size_t i = 0; i < spec.args.size(); ++i) {
+    const SchemaArg& a = *spec.args[i];
+    if (a.is_optional()) continue;
+    if (i < inputs.size()) {
+      TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor for '", a.name, "', got None");
+    } else {
+      TL_CHECK(i == 1 && spec.takes_number && attrs.find(a.name) != nullptr, op_name(op),
+               ": missing tensor argument '", a.name, "'");
+    }
+  }
+}
 
 }  // namespace
 
@@ -25,6 +78,7 @@ namespace dispatch {
 
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
   const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
+  check_inputs(op, inputs, attrs);
   if (!has_hooks()) [[likely]]
     return kernel(inputs, attrs);
   return call_with_hooks(OpCall{op, style, inputs, attrs}, kernel);

@@ -3,11 +3,11 @@
 #include "profiler/chrome_trace.h"
 
 #include <cstdio>
-#include <fstream>
 #include <ostream>
 #include <set>
 
 #include "core/error.h"
+#include "core/file_writer.h"
 #include "profiler/event_list.h"
 
 namespace tl::profiler {
@@ -142,11 +142,9 @@ void write_chrome_trace(const EventList& list, std::ostream& out) {
 }
 
 void EventList::export_chrome_trace(const std::string& path) const {
-  std::ofstream file(path);
-  TL_CHECK(file.good(), "export_chrome_trace: cannot open '", path, "' for writing");
-  write_chrome_trace(*this, file);
-  file.flush();
-  TL_CHECK(file.good(), "export_chrome_trace: failed writing '", path, "'");
+  FileWriter file(path, "export_chrome_trace");
+  write_chrome_trace(*this, file.stream());
+  file.commit();
 }
 
 }  // namespace tl::profiler

@@ -65,9 +65,11 @@ class EventList {
   std::string table(const TableOptions& options = {}) const;
   TableColumns table_columns() const { return {info_.profile_memory, info_.with_flops}; }
 
-  /// Writes a Chrome trace JSON file (see chrome_trace.h); throws tl::Error if it cannot.
+  /// Writes a Chrome trace JSON file (see chrome_trace.h), gzip-compressed when `path` ends in ".gz",
+  /// through tl::FileWriter: throws tl::Error if it cannot, leaving an existing file unchanged.
   void export_chrome_trace(const std::string& path) const;
-  /// Writes folded stacks for flame graphs (see stacks.h); throws tl::Error if it cannot.
+  /// Writes folded stacks for flame graphs (see stacks.h) through tl::FileWriter, like
+  /// export_chrome_trace.
   void export_stacks(const std::string& path, const std::string& metric = "self_cpu_time_total") const;
 
  private:

@@ -40,7 +40,8 @@ class KeyAverages {
 
   /// Sum of the rows' self CPU times (the table's "Self CPU time total").
   int64_t self_cpu_time_total_ns() const;
-  /// The table PyTorch's key_averages().table(...) prints. Throws tl::Error for an unknown sort key.
+  /// The table PyTorch's key_averages().table(...) prints. Throws tl::Error for invalid options
+  /// (see TableOptions::validate).
   std::string table(const TableOptions& options = {}) const;
   const TableColumns& columns() const { return columns_; }
 

@@ -25,9 +25,11 @@ struct Schedule {
   int64_t repeat = 0;  ///< cycles to run; 0 repeats until the profiler stops
   int64_t skip_first = 0;
 
-  /// The action for step number `step` (>= 0).
+  /// The action for step number `step` (>= 0). Throws tl::Error for a negative step or an
+  /// invalid schedule (see validate()).
   ProfilerAction operator()(int64_t step) const;
-  /// Throws tl::Error unless wait, warmup, repeat, skip_first >= 0 and active > 0.
+  /// Throws tl::Error naming the option and its value unless wait, warmup, repeat, skip_first >= 0,
+  /// active > 0 and skip_first + repeat * (wait + warmup + active) fits in int64.
   void validate() const;
 };
 

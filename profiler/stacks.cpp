@@ -2,12 +2,12 @@
 // conversion to whole microseconds, so many short events are not rounded away one by one.
 #include "profiler/stacks.h"
 
-#include <fstream>
 #include <ostream>
 #include <unordered_map>
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_writer.h"
 #include "profiler/event_list.h"
 
 namespace tl::profiler {
@@ -50,11 +50,9 @@ void write_stacks(const EventList& list, std::ostream& out, const std::string& m
 
 void EventList::export_stacks(const std::string& path, const std::string& metric) const {
   check_request(*this, metric);
-  std::ofstream file(path);
-  TL_CHECK(file.good(), "export_stacks: cannot open '", path, "' for writing");
-  write_stacks(*this, file, metric);
-  file.flush();
-  TL_CHECK(file.good(), "export_stacks: failed writing '", path, "'");
+  FileWriter file(path, "export_stacks");
+  write_stacks(*this, file.stream(), metric);
+  file.commit();
 }
 
 }  // namespace tl::profiler

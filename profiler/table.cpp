@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <utility>
 
 #include "core/error.h"
 
@@ -43,19 +44,19 @@ const std::vector<std::pair<std::string, SortValue>>& sort_values() {
   return values;
 }
 
+const SortValue* find_sort_value(const std::string& key) {
+  for (const auto& entry : sort_values())
+    if (entry.first == key) return &entry.second;
+  return nullptr;
+}
+
+// `key` is "" or a valid key (TableOptions::validate).
 void sort_rows(std::vector<FunctionEventAvg>& rows, const std::string& key) {
   if (key.empty()) return;
-  for (const auto& entry : sort_values()) {
-    if (entry.first != key) continue;
-    const auto& value = entry.second;  // not a structured binding: clang 14 cannot capture one
-    // Stable, like Python's sorted(): ties keep first-seen order.
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](const FunctionEventAvg& a, const FunctionEventAvg& b) { return value(a) > value(b); });
-    return;
-  }
-  std::string valid;
-  for (const std::string& k : table_sort_keys()) valid += (valid.empty() ? "" : ", ") + k;
-  TL_CHECK(false, "table: unknown sort_by key \"", key, "\"; expected one of: ", valid);
+  const SortValue& value = *find_sort_value(key);
+  // Stable, like Python's sorted(): ties keep first-seen order.
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const FunctionEventAvg& a, const FunctionEventAvg& b) { return value(a) > value(b); });
 }
 
 /// Column widths and alignment, and the text of one line.
@@ -249,7 +250,19 @@ std::string format_row(const FunctionEventAvg& r, const Plan& p, const Layout& l
 
 }  // namespace
 
+void TableOptions::validate() const {
+  for (const auto& [name, value] : {std::pair{"max_src_column_width", max_src_column_width},
+                                    {"max_name_column_width", max_name_column_width},
+                                    {"max_shapes_column_width", max_shapes_column_width}})
+    TL_CHECK(value > 0, "table: ", name, " must be > 0, got ", value);
+  if (sort_by.empty() || find_sort_value(sort_by)) return;
+  std::string valid;
+  for (const std::string& k : table_sort_keys()) valid += (valid.empty() ? "" : ", ") + k;
+  TL_CHECK(false, "table: unknown sort_by key \"", sort_by, "\"; expected one of: ", valid);
+}
+
 std::string build_table(std::vector<FunctionEventAvg> rows, const TableOptions& options, const TableColumns& columns) {
+  options.validate();
   if (rows.empty()) return "";
   sort_rows(rows, options.sort_by);
   Plan plan;

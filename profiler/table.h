@@ -17,8 +17,9 @@ namespace tl::profiler {
 struct TableOptions {
   /// A key of table_sort_keys() (largest first); "" keeps the order in which keys first appeared.
   std::string sort_by;
-  /// Rows printed at most; negative prints all.
+  /// Rows printed at most, as PyTorch counts them: negative prints all, 0 none.
   int64_t row_limit = 100;
+  /// Column widths at most, each > 0 (a longer name, source or shapes text is shortened).
   int64_t max_src_column_width = 75;
   int64_t max_name_column_width = 55;
   int64_t max_shapes_column_width = 80;
@@ -26,6 +27,10 @@ struct TableOptions {
   std::string header;
   /// Only rows whose events have no enclosing event.
   bool top_level_events_only = false;
+
+  /// Throws tl::Error naming the option and its value for a column width <= 0 or an unknown
+  /// sort_by key.
+  void validate() const;
 };
 
 /// The optional columns a profile's options call for.
@@ -35,7 +40,7 @@ struct TableColumns {
 };
 
 /// The table text, ending with "Self CPU time total: ...\n"; "" when `rows` is empty.
-/// Throws tl::Error for an unknown sort key.
+/// Throws tl::Error for invalid options (see TableOptions::validate), even when `rows` is empty.
 std::string build_table(std::vector<FunctionEventAvg> rows, const TableOptions& options, const TableColumns& columns);
 
 /// The accepted sort_by keys: PyTorch's attribute names (cpu_time is the average per call;

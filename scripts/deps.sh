@@ -4,7 +4,7 @@ set -euo pipefail
 # clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime
 # (libomp-14-dev) build the sanitizer suite and the fuzzers (scripts/sanitize.sh).
 packages=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev doctest-dev nlohmann-json3-dev
-          python3-torch python3-torchvision python3-numpy librsvg2-bin gzip
+          python3-torch python3-torchvision python3-numpy librsvg2-bin gzip zlib1g-dev
           clang-14 libclang-rt-14-dev libomp-14-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh — runs the libFuzzer harnesses of a sanitizer tree (scripts/sanitize.sh builds it) for
 # FUZZ_SECONDS each (default 30), and prints "fuzz <target>: 1 passed, 0 failed (N runs in S s)" each.
-# usage: [FUZZ_SECONDS=3600] bash scripts/fuzz.sh [TARGET...]   (targets: safetensors state_dict trace)
+# usage: [FUZZ_SECONDS=3600] bash scripts/fuzz.sh [TARGET...]   (targets: safetensors state_dict trace graph_edit)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${SANITIZE_BUILD_DIR:-build-san}
 fuzz_seconds=${FUZZ_SECONDS:-30}
 targets=("$@")
-((${#targets[@]})) || targets=(safetensors state_dict trace)
+((${#targets[@]})) || targets=(safetensors state_dict trace graph_edit)
 
 # The same sanitizer settings as the test suite (see scripts/sanitize.sh), unless the caller set them.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
@@ -29,7 +29,8 @@ for t in "${targets[@]}"; do
   log="$build/fuzz-artifacts/$t.log"
   # -timeout: seconds for one input (inputs take about a millisecond; the margin absorbs a loaded
   # machine's stalls, which gave a false 11 s once); -rss_limit_mb: the contract's memory ceiling.
-  "$harness" "$build/fuzz-corpus/$t" "fuzz/corpus/$t" -dict="fuzz/$t.dict" -max_total_time="$fuzz_seconds" \
+  dict=(); [ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")  # graph_edit's bytes are a program: no dictionary
+  "$harness" "$build/fuzz-corpus/$t" "fuzz/corpus/$t" "${dict[@]}" -max_total_time="$fuzz_seconds" \
       -timeout=25 -rss_limit_mb=2048 -artifact_prefix="$build/fuzz-artifacts/$t-" -print_final_stats=1 \
       >"$log" 2>&1
   fuzz_status=$?

@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${SANITIZE_BUILD_DIR:-build-san}
-targets=(safetensors state_dict trace)
+targets=(safetensors state_dict trace graph_edit)
 
 # abort_on_error gives a core-dump-like exit that meson and libFuzzer report as a crash; leaks are
 # checked at exit. allocator_may_return_null: tests/core/test_storage.cpp lifts the allocation limit

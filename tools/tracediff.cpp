@@ -2,6 +2,7 @@
 // command line. Exit codes: 0 success, 1 a tl::Error (bad trace, unwritable output), 2 bad usage.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_writer.h"
 #include "profiler/trace/diff_chart.h"
 #include "profiler/trace/trace.h"
 #include "profiler/trace/trace_diff.h"
@@ -67,27 +69,43 @@ template <typename T>
 T parse_number(std::string_view option, std::string_view text) {
   T value{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range)
+    throw UsageError{std::string(option) + ": '" + std::string(text) + "' is out of range"};
   if (ec != std::errc() || end != text.data() + text.size())
     throw UsageError{std::string(option) + ": expected a number, got '" + std::string(text) + "'"};
   return value;
 }
 
+// A whole number >= `min` (ranks and steps count from 0, --top from 1).
+int64_t parse_integer(std::string_view option, std::string_view text, int64_t min) {
+  const auto v = parse_number<int64_t>(option, text);
+  if (v < min)
+    throw UsageError{std::string(option) + ": expected a number >= " + std::to_string(min) + ", got '" +
+                     std::string(text) + "'"};
+  return v;
+}
+
 double parse_tolerance(std::string_view text) {
   double v = parse_number<double>("--tolerance", text);
-  if (!(v >= 0)) throw UsageError{"--tolerance: expected a non-negative fraction, got '" + std::string(text) + "'"};
+  if (!std::isfinite(v) || v < 0)
+    throw UsageError{"--tolerance: expected a finite non-negative fraction, got '" + std::string(text) + "'"};
   return v;
 }
 
 // "2,3" or "2-5" or a mix ("1,4-6").
 std::vector<int64_t> parse_steps(std::string_view option, std::string_view text) {
+  constexpr int64_t kMaxRange = 1000000;
   std::vector<int64_t> steps;
   while (!text.empty()) {
     std::string_view item = text.substr(0, text.find(','));
     text.remove_prefix(std::min(text.size(), item.size() + 1));
     size_t dash = item.find('-', 1);
-    int64_t first = parse_number<int64_t>(option, item.substr(0, dash));
-    int64_t last = dash == std::string_view::npos ? first : parse_number<int64_t>(option, item.substr(dash + 1));
-    if (last < first || last - first > 1000000) throw UsageError{std::string(option) + ": bad range '" + std::string(item) + "'"};
+    int64_t first = parse_integer(option, item.substr(0, dash), 0);
+    int64_t last = dash == std::string_view::npos ? first : parse_integer(option, item.substr(dash + 1), 0);
+    if (last < first) throw UsageError{std::string(option) + ": bad range '" + std::string(item) + "'"};
+    if (last - first >= kMaxRange)
+      throw UsageError{std::string(option) + ": range '" + std::string(item) + "' spans more than " +
+                       std::to_string(kMaxRange) + " steps"};
     for (int64_t s = first; s <= last; ++s) steps.push_back(s);
   }
   if (steps.empty()) throw UsageError{std::string(option) + ": expected a list of step numbers"};
@@ -106,14 +124,14 @@ void set_group_by(std::string_view value, trace::CompareOptions& o) {
 void apply(Args& a, std::string_view opt, const std::string& v) {
   auto& o = a.compare;
   if (opt == "--sort") a.sort = v;
-  else if (opt == "--top") a.top = parse_number<size_t>(opt, v);
+  else if (opt == "--top") a.top = static_cast<size_t>(parse_integer(opt, v, 1));
   else if (opt == "--exclude") a.exclude.push_back(v);
   else if (opt == "--include") a.include.push_back(v);
   else if (opt == "--group-by") set_group_by(v, o);
   else if (opt == "--category") o.categories.push_back(v);
   else if (opt == "--tolerance") o.rel_tolerance = parse_tolerance(v);
-  else if (opt == "--control-rank") o.control_ranks.push_back(parse_number<int64_t>(opt, v));
-  else if (opt == "--test-rank") o.test_ranks.push_back(parse_number<int64_t>(opt, v));
+  else if (opt == "--control-rank") o.control_ranks.push_back(parse_integer(opt, v, 0));
+  else if (opt == "--test-rank") o.test_ranks.push_back(parse_integer(opt, v, 0));
   else if (opt == "--control-steps") o.control_steps = parse_steps(opt, v);
   else if (opt == "--test-steps") o.test_steps = parse_steps(opt, v);
   else if (opt == "--svg") a.svg_dir = v;
@@ -197,12 +215,14 @@ void write_charts(const trace::DiffTable& filtered, const fs::path& dir, size_t 
   fs::create_directories(dir, ec);
   TL_CHECK(!ec, dir.string(), ": cannot create the directory: ", ec.message());
   std::string n = std::to_string(top);
-  trace::write_text_file(dir / "counts_diff.svg",
-                         trace::visualize_counts_diff(filtered.sort_values("abs_diff_counts", false).head(top),
-                                                      {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
-  trace::write_text_file(dir / "duration_diff.svg",
-                         trace::visualize_duration_diff(filtered.sort_values("abs_diff_duration", false).head(top),
-                                                        {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
+  tl::write_file((dir / "counts_diff.svg").string(),
+                 trace::visualize_counts_diff(filtered.sort_values("abs_diff_counts", false).head(top),
+                                              {.title = "Op count comparison: top " + n + " by |diff_counts|"}),
+                 "--svg");
+  tl::write_file((dir / "duration_diff.svg").string(),
+                 trace::visualize_duration_diff(filtered.sort_values("abs_diff_duration", false).head(top),
+                                                {.title = "Op duration comparison: top " + n + " by |diff_duration|"}),
+                 "--svg");
   std::cout << "wrote " << (dir / "counts_diff.svg").string() << " and " << (dir / "duration_diff.svg").string() << "\n";
 }
 
@@ -212,7 +232,7 @@ int run(const Args& a) {
   trace::DiffTable table = trace::compare_traces(control, test, a.compare).exclude(a.exclude);
   if (!a.include.empty()) table = table.include(a.include);
   table = table.sort_values(a.sort, a.ascending);
-  if (a.csv_file) trace::write_text_file(*a.csv_file, table.to_csv());
+  if (a.csv_file) tl::write_file(a.csv_file->string(), table.to_csv(), "--csv");
   std::cout << (a.top ? table.head(*a.top) : table).table();
   if (a.ops_diff) print_ops_diff(table);
   if (a.svg_dir) write_charts(table, *a.svg_dir, a.top.value_or(10));

@@ -4,6 +4,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/ops.h"
 
 namespace tl::fx {
 namespace {
@@ -15,8 +16,9 @@ Shape pair_shape(const nn::IntPair& p) { return p.shape(); }
 MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd)
     : options_(conv.options()), sum_(sum), relu_(relu), dtype_(dtype) {
   const nn::Conv2dOptions& o = options_;
+  // A NaN or inf weight would become NaN across Winograd's transformed tile: such a conv stays direct.
   winograd_ = winograd && dtype == DType::Float32 && o.kernel_size.all_equal(3) && o.stride.all_equal(1) &&
-              o.dilation.all_equal(1) && o.groups == 1;
+              o.dilation.all_equal(1) && o.groups == 1 && all_finite(conv.parameter("weight"));
   TL_CHECK(!conv.is_training(), "MkldnnConv2d: the conv is in training mode; call eval() first");
   TL_CHECK(dtype == DType::Float32 || dtype == DType::BFloat16, "MkldnnConv2d: expected float32 or bfloat16, got ", dtype);
   const Tensor& w = conv.parameter("weight");
@@ -35,6 +37,12 @@ MkldnnConv2d::MkldnnConv2d(const MkldnnConv2d& other)
       dtype_(other.dtype_),
       winograd_(other.winograd_) {}
 
+nn::ForwardSignature MkldnnConv2d::forward_signature() const {
+  nn::ForwardSignature sig;
+  if (sum_) sig.arg_names.push_back("other");
+  return sig;
+}
+
 std::string MkldnnConv2d::extra_repr() const {
   const nn::Conv2dOptions& o = options_;
   std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
@@ -49,11 +57,12 @@ std::string MkldnnConv2d::extra_repr() const {
   return s;
 }
 
-Tensor MkldnnConv2d::packed_weight(const Tensor& x) {
+Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   std::vector<int64_t> key(x.shape().begin(), x.shape().end());
   key.insert(key.end(), x.strides().begin(), x.strides().end());
   key.push_back(static_cast<int64_t>(x.dtype()));
   key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
+  key.push_back(winograd);
   std::lock_guard<std::mutex> lock(packed_->mutex);
   auto it = packed_->by_input.find(key);
   if (it != packed_->by_input.end()) return it->second;
@@ -63,7 +72,7 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x) {
                     {"input_size", x.shape()},             {"input_stride", x.strides()},
                     {"input_dtype", x.dtype()},            {"bias", parameter("bias").defined()},
                     {"sum", sum_},                         {"relu", relu_},
-                    {"winograd", winograd_}};
+                    {"winograd", winograd}};
   Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {parameter("weight")}, attrs);
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
   packed_->by_input.emplace(std::move(key), packed);
@@ -79,12 +88,25 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
            ", H, W) or blocked 5-D input, got ", x.defined() ? x.shape() : Shape{});
   const nn::Conv2dOptions& o = options_;
   const Tensor& w = parameter("weight");
-  const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
-                    {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
-                    {"relu", relu_},                      {"winograd", winograd_},
-                    {"weight_size", w.shape()},           {"packed_for", x.shape()}};
   const Tensor other = sum_ ? inputs[1] : Tensor();
-  return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x), parameter("bias"), other, out}, attrs);
+  auto conv = [&](bool winograd) {
+    const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
+                      {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
+                      {"relu", relu_},                      {"winograd", winograd},
+                      {"weight_size", w.shape()},           {"packed_for", x.shape()}};
+    return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x, winograd), parameter("bias"), other, out},
+                           attrs);
+  };
+  if (!winograd_) return conv(false);
+  try {
+    return conv(true);
+  } catch (const Error&) {
+    // The kernel refuses (before writing anything) NaN or inf input for Winograd, whose transforms
+    // would turn ±inf into NaN: such input takes the direct kernel. Scanning only here keeps the scan
+    // off the common path; any other failure is rethrown.
+    if (all_finite(x) && (!other.defined() || all_finite(other))) throw;
+    return conv(false);
+  }
 }
 
 std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_).extra_repr(); }

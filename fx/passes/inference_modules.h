@@ -1,5 +1,5 @@
 // fx/passes/inference_modules.h — the leaf modules optimize_for_inference puts in a graph: a conv with
-// its ReLU / residual add folded in as post-ops, and pools on the inference layouts. Each runs one op
+// its residual add and ReLU folded in, and pools on the inference layouts. Each runs one op
 // through the dispatcher (so tracing and profiling see it) and can write into a preallocated `out`.
 #pragma once
 
@@ -35,12 +35,15 @@ class MkldnnConv2d : public InferenceModule {
   /// `conv` must be in eval mode; its weight and bias tensors are shared, not copied. `dtype` is the
   /// activations' dtype (float32 or bfloat16); the bias stays float32. `winograd` asks for Winograd
   /// where it applies (a float32 3x3 stride-1 conv without groups or dilation; the packed weight then
-  /// holds 4x4 or 6x6 transformed tiles, up to 4x larger); elsewhere it is ignored.
+  /// holds 4x4 or 6x6 transformed tiles, up to 4x larger); elsewhere it is ignored, and a call whose
+  /// input or residual holds NaN or inf runs the direct kernel (Winograd would turn ±inf into NaN).
   MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd = false);
   MkldnnConv2d(const MkldnnConv2d& other);
 
   Tensor run(const TensorList& inputs, const Tensor& out) override;
   std::string type_name() const override { return "MkldnnConv2d"; }
+  /// forward(x) or, with `sum`, forward(x, other).
+  nn::ForwardSignature forward_signature() const override;
   /// "64, 64, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), post_ops=[sum, relu], algorithm=winograd".
   std::string extra_repr() const override;
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnConv2d>(); }
@@ -52,8 +55,9 @@ class MkldnnConv2d : public InferenceModule {
   bool winograd() const { return winograd_; }
 
  private:
-  /// The weight prepacked for `x`'s sizes, strides and dtype (packed on first use).
-  Tensor packed_weight(const Tensor& x);
+  /// The weight prepacked for `x`'s sizes, strides and dtype and for Winograd or direct convolution
+  /// (packed on first use).
+  Tensor packed_weight(const Tensor& x, bool winograd);
 
   struct PackedWeights {
     std::mutex mutex;

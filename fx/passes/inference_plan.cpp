@@ -81,8 +81,8 @@ std::vector<PlanStep> resolve_steps(const GraphModule& gm) {
       for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
       s.has_out = !schema.args.empty() && schema.args.back().name == "out" && schema.args.back().is_tensor();
     } else if (n->op() == Opcode::Output) {
-      if (!n->args().at(0).is_node()) return {};  // a tuple of results
-      s.inputs.push_back(slot_of.at(n->args().at(0).node()));
+      if (n->args().size() != 1 || !n->args()[0].is_node()) return {};  // a tuple of results
+      s.inputs.push_back(slot_of.at(n->args()[0].node()));
     }
     slot_of[n] = static_cast<int64_t>(steps.size());
     steps.push_back(std::move(s));
@@ -207,6 +207,10 @@ int64_t place_buffers(BufferPlan& plan) {
 
 }  // namespace
 
+struct InferenceGraphModule::Steps {
+  std::vector<PlanStep> steps;
+};
+
 struct InferenceGraphModule::Plan {
   std::vector<PlanStep> steps;
   ArenaStats stats;
@@ -303,9 +307,20 @@ void InferenceGraphModule::Plan::release(std::shared_ptr<Storage> arena) {
 
 InferenceGraphModule::InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                                            InferenceInputSpec input)
-    : GraphModule(root, std::move(graph), std::move(class_name), {}, Targets::Share), input_(input) {}
+    : GraphModule(root, std::move(graph), std::move(class_name), {}, Targets::Share),
+      input_(input),
+      steps_(std::make_shared<const Steps>(Steps{resolve_steps(*this)})) {}
 
-InferenceGraphModule::InferenceGraphModule(const InferenceGraphModule& other) : GraphModule(other), input_(other.input_) {}
+InferenceGraphModule::InferenceGraphModule(const InferenceGraphModule& other)
+    : GraphModule(other), input_(other.input_), steps_(other.steps_) {}
+
+void InferenceGraphModule::recompile() {
+  auto steps = std::make_shared<const Steps>(Steps{resolve_steps(*this)});
+  GraphModule::recompile();
+  std::lock_guard<std::mutex> lock(mutex_);
+  steps_ = std::move(steps);
+  plans_.clear();
+}
 
 InferenceGraphModule::~InferenceGraphModule() = default;
 
@@ -313,17 +328,6 @@ std::shared_ptr<nn::Module> InferenceGraphModule::clone() const {
   std::shared_ptr<nn::Module> copy = clone_as<InferenceGraphModule>();
   static_cast<InferenceGraphModule&>(*copy).recompile();
   return copy;
-}
-
-nn::ForwardSignature InferenceGraphModule::forward_signature() const {
-  nn::ForwardSignature sig;
-  sig.arg_names.clear();
-  for (Node* n : graph().find_nodes(Opcode::Placeholder)) {
-    sig.arg_names.push_back(n->target());
-    sig.arg_types.push_back(n->type_expr());
-  }
-  if (const Node* out = graph().output_node()) sig.return_type = out->type_expr();
-  return sig;
 }
 
 void InferenceGraphModule::check_input(const TensorList& inputs) const {
@@ -357,7 +361,10 @@ TensorList InferenceGraphModule::forward(const TensorList& inputs) {
     return {plan->execute(x, arena, /*record=*/false)};
   }
   auto plan = std::make_shared<Plan>();
-  plan->steps = resolve_steps(*this);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    plan->steps = steps_->steps;
+  }
   TensorList result = plan->steps.empty() ? GraphModule::forward(inputs) : TensorList{plan->execute(x, nullptr, /*record=*/true)};
   if (!plan->steps.empty()) {
     plan->plan_arena();

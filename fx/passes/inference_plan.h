@@ -40,23 +40,26 @@ class InferenceGraphModule : public GraphModule {
   /// every activation's layout, then compiles that shape's plan; later calls run the plan in an
   /// arena taken from a small pool (concurrent callers each get their own). The result never lives
   /// in the arena. Throws tl::Error naming the expected shape for input of another rank, channel
-  /// count or dtype. The plan follows the graph as it was when the shape was first seen.
+  /// count or dtype. Plans follow the graph as it was at the last successful recompile().
   using GraphModule::forward;
   TensorList forward(const TensorList& inputs) override;
   std::shared_ptr<nn::Module> clone() const override;
-  /// The graph's placeholders and annotations, so tracing this module reproduces its graph.
-  nn::ForwardSignature forward_signature() const override;
+  /// GraphModule::recompile, then drops every per-shape plan: the next call of each shape compiles
+  /// the edited graph. A failed recompile keeps the plans and steps of the previous graph.
+  void recompile() override;
 
   /// The arena of the plan for `input_shape`, compiling it (one run on zeros) if needed.
   ArenaStats arena_stats(const Shape& input_shape);
 
  private:
   struct Plan;
+  struct Steps;
   void check_input(const TensorList& inputs) const;
   std::shared_ptr<Plan> plan_for(const Shape& shape) const;
 
   InferenceInputSpec input_;
   mutable std::mutex mutex_;
+  std::shared_ptr<const Steps> steps_;  ///< the graph resolved at the last recompile; each plan copies it
   std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;  ///< by input shape
 };
 

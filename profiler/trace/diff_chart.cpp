@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/error.h"
+
 namespace tl::trace {
 namespace {
 
@@ -149,8 +151,9 @@ void write_group(std::ostringstream& os, const Series& s, size_t i, double y, do
 }
 
 std::string render(const Series& s, const ChartOptions& o) {
+  o.validate();
   size_t longest = 0;
-  for (const std::string& l : s.labels) longest = std::max(longest, std::min(char_count(l) + 1, o.max_label_chars + 1));
+  for (const std::string& l : s.labels) longest = std::max(longest, std::min(char_count(l), o.max_label_chars) + 1);
   double label_w = std::max(80.0, kCharWidth * static_cast<double>(longest) + 16);
   double width = std::max(static_cast<double>(o.width), label_w + 420);
   double left = label_w + 12, plot_w = width - left - kRightMargin;
@@ -199,6 +202,11 @@ std::string subtitle(const DiffTable& t) {
 }
 
 }  // namespace
+
+void ChartOptions::validate() const {
+  TL_CHECK(max_label_chars > 0, "chart: max_label_chars must be > 0, got ", max_label_chars);
+  TL_CHECK(width > 0, "chart: width must be > 0, got ", width);
+}
 
 std::string visualize_counts_diff(const DiffTable& table, const ChartOptions& options) {
   Series s;

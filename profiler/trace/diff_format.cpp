@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/error.h"
 #include "profiler/trace/trace_diff.h"
 
 namespace tl::trace {
@@ -62,6 +63,8 @@ std::string csv_number(double v) {
 }  // namespace
 
 std::string DiffTable::table(size_t name_width) const {
+  TL_CHECK(name_width >= 1 && name_width <= kMaxNameWidth, "DiffTable::table: name_width must be in [1, ",
+           kMaxNameWidth, "], got ", name_width);
   constexpr int kNum = 10, kChange = 10;
   const char* headers[] = {"Ctl count", "Test count", "Diff count", "Ctl total", "Test total",
                            "Diff total", "Ctl self", "Test self", "Diff self"};
@@ -76,10 +79,10 @@ std::string DiffTable::table(size_t name_width) const {
   for (size_t i = 0; i < std::size(headers); ++i) rule += "  " + std::string(kNum, '-');
   char line[512];
   auto row_line = [&](const std::string& name, const std::string& change, const std::string (&cells)[9]) {
-    std::string s = fit(name, name_width);
-    s.resize(name_width, ' ');
-    std::snprintf(line, sizeof(line), "%s  %-*s", s.c_str(), kChange, change.c_str());
-    std::string out = line;
+    std::string out = fit(name, name_width);
+    out.resize(name_width, ' ');
+    std::snprintf(line, sizeof(line), "  %-*s", kChange, change.c_str());
+    out += line;
     for (const std::string& c : cells) {
       std::snprintf(line, sizeof(line), "  %*s", kNum, c.c_str());
       out += line;

@@ -3,7 +3,6 @@
 #include "profiler/trace/trace.h"
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 
 #include "core/error.h"
@@ -128,13 +127,5 @@ TraceSet load_trace_set(std::span<const std::filesystem::path> paths) {
 }
 
 TraceSet load_trace_set(const std::filesystem::path& path) { return load_trace_set(std::span(&path, 1)); }
-
-void write_text_file(const std::filesystem::path& file, std::string_view text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  TL_CHECK(out.is_open(), file.string(), ": cannot open for writing");
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  TL_CHECK(!out.fail(), file.string(), ": write failed");
-}
 
 }  // namespace tl::trace

@@ -8,7 +8,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace tl::trace {
@@ -85,8 +84,5 @@ TraceSet load_trace_set(const std::filesystem::path& path);
 
 /// True when `name` looks like a trace file (*.json or *.json.gz).
 bool is_trace_file_name(const std::filesystem::path& name);
-
-/// Writes `text` to `file` (replacing it); throws tl::Error naming the file when that fails.
-void write_text_file(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace tl::trace

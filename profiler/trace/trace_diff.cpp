@@ -9,6 +9,7 @@
 #include <optional>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "core/error.h"
 
@@ -189,7 +190,16 @@ std::string OpDiff::label() const {
   return s;
 }
 
+void CompareOptions::validate() const {
+  for (const auto& [name, value] : {std::pair{"rel_tolerance", rel_tolerance}, {"abs_tolerance_us", abs_tolerance_us}})
+    TL_CHECK(std::isfinite(value) && value >= 0, "compare_traces: ", name, " must be finite and >= 0, got ", value);
+  for (const auto& [name, values] : {std::pair{"control_ranks", &control_ranks}, {"test_ranks", &test_ranks},
+                                     {"control_steps", &control_steps}, {"test_steps", &test_steps}})
+    for (int64_t v : *values) TL_CHECK(v >= 0, "compare_traces: ", name, " must hold values >= 0, got ", v);
+}
+
 DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const CompareOptions& options) {
+  options.validate();
   SideSummary c = summarize(control, "control", options.control_ranks, options.control_steps, options);
   SideSummary t = summarize(test, "test", options.test_ranks, options.test_steps, options);
 

@@ -40,6 +40,10 @@ struct CompareOptions {
   std::vector<int64_t> control_ranks, test_ranks;  ///< keep traces with these ranks; empty keeps all
   std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N; empty keeps all
   std::vector<std::string> categories;             ///< keep only these "cat" values; empty keeps all
+
+  /// Throws tl::Error naming the option and its value unless both tolerances are finite and >= 0
+  /// and every rank and step is >= 0.
+  void validate() const;
 };
 
 /// Counts and durations (microseconds) of one op on one side, or their difference.
@@ -94,7 +98,9 @@ class DiffTable {
 
   /// A plain-text table: a header naming both sides and the normalisation, then one line per row
   /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
+  /// Throws tl::Error unless 1 <= name_width <= kMaxNameWidth.
   std::string table(size_t name_width = 40) const;
+  static constexpr size_t kMaxNameWidth = 4096;
   /// CSV with a header line; durations in microseconds, names quoted when needed.
   std::string to_csv() const;
 };
@@ -102,8 +108,9 @@ class DiffTable {
 std::ostream& operator<<(std::ostream& os, const DiffTable& table);
 
 /// Compares two trace sets op by op; rows come sorted by name (then category, input shapes). Throws
-/// tl::Error for a set without traces, when a rank or step filter matches nothing in a set (the
-/// message lists what the set has), or when an op's durations in a set add up past int64 nanoseconds.
+/// tl::Error for invalid options (see CompareOptions::validate), a set without traces, when a rank or
+/// step filter matches nothing in a set (the message lists what the set has), or when an op's durations
+/// in a set add up past int64 nanoseconds.
 DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const CompareOptions& options = {});
 
 /// The rows of a comparison split by change category (each list in the table's row order).

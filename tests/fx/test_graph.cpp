@@ -89,37 +89,113 @@ TEST_CASE("graph: inserting_before / inserting_after place new nodes") {
   std::vector<std::string> names;
   for (Node* n : s.g.nodes()) names.push_back(n->name());
   CHECK(names == std::vector<std::string>{"x", "neg", "exp", "relu", "add", "tanh", "output"});
-  CHECK(s.g.call_function(OpKind::Sigmoid, {s.x})->next() == nullptr);  // guards restored: appends again
+  // Guards restored: the insertion point is the end again, which is after the output.
+  CHECK_THROWS_WITH_AS(s.g.call_function(OpKind::Sigmoid, {s.x}),
+                       "fx: node 'sigmoid' cannot be inserted after the output node 'output' (insert before it with "
+                       "inserting_before)",
+                       Error);
+  CHECK(s.g.size() == 7);
 }
 
-TEST_CASE("graph: lint finds broken graphs") {
+TEST_CASE("graph: edits that would break topological order are refused, changing nothing") {
   SUBCASE("use before definition") {
     Small s;
+    const std::string before = s.g.str();
     auto guard = s.g.inserting_before(s.relu);
-    s.g.call_function(OpKind::Neg, {s.add});
-    CHECK_THROWS_WITH_AS(s.g.lint(), doctest::Contains("uses 'add', which is not defined before it"), Error);
+    CHECK_THROWS_WITH_AS(s.g.call_function(OpKind::Neg, {s.add}),
+                         "fx: node 'neg' cannot use 'add', which comes after it (a graph stays in topological order)",
+                         Error);
+    CHECK(s.g.str() == before);
+    CHECK(s.g.call_function(OpKind::Neg, {s.x})->name() == "neg");  // the name was not taken by the refusal
+  }
+  SUBCASE("a node after the output") {
+    Small s;
+    CHECK_THROWS_WITH_AS(s.g.call_function(OpKind::Neg, {s.x}),
+                         "fx: node 'neg' cannot be inserted after the output node 'output' (insert before it with "
+                         "inserting_before)",
+                         Error);
+    CHECK(s.g.size() == 4);
+    s.g.lint();
+  }
+  SUBCASE("a second output, or an output before other nodes") {
+    Small s;
+    CHECK_THROWS_WITH_AS(s.g.output(s.x), "fx: the graph already has an output node 'output'", Error);
+    Graph g;
+    Node* x = g.placeholder("x");
+    auto guard = g.inserting_before(x);
+    CHECK_THROWS_WITH_AS(g.output(Argument()), "fx: the output node must be the last node, but 'x' would follow it",
+                         Error);
+  }
+  SUBCASE("the output node cannot be erased") {
+    Small s;
+    CHECK_THROWS_WITH_AS(s.g.erase_node(s.out),
+                         "erase_node: 'output' is the graph's output node; change what the graph returns with "
+                         "update_arg(0, value) instead",
+                         Error);
+    s.g.lint();
   }
   SUBCASE("no output") {
     Graph g;
     g.placeholder("x");
     CHECK_THROWS_WITH_AS(g.lint(), "lint: the graph has no output node", Error);
   }
-  SUBCASE("node after output") {
-    Small s;
-    s.g.call_function(OpKind::Neg, {s.x});
-    CHECK_THROWS_WITH_AS(s.g.lint(), "lint: node 'neg' comes after the output node 'output'", Error);
+}
+
+TEST_CASE("graph: a refused argument edit leaves args and users as they were") {
+  Small s;
+  Small other;
+  const std::string before = s.g.str();
+  const std::vector<Node*> x_users = s.x->users();
+  CHECK_THROWS_WITH_AS(s.add->set_args({s.relu, other.x}),
+                       "fx: node 'add' cannot use 'x', which belongs to another graph", Error);
+  CHECK_THROWS_WITH_AS(s.relu->set_args({s.add}),
+                       "fx: node 'relu' cannot use 'add', which comes after it (a graph stays in topological order)",
+                       Error);
+  CHECK_THROWS_WITH_AS(s.relu->update_arg(0, s.relu), "fx: node 'relu' cannot use itself", Error);
+  CHECK_THROWS_WITH_AS(s.add->update_kwarg("alpha", other.relu),
+                       "fx: node 'add' cannot use 'relu', which belongs to another graph", Error);
+  CHECK_THROWS_WITH_AS(s.relu->replace_input_with(s.x, s.add),
+                       "fx: node 'relu' cannot use 'add', which comes after it (a graph stays in topological order)",
+                       Error);
+  CHECK(s.g.str() == before);
+  CHECK(s.x->users() == x_users);
+  CHECK(other.x->users() == std::vector<Node*>{other.relu, other.add});
+  CHECK(other.relu->users() == std::vector<Node*>{other.add});
+  s.g.lint();
+  other.g.lint();
+  // A null node is None, as in Python.
+  s.add->set_args({s.relu, static_cast<Node*>(nullptr)});
+  CHECK(s.add->args()[1].is_none());
+  CHECK(s.x->users() == std::vector<Node*>{s.relu});
+}
+
+TEST_CASE("graph: replace_all_uses_with is all or nothing, and the replacement keeps its own use") {
+  Small s;
+  const std::string before = s.g.str();
+  // x's users are relu and add; add comes after relu, but relu comes before add: refused as a whole.
+  CHECK_THROWS_WITH_AS(s.x->replace_all_uses_with(s.add),
+                       "fx: node 'relu' cannot use 'add', which comes after it (a graph stays in topological order)",
+                       Error);
+  CHECK(s.g.str() == before);
+  CHECK(s.x->users() == std::vector<Node*>{s.relu, s.add});
+  // FX's idiom: a node inserted after x, reading x, takes over x's other users.
+  Node* neg = nullptr;
+  {
+    auto guard = s.g.inserting_after(s.x);
+    neg = s.g.call_function(OpKind::Neg, {s.x});
   }
-  SUBCASE("a second output is refused") {
-    Small s;
-    CHECK_THROWS_WITH_AS(s.g.output(s.x), "fx: the graph already has an output node", Error);
-  }
+  CHECK(s.x->replace_all_uses_with(neg) == std::vector<Node*>{s.relu, s.add});
+  CHECK(s.x->users() == std::vector<Node*>{neg});
+  CHECK(s.add->args()[1].node() == neg);
+  s.g.lint();
 }
 
 TEST_CASE("graph: eliminate_dead_code keeps outputs, placeholders and in-place ops") {
   Small s;
-  Node* dead = s.g.call_function(OpKind::Neg, {s.x});
+  Node* dead = nullptr;
   {
     auto guard = s.g.inserting_before(s.out);
+    dead = s.g.call_function(OpKind::Neg, {s.x});
     s.g.call_function(OpKind::Exp, {s.relu});                 // dead
     s.g.call_method(OpKind::Add_, {s.relu, s.x});             // in-place: kept
   }

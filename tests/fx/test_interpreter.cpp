@@ -89,7 +89,10 @@ TEST_CASE("Interpreter and GraphModule: a failing node is named in the error") {
   CHECK_THROWS_WITH_AS(interp.run(randn({1, 4, 32, 32})), doctest::Contains(expected), Error);
   CHECK_THROWS_WITH_AS((*traced)(randn({1, 4, 32, 32})), doctest::Contains(expected), Error);
   CHECK_THROWS_WITH_AS(interp.run(TensorList{}), doctest::Contains("missing input for placeholder 'x'"), Error);
-  CHECK_THROWS_WITH_AS((*traced)(TensorList{}), "ResNet.forward: expected 1 input(s), got 0", Error);
+  CHECK_THROWS_WITH_AS((*traced)(TensorList{}),
+                       "ResNet.forward takes 1 input(s) (x), got 0; a module taking other inputs declares them by "
+                       "overriding forward_signature()",
+                       Error);
 }
 
 TEST_CASE("ShapeProp fills every node's shape and dtype") {

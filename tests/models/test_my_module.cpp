@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/generator.h"
+#include "fx/tracer.h"
 #include "models/my_module.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
@@ -102,9 +103,33 @@ TEST_CASE("my_module: the profile shows the tutorial's scopes, stacks and the ma
   CHECK(fast.mask_indices_self_memory - f32.mask_indices_self_memory == elements * 4 - elements);
 }
 
+TEST_CASE("my_module: symbolic tracing makes one placeholder per input and computes what eager does") {
+  manual_seed(0);
+  auto model = std::make_shared<MyModule>(MyModuleOptions{.in_features = 6, .out_features = 3, .use_nonzero = true});
+  auto traced = fx::symbolic_trace(model);
+  const auto placeholders = traced->graph().find_nodes(fx::Opcode::Placeholder);
+  REQUIRE(placeholders.size() == 2);
+  CHECK(placeholders[0]->target() == "input");  // named input_1, as FX avoids Python's builtins
+  CHECK(placeholders[1]->target() == "mask");
+  const MyModuleInputs in = my_module_inputs(DType::Float32, 5, 4, 6);
+  const TensorList eager = (*model)(TensorList{in.input, in.mask});
+  const TensorList graph = (*traced)(TensorList{in.input, in.mask});
+  REQUIRE(graph.size() == 2);
+  CHECK_TENSOR_CLOSE(graph[0], eager[0], 0.0, 0.0);
+  CHECK(values(graph[1]) == values(eager[1]));
+  // The NumPy path reads the threshold's value, which a symbolic trace does not have.
+  CHECK_THROWS_WITH_AS(fx::symbolic_trace(std::make_shared<MyModule>()),
+                       doctest::Contains("is a traced value (a Proxy) in MyModule.forward"), Error);
+}
+
 TEST_CASE("my_module: arguments and repr") {
   auto model = std::make_shared<MyModule>(MyModuleOptions{.in_features = 3, .out_features = 2});
-  CHECK_THROWS_WITH_AS((*model)(TensorList{zeros({1, 3})}), "MyModule: expected (input, mask), got 1 inputs", Error);
+  CHECK_THROWS_WITH_AS((*model)(TensorList{zeros({1, 3})}),
+                       "MyModule.forward takes 2 input(s) (input, mask), got 1; a module taking other inputs declares "
+                       "them by overriding forward_signature()",
+                       Error);
+  CHECK_THROWS_WITH_AS(model->forward(TensorList{zeros({1, 3})}), "MyModule: expected (input, mask), got 1 inputs",
+                       Error);
   CHECK(model->extra_repr() == "mask_indices=numpy");
   CHECK(model->child("linear")->type_name() == "Linear");
   const MyModuleInputs in = my_module_inputs(DType::Float32, 4, 2, 3);

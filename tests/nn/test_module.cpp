@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/storage.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "nn/module.h"
@@ -41,7 +42,8 @@ class Node : public Module {
 class Pair : public Module {
  public:
   std::string type_name() const override { return "Pair"; }
-  TensorList forward(const TensorList& inputs) override { return {inputs.at(1), inputs.at(0)}; }
+  TensorList forward(const TensorList& inputs) override { return {inputs[1], inputs[0]}; }
+  ForwardSignature forward_signature() const override { return {{"a", "b"}, {}, ""}; }
 };
 
 class NoForward : public Module {
@@ -194,7 +196,17 @@ TEST_CASE("module: call path defaults and their errors") {
   NoForward none;
   CHECK_THROWS_WITH_AS(none(a), "Module [NoForward] is missing the required \"forward\" function", Error);
   Node node;
-  CHECK_THROWS_WITH_AS(node(TensorList{a, b}), "Node: forward takes one input tensor, got 2", Error);
+  CHECK_THROWS_WITH_AS(node(TensorList{a, b}),
+                       "Node.forward takes 1 input(s) (x), got 2; a module taking other inputs declares them by "
+                       "overriding forward_signature()",
+                       Error);
+  CHECK_THROWS_WITH_AS(static_cast<Module&>(node).forward(TensorList{a, b}), "Node: forward takes one input tensor, got 2",
+                       Error);
+  // A module declaring two inputs is never called with another count (its forward reads inputs[1]).
+  CHECK_THROWS_WITH_AS(pair(TensorList{a}),
+                       "Pair.forward takes 2 input(s) (a, b), got 1; a module taking other inputs declares them by "
+                       "overriding forward_signature()",
+                       Error);
   CHECK(node(a).is_same(a));
 }
 
@@ -307,6 +319,88 @@ TEST_CASE("module: to(dtype) converts floating-point parameters and buffers in p
   CHECK(equal(net.get_parameter("0.weight"), before[0].second));
   CHECK_THROWS_WITH_AS(net.to(DType::Int64),
                        "nn.Module.to only accepts floating point dtypes, but got desired dtype=torch.int64", Error);
+}
+
+// Sets the allocation limit for one scope and restores the previous one.
+class ScopedLimit {
+ public:
+  explicit ScopedLimit(int64_t bytes) : previous_(set_allocation_limit(bytes)) {}
+  ~ScopedLimit() { set_allocation_limit(previous_); }
+  ScopedLimit(const ScopedLimit&) = delete;
+  ScopedLimit& operator=(const ScopedLimit&) = delete;
+
+ private:
+  int64_t previous_;
+};
+
+/// Four float parameters of 1000 elements in a tree, and one shared between two modules.
+std::shared_ptr<Node> four_blocks() {
+  auto root = small_tree();
+  for (const char* name : {"p0", "p1"}) root->register_parameter(name, randn({1000}));
+  auto child = root->get_submodule("a.c");
+  child->register_parameter("p2", randn({1000}));
+  child->register_parameter("p3", root->get_parameter("p0"));
+  root->get_submodule("b")->register_buffer("p4", randn({1000}));
+  return root;
+}
+
+/// Every tensor of `m` by name, with (handle, value copy).
+std::vector<std::pair<std::string, std::pair<Tensor, Tensor>>> snapshot(const Module& m) {
+  std::vector<std::pair<std::string, std::pair<Tensor, Tensor>>> out;
+  for (const auto& [name, t] : m.state_dict()) out.push_back({name, {t, t.clone()}});
+  return out;
+}
+
+void check_unchanged(const Module& m, const std::vector<std::pair<std::string, std::pair<Tensor, Tensor>>>& before) {
+  const StateDict after = m.state_dict();
+  REQUIRE(after.size() == before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    INFO(after[i].first);
+    CHECK(after[i].first == before[i].first);
+    CHECK(after[i].second.is_same(before[i].second.first));
+    CHECK(after[i].second.dtype() == DType::Float32);
+    CHECK_TENSOR_CLOSE(after[i].second, before[i].second.second, 0.0, 0.0);
+  }
+}
+
+TEST_CASE("module: a to(dtype) that fails half way leaves every tensor as it was") {
+  manual_seed(41);
+  auto net = four_blocks();
+  const auto before = snapshot(*net);
+  {
+    // Room for one Float64 copy of a block (8000 bytes), not for two.
+    ScopedLimit limit(allocator_stats().bytes_in_use + 12000);
+    CHECK_THROWS_WITH_AS(net->to(DType::Float64), doctest::Contains("bytes would exceed the allocation limit of"),
+                         Error);
+  }
+  check_unchanged(*net, before);
+  CHECK(net->get_parameter("a.c.p3").is_same(net->get_parameter("p0")));
+  // With room, the same call converts everything and keeps the sharing.
+  net->to(DType::Float64);
+  for (const auto& [name, t] : net->state_dict()) CHECK(t.dtype() == DType::Float64);
+  CHECK(net->get_parameter("a.c.p3").is_same(net->get_parameter("p0")));
+}
+
+TEST_CASE("module: a load_state_dict that fails converting half way leaves every tensor as it was") {
+  manual_seed(42);
+  auto net = four_blocks();
+  const auto before = snapshot(*net);
+  StateDict dict;
+  for (const auto& [name, t] : net->state_dict()) dict.emplace_back(name, randn(t.shape()).to(DType::Float64));
+  {
+    // Room for one Float32 conversion of a block (4000 bytes), not for two.
+    ScopedLimit limit(allocator_stats().bytes_in_use + 6000);
+    CHECK_THROWS_WITH_AS(net->load_state_dict(dict), doctest::Contains("bytes would exceed the allocation limit of"),
+                         Error);
+  }
+  check_unchanged(*net, before);
+  net->load_state_dict(dict);
+  const StateDict loaded = net->state_dict();
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    INFO(loaded[i].first);
+    // p0 and a.c.p3 are one tensor: the later key's values win.
+    if (loaded[i].first != "p0") CHECK_TENSOR_CLOSE(loaded[i].second, dict[i].second.to(DType::Float32), 0.0, 0.0);
+  }
 }
 
 }  // namespace

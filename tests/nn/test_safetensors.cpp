@@ -13,10 +13,12 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "nn/layers.h"
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
+#include "tests/support/file_testing.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::nn {
@@ -404,6 +406,26 @@ TEST_CASE("safetensors: duplicate names") {
                  "the name 'a' appears more than once in the header");
 }
 
+TEST_CASE("safetensors: a field given twice in one entry, or a metadata key given twice") {
+  CHECK_REJECTED(one_entry(R"({"dtype":"F32","shape":[2],"dtype":"F64","data_offsets":[0,8]})"),
+                 "tensor 'w' has the field 'dtype' more than once");
+  CHECK_REJECTED(one_entry(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8],"shape":[2]})"),
+                 "tensor 'w' has the field 'shape' more than once");
+  CHECK_REJECTED(file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                            R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8],"data_offsets":[4,8]}})",
+                            std::string(8, '\0')),
+                 "tensor 'b' has the field 'data_offsets' more than once");
+  CHECK_REJECTED(file_bytes(R"({"__metadata__":{"k":"1","k":"2"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                            std::string(8, '\0')),
+                 "__metadata__ has the key 'k' more than once");
+  // The same field name in two entries is no repetition.
+  Rejection r;
+  write_bytes(r.path, file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                 R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                                 std::string(8, '\0')));
+  CHECK(load_safetensors(r.path).size() == 2);
+}
+
 TEST_CASE("safetensors: BOOL bytes other than 0 and 1") {
   Rejection r;
   write_bytes(r.path, file_bytes(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})",
@@ -438,12 +460,28 @@ TEST_CASE("safetensors: save rejects what cannot be written and leaves an existi
   CHECK_THROWS_WITH_AS(save_safetensors(path, {}, {{"k", "\xc3"}}), doctest::Contains("is not valid UTF-8"),
                        Error);
   CHECK(read_bytes(path) == original);
-  CHECK_FALSE(fs::exists(path + ".tmp"));
+  CHECK(std::distance(fs::directory_iterator(tmp.dir), fs::directory_iterator()) == 1);
 
   const std::string unwritable = tmp.file("no_such_dir/x.safetensors");
-  CHECK_THROWS_WITH_AS(
-      save_safetensors(unwritable, {{"w", w}}),
-      ("safetensors: " + unwritable + ".tmp: cannot create (No such file or directory)").c_str(), Error);
+  CHECK_THROWS_WITH_AS(save_safetensors(unwritable, {{"w", w}}),
+                       ("safetensors: " + unwritable + ": creating a temporary file in " + tmp.file("no_such_dir") +
+                        " failed (No such file or directory)")
+                           .c_str(),
+                       Error);
+}
+
+TEST_CASE("safetensors: a save that fails mid-write (EFBIG) leaves the old file and no temporary") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("keep.safetensors");
+  save_safetensors(path, {{"w", filled({2}, DType::Float32)}});
+  const std::string original = read_bytes(path);
+  {
+    testing::FileSizeLimit limit(4096);
+    CHECK_THROWS_WITH_AS(save_safetensors(path, {{"big", filled({10'000}, DType::Float32)}}),
+                         ("safetensors: " + path + ": writing failed (File too large)").c_str(), Error);
+  }
+  CHECK(read_bytes(path) == original);
+  CHECK(testing::dir_entries(dir.path()) == std::vector<std::string>{"keep.safetensors"});
 }
 
 TEST_CASE("safetensors: JSON nested deeper than 128 levels is refused before anything recurses") {
@@ -585,6 +623,47 @@ TEST_CASE("serialize: save then load restores every parameter and buffer under P
   check_state_equal(*target, snapshot(*source));
   const StateDict after = target->state_dict();
   for (size_t i = 0; i < handles.size(); ++i) CHECK(after[i].second.is_same(handles[i].second));
+}
+
+TEST_CASE("serialize: save leaves a user's <path>.tmp alone") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("model.safetensors");
+  testing::write_file_bytes(path + ".tmp", "the user's own file");
+  auto source = small_model();
+  save(*source, path);
+  CHECK(testing::read_file(path + ".tmp") == "the user's own file");
+  auto target = small_model();
+  load(*target, path);
+  check_state_equal(*target, snapshot(*source));
+  CHECK(testing::dir_entries(dir.path()) ==
+        std::vector<std::string>{"model.safetensors", "model.safetensors.tmp"});
+}
+
+TEST_CASE("serialize: two threads saving to one path both succeed and leave a valid file") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("model.safetensors");
+  std::vector<std::shared_ptr<Sequential>> models = {small_model(), small_model()};
+  std::vector<int> failures(models.size(), 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < models.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        try {
+          save(*models[t], path);
+        } catch (const Error&) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == std::vector<int>{0, 0});
+  auto target = small_model();
+  load(*target, path);
+  const Tensor loaded = target->state_dict()[0].second;
+  const bool from_first = tl::equal(loaded, models[0]->state_dict()[0].second);
+  check_state_equal(*target, snapshot(*models[from_first ? 0 : 1]));
+  CHECK(testing::dir_entries(dir.path()) == std::vector<std::string>{"model.safetensors"});
 }
 
 TEST_CASE("serialize: load converts dtypes as load_state_dict does") {

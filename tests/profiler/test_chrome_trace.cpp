@@ -16,6 +16,7 @@
 #include "profiler/profile.h"
 #include "profiler/record_function.h"
 #include "profiler_test_util.h"
+#include "tests/support/file_testing.h"
 
 namespace tl::profiler {
 namespace {
@@ -134,7 +135,47 @@ TEST_CASE("chrome_trace: an empty profile still writes a valid trace; unwritable
   CHECK(with_phase(trace, "X").empty());
   CHECK(with_phase(trace, "M").size() >= 2);
   CHECK_THROWS_WITH_AS(prof.export_chrome_trace("/nonexistent-dir/trace.json"),
-                       "export_chrome_trace: cannot open '/nonexistent-dir/trace.json' for writing", Error);
+                       "export_chrome_trace: /nonexistent-dir/trace.json: creating a temporary file in "
+                       "/nonexistent-dir failed (No such file or directory)",
+                       Error);
+}
+
+// Records a hundred adds into `prof`: a trace of a few tens of KB.
+void record_loop(Profile& prof) {
+  auto running = prof.start();
+  RecordFunction scope("LOOP");
+  Tensor x = zeros({4, 4});
+  for (int i = 0; i < 100; ++i) x = x + x;
+}
+
+TEST_CASE("chrome_trace: a failed export (EFBIG) leaves the old file and no temporary") {
+  tl::testing::ScratchDir dir;
+  const std::string path = dir.file("trace.json");
+  tl::testing::write_file_bytes(path, "{\"the\": \"old trace\"}");
+  Profile prof({.record_shapes = true});
+  record_loop(prof);
+  {
+    tl::testing::FileSizeLimit limit(1024);
+    CHECK_THROWS_WITH_AS(prof.export_chrome_trace(path),
+                         ("export_chrome_trace: " + path + ": writing failed (File too large)").c_str(), Error);
+  }
+  CHECK(tl::testing::read_file(path) == "{\"the\": \"old trace\"}");
+  CHECK(tl::testing::dir_entries(dir.path()) == std::vector<std::string>{"trace.json"});
+}
+
+TEST_CASE("chrome_trace: a .json.gz path is gzip of the same JSON") {
+  tl::testing::ScratchDir dir;
+  Profile prof({.record_shapes = true});
+  record_loop(prof);
+  prof.export_chrome_trace(dir.file("trace.json"));
+  prof.export_chrome_trace(dir.file("trace.json.gz"));
+  const std::string plain = tl::testing::read_file(dir.path() / "trace.json");
+  const std::string gz = tl::testing::read_file(dir.path() / "trace.json.gz");
+  REQUIRE(gz.size() > 2);
+  CHECK(static_cast<unsigned char>(gz[0]) == 0x1f);
+  CHECK(static_cast<unsigned char>(gz[1]) == 0x8b);
+  CHECK(tl::testing::gunzip_zlib(gz) == plain);
+  CHECK(json::parse(plain)["traceEvents"].size() > 100);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // recording exactly the active steps (ProfilerStep#N scopes), window by window.
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <string>
+
 #include "core/error.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
@@ -39,11 +42,48 @@ TEST_CASE("schedule: actions match the cycle written out step by step") {
               CHECK(action_name(s(step)) == std::string(action_name(expected[static_cast<size_t>(step)])));
             }
           }
-  CHECK_THROWS_WITH_AS((Schedule{.active = 0}).validate(),
-                       "schedule: invalid arguments wait=0, warmup=0, active=0, repeat=0, skip_first=0 (active must be "
-                       "> 0, the others >= 0)",
-                       Error);
-  CHECK_THROWS_AS(Profile({.schedule = Schedule{.wait = -1}}), Error);
+}
+
+// Each invalid schedule fails the same way through validate(), a direct call and a Profile.
+void check_refused(const Schedule& s, const std::string& message) {
+  CAPTURE(message);
+  CHECK_THROWS_WITH_AS(s.validate(), message.c_str(), Error);
+  CHECK_THROWS_WITH_AS(s(0), message.c_str(), Error);
+  CHECK_THROWS_WITH_AS(Profile({.schedule = s}), message.c_str(), Error);
+}
+
+TEST_CASE("schedule: active <= 0 is refused, also by a direct call (no division by zero)") {
+  check_refused({.active = 0}, "schedule: active must be > 0, got 0");
+  check_refused({.active = -3}, "schedule: active must be > 0, got -3");
+}
+
+TEST_CASE("schedule: negative wait, warmup, repeat or skip_first is refused") {
+  check_refused({.wait = -1}, "schedule: wait must be >= 0, got -1");
+  check_refused({.warmup = -2}, "schedule: warmup must be >= 0, got -2");
+  check_refused({.repeat = -1}, "schedule: repeat must be >= 0, got -1");
+  check_refused({.skip_first = INT64_MIN}, "schedule: skip_first must be >= 0, got -9223372036854775808");
+}
+
+TEST_CASE("schedule: a cycle or a run of cycles past int64 is refused") {
+  check_refused({.wait = 1, .active = INT64_MAX},
+                "schedule: wait + warmup + active overflows int64 (wait=1, warmup=0, active=9223372036854775807)");
+  check_refused({.wait = INT64_MAX, .warmup = INT64_MAX, .active = 1},
+                "schedule: wait + warmup + active overflows int64 (wait=9223372036854775807, "
+                "warmup=9223372036854775807, active=1)");
+  check_refused({.active = 3, .repeat = INT64_MAX / 2},
+                "schedule: skip_first + repeat * (wait + warmup + active) overflows int64 (skip_first=0, "
+                "repeat=4611686018427387903, cycle of 3 steps)");
+  check_refused({.active = 2, .repeat = INT64_MAX / 2, .skip_first = 2},
+                "schedule: skip_first + repeat * (wait + warmup + active) overflows int64 (skip_first=2, "
+                "repeat=4611686018427387903, cycle of 2 steps)");
+  // The largest schedules that fit still work, to the last step.
+  const Schedule huge{.active = INT64_MAX};
+  CHECK(huge(INT64_MAX - 2) == ProfilerAction::Record);
+  CHECK(huge(INT64_MAX - 1) == ProfilerAction::RecordAndSave);
+  const Schedule repeated{.active = 2, .repeat = INT64_MAX / 2, .skip_first = 1};
+  CHECK(repeated(INT64_MAX - 1) == ProfilerAction::RecordAndSave);
+  CHECK(repeated(INT64_MAX) == ProfilerAction::None);
+  CHECK_THROWS_WITH_AS(huge(-1), "schedule: step must be >= 0, got -1", Error);
 }
 
 // Runs `steps` steps, each a "work N" scope around one op, and returns the event names of every

@@ -13,6 +13,7 @@
 #include "profiler/record_function.h"
 #include "profiler/stacks.h"
 #include "profiler_test_util.h"
+#include "tests/support/file_testing.h"
 
 namespace tl::profiler {
 namespace {
@@ -74,6 +75,22 @@ TEST_CASE("stacks: require with_stack and the self_cpu_time_total metric") {
   CHECK_THROWS_WITH_AS(plain.export_stacks("/nonexistent-dir/x"),
                        "export_stacks: requires a profile recorded with with_stack=true", Error);
   CHECK(folded(stacked) == "aten::x 5\n");
+}
+
+TEST_CASE("stacks: a failed export (EFBIG) leaves the old file and no temporary") {
+  tl::testing::ScratchDir dir;
+  const std::string path = dir.file("stacks.txt");
+  tl::testing::write_file_bytes(path, "old;stacks 1\n");
+  const EventList stacked({make_event("aten::x", EventKind::Op, 0, 5000)}, {}, {.with_stack = true});
+  {
+    tl::testing::FileSizeLimit limit(4);
+    CHECK_THROWS_WITH_AS(stacked.export_stacks(path),
+                         ("export_stacks: " + path + ": writing failed (File too large)").c_str(), Error);
+  }
+  CHECK(tl::testing::read_file(path) == "old;stacks 1\n");
+  CHECK(tl::testing::dir_entries(dir.path()) == std::vector<std::string>{"stacks.txt"});
+  stacked.export_stacks(path);
+  CHECK(tl::testing::read_file(path) == "aten::x 5\n");
 }
 
 }  // namespace

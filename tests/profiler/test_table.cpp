@@ -288,6 +288,28 @@ TEST_CASE("table: row_limit") {
   CHECK(KeyAverages({}, {}).table().empty());
 }
 
+TEST_CASE("table: a column width <= 0 is refused, even for an empty table") {
+  const KeyAverages avg(kRows, {});
+  const KeyAverages empty({}, {});
+  for (int64_t width : {int64_t{0}, int64_t{-1}, INT64_MIN}) {
+    const std::string w = std::to_string(width);
+    CHECK_THROWS_WITH_AS(avg.table({.max_name_column_width = width}),
+                         ("table: max_name_column_width must be > 0, got " + w).c_str(), Error);
+    CHECK_THROWS_WITH_AS(avg.table({.max_src_column_width = width}),
+                         ("table: max_src_column_width must be > 0, got " + w).c_str(), Error);
+    CHECK_THROWS_WITH_AS(empty.table({.max_shapes_column_width = width}),
+                         ("table: max_shapes_column_width must be > 0, got " + w).c_str(), Error);
+    CHECK_THROWS_WITH_AS(build_table(kRows, {.max_name_column_width = width}, {}),
+                         ("table: max_name_column_width must be > 0, got " + w).c_str(), Error);
+  }
+  CHECK_THROWS_WITH_AS(empty.table({.sort_by = "nope"}), doctest::Contains("table: unknown sort_by key \"nope\""),
+                       Error);
+  // Width 1 and the largest widths are fine: names are cut to the width, or kept whole.
+  CHECK(names_in(avg.table({.max_name_column_width = INT64_MAX, .max_shapes_column_width = INT64_MAX})) ==
+        std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(lines_of(avg.table({.max_name_column_width = 1}))[3].starts_with("a  "));
+}
+
 TEST_CASE("table: short stacks and shapes never push a header past its column") {
   std::vector<FunctionEventAvg> rows = {row("a", 1, 1, 1, 0, 0, 10)};
   rows[0].stack = {"S"};

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "profiler/trace/diff_chart.h"
 
 namespace tl::trace {
@@ -93,6 +95,21 @@ TEST_CASE("diff_chart: duration units follow the largest value; self time on req
   t.per_iteration = false;
   t.rows[0] = make_row("x", 0.1, 0.2);
   CHECK(visualize_duration_diff(t).find("total time (inclusive) (\u00b5s)") != std::string::npos);
+}
+
+TEST_CASE("diff_chart: a label budget or width <= 0 is refused by both charts") {
+  const DiffTable t = make_table({make_row("aten::add", 1, 2)});
+  for (const auto& [options, message] :
+       {std::pair{ChartOptions{.max_label_chars = 0}, "chart: max_label_chars must be > 0, got 0"},
+        std::pair{ChartOptions{.width = 0}, "chart: width must be > 0, got 0"},
+        std::pair{ChartOptions{.width = -5}, "chart: width must be > 0, got -5"}}) {
+    CAPTURE(message);
+    CHECK_THROWS_WITH_AS(visualize_counts_diff(t, options), message, Error);
+    CHECK_THROWS_WITH_AS(visualize_duration_diff(t, options), message, Error);
+  }
+  // The largest budget keeps labels whole.
+  CHECK(visualize_counts_diff(t, {.max_label_chars = static_cast<size_t>(-1)}).find(">aten::add</text>") !=
+        std::string::npos);
 }
 
 TEST_CASE("diff_chart: an empty table still gives a valid chart") {

@@ -1,16 +1,25 @@
 // tests/profiler/trace/test_trace_diff.cpp — compare_traces() and ops_diff() on hand-made trace sets
 // whose answers follow from their construction: every change category, per-iteration normalisation,
-// self durations, grouping, rank/step/category filters, table helpers, text and CSV output.
+// self durations, grouping, rank/step/category filters, table helpers, text and CSV output, and
+// tl-tracediff's output files after a failed write.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
 #include "profiler/trace/trace_diff.h"
 #include "tests/profiler/trace/trace_test_util.h"
+#include "tests/support/file_testing.h"
 
 namespace tl::trace {
 namespace {
@@ -278,6 +287,37 @@ TEST_CASE("trace_diff: text table and CSV") {
   CHECK(quoted.to_csv().find("\n\"a \"\"quoted\"\", name\",\"[[1, 2]]\",unchanged,0,") != std::string::npos);
 }
 
+TEST_CASE("trace_diff: negative or non-finite tolerances and negative ranks or steps are refused") {
+  Scenario s;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::pair<CompareOptions, const char*> cases[] = {
+      {{.rel_tolerance = -0.1}, "compare_traces: rel_tolerance must be finite and >= 0, got -0.1"},
+      {{.rel_tolerance = std::nan("")}, "compare_traces: rel_tolerance must be finite and >= 0, got nan"},
+      {{.abs_tolerance_us = inf}, "compare_traces: abs_tolerance_us must be finite and >= 0, got inf"},
+      {{.control_ranks = {0, -1}}, "compare_traces: control_ranks must hold values >= 0, got -1"},
+      {{.test_ranks = {-2}}, "compare_traces: test_ranks must hold values >= 0, got -2"},
+      {{.control_steps = {-1}}, "compare_traces: control_steps must hold values >= 0, got -1"},
+      {{.test_steps = {INT64_MIN}}, "compare_traces: test_steps must hold values >= 0, got -9223372036854775808"},
+  };
+  for (const auto& [options, message] : cases) {
+    CAPTURE(message);
+    CHECK_THROWS_WITH_AS(compare_traces(s.control, s.test, options), message, Error);
+    CHECK_THROWS_WITH_AS(ops_diff(s.control, s.test, options), message, Error);
+  }
+}
+
+TEST_CASE("trace_diff: the text table's name width must be in [1, 4096]") {
+  Scenario s;
+  const DiffTable t = compare_traces(s.control, s.test);
+  CHECK_THROWS_WITH_AS(t.table(0), "DiffTable::table: name_width must be in [1, 4096], got 0", Error);
+  CHECK_THROWS_WITH_AS(t.table(static_cast<size_t>(-1)),
+                       "DiffTable::table: name_width must be in [1, 4096], got 18446744073709551615", Error);
+  // The widest column is laid out in full, not cut by a line buffer.
+  const std::string wide = t.table(DiffTable::kMaxNameWidth);
+  CHECK(wide.find("aten::add" + std::string(DiffTable::kMaxNameWidth - 9, ' ') + "  increased") != std::string::npos);
+  CHECK(t.table(1).find("\n.  increased") != std::string::npos);
+}
+
 TEST_CASE("trace_diff: durations adding up past int64 nanoseconds are an error, not a wrapped total") {
   // Found by fuzzing: two events of 9e15 us each overflowed the op's total (UBSan: signed overflow).
   TempDir dir;
@@ -289,6 +329,57 @@ TEST_CASE("trace_diff: durations adding up past int64 nanoseconds are an error, 
                         ": the durations of 'aten::mm' add up to more than int64 nanoseconds can hold")
                            .c_str(),
                        Error);
+}
+
+// ---- tl-tracediff's --csv and --svg files (the tool is built next to this test's folder) ----
+
+struct ToolRun {
+  int exit_code;
+  std::string stderr_text;
+};
+
+// Runs tl-tracediff with `args`, stdout discarded; the child inherits any FileSizeLimit.
+ToolRun run_tracediff(const std::string& args) {
+  const auto build_dir = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path();
+  const auto tool = build_dir / "tools" / "tl-tracediff";
+  REQUIRE_MESSAGE(std::filesystem::exists(tool), "tl-tracediff not built at ", tool.string());
+  FILE* pipe = ::popen((tool.string() + " " + args + " 2>&1 >/dev/null").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string text;
+  char chunk[4096];
+  while (size_t n = std::fread(chunk, 1, sizeof chunk, pipe)) text.append(chunk, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+TEST_CASE("tl-tracediff: a --csv or --svg write that fails (EFBIG) leaves the old files and no temporary") {
+  TempDir dir;
+  const std::string traces = dir.write("control.json", spec_trace(2, false)).string() + " " +
+                             dir.write("test.json", spec_trace(2, true)).string();
+  const std::string csv = dir.write("out/table.csv", "old csv").string();
+  const std::string counts = dir.write("charts/counts_diff.svg", "old counts").string();
+  const std::string duration = dir.write("charts/duration_diff.svg", "old duration").string();
+  ToolRun csv_run, svg_run;
+  {
+    tl::testing::FileSizeLimit limit(64);
+    csv_run = run_tracediff("--csv " + csv + " " + traces);
+    svg_run = run_tracediff("--svg " + (dir / "charts").string() + " " + traces);
+  }
+  CHECK(csv_run.exit_code == 1);
+  CHECK(csv_run.stderr_text == "tl-tracediff: error: --csv: " + csv + ": writing failed (File too large)\n");
+  CHECK(svg_run.exit_code == 1);
+  CHECK(svg_run.stderr_text == "tl-tracediff: error: --svg: " + counts + ": writing failed (File too large)\n");
+  CHECK(testing::read_file(csv) == "old csv");
+  CHECK(testing::read_file(counts) == "old counts");
+  CHECK(testing::read_file(duration) == "old duration");
+  using Names = std::vector<std::string>;
+  CHECK(tl::testing::dir_entries(dir / "out") == Names{"table.csv"});
+  CHECK(tl::testing::dir_entries(dir / "charts") == Names{"counts_diff.svg", "duration_diff.svg"});
+
+  CHECK(run_tracediff("--csv " + csv + " --svg " + (dir / "charts").string() + " " + traces).exit_code == 0);
+  CHECK(testing::read_file(csv).starts_with("name,change,control_counts,"));
+  CHECK(testing::read_file(counts).starts_with("<svg"));
+  CHECK(testing::read_file(duration).starts_with("<svg"));
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// core/schema.cpp — the one parser of the schema strings in core/op_list.h, run once per op.
+#include "core/schema.h"
+
+#include <array>
+#include <cstdlib>
+#include <map>
+
+namespace tl {
+namespace {
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// "int[2]" -> 2, "int[]" -> 0 (any length), other types -> -1.
+int list_length_of(const std::string& type) {
+  const size_t open = type.find('[');
+  if (open == std::string::npos) return -1;
+  return std::atoi(type.c_str() + open + 1);
+}
+
+std::string base_type_of(const std::string& type) { return type.substr(0, type.find_first_of("[?(")); }
+
+AttrValue parse_default(const std::string& type, const std::string& text) {
+  if (text == "None") return std::monostate{};
+  const std::string base = base_type_of(type);
+  if (base == "bool") return text == "True";
+  if (base == "ScalarType") {
+    for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16})
+      if (text == dtype_name(d)) return d;
+    TL_INTERNAL_ASSERT(false, "unknown dtype default '", text, "'");
+  }
+  if (list_length_of(type) >= 0) {  // int[] / int[2]
+    Shape values;
+    if (text.front() == '[') {
+      std::string body = text.substr(1, text.size() - 2);
+      size_t pos = 0;
+      while (!trim(body).empty() && pos != std::string::npos) {
+        const size_t comma = body.find(',', pos);
+        values.push_back(std::stoll(body.substr(pos, comma - pos)));
+        pos = comma == std::string::npos ? comma : comma + 1;
+      }
+    } else {
+      for (int i = 0; i < list_length_of(type); ++i) values.push_back(std::stoll(text));
+    }
+    return values;
+  }
+  if (base == "float") return std::stod(text);
+  if (base == "int") return static_cast<int64_t>(std::stoll(text));
+  if (text.find_first_of(".e") != std::string::npos) return std::stod(text);  // Scalar
+  return static_cast<int64_t>(std::stoll(text));
+}
+
+Schema parse(const std::string& schema) {
+  Schema s;
+  const size_t open = schema.find('('), close = schema.rfind(") ->");
+  TL_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos, "bad schema '", schema, "'");
+  s.name = schema.substr(0, open);
+  const std::string body = schema.substr(open + 1, close - open - 1);
+  bool kwarg_only = false;
+  int depth = 0;
+  std::string piece;
+  auto flush = [&] {
+    const std::string p = trim(piece);
+    piece.clear();
+    if (p.empty()) return;
+    if (p == "*") {
+      kwarg_only = true;
+      return;
+    }
+    SchemaArg arg;
+    const size_t eq = p.find('=');
+    const std::string decl = trim(p.substr(0, eq));
+    const size_t space = decl.rfind(' ');
+    arg.type = decl.substr(0, space);
+    arg.name = decl.substr(space + 1);
+    if (eq != std::string::npos) arg.default_ = parse_default(arg.type, trim(p.substr(eq + 1)));
+    arg.kwarg_only = kwarg_only;
+    s.args.push_back(std::move(arg));
+  };
+  for (char c : body) {
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) flush();
+    else piece += c;
+  }
+  flush();
+  return s;
+}
+
+const std::array<Schema, kNumOps>& all_schemas() {
+  static const std::array<Schema, kNumOps> schemas = [] {
+    std::array<Schema, kNumOps> out;
+    for (int i = 0; i < kNumOps; ++i) out[i] = parse(op_info(static_cast<OpKind>(i)).schema);
+    return out;
+  }();
+  return schemas;
+}
+
+}  // namespace
+
+int SchemaArg::list_length() const { return list_length_of(type); }
+
+std::string SchemaArg::base_type() const { return base_type_of(type); }
+
+const Schema& schema_of(OpKind op) { return all_schemas()[static_cast<size_t>(op)]; }
+
+std::optional<OpKind> op_by_name(const std::string& name) {
+  static const std::map<std::string, OpKind> by_name = [] {
+    std::map<std::string, OpKind> m;
+    for (int i = 0; i < kNumOps; ++i) m.emplace(all_schemas()[i].name, static_cast<OpKind>(i));
+    return m;
+  }();
+  auto it = by_name.find(name);
+  return it == by_name.end() ? std::nullopt : std::optional<OpKind>(it->second);
+}
+
+}  // namespace tl

@@ -1,0 +1,101 @@
+// tests/fx/test_graph_module.cpp — GraphModule's strong guarantee: a failed recompile() keeps the
+// previous plan, a successful one replaces every compiled plan (the optimized module's per-shape ones
+// too), and the Interpreter and code() read the graph as it is now, with tl::Error for bad nodes.
+#include <doctest/doctest.h>
+
+#include "core/generator.h"
+#include "fx/interpreter.h"
+#include "fx/passes/optimize_for_inference.h"
+#include "fx/tracer.h"
+#include "models/resnet.h"
+#include "models/toy_fuser.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::fx {
+namespace {
+
+std::shared_ptr<GraphModule> traced_toy() {
+  manual_seed(0);
+  auto model = models::toy_fuser_model();
+  model->eval();
+  return symbolic_trace(model);
+}
+
+Node* output_value(GraphModule& gm) { return gm.graph().output_node()->args()[0].node(); }
+
+TEST_CASE("GraphModule: a failed recompile keeps the working module") {
+  auto gm = traced_toy();
+  const Tensor x = randn({2, 1, 5, 5});
+  const Tensor before = (*gm)(x);
+  const std::string code_before = gm->code();
+  Node* last = output_value(*gm);
+  Node* add = nullptr;
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    add = gm->graph().call_function(OpKind::Add, {last}, {}, CallStyle::Operator);  // one operand short
+  }
+  gm->graph().output_node()->update_arg(0, add);
+  CHECK_THROWS_AS(gm->recompile(), Error);
+  CHECK_TENSOR_CLOSE((*gm)(x), before, 0.0, 0.0);
+  CHECK_THROWS_AS(gm->clone(), Error);  // a copy has only the edited graph to compile
+  // Undoing the edit makes the graph compile again, to the same code.
+  gm->graph().output_node()->update_arg(0, last);
+  gm->graph().erase_node(add);
+  gm->recompile();
+  CHECK(gm->code() == code_before);
+  CHECK_TENSOR_CLOSE((*gm->clone())(x), before, 0.0, 0.0);
+}
+
+TEST_CASE("GraphModule: recompile refuses a call of the module itself") {
+  auto gm = traced_toy();
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    gm->graph().call_module("", {output_value(*gm)});
+  }
+  CHECK_THROWS_WITH_AS(gm->recompile(), "GraphModule: call_module '_' would call the GraphModule itself", Error);
+}
+
+TEST_CASE("GraphModule: a successful recompile replaces the optimized module's per-shape plans") {
+  auto gm = traced_toy();
+  auto fast = optimize_for_inference(gm, {.example_input_shape = {}});
+  const Tensor x = randn({1, 1, 6, 6});
+  const Tensor before = (*fast)(x);  // compiles the plan for this shape
+  CHECK_TENSOR_CLOSE(before, (*gm)(x), 1e-5, 1e-6);
+  Node* last = output_value(*fast);
+  {
+    auto guard = fast->graph().inserting_before(fast->graph().output_node());
+    fast->graph().output_node()->update_arg(0, fast->graph().call_function(OpKind::Neg, {last}));
+  }
+  CHECK_TENSOR_CLOSE((*fast)(x), before, 0.0, 0.0);  // not recompiled yet: the old plan runs
+  fast->recompile();
+  CHECK_TENSOR_CLOSE((*fast)(x), neg(before), 0.0, 0.0);
+}
+
+TEST_CASE("Interpreter: reads the graph as it is at each run") {
+  auto gm = traced_toy();
+  Interpreter interp(gm);
+  const Tensor x = randn({1, 1, 4, 4});
+  const Tensor before = interp.run(x);
+  // x's last use moves to the new node: an Interpreter that kept the old last uses would have freed it.
+  Node* placeholder = gm->graph().find_nodes(Opcode::Placeholder).at(0);
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    Node* add = gm->graph().call_function(OpKind::Add, {output_value(*gm), placeholder}, {}, CallStyle::Operator);
+    gm->graph().output_node()->update_arg(0, add);
+  }
+  CHECK_TENSOR_CLOSE(interp.run(x), before + x, 0.0, 0.0);
+}
+
+TEST_CASE("GraphModule: code() of a node without its operands is a tl::Error") {
+  auto gm = traced_toy();
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    gm->graph().call_method(OpKind::Neg, {});
+  }
+  CHECK_THROWS_WITH_AS(gm->code(), "code: call_method node 'neg' has no self argument", Error);
+  CHECK_THROWS_AS(gm->recompile(), Error);
+}
+
+}  // namespace
+}  // namespace tl::fx
