@@ -1,7 +1,7 @@
 // ops/inference_conv.cpp — mkldnn_convolution and mkldnn_reorder_conv2d_weight: conv2d on the
-// inference layouts with ReLU and residual-add folded in as oneDNN post-ops. Both ops build the same
-// cached primitive for one input signature, so a weight prepacked by the second is in exactly the
-// layout the first expects.
+// inference layouts with the residual add folded in as a oneDNN post-op and ReLU applied right after.
+// Both ops build the same cached primitive for one input signature, so a weight prepacked by the second
+// is in exactly the layout the first expects.
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "core/dispatch.h"
+#include "core/parallel.h"
 #include "ops/inference_layout.h"
+#include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
 #include "ops/onednn/primitive_cache.h"
@@ -138,9 +140,9 @@ dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algor
   const memory::desc src = src_desc(s);
   const Conv::desc desc = s.bias ? Conv::desc(inference, algorithm, src, weights_any, bias, dst, strides, dilation, padding, padding)
                                  : Conv::desc(inference, algorithm, src, weights_any, dst, strides, dilation, padding, padding);
+  // No eltwise_relu post-op: oneDNN computes it as max(x, 0), which turns NaN into 0 (relu_nan below).
   dnnl::post_ops post_ops;
   if (s.sum) post_ops.append_sum(1.0f);
-  if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   dnnl::primitive_attr attr = onednn::default_attr();
   attr.set_post_ops(post_ops);
   return Conv::primitive_desc(desc, attr, onednn::engine());
@@ -201,6 +203,17 @@ void stage_residual(const Tensor& other, const Tensor& y) {
   std::memcpy(y.raw_data(), other.raw_data(), static_cast<size_t>(y.numel() * element_size(y.dtype())));
 }
 
+/// ReLU in place as eager computes it: NaN and -0.0 stay, every other negative becomes 0. A pass of its
+/// own right after the conv, while the result is still in cache.
+template <typename T>
+void relu_nan(const Tensor& y) {
+  T* p = y.data<T>();
+  parallel_for(0, y.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+    // An unconditional store, so that the loop vectorizes (compare and blend).
+    for (int64_t i = b; i < e; ++i) p[i] = static_cast<float>(p[i]) < 0.0f ? T(0.0f) : p[i];
+  });
+}
+
 /// Writes the dense weight into `packed` in the plan's layout: an fp32 Winograd layout by our own
 /// transform (oneDNN's reorder to it is 7-20x slower), any other layout by a oneDNN reorder.
 void pack_dense_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor& dense, const dnnl::memory& packed) {
@@ -244,8 +257,10 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
 // self: blocked (N, C_in / 16, H, W, 16), bf16 NHWC or dense fp32 (N, C_in, H, W); weight: dense
 // (C_out, C_in / groups, kH, kW) or prepacked 1-D (with weight_size and packed_for); bias (C_out) float32
 // or None; other: the residual, in the result's layout, added before the ReLU; winograd: use Winograd
-// for an fp32 3x3 stride-1 conv on a blocked input when oneDNN has it. Result: blocked, or
-// bf16 NHWC for bf16 NHWC input; written into `out` when given (which may be `other` itself).
+// for an fp32 3x3 stride-1 conv on a blocked input when oneDNN has it and input, residual and a dense
+// weight are finite (with a Winograd-prepacked weight, NaN or inf input throws before anything is
+// written). Result: blocked, or bf16 NHWC for bf16 NHWC input; written into `out` when given (which
+// may be `other` itself). NaN, inf and -0.0 come out as eager's conv2d + add + relu give them.
 TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs) {
   constexpr const char* op = "mkldnn_convolution";
   const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2], &other = inputs[3], &out = inputs[4];
@@ -265,6 +280,14 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
     TL_CHECK(b.dim() == 1 && b.size(0) == s.weight[0] && b.dtype() == DType::Float32 && b.is_contiguous(), op,
              ": expected a contiguous float32 bias of shape [", s.weight[0], "], got ", b.shape(), " ", b.dtype());
   }
+  // Winograd's transforms subtract neighbours, so one ±inf becomes NaN across its tile where direct
+  // convolution (and eager) gives ±inf. A dense weight can take the direct kernel instead; a weight
+  // packed for Winograd cannot, so that call is refused rather than answered wrongly.
+  if (winograd_applies(s) && !(all_finite(x) && (!s.sum || all_finite(other)) && (w.dim() == 1 || all_finite(w)))) {
+    TL_CHECK(w.dim() == 4, op, ": input ", x.shape(), " or its residual holds NaN or inf, which Winograd turns into ",
+             "NaN; pass a weight packed with winograd=False");
+    s.winograd = false;
+  }
   const Shape o = s.output_shape(op);
   Tensor y = inference::activation_out(op, blocked_output(s), s.dtype, o, out);
   if (y.numel() == 0) return {y};
@@ -279,6 +302,10 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
     if (s.bias) args.emplace(DNNL_ARG_BIAS, onednn::memory_of(b, plan->bias));
     plan->conv.execute(std::move(args));
   });
+  if (s.relu) {
+    if (y.dtype() == DType::Float32) relu_nan<float>(y);
+    else relu_nan<BFloat16>(y);
+  }
   return {y};
 }
 
@@ -304,6 +331,8 @@ TensorList mkldnn_reorder_conv2d_weight(std::span<const Tensor> inputs, const At
            strides);
   check_weight(op, s);
   check_input(op, s);
+  TL_CHECK(!winograd_applies(s) || all_finite(w), op, ": weight ", w.shape(), " holds NaN or inf, which Winograd's ",
+           "weight transform turns into NaN; pack it with winograd=False");
   auto context = [&] { return context_of(s); };
   return onednn::guarded(op, context, [&] {
     auto plan = plan_for(s, op);

@@ -1,6 +1,6 @@
 // ops/inference_layout.cpp — to_mkldnn / to_dense: the reorders at the boundary of an optimized graph
-// (dense NCHW <-> fp32 nChw16c or bf16 NHWC), each a cached oneDNN reorder; blocked results keep
-// their padded channels zero, as oneDNN requires of its inputs.
+// (dense NCHW <-> fp32 nChw16c or bf16 NHWC), each a cached oneDNN reorder except fp32 -> bf16 (copy_,
+// which keeps denormals); blocked results keep their padded channels zero, as oneDNN requires.
 #include "ops/inference_layout.h"
 
 #include "core/dispatch.h"
@@ -92,6 +92,8 @@ TensorList to_mkldnn(std::span<const Tensor> inputs, const Attrs& attrs) {
     y = out.defined() ? out : inference::allocate_nhwc(n, c, h, w, dtype);
   }
   if (y.numel() == 0) return {y};
+  // oneDNN's f32 -> bf16 reorder flushes denormals to zero; copy_ rounds each value as PyTorch does.
+  if (dtype == DType::BFloat16 && x.dtype() == DType::Float32) return copy_(std::vector<Tensor>{y, x}, {});
   reorder("to_mkldnn", x, onednn::strided_desc(x), y, inference::activation_desc(y, c));
   return {y};
 }

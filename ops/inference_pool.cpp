@@ -1,26 +1,20 @@
-// ops/inference_pool.cpp — pooling on the inference layouts: mkldnn_max_pool2d through a cached oneDNN
-// pooling primitive, mkldnn_adaptive_avg_pool2d as a plain loop over channel vectors. Results keep the
-// input's layout (blocked stays blocked, 4-D input gives NHWC); padded channels stay zero.
+// ops/inference_pool.cpp — pooling on the inference layouts: mkldnn_max_pool2d and
+// mkldnn_adaptive_avg_pool2d as plain loops over channel vectors, with eager's NaN rules. Results keep
+// the input's layout (blocked stays blocked, 4-D input gives NHWC); padded channels stay zero.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "ops/inference_layout.h"
-#include "ops/onednn/engine.h"
-#include "ops/onednn/errors.h"
-#include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/window.h"
 
 namespace tl::kernels {
 namespace {
 
 using onednn::Pair;
-
-struct PoolPlan : onednn::CachedPlan {
-  onednn::Primitive pool;
-  dnnl::memory::desc src, dst;
-};
 
 /// An activation seen as P planes of (H, W) positions, each holding a vector of V channels.
 struct VectorPlanes {
@@ -62,19 +56,75 @@ void adaptive_average(const Tensor& x, const Tensor& y) {
   });
 }
 
-PoolPlan make_max_pool_plan(const Tensor& x, const Tensor& y, int64_t channels, const onednn::PoolParams& p) {
-  PoolPlan plan;
-  plan.src = inference::activation_desc(x, channels);
-  plan.dst = inference::activation_desc(y, channels);
-  Pair pad_r;
-  for (int d = 0; d < 2; ++d)
-    pad_r[d] = onednn::right_padding(x.size(2 + d), y.size(2 + d), p.kernel[d], p.stride[d], p.padding[d], p.dilation[d]);
-  using Pool = dnnl::pooling_v2_forward;
-  const Pool::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, plan.src, plan.dst,
-                        {p.stride[0], p.stride[1]}, {p.kernel[0], p.kernel[1]}, {p.dilation[0] - 1, p.dilation[1] - 1},
-                        {p.padding[0], p.padding[1]}, {pad_r[0], pad_r[1]});
-  plan.pool = onednn::Primitive(Pool::primitive_desc(desc, onednn::default_attr(), onednn::engine()));
-  return plan;
+/// Max over each dilated window, a channel vector at a time. A NaN wins and an all -inf window gives
+/// -inf, as in eager and PyTorch; oneDNN's pooling_max skips NaN and starts from -FLT_MAX.
+template <typename T>
+void window_max(const Tensor& x, const Tensor& y, const onednn::PoolParams& p) {
+  const VectorPlanes in = vector_planes(x), out = vector_planes(y);
+  const int64_t v_len = in.v, in_vs = in.v_stride, out_vs = out.v_stride;
+  const T* src = x.data<T>();
+  T* dst = y.data<T>();
+  const int64_t work = out.w * p.kernel[0] * p.kernel[1] * v_len;
+  parallel_for(0, out.planes * out.h, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work)), [&](int64_t b, int64_t e) {
+    std::vector<float> best(static_cast<size_t>(v_len));
+    float* __restrict m = best.data();
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t plane = i / out.h, oh = i % out.h;
+      for (int64_t ow = 0; ow < out.w; ++ow) {
+        for (int64_t c = 0; c < v_len; ++c) m[c] = -INFINITY;
+        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+          const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+          if (h < 0 || h >= in.h) continue;
+          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+            const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+            if (w < 0 || w >= in.w) continue;
+            const T* v = src + plane * in.plane_stride + h * in.h_stride + w * in.w_stride;
+            for (int64_t c = 0; c < v_len; ++c) {
+              const float a = static_cast<float>(v[c * in_vs]);
+              m[c] = ((a > m[c]) | (a != a)) ? a : m[c];  // `|`, not `||`: a blend, not a branch
+            }
+          }
+        }
+        T* o = dst + plane * out.plane_stride + oh * out.h_stride + ow * out.w_stride;
+        for (int64_t c = 0; c < out.v; ++c) o[c * out_vs] = static_cast<T>(m[c]);
+      }
+    }
+  });
+}
+
+/// window_max for the blocked fp32 layout: each 16-channel block as four 4-float vectors (GCC / Clang
+/// vector extensions), so the NaN-aware compare-and-blend runs on whole vectors for the baseline ISA.
+void window_max_blocked(const Tensor& x, const Tensor& y, const onednn::PoolParams& p) {
+  using V4 = float __attribute__((vector_size(16)));
+  constexpr int kParts = inference::kBlock / 4;
+  const VectorPlanes in = vector_planes(x), out = vector_planes(y);
+  const float* src = x.data<float>();
+  float* dst = y.data<float>();
+  const int64_t work = out.w * p.kernel[0] * p.kernel[1] * inference::kBlock;
+  parallel_for(0, out.planes * out.h, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t plane = i / out.h, oh = i % out.h;
+      for (int64_t ow = 0; ow < out.w; ++ow) {
+        V4 m[kParts];
+        for (V4& v : m) v = V4{} - INFINITY;
+        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+          const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+          if (h < 0 || h >= in.h) continue;
+          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+            const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+            if (w < 0 || w >= in.w) continue;
+            const float* v = src + plane * in.plane_stride + h * in.h_stride + w * in.w_stride;
+            for (int k = 0; k < kParts; ++k) {
+              V4 a;
+              std::memcpy(&a, v + 4 * k, sizeof a);
+              m[k] = ((a > m[k]) | (a != a)) ? a : m[k];
+            }
+          }
+        }
+        std::memcpy(dst + plane * out.plane_stride + oh * out.h_stride + ow * out.w_stride, m, sizeof m);
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -96,14 +146,9 @@ TensorList mkldnn_max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs)
            onednn::to_shape(p.dilation), ")");
   Tensor y = inference::activation_out(op, inference::is_blocked(x), x.dtype(), o, out);
   if (y.numel() == 0) return {y};
-  auto context = [&] { return detail::str_cat("input ", x.shape(), ", kernel_size ", onednn::to_shape(p.kernel)); };
-  onednn::guarded(op, context, [&] {
-    onednn::PrimitiveKey key("mkldnn_max_pool2d");
-    key.add(x).add(y).add(onednn::to_shape(p.kernel)).add(onednn::to_shape(p.stride));
-    key.add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.dilation));
-    auto plan = onednn::primitive_cache().get_or_create<PoolPlan>(key, [&] { return make_max_pool_plan(x, y, in[1], p); });
-    plan->pool.execute({{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)}, {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}});
-  });
+  if (x.dtype() == DType::Float32 && inference::is_blocked(x)) window_max_blocked(x, y, p);
+  else if (x.dtype() == DType::Float32) window_max<float>(x, y, p);
+  else window_max<BFloat16>(x, y, p);
   return {y};
 }
 

@@ -115,6 +115,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
 /// Zeroes each element with probability p and scales the rest by 1/(1-p) when `train`.
 Tensor dropout(const Tensor& input, double p, bool train);
 
+// ---- checks (plain scans, not ops: never traced or profiled) ----
+/// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).
+bool all_finite(const Tensor& x);
+
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& size) {
   Tensor t = empty(size, dtype_of<T>);

@@ -1,7 +1,7 @@
 // ops/pool.cpp — max_pool2d, avg_pool2d and adaptive_avg_pool2d with PyTorch's window rules.
-// float32 / bfloat16 run through oneDNN when its windows match PyTorch's exactly; float64 and the
-// cases oneDNN cannot express (non-uniform adaptive windows, count_include_pad windows overhanging
-// the padding in ceil_mode) run a plain parallel kernel. Output is contiguous NCHW.
+// Averages of float32 / bfloat16 run through oneDNN when its windows match PyTorch's exactly; max_pool2d,
+// float64 and the cases oneDNN cannot express (non-uniform adaptive windows, count_include_pad windows
+// overhanging the padding in ceil_mode) run a plain parallel kernel. Output is contiguous NCHW.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -203,7 +203,7 @@ TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    if (onednn_dtype(x.dtype())) return onednn_pool("max_pool2d", dnnl::algorithm::pooling_max, x, out_shape, p);
+    // Not oneDNN's pooling_max: it skips NaN and gives -FLT_MAX for an all-NaN or all -inf window.
     Tensor out = Tensor::allocate(out_shape, x.dtype());
     TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t>(x, out, p); });
     return out;

@@ -27,7 +27,10 @@ struct Abs {
   static constexpr const char* kName = "abs";
   static constexpr const char* kInplaceName = "abs_";
   static constexpr bool kFloatResult = false;
-  template <typename A> static A f(A x) { return x < A(0) ? negate(x) : x; }
+  template <typename A> static A f(A x) {
+    if constexpr (std::is_floating_point_v<A>) return std::fabs(x);  // clears -0.0's sign, as PyTorch does
+    else return x < A(0) ? negate(x) : x;
+  }
 };
 struct Relu {
   static constexpr const char* kName = "relu";

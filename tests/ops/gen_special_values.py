@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""tests/ops/gen_special_values.py — PyTorch 1.13's results for the special-value sweep.
+
+Writes tests/ops/data/special_values.json, read by tests/ops/test_special_values.cpp: for every sample
+of every op (the C++ table mirrors SAMPLES below, sample by sample) and every special value (NaN, +inf,
+-inf, -0.0, a float32 denormal) planted in the input x, what PyTorch eager returns. The inference ops
+(to_mkldnn, mkldnn_convolution, ...) have no eager PyTorch twin with our layouts: their reference is the
+eager op they stand for (conv2d + add + relu, max_pool2d, ...), computed here.
+Values are Python float reprs ("nan", "-inf", "-0.0" included), exact for float32 and bfloat16.
+Usage: /usr/bin/python3 tests/ops/gen_special_values.py
+"""
+import json
+import os
+
+import torch
+import torch.nn.functional as F
+
+SPECIALS = {
+    "nan": float("nan"),
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+    "-0.0": -0.0,
+    "denormal": float(torch.tensor(1e-40, dtype=torch.float32)),
+}
+# x is (1, 2, 4, 4): index 5 is inside plane 0; 16, 17, 20, 21 fill the first 2x2 window of plane 1;
+# 30 sits in plane 1's last row.
+SPECIAL_AT = [5, 16, 17, 20, 21, 30]
+
+
+def make_x(s):
+    v = [((i * 7) % 13 - 6) / 4 for i in range(32)]
+    for i in SPECIAL_AT:
+        v[i] = s
+    return torch.tensor(v, dtype=torch.float32).view(1, 2, 4, 4)
+
+
+Y = torch.tensor([0.5 + ((i * 5) % 7) * 0.25 for i in range(32)], dtype=torch.float32).view(1, 2, 4, 4)
+# conv weight (3, 2, 3, 3) with some exact zeros (inf * 0 is NaN) and a bias
+W = torch.tensor([((i * 3) % 11 - 5) / 8 for i in range(54)], dtype=torch.float32).view(3, 2, 3, 3)
+B = torch.tensor([0.1, -0.2, 0.3])
+BN = [torch.tensor(v) for v in ([1.5, -0.5], [0.1, 0.2], [0.25, -0.5], [0.5, 2.0])]
+
+
+def bf(t):
+    """What a bfloat16 kernel sees: the value rounded to bfloat16, computed on in float32."""
+    return t.to(torch.bfloat16).float()
+
+
+def residual(x):
+    return torch.cat([x, x[:, :1]], 1)
+
+
+def bn_train(x):
+    rm, rv = BN[2].clone(), BN[3].clone()
+    out = F.batch_norm(x, rm, rv, BN[0], BN[1], True, 0.1, 1e-5)
+    return out, rm, rv
+
+
+def inplace(name):
+    return lambda x, y: getattr(x.clone(), name)()
+
+
+def inplace2(name):
+    return lambda x, y: getattr(x.clone(), name)(y)
+
+
+SAMPLES = {
+    "empty": {"shape": lambda x, y: torch.empty(2, 3)},
+    "zeros": {"plain": lambda x, y: torch.zeros(2, 3)},
+    "ones": {"plain": lambda x, y: torch.ones(2, 3)},
+    "full": {"fill": lambda x, y: torch.full((2, 3), float(x.flatten()[5]))},
+    "arange": {"end": lambda x, y: torch.arange(0, float(x.flatten()[5]))},
+    "rand": {"shape": lambda x, y: torch.rand(2, 3)},
+    "randn": {"shape": lambda x, y: torch.randn(2, 3)},
+    "copy_": {"plain": lambda x, y: y.clone().copy_(x)},
+    "clone": {"plain": lambda x, y: x.clone()},
+    "contiguous": {"transposed": lambda x, y: x.transpose(2, 3).contiguous()},
+    "to": {"bfloat16": lambda x, y: x.to(torch.bfloat16), "float64": lambda x, y: x.to(torch.float64)},
+    "view": {"plain": lambda x, y: x.view(2, 16)},
+    "reshape": {"plain": lambda x, y: x.reshape(4, 8)},
+    "flatten": {"plain": lambda x, y: x.flatten()},
+    "permute": {"plain": lambda x, y: x.permute(0, 2, 3, 1)},
+    "transpose": {"plain": lambda x, y: x.transpose(1, 3)},
+    "t": {"plain": lambda x, y: x.view(4, 8).t()},
+    "slice": {"plain": lambda x, y: x[:, :, 1:3]},
+    "select": {"plain": lambda x, y: x.select(1, 1)},
+    "expand": {"plain": lambda x, y: x.view(1, 32).expand(2, 32)},
+    "squeeze": {"plain": lambda x, y: x.squeeze(0)},
+    "unsqueeze": {"plain": lambda x, y: x.unsqueeze(1)},
+    "clamp": {"plain": lambda x, y: torch.clamp(x, -1.0, 1.0)},
+    "clamp_": {"plain": lambda x, y: x.clone().clamp_(-1.0, 1.0)},
+    "where": {"plain": lambda x, y: torch.where(y > 1.2, x, y)},
+    "allclose": {"self": lambda x, y: torch.allclose(x, x), "equal_nan": lambda x, y: torch.allclose(x, x, equal_nan=True)},
+    "equal": {"self": lambda x, y: torch.equal(x, x)},
+    "sum": {"all": lambda x, y: x.sum(), "dims": lambda x, y: x.sum([2, 3])},
+    "mean": {"all": lambda x, y: x.mean(), "dim": lambda x, y: x.mean([3])},
+    "max": {"all": lambda x, y: x.max(), "dim": lambda x, y: tuple(x.max(3))},
+    "min": {"all": lambda x, y: x.min(), "dim": lambda x, y: tuple(x.min(3))},
+    "argmax": {"all": lambda x, y: x.argmax(), "dim": lambda x, y: x.argmax(3)},
+    "nonzero": {"plain": lambda x, y: torch.nonzero(x)},
+    "argwhere": {"plain": lambda x, y: torch.argwhere(x)},
+    "index_select": {"plain": lambda x, y: torch.index_select(x, 3, torch.tensor([3, 0, 2]))},
+    "masked_select": {"plain": lambda x, y: torch.masked_select(x, y > 1.2)},
+    "cat": {"plain": lambda x, y: torch.cat([x, y], 1)},
+    "stack": {"plain": lambda x, y: torch.stack([x, y], 0)},
+    "matmul": {"self": lambda x, y: x.view(8, 4) @ y.view(4, 8), "other": lambda x, y: y.view(8, 4) @ x.view(4, 8)},
+    "mm": {"plain": lambda x, y: torch.mm(x.view(8, 4), y.view(4, 8))},
+    "bmm": {"plain": lambda x, y: torch.bmm(x.view(2, 4, 4), y.view(2, 4, 4))},
+    "addmm": {"plain": lambda x, y: torch.addmm(y.flatten()[:8], x.view(8, 4), y.view(4, 8)),
+              "self": lambda x, y: torch.addmm(x.flatten()[:8], y.view(8, 4), y.view(4, 8))},
+    "linear": {"plain": lambda x, y: F.linear(x.view(8, 4), y.view(8, 4), y.flatten()[:8])},
+    "conv2d": {"input": lambda x, y: F.conv2d(x, W, B, padding=1),
+               "weight": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
+    "batch_norm": {"eval": lambda x, y: F.batch_norm(x, BN[2], BN[3], BN[0], BN[1], False, 0.1, 1e-5),
+                   "train": lambda x, y: bn_train(x)},
+    "max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
+                   "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2),
+                   "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),
+                   "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
+    "avg_pool2d": {"k2": lambda x, y: F.avg_pool2d(x, 2), "k3s2p1": lambda x, y: F.avg_pool2d(x, 3, 2, 1),
+                   "ceil_exclude_pad": lambda x, y: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)},
+    "adaptive_avg_pool2d": {"2x2": lambda x, y: F.adaptive_avg_pool2d(x, 2),
+                            "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3)},
+    "dropout": {"eval": lambda x, y: F.dropout(x, 0.5, False)},
+    # inference ops: the eager computation each stands for
+    "to_mkldnn": {"float32": lambda x, y: x, "bfloat16": lambda x, y: x.to(torch.bfloat16)},
+    "to_dense": {"float32": lambda x, y: x},
+    "mkldnn_convolution": {
+        "direct_relu": lambda x, y: F.relu(F.conv2d(x, W, B, padding=1)),
+        "winograd_relu": lambda x, y: F.relu(F.conv2d(x, W, B, padding=1)),
+        "sum_relu": lambda x, y: F.relu(F.conv2d(y, W, B, padding=1) + residual(x)),
+        "winograd_sum_relu": lambda x, y: F.relu(F.conv2d(y, W, B, padding=1) + residual(x)),
+        "bfloat16_relu": lambda x, y: F.relu(F.conv2d(bf(x), bf(W), B, padding=1)).to(torch.bfloat16),
+        "bfloat16_sum_relu": lambda x, y: F.relu(F.conv2d(bf(y), bf(W), B, padding=1) + bf(residual(x))).to(torch.bfloat16),
+        # no padding: with a non-finite weight PyTorch's small-input backend (im2col) multiplies the
+        # padding zeros (0 * inf is NaN) where its mkldnn backend, like oneDNN here, skips them
+        "winograd_weight": lambda x, y: F.conv2d(y, x.flatten()[:18].view(1, 2, 3, 3)),
+    },
+    "mkldnn_reorder_conv2d_weight": {"direct": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
+    "mkldnn_max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
+                          "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
+    "mkldnn_adaptive_avg_pool2d": {"1x1": lambda x, y: F.adaptive_avg_pool2d(x, 1),
+                                   "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3),
+                                   "bfloat16": lambda x, y: F.adaptive_avg_pool2d(bf(x), 1).to(torch.bfloat16)},
+}
+for name in ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "sigmoid", "tanh"]:
+    SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name)}
+    SAMPLES[name + "_"] = {"plain": inplace(name + "_")}
+for name in ["add", "sub", "mul", "div", "pow"]:
+    SAMPLES[name] = {"self": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
+                     "other": (lambda n: lambda x, y: getattr(torch, n)(y, x))(name)}
+    SAMPLES[name + "_"] = {"self": inplace2(name + "_")}
+for name in ["gt", "lt", "ge", "le", "eq", "ne"]:
+    SAMPLES[name] = {"xy": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
+                     "xx": (lambda n: lambda x, y: getattr(torch, n)(x, x))(name)}
+
+DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
+               torch.bool: "bool", torch.int64: "int64"}
+
+
+def encode(t, shape_only):
+    if isinstance(t, bool):
+        return {"dtype": "bool", "shape": [], "values": [repr(t)]}
+    out = {"dtype": DTYPE_NAMES[t.dtype], "shape": list(t.shape)}
+    if not shape_only:
+        out["values"] = [repr(v) for v in t.flatten().double().tolist()] if t.is_floating_point() else \
+            [repr(v) for v in t.flatten().tolist()]
+    return out
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    inputs = {name: [repr(v) for v in make_x(s).flatten().double().tolist()] for name, s in SPECIALS.items()}
+    results = {}
+    for op, samples in sorted(SAMPLES.items()):
+        for sample, fn in samples.items():
+            for special, s in SPECIALS.items():
+                x = make_x(s)
+                try:
+                    r = fn(x, Y.clone())
+                except RuntimeError as e:
+                    results.setdefault(op, {}).setdefault(sample, {})[special] = {"error": str(e).splitlines()[0]}
+                    continue
+                outs = list(r) if isinstance(r, tuple) else [r]
+                shape_only = sample == "shape"
+                results.setdefault(op, {}).setdefault(sample, {})[special] = {"outputs": [encode(o, shape_only) for o in outs]}
+    data = {"generator": "tests/ops/gen_special_values.py", "torch": torch.__version__, "special_at": SPECIAL_AT,
+            "x": inputs, "y": [repr(v) for v in Y.flatten().double().tolist()], "results": results}
+    os.makedirs(os.path.join(here, "data"), exist_ok=True)
+    with open(os.path.join(here, "data", "special_values.json"), "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
