@@ -44,12 +44,13 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
 // Kernels read their tensors by position: a missing or undefined required one must be a tl::Error
 // here rather than a read past the span or through a null tensor. The second operand of a Python
 // binary operator's op may instead come as a number in `attrs` (x + 2); the kernel reads it there.
-void check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs) {
+// Returns how many tensors the kernel reads: trailing optional ones a caller left out are passed as None.
+size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs) {
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   if (spec.list) {
     for (size_t i = 0; i < inputs.size(); ++i)
       TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor at position ", i, " of the list, got None");
-    return;
+    return inputs.size();
   }
   TL_CHECK(inputs.size() <= spec.args.size(), op_name(op), ": got ", inputs.size(),
            " tensor inputs, expected at most ", spec.args.size());
@@ -61,8 +62,10 @@ void check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs)
     } else {
       TL_CHECK(i == 1 && spec.takes_number && attrs.find(a.name) != nullptr, op_name(op),
                ": missing tensor argument '", a.name, "'");
+      return inputs.size();
     }
   }
+  return spec.args.size();
 }
 
 }  // namespace
@@ -78,7 +81,11 @@ namespace dispatch {
 
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
   const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
-  check_inputs(op, inputs, attrs);
+  if (const size_t read = check_inputs(op, inputs, attrs); read > inputs.size()) [[unlikely]] {
+    TensorList padded(inputs.begin(), inputs.end());
+    padded.resize(read);
+    return call(op, padded, attrs, style);
+  }
   if (!has_hooks()) [[likely]]
     return kernel(inputs, attrs);
   return call_with_hooks(OpCall{op, style, inputs, attrs}, kernel);
