@@ -17,11 +17,11 @@ bool Attrs::is_none(std::string_view name) const {
 
 Scalar Attrs::scalar(std::string_view name) const {
   const AttrValue* v = find(name);
-  TL_INTERNAL_ASSERT(v != nullptr, "attribute '", name, "' missing");
+  TL_CHECK(v != nullptr, "argument '", name, "' is missing");
   if (auto* b = std::get_if<bool>(v)) return *b;
   if (auto* i = std::get_if<int64_t>(v)) return *i;
   if (auto* d = std::get_if<double>(v)) return *d;
-  TL_INTERNAL_ASSERT(false, "attribute '", name, "' is not a number");
+  TL_CHECK(false, "argument '", name, "' is not a number");
   return false;
 }
 

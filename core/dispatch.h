@@ -53,7 +53,7 @@ class Attrs {
   template <typename T>
   const T& get(std::string_view name) const {
     const AttrValue* v = find(name);
-    TL_INTERNAL_ASSERT(v && std::holds_alternative<T>(*v), "attribute '", name, "' missing or of another type");
+    TL_CHECK(v && std::holds_alternative<T>(*v), "argument '", name, "' is ", v ? "not of the type the op expects" : "missing");
     return std::get<T>(*v);
   }
   /// A bool / int64 / double attribute as a Scalar.

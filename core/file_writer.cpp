@@ -57,7 +57,7 @@ struct FileWriter::Impl : std::streambuf {
 
   std::string path, what, dir, temp;
   int fd = -1;
-  bool gzip = false, z_open = false, committed = false;
+  bool gzip = false, z_open = false, committed = false, in_place = false;
   z_stream z{};
   std::vector<char> buffer, zbuffer;
   uint64_t flushed = 0;  // bytes passed on from the buffer (before compression)
@@ -68,10 +68,19 @@ struct FileWriter::Impl : std::streambuf {
 FileWriter::Impl::Impl(std::string path_arg, std::string what_arg)
     : path(std::move(path_arg)), what(std::move(what_arg)), buffer(kBufferBytes) {
   const std::filesystem::path p(path);
+  TL_CHECK(!path.empty(), what, ": expected a file path, got an empty string");
   TL_CHECK(p.has_filename(), what, ": ", path, ": expected a file path, got a directory");
   dir = p.has_parent_path() ? p.parent_path().string() : ".";
   gzip = path.ends_with(".gz");
-  create_temp();
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // A device or pipe (/dev/stdout, a FIFO) is written in place: a rename would replace the node itself.
+    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail("opening", std::strerror(errno));
+    in_place = true;
+  } else {
+    create_temp();
+  }
   setp(buffer.data(), buffer.data() + buffer.size());
   if (gzip) {
     zbuffer.resize(kBufferBytes);
@@ -99,9 +108,9 @@ void FileWriter::Impl::create_temp() {
   }
   if (fd < 0) fail("creating a temporary file in " + dir, std::strerror(errno));
   check();
-  // Replacing a file should not change who may read it.
+  // Replacing a file should not change who may read it (set-id bits are not carried over).
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::fchmod(fd, st.st_mode & 07777) != 0)
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::fchmod(fd, st.st_mode & 0777) != 0)
     fail("copying the permissions of the existing file", std::strerror(errno));
 }
 
@@ -197,12 +206,16 @@ void FileWriter::Impl::commit() {
   drain();
   if (gzip) put(nullptr, 0, Z_FINISH);
   check();
-  if (::fsync(fd) != 0) fail("syncing", std::strerror(errno));
+  if (::fsync(fd) != 0 && !(in_place && errno == EINVAL)) fail("syncing", std::strerror(errno));
   check();
   const int closing = fd;
   fd = -1;
   if (::close(closing) != 0) fail("closing", std::strerror(errno));
   check();
+  if (in_place) {
+    committed = true;
+    return;
+  }
   if (::rename(temp.c_str(), path.c_str()) != 0) fail("renaming the temporary onto it", std::strerror(errno));
   check();
   temp.clear();

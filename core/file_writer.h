@@ -13,9 +13,10 @@ namespace tl {
 /// Replaces the file at `path` atomically. Bytes go to a new temporary file in the same directory
 /// (".<name>.<random>.tmp", created with O_EXCL, so it never belongs to the user); commit() flushes it,
 /// fsyncs it, renames it over `path` and fsyncs the directory. An existing file's permission bits are
-/// kept; a symlink at `path` is replaced, not followed. A `path` ending in ".gz" is gzip-compressed
-/// (zlib) on the way. Destroying a writer that was not committed removes the temporary and leaves
-/// `path` as it was.
+/// kept (set-id bits are not); a symlink to a regular file is replaced, not followed. An existing
+/// device or pipe at `path` (or behind a symlink there, as /dev/stdout) is written in place instead.
+/// A `path` ending in ".gz" is gzip-compressed (zlib) on the way. Destroying a writer that was not
+/// committed removes the temporary and leaves `path` as it was.
 ///
 /// Every failure (create, write, compress, flush, fsync, close, rename) removes the temporary and
 /// throws tl::Error "<what>: <path>: <step> failed (<errno text>)"; later calls throw the same error.

@@ -33,6 +33,11 @@ std::string candidate_name(Opcode op, const std::string& target) {
   }
 }
 
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 bool is_impure(const Node& n) {
   if (n.op() == Opcode::Placeholder || n.op() == Opcode::Output) return true;
   // In-place ops mutate their input: their effect is not captured by users.
@@ -112,6 +117,9 @@ Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> ar
 }
 
 Node* Graph::placeholder(const std::string& name, std::string type_expr) {
+  TL_CHECK(is_identifier(name), "placeholder: '", name, "' is not a Python identifier");
+  for (Node* p : find_nodes(Opcode::Placeholder))
+    TL_CHECK(p->target() != name, "placeholder: the graph already has an input named '", name, "'");
   Node* n = create_node(Opcode::Placeholder, name, {}, {}, name);
   n->set_type_expr(std::move(type_expr));
   return n;

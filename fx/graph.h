@@ -65,6 +65,7 @@ class Graph {
   /// output node (or be a second output).
   Node* create_node(Opcode op, std::string target, std::vector<Argument> args = {}, Kwargs kwargs = {},
                     std::optional<std::string> name = std::nullopt, std::optional<OpKind> op_kind = std::nullopt);
+  /// A forward() input; throws tl::Error unless `name` is a Python identifier no other input has.
   Node* placeholder(const std::string& name, std::string type_expr = "");
   Node* get_attr(const std::string& qualified_name);
   Node* call_module(const std::string& module_path, std::vector<Argument> args, Kwargs kwargs = {});

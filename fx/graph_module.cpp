@@ -32,7 +32,6 @@ struct GraphModule::Step {
   CallStyle style = CallStyle::Function;
   Attrs attrs;
   std::vector<int64_t> inputs;            // slots of the tensor inputs, -1 for None
-  std::shared_ptr<nn::Module> module;     // call_module
   int64_t index = 0;                      // placeholder position or getitem index
   int64_t out = -1;                       // slot receiving the value
   std::vector<int64_t> frees;             // slots whose last use this step is
@@ -109,8 +108,7 @@ void GraphModule::recompile() {
     s.style = call_style(*n);
     if (n->op() == Opcode::Placeholder) s.index = placeholders++;
     if (n->op() == Opcode::CallModule) {
-      s.module = get_submodule(n->target());
-      TL_CHECK(s.module.get() != this, "GraphModule: call_module '", n->name(), "' would call the GraphModule itself");
+      TL_CHECK(get_submodule(n->target()).get() != this, "GraphModule: call_module '", n->name(), "' would call the GraphModule itself");
       TL_CHECK(n->kwargs().empty(), "GraphModule: call_module '", n->target(), "' takes no keyword arguments, got ",
                n->kwargs().size());
       for (const Argument& a : n->args()) {
@@ -165,7 +163,8 @@ TensorList GraphModule::forward(const TensorList& inputs) {
         case Opcode::CallModule: {
           TensorList args;
           for (int64_t in : s.inputs) args.push_back(tensor_at(in));
-          TensorList out = (*s.module)(args);
+          // Looked up at each call, as FX does: set_submodule() takes effect without a recompile.
+          TensorList out = (*get_submodule(s.node->target()))(args);
           v = out.size() == 1 ? Value(std::move(out[0])) : Value(std::move(out));
           break;
         }

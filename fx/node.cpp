@@ -49,6 +49,7 @@ void Node::unlink_inputs() {
 }
 
 void Node::assign(std::vector<Argument> args, Kwargs kwargs) {
+  TL_CHECK(!erased_, "fx: node '", name_, "' was erased; its arguments cannot change");
   graph_->check_inputs(name_, this, args, kwargs);
   unlink_inputs();
   args_ = std::move(args);
@@ -86,12 +87,14 @@ std::pair<std::vector<Argument>, Kwargs> Node::replaced(Node* old_input, Node* n
 }
 
 void Node::replace_input_with(Node* old_input, Node* new_input) {
+  TL_CHECK(new_input != nullptr, "replace_input_with: node '", name_, "' was given a null replacement");
   auto [args, kwargs] = replaced(old_input, new_input);
   assign(std::move(args), std::move(kwargs));
 }
 
 std::vector<Node*> Node::replace_all_uses_with(Node* replacement) {
   TL_CHECK(replacement != this, "replace_all_uses_with: node '", name_, "' cannot replace itself");
+  TL_CHECK(replacement != nullptr, "replace_all_uses_with: node '", name_, "' was given a null replacement");
   std::vector<Node*> users;
   std::vector<std::pair<std::vector<Argument>, Kwargs>> edits;
   for (Node* user : users_) {

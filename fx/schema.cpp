@@ -25,14 +25,22 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
     }
     return values;
   }
+  // What each schema type takes, as Python's argument parser does (a bool is an int).
+  const std::string base = spec.base_type();
+  const bool is_bool = std::holds_alternative<bool>(v), is_int = std::holds_alternative<int64_t>(v);
+  const bool is_number = is_bool || is_int || std::holds_alternative<double>(v);
+  const bool fits = base == "ScalarType" ? std::holds_alternative<DType>(v)
+                    : base == "bool"     ? is_bool
+                    : base == "int"      ? is_bool || is_int
+                                         : is_number;  // float, Scalar, or a number standing for a Tensor
+  TL_CHECK(fits, op_info(op).aten_name, ": argument '", spec.name, "' (", spec.type, ") cannot take ", repr_arg(a));
   if (auto* b = std::get_if<bool>(&v)) return *b;
   if (auto* i = std::get_if<int64_t>(&v)) {
-    if (spec.base_type() == "float") return static_cast<double>(*i);
+    if (base == "float") return static_cast<double>(*i);
     return *i;
   }
   if (auto* d = std::get_if<double>(&v)) return *d;
   if (auto* t = std::get_if<DType>(&v)) return *t;
-  if (auto* str = std::get_if<std::string>(&v)) return *str;
   TL_CHECK(false, op_info(op).aten_name, ": argument '", spec.name, "' cannot take ", repr_arg(a));
   return std::monostate{};
 }

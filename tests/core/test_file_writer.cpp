@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -137,6 +138,33 @@ TEST_CASE("file_writer: replacing a file keeps its permission bits; a new file g
   write_file(fresh, "new", "test");
   REQUIRE(::stat(fresh.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == (0666 & ~mask));
+  ::chmod(path.c_str(), 04755);  // a set-user-id bit is not carried over to the new content
+  write_file(path, "newer", "test");
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0755);
+}
+
+TEST_CASE("file_writer: a pipe or device is written in place, never replaced") {
+  ScratchDir dir;
+  const std::string fifo = dir.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] { received = read_file(fifo); });
+  write_file(fifo, "through the pipe", "test");
+  reader.join();
+  CHECK(received == "through the pipe");
+  struct stat st;
+  REQUIRE(::stat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  // A symlink to a character device (as /dev/stdout is): the device stays, the bytes go to it.
+  const std::string link = dir.file("null");
+  std::filesystem::create_symlink("/dev/null", link);
+  write_file(link, "discarded", "test");
+  CHECK(std::filesystem::is_symlink(link));
+  REQUIRE(::stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  CHECK(dir_entries(dir.path()) == Names{"null", "pipe"});
+  CHECK_THROWS_WITH_AS(write_file("", "x", "test"), "test: expected a file path, got an empty string", Error);
 }
 
 TEST_CASE("file_writer: a .gz target is gzip that zlib inflates back to the text") {

@@ -169,6 +169,28 @@ TEST_CASE("graph: a refused argument edit leaves args and users as they were") {
   CHECK(s.x->users() == std::vector<Node*>{s.relu});
 }
 
+TEST_CASE("graph: an erased node cannot be edited, a null replacement and a bad input name are refused") {
+  Small s;
+  Node* neg = nullptr;
+  {
+    auto guard = s.g.inserting_before(s.out);
+    neg = s.g.call_function(OpKind::Neg, {s.x});
+  }
+  s.g.erase_node(neg);
+  const std::string before = s.g.str();
+  CHECK_THROWS_WITH_AS(neg->set_args({s.x}), "fx: node 'neg' was erased; its arguments cannot change", Error);
+  CHECK_THROWS_WITH_AS(s.relu->replace_all_uses_with(nullptr),
+                       "replace_all_uses_with: node 'relu' was given a null replacement", Error);
+  CHECK_THROWS_WITH_AS(s.add->replace_input_with(s.x, nullptr),
+                       "replace_input_with: node 'add' was given a null replacement", Error);
+  CHECK(s.g.str() == before);
+  CHECK(s.x->users() == std::vector<Node*>{s.relu, s.add});
+  s.g.lint();
+  CHECK_THROWS_WITH_AS(s.g.placeholder("x"), "placeholder: the graph already has an input named 'x'", Error);
+  CHECK_THROWS_WITH_AS(s.g.placeholder("a b"), "placeholder: 'a b' is not a Python identifier", Error);
+  CHECK(s.g.str() == before);
+}
+
 TEST_CASE("graph: replace_all_uses_with is all or nothing, and the replacement keeps its own use") {
   Small s;
   const std::string before = s.g.str();

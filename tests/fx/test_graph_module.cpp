@@ -9,11 +9,14 @@
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
+#include "nn/conv.h"
 #include "ops/ops.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::fx {
 namespace {
+
+using testing::compare_tensors;
 
 std::shared_ptr<GraphModule> traced_toy() {
   manual_seed(0);
@@ -70,6 +73,30 @@ TEST_CASE("GraphModule: a successful recompile replaces the optimized module's p
   CHECK_TENSOR_CLOSE((*fast)(x), before, 0.0, 0.0);  // not recompiled yet: the old plan runs
   fast->recompile();
   CHECK_TENSOR_CLOSE((*fast)(x), neg(before), 0.0, 0.0);
+}
+
+TEST_CASE("GraphModule: set_submodule takes effect at the next call, as in FX") {
+  auto gm = traced_toy();
+  Interpreter interp(gm);
+  const Tensor x = randn({1, 1, 4, 4});
+  auto conv = std::dynamic_pointer_cast<nn::Conv2d>(gm->get_submodule("conv1")->clone());
+  conv->parameter("weight").copy_(zeros(conv->parameter("weight").shape()));
+  conv->parameter("bias").copy_(zeros(conv->parameter("bias").shape()));
+  const Tensor before = (*gm)(x);
+  gm->set_submodule("conv1", conv);
+  const Tensor after = (*gm)(x);
+  CHECK(compare_tensors(after, before, 0.0, 0.0) != "");  // the zeroed conv1 runs
+  CHECK_TENSOR_CLOSE(after, interp.run(x), 0.0, 0.0);
+}
+
+TEST_CASE("GraphModule: an argument of the wrong type is a user error naming it") {
+  auto gm = traced_toy();
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    Node* t = gm->graph().call_method(OpKind::Transpose, {output_value(*gm)}, {{"dim0", "a"}, {"dim1", 0}});
+    gm->graph().output_node()->update_arg(0, t);
+  }
+  CHECK_THROWS_WITH_AS(gm->recompile(), "aten::transpose: argument 'dim0' (int) cannot take 'a'", Error);
 }
 
 TEST_CASE("Interpreter: reads the graph as it is at each run") {
