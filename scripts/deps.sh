@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # scripts/deps.sh — installs the Debian 12 packages torchless needs, only those missing.
 set -euo pipefail
-# clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime
-# (libomp-14-dev) build the sanitizer suite and the fuzzers (scripts/sanitize.sh).
-packages=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev doctest-dev nlohmann-json3-dev
-          python3-torch python3-torchvision python3-numpy librsvg2-bin gzip zlib1g-dev
-          clang-14 libclang-rt-14-dev libomp-14-dev)
+# usage: deps.sh [runtime]   — `runtime`: what building the library, tools, examples and benchmarks needs
+# (scripts/demo.sh); no argument: that plus what the tests need (scripts/test.sh).
+runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev)
+# doctest for the suites; PyTorch for the parity tests and reference texts; rsvg-convert and gzip for
+# chart and trace checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its
+# OpenMP runtime (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh).
+tests=(doctest-dev python3-torch python3-torchvision python3-numpy librsvg2-bin gzip
+       clang-14 libclang-rt-14-dev libomp-14-dev)
+packages=("${runtime[@]}")
+[ "${1:-}" = runtime ] || packages+=("${tests[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh || exit 1
-bash scripts/build.sh || { echo "0 passed, 1 failed"; exit 1; }
+bash scripts/build.sh true || { echo "0 passed, 1 failed"; exit 1; }
 
 meson test -C build --print-errorlogs --timeout-multiplier 2
 meson_status=$?

@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,21 +13,13 @@
 #include "nn/layers.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
+#include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::models {
 namespace {
 
-/// The contents of a file under the shared reference folder (tests run from the project root).
-std::string read_reference(const std::string& name) {
-  const std::string path = "../shared/reference/" + name;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    FAIL("cannot open ", path, ": the reference outputs must be present and the tests run from the project root");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+using testing::read_reference;
 
 // Building a ResNet draws every weight twice (Conv2d's default, then torchvision's init), so the
 // tests share one instance of each; a test that changes one restores it (or works on a clone).

@@ -2,7 +2,6 @@
 // state_dict order (torch 1.13), forward through every layer, and clone.
 #include <doctest/doctest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
+#include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::models {
@@ -19,19 +19,9 @@ namespace {
 
 /// The "print(model):" block of the reference file (the tutorial prints more after it).
 std::string expected_print() {
-  const std::string path = "../shared/reference/toy_fuser_model.txt";
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    FAIL("cannot open ", path, ": the reference outputs must be present and the tests run from the project root");
-  std::ostringstream os;
-  os << in.rdbuf();
-  const std::string text = os.str();
-  const std::string header = "print(model):\n";
-  const size_t begin = text.find(header);
-  const size_t end = text.find("\n\nprint(symbolic_trace(model).graph)");
-  REQUIRE_MESSAGE((begin != std::string::npos && end != std::string::npos), path,
-                  " does not have the expected sections");
-  return text.substr(begin + header.size(), end - begin - header.size()) + "\n";
+  return testing::between(testing::read_reference("toy_fuser_model.txt"), "print(model):\n",
+                          "\n\nprint(symbolic_trace(model).graph)") +
+         "\n";
 }
 
 TEST_CASE("toy fuser model: print(model) equals the tutorial's") {

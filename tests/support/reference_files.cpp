@@ -8,7 +8,7 @@
 namespace tl::testing {
 
 std::string read_reference(const std::string& name) {
-  const std::string path = "../shared/reference/" + name;
+  const std::string path = "tests/reference/" + name;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("reference file not found: " + path + " (run the tests from the project root)");
   std::ostringstream ss;
