@@ -56,6 +56,21 @@ void adaptive_average(const Tensor& x, const Tensor& y) {
   });
 }
 
+/// Calls tap(offset) with the element offset of every in-bounds input position of the window of output
+/// (plane, oh, ow); padding positions are skipped.
+template <typename Tap>
+inline void for_each_tap(const VectorPlanes& in, const onednn::PoolParams& p, int64_t plane, int64_t oh, int64_t ow,
+                         Tap&& tap) {
+  for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+    const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+    if (h < 0 || h >= in.h) continue;
+    for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+      const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+      if (w >= 0 && w < in.w) tap(plane * in.plane_stride + h * in.h_stride + w * in.w_stride);
+    }
+  }
+}
+
 /// Max over each dilated window, a channel vector at a time. A NaN wins and an all -inf window gives
 /// -inf, as in eager and PyTorch; oneDNN's pooling_max skips NaN and starts from -FLT_MAX.
 template <typename T>
@@ -72,19 +87,13 @@ void window_max(const Tensor& x, const Tensor& y, const onednn::PoolParams& p) {
       const int64_t plane = i / out.h, oh = i % out.h;
       for (int64_t ow = 0; ow < out.w; ++ow) {
         for (int64_t c = 0; c < v_len; ++c) m[c] = -INFINITY;
-        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
-          const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
-          if (h < 0 || h >= in.h) continue;
-          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
-            const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-            if (w < 0 || w >= in.w) continue;
-            const T* v = src + plane * in.plane_stride + h * in.h_stride + w * in.w_stride;
-            for (int64_t c = 0; c < v_len; ++c) {
-              const float a = static_cast<float>(v[c * in_vs]);
-              m[c] = ((a > m[c]) | (a != a)) ? a : m[c];  // `|`, not `||`: a blend, not a branch
-            }
+        for_each_tap(in, p, plane, oh, ow, [&](int64_t offset) {
+          const T* v = src + offset;
+          for (int64_t c = 0; c < v_len; ++c) {
+            const float a = static_cast<float>(v[c * in_vs]);
+            m[c] = ((a > m[c]) | (a != a)) ? a : m[c];  // `|`, not `||`: a blend, not a branch
           }
-        }
+        });
         T* o = dst + plane * out.plane_stride + oh * out.h_stride + ow * out.w_stride;
         for (int64_t c = 0; c < out.v; ++c) o[c * out_vs] = static_cast<T>(m[c]);
       }
@@ -107,20 +116,13 @@ void window_max_blocked(const Tensor& x, const Tensor& y, const onednn::PoolPara
       for (int64_t ow = 0; ow < out.w; ++ow) {
         V4 m[kParts];
         for (V4& v : m) v = V4{} - INFINITY;
-        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
-          const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
-          if (h < 0 || h >= in.h) continue;
-          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
-            const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-            if (w < 0 || w >= in.w) continue;
-            const float* v = src + plane * in.plane_stride + h * in.h_stride + w * in.w_stride;
-            for (int k = 0; k < kParts; ++k) {
-              V4 a;
-              std::memcpy(&a, v + 4 * k, sizeof a);
-              m[k] = ((a > m[k]) | (a != a)) ? a : m[k];
-            }
+        for_each_tap(in, p, plane, oh, ow, [&](int64_t offset) {
+          for (int k = 0; k < kParts; ++k) {
+            V4 a;
+            std::memcpy(&a, src + offset + 4 * k, sizeof a);
+            m[k] = ((a > m[k]) | (a != a)) ? a : m[k];
           }
-        }
+        });
         std::memcpy(dst + plane * out.plane_stride + oh * out.h_stride + ow * out.w_stride, m, sizeof m);
       }
     }
