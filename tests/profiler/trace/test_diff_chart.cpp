@@ -99,10 +99,12 @@ TEST_CASE("diff_chart: duration units follow the largest value; self time on req
 
 TEST_CASE("diff_chart: a label budget or width <= 0 is refused by both charts") {
   const DiffTable t = make_table({make_row("aten::add", 1, 2)});
-  for (const auto& [options, message] :
+  for (const auto& entry :
        {std::pair{ChartOptions{.max_label_chars = 0}, "chart: max_label_chars must be > 0, got 0"},
         std::pair{ChartOptions{.width = 0}, "chart: width must be > 0, got 0"},
         std::pair{ChartOptions{.width = -5}, "chart: width must be > 0, got -5"}}) {
+    const ChartOptions& options = entry.first;  // named, not bound: clang 14 cannot capture bindings
+    const char* message = entry.second;
     CAPTURE(message);
     CHECK_THROWS_WITH_AS(visualize_counts_diff(t, options), message, Error);
     CHECK_THROWS_WITH_AS(visualize_duration_diff(t, options), message, Error);

@@ -299,7 +299,9 @@ TEST_CASE("trace_diff: negative or non-finite tolerances and negative ranks or s
       {{.control_steps = {-1}}, "compare_traces: control_steps must hold values >= 0, got -1"},
       {{.test_steps = {INT64_MIN}}, "compare_traces: test_steps must hold values >= 0, got -9223372036854775808"},
   };
-  for (const auto& [options, message] : cases) {
+  for (const auto& entry : cases) {
+    const CompareOptions& options = entry.first;  // named, not bound: clang 14 cannot capture bindings
+    const char* message = entry.second;
     CAPTURE(message);
     CHECK_THROWS_WITH_AS(compare_traces(s.control, s.test, options), message, Error);
     CHECK_THROWS_WITH_AS(ops_diff(s.control, s.test, options), message, Error);
