@@ -25,31 +25,10 @@ namespace tl::nn {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file;
+using testing::ScratchDir;
+using testing::write_file_bytes;
 
-// A fresh directory under the system temp dir, removed with everything in it.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("tl_safetensors_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::string le64(uint64_t v) {
   std::string out(8, '\0');
@@ -106,7 +85,7 @@ const DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64,
                             DType::Int32,   DType::Bool,    DType::BFloat16};
 
 TEST_CASE("safetensors: every dtype and shape round-trips exactly, including 0-dim and 0-size") {
-  TempDir tmp;
+  ScratchDir tmp;
   for (DType dtype : kAllDTypes) {
     CAPTURE(dtype);
     NamedTensors tensors;
@@ -125,7 +104,7 @@ TEST_CASE("safetensors: every dtype and shape round-trips exactly, including 0-d
 }
 
 TEST_CASE("safetensors: non-contiguous sources are written in row-major order") {
-  TempDir tmp;
+  ScratchDir tmp;
   for (DType dtype : kAllDTypes) {
     CAPTURE(dtype);
     const Tensor base = filled({24}, dtype);
@@ -153,7 +132,7 @@ TEST_CASE("safetensors: non-contiguous sources are written in row-major order") 
 }
 
 TEST_CASE("safetensors: metadata, unusual names and an empty file round-trip") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("meta.safetensors");
   const SafetensorsMetadata metadata = {{"format", "pt"}, {"note", "caf\xc3\xa9 \"quoted\"\n\\ tab\t"}};
   const NamedTensors tensors = {{"layer.0\"weird\\name", filled({2}, DType::Float32)},
@@ -173,13 +152,13 @@ TEST_CASE("safetensors: metadata, unusual names and an empty file round-trip") {
   }
 
   save_safetensors(path, {});
-  CHECK(read_bytes(path) == file_bytes("{}      "));
+  CHECK(read_file(path) == file_bytes("{}      "));
   CHECK(load_safetensors(path).empty());
   CHECK(load_safetensors_metadata(path).empty());
 }
 
 TEST_CASE("safetensors: output is byte-identical to the format's reference layout") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("exact.safetensors");
   Tensor t = Tensor::allocate({1, 2, 3}, DType::Float32);
   for (int i = 0; i < 6; ++i) t.data<float>()[i] = static_cast<float>(i);
@@ -187,22 +166,22 @@ TEST_CASE("safetensors: output is byte-identical to the format's reference layou
   // 64 header bytes: already a multiple of 8, so no padding.
   const std::string header = R"({"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}})";
   REQUIRE(header.size() == 64);
-  CHECK(read_bytes(path) == file_bytes(header, raw<float>({0, 1, 2, 3, 4, 5})));
+  CHECK(read_file(path) == file_bytes(header, raw<float>({0, 1, 2, 3, 4, 5})));
 
   save_safetensors(path, {}, {{"framework", "pt"}});
-  CHECK(read_bytes(path) == file_bytes(R"({"__metadata__":{"framework":"pt"}})"
+  CHECK(read_file(path) == file_bytes(R"({"__metadata__":{"framework":"pt"}})"
                                        "     "));
 }
 
 TEST_CASE("safetensors: entries are ordered by descending alignment then name, header padded to 8") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("order.safetensors");
   const NamedTensors tensors = {{"b", filled({2}, DType::Float32)},  {"m", filled({3}, DType::Bool)},
                                 {"a", filled({1}, DType::Float32)},  {"z", filled({2}, DType::Int64)},
                                 {"h", filled({3}, DType::BFloat16)}, {"i", filled({1}, DType::Int32)},
                                 {"d", filled({1}, DType::Float64)}};
   save_safetensors(path, tensors, {{"k", "v"}});
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_file(path);
   uint64_t n = 0;
   std::memcpy(&n, bytes.data(), 8);
   CHECK(n % 8 == 0);
@@ -227,7 +206,7 @@ TEST_CASE("safetensors: entries are ordered by descending alignment then name, h
 }
 
 TEST_CASE("safetensors: reads a file laid out as Python's writer does (spaces, escapes, metadata first)") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("python.safetensors");
   // Python's json.dumps separators and \u escapes; one gap-free data section in header order.
   std::string header =
@@ -238,7 +217,7 @@ TEST_CASE("safetensors: reads a file laid out as Python's writer does (spaces, e
   header.append((8 - header.size() % 8) % 8, ' ');
   const std::string data = raw<int64_t>({-123456789012345}) + raw<float>({1.5f, -2.25f}) +
                            raw<uint16_t>({0x3fc0, 0xc040}) + std::string("\x01\x00\x01", 3);
-  write_bytes(path, file_bytes(header, data));
+  write_file_bytes(path, file_bytes(header, data));
 
   CHECK(load_safetensors_metadata(path) == SafetensorsMetadata{{"format", "pt"}});
   const NamedTensors loaded = load_safetensors(path);
@@ -260,7 +239,7 @@ TEST_CASE("safetensors: reads a file laid out as Python's writer does (spaces, e
 // ---- rejection: every problem is a tl::Error naming the file ----
 
 struct Rejection {
-  TempDir tmp;
+  ScratchDir tmp;
   std::string path = tmp.file("bad.safetensors");
   std::string message(const std::string& tail) const { return "safetensors: " + path + ": " + tail; }
 };
@@ -268,7 +247,7 @@ struct Rejection {
 #define CHECK_REJECTED(bytes, tail)                                                   \
   do {                                                                                \
     Rejection r;                                                                      \
-    write_bytes(r.path, bytes);                                                       \
+    write_file_bytes(r.path, bytes);                                                       \
     const std::string expected = r.message(tail);                                     \
     CHECK_THROWS_WITH_AS(load_safetensors(r.path), expected.c_str(), Error);          \
     CHECK_THROWS_WITH_AS(load_safetensors_metadata(r.path), expected.c_str(), Error); \
@@ -280,12 +259,12 @@ std::string one_entry(const std::string& entry, const std::string& data = std::s
 }
 
 TEST_CASE("safetensors: missing file and non-regular file") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string missing = tmp.file("absent.safetensors");
   CHECK_THROWS_WITH_AS(load_safetensors(missing), ("safetensors: " + missing + ": file not found").c_str(),
                        Error);
-  CHECK_THROWS_WITH_AS(load_safetensors(tmp.dir.string()),
-                       ("safetensors: " + tmp.dir.string() + ": not a regular file").c_str(), Error);
+  CHECK_THROWS_WITH_AS(load_safetensors(tmp.path().string()),
+                       ("safetensors: " + tmp.path().string() + ": not a regular file").c_str(), Error);
 }
 
 TEST_CASE("safetensors: file shorter than the 8-byte length") {
@@ -306,7 +285,7 @@ TEST_CASE("safetensors: invalid JSON") {
                                   std::string(R"({"w": 1} trailing)")}) {
     CAPTURE(text);
     Rejection r;
-    write_bytes(r.path, file_bytes(text));
+    write_file_bytes(r.path, file_bytes(text));
     CHECK_THROWS_WITH_AS(load_safetensors(r.path),
                          doctest::Contains(r.message("invalid JSON header (").c_str()), Error);
   }
@@ -420,7 +399,7 @@ TEST_CASE("safetensors: a field given twice in one entry, or a metadata key give
                  "__metadata__ has the key 'k' more than once");
   // The same field name in two entries is no repetition.
   Rejection r;
-  write_bytes(r.path, file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+  write_file_bytes(r.path, file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
                                  R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
                                  std::string(8, '\0')));
   CHECK(load_safetensors(r.path).size() == 2);
@@ -428,7 +407,7 @@ TEST_CASE("safetensors: a field given twice in one entry, or a metadata key give
 
 TEST_CASE("safetensors: BOOL bytes other than 0 and 1") {
   Rejection r;
-  write_bytes(r.path, file_bytes(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})",
+  write_file_bytes(r.path, file_bytes(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})",
                                  std::string("\x01\x02\x00", 3)));
   CHECK_THROWS_WITH_AS(load_safetensors(r.path),
                        r.message("tensor 'm': BOOL element 1 holds byte 2, expected 0 or 1").c_str(), Error);
@@ -441,11 +420,11 @@ struct TestProxy : ProxyTag {
 };
 
 TEST_CASE("safetensors: save rejects what cannot be written and leaves an existing file untouched") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("keep.safetensors");
   const Tensor w = filled({2}, DType::Float32);
   save_safetensors(path, {{"w", w}});
-  const std::string original = read_bytes(path);
+  const std::string original = read_file(path);
   const auto rejected = [&](const NamedTensors& tensors, const std::string& tail) {
     CHECK_THROWS_WITH_AS(save_safetensors(path, tensors), ("safetensors: " + path + ": " + tail).c_str(),
                          Error);
@@ -459,8 +438,8 @@ TEST_CASE("safetensors: save rejects what cannot be written and leaves an existi
                        Error);
   CHECK_THROWS_WITH_AS(save_safetensors(path, {}, {{"k", "\xc3"}}), doctest::Contains("is not valid UTF-8"),
                        Error);
-  CHECK(read_bytes(path) == original);
-  CHECK(std::distance(fs::directory_iterator(tmp.dir), fs::directory_iterator()) == 1);
+  CHECK(read_file(path) == original);
+  CHECK(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()) == 1);
 
   const std::string unwritable = tmp.file("no_such_dir/x.safetensors");
   CHECK_THROWS_WITH_AS(save_safetensors(unwritable, {{"w", w}}),
@@ -474,13 +453,13 @@ TEST_CASE("safetensors: a save that fails mid-write (EFBIG) leaves the old file 
   testing::ScratchDir dir;
   const std::string path = dir.file("keep.safetensors");
   save_safetensors(path, {{"w", filled({2}, DType::Float32)}});
-  const std::string original = read_bytes(path);
+  const std::string original = read_file(path);
   {
     testing::FileSizeLimit limit(4096);
     CHECK_THROWS_WITH_AS(save_safetensors(path, {{"big", filled({10'000}, DType::Float32)}}),
                          ("safetensors: " + path + ": writing failed (File too large)").c_str(), Error);
   }
-  CHECK(read_bytes(path) == original);
+  CHECK(read_file(path) == original);
   CHECK(testing::dir_entries(dir.path()) == std::vector<std::string>{"keep.safetensors"});
 }
 
@@ -495,7 +474,7 @@ TEST_CASE("safetensors: JSON nested deeper than 128 levels is refused before any
                       std::string(8, '\0'));
   };
   Rejection r;
-  write_bytes(r.path, nested(126));
+  write_file_bytes(r.path, nested(126));
   CHECK(load_safetensors(r.path).size() == 1);
   CHECK_REJECTED(nested(127), "the JSON header nests deeper than 128 levels");
 }
@@ -513,7 +492,7 @@ TEST_CASE("safetensors: a header of 100,000 entries loads in its own order") {
     data += raw<int32_t>({id});
   }
   Rejection r;
-  write_bytes(r.path, file_bytes(header + "}", data));
+  write_file_bytes(r.path, file_bytes(header + "}", data));
   const NamedTensors loaded = load_safetensors(r.path);
   REQUIRE(loaded.size() == kEntries);
   int misplaced = 0;
@@ -526,7 +505,7 @@ TEST_CASE("safetensors: a header of 100,000 entries loads in its own order") {
 
 TEST_CASE("safetensors: a zero-size tensor loads if its other dimensions multiply within int64") {
   Rejection r;
-  write_bytes(r.path, file_bytes(R"({"z":{"dtype":"F64","shape":[0,2147483648,2147483648],"data_offsets":[0,0]}})"));
+  write_file_bytes(r.path, file_bytes(R"({"z":{"dtype":"F64","shape":[0,2147483648,2147483648],"data_offsets":[0,0]}})"));
   const NamedTensors loaded = load_safetensors(r.path);
   REQUIRE(loaded.size() == 1);
   CHECK(loaded[0].second.numel() == 0);
@@ -554,19 +533,19 @@ std::vector<std::byte> as_byte_vector(const std::string& text) {
 }
 
 TEST_CASE("safetensors: a file held in memory loads exactly as from disk, and fails the same way") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("all.safetensors");
   NamedTensors tensors;
   for (DType dtype : kAllDTypes) tensors.emplace_back(detail::str_cat(dtype), filled({2, 3}, dtype));
   save_safetensors(path, tensors);
   const NamedTensors from_file = load_safetensors(path);
-  const NamedTensors from_memory = load_safetensors(as_byte_vector(read_bytes(path)));
+  const NamedTensors from_memory = load_safetensors(as_byte_vector(read_file(path)));
   REQUIRE(from_memory.size() == from_file.size());
   for (size_t i = 0; i < from_file.size(); ++i) {
     CHECK(from_memory[i].first == from_file[i].first);
     check_same(from_memory[i].second, from_file[i].second);
   }
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = read_file(path);
   CHECK_THROWS_WITH_AS(load_safetensors(as_byte_vector(bytes.substr(0, bytes.size() - 4)), "upload"),
                        doctest::Contains("safetensors: upload: tensor '"), Error);
   CHECK_THROWS_WITH_AS(load_safetensors(std::span<const std::byte>()),
@@ -598,7 +577,7 @@ void check_state_equal(const Module& m, const StateDict& expected) {
 }
 
 TEST_CASE("serialize: save then load restores every parameter and buffer under PyTorch's names") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("model.safetensors");
   auto source = small_model();
   Module& bn = *source->get_submodule("1");
@@ -667,7 +646,7 @@ TEST_CASE("serialize: two threads saving to one path both succeed and leave a va
 }
 
 TEST_CASE("serialize: load converts dtypes as load_state_dict does") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("f64.safetensors");
   auto source = small_model();
   NamedTensors wide;
@@ -681,7 +660,7 @@ TEST_CASE("serialize: load converts dtypes as load_state_dict does") {
 }
 
 TEST_CASE("serialize: a failed load leaves the module unchanged") {
-  TempDir tmp;
+  ScratchDir tmp;
   auto target = small_model();
   const StateDict before = snapshot(*target);
 
@@ -717,7 +696,7 @@ TEST_CASE("serialize: a failed load leaves the module unchanged") {
 }
 
 TEST_CASE("serialize: strict=false loads the matching keys and reports the others") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("conv_only.safetensors");
   auto conv = std::make_shared<Conv2d>(3, 4, 3);
   save(Sequential(conv), path);
@@ -730,11 +709,11 @@ TEST_CASE("serialize: strict=false loads the matching keys and reports the other
 }
 
 TEST_CASE("serialize: load from memory restores the module, and a failed one changes nothing") {
-  TempDir tmp;
+  ScratchDir tmp;
   const std::string path = tmp.file("model.safetensors");
   auto source = small_model();
   save(*source, path);
-  const std::vector<std::byte> bytes = as_byte_vector(read_bytes(path));
+  const std::vector<std::byte> bytes = as_byte_vector(read_file(path));
   auto target = small_model();
   const IncompatibleKeys keys = load(*target, bytes);
   CHECK(keys.missing_keys.empty());
@@ -760,7 +739,7 @@ TEST_CASE("serialize: float counters that int64 cannot hold load as PyTorch load
     NamedTensors tensors;
     for (const auto& [name, t] : model->state_dict())
       tensors.emplace_back(name, name == "1.num_batches_tracked" ? full({}, value) : t.clone());
-    TempDir tmp;
+    ScratchDir tmp;
     save_safetensors(tmp.file("counter.safetensors"), tensors);
     load(*model, tmp.file("counter.safetensors"));
     CHECK(model->get_buffer("1.num_batches_tracked").item<int64_t>() == std::numeric_limits<int64_t>::min());

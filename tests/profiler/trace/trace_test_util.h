@@ -2,53 +2,31 @@
 // directory and a builder that writes Chrome traces in the format our profiler exports.
 #pragma once
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/file_testing.h"
+
 namespace tl::trace::testing {
 
-/// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
+/// A scratch directory (tl::testing::ScratchDir) that also writes files into itself.
+class TempDir : public tl::testing::ScratchDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("tl_trace_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  std::filesystem::path operator/(const std::string& name) const { return path() / name; }
 
   /// Writes `content` to `name` inside the directory and returns its path.
   std::filesystem::path write(const std::string& name, const std::string& content) const {
-    std::filesystem::path p = path_ / name;
+    std::filesystem::path p = path() / name;
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p, std::ios::binary) << content;
     return p;
   }
-
- private:
-  std::filesystem::path path_;
 };
 
-inline std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using tl::testing::read_file;
 
 /// Builds {"traceEvents": [...], "distributedInfo": {"rank": N}} as our profiler writes it. Times
 /// are given in microseconds.
