@@ -23,9 +23,9 @@
 #include "models/resnet.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
-#include "profiler/trace/diff_chart.h"
-#include "profiler/trace/trace.h"
-#include "profiler/trace/trace_diff.h"
+#include "trace/diff_chart.h"
+#include "trace/trace.h"
+#include "trace/trace_diff.h"
 
 namespace fs = std::filesystem;
 namespace trace = tl::trace;

@@ -9,6 +9,7 @@
 #include <torchless/torchless.h>
 
 #include "bench/bench_util.h"
+#include "models/resnet.h"
 
 namespace fx = tl::fx;
 

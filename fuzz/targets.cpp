@@ -15,8 +15,8 @@
 #include "models/toy_fuser.h"
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
-#include "profiler/trace/trace.h"
-#include "profiler/trace/trace_diff.h"
+#include "trace/trace.h"
+#include "trace/trace_diff.h"
 
 namespace tl::fuzz {
 namespace {

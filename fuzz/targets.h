@@ -19,7 +19,7 @@ bool run_safetensors(std::span<const std::byte> input);
 /// nn::load into the conv-bn tutorial's model, strictly then not; a rejected load must leave every
 /// parameter and buffer bit for bit as it was. "Parsed" means the strict load succeeded.
 bool run_state_dict(std::span<const std::byte> input);
-/// trace::load_trace from memory (JSON, or gzip: DEFLATE included), then compare_traces of the
+/// trace::load_trace from memory (JSON, or gzip through zlib), then compare_traces of the
 /// trace with itself and its table and CSV, as tl-tracediff would.
 bool run_trace(std::span<const std::byte> input);
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Fails when a file includes a header from a higher layer (core < ops < nn < fx < profiler < models).
+"""Fails when a file includes a header from a higher layer (core < ops < nn < fx < profiler < models),
+when trace/ (the trace analysis library, outside the runtime) includes anything but core/ and itself,
+or when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/.
 
 Meson links static libraries inside one linker group, so the link alone does not catch an upward
 reference; this check does, for every source and header of the library folders.
@@ -7,18 +9,34 @@ usage: check_layers.py PROJECT_ROOT [STAMP_FILE]"""
 import pathlib, re, sys
 
 LAYERS = ["core", "ops", "nn", "fx", "profiler", "models"]
+TRACE, TRACE_MAY_INCLUDE = "trace", {"core", "trace"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
+
+
+def includes(folder, pattern="*"):
+    """(path, line number, top folder) of each project include in folder's sources and headers."""
+    for path in sorted((root / folder).rglob(pattern)):
+        if path.suffix in (".h", ".cpp"):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                m = INCLUDE.match(line)
+                if m:
+                    yield path.relative_to(root), number, m.group(1)
+
 
 root = pathlib.Path(sys.argv[1])
 problems = []
 for rank, layer in enumerate(LAYERS):
-    for path in sorted((root / layer).rglob("*")):
-        if path.suffix not in (".h", ".cpp"):
-            continue
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            m = INCLUDE.match(line)
-            if m and m.group(1) in LAYERS and LAYERS.index(m.group(1)) > rank:
-                problems.append(f"{path.relative_to(root)}:{number}: {layer}/ includes {m.group(1)}/, a higher layer")
+    for path, number, target in includes(layer):
+        if target in LAYERS and LAYERS.index(target) > rank:
+            problems.append(f"{path}:{number}: {layer}/ includes {target}/, a higher layer")
+        elif target == TRACE:
+            problems.append(f"{path}:{number}: {layer}/ includes trace/, which the runtime must not link")
+for path, number, target in includes("torchless", "torchless.h"):  # the runtime's umbrella header
+    if target == TRACE:
+        problems.append(f"{path}:{number}: the runtime's umbrella includes trace/ (that is torchless/trace.h)")
+for path, number, target in includes(TRACE):
+    if target not in TRACE_MAY_INCLUDE:
+        problems.append(f"{path}:{number}: trace/ includes {target}/; it may include only core/ and trace/")
 if problems:
     print("\n".join(problems))
     sys.exit(1)

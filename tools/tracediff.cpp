@@ -13,9 +13,9 @@
 
 #include "core/error.h"
 #include "core/file_writer.h"
-#include "profiler/trace/diff_chart.h"
-#include "profiler/trace/trace.h"
-#include "profiler/trace/trace_diff.h"
+#include "trace/diff_chart.h"
+#include "trace/trace.h"
+#include "trace/trace_diff.h"
 
 namespace fs = std::filesystem;
 namespace trace = tl::trace;

@@ -1,4 +1,5 @@
-// torchless/torchless.h — the one header a user includes: tensors, ops, modules, fx, profiler, models.
+// torchless/torchless.h — the runtime's umbrella header: tensors, ops, modules, fx and the profiler.
+// The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
 
 #include "core/dispatch.h"
@@ -30,9 +31,3 @@
 #include "profiler/profile.h"
 #include "profiler/record_function.h"
 #include "profiler/stacks.h"
-#include "profiler/trace/diff_chart.h"
-#include "profiler/trace/trace.h"
-#include "profiler/trace/trace_diff.h"
-#include "models/my_module.h"
-#include "models/resnet.h"
-#include "models/toy_fuser.h"

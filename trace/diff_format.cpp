@@ -1,4 +1,4 @@
-// profiler/trace/diff_format.cpp — DiffTable as a plain-text table and as CSV. The text table uses
+// trace/diff_format.cpp — DiffTable as a plain-text table and as CSV. The text table uses
 // PyTorch profiler-style adaptive units; the CSV keeps full precision in microseconds.
 #include <charconv>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "profiler/trace/trace_diff.h"
+#include "trace/trace_diff.h"
 
 namespace tl::trace {
 namespace {

@@ -1,4 +1,4 @@
-// profiler/trace/trace_reader.cpp — load_trace(): a SAX handler over nlohmann::json that keeps only the
+// trace/trace_reader.cpp — load_trace(): a SAX handler over nlohmann::json that keeps only the
 // fields the analyses need, so a trace is never held as a DOM. Errors name the file and the event.
 #include <cmath>
 #include <fstream>
@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "profiler/trace/gzip.h"
-#include "profiler/trace/trace.h"
-#include "profiler/trace/trace_index.h"
+#include "trace/gzip.h"
+#include "trace/trace.h"
+#include "trace/trace_index.h"
 
 namespace tl::trace {
 namespace {

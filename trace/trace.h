@@ -1,4 +1,4 @@
-// profiler/trace/trace.h — trace files loaded for analysis: our Chrome traces, kineto's object form and
+// trace/trace.h — trace files loaded for analysis: our Chrome traces, kineto's object form and
 // PyTorch's legacy bare array, plain or gzip-compressed, streamed so only the kept fields use memory.
 #pragma once
 

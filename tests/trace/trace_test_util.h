@@ -1,4 +1,4 @@
-// tests/profiler/trace/trace_test_util.h — helpers for the trace tests: a self-deleting temporary
+// tests/trace/trace_test_util.h — helpers for the trace tests: a self-deleting temporary
 // directory and a builder that writes Chrome traces in the format our profiler exports.
 #pragma once
 

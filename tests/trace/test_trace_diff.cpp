@@ -1,4 +1,4 @@
-// tests/profiler/trace/test_trace_diff.cpp — compare_traces() and ops_diff() on hand-made trace sets
+// tests/trace/test_trace_diff.cpp — compare_traces() and ops_diff() on hand-made trace sets
 // whose answers follow from their construction: every change category, per-iteration normalisation,
 // self durations, grouping, rank/step/category filters, table helpers, text and CSV output, and
 // tl-tracediff's output files after a failed write.
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "core/error.h"
-#include "profiler/trace/trace_diff.h"
-#include "tests/profiler/trace/trace_test_util.h"
 #include "tests/support/file_testing.h"
+#include "tests/trace/trace_test_util.h"
+#include "trace/trace_diff.h"
 
 namespace tl::trace {
 namespace {

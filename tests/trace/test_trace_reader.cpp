@@ -1,4 +1,4 @@
-// tests/profiler/trace/test_trace_reader.cpp — loading our Chrome traces, kineto's and PyTorch's legacy
+// tests/trace/test_trace_reader.cpp — loading our Chrome traces, kineto's and PyTorch's legacy
 // format (plain and gzip), steps and self times, and every bad-input error with its message.
 #include <doctest/doctest.h>
 
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "profiler/trace/trace.h"
-#include "tests/profiler/trace/trace_test_util.h"
+#include "tests/trace/trace_test_util.h"
+#include "trace/trace.h"
 
 namespace tl::trace {
 namespace {
@@ -22,7 +22,7 @@ namespace {
 using testing::ChromeTraceBuilder;
 using testing::TempDir;
 
-const std::filesystem::path kData = "tests/profiler/trace/data";
+const std::filesystem::path kData = "tests/trace/data";
 
 const OpEvent& find_event(const Trace& t, const std::string& name, int nth = 0) {
   for (const OpEvent& e : t.events)

@@ -1,4 +1,4 @@
-// profiler/trace/trace_diff.h — TraceDiff (as in Holistic Trace Analysis): per-op counts and durations
+// trace/trace_diff.h — TraceDiff (as in Holistic Trace Analysis): per-op counts and durations
 // of a control and a test trace set, their differences, and a change category for each op.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "profiler/trace/trace.h"
+#include "trace/trace.h"
 
 namespace tl::trace {
 

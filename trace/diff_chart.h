@@ -1,11 +1,11 @@
-// profiler/trace/diff_chart.h — TraceDiff charts as self-contained SVG (no script, no external font or
+// trace/diff_chart.h — TraceDiff charts as self-contained SVG (no script, no external font or
 // file): horizontal grouped bars of control, test and their difference for each row of a DiffTable.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-#include "profiler/trace/trace_diff.h"
+#include "trace/trace_diff.h"
 
 namespace tl::trace {
 

@@ -1,12 +1,12 @@
-// profiler/trace/trace.cpp — iterations and self times of a loaded trace, and trace sets (directories
+// trace/trace.cpp — iterations and self times of a loaded trace, and trace sets (directories
 // or lists of files). Self time is never negative, even when children overlap their parent's end.
-#include "profiler/trace/trace.h"
+#include "trace/trace.h"
 
 #include <algorithm>
 #include <numeric>
 
 #include "core/error.h"
-#include "profiler/trace/trace_index.h"
+#include "trace/trace_index.h"
 
 namespace tl::trace {
 namespace {

@@ -1,6 +1,6 @@
-// profiler/trace/diff_chart.cpp — grouped horizontal bar charts as SVG text. Layout is computed from
+// trace/diff_chart.cpp — grouped horizontal bar charts as SVG text. Layout is computed from
 // estimated text widths (no font metrics available), so labels are cut to a character budget.
-#include "profiler/trace/diff_chart.h"
+#include "trace/diff_chart.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// tests/profiler/trace/test_diff_chart.cpp — the SVG charts: one bar per value with lengths
+// tests/trace/test_diff_chart.cpp — the SVG charts: one bar per value with lengths
 // proportional to it, negative bars left of zero, escaped and ellipsized labels with full tooltips.
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "profiler/trace/diff_chart.h"
+#include "trace/diff_chart.h"
 
 namespace tl::trace {
 namespace {

@@ -1,7 +1,7 @@
-// profiler/trace/trace_index.h — internal: what load_trace() derives once all events are read.
+// trace/trace_index.h — internal: what load_trace() derives once all events are read.
 #pragma once
 
-#include "profiler/trace/trace.h"
+#include "trace/trace.h"
 
 namespace tl::trace {
 

@@ -1,6 +1,6 @@
-// profiler/trace/trace_diff.cpp — compare_traces(), ops_diff() and the table helpers (sort, head,
+// trace/trace_diff.cpp — compare_traces(), ops_diff() and the table helpers (sort, head,
 // glob filters). Counts are compared exactly (cross-multiplied by iterations), never as rounded means.
-#include "profiler/trace/trace_diff.h"
+#include "trace/trace_diff.h"
 
 #include <algorithm>
 #include <cmath>
