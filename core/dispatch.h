@@ -19,13 +19,13 @@
 namespace tl {
 
 enum class OpKind : uint16_t {
-#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop) Enum,
+#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop, tags) Enum,
   TL_FORALL_OPS(TL_OP_ENUM)
 #undef TL_OP_ENUM
 };
 
 inline constexpr int kNumOps = 0
-#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop) +1
+#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop, tags) +1
     TL_FORALL_OPS(TL_OP_COUNT)
 #undef TL_OP_COUNT
     ;
@@ -78,6 +78,7 @@ struct OpInfo {
   const char* aten_name;   ///< "aten::add": what the profiler prints
   const char* schema;      ///< PyTorch-style signature with defaults
   const char* py_operator; ///< "add" for operator.add, "" when the op has no Python operator
+  const char* tags;        ///< "pointwise", "nondeterministic_seeded" or "" (read through core/schema.h)
   KernelFn kernel;
 };
 /// The registry row for `op` (defined with the registry in ops/registry.cpp).
@@ -140,7 +141,7 @@ class HookGuard {
 }  // namespace dispatch
 
 namespace kernels {
-#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop) \
+#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags) \
   TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
 TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
 #undef TL_OP_DECLARE_KERNEL

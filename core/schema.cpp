@@ -1,6 +1,7 @@
 // core/schema.cpp — the one parser of the schema strings in core/op_list.h, run once per op.
 #include "core/schema.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <map>
@@ -22,10 +23,63 @@ int list_length_of(const std::string& type) {
 
 std::string base_type_of(const std::string& type) { return type.substr(0, type.find_first_of("[?(")); }
 
+// "Tensor(a!)?" -> alias set "a", written.
+void parse_alias(SchemaArg& arg) {
+  const size_t open = arg.type.find('(');
+  if (open == std::string::npos) return;
+  const size_t close = arg.type.find(')', open);
+  TL_INTERNAL_ASSERT(close != std::string::npos, "bad alias mark in '", arg.type, "'");
+  std::string mark = arg.type.substr(open + 1, close - open - 1);
+  arg.is_write = !mark.empty() && mark.back() == '!';
+  if (arg.is_write) mark.pop_back();
+  arg.alias_set = mark;
+}
+
+SchemaArg parse_decl(const std::string& decl) {
+  SchemaArg arg;
+  const size_t space = decl.rfind(' ');
+  arg.type = space == std::string::npos ? decl : decl.substr(0, space);
+  arg.name = space == std::string::npos ? "" : decl.substr(space + 1);
+  parse_alias(arg);
+  return arg;
+}
+
+// "Tensor(a!)" / "(Tensor values, Tensor indices)" / "Tensor[]" / "bool" -> the returns.
+std::vector<SchemaArg> parse_returns(const std::string& text) {
+  std::vector<SchemaArg> out;
+  if (text.front() != '(') {
+    out.push_back(parse_decl(text));
+    return out;
+  }
+  size_t pos = 1;
+  while (pos < text.size() - 1) {
+    const size_t comma = std::min(text.find(',', pos), text.size() - 1);
+    out.push_back(parse_decl(trim(text.substr(pos, comma - pos))));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// "pointwise, nondeterministic_seeded" -> the tag bits; an unknown tag is a typo in the op list.
+uint8_t parse_tags(const std::string& text) {
+  uint8_t tags = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string tag = trim(text.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (tag == "pointwise") tags |= static_cast<uint8_t>(OpTag::Pointwise);
+    else if (tag == "nondeterministic_seeded") tags |= static_cast<uint8_t>(OpTag::NondeterministicSeeded);
+    else TL_INTERNAL_ASSERT(tag.empty(), "unknown op tag '", tag, "'");
+  }
+  return tags;
+}
+
 AttrValue parse_default(const std::string& type, const std::string& text) {
   if (text == "None") return std::monostate{};
   const std::string base = base_type_of(type);
   if (base == "bool") return text == "True";
+  if (base == "str") return text.substr(1, text.size() - 2);  // 'none' -> none
   if (base == "ScalarType") {
     for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16})
       if (text == dtype_name(d)) return d;
@@ -52,7 +106,7 @@ AttrValue parse_default(const std::string& type, const std::string& text) {
   return static_cast<int64_t>(std::stoll(text));
 }
 
-Schema parse(const std::string& schema) {
+Schema parse(const std::string& schema, const std::string& tags) {
   Schema s;
   const size_t open = schema.find('('), close = schema.rfind(") ->");
   TL_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos, "bad schema '", schema, "'");
@@ -69,12 +123,8 @@ Schema parse(const std::string& schema) {
       kwarg_only = true;
       return;
     }
-    SchemaArg arg;
     const size_t eq = p.find('=');
-    const std::string decl = trim(p.substr(0, eq));
-    const size_t space = decl.rfind(' ');
-    arg.type = decl.substr(0, space);
-    arg.name = decl.substr(space + 1);
+    SchemaArg arg = parse_decl(trim(p.substr(0, eq)));
     if (eq != std::string::npos) arg.default_ = parse_default(arg.type, trim(p.substr(eq + 1)));
     arg.kwarg_only = kwarg_only;
     s.args.push_back(std::move(arg));
@@ -86,13 +136,18 @@ Schema parse(const std::string& schema) {
     else piece += c;
   }
   flush();
+  s.returns = parse_returns(trim(schema.substr(close + 4)));
+  s.tags = parse_tags(tags);
   return s;
 }
 
 const std::array<Schema, kNumOps>& all_schemas() {
   static const std::array<Schema, kNumOps> schemas = [] {
     std::array<Schema, kNumOps> out;
-    for (int i = 0; i < kNumOps; ++i) out[i] = parse(op_info(static_cast<OpKind>(i)).schema);
+    for (int i = 0; i < kNumOps; ++i) {
+      const OpInfo& info = op_info(static_cast<OpKind>(i));
+      out[i] = parse(info.schema, info.tags);
+    }
     return out;
   }();
   return schemas;
@@ -103,6 +158,16 @@ const std::array<Schema, kNumOps>& all_schemas() {
 int SchemaArg::list_length() const { return list_length_of(type); }
 
 std::string SchemaArg::base_type() const { return base_type_of(type); }
+
+bool Schema::is_mutable() const {
+  return std::any_of(args.begin(), args.end(), [](const SchemaArg& a) { return a.is_write; });
+}
+
+int Schema::out_index() const {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].is_write && args[i].kwarg_only && args[i].name == "out") return static_cast<int>(i);
+  return -1;
+}
 
 const Schema& schema_of(OpKind op) { return all_schemas()[static_cast<size_t>(op)]; }
 

@@ -1,6 +1,6 @@
-// core/schema.h — each op's schema (core/op_list.h) parsed once: argument names, types, defaults and
-// which are keyword-only. The tracer, code generation, the passes and the dispatch point's input
-// checks all read it.
+// core/schema.h — each op's schema (core/op_list.h) parsed once: argument names, types, defaults,
+// which are keyword-only, alias and mutation marks, the returns and the op's tags. The tracer, code
+// generation, the passes, the profiler and the dispatch point's input checks all read it.
 #pragma once
 
 #include <optional>
@@ -16,6 +16,8 @@ struct SchemaArg {
   std::string type;                   ///< "Tensor", "Tensor?", "Tensor[]", "int", "int[2]", "Scalar?", ...
   std::optional<AttrValue> default_;  ///< parsed default, when the schema gives one
   bool kwarg_only = false;            ///< declared after '*'
+  std::string alias_set;              ///< "a" for `Tensor(a)` / `Tensor(a!)`, empty when it aliases nothing
+  bool is_write = false;              ///< `Tensor(a!)`: the op writes this argument
 
   bool is_tensor() const { return type.rfind("Tensor", 0) == 0 && type.find("[]") == std::string::npos; }
   bool is_tensor_list() const { return type.rfind("Tensor[]", 0) == 0; }
@@ -26,9 +28,25 @@ struct SchemaArg {
   std::string base_type() const;
 };
 
+/// Tags of an op row, as native_functions.yaml names them.
+enum class OpTag : uint8_t {
+  Pointwise = 1,              ///< elementwise; a binary one takes a number as its second operand
+  NondeterministicSeeded = 2  ///< draws from the random generator
+};
+
 struct Schema {
   std::string name;
   std::vector<SchemaArg> args;
+  std::vector<SchemaArg> returns;  ///< unnamed returns have an empty name
+  uint8_t tags = 0;
+
+  bool has_tag(OpTag tag) const { return (tags & static_cast<uint8_t>(tag)) != 0; }
+  /// The op writes one of its arguments (an in-place op or an `out=` result).
+  bool is_mutable() const;
+  /// Exactly one Tensor comes back (not a tuple, a list or a bool).
+  bool returns_one_tensor() const { return returns.size() == 1 && returns[0].is_tensor(); }
+  /// The index of the keyword-only written `out` argument, or -1.
+  int out_index() const;
 };
 
 /// The parsed schema of `op` (parsed once).

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 // One small tensor of every dtype safetensors supports, plus a scalar and a zero-size tensor.
 void write_all_dtypes(const fs::path& file) {
   const tl::Tensor f32 = tl::rand({2, 3});
-  const tl::nn::NamedTensors tensors = {
+  const tl::nn::StateDict tensors = {
       {"f32", f32},
       {"f64", f32.to(tl::DType::Float64)},
       {"bf16", f32.to(tl::DType::BFloat16)},
@@ -35,7 +35,7 @@ void write_all_dtypes(const fs::path& file) {
 // The toy model's state dict with its floating tensors in `dtype` and its counters in `counters`.
 void write_state_dict(const fs::path& file, tl::DType dtype, tl::DType counters) {
   const auto model = tl::models::toy_fuser_model();
-  tl::nn::NamedTensors tensors;
+  tl::nn::StateDict tensors;
   for (const auto& [name, t] : model->state_dict())
     tensors.emplace_back(name, t.to(t.dtype() == tl::DType::Int64 ? counters : dtype));
   tl::nn::save_safetensors(file.string(), tensors);

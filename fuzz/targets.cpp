@@ -43,7 +43,7 @@ void check_unchanged(const nn::Module& model, const std::vector<Tensor>& before)
 }  // namespace
 
 bool run_safetensors(std::span<const std::byte> input) {
-  nn::NamedTensors tensors;
+  nn::StateDict tensors;
   if (!parses("safetensors", [&] { tensors = nn::load_safetensors(input); })) return false;
   for (const auto& [name, t] : tensors) {
     require(t.is_contiguous() && t.nbytes() <= static_cast<int64_t>(input.size()), "safetensors",

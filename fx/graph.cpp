@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/schema.h"
 #include "nn/module.h"
 
 namespace tl::fx {
@@ -38,10 +39,23 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// A node that writes one of its arguments (the schema's `Tensor(a!)`): its effect is not captured by users.
+bool writes_an_argument(const Node& n) {
+  if (!n.op_kind()) return false;
+  const Schema& schema = schema_of(*n.op_kind());
+  for (size_t i = 0; i < schema.args.size(); ++i) {
+    const SchemaArg& a = schema.args[i];
+    if (!a.is_write) continue;
+    const bool passed = a.kwarg_only ? std::any_of(n.kwargs().begin(), n.kwargs().end(),
+                                                   [&](const auto& kw) { return kw.first == a.name; })
+                                     : i < n.args().size();
+    if (!a.is_optional() || passed) return true;
+  }
+  return false;
+}
+
 bool is_impure(const Node& n) {
-  if (n.op() == Opcode::Placeholder || n.op() == Opcode::Output) return true;
-  // In-place ops mutate their input: their effect is not captured by users.
-  return n.op_kind() && op_name(*n.op_kind()).back() == '_';
+  return n.op() == Opcode::Placeholder || n.op() == Opcode::Output || writes_an_argument(n);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "core/text_table.h"
+
 namespace tl::fx {
 namespace {
 
@@ -61,22 +63,16 @@ std::string tabulate(const std::vector<std::string>& headers, const std::vector<
     width[c] = headers[c].size() + 2;
     for (const auto& r : cells) width[c] = std::max(width[c], r[c].size());
   }
-  auto pad = [&](const std::string& s, size_t c) {
-    const std::string fill(width[c] - std::min(width[c], s.size()), ' ');
-    return numeric[c] ? fill + s : s + fill;
-  };
+  TextTable table;
+  for (size_t c = 0; c < cols; ++c) table.add_column(headers[c], width[c], /*left=*/!numeric[c]);
   std::string out;
-  auto line = [&](const std::vector<std::string>& r) {
-    std::string l;
-    for (size_t c = 0; c < cols; ++c) l += (c ? "  " : "") + pad(r[c], c);
+  auto line = [&](std::string l) {
     while (!l.empty() && l.back() == ' ') l.pop_back();  // tabulate strips each row
     out += l + "\n";
   };
-  line(headers);
-  std::vector<std::string> rule;
-  for (size_t c = 0; c < cols; ++c) rule.push_back(std::string(width[c], '-'));
-  line(rule);
-  for (const auto& r : cells) line(r);
+  line(table.header_row());
+  line(table.rule());
+  for (const auto& r : cells) line(table.row(r));
   out.pop_back();
   return out;
 }

@@ -371,7 +371,7 @@ void check_bools(const Tensor& t, const std::string& name, const std::string& pa
 }
 
 // Entry indices in the reference writer's order, after checking that every tensor can be written.
-std::vector<size_t> write_order(const NamedTensors& tensors, const std::string& path) {
+std::vector<size_t> write_order(const StateDict& tensors, const std::string& path) {
   std::set<std::string> names;
   for (const auto& [name, t] : tensors) {
     TL_FILE_CHECK(name != kMetadataKey, path, "'", kMetadataKey, "' is reserved and cannot name a tensor");
@@ -388,7 +388,7 @@ std::vector<size_t> write_order(const NamedTensors& tensors, const std::string& 
   return order;
 }
 
-std::string header_text(const NamedTensors& tensors, const std::vector<size_t>& order,
+std::string header_text(const StateDict& tensors, const std::vector<size_t>& order,
                         const SafetensorsMetadata& metadata, const std::string& path) {
   Json header = Json::object();
   if (!metadata.empty()) header[kMetadataKey] = metadata;
@@ -412,9 +412,9 @@ std::string header_text(const NamedTensors& tensors, const std::vector<size_t>& 
   return text;
 }
 
-NamedTensors read_tensors(Input& input) {
+StateDict read_tensors(Input& input) {
   const Header header = read_header(input);
-  NamedTensors out(header.entries.size());
+  StateDict out(header.entries.size());
   // Read in file order: one forward pass over the disk.
   for (size_t i : header.file_order) {
     const Entry& e = header.entries[i];
@@ -428,12 +428,12 @@ NamedTensors read_tensors(Input& input) {
 
 }  // namespace
 
-NamedTensors load_safetensors(const std::string& path) {
+StateDict load_safetensors(const std::string& path) {
   InputFile file(path);
   return read_tensors(file);
 }
 
-NamedTensors load_safetensors(std::span<const std::byte> data, const std::string& name) {
+StateDict load_safetensors(std::span<const std::byte> data, const std::string& name) {
   InputBytes bytes(data, name);
   return read_tensors(bytes);
 }
@@ -443,7 +443,7 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
   return read_header(file).metadata;
 }
 
-void save_safetensors(const std::string& path, const NamedTensors& tensors,
+void save_safetensors(const std::string& path, const StateDict& tensors,
                       const SafetensorsMetadata& metadata) {
   const std::vector<size_t> order = write_order(tensors, path);
   const std::string header = header_text(tensors, order, metadata, path);

@@ -7,15 +7,12 @@
 #include <map>
 #include <span>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "core/tensor.h"
+#include "nn/state_dict.h"
 
 namespace tl::nn {
 
-/// Tensors with their names, in a meaningful order (a state dict, a file's header order).
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 /// The free-form string map a safetensors file stores under "__metadata__".
 using SafetensorsMetadata = std::map<std::string, std::string>;
 
@@ -28,12 +25,12 @@ using SafetensorsMetadata = std::map<std::string, std::string>;
 /// overflowing shape, a byte range whose size is not numel * element size, a range outside the data
 /// section, overlapping ranges, a duplicate name, a field given twice in one entry (or a key twice
 /// in __metadata__), or a BOOL byte other than 0 or 1. Gaps between ranges are tolerated.
-NamedTensors load_safetensors(const std::string& path);
+StateDict load_safetensors(const std::string& path);
 
 /// Every tensor of the safetensors file held in `data` (read into memory, received over a network),
 /// validated and returned exactly as load_safetensors(path) does; `name` stands for the file in error
 /// messages. The tensors share nothing with `data`.
-NamedTensors load_safetensors(std::span<const std::byte> data, const std::string& name = "<bytes>");
+StateDict load_safetensors(std::span<const std::byte> data, const std::string& name = "<bytes>");
 
 /// The "__metadata__" map of the file at `path` (empty when absent). Reads and validates the header
 /// exactly as load_safetensors does, but no tensor data.
@@ -48,7 +45,7 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path);
 /// gzip-compressed (load_safetensors reads uncompressed files only). Throws tl::Error for an undefined
 /// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
 /// that is not valid UTF-8, or an I/O failure.
-void save_safetensors(const std::string& path, const NamedTensors& tensors,
+void save_safetensors(const std::string& path, const StateDict& tensors,
                       const SafetensorsMetadata& metadata = {});
 
 }  // namespace tl::nn

@@ -5,7 +5,7 @@
 namespace tl::nn {
 namespace {
 
-IncompatibleKeys load_tensors(Module& module, const NamedTensors& tensors, const std::string& name, bool strict) {
+IncompatibleKeys load_tensors(Module& module, const StateDict& tensors, const std::string& name, bool strict) {
   try {
     return module.load_state_dict(tensors, strict);
   } catch (const Error& e) {

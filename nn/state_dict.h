@@ -1,5 +1,5 @@
-// nn/state_dict.h — the state dict type: a module tree's tensors by dotted name, in PyTorch's order.
-// Module::state_dict() / load_state_dict() (nn/module.h) produce and consume it.
+// nn/state_dict.h — the state dict type: tensors by name in a meaningful order. Module::state_dict() /
+// load_state_dict() (nn/module.h) and the safetensors reader and writer (nn/safetensors.h) use it.
 #pragma once
 
 #include <string>
@@ -10,10 +10,11 @@
 
 namespace tl::nn {
 
-/// (dotted name, tensor) pairs. Module::state_dict() lists, for each module in pre-order, its
+/// (dotted name, tensor) pairs, an ordered name->tensor map as in PyTorch (a safetensors file's
+/// tensors come in its header order). Module::state_dict() lists, for each module in pre-order, its
 /// parameters then its buffers (None entries skipped): conv1.weight, bn1.weight, bn1.bias,
 /// bn1.running_mean, bn1.running_var, bn1.num_batches_tracked, layer1.0.conv1.weight, ...
-/// The tensors alias the module's: writing into them writes into the module.
+/// Its tensors alias the module's: writing into them writes into the module.
 using StateDict = std::vector<std::pair<std::string, Tensor>>;
 
 /// What load_state_dict(dict, strict=false) could not match (PyTorch's _IncompatibleKeys):

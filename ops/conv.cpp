@@ -33,9 +33,9 @@ struct ConvPlan : onednn::CachedPlan {
 ConvParams parse_params(const Attrs& attrs) {
   ConvParams p{onednn::pair_attr(attrs, "stride", "conv2d"), onednn::pair_attr(attrs, "padding", "conv2d"),
                onednn::pair_attr(attrs, "dilation", "conv2d"), attrs.get<int64_t>("groups")};
-  onednn::check_positive("conv2d", "stride", p.stride);
-  onednn::check_positive("conv2d", "padding", p.padding, /*allow_zero=*/true);
-  onednn::check_positive("conv2d", "dilation", p.dilation);
+  check_positive("conv2d", "stride", p.stride);
+  check_positive("conv2d", "padding", p.padding, /*allow_zero=*/true);
+  check_positive("conv2d", "dilation", p.dilation);
   TL_CHECK(p.groups > 0, "conv2d: groups must be positive, got ", p.groups);
   return p;
 }
@@ -58,12 +58,8 @@ void check_tensors(const Tensor& x, const Tensor& w, const Tensor& b, int64_t gr
 
 /// (N, C_out, H_out, W_out); throws when the dilated kernel does not fit the padded input.
 Shape output_shape(const Tensor& x, const Tensor& w, const ConvParams& p) {
-  const Shape padded{x.size(2) + 2 * p.padding[0], x.size(3) + 2 * p.padding[1]};
-  const Shape extent{onednn::dilated_extent(w.size(2), p.dilation[0]), onednn::dilated_extent(w.size(3), p.dilation[1])};
-  TL_CHECK(padded[0] >= extent[0] && padded[1] >= extent[1], "conv2d: padded input size ", padded,
-           " is smaller than the dilated kernel size ", extent, " (input ", x.shape(), ", weight ", w.shape(),
-           ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation), ")");
-  return {x.size(0), w.size(0), (padded[0] - extent[0]) / p.stride[0] + 1, (padded[1] - extent[1]) / p.stride[1] + 1};
+  const Pair hw = conv_output_size("conv2d", x.shape(), {w.size(2), w.size(3)}, p.stride, p.padding, p.dilation);
+  return {x.size(0), w.size(0), hw[0], hw[1]};
 }
 
 /// The weight's own layout, seen as (G, C_out / G, C_in / G, kH, kW) when grouped.

@@ -3,13 +3,13 @@
 // Both ops build the same cached primitive for one input signature, so a weight prepacked by the second
 // is in exactly the layout the first expects.
 #include <cstring>
-#include <iostream>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "core/warning.h"
 #include "ops/inference_layout.h"
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
@@ -50,16 +50,8 @@ struct ConvPlan : onednn::CachedPlan {
 };
 
 Shape ConvSpec::output_shape(const char* op) const {
-  const int64_t h = src_sizes[2], w = src_sizes[3];
-  Shape out{src_sizes[0], weight[0], 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    const int64_t in = i == 0 ? h : w;
-    const int64_t extent = onednn::dilated_extent(weight[2 + i], dilation[i]);
-    TL_CHECK(in + 2 * padding[i] >= extent, op, ": padded input size ", in + 2 * padding[i],
-             " is smaller than the dilated kernel size ", extent, " (input ", src_sizes, ", weight ", weight, ")");
-    out[2 + i] = (in + 2 * padding[i] - extent) / stride[i] + 1;
-  }
-  return out;
+  const onednn::Pair hw = conv_output_size(op, src_sizes, {weight[2], weight[3]}, stride, padding, dilation);
+  return {src_sizes[0], weight[0], hw[0], hw[1]};
 }
 
 onednn::PrimitiveKey ConvSpec::key() const {
@@ -76,9 +68,9 @@ ConvSpec parse_spec(const Attrs& attrs, const char* op) {
   s.padding = onednn::pair_attr(attrs, "padding", op);
   s.dilation = onednn::pair_attr(attrs, "dilation", op);
   s.groups = attrs.get<int64_t>("groups");
-  onednn::check_positive(op, "stride", s.stride);
-  onednn::check_positive(op, "padding", s.padding, /*allow_zero=*/true);
-  onednn::check_positive(op, "dilation", s.dilation);
+  check_positive(op, "stride", s.stride);
+  check_positive(op, "padding", s.padding, /*allow_zero=*/true);
+  check_positive(op, "dilation", s.dilation);
   TL_CHECK(s.groups > 0, op, ": groups must be positive, got ", s.groups);
   s.relu = attrs.get<bool>("relu");
   s.winograd = attrs.get<bool>("winograd");
@@ -181,8 +173,8 @@ std::shared_ptr<const ConvPlan> plan_for(const ConvSpec& s, const char* op) {
   // A reference or plain-GEMM implementation is many times slower than the JIT kernels: say so once.
   if (plan->impl.rfind("ref:", 0) == 0 || plan->impl.rfind("gemm:", 0) == 0) {
     std::call_once(*plan->warned, [&] {
-      std::cerr << "torchless warning: " << op << " for input " << s.src_sizes << " " << s.dtype << ", weight "
-                << s.weight << " runs oneDNN's slow '" << plan->impl << "' implementation\n";
+      warn(op, " for input ", s.src_sizes, " ", s.dtype, ", weight ", s.weight, " runs oneDNN's slow '", plan->impl,
+           "' implementation");
     });
   }
   return plan;
@@ -240,11 +232,8 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
              plan.weights.get_size(), "-byte layout");
     return onednn::memory_of(w, plan.weights);
   }
-  static std::once_flag warned;
-  std::call_once(warned, [&] {
-    std::cerr << "torchless warning: mkldnn_convolution got a dense weight " << w.shape()
-              << "; it is reordered on every call (prepack it with mkldnn_reorder_conv2d_weight)\n";
-  });
+  TL_WARN_ONCE("mkldnn_convolution got a dense weight ", w.shape(),
+               "; it is reordered on every call (prepack it with mkldnn_reorder_conv2d_weight)");
   TL_CHECK(w.dtype() == DType::Float32 || w.dtype() == DType::BFloat16, "mkldnn_convolution: expected a float32 or ",
            "bfloat16 weight, got ", w.dtype());
   dnnl::memory staged = onednn::staging_memory(onednn::Staging::Weights, plan.weights, keep);

@@ -140,12 +140,8 @@ TensorList mkldnn_max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs)
   inference::check_activation(op, "input", x);
   const onednn::PoolParams p = onednn::parse_pool_params(attrs, "mkldnn_max_pool2d", /*has_dilation=*/true);
   const Shape in = inference::logical_shape(x);
-  Shape o{in[0], in[1], 0, 0};
-  for (int d = 0; d < 2; ++d)
-    o[2 + d] = onednn::window_count(in[2 + d], p.kernel[d], p.stride[d], p.padding[d], p.dilation[d], p.ceil_mode);
-  TL_CHECK(o[2] > 0 && o[3] > 0, op, ": input ", x.shape(), " is too small for kernel_size ", onednn::to_shape(p.kernel),
-           " (stride ", onednn::to_shape(p.stride), ", padding ", onednn::to_shape(p.padding), ", dilation ",
-           onednn::to_shape(p.dilation), ")");
+  const Pair hw = conv_output_size(op, in, p.kernel, p.stride, p.padding, p.dilation, p.ceil_mode);
+  const Shape o{in[0], in[1], hw[0], hw[1]};
   Tensor y = inference::activation_out(op, inference::is_blocked(x), x.dtype(), o, out);
   if (y.numel() == 0) return {y};
   if (x.dtype() == DType::Float32 && inference::is_blocked(x)) window_max_blocked(x, y, p);
@@ -162,7 +158,7 @@ TensorList mkldnn_adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attr
   const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
   inference::check_activation(op, "input", x);
   const Pair size = onednn::pair_attr(attrs, "output_size", op);
-  onednn::check_positive(op, "output_size", size);
+  check_positive(op, "output_size", size);
   const Shape in = inference::logical_shape(x);
   TL_CHECK(in[2] > 0 && in[3] > 0, op, ": input ", x.shape(), " has an empty spatial dimension");
   Tensor y = inference::activation_out(op, inference::is_blocked(x), x.dtype(), {in[0], in[1], size[0], size[1]}, out);

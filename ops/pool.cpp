@@ -44,13 +44,8 @@ void check_input(const Tensor& x, const char* op) {
 
 Shape pooled_shape(const Tensor& x, const PoolParams& p, const char* op) {
   check_input(x, op);
-  Shape out{x.size(0), x.size(1), 0, 0};
-  for (int d = 0; d < 2; ++d)
-    out[2 + d] = onednn::window_count(x.size(2 + d), p.kernel[d], p.stride[d], p.padding[d], p.dilation[d], p.ceil_mode);
-  TL_CHECK(out[2] > 0 && out[3] > 0, op, ": input ", x.shape(), " is too small for kernel_size ", onednn::to_shape(p.kernel),
-           " (stride ", onednn::to_shape(p.stride), ", padding ", onednn::to_shape(p.padding), ", dilation ",
-           onednn::to_shape(p.dilation), "): output size would be [", out[2], ", ", out[3], "]");
-  return out;
+  const Pair hw = conv_output_size(op, x.shape(), p.kernel, p.stride, p.padding, p.dilation, p.ceil_mode);
+  return {x.size(0), x.size(1), hw[0], hw[1]};
 }
 
 // ---- oneDNN path ----
@@ -232,7 +227,7 @@ TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
 
 TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Pair size = onednn::pair_attr(attrs, "output_size", "adaptive_avg_pool2d");
-  onednn::check_positive("adaptive_avg_pool2d", "output_size", size, /*allow_zero=*/true);
+  check_positive("adaptive_avg_pool2d", "output_size", size, /*allow_zero=*/true);
   return {with_batch(inputs[0], [&](const Tensor& x) {
     check_input(x, "adaptive_avg_pool2d");
     TL_CHECK(x.size(2) > 0 && x.size(3) > 0, "adaptive_avg_pool2d: expected non-empty spatial dimensions, got input ",

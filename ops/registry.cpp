@@ -11,7 +11,7 @@ namespace tl {
 namespace {
 
 const OpInfo kRegistry[] = {
-#define TL_OP_ROW(Enum, kernel, aten, schema, pyop) {aten, schema, pyop, &kernels::kernel},
+#define TL_OP_ROW(Enum, kernel, aten, schema, pyop, tags) {aten, schema, pyop, tags, &kernels::kernel},
     TL_FORALL_OPS(TL_OP_ROW)
 #undef TL_OP_ROW
 };
@@ -21,7 +21,7 @@ static_assert(sizeof(kRegistry) / sizeof(kRegistry[0]) == kNumOps);
 struct TensorArgs {
   std::vector<const SchemaArg*> args;
   bool list = false;         // a Tensor[] argument: any number of inputs, each defined
-  bool takes_number = false; // the second operand may be a number in attrs (x + 2), as Python's operators allow
+  bool takes_number = false; // a pointwise op's second operand may be a number in attrs (x + 2)
 };
 
 const std::array<TensorArgs, kNumOps>& tensor_args() {
@@ -32,10 +32,8 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
         if (a.is_tensor()) out[i].args.push_back(&a);
         out[i].list = out[i].list || a.is_tensor_list();
       }
-    for (int i = 0; i < kNumOps; ++i) {
-      const std::string_view py = op_info(static_cast<OpKind>(i)).py_operator;
-      out[i].takes_number = out[i].args.size() == 2 && !py.empty() && py != "matmul";
-    }
+    for (int i = 0; i < kNumOps; ++i)
+      out[i].takes_number = out[i].args.size() == 2 && schema_of(static_cast<OpKind>(i)).has_tag(OpTag::Pointwise);
     return out;
   }();
   return table;

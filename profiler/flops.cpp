@@ -1,8 +1,11 @@
-// profiler/flops.cpp — the flop formulas; every size is checked first so a malformed call gives 0
-// here and leaves the error message to the op.
+// profiler/flops.cpp — the flop formulas; every size is checked first (conv's output size by
+// ops/conv_shape.h, whose error is caught) so a malformed call gives 0 here and leaves the message to the op.
 #include "profiler/flops.h"
 
 #include <algorithm>
+#include <array>
+
+#include "ops/conv_shape.h"
 
 namespace tl::profiler {
 namespace {
@@ -20,15 +23,9 @@ int64_t product(const Shape& s) {
   return p;
 }
 
-const AttrValue* find_attr(const Attrs& attrs, std::string_view name) {
-  for (const Attrs::Item& item : attrs.items())
-    if (item.name == name) return &item.value;
-  return nullptr;
-}
-
 // A stride/padding/dilation attribute as two values (a single value applies to both sides).
-bool pair_attr(const Attrs& attrs, const char* name, int64_t fallback, int64_t out[2]) {
-  const AttrValue* v = find_attr(attrs, name);
+bool pair_attr(const Attrs& attrs, const char* name, int64_t fallback, std::array<int64_t, 2>& out) {
+  const AttrValue* v = attrs.find(name);
   if (v == nullptr || std::holds_alternative<std::monostate>(*v)) {
     out[0] = out[1] = fallback;
     return true;
@@ -50,18 +47,20 @@ int64_t conv2d_flops(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Shape& x = inputs[0].shape();  // (N, C_in, H, W)
   const Shape& w = inputs[1].shape();  // (C_out, C_in / groups, kH, kW)
   if (x.size() != 4 || w.size() != 4) return 0;
-  int64_t stride[2], padding[2], dilation[2];
+  std::array<int64_t, 2> stride, padding, dilation;
   if (!pair_attr(attrs, "stride", 1, stride) || !pair_attr(attrs, "padding", 0, padding) ||
       !pair_attr(attrs, "dilation", 1, dilation))
     return 0;
-  const AttrValue* g = find_attr(attrs, "groups");
+  const AttrValue* g = attrs.find("groups");
   const int64_t groups = g && std::holds_alternative<int64_t>(*g) ? std::get<int64_t>(*g) : 1;
-  if (groups <= 0 || stride[0] <= 0 || stride[1] <= 0) return 0;
-  const int64_t span_h = x[2] + 2 * padding[0] - dilation[0] * (w[2] - 1) - 1;
-  const int64_t span_w = x[3] + 2 * padding[1] - dilation[1] * (w[3] - 1) - 1;
-  if (span_h < 0 || span_w < 0) return 0;
-  const int64_t out_h = span_h / stride[0] + 1, out_w = span_w / stride[1] + 1;
-  return 2 * x[0] * out_h * out_w * w[2] * w[3] * x[1] * w[0] / groups;
+  if (groups <= 0) return 0;
+  std::array<int64_t, 2> out;
+  try {
+    out = conv_output_size("conv2d", x, {w[2], w[3]}, stride, padding, dilation);
+  } catch (const Error&) {
+    return 0;
+  }
+  return 2 * x[0] * out[0] * out[1] * w[2] * w[3] * x[1] * w[0] / groups;
 }
 
 // PyTorch's mm formula: prod(mat1) / K * prod(mat2) * 2.

@@ -10,12 +10,12 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/text_table.h"
 
 namespace tl::profiler {
 namespace {
 
 constexpr int64_t kDefaultColumnWidth = 12;
-constexpr int64_t kSpacing = 2;
 constexpr size_t kMaxStackEntries = 5;
 
 std::string printf_string(const char* format, double value) {
@@ -58,44 +58,6 @@ void sort_rows(std::vector<FunctionEventAvg>& rows, const std::string& key) {
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const FunctionEventAvg& a, const FunctionEventAvg& b) { return value(a) > value(b); });
 }
-
-/// Column widths and alignment, and the text of one line.
-class Layout {
- public:
-  void add(std::string header, int64_t width, bool left = false) {
-    headers_.push_back(std::move(header));
-    widths_.push_back(width);
-    left_.push_back(left);
-  }
-  size_t size() const { return widths_.size(); }
-  int64_t line_length() const {
-    int64_t n = -kSpacing;
-    for (int64_t w : widths_) n += w + kSpacing;
-    return n;
-  }
-  std::string row(const std::vector<std::string>& cells) const {
-    std::string line;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      const int64_t pad = std::max<int64_t>(0, widths_[i] - static_cast<int64_t>(cells[i].size()));
-      if (!left_[i]) line.append(static_cast<size_t>(pad), ' ');
-      line += cells[i];
-      if (left_[i]) line.append(static_cast<size_t>(pad), ' ');
-      line.append(kSpacing, ' ');
-    }
-    return line + '\n';
-  }
-  std::string separator() const {
-    std::string line;
-    for (int64_t w : widths_) line.append(static_cast<size_t>(w), '-').append(kSpacing, ' ');
-    return line + '\n';
-  }
-  std::string header_line() const { return row(headers_); }
-
- private:
-  std::vector<std::string> headers_;
-  std::vector<int64_t> widths_;
-  std::vector<bool> left_;
-};
 
 struct FlopsScale {
   double factor = 1.0;
@@ -198,27 +160,30 @@ struct Plan {
   int64_t total_self_ns = 0;
 };
 
-Layout make_layout(const Plan& p) {
-  Layout layout;
-  layout.add("Name", p.widths.name);
+TextTable make_layout(const Plan& p) {
+  TextTable layout;
+  const auto add = [&](std::string header, int64_t width, bool left = false) {
+    layout.add_column(std::move(header), static_cast<size_t>(width), left);
+  };
+  add("Name", p.widths.name);
   for (const char* h : {"Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"})
-    layout.add(h, kDefaultColumnWidth);
+    add(h, kDefaultColumnWidth);
   if (p.columns.profile_memory) {
-    layout.add("CPU Mem", kDefaultColumnWidth);
-    layout.add("Self CPU Mem", kDefaultColumnWidth);
+    add("CPU Mem", kDefaultColumnWidth);
+    add("Self CPU Mem", kDefaultColumnWidth);
   }
-  layout.add("# of Calls", kDefaultColumnWidth);
-  if (p.widths.has_shapes) layout.add("Input Shapes", p.widths.shapes);
+  add("# of Calls", kDefaultColumnWidth);
+  if (p.widths.has_shapes) add("Input Shapes", p.widths.shapes);
   // FLOPs before Source Location: the stack's continuation lines leave every column but the
   // last blank, so the multi-line column must be last (PyTorch puts the values the other way
   // round from its headers when both are shown).
-  if (p.show_flops) layout.add("Total " + p.scale.unit, kDefaultColumnWidth);
-  if (p.widths.has_stack) layout.add("Source Location", p.widths.src, /*left=*/true);
+  if (p.show_flops) add("Total " + p.scale.unit, kDefaultColumnWidth);
+  if (p.widths.has_stack) add("Source Location", p.widths.src, /*left=*/true);
   return layout;
 }
 
 // The row's line, then (with stacks) one line per further stack entry and a blank line.
-std::string format_row(const FunctionEventAvg& r, const Plan& p, const Layout& layout) {
+std::string format_row(const FunctionEventAvg& r, const Plan& p, const TextTable& layout) {
   const Widths& w = p.widths;
   std::vector<std::string> cells = {
       shorten(r.key, w.name),
@@ -237,15 +202,15 @@ std::string format_row(const FunctionEventAvg& r, const Plan& p, const Layout& l
   if (p.show_flops)
     cells.push_back(r.flops <= 0 ? "--" : printf_string("%8.3f", static_cast<double>(r.flops) * p.scale.factor));
   if (w.has_stack) cells.push_back(r.stack.empty() ? "" : shorten(r.stack[0], w.src));
-  std::string out = layout.row(cells);
+  std::string out = layout.row(cells) + '\n';
   if (!w.has_stack) return out;
   std::vector<std::string> blank(layout.size(), "");
   for (size_t i = 1; i < std::min(r.stack.size(), kMaxStackEntries); ++i) {
     blank.back() = shorten(r.stack[i], w.src);
-    out += layout.row(blank);
+    out += layout.row(blank) + '\n';
   }
   blank.back() = "";
-  return out + layout.row(blank);
+  return out + layout.row(blank) + '\n';
 }
 
 }  // namespace
@@ -271,13 +236,14 @@ std::string build_table(std::vector<FunctionEventAvg> rows, const TableOptions& 
   plan.show_flops = columns.with_flops && plan.widths.min_flops > 0;
   if (plan.show_flops) plan.scale = flops_scale(plan.widths.min_flops);
   for (const FunctionEventAvg& r : rows) plan.total_self_ns += r.self_cpu_time_total_ns;
-  const Layout layout = make_layout(plan);
+  const TextTable layout = make_layout(plan);
 
   std::string out;
-  const std::string rule(static_cast<size_t>(layout.line_length()), '=');
-  if (!options.header.empty()) out += rule + '\n' + options.header + '\n';
-  if (options.top_level_events_only) out += rule + "\nThis report only display top-level ops statistics\n";
-  out += layout.separator() + layout.header_line() + layout.separator();
+  const std::string banner(layout.line_length(), '=');
+  if (!options.header.empty()) out += banner + '\n' + options.header + '\n';
+  if (options.top_level_events_only) out += banner + "\nThis report only display top-level ops statistics\n";
+  const std::string separator = layout.rule() + '\n';
+  out += separator + layout.header_row() + '\n' + separator;
   int64_t printed = 0;
   for (const FunctionEventAvg& r : rows) {
     if (printed == options.row_limit) break;
@@ -285,7 +251,7 @@ std::string build_table(std::vector<FunctionEventAvg> rows, const TableOptions& 
     ++printed;
     out += format_row(r, plan, layout);
   }
-  out += layout.separator();
+  out += separator;
   return out + "Self CPU time total: " + format_time(static_cast<double>(plan.total_self_ns)) + '\n';
 }
 

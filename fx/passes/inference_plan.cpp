@@ -27,7 +27,7 @@ struct PlanStep {
   std::optional<OpKind> kind;           // call_function / call_method
   CallStyle style = CallStyle::Function;
   Attrs attrs;
-  bool has_out = false;                 // the op's last tensor argument is `out`
+  bool has_out = false;                 // the schema has an `out` result (its last tensor argument)
   std::vector<int64_t> inputs;          // value slots (-1 for None); the step's own slot is its index
   int64_t index = 0;                    // placeholder position
   Tensor constant;                      // get_attr
@@ -71,15 +71,11 @@ std::vector<PlanStep> resolve_steps(const GraphModule& gm) {
     } else if (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) {
       if (!s.kind) return {};  // operator.getitem
       const Schema& schema = schema_of(*s.kind);
-      const std::string_view signature = op_info(*s.kind).schema;
-      const std::string_view returns = signature.substr(signature.rfind("->") + 2);
-      if (returns.find("[]") != std::string_view::npos || returns.find(" (") != std::string_view::npos ||
-          returns.find("bool") != std::string_view::npos)
-        return {};  // several results, or not a tensor
+      if (!schema.returns_one_tensor()) return {};  // several results, or not a tensor
       OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); });
       s.attrs = std::move(a.attrs);
       for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
-      s.has_out = !schema.args.empty() && schema.args.back().name == "out" && schema.args.back().is_tensor();
+      s.has_out = schema.out_index() >= 0;
     } else if (n->op() == Opcode::Output) {
       if (n->args().size() != 1 || !n->args()[0].is_node()) return {};  // a tuple of results
       s.inputs.push_back(slot_of.at(n->args()[0].node()));

@@ -1,11 +1,12 @@
-// ops/onednn/window.h — sliding-window geometry shared by conv2d and the 2-D pools: int[2]
-// attributes, PyTorch's output-size rules, and the right padding oneDNN needs to reproduce them.
+// ops/onednn/window.h — sliding-window attributes shared by conv2d and the 2-D pools: int[2]
+// attributes and the right padding oneDNN needs to reproduce PyTorch's output sizes (ops/conv_shape.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "core/dispatch.h"
+#include "ops/conv_shape.h"
 
 namespace tl::onednn {
 
@@ -18,13 +19,6 @@ inline Pair pair_attr(const Attrs& attrs, std::string_view name, const char* op)
   const Shape& s = attrs.get<Shape>(name);
   TL_CHECK(s.size() == 1 || s.size() == 2, op, ": expected ", name, " to have 1 or 2 values, got ", s);
   return s.size() == 1 ? Pair{s[0], s[0]} : Pair{s[0], s[1]};
-}
-
-/// Throws unless both values are > 0 (or >= 0 when `allow_zero`).
-inline void check_positive(const char* op, std::string_view name, const Pair& p, bool allow_zero = false) {
-  const int64_t low = allow_zero ? 0 : 1;
-  TL_CHECK(p[0] >= low && p[1] >= low, op, ": ", name, allow_zero ? " must be non-negative" : " must be positive",
-           ", got ", to_shape(p));
 }
 
 /// A 2-D pooling window as max_pool2d / avg_pool2d take it.
@@ -49,21 +43,6 @@ inline PoolParams parse_pool_params(const Attrs& attrs, const char* op, bool has
   TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ", to_shape(p.padding),
            " should be at most half of kernel_size ", to_shape(p.kernel));
   return p;
-}
-
-/// The span a dilated kernel covers: d * (k - 1) + 1.
-inline int64_t dilated_extent(int64_t kernel, int64_t dilation) { return dilation * (kernel - 1) + 1; }
-
-/// Windows along one dimension of size `in` (padding on both sides). With ceil_mode a partial last
-/// window counts, but, as in PyTorch, only if it starts inside the input or the left padding.
-/// Returns <= 0 when the padded input is smaller than the dilated kernel.
-inline int64_t window_count(int64_t in, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
-                            bool ceil_mode) {
-  const int64_t span = in + 2 * padding - dilated_extent(kernel, dilation);
-  if (span < 0) return 0;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + padding) --out;
-  return out;
 }
 
 /// oneDNN's right padding that yields exactly `out` windows: the left padding, or more when

@@ -212,7 +212,7 @@ TEST_CASE("graph: replace_all_uses_with is all or nothing, and the replacement k
   s.g.lint();
 }
 
-TEST_CASE("graph: eliminate_dead_code keeps outputs, placeholders and in-place ops") {
+TEST_CASE("graph: eliminate_dead_code keeps outputs, placeholders and ops that write an argument") {
   Small s;
   Node* dead = nullptr;
   {
@@ -220,12 +220,14 @@ TEST_CASE("graph: eliminate_dead_code keeps outputs, placeholders and in-place o
     dead = s.g.call_function(OpKind::Neg, {s.x});
     s.g.call_function(OpKind::Exp, {s.relu});                 // dead
     s.g.call_method(OpKind::Add_, {s.relu, s.x});             // in-place: kept
+    s.g.call_function(OpKind::ToDense, {s.relu});             // out= not passed: writes nothing, dead
+    s.g.call_function(OpKind::ToDense, {s.relu}, {{"out", Argument(s.x)}});  // writes its out=: kept
   }
   s.g.erase_node(dead);
   CHECK(s.g.eliminate_dead_code());
   std::vector<std::string> names;
   for (Node* n : s.g.nodes()) names.push_back(n->name());
-  CHECK(names == std::vector<std::string>{"x", "relu", "add", "add_", "output"});
+  CHECK(names == std::vector<std::string>{"x", "relu", "add", "add_", "to_dense_1", "output"});
   CHECK_FALSE(s.g.eliminate_dead_code());
 }
 

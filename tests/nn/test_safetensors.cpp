@@ -88,13 +88,13 @@ TEST_CASE("safetensors: every dtype and shape round-trips exactly, including 0-d
   ScratchDir tmp;
   for (DType dtype : kAllDTypes) {
     CAPTURE(dtype);
-    NamedTensors tensors;
+    StateDict tensors;
     for (const Shape& shape : {Shape{2, 3}, Shape{}, Shape{0}, Shape{2, 0, 3}, Shape{7}, Shape{1, 3, 2, 5}}) {
       tensors.emplace_back(std::string("t").append(std::to_string(tensors.size())), filled(shape, dtype));
     }
     const std::string path = tmp.file("all.safetensors");
     save_safetensors(path, tensors);
-    const NamedTensors loaded = load_safetensors(path);
+    const StateDict loaded = load_safetensors(path);
     REQUIRE(loaded.size() == tensors.size());
     for (size_t i = 0; i < tensors.size(); ++i) {
       CHECK(loaded[i].first == tensors[i].first);
@@ -108,7 +108,7 @@ TEST_CASE("safetensors: non-contiguous sources are written in row-major order") 
   for (DType dtype : kAllDTypes) {
     CAPTURE(dtype);
     const Tensor base = filled({24}, dtype);
-    const NamedTensors tensors = {
+    const StateDict tensors = {
         {"transposed", Tensor::make(base.storage(), {4, 3}, {1, 4}, 0, dtype)},
         {"strided", Tensor::make(base.storage(), {5}, {3}, 2, dtype)},
         {"expanded", Tensor::make(base.storage(), {3, 4}, {0, 1}, 8, dtype)},
@@ -116,7 +116,7 @@ TEST_CASE("safetensors: non-contiguous sources are written in row-major order") 
     };
     const std::string path = tmp.file("views.safetensors");
     save_safetensors(path, tensors);
-    const NamedTensors loaded = load_safetensors(path);
+    const StateDict loaded = load_safetensors(path);
     REQUIRE(loaded.size() == tensors.size());
     // Named members, not a structured binding: clang 14 cannot capture one in CAPTURE/INFO.
     for (const auto& entry : loaded) {
@@ -135,12 +135,12 @@ TEST_CASE("safetensors: metadata, unusual names and an empty file round-trip") {
   ScratchDir tmp;
   const std::string path = tmp.file("meta.safetensors");
   const SafetensorsMetadata metadata = {{"format", "pt"}, {"note", "caf\xc3\xa9 \"quoted\"\n\\ tab\t"}};
-  const NamedTensors tensors = {{"layer.0\"weird\\name", filled({2}, DType::Float32)},
+  const StateDict tensors = {{"layer.0\"weird\\name", filled({2}, DType::Float32)},
                                 {"\xce\xbb.weight", filled({3}, DType::Int32)},
                                 {"", filled({}, DType::Float64)}};
   save_safetensors(path, tensors, metadata);
   CHECK(load_safetensors_metadata(path) == metadata);
-  const NamedTensors loaded = load_safetensors(path);
+  const StateDict loaded = load_safetensors(path);
   REQUIRE(loaded.size() == 3);
   for (const auto& entry : tensors) {
     const auto& name = entry.first;
@@ -176,7 +176,7 @@ TEST_CASE("safetensors: output is byte-identical to the format's reference layou
 TEST_CASE("safetensors: entries are ordered by descending alignment then name, header padded to 8") {
   ScratchDir tmp;
   const std::string path = tmp.file("order.safetensors");
-  const NamedTensors tensors = {{"b", filled({2}, DType::Float32)},  {"m", filled({3}, DType::Bool)},
+  const StateDict tensors = {{"b", filled({2}, DType::Float32)},  {"m", filled({3}, DType::Bool)},
                                 {"a", filled({1}, DType::Float32)},  {"z", filled({2}, DType::Int64)},
                                 {"h", filled({3}, DType::BFloat16)}, {"i", filled({1}, DType::Int32)},
                                 {"d", filled({1}, DType::Float64)}};
@@ -220,7 +220,7 @@ TEST_CASE("safetensors: reads a file laid out as Python's writer does (spaces, e
   write_file_bytes(path, file_bytes(header, data));
 
   CHECK(load_safetensors_metadata(path) == SafetensorsMetadata{{"format", "pt"}});
-  const NamedTensors loaded = load_safetensors(path);
+  const StateDict loaded = load_safetensors(path);
   REQUIRE(loaded.size() == 4);
   CHECK(loaded[0].first == "steps");
   CHECK(loaded[0].second.dim() == 0);
@@ -425,7 +425,7 @@ TEST_CASE("safetensors: save rejects what cannot be written and leaves an existi
   const Tensor w = filled({2}, DType::Float32);
   save_safetensors(path, {{"w", w}});
   const std::string original = read_file(path);
-  const auto rejected = [&](const NamedTensors& tensors, const std::string& tail) {
+  const auto rejected = [&](const StateDict& tensors, const std::string& tail) {
     CHECK_THROWS_WITH_AS(save_safetensors(path, tensors), ("safetensors: " + path + ": " + tail).c_str(),
                          Error);
   };
@@ -493,7 +493,7 @@ TEST_CASE("safetensors: a header of 100,000 entries loads in its own order") {
   }
   Rejection r;
   write_file_bytes(r.path, file_bytes(header + "}", data));
-  const NamedTensors loaded = load_safetensors(r.path);
+  const StateDict loaded = load_safetensors(r.path);
   REQUIRE(loaded.size() == kEntries);
   int misplaced = 0;
   for (int i = 0; i < kEntries; ++i) {
@@ -506,7 +506,7 @@ TEST_CASE("safetensors: a header of 100,000 entries loads in its own order") {
 TEST_CASE("safetensors: a zero-size tensor loads if its other dimensions multiply within int64") {
   Rejection r;
   write_file_bytes(r.path, file_bytes(R"({"z":{"dtype":"F64","shape":[0,2147483648,2147483648],"data_offsets":[0,0]}})"));
-  const NamedTensors loaded = load_safetensors(r.path);
+  const StateDict loaded = load_safetensors(r.path);
   REQUIRE(loaded.size() == 1);
   CHECK(loaded[0].second.numel() == 0);
   CHECK(loaded[0].second.shape() == Shape{0, int64_t{1} << 31, int64_t{1} << 31});
@@ -535,11 +535,11 @@ std::vector<std::byte> as_byte_vector(const std::string& text) {
 TEST_CASE("safetensors: a file held in memory loads exactly as from disk, and fails the same way") {
   ScratchDir tmp;
   const std::string path = tmp.file("all.safetensors");
-  NamedTensors tensors;
+  StateDict tensors;
   for (DType dtype : kAllDTypes) tensors.emplace_back(detail::str_cat(dtype), filled({2, 3}, dtype));
   save_safetensors(path, tensors);
-  const NamedTensors from_file = load_safetensors(path);
-  const NamedTensors from_memory = load_safetensors(as_byte_vector(read_file(path)));
+  const StateDict from_file = load_safetensors(path);
+  const StateDict from_memory = load_safetensors(as_byte_vector(read_file(path)));
   REQUIRE(from_memory.size() == from_file.size());
   for (size_t i = 0; i < from_file.size(); ++i) {
     CHECK(from_memory[i].first == from_file[i].first);
@@ -649,7 +649,7 @@ TEST_CASE("serialize: load converts dtypes as load_state_dict does") {
   ScratchDir tmp;
   const std::string path = tmp.file("f64.safetensors");
   auto source = small_model();
-  NamedTensors wide;
+  StateDict wide;
   for (const auto& [name, t] : source->state_dict()) {
     wide.emplace_back(name, t.dtype() == DType::Float32 ? t.to(DType::Float64) : t);
   }
@@ -736,7 +736,7 @@ TEST_CASE("serialize: float counters that int64 cannot hold load as PyTorch load
   for (float value : {std::nanf(""), INFINITY, -INFINITY, 1e30f, -1e30f}) {
     CAPTURE(value);
     auto model = small_model();
-    NamedTensors tensors;
+    StateDict tensors;
     for (const auto& [name, t] : model->state_dict())
       tensors.emplace_back(name, name == "1.num_batches_tracked" ? full({}, value) : t.clone());
     ScratchDir tmp;

@@ -1,0 +1,104 @@
+// tests/core/test_schema.cpp — the op list's schemas parse into arguments, alias and mutation marks,
+// returns and tags, and the list keeps PyTorch's conventions for them.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "core/schema.h"
+
+namespace tl {
+namespace {
+
+TEST_CASE("schema: arguments, defaults and keyword-only marks") {
+  const Schema& conv = schema_of(OpKind::Conv2d);
+  CHECK(conv.name == "conv2d");
+  REQUIRE(conv.args.size() == 7);
+  CHECK(conv.args[1].name == "weight");
+  CHECK(conv.args[2].type == "Tensor?");
+  CHECK(conv.args[2].is_optional());
+  CHECK(conv.args[3].list_length() == 2);
+  CHECK(std::get<Shape>(*conv.args[3].default_) == Shape{1, 1});
+  CHECK_FALSE(conv.args[3].kwarg_only);
+  const Schema& empty = schema_of(OpKind::Empty);
+  CHECK(empty.args[1].kwarg_only);
+  CHECK(std::get<DType>(*empty.args[1].default_) == DType::Float32);
+}
+
+TEST_CASE("schema: alias and mutation marks, as PyTorch's schema language writes them") {
+  const Schema& add_ = schema_of(OpKind::Add_);
+  CHECK(add_.args[0].alias_set == "a");
+  CHECK(add_.args[0].is_write);
+  CHECK(add_.args[0].base_type() == "Tensor");
+  CHECK(add_.args[1].alias_set.empty());
+  CHECK(add_.returns.at(0).alias_set == "a");
+  CHECK(add_.is_mutable());
+
+  const Schema& view = schema_of(OpKind::View);
+  CHECK(view.args[0].alias_set == "a");
+  CHECK_FALSE(view.args[0].is_write);
+  CHECK_FALSE(view.is_mutable());
+
+  const Schema& add = schema_of(OpKind::Add);
+  CHECK_FALSE(add.is_mutable());
+  CHECK(add.out_index() == -1);
+
+  const Schema& to_dense = schema_of(OpKind::ToDense);
+  REQUIRE(to_dense.out_index() >= 0);
+  const SchemaArg& out = to_dense.args[static_cast<size_t>(to_dense.out_index())];
+  CHECK(out.name == "out");
+  CHECK(out.kwarg_only);
+  CHECK(out.is_write);
+  CHECK(out.is_optional());
+  CHECK(out.is_tensor());
+}
+
+TEST_CASE("schema: returns") {
+  CHECK(schema_of(OpKind::Add).returns_one_tensor());
+  const Schema& max = schema_of(OpKind::Max);
+  REQUIRE(max.returns.size() == 2);
+  CHECK(max.returns[0].name == "values");
+  CHECK(max.returns[1].name == "indices");
+  CHECK_FALSE(max.returns_one_tensor());
+  CHECK(schema_of(OpKind::Nonzero).returns.at(0).is_tensor_list());
+  CHECK_FALSE(schema_of(OpKind::Nonzero).returns_one_tensor());
+  CHECK(schema_of(OpKind::Allclose).returns.at(0).type == "bool");
+  CHECK_FALSE(schema_of(OpKind::Allclose).returns_one_tensor());
+}
+
+TEST_CASE("schema: tags") {
+  CHECK(schema_of(OpKind::Add).has_tag(OpTag::Pointwise));
+  CHECK(schema_of(OpKind::Relu_).has_tag(OpTag::Pointwise));
+  CHECK_FALSE(schema_of(OpKind::Matmul).has_tag(OpTag::Pointwise));
+  CHECK(schema_of(OpKind::Randn).has_tag(OpTag::NondeterministicSeeded));
+  CHECK(schema_of(OpKind::Dropout).has_tag(OpTag::NondeterministicSeeded));
+  CHECK_FALSE(schema_of(OpKind::Conv2d).has_tag(OpTag::NondeterministicSeeded));
+}
+
+TEST_CASE("schema: every row keeps PyTorch's conventions") {
+  for (int i = 0; i < kNumOps; ++i) {
+    const OpKind op = static_cast<OpKind>(i);
+    const Schema& s = schema_of(op);
+    const std::string name = s.name;
+    CAPTURE(name);
+    CHECK(op_by_name(name) == op);
+    CHECK(std::string(op_info(op).aten_name) == "aten::" + name);
+    REQUIRE_FALSE(s.returns.empty());
+    for (const SchemaArg& a : s.args) {
+      CHECK_FALSE(a.name.empty());
+      if (!a.alias_set.empty()) CHECK(a.base_type() == "Tensor");
+      // A written argument is the in-place op's `self` or a keyword-only `out`.
+      if (a.is_write) CHECK((a.name == "self" || (a.name == "out" && a.kwarg_only)));
+    }
+    // In-place ops (a trailing '_') write `self` and return it.
+    if (name.back() == '_') {
+      CHECK(s.args.at(0).is_write);
+      CHECK(s.returns.at(0).alias_set == s.args.at(0).alias_set);
+      CHECK(s.returns.at(0).is_write);
+    } else {
+      CHECK_FALSE(s.args.at(0).is_write);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tl
