@@ -1,14 +1,14 @@
 // fx/graph_module.h — a Module whose forward() is a Graph. It owns deep copies of the submodules
 // and tensors its graph refers to (the module it was made from is never touched), and runs the
-// graph through an execution plan that recompile() rebuilds after graph edits.
+// graph through an execution plan (fx/execution_plan.h) that recompile() rebuilds after graph edits.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "fx/execution_plan.h"
 #include "fx/graph.h"
-#include "fx/value.h"
 #include "nn/module.h"
 
 namespace tl::fx {
@@ -27,7 +27,7 @@ class GraphModule : public nn::Module {
   GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name = "GraphModule",
               const std::vector<std::pair<std::string, Tensor>>& constants = {}, Targets targets = Targets::Copy);
   ~GraphModule() override;
-  /// Shares the submodules and tensors, copies the graph; clone() is the deep copy.
+  /// Shares the submodules and tensors, copies the graph and compiles its plan; clone() is the deep copy.
   GraphModule(const GraphModule& other);
 
   Graph& graph() { return *graph_; }
@@ -57,14 +57,15 @@ class GraphModule : public nn::Module {
     return std::dynamic_pointer_cast<M>(get_submodule(n->target()));
   }
 
+ protected:
+  /// The plan compiled at the last successful recompile().
+  std::shared_ptr<const ExecutionPlan> plan() const { return plan_; }
+
  private:
-  struct Step;
   void copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets);
   std::unique_ptr<Graph> graph_;
   std::string class_name_;
-  std::vector<Step> plan_;
-  size_t num_slots_ = 0;
-  nn::ForwardSignature signature_;
+  std::shared_ptr<const ExecutionPlan> plan_;
 };
 
 /// How a node's op was spelled (function, method or Python operator), from its opcode and target.

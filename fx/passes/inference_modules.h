@@ -20,6 +20,9 @@ class InferenceModule : public nn::Module {
   /// Runs forward on `inputs`, writing into `out` when it is defined (it must then have exactly the
   /// layout forward would allocate); returns the result.
   virtual Tensor run(const TensorList& inputs, const Tensor& out) = 0;
+  /// The position of an input whose memory the result may take over when nothing reads that input
+  /// afterwards (the memory planner then gives `out` the input's bytes), or -1.
+  virtual int64_t reusable_input() const { return -1; }
   using nn::Module::forward;
   TensorList forward(const TensorList& inputs) override { return {run(inputs, Tensor())}; }
   bool is_leaf() const override { return true; }
@@ -41,6 +44,8 @@ class MkldnnConv2d : public InferenceModule {
   MkldnnConv2d(const MkldnnConv2d& other);
 
   Tensor run(const TensorList& inputs, const Tensor& out) override;
+  /// With `sum`, the residual: oneDNN's sum post-op accumulates into dst, so dst may be its memory.
+  int64_t reusable_input() const override { return sum_ ? 1 : -1; }
   std::string type_name() const override { return "MkldnnConv2d"; }
   /// forward(x) or, with `sum`, forward(x, other).
   nn::ForwardSignature forward_signature() const override;

@@ -53,13 +53,11 @@ class InferenceGraphModule : public GraphModule {
 
  private:
   struct Plan;
-  struct Steps;
   void check_input(const TensorList& inputs) const;
   std::shared_ptr<Plan> plan_for(const Shape& shape) const;
 
   InferenceInputSpec input_;
   mutable std::mutex mutex_;
-  std::shared_ptr<const Steps> steps_;  ///< the graph resolved at the last recompile; each plan copies it
   std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;  ///< by input shape
 };
 

@@ -1,0 +1,132 @@
+// fx/execution_plan.cpp — compiling a graph into steps, and the one loop that runs them.
+#include "fx/execution_plan.h"
+
+#include "core/schema.h"
+#include "fx/graph_module.h"
+#include "fx/schema.h"
+
+namespace tl::fx {
+namespace {
+
+Value single_or_list(TensorList out) {
+  if (out.size() == 1) return Value(std::move(out[0]));
+  return Value(std::move(out));
+}
+
+PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<const Node*, int64_t>& slot_of) {
+  PlanStep s;
+  s.node = n;
+  s.op = n->op();
+  s.kind = n->op_kind();
+  s.style = call_style(*n);
+  if (n->op() == Opcode::CallModule) {
+    TL_CHECK(gm.get_submodule(n->target()).get() != &gm, "GraphModule: call_module '", n->name(),
+             "' would call the GraphModule itself");
+    TL_CHECK(n->kwargs().empty(), "GraphModule: call_module '", n->target(), "' takes no keyword arguments, got ",
+             n->kwargs().size());
+    for (const Argument& a : n->args()) {
+      TL_CHECK(a.is_node(), "GraphModule: call_module '", n->target(), "' has a non-tensor argument ", repr_arg(a));
+      s.inputs.push_back(slot_of.at(a.node()));
+    }
+  } else if (n->target() == "operator.getitem") {
+    const auto* index = n->args().size() == 2 ? std::get_if<int64_t>(&n->args()[1].value()) : nullptr;
+    TL_CHECK(index != nullptr && n->args()[0].is_node() && n->kwargs().empty(), "GraphModule: getitem '", n->name(),
+             "' needs (node, integer index), got ", format_arg(Argument::list(n->args(), true)));
+    s.inputs.push_back(slot_of.at(n->args()[0].node()));
+    s.index = *index;
+  } else if (s.kind) {
+    OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); });
+    s.attrs = std::move(a.attrs);
+    for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
+    // The schema's `out` is its last tensor argument: when the node passes none, a hook may supply it.
+    if (schema_of(*s.kind).out_index() >= 0) s.out_input = static_cast<int64_t>(s.inputs.size()) - 1;
+  } else if (n->op() == Opcode::Output) {
+    TL_CHECK(n->args().size() == 1, "GraphModule: the output node needs one argument, got ", n->args().size());
+    for_each_node(n->args()[0], [&](Node* in) { s.inputs.push_back(slot_of.at(in)); });
+  }
+  return s;
+}
+
+}  // namespace
+
+Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
+  return single_or_list(module(args));
+}
+
+ExecutionPlan::ExecutionPlan(const GraphModule& gm) {
+  const Graph& graph = gm.graph();
+  graph.lint(&gm);
+  std::unordered_map<const Node*, int64_t> slot_of;
+  signature_.arg_names.clear();  // the default signature names one input, "x"
+  for (Node* n : graph.nodes()) {
+    PlanStep s = compile_step(gm, n, slot_of);
+    if (n->op() == Opcode::Placeholder) {
+      s.index = static_cast<int64_t>(placeholders_++);
+      signature_.arg_names.push_back(n->target());
+      signature_.arg_types.push_back(n->type_expr());
+    }
+    if (n->op() == Opcode::Output) signature_.return_type = n->type_expr();
+    slot_of[n] = static_cast<int64_t>(steps_.size());
+    steps_.push_back(std::move(s));
+  }
+  // Free each value right after its last use.
+  for (const auto& [user, dead] : graph.last_uses())
+    for (const Node* d : dead) steps_[static_cast<size_t>(slot_of.at(user))].frees.push_back(slot_of.at(d));
+}
+
+TensorList ExecutionPlan::run(const GraphModule& gm, const TensorList& inputs, StepHooks* hooks) const {
+  StepHooks plain;
+  StepHooks& h = hooks ? *hooks : plain;
+  TL_CHECK(inputs.size() == placeholders_, gm.type_name(), ".forward: expected ", placeholders_, " inputs, got ",
+           inputs.size());
+  std::vector<Value> slots(steps_.size());
+  TensorList args;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const PlanStep& s = steps_[i];
+    Value v;
+    try {
+      auto gather_args = [&] {
+        args.clear();
+        for (int64_t in : s.inputs) args.push_back(in < 0 ? Tensor() : slots[static_cast<size_t>(in)].tensor());
+      };
+      switch (s.op) {
+        case Opcode::Placeholder: v = inputs[static_cast<size_t>(s.index)]; break;
+        case Opcode::GetAttr: v = gm.fetch_attr(s.node->target()); break;
+        case Opcode::CallModule:
+          gather_args();
+          v = h.call_module(i, *gm.get_submodule(s.node->target()), args, h.out_for(i));
+          break;
+        case Opcode::CallFunction:
+        case Opcode::CallMethod: {
+          if (!s.kind) {  // operator.getitem
+            const TensorList& items = slots[static_cast<size_t>(s.inputs[0])].list("getitem");
+            const int64_t n = static_cast<int64_t>(items.size());
+            TL_CHECK(s.index >= -n && s.index < n, "getitem: index ", s.index, " out of range for ", n, " values");
+            v = items[static_cast<size_t>(s.index < 0 ? s.index + n : s.index)];
+            break;
+          }
+          gather_args();
+          if (s.out_input >= 0 && !args[static_cast<size_t>(s.out_input)].defined())
+            args[static_cast<size_t>(s.out_input)] = h.out_for(i);
+          v = single_or_list(dispatch::call(*s.kind, args, s.attrs, s.style));
+          break;
+        }
+        case Opcode::Output: {
+          TensorList out;
+          for (int64_t in : s.inputs)
+            for (const Tensor& t : slots[static_cast<size_t>(in)].tensors()) out.push_back(t);
+          return out;
+        }
+      }
+    } catch (const Error& e) {
+      throw with_node_context(*s.node, e);
+    }
+    h.produced(i, v);
+    slots[i] = std::move(v);
+    for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = Value();
+  }
+  TL_INTERNAL_ASSERT(false, "graph has no output node");
+  return {};
+}
+
+}  // namespace tl::fx
