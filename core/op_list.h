@@ -46,6 +46,7 @@
   _(Relu, relu, "aten::relu", "relu(Tensor self) -> Tensor", "", "pointwise")                           \
   _(Sigmoid, sigmoid, "aten::sigmoid", "sigmoid(Tensor self) -> Tensor", "", "pointwise")               \
   _(Tanh, tanh, "aten::tanh", "tanh(Tensor self) -> Tensor", "", "pointwise")                           \
+  _(Gelu, gelu, "aten::gelu", "gelu(Tensor self, *, str approximate='none') -> Tensor", "", "pointwise") \
   _(Neg_, neg_, "aten::neg_", "neg_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise")                   \
   _(Abs_, abs_, "aten::abs_", "abs_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise")                   \
   _(Exp_, exp_, "aten::exp_", "exp_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise")                   \

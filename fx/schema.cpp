@@ -30,6 +30,7 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
   const bool is_bool = std::holds_alternative<bool>(v), is_int = std::holds_alternative<int64_t>(v);
   const bool is_number = is_bool || is_int || std::holds_alternative<double>(v);
   const bool fits = base == "ScalarType" ? std::holds_alternative<DType>(v)
+                    : base == "str"      ? std::holds_alternative<std::string>(v)
                     : base == "bool"     ? is_bool
                     : base == "int"      ? is_bool || is_int
                                          : is_number;  // float, Scalar, or a number standing for a Tensor
@@ -41,6 +42,7 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
   }
   if (auto* d = std::get_if<double>(&v)) return *d;
   if (auto* t = std::get_if<DType>(&v)) return *t;
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
   TL_CHECK(false, op_info(op).aten_name, ": argument '", spec.name, "' cannot take ", repr_arg(a));
   return std::monostate{};
 }

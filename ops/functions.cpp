@@ -55,6 +55,9 @@ Tensor rsqrt(const Tensor& x) { return call(OpKind::Rsqrt, {x}); }
 Tensor relu(const Tensor& x) { return call(OpKind::Relu, {x}); }
 Tensor sigmoid(const Tensor& x) { return call(OpKind::Sigmoid, {x}); }
 Tensor tanh(const Tensor& x) { return call(OpKind::Tanh, {x}); }
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  return call(OpKind::Gelu, {x}, {{"approximate", approximate}});
+}
 Tensor add(const Tensor& a, const Tensor& b) { return call(OpKind::Add, {a, b}); }
 Tensor sub(const Tensor& a, const Tensor& b) { return call(OpKind::Sub, {a, b}); }
 Tensor mul(const Tensor& a, const Tensor& b) { return call(OpKind::Mul, {a, b}); }

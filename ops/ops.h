@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,9 @@ Tensor rsqrt(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor tanh(const Tensor& x);
+/// Gaussian error linear unit: x/2 (1 + erf(x/sqrt 2)); approximate="tanh" uses the tanh form.
+/// Floating x only; throws tl::Error for another approximate.
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);

@@ -1,7 +1,8 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; gelu.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <cmath>
+#include <string>
 #include <type_traits>
 
 #include "ops/elementwise.h"
@@ -144,5 +145,38 @@ TL_UNARY_KERNELS(Rsqrt, rsqrt)
 TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
 #undef TL_UNARY_KERNELS
+
+// gelu: x/2 (1 + erf(x/sqrt 2)), or with approximate="tanh" x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// Floating input only, as PyTorch's. NaN stays NaN and gelu(-inf) is NaN (-inf * 0), as PyTorch's.
+// PyTorch computes the exact form in float32 and bfloat16 through oneDNN, which gives +0.0 where the
+// result is zero (x = -0.0, large negative x); float64 and the tanh form keep ATen's -0.0.
+TensorList gelu(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor& x = inputs[0];  // any shape
+  const std::string approximate = attrs.get<std::string>("approximate");
+  TL_CHECK(approximate == "none" || approximate == "tanh",
+           "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
+  TL_CHECK(is_floating_point(x.dtype()), "gelu: expected a floating point dtype, got ", x.dtype());
+  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
+  const detail::ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "gelu", [&] {
+    using T = scalar_t;
+    using A = detail::acc_type<T>;
+    if (approximate == "tanh") {
+      const A k_beta = A(M_SQRT2 * M_2_SQRTPI * 0.5), k_kappa = A(0.044715);
+      detail::map_elements<T, T>(loop, [=](T v) {
+        const A a = static_cast<A>(v);
+        return static_cast<T>(A(0.5) * a * (A(1) + std::tanh(k_beta * (a + k_kappa * a * a * a))));
+      });
+    } else {
+      // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
+      const A zero_sign = std::is_same_v<T, double> ? A(-0.0) : A(0);
+      detail::map_elements<T, T>(loop, [=](T v) {
+        const A a = static_cast<A>(v);
+        return static_cast<T>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
+      });
+    }
+  });
+  return {out};
+}
 
 }  // namespace tl::kernels

@@ -2,7 +2,7 @@
 """tests/ops/gen_special_values.py — PyTorch 1.13's results for the special-value sweep.
 
 Writes tests/ops/data/special_values.json, read by tests/ops/test_special_values.cpp: for every sample
-of every op (the C++ table mirrors SAMPLES below, sample by sample) and every special value (NaN, +inf,
+of every op (tests/ops/op_db.cpp's table mirrors SAMPLES below, sample by sample) and every special value (NaN, +inf,
 -inf, -0.0, a float32 denormal) planted in the input x, what PyTorch eager returns. The inference ops
 (to_mkldnn, mkldnn_convolution, ...) have no eager PyTorch twin with our layouts: their reference is the
 eager op they stand for (conv2d + add + relu, max_pool2d, ...), computed here.
@@ -87,6 +87,8 @@ SAMPLES = {
     "expand": {"plain": lambda x, y: x.view(1, 32).expand(2, 32)},
     "squeeze": {"plain": lambda x, y: x.squeeze(0)},
     "unsqueeze": {"plain": lambda x, y: x.unsqueeze(1)},
+    "gelu": {"none": lambda x, y: F.gelu(x), "tanh": lambda x, y: F.gelu(x, approximate="tanh"),
+             "float64": lambda x, y: F.gelu(x.to(torch.float64)), "bfloat16": lambda x, y: F.gelu(x.to(torch.bfloat16))},
     "clamp": {"plain": lambda x, y: torch.clamp(x, -1.0, 1.0)},
     "clamp_": {"plain": lambda x, y: x.clone().clamp_(-1.0, 1.0)},
     "where": {"plain": lambda x, y: torch.where(y > 1.2, x, y)},

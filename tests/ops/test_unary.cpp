@@ -196,5 +196,36 @@ TEST_CASE("unary: methods and operators reach the same kernels") {
   CHECK_TENSOR_CLOSE(x.relu(), tl::relu(x), 0, 0);
 }
 
+TEST_CASE("unary: gelu, exact and tanh forms, matches the reference over floating dtypes and layouts") {
+  std::mt19937_64 rng(2);
+  const auto exact = [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); };
+  const auto approx = [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); };
+  for (const char* approximate : {"none", "tanh"}) {
+    for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+      for (Layout layout : kLayouts) {
+        for (const Shape& shape : kShapes) {
+          CAPTURE(std::string(approximate));
+          CAPTURE(dtype);
+          CAPTURE(testing::layout_name(layout));
+          CAPTURE(shape);
+          const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
+          const Tensor y = tl::gelu(x, approximate);
+          CHECK(y.dtype() == dtype);
+          const bool tanh_form = std::string(approximate) == "tanh";
+          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return tanh_form ? approx(v[0]) : exact(v[0]); }),
+                             rtol_for(dtype), atol_for(dtype));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("unary: gelu refuses integer input and an unknown approximation") {
+  CHECK_THROWS_WITH_AS(tl::gelu(from_vector<int64_t>({1, 2}, {2})), "gelu: expected a floating point dtype, got torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(tl::gelu(ones({2}), "erf"), "gelu: approximate argument must be either none or tanh, got 'erf'",
+                       Error);
+}
+
 }  // namespace
 }  // namespace tl

@@ -1,0 +1,376 @@
+// tests/ops/op_db.cpp — the samples of every op (op_db.h), one function per op or per family. The
+// special-value references in gen_special_values.py's SAMPLES mirror these, sample by sample.
+#include "tests/ops/op_db.h"
+
+#include <array>
+
+#include "ops/ops.h"
+
+namespace tl::testing {
+namespace {
+
+constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
+constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
+constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
+constexpr const char* kProxyStrides =
+    "bug: an example input's proxy reports contiguous strides (Tensor::make_proxy in fx/tracer.cpp), so the weight "
+    "packed at trace time for the bf16 NHWC input takes the NCHW layout and mkldnn_convolution refuses it";
+constexpr const char* kReturnsBool = "returns a C++ bool (item()), which a proxy cannot give";
+
+TensorList list(const Tensor& t) { return {t}; }
+Tensor flag(bool b) { return scalar_tensor(b, DType::Bool); }
+double x5(const Tensor& x) { return static_cast<double>(x.flatten().data<float>()[5]); }
+
+Tensor to_dense(const Tensor& x, int64_t channels) {
+  return dispatch::call1(OpKind::ToDense, {x, Tensor()}, {{"channels", channels}});
+}
+/// mkldnn_convolution on x (already in an inference layout) as dense NCHW; w is prepacked for x, except
+/// with Winograd: only a dense weight lets the kernel take the direct path for non-finite data.
+Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& other, Shape padding, bool relu,
+                   bool winograd) {
+  const Attrs attrs{{"padding", padding},   {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}},
+                    {"groups", int64_t{1}}, {"relu", relu},          {"winograd", winograd},
+                    {"weight_size", w.shape()}, {"packed_for", x.shape()}};
+  const Tensor weight = winograd ? w : pack_conv_weight(w, x, padding, other.defined(), relu, winograd);
+  return to_dense(dispatch::call1(OpKind::MkldnnConvolution, {x, weight, b, other, Tensor()}, attrs), w.size(0));
+}
+Tensor mkldnn_max_pool(const Tensor& x, DType dtype, Shape kernel, Shape stride, Shape padding) {
+  const Tensor y = dispatch::call1(OpKind::MkldnnMaxPool2d, {to_mkldnn(x, dtype), Tensor()},
+                                   {{"kernel_size", kernel}, {"stride", stride}, {"padding", padding},
+                                    {"dilation", Shape{1, 1}}, {"ceil_mode", false}});
+  return to_dense(y, x.size(1)).to(dtype);
+}
+Tensor mkldnn_adaptive(const Tensor& x, DType dtype, int64_t size) {
+  const Tensor y = dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {to_mkldnn(x, dtype), Tensor()},
+                                   {{"output_size", Shape{size, size}}});
+  return to_dense(y, x.size(1)).to(dtype);
+}
+
+Tensor bn(int i) {
+  const std::vector<std::vector<float>> v{{1.5f, -0.5f}, {0.1f, 0.2f}, {0.25f, -0.5f}, {0.5f, 2.0f}};
+  return from_vector<float>(v[static_cast<size_t>(i)], {2});
+}
+Tensor residual(const Tensor& x) { return cat(std::vector<Tensor>{x, x.slice(1, 0, 1)}, 1); }
+
+// ---- families ----
+
+Samples unary(Tensor (*f)(const Tensor&)) {
+  return {Sample{"plain", [f](const Tensor& x, const Tensor&) { return list(f(x)); }}.generic()};
+}
+Samples unary_(Tensor& (Tensor::*f)()) {
+  return {Sample{"plain", [f](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list((c.*f)()); }}.generic()};
+}
+Samples binary(Tensor (*f)(const Tensor&, const Tensor&)) {
+  return {Sample{"self", [f](const Tensor& x, const Tensor& y) { return list(f(x, y)); }}.generic(),
+          Sample{"other", [f](const Tensor& x, const Tensor& y) { return list(f(y, x)); }}.generic()};
+}
+Samples binary_(Tensor& (Tensor::*f)(const Tensor&)) {
+  return {Sample{"self", [f](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list((c.*f)(y)); }}.generic()};
+}
+Samples compare(Tensor (Tensor::*f)(const Tensor&) const) {
+  return {Sample{"xy", [f](const Tensor& x, const Tensor& y) { return list((x.*f)(y)); }}.generic(),
+          Sample{"xx", [f](const Tensor& x, const Tensor&) { return list((x.*f)(x)); }}.generic()};
+}
+Samples one(const char* name, SampleFn fn) { return {Sample{name, std::move(fn)}}; }
+Samples one_generic(SampleFn fn) { return {Sample{"plain", std::move(fn)}.generic()}; }
+
+/// A sample of the inference convolution: on x or y, with a residual, through Winograd, in bfloat16.
+SampleFn inference_conv(bool on_x, bool sum, bool winograd, std::optional<DType> dtype) {
+  return [=](const Tensor& x, const Tensor& y) {
+    const Tensor in = to_mkldnn(on_x ? x : y, dtype);
+    const Tensor other = sum ? to_mkldnn(residual(x), dtype) : Tensor();
+    const Tensor out = mkldnn_conv(in, conv_weight(), conv_bias(), other, {1, 1}, true, winograd);
+    return list(dtype ? out.to(*dtype) : out);
+  };
+}
+
+}  // namespace
+
+Tensor to_mkldnn(const Tensor& x, std::optional<DType> dtype) {
+  return dispatch::call1(OpKind::ToMkldnn, {x, Tensor()}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
+}
+Tensor pack_conv_weight(const Tensor& w, const Tensor& x, Shape padding, bool sum, bool relu, bool winograd) {
+  const Attrs attrs{{"padding", padding},   {"stride", Shape{1, 1}},  {"dilation", Shape{1, 1}},
+                    {"groups", int64_t{1}}, {"input_size", x.shape()}, {"input_stride", x.strides()},
+                    {"input_dtype", x.dtype()}, {"bias", true},       {"sum", sum},
+                    {"relu", relu},         {"winograd", winograd}};
+  return dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
+}
+Tensor conv_weight() {
+  std::vector<float> v;
+  for (int i = 0; i < 54; ++i) v.push_back(static_cast<float>((i * 3) % 11 - 5) / 8);
+  return from_vector<float>(v, {3, 2, 3, 3});
+}
+Tensor conv_bias() { return from_vector<float>({0.1f, -0.2f, 0.3f}, {3}); }
+
+// ---- factories ----
+Samples opinfo_empty() {
+  return {Sample{"shape", [](const Tensor&, const Tensor&) { return list(empty({2, 3})); }}
+              .no_noncontiguous("uninitialized values differ between calls")
+              .no_trace("uninitialized values differ between calls")};
+}
+Samples opinfo_zeros() { return one("plain", [](const Tensor&, const Tensor&) { return list(zeros({2, 3})); }); }
+Samples opinfo_ones() { return one("plain", [](const Tensor&, const Tensor&) { return list(ones({2, 3})); }); }
+Samples opinfo_full() {
+  return {Sample{"fill", [](const Tensor& x, const Tensor&) { return list(full({2, 3}, x5(x))); }}.no_trace(kReadsValue)};
+}
+Samples opinfo_arange() {
+  return {Sample{"end", [](const Tensor& x, const Tensor&) { return list(arange(int64_t{0}, x5(x))); }}.no_trace(kReadsValue)};
+}
+Samples opinfo_rand() { return one("shape", [](const Tensor&, const Tensor&) { return list(rand({2, 3})); }); }
+Samples opinfo_randn() { return one("shape", [](const Tensor&, const Tensor&) { return list(randn({2, 3})); }); }
+
+// ---- copies and conversion ----
+Samples opinfo_copy_() {
+  return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = y.clone(); return list(c.copy_(x)); });
+}
+Samples opinfo_clone() { return one_generic([](const Tensor& x, const Tensor&) { return list(x.clone()); }); }
+Samples opinfo_contiguous() {
+  return {Sample{"transposed", [](const Tensor& x, const Tensor&) { return list(x.transpose(2, 3).contiguous()); }}.generic()};
+}
+Samples opinfo_to() {
+  return {Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(x.to(DType::Float64)); }}.generic()};
+}
+
+// ---- views ----
+Samples opinfo_view() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.view({2, 16})); }}.no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_reshape() { return one("plain", [](const Tensor& x, const Tensor&) { return list(reshape(x, {4, 8})); }); }
+Samples opinfo_flatten() { return one_generic([](const Tensor& x, const Tensor&) { return list(flatten(x)); }); }
+Samples opinfo_permute() { return one_generic([](const Tensor& x, const Tensor&) { return list(permute(x, {0, 2, 3, 1})); }); }
+Samples opinfo_transpose() { return one_generic([](const Tensor& x, const Tensor&) { return list(transpose(x, 1, 3)); }); }
+Samples opinfo_t() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.view({4, 8}).t()); }}.no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_slice() { return one_generic([](const Tensor& x, const Tensor&) { return list(x.slice(2, 1, 3)); }); }
+Samples opinfo_select() { return one_generic([](const Tensor& x, const Tensor&) { return list(x.select(1, 1)); }); }
+Samples opinfo_expand() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.view({1, 32}).expand({2, 32})); }}
+              .no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_squeeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(squeeze(x, 0)); }); }
+Samples opinfo_unsqueeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(unsqueeze(x, 1)); }); }
+
+// ---- elementwise ----
+#define TL_UNARY_OPINFO(name)                                              \
+  Samples opinfo_##name() { return unary(name); }                          \
+  Samples opinfo_##name##_() { return unary_(&Tensor::name##_); }
+TL_UNARY_OPINFO(neg)
+TL_UNARY_OPINFO(abs)
+TL_UNARY_OPINFO(exp)
+TL_UNARY_OPINFO(log)
+TL_UNARY_OPINFO(sqrt)
+TL_UNARY_OPINFO(rsqrt)
+TL_UNARY_OPINFO(relu)
+TL_UNARY_OPINFO(sigmoid)
+TL_UNARY_OPINFO(tanh)
+#undef TL_UNARY_OPINFO
+Samples opinfo_gelu() {
+  return {Sample{"none", [](const Tensor& x, const Tensor&) { return list(gelu(x)); }}.generic(),
+          Sample{"tanh", [](const Tensor& x, const Tensor&) { return list(gelu(x, "tanh")); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(gelu(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(gelu(x.to(DType::BFloat16))); }}.generic()};
+}
+
+#define TL_BINARY_OPINFO(name)                                             \
+  Samples opinfo_##name() { return binary(name); }                         \
+  Samples opinfo_##name##_() { return binary_(&Tensor::name##_); }
+TL_BINARY_OPINFO(add)
+TL_BINARY_OPINFO(sub)
+TL_BINARY_OPINFO(mul)
+TL_BINARY_OPINFO(div)
+#undef TL_BINARY_OPINFO
+Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
+Samples opinfo_pow_() { return binary_(&Tensor::pow_); }
+Samples opinfo_clamp() { return one_generic([](const Tensor& x, const Tensor&) { return list(clamp(x, -1.0, 1.0)); }); }
+Samples opinfo_clamp_() {
+  return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_(-1.0, 1.0)); });
+}
+Samples opinfo_where() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
+}
+
+// ---- comparisons ----
+Samples opinfo_gt() { return compare(&Tensor::gt); }
+Samples opinfo_lt() { return compare(&Tensor::lt); }
+Samples opinfo_ge() { return compare(&Tensor::ge); }
+Samples opinfo_le() { return compare(&Tensor::le); }
+Samples opinfo_eq() { return compare(&Tensor::eq); }
+Samples opinfo_ne() { return compare(&Tensor::ne); }
+Samples opinfo_allclose() {
+  return {Sample{"self", [](const Tensor& x, const Tensor&) { return list(flag(allclose(x, x))); }}.no_trace(kReturnsBool),
+          Sample{"equal_nan", [](const Tensor& x, const Tensor&) { return list(flag(allclose(x, x, 1e-5, 1e-8, true))); }}
+              .no_trace(kReturnsBool)};
+}
+Samples opinfo_equal() {
+  return {Sample{"self", [](const Tensor& x, const Tensor&) { return list(flag(equal(x, x))); }}.no_trace(kReturnsBool)};
+}
+
+// ---- reductions ----
+Samples opinfo_sum() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(sum(x)); }}.sums(),
+          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(sum(x, {2, 3})); }}.sums()};
+}
+Samples opinfo_mean() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(mean(x)); }}.sums(),
+          Sample{"dim", [](const Tensor& x, const Tensor&) { return list(mean(x, {3})); }}.sums().generic()};
+}
+Samples opinfo_max() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(max(x)); }},
+          Sample{"dim", [](const Tensor& x, const Tensor&) {
+            const auto vi = max(x, 3);
+            return TensorList{vi.first, vi.second};
+          }}.generic()};
+}
+Samples opinfo_min() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(min(x)); }},
+          Sample{"dim", [](const Tensor& x, const Tensor&) {
+            const auto vi = min(x, 3);
+            return TensorList{vi.first, vi.second};
+          }}.generic()};
+}
+Samples opinfo_argmax() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(argmax(x)); }},
+          Sample{"dim", [](const Tensor& x, const Tensor&) { return list(argmax(x, 3)); }}.generic()};
+}
+
+// ---- indexing and joining ----
+Samples opinfo_nonzero() { return one_generic([](const Tensor& x, const Tensor&) { return list(nonzero(x)); }); }
+Samples opinfo_argwhere() { return one_generic([](const Tensor& x, const Tensor&) { return list(argwhere(x)); }); }
+Samples opinfo_index_select() {
+  return one_generic([](const Tensor& x, const Tensor&) { return list(index_select(x, 3, from_vector<int64_t>({3, 0, 2}, {3}))); });
+}
+Samples opinfo_masked_select() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(masked_select(x, y.gt(Scalar(1.2)))); });
+}
+Samples opinfo_cat() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(cat(std::vector<Tensor>{x, y}, 1)); });
+}
+Samples opinfo_stack() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(stack(std::vector<Tensor>{x, y}, 0)); });
+}
+
+// ---- linear algebra ----
+Samples opinfo_matmul() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(matmul(x.view({8, 4}), y.view({4, 8}))); }}
+              .sums().no_noncontiguous(kViewsFlat),
+          Sample{"other", [](const Tensor& x, const Tensor& y) { return list(matmul(y.view({8, 4}), x.view({4, 8}))); }}
+              .sums().no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_mm() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mm(x.view({8, 4}), y.view({4, 8}))); }}
+              .sums().no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_bmm() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(bmm(x.view({2, 4, 4}), y.view({2, 4, 4}))); }}
+              .sums().no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_addmm() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(addmm(y.flatten().slice(0, 0, 8), x.view({8, 4}), y.view({4, 8})));
+          }}.sums().no_noncontiguous(kViewsFlat),
+          Sample{"self", [](const Tensor& x, const Tensor& y) {
+            return list(addmm(x.flatten().slice(0, 0, 8), y.view({8, 4}), y.view({4, 8})));
+          }}.sums()};
+}
+Samples opinfo_linear() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(linear(x.view({8, 4}), y.view({8, 4}), y.flatten().slice(0, 0, 8)));
+          }}.sums().no_noncontiguous(kViewsFlat)};
+}
+
+// ---- neural-network kernels ----
+Samples opinfo_conv2d() {
+  return {Sample{"input", [](const Tensor& x, const Tensor&) { return list(conv2d(x, conv_weight(), conv_bias(), {1, 1}, {1, 1})); }}
+              .sums().generic(),
+          Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(conv2d(y, x.view({2, 2, 2, 4}))); }}
+              .sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
+}
+Samples opinfo_batch_norm() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) {
+            return list(batch_norm(x, bn(0), bn(1), bn(2), bn(3), false, 0.1, 1e-5));
+          }}.sums().generic(),
+          Sample{"train", [](const Tensor& x, const Tensor&) {
+            const Tensor rm = bn(2), rv = bn(3);
+            const Tensor out = batch_norm(x, bn(0), bn(1), rm, rv, true, 0.1, 1e-5);
+            return TensorList{out, rm, rv};
+          }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
+                             "updated again by every run")};
+}
+Samples opinfo_max_pool2d() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {2, 2})); }}.generic(),
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }},
+          Sample{"dilation2", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {2, 2}, {1, 1}, {0, 0}, {2, 2})); }},
+          Sample{"ceil", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, true)); }},
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x.to(DType::BFloat16), {2, 2})); }}};
+}
+Samples opinfo_avg_pool2d() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(avg_pool2d(x, {2, 2})); }}.sums().generic(),
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }}.sums(),
+          Sample{"ceil_exclude_pad", [](const Tensor& x, const Tensor&) {
+            return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, false));
+          }}.sums()};
+}
+Samples opinfo_adaptive_avg_pool2d() {
+  return {Sample{"2x2", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {2, 2})); }}.sums(),
+          Sample{"3x3", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {3, 3})); }}.sums()};
+}
+Samples opinfo_dropout() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) { return list(dropout(x, 0.5, false)); }}.generic()};
+}
+
+// ---- inference-optimized kernels ----
+Samples opinfo_to_mkldnn() {
+  return {Sample{"float32", [](const Tensor& x, const Tensor&) { return list(to_dense(to_mkldnn(x), 2)); }},
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) {
+            return list(to_dense(to_mkldnn(x, DType::BFloat16), 2).to(DType::BFloat16));
+          }}};
+}
+Samples opinfo_to_dense() {
+  return one("float32", [](const Tensor& x, const Tensor&) { return list(to_dense(to_mkldnn(x), -1).slice(1, 0, 2)); });
+}
+Samples opinfo_mkldnn_convolution() {
+  return {Sample{"direct_relu", inference_conv(true, false, false, std::nullopt)}.sums(),
+          Sample{"winograd_relu", inference_conv(true, false, true, std::nullopt)}.sums(),
+          Sample{"sum_relu", inference_conv(false, true, false, std::nullopt)}.sums(),
+          Sample{"winograd_sum_relu", inference_conv(false, true, true, std::nullopt)}.sums(),
+          Sample{"bfloat16_relu", inference_conv(true, false, false, DType::BFloat16)}.sums(kBf16Sums).no_trace(kProxyStrides),
+          Sample{"bfloat16_sum_relu", inference_conv(false, true, false, DType::BFloat16)}.sums(kBf16Sums).no_trace(kProxyStrides),
+          Sample{"winograd_weight", [](const Tensor& x, const Tensor& y) {
+            const Tensor w = x.flatten().slice(0, 0, 18).view({1, 2, 3, 3});
+            return list(mkldnn_conv(to_mkldnn(y), w, zeros({1}), Tensor(), {0, 0}, false, true));
+          }}.sums()};
+}
+Samples opinfo_mkldnn_reorder_conv2d_weight() {
+  return {Sample{"direct", [](const Tensor& x, const Tensor& y) {
+            return list(mkldnn_conv(to_mkldnn(y), x.view({2, 2, 2, 4}), zeros({2}), Tensor(), {0, 0}, false, false));
+          }}.sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
+}
+Samples opinfo_mkldnn_max_pool2d() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(mkldnn_max_pool(x, DType::Float32, {2, 2}, {2, 2}, {0, 0})); }},
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor&) {
+            return list(mkldnn_max_pool(x, DType::Float32, {3, 3}, {2, 2}, {1, 1}));
+          }},
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) {
+            return list(mkldnn_max_pool(x, DType::BFloat16, {2, 2}, {2, 2}, {0, 0}));
+          }}};
+}
+Samples opinfo_mkldnn_adaptive_avg_pool2d() {
+  return {Sample{"1x1", [](const Tensor& x, const Tensor&) { return list(mkldnn_adaptive(x, DType::Float32, 1)); }}.sums(),
+          Sample{"3x3", [](const Tensor& x, const Tensor&) { return list(mkldnn_adaptive(x, DType::Float32, 3)); }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(mkldnn_adaptive(x, DType::BFloat16, 1)); }}
+              .sums(kBf16Sums)};
+}
+
+const Samples& samples_of(OpKind op) {
+  static const std::array<Samples, kNumOps> table{
+#define TL_CALL_OPINFO(Enum, kernel, aten, schema, pyop, tags) opinfo_##kernel(),
+      TL_FORALL_OPS(TL_CALL_OPINFO)
+#undef TL_CALL_OPINFO
+  };
+  return table.at(static_cast<size_t>(op));
+}
+
+}  // namespace tl::testing
