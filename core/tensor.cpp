@@ -60,12 +60,15 @@ Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
   return t;
 }
 
-Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes, DType dtype) {
+Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes, DType dtype,
+                          std::optional<Strides> given_strides) {
   TL_INTERNAL_ASSERT(tag != nullptr, "make_proxy: null tag");
   Tensor t;
   const bool known = sizes.has_value();
   Shape shape = known ? std::move(*sizes) : Shape{};
-  Strides strides = contiguous_strides(shape);
+  TL_INTERNAL_ASSERT(!given_strides || given_strides->size() == shape.size(), "make_proxy: ", given_strides->size(),
+                     " strides for shape ", shape);
+  Strides strides = given_strides ? std::move(*given_strides) : contiguous_strides(shape);
   t.impl_ = std::make_shared<TensorImpl>(
       TensorImpl{nullptr, std::move(shape), std::move(strides), 0, dtype, std::move(tag), known});
   return t;

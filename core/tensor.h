@@ -49,8 +49,10 @@ class Tensor {
   /// negative sizes, a byte count int64 cannot hold, and a request above tl::allocation_limit().
   static Tensor allocate(const Shape& sizes, DType dtype);
   /// A proxy: no storage. With `sizes` unknown (nullopt), asking for its shape throws the tag's text.
+  /// `strides` are the example value's (a layout-dependent op traced on a channels-last or blocked
+  /// example must see it); contiguous when not given.
   static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes = std::nullopt,
-                           DType dtype = DType::Float32);
+                           DType dtype = DType::Float32, std::optional<Strides> strides = std::nullopt);
 
   bool defined() const { return impl_ != nullptr; }
   bool is_proxy() const { return impl_ && impl_->proxy != nullptr; }

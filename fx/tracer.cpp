@@ -57,7 +57,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     if (real && real->defined()) {
       n->meta()["tensor_meta"] = TensorMeta{real->shape(), real->dtype()};
       reals_[n] = *real;
-      return Tensor::make_proxy(tag, real->shape(), real->dtype());
+      return Tensor::make_proxy(tag, real->shape(), real->dtype(), real->strides());
     }
     return Tensor::make_proxy(tag);
   }

@@ -12,9 +12,6 @@ namespace {
 constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
 constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
 constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
-constexpr const char* kProxyStrides =
-    "bug: an example input's proxy reports contiguous strides (Tensor::make_proxy in fx/tracer.cpp), so the weight "
-    "packed at trace time for the bf16 NHWC input takes the NCHW layout and mkldnn_convolution refuses it";
 constexpr const char* kReturnsBool = "returns a C++ bool (item()), which a proxy cannot give";
 
 TensorList list(const Tensor& t) { return {t}; }
@@ -336,8 +333,8 @@ Samples opinfo_mkldnn_convolution() {
           Sample{"winograd_relu", inference_conv(true, false, true, std::nullopt)}.sums(),
           Sample{"sum_relu", inference_conv(false, true, false, std::nullopt)}.sums(),
           Sample{"winograd_sum_relu", inference_conv(false, true, true, std::nullopt)}.sums(),
-          Sample{"bfloat16_relu", inference_conv(true, false, false, DType::BFloat16)}.sums(kBf16Sums).no_trace(kProxyStrides),
-          Sample{"bfloat16_sum_relu", inference_conv(false, true, false, DType::BFloat16)}.sums(kBf16Sums).no_trace(kProxyStrides),
+          Sample{"bfloat16_relu", inference_conv(true, false, false, DType::BFloat16)}.sums(kBf16Sums),
+          Sample{"bfloat16_sum_relu", inference_conv(false, true, false, DType::BFloat16)}.sums(kBf16Sums),
           Sample{"winograd_weight", [](const Tensor& x, const Tensor& y) {
             const Tensor w = x.flatten().slice(0, 0, 18).view({1, 2, 3, 3});
             return list(mkldnn_conv(to_mkldnn(y), w, zeros({1}), Tensor(), {0, 0}, false, true));
