@@ -9,7 +9,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 meson install -C "$build" --destdir "$stage" --quiet
 pc=$(dirname "$(find "$stage" -name torchless.pc | head -n 1)")
-export PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$stage"
+# The .pc files find their prefix from their own place: no sysroot needed for the staged tree.
+export PKG_CONFIG_PATH="$pc"
 g++ -std=c++20 -O2 examples/quickstart.cpp -o "$stage/quickstart" $(pkg-config --cflags --libs torchless)
 "$stage/quickstart" > "$stage/out.txt"
 echo "install check: built and ran examples/quickstart.cpp against the installed torchless"
@@ -32,3 +33,13 @@ CPP
 g++ -std=c++20 -O2 "$stage/trace_check.cpp" -o "$stage/trace_check" $(pkg-config --cflags --libs torchless-trace)
 echo "install check: built and ran a trace program against the installed torchless-trace"
 "$stage/trace_check" "$stage"
+
+# The .pc files must not repeat flags, and must resolve with --define-prefix and after the tree moves.
+libs=$(pkg-config --libs torchless)
+[[ $(grep -o -- '-fopenmp' <<<"$libs" | wc -l) -eq 1 ]] || { echo "torchless.pc repeats flags: $libs"; exit 1; }
+inc=$(pkg-config --define-prefix --cflags-only-I torchless | awk '{print substr($1, 3)}')
+[[ -f $inc/torchless/torchless.h ]] || { echo "--define-prefix resolves the headers to $inc"; exit 1; }
+mv "$stage/usr/local" "$stage/moved"
+inc=$(PKG_CONFIG_PATH="$stage/moved/${pc#"$stage/usr/local/"}" pkg-config --cflags-only-I torchless | awk '{print substr($1, 3)}')
+[[ -f $inc/torchless/torchless.h ]] || { echo "a moved tree resolves the headers to $inc"; exit 1; }
+echo "install check: torchless.pc lists each flag once and resolves with --define-prefix and after a move"
