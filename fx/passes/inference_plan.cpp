@@ -21,6 +21,7 @@ constexpr int64_t kArenaAlignment = 64;
 /// What the recording run learnt of one step's result, and where the arena holds it.
 struct StepLayout {
   bool writes_out = false;  ///< the step can write into a planned result
+  const nn::Module* module = nullptr;  ///< the module the recording run called (call_module steps)
   int64_t reuses = -1;      ///< position of the input whose memory the result may take over, or -1
   Shape sizes;
   Strides strides;
@@ -50,14 +51,17 @@ class ArenaHooks : public StepHooks {
     if (!arena_ || l.offset < 0) return {};
     return Tensor::make(arena_, l.sizes, l.strides, l.offset / element_size(l.dtype), l.dtype);
   }
+  /// A module swapped in (set_submodule) after the recording run gets no planned result: its layout
+  /// is not the recorded one.
   Value call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out) override {
+    if (record_) layouts_[step].module = &module;
     auto* writer = dynamic_cast<InferenceModule*>(&module);
     if (!writer) return StepHooks::call_module(step, module, args, out);
     if (record_) {
       layouts_[step].writes_out = true;
       layouts_[step].reuses = writer->reusable_input();
     }
-    return writer->run(args, out);
+    return writer->run(args, layouts_[step].module == &module ? out : Tensor());
   }
   void produced(size_t step, const Value& value) override {
     if (!record_ || !value.is_tensor() || !value.tensor().defined()) return;

@@ -1,0 +1,84 @@
+// tests/fx/test_inference_plan.cpp — the optimized module's per-shape plans over the one execution
+// plan: a graph with getitem now runs in the arena, and a module swapped in after a plan was recorded
+// is called without the recorded result buffer (its layout may differ) and gives its own results.
+#include <doctest/doctest.h>
+
+#include "core/generator.h"
+#include "fx/passes/inference_modules.h"
+#include "fx/passes/optimize_for_inference.h"
+#include "nn/layers.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::fx {
+namespace {
+
+/// conv -> relu -> conv (+ residual) -> relu -> max over channels (getitem of a two-result op).
+class Block : public nn::Module {
+ public:
+  Block() {
+    register_module("conv1", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1}));
+    register_module("conv2", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 16, .out_channels = 16, .kernel_size = 3, .padding = 1}));
+  }
+  using nn::Module::forward;
+  TensorList forward(const TensorList& inputs) override {
+    const Tensor h = relu(submodule("conv1")(inputs[0]));
+    const Tensor y = relu(submodule("conv2")(h) + h);
+    return {max(y, 1).first};
+  }
+  std::string type_name() const override { return "Block"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<Block>(); }
+};
+
+std::shared_ptr<nn::Module> block() {
+  manual_seed(3);
+  auto m = std::make_shared<Block>();
+  m->eval();
+  return m;
+}
+
+TEST_CASE("inference plan: a graph with getitem runs in the arena and matches eager") {
+  auto model = block();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const Tensor x = randn({2, 3, 8, 8});
+  const Tensor expected = (*model)(x);
+  CHECK_TENSOR_CLOSE((*optimized)(x), expected, 1e-5, 1e-5);  // recording run
+  CHECK_TENSOR_CLOSE((*optimized)(x), expected, 1e-5, 1e-5);  // in the arena
+  const ArenaStats stats = optimized->arena_stats({2, 3, 8, 8});
+  CHECK(stats.activations >= 2);
+  CHECK(stats.planned_bytes > 0);
+  CHECK(stats.planned_bytes <= stats.total_bytes);
+}
+
+/// conv -> max over channels.
+class Single : public nn::Module {
+ public:
+  Single() { register_module("conv", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1})); }
+  using nn::Module::forward;
+  TensorList forward(const TensorList& inputs) override { return {max(submodule("conv")(inputs[0]), 1).first}; }
+  std::string type_name() const override { return "Single"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<Single>(); }
+};
+
+TEST_CASE("inference plan: a module swapped in after recording gives its own results") {
+  manual_seed(3);
+  auto model = std::make_shared<Single>();
+  model->eval();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const Tensor x = randn({2, 3, 8, 8});
+  (*optimized)(x);  // records and plans this shape: the conv's 16 x 8 x 8 result in the arena
+  std::string target;
+  for (Node* n : optimized->graph().nodes())
+    if (optimized->module_at<MkldnnConv2d>(n)) target = n->target();
+  REQUIRE_FALSE(target.empty());
+  // A stride-2 conv: its result no longer has the recorded layout.
+  nn::Conv2d strided(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .stride = 2, .padding = 1});
+  strided.eval();
+  optimized->set_submodule(target, std::make_shared<MkldnnConv2d>(strided, false, false, DType::Float32));
+  const Tensor got = (*optimized)(x);
+  CHECK(got.shape() == Shape{2, 4, 4});
+  CHECK(equal(got, optimized->GraphModule::forward(TensorList{x})[0]));  // the plain plan, no arena
+}
+
+}  // namespace
+}  // namespace tl::fx
