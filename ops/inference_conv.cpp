@@ -1,7 +1,7 @@
 // ops/inference_conv.cpp — mkldnn_convolution and mkldnn_reorder_conv2d_weight: conv2d on the
 // inference layouts with the residual add folded in as a oneDNN post-op and ReLU applied right after.
-// Both ops build the same cached primitive for one input signature, so a weight prepacked by the second
-// is in exactly the layout the first expects.
+// The second packs a weight once into a PackedConvWeight (the bytes and the oneDNN layout they are in),
+// returned as a 1-D tensor whose storage owns it; the first finds that object again from the tensor.
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -218,18 +218,83 @@ void pack_dense_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor& de
   onednn::make_reorder(user, plan.weights).execute({{DNNL_ARG_FROM, onednn::memory_of(dense, user)}, {DNNL_ARG_TO, packed}});
 }
 
-/// The weight as the primitive wants it: a prepacked 1-D tensor used as is, or a dense 4-D weight
-/// reordered on every call (warned once: prepack it with mkldnn_reorder_conv2d_weight).
-dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor& w, const Attrs& attrs,
+/// A weight packed by mkldnn_reorder_conv2d_weight: its bytes in the layout `desc` that the primitive for
+/// `spec` wants. The op hands it out as a 1-D tensor over the same bytes whose storage owns this object
+/// (Storage::wrap's keep_alive); while that storage lives, packed_weight_of finds the object from it.
+struct PackedConvWeight {
+  ConvSpec spec;             ///< the input signature and conv it was packed for
+  dnnl::memory::desc desc;   ///< the primitive's weights layout, which `bytes` holds
+  Tensor bytes;              ///< 1-D, of spec.dtype, exactly desc.get_size() bytes
+  const Storage* storage = nullptr;  ///< the wrapping storage it is registered under
+  PackedConvWeight() = default;
+  PackedConvWeight(const PackedConvWeight&) = delete;
+  PackedConvWeight& operator=(const PackedConvWeight&) = delete;
+  ~PackedConvWeight();
+};
+
+/// The live packed weights by the storage of the tensor handed out for each.
+struct PackedRegistry {
+  std::mutex mutex;
+  std::unordered_map<const Storage*, const PackedConvWeight*> by_storage;
+};
+PackedRegistry& packed_registry() {
+  static PackedRegistry* registry = new PackedRegistry;  // never destroyed: weights may outlive statics
+  return *registry;
+}
+
+PackedConvWeight::~PackedConvWeight() {
+  if (!storage) return;
+  PackedRegistry& r = packed_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.by_storage.erase(storage);
+}
+
+/// Packs dense `w` for the primitive `plan` of `s`; returns the 1-D tensor that carries the result.
+Tensor make_packed_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor& w, const char* op) {
+  auto packed = std::make_shared<PackedConvWeight>();
+  packed->spec = s;
+  packed->desc = plan.weights;
+  const int64_t bytes = static_cast<int64_t>(plan.weights.get_size());
+  packed->bytes = Tensor::allocate({bytes / element_size(s.dtype)}, s.dtype);
+  pack_dense_weight(plan, s, onednn::to_contiguous(w, op), onednn::memory_of(packed->bytes, plan.weights));
+  void* data = packed->bytes.raw_data();
+  PackedConvWeight* object = packed.get();
+  std::shared_ptr<Storage> storage = Storage::wrap(data, bytes, std::move(packed));
+  Tensor result = Tensor::make(storage, object->bytes.shape(), object->bytes.strides(), 0, s.dtype);
+  object->storage = storage.get();
+  PackedRegistry& r = packed_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.by_storage.emplace(storage.get(), object);  // if this throws, `result` dies (after the unlock) unregistered
+  return result;
+}
+
+/// The packed weight `w` (1-D) carries; throws unless `w` is, whole, a tensor mkldnn_reorder_conv2d_weight
+/// returned. Valid while `w` lives.
+const PackedConvWeight& packed_weight_of(const char* op, const Tensor& w) {
+  const PackedConvWeight* packed = nullptr;
+  {
+    PackedRegistry& r = packed_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.by_storage.find(w.storage().get());
+    if (it != r.by_storage.end()) packed = it->second;
+  }
+  TL_CHECK(packed && w.storage_offset() == 0 && w.shape() == packed->bytes.shape() && w.is_contiguous() &&
+               w.dtype() == packed->bytes.dtype(),
+           op, ": a 1-D weight must be a tensor mkldnn_reorder_conv2d_weight returned, got ", w.shape(), " ",
+           w.dtype(), packed ? " viewing part of one" : "");
+  return *packed;
+}
+
+/// The weight as the primitive wants it: a prepacked weight used as is when it is in the primitive's
+/// layout, or a dense 4-D weight reordered on every call (warned once: prepack it with
+/// mkldnn_reorder_conv2d_weight).
+dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor& w, const PackedConvWeight* packed,
                            std::shared_ptr<Storage>& keep) {
-  if (w.dim() == 1) {
-    const Shape& packed_for = attrs.get<Shape>("packed_for");
-    TL_CHECK(packed_for == s.src_sizes, "mkldnn_convolution: weight was prepacked for input ", packed_for,
-             ", got input ", s.src_sizes);
-    TL_CHECK(w.is_contiguous() && w.numel() * element_size(w.dtype()) ==
-                                      static_cast<int64_t>(plan.weights.get_size()),
-             "mkldnn_convolution: prepacked weight ", w.shape(), " ", w.dtype(), " does not match the primitive's ",
-             plan.weights.get_size(), "-byte layout");
+  if (packed) {
+    TL_CHECK(packed->desc == plan.weights, "mkldnn_convolution: weight was prepacked for input ",
+             packed->spec.src_sizes, " ", packed->spec.dtype, (packed->spec.winograd ? " (winograd)" : ""),
+             ", whose layout is not the one the primitive for input ", s.src_sizes, " ", s.dtype,
+             (s.winograd ? " (winograd)" : ""), " wants");
     return onednn::memory_of(w, plan.weights);
   }
   TL_WARN_ONCE("mkldnn_convolution got a dense weight ", w.shape(),
@@ -244,7 +309,8 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
 }  // namespace
 
 // self: blocked (N, C_in / 16, H, W, 16), bf16 NHWC or dense fp32 (N, C_in, H, W); weight: dense
-// (C_out, C_in / groups, kH, kW) or prepacked 1-D (with weight_size and packed_for); bias (C_out) float32
+// (C_out, C_in / groups, kH, kW) or a 1-D tensor mkldnn_reorder_conv2d_weight returned, whose packed
+// object gives the weight's size and layout (weight_size and packed_for are ignored); bias (C_out) float32
 // or None; other: the residual, in the result's layout, added before the ReLU; winograd: use Winograd
 // for an fp32 3x3 stride-1 conv on a blocked input when oneDNN has it and input, residual and a dense
 // weight are finite (with a Winograd-prepacked weight, NaN or inf input throws before anything is
@@ -256,11 +322,12 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
   inference::check_activation(op, "input", x);
   TL_CHECK(w.defined() && (w.dim() == 4 || w.dim() == 1), op, ": expected a 4-D weight or a 1-D prepacked one, got ",
            w.defined() ? w.shape() : Shape{});
+  const PackedConvWeight* packed = w.dim() == 1 ? &packed_weight_of(op, w) : nullptr;
   ConvSpec s = parse_spec(attrs, op);
   s.src_sizes = x.shape();
   s.src_strides = x.strides();
   s.dtype = x.dtype();
-  s.weight = w.dim() == 4 ? w.shape() : attrs.get<Shape>("weight_size");
+  s.weight = packed ? packed->spec.weight : w.shape();
   s.bias = b.defined();
   s.sum = other.defined();
   check_weight(op, s);
@@ -272,8 +339,8 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
   // Winograd's transforms subtract neighbours, so one ±inf becomes NaN across its tile where direct
   // convolution (and eager) gives ±inf. A dense weight can take the direct kernel instead; a weight
   // packed for Winograd cannot, so that call is refused rather than answered wrongly.
-  if (winograd_applies(s) && !(all_finite(x) && (!s.sum || all_finite(other)) && (w.dim() == 1 || all_finite(w)))) {
-    TL_CHECK(w.dim() == 4, op, ": input ", x.shape(), " or its residual holds NaN or inf, which Winograd turns into ",
+  if (winograd_applies(s) && !(all_finite(x) && (!s.sum || all_finite(other)) && (packed || all_finite(w)))) {
+    TL_CHECK(!packed, op, ": input ", x.shape(), " or its residual holds NaN or inf, which Winograd turns into ",
              "NaN; pass a weight packed with winograd=False");
     s.winograd = false;
   }
@@ -286,7 +353,7 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
     auto plan = plan_for(s, op);
     std::shared_ptr<Storage> keep;
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
-                                               {DNNL_ARG_WEIGHTS, weight_memory(*plan, s, w, attrs, keep)},
+                                               {DNNL_ARG_WEIGHTS, weight_memory(*plan, s, w, packed, keep)},
                                                {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}};
     if (s.bias) args.emplace(DNNL_ARG_BIAS, onednn::memory_of(b, plan->bias));
     plan->conv.execute(std::move(args));
@@ -300,7 +367,8 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
 
 // self: a dense (C_out, C_in / groups, kH, kW) float32 weight. Returns it reordered (and converted to
 // input_dtype) into the layout mkldnn_convolution's primitive wants for an input of input_size /
-// input_stride with the same attributes, as a 1-D tensor of input_dtype holding that many bytes.
+// input_stride with the same attributes, as a 1-D tensor of input_dtype holding that many bytes whose
+// storage carries the PackedConvWeight (a copy or view of it is not a packed weight).
 TensorList mkldnn_reorder_conv2d_weight(std::span<const Tensor> inputs, const Attrs& attrs) {
   constexpr const char* op = "mkldnn_reorder_conv2d_weight";
   const Tensor& w = inputs[0];
@@ -324,11 +392,7 @@ TensorList mkldnn_reorder_conv2d_weight(std::span<const Tensor> inputs, const At
            "weight transform turns into NaN; pack it with winograd=False");
   auto context = [&] { return context_of(s); };
   return onednn::guarded(op, context, [&] {
-    auto plan = plan_for(s, op);
-    const int64_t bytes = static_cast<int64_t>(plan->weights.get_size());
-    Tensor packed = Tensor::allocate({bytes / element_size(s.dtype)}, s.dtype);
-    pack_dense_weight(*plan, s, onednn::to_contiguous(w, op), onednn::memory_of(packed, plan->weights));
-    return TensorList{packed};
+    return TensorList{make_packed_weight(*plan_for(s, op), s, w, op)};
   });
 }
 

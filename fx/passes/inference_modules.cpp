@@ -25,7 +25,7 @@ MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dt
   TL_CHECK(w.dtype() == DType::Float32, "MkldnnConv2d: expected a float32 conv weight, got ", w.dtype());
   register_parameter("weight", w.contiguous());
   const Tensor& b = conv.parameter("bias");
-  if (b.defined()) register_parameter("bias", b.contiguous());
+  register_parameter("bias", b.defined() ? b.contiguous() : Tensor());  // None for bias=False, as Conv2d has it
 }
 
 // The packed weights are derived data: a copy packs its own (its weight may be changed independently).
@@ -93,6 +93,7 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
     const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
                       {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
                       {"relu", relu_},                      {"winograd", winograd},
+                      // Descriptive only (the profiler lists them): the packed weight carries both.
                       {"weight_size", w.shape()},           {"packed_for", x.shape()}};
     return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x, winograd), parameter("bias"), other, out},
                            attrs);

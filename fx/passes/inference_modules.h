@@ -61,7 +61,7 @@ class MkldnnConv2d : public InferenceModule {
 
  private:
   /// The weight prepacked for `x`'s sizes, strides and dtype and for Winograd or direct convolution
-  /// (packed on first use).
+  /// (packed on first use): a 1-D tensor whose storage carries the packed weight and its oneDNN layout.
   Tensor packed_weight(const Tensor& x, bool winograd);
 
   struct PackedWeights {

@@ -36,20 +36,47 @@ bool is_tensor_add(const Node* n) {
 /// The single user of `n`, or nullptr.
 Node* only_user(const Node* n) { return n->num_users() == 1 ? n->users()[0] : nullptr; }
 
+/// The inference version of the module `n` calls when it is of one row's type, else nullptr.
+using MakeInferenceModule = std::shared_ptr<InferenceModule> (*)(GraphModule& gm, const Node* n);
+
+/// A row for modules of type `From`, made into their inference version by the stateless `make`.
+template <typename From, typename Make>
+constexpr MakeInferenceModule row(Make) {
+  return [](GraphModule& gm, const Node* n) -> std::shared_ptr<InferenceModule> {
+    auto m = gm.module_at<From>(n);
+    return m ? Make{}(*m) : nullptr;
+  };
+}
+
+/// Modules with a version that takes its input in the inference layout (blocked fp32 or NHWC bf16) and
+/// gives its result in the same one; swapped in when the input already is in that layout. Adding such
+/// a module is one row.
+const MakeInferenceModule kLayoutModules[] = {
+    row<nn::MaxPool2d>([](const nn::MaxPool2d& m) { return std::make_shared<MkldnnMaxPool2d>(m.options()); }),
+    row<nn::AdaptiveAvgPool2d>(
+        [](const nn::AdaptiveAvgPool2d& m) { return std::make_shared<MkldnnAdaptiveAvgPool2d>(m.output_size()); }),
+};
+
 class Rewriter {
  public:
-  Rewriter(GraphModule& gm, DType dtype, bool winograd) : gm_(gm), g_(gm.graph()), dtype_(dtype), winograd_(winograd) {}
+  Rewriter(GraphModule& gm, DType dtype, const InferenceOptions& options)
+      : gm_(gm), g_(gm.graph()), dtype_(dtype), options_(options) {}
 
-  /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, pools after them into their inference versions.
+  /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, modules of kLayoutModules after them into their
+  /// inference versions.
   void fold() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
-      if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1)
+      if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1) {
         fold_conv(n, *conv);
-      else if (auto pool = gm_.module_at<nn::MaxPool2d>(n); pool && takes_inference_layout(n))
-        replace_pool(n, std::make_shared<MkldnnMaxPool2d>(pool->options()));
-      else if (auto avg = gm_.module_at<nn::AdaptiveAvgPool2d>(n); avg && takes_inference_layout(n))
-        replace_pool(n, std::make_shared<MkldnnAdaptiveAvgPool2d>(avg->output_size()));
+      } else if (options_.inference_pools && takes_inference_layout(n)) {
+        for (MakeInferenceModule make : kLayoutModules) {
+          if (auto m = make(gm_, n)) {
+            replace_module(n, std::move(m));
+            break;
+          }
+        }
+      }
     }
   }
 
@@ -58,7 +85,7 @@ class Rewriter {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
       auto conv = gm_.module_at<MkldnnConv2d>(n);
-      const bool takes_blocked = conv || gm_.module_at<InferenceModule>(n);
+      const bool takes_blocked = gm_.module_at<InferenceModule>(n) != nullptr;
       for (Node* in : n->all_input_nodes()) {
         const bool is_blocked = channels_.count(in) > 0;
         if (takes_blocked && !is_blocked) {
@@ -97,16 +124,16 @@ class Rewriter {
     Node* residual = nullptr;
     std::vector<Node*> folded{n};
     Node* user = only_user(n);
-    if (user && is_relu(gm_, user)) {
+    if (user && options_.fuse_relu && is_relu(gm_, user)) {
       last = user;
-    } else if (user && is_tensor_add(user)) {
+    } else if (user && options_.fuse_add && is_tensor_add(user)) {
       residual = user->args()[0].node() == n ? user->args()[1].node() : user->args()[0].node();
       last = user;
-      if (Node* after = only_user(user); after && is_relu(gm_, after)) last = after;
+      if (Node* after = only_user(user); after && options_.fuse_relu && is_relu(gm_, after)) last = after;
     }
     for (Node* f = user; f && last != n; f = f == last ? nullptr : only_user(f)) folded.push_back(f);
     const bool relu = last != n && is_relu(gm_, last);
-    gm_.set_submodule(n->target(), std::make_shared<MkldnnConv2d>(conv, residual != nullptr, relu, dtype_, winograd_));
+    gm_.set_submodule(n->target(), std::make_shared<MkldnnConv2d>(conv, residual != nullptr, relu, dtype_, options_.winograd));
     Node* fused = nullptr;
     {
       auto guard = g_.inserting_before(last);
@@ -119,8 +146,8 @@ class Rewriter {
     channels_[fused] = conv.options().out_channels;
   }
 
-  void replace_pool(Node* n, std::shared_ptr<nn::Module> pool) {
-    gm_.set_submodule(n->target(), std::move(pool));
+  void replace_module(Node* n, std::shared_ptr<nn::Module> module) {
+    gm_.set_submodule(n->target(), std::move(module));
     channels_[n] = channels_.at(n->args()[0].node());
   }
 
@@ -144,7 +171,7 @@ class Rewriter {
   GraphModule& gm_;
   Graph& g_;
   DType dtype_;
-  bool winograd_;
+  const InferenceOptions& options_;
   std::map<const Node*, int64_t> channels_;  ///< nodes whose value is in the inference layout
   std::map<const Node*, Node*> mkldnn_of_, dense_of_;
 };
@@ -163,11 +190,16 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TL_CHECK(module != nullptr, "optimize_for_inference: module is null");
   TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
            " is in training mode; call eval() first");
-  std::shared_ptr<GraphModule> gm = fuse_conv_bn(module);
+  std::shared_ptr<GraphModule> gm;
+  if (options.fold_conv_bn) gm = fuse_conv_bn(module);
+  else if (std::dynamic_pointer_cast<GraphModule>(module)) gm = std::static_pointer_cast<GraphModule>(module->clone());
+  else gm = symbolic_trace(module);
   Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32,
-                    options.winograd);
-  rewriter.fold();
-  rewriter.convert_layouts();
+                    options);
+  if (options.inference_layouts) {
+    rewriter.fold();
+    rewriter.convert_layouts();
+  }
   gm->graph().lint(gm.get());
   gm->recompile();
   // Retracing names every node afresh after its target (layer1_0_conv2, not layer1_0_conv2_1).

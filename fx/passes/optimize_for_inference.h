@@ -17,19 +17,34 @@ struct InferenceOptions {
   /// Float32 3x3 stride-1 convs use oneDNN's Winograd kernels: ~1.6x faster on ResNet18, results within
   /// ~1e-6 relative of direct convolution, packed weights of those convs up to 4x larger.
   bool winograd = true;
+  /// Each rewrite below can be turned off (to bisect a numerical difference or measure its effect);
+  /// the result computes the same function either way.
+  /// Conv2d -> BatchNorm2d pairs folded into the conv (fuse_conv_bn).
+  bool fold_conv_bn = true;
+  /// Conv2d become MkldnnConv2d and activations stay in the inference layouts between them; when false,
+  /// nothing below applies either and the graph stays on the eager ops.
+  bool inference_layouts = true;
+  /// A ReLU after a conv (or after its folded residual add) folded into the MkldnnConv2d.
+  bool fuse_relu = true;
+  /// A residual add after a conv folded into the MkldnnConv2d as oneDNN's sum post-op.
+  bool fuse_add = true;
+  /// Pools reading an inference-layout activation swapped for their inference versions (MkldnnMaxPool2d,
+  /// MkldnnAdaptiveAvgPool2d) instead of converting back to dense NCHW before them.
+  bool inference_pools = true;
   /// The input shape primitives, prepacked weights and the arena are prepared for while optimizing
   /// (other shapes are prepared on first use); empty to prepare nothing.
   Shape example_input_shape{1, 3, 224, 224};
 };
 
 /// A new module computing `module`'s function (eval mode) faster. `module` (traced first unless it is
-/// a GraphModule) is never modified. The graph is rewritten as follows:
+/// a GraphModule) is never modified. The graph is rewritten as follows (each step has a switch in
+/// `options`):
 ///   - Conv2d -> BatchNorm2d pairs are folded (fuse_conv_bn);
 ///   - Conv2d [-> ReLU] and Conv2d -> add(., residual) [-> ReLU] become one call_module to an
 ///     MkldnnConv2d (the conv's output must have that single user, the conv one call site), with
 ///     Winograd for float32 3x3 stride-1 convs unless options.winograd is false;
-///   - MaxPool2d / AdaptiveAvgPool2d whose input is in an inference layout become MkldnnMaxPool2d /
-///     MkldnnAdaptiveAvgPool2d;
+///   - MaxPool2d / AdaptiveAvgPool2d (one table in the .cpp) whose input is in an inference layout
+///     become MkldnnMaxPool2d / MkldnnAdaptiveAvgPool2d;
 ///   - torch.to_mkldnn / torch.to_dense nodes convert at the boundaries (an fp32 conv takes the dense
 ///     image itself), so everything else (flatten, linear, ...) still sees dense NCHW float32.
 /// The result prints, interprets and profiles like any GraphModule; its forward() runs compiled plans.

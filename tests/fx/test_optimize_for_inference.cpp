@@ -141,6 +141,47 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
   check_logits((*optimized->clone())(x), expected);
 }
 
+TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result still matches eager") {
+  auto model = resnet18_model();
+  manual_seed(12);
+  Tensor x = randn({2, 3, 64, 64});
+  const Tensor expected = (*model)(x);
+  struct Switch {
+    std::string name;
+    bool InferenceOptions::*flag;
+  };
+  for (const Switch sw : {Switch{"fold_conv_bn", &InferenceOptions::fold_conv_bn},
+                          Switch{"inference_layouts", &InferenceOptions::inference_layouts},
+                          Switch{"fuse_relu", &InferenceOptions::fuse_relu}, Switch{"fuse_add", &InferenceOptions::fuse_add},
+                          Switch{"inference_pools", &InferenceOptions::inference_pools}}) {
+    CAPTURE(sw.name);
+    InferenceOptions options{.example_input_shape = {}};
+    options.*sw.flag = false;
+    auto optimized = optimize_for_inference(model, options);
+    const std::string code = optimized->code();
+    INFO(code);
+    const std::string conv1 = optimized->get_submodule("layer1.0.conv1")->type_name();
+    const std::string conv2 = optimized->get_submodule("layer1.0.conv2")->extra_repr();
+    const std::string maxpool = optimized->get_submodule("maxpool")->type_name();
+    const std::vector<Node*> nodes = optimized->graph().node_list();
+    const bool has_bn = code.find("bn1") != std::string::npos;
+    const bool has_add = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return n->op_kind() == OpKind::Add; });
+    const std::string flag = sw.name;
+    CHECK(has_bn == (flag == "fold_conv_bn"));
+    CHECK((conv1 == "Conv2d") == (flag == "inference_layouts"));
+    // Unfolded, each conv feeds a BatchNorm: nothing after it folds, and the pool reads a dense ReLU.
+    const bool unfused = flag == "inference_layouts" || flag == "fold_conv_bn";
+    CHECK(has_add == (unfused || flag == "fuse_add"));
+    // The stem's pool takes the inference layout only after a conv with its ReLU folded in.
+    CHECK((maxpool == "MaxPool2d") == (unfused || flag == "fuse_relu" || flag == "inference_pools"));
+    if (flag == "fuse_relu") CHECK(conv2.find("post_ops=[sum]") != std::string::npos);
+    if (flag == "fuse_add") CHECK(conv2.find("post_ops") == std::string::npos);  // its user is the add
+    if (flag == "inference_layouts")
+      CHECK(optimized->graph().find_nodes(Opcode::CallFunction, "torch.to_mkldnn").empty());
+    check_logits((*optimized)(x), expected);
+  }
+}
+
 TEST_CASE("optimize_for_inference: the arena reuses buffers and callers on two threads agree") {
   auto model = resnet18_model();
   auto optimized = optimize_for_inference(model, small_example());

@@ -190,11 +190,20 @@ TEST_CASE("inference kernels: errors name the values") {
                        "mkldnn_convolution: input [1, 5, 4, 4] has 5 channels but weight [8, 6, 3, 3] with groups=1 expects 6",
                        Error);
   const Tensor w5 = randn({8, 5, 3, 3});
-  const Tensor packed = pack_weight(w5, y, {}, false, false);
+  // The packed weight carries the layout it was packed in: one packed for bf16 input is refused for
+  // fp32 input, and a copy of a packed weight is not one.
+  const Tensor packed = pack_weight(w5, to_mkldnn(x, DType::BFloat16), {}, false, false);
   const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}}, {"groups", int64_t{1}},
-                    {"relu", false}, {"winograd", false}, {"weight_size", w5.shape()}, {"packed_for", Shape{2, 1, 4, 4, 16}}};
+                    {"relu", false}, {"winograd", false}};
   CHECK_THROWS_WITH_AS(dispatch::call1(OpKind::MkldnnConvolution, {y, packed, Tensor(), Tensor(), Tensor()}, attrs),
-                       "mkldnn_convolution: weight was prepacked for input [2, 1, 4, 4, 16], got input [1, 1, 4, 4, 16]", Error);
+                       "mkldnn_convolution: weight was prepacked for input [1, 5, 4, 4] torch.bfloat16, whose layout "
+                       "is not the one the primitive for input [1, 1, 4, 4, 16] torch.float32 wants", Error);
+  const Tensor fp32_packed = pack_weight(w5, y, {}, false, false);
+  CHECK(dispatch::call1(OpKind::MkldnnConvolution, {y, fp32_packed, Tensor(), Tensor(), Tensor()}, attrs).shape() ==
+        Shape{1, 1, 2, 2, 16});
+  CHECK_THROWS_WITH_AS(
+      dispatch::call1(OpKind::MkldnnConvolution, {y, fp32_packed.clone(), Tensor(), Tensor(), Tensor()}, attrs),
+      doctest::Contains("mkldnn_convolution: a 1-D weight must be a tensor mkldnn_reorder_conv2d_weight returned"), Error);
   CHECK_THROWS_WITH_AS(mkldnn_conv(y, w5, {}, to_mkldnn(randn({1, 8, 3, 3})), {}, false),
                        doctest::Contains("mkldnn_convolution: residual [1, 1, 3, 3, 16]"), Error);
 }
