@@ -196,13 +196,22 @@ void stage_residual(const Tensor& other, const Tensor& y) {
 }
 
 /// ReLU in place as eager computes it: NaN and -0.0 stay, every other negative becomes 0. A pass of its
-/// own right after the conv, while the result is still in cache.
-template <typename T>
-void relu_nan(const Tensor& y) {
-  T* p = y.data<T>();
-  parallel_for(0, y.numel(), kGrainSize, [&](int64_t b, int64_t e) {
-    // An unconditional store, so that the loop vectorizes (compare and blend).
-    for (int64_t i = b; i < e; ++i) p[i] = static_cast<float>(p[i]) < 0.0f ? T(0.0f) : p[i];
+/// own right after the conv, while the result is still in cache. An unconditional store, so that the
+/// loop vectorizes (compare and blend).
+void relu_nan(float* p, int64_t n) {
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) p[i] = p[i] < 0.0f ? 0.0f : p[i];
+  });
+}
+
+/// The same on bfloat16's bits, which vectorizes where the float conversion does not: negative (sign
+/// set), not -0.0 (magnitude bits nonzero) and not NaN (magnitude at most inf's 0x7f80) becomes +0.
+void relu_nan(uint16_t* p, int64_t n) {
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const uint16_t magnitude = p[i] & 0x7fffu;
+      p[i] = (p[i] & 0x8000u) && magnitude != 0 && magnitude <= 0x7f80u ? uint16_t{0} : p[i];
+    }
   });
 }
 
@@ -359,8 +368,8 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
     plan->conv.execute(std::move(args));
   });
   if (s.relu) {
-    if (y.dtype() == DType::Float32) relu_nan<float>(y);
-    else relu_nan<BFloat16>(y);
+    if (y.dtype() == DType::Float32) relu_nan(y.data<float>(), y.numel());
+    else relu_nan(static_cast<uint16_t*>(y.raw_data()), y.numel());  // bfloat16: its bits
   }
   return {y};
 }
