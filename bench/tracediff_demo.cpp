@@ -32,10 +32,12 @@ namespace trace = tl::trace;
 
 namespace {
 
-// Writes the table, the CSV and three charts for `control` vs `test` into `out`.
+// Writes the table, the CSV and three charts for `control` vs `test` into `out`. Averages every
+// profiled step (not HTA's default first step only), so the report's numbers are per-iteration means.
 void write_report(const trace::TraceSet& control, const trace::TraceSet& test, const fs::path& out, size_t top) {
   fs::create_directories(out);
-  trace::DiffTable table = trace::compare_traces(control, test).exclude({"ProfilerStep*"});
+  trace::DiffTable table =
+      trace::compare_traces(control, test, {.iterations = trace::Iterations::All}).exclude({"ProfilerStep*"});
   trace::DiffTable by_duration = table.sort_values("abs_diff_duration", false);
   std::string text = by_duration.head(top).table();
   std::cout << text;

@@ -2,7 +2,6 @@
 // command line. Exit codes: 0 success, 1 a tl::Error (bad trace, unwritable output), 2 bad usage.
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -25,8 +24,10 @@ namespace {
 constexpr const char* kUsage = R"(usage: tl-tracediff [options] CONTROL TEST
 
 Compares two sets of traces op by op, like HTA's TraceDiff: per-op counts, inclusive and
-self (exclusive) durations of each side, their differences and a change category
-(added, deleted, increased, decreased, unchanged). CONTROL and TEST are each a trace file
+self (exclusive) durations of each side, their differences and a change category by counts
+only (added, deleted, increased, decreased, unchanged). As HTA, each side uses its first
+(lowest-numbered) ProfilerStep and leaves out events outside it; a trace without any
+ProfilerStep is taken whole. CONTROL and TEST are each a trace file
 (.json or .json.gz: our Chrome traces, kineto's, PyTorch's legacy array), a directory of
 them, or a comma-separated list of files.
 
@@ -41,10 +42,11 @@ options:
   --include GLOB        keep only ops whose name matches GLOB (repeatable)
   --group-by KEY        name (default), category, shape or category,shape
   --category CAT        keep only events whose "cat" is CAT (repeatable)
+  --iterations WHICH    first (default, as HTA) or all: every ProfilerStep, averaged per iteration
   --totals              compare totals instead of per-iteration means
-  --tolerance REL       relative duration change still counted as unchanged (default 0.05)
   --control-rank R      use only the control traces of rank R (repeatable); --test-rank too
-  --control-steps LIST  use only ProfilerStep#N with N in LIST (e.g. 2,3 or 2-5); --test-steps too
+  --control-steps LIST  use ProfilerStep#N with N in LIST (e.g. 2,3 or 2-5), overriding
+                        --iterations for the control side; --test-steps too
   --svg DIR             write counts_diff.svg and duration_diff.svg into DIR
   --csv FILE            write the whole (filtered, sorted) table as CSV
   --ops-diff            list the ops of each change category after the table
@@ -85,11 +87,10 @@ int64_t parse_integer(std::string_view option, std::string_view text, int64_t mi
   return v;
 }
 
-double parse_tolerance(std::string_view text) {
-  double v = parse_number<double>("--tolerance", text);
-  if (!std::isfinite(v) || v < 0)
-    throw UsageError{"--tolerance: expected a finite non-negative fraction, got '" + std::string(text) + "'"};
-  return v;
+trace::Iterations parse_iterations(std::string_view text) {
+  if (text == "first") return trace::Iterations::First;
+  if (text == "all") return trace::Iterations::All;
+  throw UsageError{"--iterations: expected first or all, got '" + std::string(text) + "'"};
 }
 
 // "2,3" or "2-5" or a mix ("1,4-6").
@@ -129,7 +130,7 @@ void apply(Args& a, std::string_view opt, const std::string& v) {
   else if (opt == "--include") a.include.push_back(v);
   else if (opt == "--group-by") set_group_by(v, o);
   else if (opt == "--category") o.categories.push_back(v);
-  else if (opt == "--tolerance") o.rel_tolerance = parse_tolerance(v);
+  else if (opt == "--iterations") o.iterations = parse_iterations(v);
   else if (opt == "--control-rank") o.control_ranks.push_back(parse_integer(opt, v, 0));
   else if (opt == "--test-rank") o.test_ranks.push_back(parse_integer(opt, v, 0));
   else if (opt == "--control-steps") o.control_steps = parse_steps(opt, v);
@@ -155,7 +156,7 @@ Args parse_args(int argc, char** argv) {
       a.ops_diff = true;
     } else {
       static const std::vector<std::string_view> kValued = {
-          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--tolerance",
+          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--iterations",
           "--control-rank", "--test-rank", "--control-steps", "--test-steps", "--svg", "--csv"};
       size_t eq = arg.find('=');
       std::string_view opt = arg.substr(0, eq);

@@ -1,5 +1,6 @@
 // trace/diff_format.cpp — DiffTable as a plain-text table and as CSV. The text table uses
 // PyTorch profiler-style adaptive units; the CSV keeps full precision in microseconds.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -60,18 +61,40 @@ std::string csv_number(double v) {
   return std::string(buf, end);
 }
 
+// "ProfilerStep#1" or "ProfilerSteps #2-#4" / "#1, #3"; empty for a side taken whole.
+std::string steps_text(const std::vector<int64_t>& steps) {
+  if (steps.empty()) return "";
+  if (steps.size() == 1) return ", ProfilerStep#" + std::to_string(steps[0]);
+  bool contiguous = steps.back() - steps.front() + 1 == static_cast<int64_t>(steps.size());
+  if (contiguous) return ", ProfilerSteps #" + std::to_string(steps.front()) + "-#" + std::to_string(steps.back());
+  std::string s = ", ProfilerSteps ";
+  for (size_t i = 0; i < steps.size(); ++i) s += (i ? ", #" : "#") + std::to_string(steps[i]);
+  return s;
+}
+
 }  // namespace
+
+std::string DiffTable::table() const {
+  size_t width = 4;  // "Name"
+  for (const OpDiff& r : rows) width = std::max(width, r.label().size());
+  return format_table(width);
+}
 
 std::string DiffTable::table(size_t name_width) const {
   TL_CHECK(name_width >= 1 && name_width <= kMaxNameWidth, "DiffTable::table: name_width must be in [1, ",
            kMaxNameWidth, "], got ", name_width);
+  return format_table(name_width);
+}
+
+std::string DiffTable::format_table(size_t name_width) const {
   constexpr int kNum = 10, kChange = 10;
   const char* headers[] = {"Ctl count", "Test count", "Diff count", "Ctl total", "Test total",
                            "Diff total", "Ctl self", "Test self", "Diff self"};
   std::ostringstream os;
   os << "TraceDiff: control " << control_label << " (" << plural(control_traces, "trace") << ", "
-     << plural(control_iterations, "iteration") << "), test " << test_label << " ("
-     << plural(test_traces, "trace") << ", " << plural(test_iterations, "iteration") << ")\n";
+     << plural(control_iterations, "iteration") << steps_text(control_steps) << "), test " << test_label << " ("
+     << plural(test_traces, "trace") << ", " << plural(test_iterations, "iteration") << steps_text(test_steps)
+     << ")\n";
   os << (per_iteration ? "Counts and durations are per-iteration means" : "Counts and durations are totals")
      << "; total = inclusive, self = exclusive of direct children.\n";
 

@@ -1,5 +1,6 @@
 // trace/trace_diff.cpp — compare_traces(), ops_diff() and the table helpers (sort, head,
-// glob filters). Counts are compared exactly (cross-multiplied by iterations), never as rounded means.
+// glob filters). Counts alone classify, compared exactly (cross-multiplied by iterations), never as
+// rounded means; only events inside the kept ProfilerSteps count, as in HTA's TraceDiff.
 #include "trace/trace_diff.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "trace/trace_index.h"
 
 namespace tl::trace {
 namespace {
@@ -27,6 +29,8 @@ using RowKey = std::tuple<std::string, std::string, std::string>;  // name, cate
 struct SideSummary {
   std::map<RowKey, Totals> rows;
   int64_t traces = 0, iterations = 0;
+  std::map<int64_t, int64_t> step_iterations;  // ProfilerStep N -> traces in which step N was kept
+  std::vector<int64_t> steps;                  // the steps kept
 };
 
 std::string list_text(const std::vector<int64_t>& values) {
@@ -51,11 +55,13 @@ void add_ns(int64_t& total, int64_t ns, const Trace& trace, uint32_t name) {
 }
 
 // Adds one trace's kept events to `side`, aggregating by interned ids first (cheap), then by text.
+// A trace with ProfilerSteps keeps only events inside the `steps` spans; one without is taken whole.
 void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const CompareOptions& o, SideSummary& side) {
   std::vector<char> category_kept(trace.strings.size(), o.categories.empty());
   for (const std::string& c : o.categories)
     for (size_t i = 0; i < trace.strings.size(); ++i)
       if (trace.strings[i] == c) category_kept[i] = 1;
+  const bool whole = trace.steps.empty();
 
   struct IdKey {
     uint32_t name, category, shapes;
@@ -68,7 +74,7 @@ void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const Comp
   };
   std::unordered_map<IdKey, Totals, IdHash> by_id;
   for (const OpEvent& e : trace.events) {
-    if (!category_kept[e.category] || (!steps.empty() && !contains(steps, e.step))) continue;
+    if (!category_kept[e.category] || (!whole && !contains(steps, e.step))) continue;
     Totals& t = by_id[{e.name, o.group_by_category ? e.category : 0u, o.group_by_input_shape ? e.shapes : 0u}];
     ++t.counts;
     add_ns(t.dur_ns, e.dur, trace, e.name);
@@ -80,34 +86,55 @@ void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const Comp
     add_ns(row.dur_ns, t.dur_ns, trace, k.name);
     add_ns(row.self_ns, t.self_ns, trace, k.name);
   }
-  int64_t iterations = static_cast<int64_t>(trace.steps.size());
-  if (!steps.empty())
-    iterations = std::count_if(trace.steps.begin(), trace.steps.end(), [&](int64_t s) { return contains(steps, s); });
-  else
-    iterations = std::max<int64_t>(iterations, 1);
-  side.iterations += iterations;
+  if (whole) {
+    ++side.iterations;
+  } else {
+    for (int64_t s : trace.steps)
+      if (contains(steps, s)) {
+        ++side.step_iterations[s];
+        ++side.iterations;
+      }
+  }
   ++side.traces;
+}
+
+// The steps a side keeps: its explicit list, else HTA's first (lowest) step or all of them.
+std::vector<int64_t> chosen_steps(const std::vector<int64_t>& filter, const std::vector<int64_t>& seen, Iterations mode) {
+  if (!filter.empty()) return sorted(filter);
+  if (mode == Iterations::First && !seen.empty()) return {seen.front()};
+  return seen;
 }
 
 SideSummary summarize(const TraceSet& set, const char* role, const std::vector<int64_t>& ranks_filter,
                       const std::vector<int64_t>& steps_filter, const CompareOptions& o) {
   TL_CHECK(!set.traces.empty(), "compare_traces: the ", role, " set (", set.label, ") has no traces");
-  std::vector<int64_t> ranks = sorted(ranks_filter), steps = sorted(steps_filter);
+  std::vector<int64_t> ranks = sorted(ranks_filter);
   std::vector<int64_t> seen_ranks, seen_steps;
-  SideSummary side;
+  std::vector<const Trace*> kept;
   for (const Trace& t : set.traces) {
     if (t.rank) seen_ranks.push_back(*t.rank);
     if (!ranks.empty() && (!t.rank || !contains(ranks, *t.rank))) continue;
     seen_steps.insert(seen_steps.end(), t.steps.begin(), t.steps.end());
-    add_trace(t, steps, o, side);
+    kept.push_back(&t);
   }
-  TL_CHECK(side.traces > 0, "compare_traces: the ", role, " set (", set.label, ") has no trace with a rank in ",
+  TL_CHECK(!kept.empty(), "compare_traces: the ", role, " set (", set.label, ") has no trace with a rank in ",
            list_text(ranks), "; its ranks: ", list_text(sorted(seen_ranks)));
   seen_steps = sorted(seen_steps);
   seen_steps.erase(std::unique(seen_steps.begin(), seen_steps.end()), seen_steps.end());
+  SideSummary side;
+  side.steps = chosen_steps(steps_filter, seen_steps, o.iterations);
+  for (const Trace* t : kept) add_trace(*t, side.steps, o, side);
   TL_CHECK(side.iterations > 0, "compare_traces: the ", role, " set (", set.label, ") has no ProfilerStep in ",
-           list_text(steps), "; its steps: ", list_text(seen_steps));
+           list_text(side.steps), "; its steps: ", list_text(seen_steps));
+  if (seen_steps.empty()) side.steps.clear();
   return side;
+}
+
+// What a row is divided by for per-iteration means: ProfilerStep#N occurs once in each iteration that
+// is step N, so dividing it by all iterations would show it as a fraction of a call.
+int64_t row_divisor(const std::string& name, const SideSummary& side) {
+  auto it = side.step_iterations.find(profiler_step_number(name));
+  return it != side.step_iterations.end() ? it->second : side.iterations;
 }
 
 OpStats to_stats(const Totals& t, double divisor) {
@@ -115,17 +142,15 @@ OpStats to_stats(const Totals& t, double divisor) {
           static_cast<double>(t.self_ns) / 1e3 / divisor};
 }
 
-Change classify(const Totals& c, const Totals& t, int64_t ci, int64_t ti, const OpDiff& row, const CompareOptions& o) {
+// HTA's ops_diff: counts alone decide. Per-iteration counts are compared exactly:
+// t/td vs c/cd  <=>  t*cd vs c*td.
+Change classify(const Totals& c, const Totals& t, int64_t cd, int64_t td, bool per_iteration) {
   if (c.counts == 0) return Change::Added;
   if (t.counts == 0) return Change::Deleted;
-  // Per-iteration counts compared exactly: t/ti vs c/ci  <=>  t*ci vs c*ti.
-  int64_t test_scaled = o.per_iteration ? t.counts * ci : t.counts;
-  int64_t control_scaled = o.per_iteration ? c.counts * ti : c.counts;
-  if (test_scaled != control_scaled) return test_scaled > control_scaled ? Change::Increased : Change::Decreased;
-  double tolerance = o.rel_tolerance * row.control.duration + o.abs_tolerance_us;
-  if (row.diff.duration > tolerance) return Change::Increased;
-  if (row.diff.duration < -tolerance) return Change::Decreased;
-  return Change::Unchanged;
+  int64_t test_scaled = per_iteration ? t.counts * cd : t.counts;
+  int64_t control_scaled = per_iteration ? c.counts * td : c.counts;
+  if (test_scaled == control_scaled) return Change::Unchanged;
+  return test_scaled > control_scaled ? Change::Increased : Change::Decreased;
 }
 
 using Getter = std::function<double(const OpDiff&)>;
@@ -191,8 +216,6 @@ std::string OpDiff::label() const {
 }
 
 void CompareOptions::validate() const {
-  for (const auto& [name, value] : {std::pair{"rel_tolerance", rel_tolerance}, {"abs_tolerance_us", abs_tolerance_us}})
-    TL_CHECK(std::isfinite(value) && value >= 0, "compare_traces: ", name, " must be finite and >= 0, got ", value);
   for (const auto& [name, values] : {std::pair{"control_ranks", &control_ranks}, {"test_ranks", &test_ranks},
                                      {"control_steps", &control_steps}, {"test_steps", &test_steps}})
     for (int64_t v : *values) TL_CHECK(v >= 0, "compare_traces: ", name, " must hold values >= 0, got ", v);
@@ -210,6 +233,8 @@ DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const Co
   table.test_traces = t.traces;
   table.control_iterations = c.iterations;
   table.test_iterations = t.iterations;
+  table.control_steps = c.steps;
+  table.test_steps = t.steps;
   table.per_iteration = options.per_iteration;
   table.grouped_by_category = options.group_by_category;
   table.grouped_by_input_shape = options.group_by_input_shape;
@@ -217,18 +242,17 @@ DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const Co
   std::map<RowKey, std::pair<Totals, Totals>> merged;
   for (const auto& [k, v] : c.rows) merged[k].first = v;
   for (const auto& [k, v] : t.rows) merged[k].second = v;
-  double cdiv = options.per_iteration ? static_cast<double>(c.iterations) : 1.0;
-  double tdiv = options.per_iteration ? static_cast<double>(t.iterations) : 1.0;
   for (const auto& [key, sides] : merged) {
     OpDiff row;
     std::tie(row.name, row.category, row.input_shapes) = key;
+    const int64_t cd = row_divisor(row.name, c), td = row_divisor(row.name, t);
     row.control_total = to_stats(sides.first, 1.0);
     row.test_total = to_stats(sides.second, 1.0);
-    row.control = to_stats(sides.first, cdiv);
-    row.test = to_stats(sides.second, tdiv);
+    row.control = to_stats(sides.first, options.per_iteration ? static_cast<double>(cd) : 1.0);
+    row.test = to_stats(sides.second, options.per_iteration ? static_cast<double>(td) : 1.0);
     row.diff = {row.test.counts - row.control.counts, row.test.duration - row.control.duration,
                 row.test.self_duration - row.control.self_duration};
-    row.change = classify(sides.first, sides.second, c.iterations, t.iterations, row, options);
+    row.change = classify(sides.first, sides.second, cd, td, options.per_iteration);
     table.rows.push_back(std::move(row));
   }
   return table;

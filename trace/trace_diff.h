@@ -14,35 +14,41 @@
 
 namespace tl::trace {
 
-/// How an op changed from control to test. Counts are compared first, as HTA does; the duration
-/// decides only between ops whose count did not change:
+/// How an op changed from control to test, by counts only, as HTA's ops_diff (durations never
+/// decide, so timing noise produces no "changes"):
 /// - Added: absent from control, present in test.
 /// - Deleted: present in control, absent from test.
-/// - Increased / Decreased: present in both, and the count (per iteration when normalised) went up /
-///   down; or the count is equal and the inclusive duration went up / down by more than the tolerance.
-/// - Unchanged: present in both, equal counts, and |test - control| duration within the tolerance:
-///   |diff_duration| <= rel_tolerance * control duration + abs_tolerance_us.
+/// - Increased / Decreased: present in both, and the count (per iteration when normalised) went up / down.
+/// - Unchanged: present in both with equal counts.
 enum class Change { Added, Deleted, Increased, Decreased, Unchanged };
 
 /// "added", "deleted", "increased", "decreased", "unchanged".
 std::string_view change_name(Change change);
 
-/// What compare_traces() keeps and how it aggregates. Filters apply before counting.
+/// Which ProfilerStep iterations a side keeps when its step list is empty.
+enum class Iterations {
+  First,  ///< HTA's default: the lowest ProfilerStep#N number present in the side's (rank-filtered) traces
+  All,    ///< every ProfilerStep
+};
+
+/// What compare_traces() keeps and how it aggregates. Filters apply before counting. As HTA, events
+/// outside every ProfilerStep span (start not in [step ts, ts + dur)) are left out; a trace without any
+/// ProfilerStep is taken whole as one iteration (HTA refuses such a trace).
 struct CompareOptions {
   bool group_by_category = false;     ///< one row per (name, cat) instead of per name
   bool group_by_input_shape = false;  ///< one row per (name, args "Input Dims")
+  Iterations iterations = Iterations::First;  ///< used when control_steps / test_steps are empty
   /// Divide each side by its number of iterations, so sets with different iteration counts compare
-  /// fairly. A side's iterations: the sum over its traces of the ProfilerStep numbers kept (a trace
-  /// without ProfilerStep annotations counts as one iteration). Off: plain totals, as HTA.
+  /// fairly. A side's iterations: the (trace, ProfilerStep) pairs kept. A ProfilerStep#N row is divided
+  /// by the iterations that are step N, so it reads 1 call. With one trace and one iteration per side
+  /// (the default on a single trace) means equal HTA's totals. Off: plain totals, as HTA.
   bool per_iteration = true;
-  double rel_tolerance = 0.05;     ///< see Change::Unchanged
-  double abs_tolerance_us = 1.0;   ///< see Change::Unchanged (per iteration when normalised)
   std::vector<int64_t> control_ranks, test_ranks;  ///< keep traces with these ranks; empty keeps all
-  std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N; empty keeps all
+  std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N (HTA's
+                                                   ///< control_iteration / test_iteration); empty: `iterations`
   std::vector<std::string> categories;             ///< keep only these "cat" values; empty keeps all
 
-  /// Throws tl::Error naming the option and its value unless both tolerances are finite and >= 0
-  /// and every rank and step is >= 0.
+  /// Throws tl::Error naming the option and its value unless every rank and step is >= 0.
   void validate() const;
 };
 
@@ -76,6 +82,7 @@ class DiffTable {
   std::string control_label, test_label;
   int64_t control_traces = 0, test_traces = 0;          ///< traces kept by the rank filter
   int64_t control_iterations = 1, test_iterations = 1;  ///< see CompareOptions::per_iteration
+  std::vector<int64_t> control_steps, test_steps;       ///< the ProfilerStep numbers kept, ascending
   bool per_iteration = true;
   bool grouped_by_category = false, grouped_by_input_shape = false;
 
@@ -98,11 +105,17 @@ class DiffTable {
 
   /// A plain-text table: a header naming both sides and the normalisation, then one line per row
   /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
-  /// Throws tl::Error unless 1 <= name_width <= kMaxNameWidth.
-  std::string table(size_t name_width = 40) const;
+  /// The name column fits the widest label, so distinct rows never print the same name.
+  std::string table() const;
+  /// As table(), with labels cut to `name_width` ("..."); throws tl::Error unless
+  /// 1 <= name_width <= kMaxNameWidth.
+  std::string table(size_t name_width) const;
   static constexpr size_t kMaxNameWidth = 4096;
   /// CSV with a header line; durations in microseconds, names quoted when needed.
   std::string to_csv() const;
+
+ private:
+  std::string format_table(size_t name_width) const;
 };
 
 std::ostream& operator<<(std::ostream& os, const DiffTable& table);
