@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iostream>
 #include <ostream>
 #include <set>
 #include <unordered_map>
 
 #include "core/schema.h"
+#include "fx/profiling_interpreter.h"
 #include "nn/module.h"
 
 namespace tl::fx {
@@ -290,6 +292,34 @@ std::unordered_map<const Node*, std::vector<const Node*>> Graph::last_uses() con
       if (seen.insert(in).second) frees[*it].push_back(in);
   return frees;
 }
+
+namespace {
+
+// Python's str() of a node's target: a name for modules, attributes and methods; the builtin's repr
+// for functions.
+std::string target_str(const Node& n) {
+  const std::string& t = n.target();
+  if (n.op() != Opcode::CallFunction) return t;
+  if (t.rfind("operator.", 0) == 0) return "<built-in function " + t.substr(9) + ">";
+  if (t.rfind("torch.", 0) == 0) return "<built-in method " + t.substr(6) + " of type object>";
+  return t;
+}
+
+}  // namespace
+
+std::string Graph::tabular() const {
+  std::vector<std::vector<std::string>> rows;
+  for (Node* n : nodes()) {
+    std::string kwargs = "{";
+    for (size_t i = 0; i < n->kwargs().size(); ++i)
+      kwargs += (i ? ", '" : "'") + n->kwargs()[i].first + "': " + repr_arg(n->kwargs()[i].second);
+    rows.push_back({opcode_name(n->op()), n->name(), target_str(*n),
+                    repr_arg(Argument::list(n->args(), /*is_tuple=*/true)), kwargs + "}"});
+  }
+  return tabulate({"opcode", "name", "target", "args", "kwargs"}, rows);
+}
+
+void Graph::print_tabular() const { std::cout << tabular() << '\n'; }
 
 std::string Graph::str() const {
   std::string s = "graph():";

@@ -116,6 +116,12 @@ class Graph {
 
   /// FX's print(graph): "graph():\n    %x : ... = placeholder[target=x]\n    ...\n    return fc".
   std::string str() const;
+  /// FX's print_tabular() text: tabulate's table of opcode, name, target, args and kwargs as Python's
+  /// str() shows them, e.g. "call_function  add  <built-in function add>  (conv, x)  {}". A torch.*
+  /// target prints as "<built-in method relu of type object>", without the address Python adds.
+  std::string tabular() const;
+  /// Graph.print_tabular(): tabular() and a newline to std::cout.
+  void print_tabular() const;
 
  private:
   friend class Node;

@@ -2,6 +2,7 @@
 #include "fx/graph_module.h"
 
 #include "fx/codegen.h"
+#include "nn/repr.h"
 
 namespace tl::fx {
 namespace {
@@ -102,5 +103,9 @@ GraphModule::GraphModule(const GraphModule& other)
 std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_as<GraphModule>(); }
 
 std::string GraphModule::code() const { return python_code(*graph_); }
+
+std::string GraphModule::str() const {
+  return nn::repr(*this) + "\n" + code() + "\n# To see more debug info, please use `graph_module.print_readable()`";
+}
 
 }  // namespace tl::fx

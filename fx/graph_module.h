@@ -38,6 +38,9 @@ class GraphModule : public nn::Module {
   virtual void recompile();
   /// The Python source FX would generate for forward().
   std::string code() const;
+  /// GraphModule.__str__: the repr, the code, then "# To see more debug info, please use
+  /// `graph_module.print_readable()`", newline-separated.
+  std::string str() const override;
 
   using nn::Module::forward;
   TensorList forward(const TensorList& inputs) override;

@@ -28,10 +28,17 @@ const char* opcode_name(Opcode op);
 
 class Graph;
 
-/// Shape and dtype of a node's (tensor) value, filled by ShapeProp or tracing with example inputs.
+/// torch.memory_format: the dimension order a tensor is dense in.
+enum class MemoryFormat : uint8_t { Contiguous, ChannelsLast, ChannelsLast3d };
+
+/// Shape and dtype of a node's (tensor) value, filled by ShapeProp or tracing with example inputs;
+/// ShapeProp adds the strides and memory format (fx/shape_prop.h), tracing leaves `stride` empty.
 struct TensorMeta {
   Shape shape;
   DType dtype = DType::Float32;
+  Strides stride;
+  /// The first format the tensor is dense in; none for a view such as a transpose.
+  std::optional<MemoryFormat> memory_format;
 };
 
 class Node {

@@ -54,6 +54,8 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::string type_name() const = 0;
   /// The text inside the parentheses of repr: "1, 1, kernel_size=(1, 1), stride=(1, 1)".
   virtual std::string extra_repr() const;
+  /// Python's str(module), which print() shows: repr(module) unless overridden (GraphModule adds its code).
+  virtual std::string str() const;
   /// True for built-in layers (FX records them as call_module); containers and models are not.
   virtual bool is_leaf() const;
   /// forward()'s argument names and annotations; default: one unannotated argument `x`. The one
@@ -184,7 +186,7 @@ class Module : public std::enable_shared_from_this<Module> {
   bool training_ = true;
 };
 
-/// print(module): PyTorch's repr followed by a newline (nn/repr.cpp; repr() has no newline).
+/// print(module): str(module) (PyTorch's repr, for most modules) and a newline (nn/repr.cpp).
 std::ostream& operator<<(std::ostream& os, const Module& module);
 
 }  // namespace tl::nn

@@ -60,7 +60,9 @@ std::string repr(const Module& module) {
   return out + ")";
 }
 
-std::ostream& operator<<(std::ostream& os, const Module& module) { return os << repr(module) << '\n'; }
+std::string Module::str() const { return repr(*this); }
+
+std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.str() << '\n'; }
 
 std::string py_float(double value) {
   if (std::isnan(value)) return "nan";

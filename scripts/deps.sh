@@ -7,7 +7,7 @@ runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohma
 # doctest for the suites; PyTorch for the parity tests and reference texts; rsvg-convert and gzip for
 # chart and trace checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its
 # OpenMP runtime (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh).
-tests=(doctest-dev python3-torch python3-torchvision python3-numpy librsvg2-bin gzip
+tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate librsvg2-bin gzip
        clang-14 libclang-rt-14-dev libomp-14-dev)
 packages=("${runtime[@]}")
 [ "${1:-}" = runtime ] || packages+=("${tests[@]}")

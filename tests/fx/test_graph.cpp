@@ -267,5 +267,51 @@ TEST_CASE("graph: argument printing covers lists, tuples, kwargs and Python lite
   CHECK(repr_arg(Argument("same")) == "'same'");
 }
 
+// Expected tables: Graph.print_tabular() of PyTorch 1.13 with python3-tabulate 0.8.9, printed by
+// tests/fx/gen_fx_printing_cases.py (the symbolic traces of its M and AddRelu).
+TEST_CASE("graph: tabular() is print_tabular's table") {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* conv = g.call_module("conv", {x});
+  Node* add = g.call_function(OpKind::Add, {conv, x}, {}, CallStyle::Operator);
+  Node* relu = g.call_method(OpKind::Relu, {add});
+  g.output(g.call_method(OpKind::Flatten, {relu}, {{"start_dim", int64_t{1}}}));
+  CHECK(g.tabular() ==
+        "opcode         name     target                   args        kwargs\n"
+        "-------------  -------  -----------------------  ----------  ----------------\n"
+        "placeholder    x        x                        ()          {}\n"
+        "call_module    conv     conv                     (x,)        {}\n"
+        "call_function  add      <built-in function add>  (conv, x)   {}\n"
+        "call_method    relu     relu                     (add,)      {}\n"
+        "call_method    flatten  flatten                  (relu,)     {'start_dim': 1}\n"
+        "output         output   output                   (flatten,)  {}");
+}
+
+TEST_CASE("graph: tabular() of the fuser tutorial's traced model") {
+  Graph g;
+  Node* v = g.placeholder("x");
+  for (const char* target : {"conv1", "bn1", "conv2", "nested.0", "nested.1", "wrapped.mod"})
+    v = g.call_module(target, {v});
+  g.output(v);
+  CHECK(g.tabular() ==
+        "opcode       name         target       args            kwargs\n"
+        "-----------  -----------  -----------  --------------  --------\n"
+        "placeholder  x            x            ()              {}\n"
+        "call_module  conv1        conv1        (x,)            {}\n"
+        "call_module  bn1          bn1          (conv1,)        {}\n"
+        "call_module  conv2        conv2        (bn1,)          {}\n"
+        "call_module  nested_0     nested.0     (conv2,)        {}\n"
+        "call_module  nested_1     nested.1     (nested_0,)     {}\n"
+        "call_module  wrapped_mod  wrapped.mod  (nested_1,)     {}\n"
+        "output       output       output       (wrapped_mod,)  {}");
+}
+
+TEST_CASE("graph: a torch.* target prints as its builtin, without Python's address") {
+  Graph g;
+  Node* x = g.placeholder("x");
+  g.output(g.call_function(OpKind::Relu, {x}));
+  CHECK(g.tabular().find("call_function  relu    <built-in method relu of type object>  (x,)") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace tl::fx

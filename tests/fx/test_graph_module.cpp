@@ -3,6 +3,8 @@
 // too), and the Interpreter and code() read the graph as it is now, with tl::Error for bad nodes.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "core/generator.h"
 #include "fx/interpreter.h"
 #include "fx/passes/optimize_for_inference.h"
@@ -10,6 +12,7 @@
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
 #include "nn/conv.h"
+#include "nn/repr.h"
 #include "ops/ops.h"
 #include "tests/support/tensor_check.h"
 
@@ -122,6 +125,29 @@ TEST_CASE("GraphModule: code() of a node without its operands is a tl::Error") {
   }
   CHECK_THROWS_WITH_AS(gm->code(), "code: call_method node 'neg' has no self argument", Error);
   CHECK_THROWS_AS(gm->recompile(), Error);
+}
+
+// Expected: str(symbolic_trace(M().eval())) in PyTorch 1.13 (GraphModule.__str__: the module repr,
+// the code and a reminder), printed by tests/fx/gen_fx_printing_cases.py.
+TEST_CASE("GraphModule: print(gm) shows the repr, then the code, as PyTorch's __str__") {
+  const std::string expected =
+      "M(\n  (conv1): Conv2d(1, 1, kernel_size=(1, 1), stride=(1, 1))\n  (bn1): BatchNorm2d(1, eps=1e-05, "
+      "momentum=0.1, affine=True, track_running_stats=True)\n  (conv2): Conv2d(1, 1, kernel_size=(1, 1), stride=(1, "
+      "1))\n  (nested): Module(\n    (0): BatchNorm2d(1, eps=1e-05, momentum=0.1, affine=True, "
+      "track_running_stats=True)\n    (1): Conv2d(1, 1, kernel_size=(1, 1), stride=(1, 1))\n  )\n  (wrapped): "
+      "Module(\n    (mod): BatchNorm2d(1, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n  "
+      ")\n)\n\n\n\ndef forward(self, x):\n    conv1 = self.conv1(x);  x = None\n    bn1 = self.bn1(conv1);  "
+      "conv1 = None\n    conv2 = self.conv2(bn1);  bn1 = None\n    nested_0 = getattr(self.nested, \"0\")(conv2);  "
+      "conv2 = None\n    nested_1 = getattr(self.nested, \"1\")(nested_0);  nested_0 = None\n    wrapped_mod = "
+      "self.wrapped.mod(nested_1);  nested_1 = None\n    return wrapped_mod\n    \n# To see more debug info, "
+      "please use `graph_module.print_readable()`";
+  auto gm = traced_toy();
+  CHECK(gm->str() == expected);
+  std::ostringstream printed;
+  printed << *gm;
+  CHECK(printed.str() == expected + "\n");
+  // A GraphModule inside another module prints as its repr only, as Python's repr of a child does.
+  CHECK(nn::repr(*gm) == expected.substr(0, expected.find("\n\n\n\ndef")));
 }
 
 }  // namespace

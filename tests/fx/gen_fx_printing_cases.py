@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+# Prints the texts tests/fx/test_graph.cpp, test_graph_module.cpp and test_shape_prop.cpp expect, as
+# Debian's PyTorch 1.13 (and python3-tabulate 0.8.9) print them:
+#     /usr/bin/python3 tests/fx/gen_fx_printing_cases.py
+import pathlib
+import sys
+
+import torch
+import torch.fx as fx
+from torch import nn
+from torch.fx.passes.shape_prop import ShapeProp
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
+from make_references import M  # noqa: E402  the conv-bn fuser tutorial's toy model
+
+
+class AddRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 1, 1)
+
+    def forward(self, x):
+        y = self.conv(x) + x
+        return y.relu().flatten(start_dim=1)
+
+
+class Transposed(nn.Module):
+    def forward(self, x):
+        return x.transpose(1, 2)
+
+
+toy = fx.symbolic_trace(M().eval())
+print("str(symbolic_trace(M())):", repr(str(toy)))
+
+print("print_tabular, M:")
+toy.graph.print_tabular()
+print("print_tabular, AddRelu:")
+fx.symbolic_trace(AddRelu()).graph.print_tabular()
+
+# ShapeProp's TensorMetadata: stride and memory format. (PyTorch tries the formats in a set's order,
+# so a tensor contiguous in several formats, e.g. (N, C, 1, 1), gets any of them; torchless tries
+# contiguous_format first.)
+gm = fx.symbolic_trace(Transposed())
+x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
+ShapeProp(gm).propagate(x)
+for n in gm.graph.nodes:
+    m = n.meta.get("tensor_meta")
+    if m is not None:
+        print(f"{n.name}: shape={tuple(m.shape)} dtype={m.dtype} stride={m.stride} memory_format={m.memory_format}")
+for t in [torch.randn(2, 3, 1, 1), torch.empty(0, 3, 4, 5).transpose(1, 2), torch.empty(5, 3, 0, 2).transpose(0, 3),
+          torch.randn(1, 2, 3, 4, 5).to(memory_format=torch.channels_last_3d), torch.randn(3, 4)[:, ::2]]:
+    formats = [f for f in (torch.contiguous_format, torch.channels_last, torch.channels_last_3d)
+               if t.is_contiguous(memory_format=f)]
+    print(f"size {tuple(t.shape)} stride {t.stride()}: contiguous in {formats}")
