@@ -6,38 +6,11 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/py_repr.h"
 #include "fx/node.h"
 
 namespace tl::fx {
 namespace {
-
-// Python's repr of a float: the shortest digits that round-trip, positional notation for
-// exponents in [-4, 16), scientific ("1e-05", "1e+16") outside it, ".0" on integral values.
-std::string python_float(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  char buf[64];
-  int precision = 1;
-  for (; precision < 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
-    if (std::strtod(buf, nullptr) == d) break;
-  }
-  std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
-  const std::string sci = buf;
-  const size_t e = sci.find('e');
-  const int exponent = std::stoi(sci.substr(e + 1));
-  std::string mantissa = sci.substr(0, e);
-  if (exponent < -4 || exponent >= 16) {
-    char exp_buf[16];
-    std::snprintf(exp_buf, sizeof exp_buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return mantissa + exp_buf;
-  }
-  const int decimals = std::max(0, precision - 1 - exponent);
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, d);
-  std::string s = buf;
-  if (s.find('.') == std::string::npos) s += ".0";
-  return s;
-}
 
 template <typename Leaf>
 std::string format_list(const ArgumentList& list, Leaf leaf) {
@@ -51,7 +24,7 @@ std::string scalar_str(const Argument::Value& v, bool quote_strings) {
   if (std::holds_alternative<std::monostate>(v)) return "None";
   if (auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&v)) return python_float(*d);
+  if (auto* d = std::get_if<double>(&v)) return py_float(*d);
   if (auto* s = std::get_if<std::string>(&v)) return quote_strings ? "'" + *s + "'" : *s;
   if (auto* t = std::get_if<DType>(&v)) return dtype_name(*t);
   return "?";

@@ -1,9 +1,11 @@
 // nn/repr.h — PyTorch's printing of modules (repr(model), print(model)) and the Python spellings of
-// the values inside it, byte for byte: 1e-05, 0.1, True, (3, 3).
+// the values inside it, byte for byte: 1e-05, 0.1, True (core/py_repr.h), (3, 3).
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "core/py_repr.h"
 
 namespace tl::nn {
 
@@ -14,11 +16,6 @@ class Module;
 /// print() adds.
 std::string repr(const Module& module);
 
-/// Python's repr of a float: shortest round-trip digits, fixed notation for exponents in [-4, 16),
-/// otherwise d.ddde±XX: 0.1, 1.0, 1e-05, 1e+16, nan, inf, -0.0.
-std::string py_float(double value);
-/// "True" / "False".
-std::string py_bool(bool value);
 /// "(h, w)", Python's repr of a 2-tuple of ints.
 std::string py_tuple(int64_t h, int64_t w);
 

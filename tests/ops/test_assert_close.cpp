@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "ops/ops.h"
-#include "tests/support/assert_close.h"
+#include "ops/testing.h"
 
 using tl::DType;
 using tl::Error;

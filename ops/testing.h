@@ -1,4 +1,4 @@
-// tests/support/assert_close.h — torch.testing.assert_close: throws tl::Error carrying PyTorch 1.13's
+// ops/testing.h — torch.testing.assert_close: throws tl::Error carrying PyTorch 1.13's
 // message byte for byte (attribute mismatch, or mismatch count and greatest differences with indices).
 #pragma once
 

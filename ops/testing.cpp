@@ -1,6 +1,6 @@
-// tests/support/assert_close.cpp — torch/testing/_comparison.py (PyTorch 1.13): the attribute
+// ops/testing.cpp — torch/testing/_comparison.py (PyTorch 1.13): the attribute
 // checks, torch.isclose in float64 (int64 for integers and bool) and the mismatch messages.
-#include "tests/support/assert_close.h"
+#include "ops/testing.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/repr.h"
-#include "tests/support/tensor_check.h"
+#include "core/py_repr.h"
+#include "ops/ops.h"
 
 namespace tl::testing {
 namespace {
@@ -44,7 +44,7 @@ bool isclose(double a, double b, double rtol, double atol, bool equal_nan) {
 
 // An integral difference prints as a Python int, a floating one as a Python float.
 std::string py_number(double v, bool floating) {
-  return floating ? nn::py_float(v) : std::to_string(static_cast<int64_t>(v));
+  return floating ? py_float(v) : std::to_string(static_cast<int64_t>(v));
 }
 
 // torch.max(x, 0): the first maximum, or the first NaN.
@@ -76,7 +76,7 @@ std::string mismatch_msg(const std::string& identifier, const std::string& extra
     std::string line = idx.empty() ? std::string(1, static_cast<char>(std::toupper(type[0]))) + type.substr(1) +
                                          " difference: " + diff
                                    : "Greatest " + type + " difference: " + diff + " at index " + idx;
-    if (!equality) line += " (up to " + nn::py_float(tol) + " allowed)";
+    if (!equality) line += " (up to " + py_float(tol) + " allowed)";
     return line;
   };
   std::string msg = identifier + " are not " + (equality ? "equal" : "close") + "!\n\n";
@@ -116,10 +116,14 @@ void assert_close(const Tensor& actual, const Tensor& expected, const AssertClos
   // Values compare in float64 when either side is floating, else in int64 (bool counts as integral).
   const bool floating = is_floating(actual.dtype()) || is_floating(expected.dtype());
   const int64_t n = actual.numel();
+  // Both sides read as float64 (PyTorch compares integers in int64: beyond 2^53 they differ).
+  const Tensor actual64 = actual.to(DType::Float64).contiguous(), expected64 = expected.to(DType::Float64).contiguous();
+  const double* actual_values = actual64.data<double>();
+  const double* expected_values = expected64.data<double>();
   std::vector<double> abs_diff(static_cast<size_t>(n), 0.0), rel_diff(static_cast<size_t>(n), 0.0);
   int64_t mismatches = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double a = element_at(actual, i), e = element_at(expected, i);
+    const double a = actual_values[i], e = expected_values[i];
     if (isclose(a, e, rtol, atol, options.equal_nan)) continue;
     ++mismatches;
     abs_diff[static_cast<size_t>(i)] = std::fabs(a - e);
@@ -128,9 +132,9 @@ void assert_close(const Tensor& actual, const Tensor& expected, const AssertClos
   if (mismatches == 0) return;
 
   if (actual.dim() == 0) {  // make_scalar_mismatch_msg
-    const double e = element_at(expected, 0);
+    const double e = expected_values[0];
     throw Error(mismatch_msg("Scalars", "", py_number(abs_diff[0], floating), "",
-                             nn::py_float(e == 0 ? INFINITY : abs_diff[0] / std::fabs(e)), "", rtol, atol));
+                             py_float(e == 0 ? INFINITY : abs_diff[0] / std::fabs(e)), "", rtol, atol));
   }
   char percent[32];
   std::snprintf(percent, sizeof percent, "%.1f%%", static_cast<double>(mismatches) / static_cast<double>(n) * 100);
@@ -139,7 +143,7 @@ void assert_close(const Tensor& actual, const Tensor& expected, const AssertClos
   const int64_t abs_at = argmax(abs_diff), rel_at = argmax(rel_diff);
   throw Error(mismatch_msg("Tensor-likes", extra, py_number(abs_diff[static_cast<size_t>(abs_at)], floating),
                            py_int_tuple(unravel(abs_at, actual.shape())),
-                           nn::py_float(rel_diff[static_cast<size_t>(rel_at)]),
+                           py_float(rel_diff[static_cast<size_t>(rel_at)]),
                            py_int_tuple(unravel(rel_at, actual.shape())), rtol, atol));
 }
 
