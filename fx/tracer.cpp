@@ -198,4 +198,9 @@ std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& r
   return std::make_shared<GraphModule>(*root, std::move(traced.graph), root->type_name(), traced.constants);
 }
 
+std::shared_ptr<GraphModule> graph_module_of(const std::shared_ptr<nn::Module>& module) {
+  if (std::dynamic_pointer_cast<GraphModule>(module)) return std::static_pointer_cast<GraphModule>(module->clone());
+  return symbolic_trace(module);
+}
+
 }  // namespace tl::fx

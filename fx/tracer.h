@@ -36,5 +36,8 @@ class Tracer {
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root);
 /// The same, with example inputs: node meta holds shapes and dtypes.
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root, const TensorList& example_inputs);
+/// What a pass rewrites: a deep copy of `module` when it already is a GraphModule, else its symbolic
+/// trace. The caller's module is never touched.
+std::shared_ptr<GraphModule> graph_module_of(const std::shared_ptr<nn::Module>& module);
 
 }  // namespace tl::fx

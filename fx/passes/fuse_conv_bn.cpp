@@ -69,9 +69,7 @@ std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& mod
   TL_CHECK(module != nullptr, "fuse_conv_bn: module is null");
   TL_CHECK(!module->is_training(), "fuse_conv_bn: fusion is for inference, but the ", module->type_name(),
            " is in training mode; call eval() first");
-  std::shared_ptr<GraphModule> gm = std::dynamic_pointer_cast<GraphModule>(module)
-                                        ? std::static_pointer_cast<GraphModule>(module->clone())
-                                        : symbolic_trace(module);
+  std::shared_ptr<GraphModule> gm = graph_module_of(module);
   FuseReport local;
   FuseReport& rep = report ? *report : local;
   rep = {};

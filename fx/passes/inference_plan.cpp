@@ -20,7 +20,7 @@ constexpr int64_t kArenaAlignment = 64;
 
 /// What the recording run learnt of one step's result, and where the arena holds it.
 struct StepLayout {
-  bool writes_out = false;  ///< the step can write into a planned result
+  bool writes_out = false;  ///< a call_module step whose module can write into a planned result
   const nn::Module* module = nullptr;  ///< the module the recording run called (call_module steps)
   int64_t reuses = -1;      ///< position of the input whose memory the result may take over, or -1
   Shape sizes;
@@ -89,7 +89,7 @@ std::vector<BufferRequest> buffer_requests(const ExecutionPlan& plan, const std:
   for (size_t i = 0; i < steps.size(); ++i) {
     const PlanStep& s = steps[i];
     const StepLayout& l = layouts[i];
-    if (l.writes_out && !l.sizes.empty() && s.op != Opcode::Output) {
+    if ((l.writes_out || s.out_input >= 0) && !l.sizes.empty() && s.op != Opcode::Output) {
       BufferRequest r{extent_bytes(l.sizes, l.strides, l.dtype), i, i};
       if (l.reuses >= 0 && static_cast<size_t>(l.reuses) < s.inputs.size() && s.inputs[static_cast<size_t>(l.reuses)] >= 0)
         r.reuse = buffer_of[static_cast<size_t>(s.inputs[static_cast<size_t>(l.reuses)])];
@@ -139,8 +139,6 @@ Tensor InferenceGraphModule::Plan::execute(const GraphModule& gm, const Tensor& 
 
 void InferenceGraphModule::Plan::plan_arena() {
   const std::vector<PlanStep>& steps = exec->steps();
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].out_input >= 0) layouts[i].writes_out = true;
   std::vector<int64_t> buffer_of;
   const MemoryPlan memory = plan_memory(buffer_requests(*exec, layouts, buffer_of), kArenaAlignment);
   stats = {};

@@ -190,10 +190,7 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TL_CHECK(module != nullptr, "optimize_for_inference: module is null");
   TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
            " is in training mode; call eval() first");
-  std::shared_ptr<GraphModule> gm;
-  if (options.fold_conv_bn) gm = fuse_conv_bn(module);
-  else if (std::dynamic_pointer_cast<GraphModule>(module)) gm = std::static_pointer_cast<GraphModule>(module->clone());
-  else gm = symbolic_trace(module);
+  std::shared_ptr<GraphModule> gm = options.fold_conv_bn ? fuse_conv_bn(module) : graph_module_of(module);
   Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32,
                     options);
   if (options.inference_layouts) {
