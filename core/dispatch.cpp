@@ -7,6 +7,7 @@ namespace tl {
 namespace {
 
 thread_local HookStack<DispatchHook> t_hooks;
+dispatch::AutogradFn g_autograd_fn = nullptr;
 
 }  // namespace
 
@@ -32,6 +33,10 @@ const AttrValue* Attrs::find(std::string_view name) const {
 }
 
 namespace dispatch {
+
+void set_autograd_fn(AutogradFn fn) { g_autograd_fn = fn; }
+
+AutogradFn autograd_fn() { return g_autograd_fn; }
 
 bool has_hooks() { return !t_hooks.empty(); }
 

@@ -116,6 +116,16 @@ Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
 Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
              CallStyle style = CallStyle::Function);
 
+/// Runs `op` below autograd: the hooks and the kernel, recording nothing, then bumps the version of
+/// each argument the op writes. dispatch::call comes here unless an input requires grad.
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style);
+
+/// The autograd layer's entry point: runs an op some input of which requires grad (grad mode on) and
+/// records it for backward. autograd/ installs it before any tensor can require grad.
+using AutogradFn = TensorList (*)(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style);
+void set_autograd_fn(AutogradFn fn);
+AutogradFn autograd_fn();
+
 /// True when the calling thread has a hook installed.
 bool has_hooks();
 /// Runs `call` through the calling thread's hooks around `kernel`.

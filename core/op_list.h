@@ -70,6 +70,11 @@
   _(Clamp, clamp, "aten::clamp", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", "", "pointwise") \
   _(Clamp_, clamp_, "aten::clamp_", "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", "", "pointwise") \
   _(Where, where, "aten::where", "where(Tensor condition, Tensor self, Tensor other) -> Tensor", "", "pointwise") \
+  /* backward of elementwise ops (autograd's formulas call them) */                                     \
+  _(ThresholdBackward, threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", "", "") \
+  _(GeluBackward, gelu_backward, "aten::gelu_backward", "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", "", "") \
+  _(NativeDropout, native_dropout, "aten::native_dropout", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", "", "nondeterministic_seeded") \
+  _(NativeDropoutBackward, native_dropout_backward, "aten::native_dropout_backward", "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", "", "") \
   /* comparisons: bool results */                                                                        \
   _(Gt, gt, "aten::gt", "gt(Tensor self, Tensor other) -> Tensor", "gt", "pointwise")                   \
   _(Lt, lt, "aten::lt", "lt(Tensor self, Tensor other) -> Tensor", "lt", "pointwise")                   \

@@ -3,6 +3,7 @@
 // events). Every tensor byte is allocated here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -56,6 +57,10 @@ class Storage {
 
   void* data() const { return data_; }
   int64_t nbytes() const { return nbytes_; }
+  /// The version counter shared by every tensor viewing this storage: each in-place op (an op whose
+  /// schema writes an argument) bumps it, and autograd compares it with the version a saved tensor had.
+  int64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   Storage(void* data, int64_t bytes, bool owned, std::shared_ptr<void> keep_alive);
@@ -63,6 +68,7 @@ class Storage {
   int64_t nbytes_;
   bool owned_;
   std::shared_ptr<void> keep_alive_;
+  std::atomic<int64_t> version_{0};
 };
 
 }  // namespace tl

@@ -1,6 +1,8 @@
 // core/tensor.cpp — Tensor construction, metadata and element access (no ops: those dispatch).
 #include "core/tensor.h"
 
+#include "core/autograd_meta.h"
+
 namespace tl {
 namespace {
 
@@ -92,6 +94,27 @@ bool Tensor::is_contiguous() const {
     expected *= t.sizes[i];  // within int64: check_sizes bounded the product of the sizes
   }
   return true;
+}
+
+bool Tensor::requires_grad() const {
+  const TensorImpl& t = impl();
+  return t.autograd != nullptr && t.autograd->requires_grad;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor kNone;
+  const TensorImpl& t = impl();
+  return t.autograd ? t.autograd->grad : kNone;
+}
+
+bool Tensor::is_leaf() const {
+  const TensorImpl& t = impl();
+  return t.autograd == nullptr || t.autograd->grad_fn == nullptr;
+}
+
+int64_t Tensor::_version() const {
+  const TensorImpl& t = impl();
+  return t.storage ? t.storage->version() : 0;
 }
 
 void Tensor::check_data_access(DType requested) const {

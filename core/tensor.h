@@ -1,6 +1,7 @@
 // core/tensor.h — Tensor: a cheap shared handle to (storage, sizes, strides, offset, dtype).
 // Copies of a Tensor share everything; views share storage. The op methods are declared here and
-// defined in ops/tensor_methods.cpp, where each one goes through dispatch::call.
+// defined in ops/tensor_methods.cpp, where each one goes through dispatch::call; the autograd methods
+// (requires_grad_, backward, ...) are defined by the autograd/ layer.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@ class ProxyTag {
   virtual std::string describe() const = 0;
 };
 
+struct AutogradMeta;
+
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape sizes;
@@ -36,6 +39,7 @@ struct TensorImpl {
   DType dtype = DType::Float32;
   std::shared_ptr<ProxyTag> proxy;
   bool sizes_known = true;  ///< false for a proxy traced without example inputs
+  std::shared_ptr<AutogradMeta> autograd;  ///< null for a tensor autograd never touched
 };
 
 class Tensor {
@@ -94,6 +98,32 @@ class Tensor {
   template <typename T>
   T item() const;
   Scalar item() const;
+
+  // ---- autograd (defined in autograd/) ----
+  /// True when operations on this tensor are recorded for backward().
+  bool requires_grad() const;
+  /// Sets requires_grad of a leaf (torch.Tensor.requires_grad_). Throws tl::Error for a non-leaf and for
+  /// a tensor that is not floating point.
+  Tensor& requires_grad_(bool requires_grad = true);
+  /// The accumulated gradient (undefined until backward() reaches this tensor).
+  const Tensor& grad() const;
+  /// The gradient slot itself: assign to it to set or clear .grad (LibTorch's mutable_grad()).
+  Tensor& mutable_grad();
+  /// True for a tensor not made by a recorded operation (requires_grad tensors the user made, and
+  /// every tensor that does not require grad).
+  bool is_leaf() const;
+  /// The name of the node that made this tensor ("MulBackward0"), empty for a leaf.
+  std::string grad_fn_name() const;
+  /// Keeps .grad of this non-leaf tensor at the next backward().
+  void retain_grad();
+  /// The gradient of `this` with respect to the graph's leaves, accumulated into their .grad. `gradient`
+  /// may be omitted only for a one-element tensor. The graph's saved tensors are freed unless
+  /// retain_graph is true; a second backward() through them throws tl::Error.
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  /// A tensor sharing this one's data with no autograd history (requires_grad false).
+  Tensor detach() const;
+  /// How many times an in-place op wrote this tensor's storage (torch's _version).
+  int64_t _version() const;
 
   // ---- views (share storage) ----
   Tensor view(const Shape& size) const;

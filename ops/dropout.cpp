@@ -1,6 +1,8 @@
 // ops/dropout.cpp — dropout: in training, zeroes each element with probability p (draws from the
 // default generator in row-major order, so tl::manual_seed reproduces the mask) and scales the
 // survivors by 1 / (1 - p). Outside training, or with p == 0, it returns the input itself.
+// native_dropout also returns the mask (autograd's dropout runs it, drawing the same numbers), and
+// native_dropout_backward applies a mask and scale to a gradient.
 #include <algorithm>
 #include <mutex>
 
@@ -10,21 +12,30 @@
 namespace tl::kernels {
 namespace {
 
+// `mask`, when given, records which elements were kept.
 template <typename T>
-void drop(const T* in, T* out, int64_t n, double p) {
+void drop(const T* in, T* out, bool* mask, int64_t n, double p) {
   const double keep = 1.0 - p, scale = 1.0 / keep;
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = gen.uniform() < keep ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    const bool kept = gen.uniform() < keep;
+    out[i] = kept ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
+    if (mask) mask[i] = kept;
+  }
+}
+
+double checked_p(const Attrs& attrs, const char* op) {
+  const double p = attrs.get<double>("p");
+  TL_CHECK(p >= 0.0 && p <= 1.0, op, ": probability has to be between 0 and 1, got ", p);
+  return p;
 }
 
 }  // namespace
 
 TensorList dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
-  const double p = attrs.get<double>("p");
-  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability has to be between 0 and 1, got ", p);
+  const double p = checked_p(attrs, "dropout");
   if (!attrs.get<bool>("train") || p == 0.0 || x.numel() == 0) return {x};
   TL_CHECK(is_floating_point(x.dtype()), "dropout: expected a floating point input, got ", x.dtype());
   Tensor out = Tensor::allocate(x.sizes(), x.dtype());
@@ -34,9 +45,40 @@ TensorList dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
       return;
     }
     const Tensor src = x.contiguous();
-    drop(src.data<scalar_t>(), out.data<scalar_t>(), x.numel(), p);
+    drop(src.data<scalar_t>(), out.data<scalar_t>(), nullptr, x.numel(), p);
   });
   return {out};
+}
+
+TensorList native_dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor& x = inputs[0];
+  const double p = checked_p(attrs, "native_dropout");
+  TL_CHECK(is_floating_point(x.dtype()), "native_dropout: expected a floating point input, got ", x.dtype());
+  Tensor out = Tensor::allocate(x.sizes(), x.dtype()), mask = Tensor::allocate(x.sizes(), DType::Bool);
+  const bool train = attrs.is_none("train") || attrs.get<bool>("train");
+  if (!train) {
+    out.copy_(x);
+    std::fill_n(mask.data<bool>(), mask.numel(), true);
+    return {out, mask};
+  }
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_dropout", [&] {
+    if (p == 1.0) {
+      std::fill_n(out.data<scalar_t>(), out.numel(), static_cast<scalar_t>(0.0));
+      std::fill_n(mask.data<bool>(), mask.numel(), false);
+      return;
+    }
+    const Tensor src = x.contiguous();
+    drop(src.data<scalar_t>(), out.data<scalar_t>(), mask.data<bool>(), x.numel(), p);
+  });
+  return {out, mask};
+}
+
+TensorList native_dropout_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor &grad = inputs[0], &mask = inputs[1];
+  TL_CHECK(mask.dtype() == DType::Bool, "native_dropout_backward: mask should be a bool tensor, got ", mask.dtype());
+  TL_CHECK(grad.shape() == mask.shape(), "native_dropout_backward: grad_output of size ", grad.shape(),
+           " and mask of size ", mask.shape(), " differ");
+  return {grad * mask.to(grad.dtype()) * attrs.get<double>("scale")};
 }
 
 }  // namespace tl::kernels

@@ -58,6 +58,12 @@ Tensor tanh(const Tensor& x) { return call(OpKind::Tanh, {x}); }
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   return call(OpKind::Gelu, {x}, {{"approximate", approximate}});
 }
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  return call(OpKind::ThresholdBackward, {grad, self}, {{"threshold", scalar_attr(threshold)}});
+}
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  return call(OpKind::GeluBackward, {grad, self}, {{"approximate", approximate}});
+}
 Tensor add(const Tensor& a, const Tensor& b) { return call(OpKind::Add, {a, b}); }
 Tensor sub(const Tensor& a, const Tensor& b) { return call(OpKind::Sub, {a, b}); }
 Tensor mul(const Tensor& a, const Tensor& b) { return call(OpKind::Mul, {a, b}); }
@@ -171,6 +177,14 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size) {
 }
 Tensor dropout(const Tensor& input, double p, bool train) {
   return call(OpKind::Dropout, {input}, {{"p", p}, {"train", train}});
+}
+std::pair<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  const Tensor in[] = {input};
+  TensorList out = dispatch::call(OpKind::NativeDropout, in, {{"p", p}, {"train", train ? AttrValue{*train} : AttrValue{}}});
+  return {std::move(out[0]), std::move(out[1])};
+}
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale) {
+  return call(OpKind::NativeDropoutBackward, {grad, mask}, {{"scale", scale}});
 }
 
 }  // namespace tl

@@ -54,6 +54,10 @@ Tensor pow(const Tensor& base, const Scalar& exponent);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 /// Elements of `a` where `condition` is true, else of `b` (all three broadcast).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+/// ReLU's backward: `grad` where self > threshold, else 0.
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
+/// gelu's backward: grad * gelu'(self) (approximate as for gelu).
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate = "none");
 
 // ---- comparisons ----
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
@@ -118,6 +122,10 @@ Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& st
 Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
 /// Zeroes each element with probability p and scales the rest by 1/(1-p) when `train`.
 Tensor dropout(const Tensor& input, double p, bool train);
+/// dropout's (output, bool mask of the kept elements); draws the numbers dropout draws.
+std::pair<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train = true);
+/// grad * mask * scale: native_dropout's backward.
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
 
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).

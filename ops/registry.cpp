@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "core/grad_mode.h"
 #include "core/schema.h"
 
 namespace tl {
@@ -22,6 +23,7 @@ struct TensorArgs {
   std::vector<const SchemaArg*> args;
   bool list = false;         // a Tensor[] argument: any number of inputs, each defined
   bool takes_number = false; // a pointwise op's second operand may be a number in attrs (x + 2)
+  std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
 };
 
 const std::array<TensorArgs, kNumOps>& tensor_args() {
@@ -29,7 +31,10 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
     std::array<TensorArgs, kNumOps> out;
     for (int i = 0; i < kNumOps; ++i)
       for (const SchemaArg& a : schema_of(static_cast<OpKind>(i)).args) {
-        if (a.is_tensor()) out[i].args.push_back(&a);
+        if (a.is_tensor()) {
+          if (a.is_write) out[i].written.push_back(out[i].args.size());
+          out[i].args.push_back(&a);
+        }
         out[i].list = out[i].list || a.is_tensor_list();
       }
     for (int i = 0; i < kNumOps; ++i)
@@ -66,6 +71,12 @@ size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attr
   return spec.args.size();
 }
 
+bool any_requires_grad(std::span<const Tensor> inputs) {
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
 }  // namespace
 
 const OpInfo& op_info(OpKind op) { return kRegistry[static_cast<size_t>(op)]; }
@@ -78,15 +89,25 @@ std::string_view op_name(OpKind op) {
 namespace dispatch {
 
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
-  const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
   if (const size_t read = check_inputs(op, inputs, attrs); read > inputs.size()) [[unlikely]] {
     TensorList padded(inputs.begin(), inputs.end());
     padded.resize(read);
     return call(op, padded, attrs, style);
   }
-  if (!has_hooks()) [[likely]]
-    return kernel(inputs, attrs);
-  return call_with_hooks(OpCall{op, style, inputs, attrs}, kernel);
+  if (GradMode::is_enabled() && any_requires_grad(inputs)) [[unlikely]] {
+    const AutogradFn record = autograd_fn();
+    TL_INTERNAL_ASSERT(record != nullptr, op_name(op), ": an input requires grad but no autograd is linked");
+    return record(op, inputs, attrs, style);
+  }
+  return call_kernel(op, inputs, attrs, style);
+}
+
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
+  const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
+  TensorList out = has_hooks() ? call_with_hooks(OpCall{op, style, inputs, attrs}, kernel) : kernel(inputs, attrs);
+  for (size_t i : tensor_args()[static_cast<size_t>(op)].written)
+    if (i < inputs.size() && inputs[i].defined() && inputs[i].storage()) inputs[i].storage()->bump_version();
+  return out;
 }
 
 Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {

@@ -189,6 +189,31 @@ Samples opinfo_where() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
 }
 
+// ---- backward of elementwise ops ----
+Samples opinfo_threshold_backward() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(threshold_backward(y, x, 0.0)); });
+}
+Samples opinfo_gelu_backward() {
+  return {Sample{"none", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x)); }}.generic(),
+          Sample{"tanh", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x, "tanh")); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(gelu_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_native_dropout() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) {
+            auto [out, mask] = native_dropout(x, 0.5, false);
+            return TensorList{out, mask};
+          }}.generic(),
+          Sample{"p0", [](const Tensor& x, const Tensor&) {
+            auto [out, mask] = native_dropout(x, 0.0, true);
+            return TensorList{out, mask};
+          }}.generic()};
+}
+Samples opinfo_native_dropout_backward() {
+  return one_generic([](const Tensor& x, const Tensor& y) { return list(native_dropout_backward(x, y.gt(1.0), 2.0)); });
+}
+
 // ---- comparisons ----
 Samples opinfo_gt() { return compare(&Tensor::gt); }
 Samples opinfo_lt() { return compare(&Tensor::lt); }

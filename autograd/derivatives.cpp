@@ -1,0 +1,410 @@
+// autograd/derivatives.cpp — the derivative of every op, in core/op_list.h's order: PyTorch's
+// derivatives.yaml as C++. Formulas run with grad mode off and return one gradient per tensor input;
+// the node sums broadcast gradients back to each input's shape. A row of op_list.h without a case
+// here is a compile error (-Werror=switch below).
+#include "autograd/derivatives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "autograd/node.h"
+#include "core/schema.h"
+#include "ops/ops.h"
+
+#pragma GCC diagnostic error "-Wswitch"
+
+namespace tl::autograd {
+
+Tensor GradContext::grad(size_t i) const {
+  if (has_grad(i)) return grads_[i];
+  const GradMeta& m = node_.output_meta.at(i);
+  return zeros(m.shape, m.dtype);
+}
+
+Tensor GradContext::input(size_t i) const {
+  TL_INTERNAL_ASSERT(i < saved_inputs_.size() && saved_inputs_[i].defined(), node_.name(), ": input ", i, " was not saved");
+  return saved_inputs_[i].unpack(node_);
+}
+
+Tensor GradContext::output(size_t i) const {
+  TL_INTERNAL_ASSERT(i < saved_outputs_.size() && saved_outputs_[i].defined(), node_.name(), ": output ", i,
+                     " was not saved");
+  return saved_outputs_[i].unpack(node_);
+}
+
+Tensor sum_to(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
+  TL_INTERNAL_ASSERT(lead >= 0, "sum_to: gradient of size ", g.shape(), " cannot be summed to size ", shape);
+  Shape dims;
+  for (int64_t d = 0; d < g.dim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
+  Tensor r = dims.empty() ? g : sum(g, dims, true);
+  return r.reshape(shape);
+}
+
+namespace {
+
+using Kind = DerivativeKind;
+constexpr uint32_t kIn0 = 1, kIn1 = 2, kIn2 = 4, kOut0 = 1;
+
+bool keepdim_of(const Attrs& a) {
+  const AttrValue* v = a.find("keepdim");
+  return v != nullptr && std::get<bool>(*v);
+}
+
+// The second operand of a pointwise binary op: input 1, or the number in attrs (x * 2).
+bool has_tensor_other(const GradContext& c) { return c.num_inputs() > 1 && c.info(1).defined; }
+
+Tensor other_or_scalar(const GradContext& c, const char* name) {
+  if (has_tensor_other(c)) return c.input(1);
+  return scalar_tensor(c.attrs().scalar(name), c.info(0).dtype);
+}
+
+// A reduced gradient put back where the reduced dimensions were (keepdim=false removed them).
+Tensor unreduce(const Tensor& g, const Shape& input_shape, const Shape& dims, bool keepdim) {
+  Tensor r = g;
+  if (!keepdim) {
+    Shape sorted = dims;
+    for (int64_t& d : sorted) d = d < 0 ? d + static_cast<int64_t>(input_shape.size()) : d;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t d : sorted) r = r.unsqueeze(d);
+  }
+  return r.expand(input_shape);
+}
+
+Shape reduced_dims(const Attrs& a, size_t rank) {
+  if (a.is_none("dim")) {
+    Shape all(rank);
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  const AttrValue& v = *a.find("dim");
+  if (const auto* one = std::get_if<int64_t>(&v)) return Shape{*one};
+  const Shape& dims = std::get<Shape>(v);
+  if (dims.empty()) return reduced_dims(Attrs{}, rank);
+  return dims;
+}
+
+Tensor mask_as(const Tensor& mask, DType dtype) { return mask.to(dtype); }
+
+TensorList grads(std::initializer_list<Tensor> g) { return TensorList(g); }
+
+// A view's gradient written into zeros of the input's shape.
+Tensor into_zeros(const GradContext& c, const Tensor& g, Tensor (*view_of)(const Tensor&, const Attrs&)) {
+  Tensor z = zeros(c.info(0).shape, c.info(0).dtype);
+  view_of(z, c.attrs()).copy_(g);
+  return z;
+}
+
+// ---- formulas ----
+
+TensorList d_identity(const GradContext& c) { return {c.grad()}; }
+TensorList d_to(const GradContext& c) { return {c.grad().to(c.info(0).dtype)}; }
+TensorList d_copy_(const GradContext& c) {
+  return {zeros(c.info(0).shape, c.info(0).dtype), c.needs(1) ? c.grad().to(c.info(1).dtype) : Tensor()};
+}
+TensorList d_reshape(const GradContext& c) { return {c.grad().reshape(c.info(0).shape)}; }
+TensorList d_permute(const GradContext& c) {
+  const Shape& dims = c.attrs().get<Shape>("dims");
+  const int64_t rank = dims.size();
+  Shape inverse(rank);
+  for (int64_t i = 0; i < rank; ++i) inverse[dims[i] < 0 ? dims[i] + rank : dims[i]] = i;
+  return {c.grad().permute(inverse)};
+}
+TensorList d_transpose(const GradContext& c) {
+  return {c.grad().transpose(c.attrs().get<int64_t>("dim0"), c.attrs().get<int64_t>("dim1"))};
+}
+TensorList d_t(const GradContext& c) { return {c.grad().t()}; }
+TensorList d_slice(const GradContext& c) {
+  return {into_zeros(c, c.grad(), [](const Tensor& z, const Attrs& a) {
+    auto bound = [&](const char* name) {
+      return a.is_none(name) ? std::optional<int64_t>() : std::optional<int64_t>(a.get<int64_t>(name));
+    };
+    return z.slice(a.get<int64_t>("dim"), bound("start"), bound("end"), a.get<int64_t>("step"));
+  })};
+}
+TensorList d_select(const GradContext& c) {
+  return {into_zeros(c, c.grad(), [](const Tensor& z, const Attrs& a) {
+    return z.select(a.get<int64_t>("dim"), a.get<int64_t>("index"));
+  })};
+}
+TensorList d_expand(const GradContext& c) { return {sum_to(c.grad(), c.info(0).shape)}; }
+
+TensorList d_neg(const GradContext& c) { return {c.grad().neg()}; }
+TensorList d_abs(const GradContext& c) {
+  const Tensor x = c.input(0);
+  const DType t = c.info(0).dtype;
+  return {c.grad() * (mask_as(x.gt(0.0), t) - mask_as(x.lt(0.0), t))};
+}
+TensorList d_exp(const GradContext& c) { return {c.grad() * c.output(0)}; }
+TensorList d_log(const GradContext& c) { return {c.grad() / c.input(0)}; }
+TensorList d_sqrt(const GradContext& c) { return {c.grad() / (c.output(0) * 2.0)}; }
+TensorList d_rsqrt(const GradContext& c) { return {c.grad() * c.output(0).pow(3.0) * -0.5}; }
+TensorList d_relu(const GradContext& c) { return {threshold_backward(c.grad(), c.output(0), 0.0)}; }
+TensorList d_sigmoid(const GradContext& c) {
+  const Tensor y = c.output(0);
+  return {c.grad() * y * (ones({}, y.dtype()) - y)};
+}
+TensorList d_tanh(const GradContext& c) {
+  const Tensor y = c.output(0);
+  return {c.grad() * (ones({}, y.dtype()) - y * y)};
+}
+TensorList d_gelu(const GradContext& c) {
+  return {gelu_backward(c.grad(), c.input(0), c.attrs().get<std::string>("approximate"))};
+}
+
+TensorList d_add(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? c.grad() : Tensor()}; }
+TensorList d_sub(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? c.grad().neg() : Tensor()}; }
+TensorList d_mul(const GradContext& c) {
+  return {c.needs(0) ? c.grad() * other_or_scalar(c, "other") : Tensor(),
+          c.needs(1) ? c.grad() * c.input(0) : Tensor()};
+}
+TensorList d_div(const GradContext& c) {
+  const Tensor other = other_or_scalar(c, "other");
+  return {c.needs(0) ? c.grad() / other : Tensor(),
+          c.needs(1) ? c.grad().neg() * c.input(0) / (other * other) : Tensor()};
+}
+TensorList d_pow(const GradContext& c) {
+  const Tensor x = c.input(0), e = other_or_scalar(c, "exponent");
+  Tensor gx, ge;
+  // d/dx x^e = e x^(e-1), taken as 0 where e == 0 (x^0 is constant, also at x = 0).
+  if (c.needs(0)) gx = where(e.eq(0.0), zeros({}, x.dtype()), c.grad() * e * x.pow(e - 1.0));
+  // d/de x^e = x^e log x, taken as 0 where x == 0 and e >= 0, as PyTorch does.
+  if (c.needs(1)) ge = where(x.eq(0.0) * e.ge(0.0), zeros({}, x.dtype()), c.grad() * c.output(0) * x.log());
+  return {gx, ge};
+}
+TensorList d_clamp(const GradContext& c) {
+  const Tensor x = c.input(0);
+  Tensor keep = ones(x.shape(), DType::Bool);
+  if (!c.attrs().is_none("min")) keep = keep * x.ge(c.attrs().scalar("min"));
+  if (!c.attrs().is_none("max")) keep = keep * x.le(c.attrs().scalar("max"));
+  return {where(keep, c.grad(), zeros({}, x.dtype()))};
+}
+TensorList d_where(const GradContext& c) {
+  const Tensor cond = c.input(0), g = c.grad(), z = zeros({}, g.dtype());
+  return {Tensor(), c.needs(1) ? where(cond, g, z) : Tensor(), c.needs(2) ? where(cond, z, g) : Tensor()};
+}
+
+TensorList d_sum(const GradContext& c) {
+  const Shape& shape = c.info(0).shape;
+  return {unreduce(c.grad(), shape, reduced_dims(c.attrs(), shape.size()), keepdim_of(c.attrs()))};
+}
+TensorList d_mean(const GradContext& c) {
+  const Shape& shape = c.info(0).shape;
+  const Shape dims = reduced_dims(c.attrs(), shape.size());
+  int64_t count = 1;
+  for (int64_t d : dims) count *= shape[d < 0 ? d + shape.size() : d];
+  return {unreduce(c.grad(), shape, dims, keepdim_of(c.attrs())) / static_cast<double>(count)};
+}
+// max / min: a whole reduction shares the gradient evenly among the extreme elements; along a dim it
+// goes to the element the indices name.
+TensorList d_extreme(const GradContext& c) {
+  const Tensor x = c.input(0);
+  if (c.attrs().is_none("dim")) {
+    const Tensor hit = mask_as(x.eq(c.output(0)), x.dtype());
+    return {hit * (c.grad() / hit.sum())};
+  }
+  const int64_t dim = c.attrs().get<int64_t>("dim");
+  const int64_t d = dim < 0 ? dim + x.dim() : dim;
+  const bool keepdim = keepdim_of(c.attrs());
+  Tensor idx = c.output(1), g = c.grad(0);
+  if (!keepdim && x.dim() > 0) {
+    idx = idx.unsqueeze(d);
+    g = g.unsqueeze(d);
+  }
+  if (x.dim() == 0) return {g};
+  Shape pos_shape(x.dim(), 1);
+  pos_shape[d] = x.size(d);
+  const Tensor positions = arange(0, x.size(d)).reshape(pos_shape);
+  return {where(positions.eq(idx), g, zeros({}, x.dtype()))};
+}
+
+TensorList d_index_select(const GradContext& c) {
+  const InputInfo& in = c.info(0);
+  const int64_t dim = c.attrs().get<int64_t>("dim");
+  const int64_t d = dim < 0 ? dim + static_cast<int64_t>(in.shape.size()) : dim;
+  if (in.shape.empty()) return {c.grad().reshape(in.shape), Tensor()};
+  // g (.., n, ..) -> (.., size, ..) through a one-hot (n, size) matrix along `d`.
+  const Tensor index = c.input(1).reshape({-1, 1});
+  const Tensor onehot = index.eq(arange(0, in.shape[d]).reshape({1, -1})).to(in.dtype);
+  const Tensor g = c.grad().transpose(d, -1);
+  return {g.matmul(onehot).transpose(d, -1).contiguous(), Tensor()};
+}
+
+TensorList d_cat(const GradContext& c) {
+  TensorList out;
+  int64_t dim = c.attrs().get<int64_t>("dim"), offset = 0;
+  const Tensor g = c.grad();
+  if (dim < 0) dim += g.dim();
+  for (size_t i = 0; i < c.num_inputs(); ++i) {
+    const Shape& s = c.info(i).shape;
+    if (s.size() == 1 && s[0] == 0 && g.dim() != 1) {  // legacy empty (0,) inputs take no part
+      out.push_back(zeros(s, c.info(i).dtype));
+      continue;
+    }
+    out.push_back(g.slice(dim, offset, offset + s[dim]));
+    offset += s[dim];
+  }
+  return out;
+}
+TensorList d_stack(const GradContext& c) {
+  TensorList out;
+  const Tensor g = c.grad();
+  int64_t dim = c.attrs().get<int64_t>("dim");
+  if (dim < 0) dim += g.dim();
+  for (size_t i = 0; i < c.num_inputs(); ++i) out.push_back(g.select(dim, static_cast<int64_t>(i)));
+  return out;
+}
+
+// matmul of any ranks: 1-D operands act as a row (self) or column (other) vector, batch dims broadcast.
+TensorList d_matmul(const GradContext& c) {
+  Tensor a = c.input(0), b = c.input(1), g = c.grad();
+  const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
+  if (a_vec) {
+    a = a.unsqueeze(0);
+    g = g.unsqueeze(-2);
+  }
+  if (b_vec) {
+    b = b.unsqueeze(-1);
+    g = g.unsqueeze(-1);
+  }
+  Tensor ga, gb;
+  if (c.needs(0)) {
+    ga = sum_to(g.matmul(b.transpose(-1, -2)), a.shape());
+    if (a_vec) ga = ga.squeeze(0);
+  }
+  if (c.needs(1)) {
+    gb = sum_to(a.transpose(-1, -2).matmul(g), b.shape());
+    if (b_vec) gb = gb.squeeze(-1);
+  }
+  return {ga, gb};
+}
+TensorList d_mm(const GradContext& c) {
+  return {c.needs(0) ? c.grad().mm(c.input(1).t()) : Tensor(), c.needs(1) ? c.input(0).t().mm(c.grad()) : Tensor()};
+}
+TensorList d_bmm(const GradContext& c) {
+  return {c.needs(0) ? c.grad().bmm(c.input(1).transpose(1, 2)) : Tensor(),
+          c.needs(1) ? c.input(0).transpose(1, 2).bmm(c.grad()) : Tensor()};
+}
+TensorList d_addmm(const GradContext& c) {
+  const Scalar beta = c.attrs().scalar("beta"), alpha = c.attrs().scalar("alpha");
+  const Tensor g = c.grad();
+  return {c.needs(0) ? g * beta.to<double>() : Tensor(),
+          c.needs(1) ? g.mm(c.input(2).t()) * alpha.to<double>() : Tensor(),
+          c.needs(2) ? c.input(1).t().mm(g) * alpha.to<double>() : Tensor()};
+}
+TensorList d_linear(const GradContext& c) {
+  const Tensor x = c.input(0), w = c.input(1), g = c.grad();
+  const Tensor g2 = g.reshape({-1, w.size(0)});
+  return {c.needs(0) ? g.matmul(w) : Tensor(),
+          c.needs(1) ? g2.t().mm(x.reshape({-1, w.size(1)})) : Tensor(),
+          c.needs(2) ? g2.sum(Shape{0}) : Tensor()};
+}
+
+Derivative formula(const char* name, TensorList (*fn)(const GradContext&), uint32_t save_inputs = 0,
+                   uint32_t save_outputs = 0) {
+  return Derivative{Kind::Formula, name, save_inputs, save_outputs, fn, nullptr};
+}
+Derivative not_differentiable() { return Derivative{Kind::NotDifferentiable, "", 0, 0, nullptr, nullptr}; }
+Derivative not_implemented(const char* name) { return Derivative{Kind::NotImplemented, name, 0, 0, nullptr, nullptr}; }
+Derivative composite(KernelFn decomposition = nullptr) {
+  return Derivative{Kind::Composite, "", 0, 0, nullptr, decomposition};
+}
+
+// dropout in grad mode: native_dropout keeps the mask its backward needs.
+TensorList dropout_decomposition(std::span<const Tensor> in, const Attrs& a) {
+  const double p = a.get<double>("p");
+  const bool train = a.get<bool>("train");
+  if (!train || p == 0.0) return {in[0].clone()};
+  return {native_dropout(in[0], p, train).first};
+}
+
+Derivative make(OpKind op) {
+  switch (op) {
+    case OpKind::Empty: case OpKind::Zeros: case OpKind::Ones: case OpKind::Full: case OpKind::Arange:
+    case OpKind::Rand: case OpKind::Randn:
+      return not_differentiable();
+    case OpKind::Copy_: return formula("CopyBackwards", d_copy_);
+    case OpKind::Clone: return formula("CloneBackward0", d_identity);
+    case OpKind::Contiguous: return formula("CloneBackward0", d_identity);
+    case OpKind::To: return formula("ToCopyBackward0", d_to);
+    case OpKind::View: return formula("ViewBackward0", d_reshape);
+    case OpKind::Reshape: return formula("ReshapeAliasBackward0", d_reshape);
+    case OpKind::Flatten: return formula("ReshapeAliasBackward0", d_reshape);
+    case OpKind::Permute: return formula("PermuteBackward0", d_permute);
+    case OpKind::Transpose: return formula("TransposeBackward0", d_transpose);
+    case OpKind::T: return formula("TBackward0", d_t);
+    case OpKind::Slice: return formula("SliceBackward0", d_slice);
+    case OpKind::Select: return formula("SelectBackward0", d_select);
+    case OpKind::Expand: return formula("ExpandBackward0", d_expand);
+    case OpKind::Squeeze: return formula("SqueezeBackward0", d_reshape);
+    case OpKind::Unsqueeze: return formula("UnsqueezeBackward0", d_reshape);
+    case OpKind::Neg: case OpKind::Neg_: return formula("NegBackward0", d_neg);
+    case OpKind::Abs: case OpKind::Abs_: return formula("AbsBackward0", d_abs, kIn0);
+    case OpKind::Exp: case OpKind::Exp_: return formula("ExpBackward0", d_exp, 0, kOut0);
+    case OpKind::Log: case OpKind::Log_: return formula("LogBackward0", d_log, kIn0);
+    case OpKind::Sqrt: case OpKind::Sqrt_: return formula("SqrtBackward0", d_sqrt, 0, kOut0);
+    case OpKind::Rsqrt: case OpKind::Rsqrt_: return formula("RsqrtBackward0", d_rsqrt, 0, kOut0);
+    case OpKind::Relu: case OpKind::Relu_: return formula("ReluBackward0", d_relu, 0, kOut0);
+    case OpKind::Sigmoid: case OpKind::Sigmoid_: return formula("SigmoidBackward0", d_sigmoid, 0, kOut0);
+    case OpKind::Tanh: case OpKind::Tanh_: return formula("TanhBackward0", d_tanh, 0, kOut0);
+    case OpKind::Gelu: return formula("GeluBackward0", d_gelu, kIn0);
+    case OpKind::Add: case OpKind::Add_: return formula("AddBackward0", d_add);
+    case OpKind::Sub: case OpKind::Sub_: return formula("SubBackward0", d_sub);
+    case OpKind::Mul: case OpKind::Mul_: return formula("MulBackward0", d_mul, kIn0 | kIn1);
+    case OpKind::Div: case OpKind::Div_: return formula("DivBackward0", d_div, kIn0 | kIn1);
+    case OpKind::Pow: case OpKind::Pow_: return formula("PowBackward0", d_pow, kIn0 | kIn1, kOut0);
+    case OpKind::Clamp: case OpKind::Clamp_: return formula("ClampBackward1", d_clamp, kIn0);
+    case OpKind::Where: return formula("WhereBackward0", d_where, kIn0);
+    case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::NativeDropoutBackward:
+      return not_implemented("a backward op (double backward is not supported)");
+    case OpKind::NativeDropout: return formula("NativeDropoutBackward0", [](const GradContext& c) -> TensorList {
+        const double p = c.attrs().get<double>("p");
+        return {native_dropout_backward(c.grad(0), c.output(1), p < 1.0 ? 1.0 / (1.0 - p) : 0.0)};
+      }, 0, 2);
+    case OpKind::Gt: case OpKind::Lt: case OpKind::Ge: case OpKind::Le: case OpKind::Eq: case OpKind::Ne:
+    case OpKind::Allclose: case OpKind::Equal:
+      return not_differentiable();
+    case OpKind::Sum: return formula("SumBackward1", d_sum);
+    case OpKind::Mean: return formula("MeanBackward1", d_mean);
+    case OpKind::Max: return formula("MaxBackward0", d_extreme, kIn0, 1 | 2);
+    case OpKind::Min: return formula("MinBackward0", d_extreme, kIn0, 1 | 2);
+    case OpKind::Argmax: case OpKind::Nonzero: case OpKind::Argwhere:
+      return not_differentiable();
+    case OpKind::IndexSelect: return formula("IndexSelectBackward0", d_index_select, kIn1);
+    case OpKind::MaskedSelect: return not_implemented("MaskedSelectBackward0");
+    case OpKind::Cat: return formula("CatBackward0", d_cat);
+    case OpKind::Stack: return formula("StackBackward0", d_stack);
+    case OpKind::Matmul: return formula("MmBackward0", d_matmul, kIn0 | kIn1);
+    case OpKind::Mm: return formula("MmBackward0", d_mm, kIn0 | kIn1);
+    case OpKind::Bmm: return formula("BmmBackward0", d_bmm, kIn0 | kIn1);
+    case OpKind::Addmm: return formula("AddmmBackward0", d_addmm, kIn1 | kIn2);
+    case OpKind::Linear: return formula("AddmmBackward0", d_linear, kIn0 | kIn1);
+    case OpKind::Conv2d: return not_implemented("ConvolutionBackward0");
+    case OpKind::BatchNorm: return not_implemented("NativeBatchNormBackward0");
+    case OpKind::MaxPool2d: return not_implemented("MaxPool2DWithIndicesBackward0");
+    case OpKind::AvgPool2d: return not_implemented("AvgPool2DBackward0");
+    case OpKind::AdaptiveAvgPool2d: return not_implemented("AdaptiveAvgPool2DBackward0");
+    case OpKind::Dropout: return composite(dropout_decomposition);
+    case OpKind::ToMkldnn: case OpKind::ToDense: case OpKind::MkldnnConvolution:
+    case OpKind::MkldnnReorderConv2dWeight: case OpKind::MkldnnMaxPool2d: case OpKind::MkldnnAdaptiveAvgPool2d:
+      return not_implemented(op_info(op).aten_name);
+  }
+  TL_INTERNAL_ASSERT(false, "derivative_of: unknown op ", static_cast<int>(op));
+  return {};
+}
+
+}  // namespace
+
+const Derivative& derivative_of(OpKind op) {
+  static const std::vector<Derivative> table = [] {
+    std::vector<Derivative> t;
+    for (int i = 0; i < kNumOps; ++i) t.push_back(make(static_cast<OpKind>(i)));
+    return t;
+  }();
+  return table[static_cast<size_t>(op)];
+}
+
+}  // namespace tl::autograd

@@ -1,0 +1,82 @@
+// autograd/derivatives.h — what autograd knows of each op (PyTorch's derivatives.yaml): how its
+// backward is computed, which of its tensors the backward needs, and its node's name. One entry per
+// op row of core/op_list.h, in autograd/derivatives.cpp, in the rows' order; a row without an entry
+// fails to compile there.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace tl::autograd {
+
+class SavedTensor;
+class Node;
+
+/// Shape and dtype of a tensor input (defined == false for an input passed as None).
+struct InputInfo {
+  Shape shape;
+  DType dtype = DType::Float32;
+  bool defined = false;
+};
+
+/// What a derivative formula sees: the gradients of the op's outputs, its attrs, the tensors it saved
+/// and which inputs need a gradient.
+class GradContext {
+ public:
+  GradContext(const Node& node, const TensorList& grads, const Attrs& attrs, const std::vector<InputInfo>& inputs,
+              const std::vector<SavedTensor>& saved_inputs, const std::vector<SavedTensor>& saved_outputs,
+              const std::vector<bool>& needs)
+      : node_(node), grads_(grads), attrs_(attrs), inputs_(inputs), saved_inputs_(saved_inputs),
+        saved_outputs_(saved_outputs), needs_(needs) {}
+
+  /// The gradient of output `i`; zeros of the output's shape when nothing flowed into it.
+  Tensor grad(size_t i = 0) const;
+  bool has_grad(size_t i) const { return i < grads_.size() && grads_[i].defined(); }
+  const Attrs& attrs() const { return attrs_; }
+  /// Saved tensor input / output `i` (the entry must have asked to save it).
+  Tensor input(size_t i) const;
+  Tensor output(size_t i) const;
+  size_t num_inputs() const { return inputs_.size(); }
+  const InputInfo& info(size_t i) const { return inputs_.at(i); }
+  /// True when input `i` needs a gradient (a formula may skip the others).
+  bool needs(size_t i) const { return i < needs_.size() && needs_[i]; }
+
+ private:
+  const Node& node_;
+  const TensorList& grads_;
+  const Attrs& attrs_;
+  const std::vector<InputInfo>& inputs_;
+  const std::vector<SavedTensor>& saved_inputs_;
+  const std::vector<SavedTensor>& saved_outputs_;
+  const std::vector<bool>& needs_;
+};
+
+enum class DerivativeKind : uint8_t {
+  Formula,            ///< a node runs `formula` in backward
+  Composite,          ///< recorded through the ops it is made of (`decomposition`, or the op's own kernel)
+  NotDifferentiable,  ///< its results never require grad (integer or bool results, factories)
+  NotImplemented,     ///< recorded, but backward through it throws tl::Error naming the op
+};
+
+struct Derivative {
+  DerivativeKind kind = DerivativeKind::NotImplemented;
+  const char* name = "";       ///< the node's name, as PyTorch names it ("MulBackward0")
+  uint32_t save_inputs = 0;    ///< bit i: tensor input i is saved for backward
+  uint32_t save_outputs = 0;   ///< bit i: output i is saved
+  /// One gradient per tensor input (undefined where none); broadcast results are summed back to the
+  /// input's shape and converted to its dtype by the node.
+  TensorList (*formula)(const GradContext&) = nullptr;
+  /// Composite: what runs in grad mode, through ops that record themselves (null: the op's kernel).
+  KernelFn decomposition = nullptr;
+};
+
+/// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self).
+const Derivative& derivative_of(OpKind op);
+
+/// `g` summed over the dimensions broadcasting added or expanded, to `shape`.
+Tensor sum_to(const Tensor& g, const Shape& shape);
+
+}  // namespace tl::autograd

@@ -1,0 +1,159 @@
+// autograd/engine.cpp — the backward pass: dependencies counted from the roots, nodes run when all
+// their gradients have arrived, latest-created first (PyTorch's order), gradients summed per input.
+#include "autograd/engine.h"
+
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/node.h"
+#include "autograd/tensor_access.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
+
+namespace tl::autograd {
+namespace {
+
+// What a run of the graph collects instead of accumulating into leaves (autograd::grad).
+struct Capture {
+  std::unordered_map<const Node*, size_t> slot_of;  // the input's accumulator -> index in `grads`
+  TensorList grads;
+};
+
+struct NodeState {
+  int dependencies = 0;
+  TensorList buffer;  // one gradient per forward output
+};
+
+// The root gradient for `t`: the given one (checked against t) or ones for a one-element tensor.
+Tensor root_gradient(const Tensor& t, const Tensor& given, size_t index) {
+  TL_CHECK(t.requires_grad(), "element ", index, " of tensors does not require grad and does not have a grad_fn");
+  if (!given.defined()) {
+    TL_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs: element ", index,
+             " has size ", t.shape(), " (", t.numel(), " elements); pass a gradient of that shape");
+    return ones(t.shape(), t.dtype());
+  }
+  TL_CHECK(given.shape() == t.shape(), "Mismatch in shape: grad_output[", index, "] has a shape of ", given.shape(),
+           " and output[", index, "] has a shape of ", t.shape());
+  TL_CHECK(is_floating_point(given.dtype()), "grad_output[", index, "] has dtype ", given.dtype(),
+           ": gradients must be floating point like output[", index, "] (", t.dtype(), ")");
+  return given.dtype() == t.dtype() ? given : given.to(t.dtype());
+}
+
+// Adds `g` into `slot` (out of place: a gradient may be another node's buffer or the user's tensor).
+void accumulate(Tensor& slot, const Tensor& g) {
+  if (!g.defined()) return;
+  slot = slot.defined() ? slot.add(g) : g;
+}
+
+// The gradient a node returned for edge `i`, checked against what the edge's node expects.
+void check_gradient(const Node& node, size_t i, const Tensor& g, const Edge& edge) {
+  const GradMeta& want = edge.fn->output_meta.at(edge.input_nr);
+  TL_INTERNAL_ASSERT(g.shape() == want.shape, "Function ", node.name(), " returned an invalid gradient at index ", i,
+                     " - got ", g.shape(), " but expected shape compatible with ", want.shape);
+}
+
+void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_graph, Capture* capture) {
+  // Dependencies: how many gradients each reachable node waits for.
+  std::unordered_map<Node*, NodeState> state;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots)
+    if (state.emplace(e.fn.get(), NodeState{}).second) stack.push_back(e.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    TL_CHECK(!n->released(),
+             "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+             "already been freed): ", n->name(), "'s saved tensors were freed by an earlier backward(). Specify "
+             "retain_graph=true if you need to backward through the graph a second time.");
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      auto [it, fresh] = state.emplace(e.fn.get(), NodeState{});
+      ++it->second.dependencies;
+      if (fresh) stack.push_back(e.fn.get());
+    }
+  }
+  for (auto& [node, s] : state) s.buffer.resize(node->output_meta.size());
+  for (size_t i = 0; i < roots.size(); ++i) accumulate(state[roots[i].fn.get()].buffer.at(roots[i].input_nr), root_grads[i]);
+
+  auto later_first = [](const Node* a, const Node* b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  for (auto& [node, s] : state)
+    if (s.dependencies == 0) ready.push(node);
+
+  NoGradGuard no_grad;  // backward formulas record nothing (no create_graph)
+  std::vector<Node*> ran;
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    NodeState& s = state[n];
+    for (size_t k = 0; k < n->retained.size() && k < s.buffer.size(); ++k)
+      for (const auto& w : n->retained[k])
+        if (Tensor t = TensorAccess::lock(w); t.defined() && s.buffer[k].defined()) {
+          Tensor& slot = TensorAccess::ensure_meta(t).grad;
+          slot = slot.defined() ? slot.add(s.buffer[k]) : s.buffer[k].clone();
+        }
+    TensorList in;
+    if (capture && capture->slot_of.count(n)) {
+      accumulate(capture->grads[capture->slot_of[n]], s.buffer.at(0));
+    } else {
+      in = n->apply(std::move(s.buffer));
+    }
+    ran.push_back(n);
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.valid()) continue;
+      NodeState& next = state[e.fn.get()];
+      if (i < in.size() && in[i].defined()) {
+        check_gradient(*n, i, in[i], e);
+        accumulate(next.buffer.at(e.input_nr), in[i]);
+      }
+      if (--next.dependencies == 0) ready.push(e.fn.get());
+    }
+  }
+  if (!retain_graph)
+    for (Node* n : ran) n->release_saved();
+}
+
+std::vector<Edge> root_edges(const TensorList& tensors, const TensorList& grads, TensorList& root_grads) {
+  TL_CHECK(grads.empty() || grads.size() == tensors.size(), "backward: got ", grads.size(), " gradients for ",
+           tensors.size(), " tensors");
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TL_CHECK(tensors[i].defined(), "backward: element ", i, " of tensors is undefined (None)");
+    root_grads.push_back(root_gradient(tensors[i], grads.empty() ? Tensor() : grads[i], i));
+    edges.push_back(gradient_edge(tensors[i]));
+  }
+  return edges;
+}
+
+}  // namespace
+
+void backward(const TensorList& tensors, const TensorList& grad_tensors, bool retain_graph) {
+  TensorList root_grads;
+  const std::vector<Edge> roots = root_edges(tensors, grad_tensors, root_grads);
+  run(roots, std::move(root_grads), retain_graph, nullptr);
+}
+
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
+                bool retain_graph, bool allow_unused) {
+  TensorList root_grads;
+  const std::vector<Edge> roots = root_edges(outputs, grad_outputs, root_grads);
+  Capture capture;
+  capture.grads.resize(inputs.size());
+  std::vector<std::shared_ptr<Node>> keep;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TL_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad: input ", i, " does not require grad");
+    const Edge e = gradient_edge(inputs[i]);
+    TL_CHECK(e.fn->name() == "AccumulateGrad", "grad: input ", i, " is not a leaf (only leaves are supported)");
+    capture.slot_of[e.fn.get()] = i;
+    keep.push_back(e.fn);
+  }
+  run(roots, std::move(root_grads), retain_graph, &capture);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TL_CHECK(allow_unused || capture.grads[i].defined(), "grad: input ", i,
+             " was not used in the graph of the outputs; pass allow_unused=true to get None for it");
+  return capture.grads;
+}
+
+}  // namespace tl::autograd

@@ -1,0 +1,23 @@
+// autograd/engine.h — runs the backward graph: torch.autograd.backward and torch.autograd.grad.
+#pragma once
+
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace tl::autograd {
+
+/// Computes the gradients of `tensors` (weighted by `grad_tensors`; an undefined entry stands for 1
+/// and is allowed only for a one-element tensor) with respect to the graph's leaves and adds them into
+/// the leaves' .grad. Saved tensors are freed unless `retain_graph`. Throws tl::Error, before any .grad
+/// changes, for a tensor that does not require grad, a gradient of another shape, and a graph freed by
+/// an earlier backward.
+void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
+
+/// The gradients of `outputs` with respect to `inputs`, returned instead of accumulated into .grad.
+/// An input the outputs do not depend on gets an undefined tensor when `allow_unused`, else tl::Error.
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
+                bool retain_graph = false, bool allow_unused = false);
+
+}  // namespace tl::autograd

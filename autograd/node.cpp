@@ -1,0 +1,73 @@
+// autograd/node.cpp — saved tensors' version checks, node numbering and the leaves' accumulators.
+#include "autograd/node.h"
+
+#include <atomic>
+#include <sstream>
+
+#include "autograd/tensor_access.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
+
+namespace tl::autograd {
+namespace {
+
+std::atomic<uint64_t> g_next_sequence_nr{0};
+
+}  // namespace
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output)
+    : data_(t.defined() ? TensorAccess::alias(t) : Tensor()), version_(t.defined() ? t._version() : 0),
+      is_output_(is_output) {}
+
+Tensor SavedTensor::unpack(const Node& owner) const {
+  TL_CHECK(!freed_,
+           "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+           "already been freed): ", owner.name(), "'s saved tensors were freed by the first backward(). Specify "
+           "retain_graph=true if you need to backward through the graph a second time.");
+  if (data_.defined() && data_._version() != version_) {
+    std::ostringstream what;
+    what << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
+         << data_.dtype() << " " << data_.shape() << "]" << (is_output_ ? ", which is output 0 of " : ", saved by ")
+         << owner.name() << ", is at version " << data_._version() << "; expected version " << version_
+         << " instead.";
+    TL_CHECK(false, what.str());
+  }
+  return data_;
+}
+
+Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
+  output_meta.push_back({leaf_.shape(), leaf_.dtype()});
+  // A leaf's accumulator runs after every node that feeds it.
+  sequence_nr = UINT64_MAX;
+}
+
+TensorList AccumulateGrad::apply(TensorList grads) {
+  Tensor& g = grads.at(0);
+  if (!g.defined()) return {};
+  NoGradGuard no_grad;
+  Tensor& slot = TensorAccess::ensure_meta(leaf_).grad;
+  if (!slot.defined()) {
+    // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
+    slot = g.storage().use_count() == 1 && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach()
+                                                                                          : g.to(leaf_.dtype()).clone();
+  } else {
+    slot.add_(g);
+  }
+  return {};
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* meta = TensorAccess::meta(t);
+  if (meta == nullptr || !meta->requires_grad) return {};
+  if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    meta->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+}  // namespace tl::autograd

@@ -1,0 +1,93 @@
+// autograd/node.h — the backward graph: a Node per recorded op, edges to the nodes (or leaf
+// accumulators) that made its inputs, and saved tensors that check their version at backward.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace tl::autograd {
+
+class Node;
+
+/// Where a gradient goes: input `input_nr` of `fn` (an undefined edge has no fn).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+/// Shape and dtype of a forward output, the gradient arriving for it must match.
+struct GradMeta {
+  Shape shape;
+  DType dtype = DType::Float32;
+};
+
+/// A tensor kept for backward: an alias with no autograd history (no reference cycle through its
+/// grad_fn) and the version its storage had, checked when backward reads it.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  /// `producer` names the node when the tensor is one of its own outputs (for the error text).
+  SavedTensor(const Tensor& t, bool is_output);
+  /// The saved tensor; throws tl::Error when an in-place op changed it since it was saved, or when it
+  /// was freed by a backward without retain_graph.
+  Tensor unpack(const Node& owner) const;
+  void reset() { data_ = Tensor(); freed_ = true; }
+  bool defined() const { return data_.defined() || freed_; }
+
+ private:
+  Tensor data_;
+  int64_t version_ = 0;
+  bool is_output_ = false;
+  bool freed_ = false;
+};
+
+/// One node of the backward graph: given the gradients of its forward outputs it returns the
+/// gradients of its forward inputs, one per next edge.
+class Node {
+ public:
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// PyTorch's class name of the node: "MulBackward0", "AccumulateGrad".
+  virtual std::string name() const = 0;
+  /// `grads[i]` is the gradient of forward output i (undefined when nothing flowed into it). Returns
+  /// one gradient per next edge (undefined for none).
+  virtual TensorList apply(TensorList grads) = 0;
+  /// Drops the saved tensors (backward without retain_graph).
+  virtual void release_saved() {}
+  /// True when the node saved tensors that release_saved() freed.
+  virtual bool released() const { return false; }
+
+  std::vector<Edge> next_edges;
+  std::vector<GradMeta> output_meta;  ///< one per forward output
+  /// Order of creation: a node made later runs earlier in backward (PyTorch's sequence_nr).
+  uint64_t sequence_nr;
+  /// Non-leaf tensors that asked retain_grad(), per forward output.
+  std::vector<std::vector<std::weak_ptr<TensorImpl>>> retained;
+};
+
+/// The sink of a leaf's gradients: adds them into the leaf's .grad.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf);
+  std::string name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList grads) override;
+  const Tensor& variable() const { return leaf_; }
+
+ private:
+  Tensor leaf_;
+};
+
+/// The edge a gradient of `t` flows along: its grad_fn output, or its leaf accumulator (made once per
+/// leaf and shared), or none when `t` does not require grad.
+Edge gradient_edge(const Tensor& t);
+
+}  // namespace tl::autograd

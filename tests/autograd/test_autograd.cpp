@@ -1,0 +1,205 @@
+// tests/autograd/test_autograd.cpp — autograd's semantics as PyTorch users know them: leaves and
+// .grad, accumulation, retain_grad, grad mode, detach, the graph freed after backward, in-place ops on
+// leaves, non-leaves and views, and the version counter. Values are checked against hand derivatives.
+#include <doctest/doctest.h>
+
+#include "autograd/engine.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+Tensor vec(std::vector<float> v) { return from_vector(v, {static_cast<int64_t>(v.size())}); }
+Tensor leaf(std::vector<float> v) { return vec(std::move(v)).requires_grad_(); }
+
+void check_values(const Tensor& t, std::vector<float> expected) {
+  REQUIRE(t.defined());
+  const std::string diff = testing::compare_tensors(t, vec(expected).reshape(t.shape()), 1e-6, 1e-6);
+  CHECK_MESSAGE(diff.empty(), diff);
+}
+
+TEST_CASE("a leaf that requires grad gets d(sum(x * y + x))/dx in .grad") {
+  Tensor x = leaf({1, 2, 3}), y = leaf({4, 5, 6});
+  Tensor loss = (x * y + x).sum();
+  CHECK(loss.requires_grad());
+  CHECK_FALSE(loss.is_leaf());
+  CHECK(loss.grad_fn_name() == "SumBackward1");
+  loss.backward();
+  check_values(x.grad(), {5, 6, 7});
+  check_values(y.grad(), {1, 2, 3});
+  CHECK_FALSE(x.grad().requires_grad());
+}
+
+TEST_CASE("gradients accumulate across backward calls until cleared") {
+  Tensor x = leaf({1, 2});
+  (x * x).sum().backward();
+  (x * 3.0).sum().backward();
+  check_values(x.grad(), {2 + 3, 4 + 3});
+  x.mutable_grad() = Tensor();
+  (x * 3.0).sum().backward();
+  check_values(x.grad(), {3, 3});
+}
+
+TEST_CASE("a leaf used twice sums both paths; broadcasting sums back to the input's shape") {
+  Tensor x = leaf({1, 2}), b = leaf({10});
+  Tensor loss = (x * x + x + b).sum();
+  loss.backward();
+  check_values(x.grad(), {3, 5});
+  check_values(b.grad(), {2});
+}
+
+TEST_CASE("backward with a gradient argument weights a non-scalar output") {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = x * 2.0;
+  y.backward(vec({1, 0.5f, -1}));
+  check_values(x.grad(), {2, 1, -2});
+}
+
+TEST_CASE("misuse of backward raises tl::Error naming the values, leaving .grad untouched") {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = x * 2.0;
+  CHECK_THROWS_WITH_AS(y.backward(), doctest::Contains("grad can be implicitly created only for scalar outputs"),
+                       Error);
+  CHECK_THROWS_WITH_AS(y.backward(vec({1, 2})),
+                       "Mismatch in shape: grad_output[0] has a shape of [2] and output[0] has a shape of [3]", Error);
+  CHECK_FALSE(x.grad().defined());
+  Tensor plain = vec({1});
+  CHECK_THROWS_WITH_AS(plain.backward(), "element 0 of tensors does not require grad and does not have a grad_fn",
+                       Error);
+}
+
+TEST_CASE("a second backward through freed saved tensors raises tl::Error unless the graph was retained") {
+  Tensor x = leaf({1, 2});
+  Tensor loss = (x * x).sum();
+  loss.backward(Tensor(), /*retain_graph=*/true);
+  loss.backward();
+  check_values(x.grad(), {4, 8});
+  CHECK_THROWS_WITH_AS(loss.backward(), doctest::Contains("Trying to backward through the graph a second time"),
+                       Error);
+  check_values(x.grad(), {4, 8});
+}
+
+TEST_CASE("retain_grad keeps a non-leaf's gradient; other non-leaves keep none") {
+  Tensor x = leaf({1, 2});
+  Tensor h = x * 3.0, k = h * 2.0;
+  h.retain_grad();
+  k.sum().backward();
+  check_values(h.grad(), {2, 2});
+  CHECK_FALSE(k.grad().defined());
+}
+
+TEST_CASE("NoGradGuard and InferenceMode record nothing; detach cuts the history") {
+  Tensor x = leaf({1, 2});
+  {
+    NoGradGuard no_grad;
+    Tensor y = x * 2.0;
+    CHECK_FALSE(y.requires_grad());
+    CHECK(y.is_leaf());
+  }
+  {
+    InferenceMode inference;
+    CHECK_FALSE((x + 1.0).requires_grad());
+  }
+  CHECK(GradMode::is_enabled());
+  Tensor d = (x * 2.0).detach();
+  CHECK_FALSE(d.requires_grad());
+  CHECK(d.storage() != nullptr);
+  Tensor loss = (d * x).sum();
+  loss.backward();
+  check_values(x.grad(), {2, 4});
+}
+
+TEST_CASE("requires_grad_ refuses non-leaves and integer tensors") {
+  Tensor x = leaf({1});
+  Tensor y = x * 2.0;
+  CHECK_THROWS_WITH_AS(y.requires_grad_(false), doctest::Contains("only change requires_grad flags of leaf variables"),
+                       Error);
+  CHECK(y.requires_grad());
+  Tensor i = arange(0, 3);
+  CHECK_THROWS_WITH_AS(i.requires_grad_(), "only Tensors of floating point dtype can require gradients, got torch.int64",
+                       Error);
+  CHECK_FALSE(i.requires_grad());
+}
+
+TEST_CASE("an in-place op on a leaf that requires grad raises; under NoGradGuard it runs") {
+  Tensor x = leaf({1, 2});
+  CHECK_THROWS_WITH_AS(x.add_(1.0), doctest::Contains("a leaf Variable that requires grad is being used in an in-place"),
+                       Error);
+  check_values(x, {1, 2});
+  {
+    NoGradGuard no_grad;
+    x.mul_(2.0);
+  }
+  check_values(x, {2, 4});
+}
+
+TEST_CASE("in-place ops on non-leaves are differentiated with the value self had") {
+  Tensor x = leaf({1, 2, 3}), w = leaf({2, 3, 4});
+  Tensor h = x * 1.0;
+  h.mul_(w);  // h = x * w; d/dw uses the x the product saw
+  h.relu_();
+  h.sum().backward();
+  check_values(x.grad(), {2, 3, 4});
+  check_values(w.grad(), {1, 2, 3});
+}
+
+TEST_CASE("the version counter: modifying a tensor saved for backward raises at backward") {
+  Tensor x = leaf({1, 2});
+  Tensor h = x * 1.0;
+  Tensor y = h * h;  // saves h
+  CHECK(h._version() == 0);
+  h.add_(1.0);
+  CHECK(h._version() == 1);
+  CHECK_THROWS_WITH_AS(y.sum().backward(),
+                       doctest::Contains("one of the variables needed for gradient computation has been modified by an "
+                                         "inplace operation"),
+                       Error);
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("gradients flow through views, and through an in-place op on a view into its base") {
+  Tensor x = leaf({1, 2, 3, 4});
+  Tensor m = x.view({2, 2}).t();
+  (m.select(0, 1) * 10.0).sum().backward();  // column 1 of x.view(2, 2): x[1], x[3]
+  check_values(x.grad(), {0, 10, 0, 10});
+
+  Tensor a = leaf({1, 2, 3, 4}), w = leaf({5});
+  Tensor base = a * 1.0;
+  Tensor row = base.view({2, 2}).select(0, 0);  // base[0], base[1]
+  row.mul_(w);
+  CHECK(base.grad_fn_name() == "CopySlices");
+  (base * vec({1, 2, 3, 4})).sum().backward();
+  check_values(a.grad(), {5, 10, 3, 4});
+  check_values(w.grad(), {1 * 1 + 2 * 2});
+}
+
+TEST_CASE("an in-place op on a view of a leaf that requires grad raises") {
+  Tensor x = leaf({1, 2});
+  Tensor v = x.view({2, 1});
+  CHECK_THROWS_WITH_AS(v.mul_(2.0), doctest::Contains("a view of a leaf Variable that requires grad"), Error);
+  check_values(x, {1, 2});
+}
+
+TEST_CASE("autograd::grad returns gradients without touching .grad") {
+  Tensor x = leaf({1, 2}), y = leaf({3});
+  Tensor out = (x * x).sum() + y * 0.0;
+  TensorList g = autograd::grad({out.sum()}, {x, y});
+  check_values(g[0], {2, 4});
+  check_values(g[1], {0});
+  CHECK_FALSE(x.grad().defined());
+  Tensor unused = leaf({1});
+  CHECK_THROWS_WITH_AS(autograd::grad({(x * 2.0).sum()}, {unused}), doctest::Contains("was not used in the graph"),
+                       Error);
+}
+
+TEST_CASE("an op without a derivative records a node whose backward names it") {
+  Tensor x = leaf({1, 2, 3});
+  Tensor s = x.masked_select(vec({1, 0, 1}).gt(0.5));
+  CHECK(s.requires_grad());
+  CHECK_THROWS_WITH_AS(s.sum().backward(), "the derivative for 'aten::masked_select' is not implemented", Error);
+}
+
+}  // namespace
+}  // namespace tl
