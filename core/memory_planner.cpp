@@ -21,11 +21,19 @@ void check_requests(const std::vector<BufferRequest>& requests, int64_t alignmen
            alignment);
   for (size_t i = 0; i < requests.size(); ++i) {
     const BufferRequest& r = requests[i];
-    TL_CHECK(r.bytes >= 0 && r.bytes <= INT64_MAX - alignment, "plan_memory: buffer ", i, " has size ", r.bytes);
+    TL_CHECK(r.bytes >= 0, "plan_memory: buffer ", i, " has size ", r.bytes);
     TL_CHECK(r.first <= r.last, "plan_memory: buffer ", i, " lives from step ", r.first, " to step ", r.last);
     TL_CHECK(r.reuse >= -1 && r.reuse < static_cast<int64_t>(i), "plan_memory: buffer ", i,
              " would reuse buffer ", r.reuse, "; it may reuse only an earlier one");
   }
+}
+
+/// `bytes` rounded up to a multiple of `alignment`; throws when that is past INT64_MAX.
+int64_t aligned_size(int64_t bytes, int64_t alignment, size_t index) {
+  int64_t padded = 0;
+  TL_CHECK(!__builtin_add_overflow(bytes, alignment - 1, &padded), "plan_memory: buffer ", index, " has size ",
+           bytes, ", which aligned up to ", alignment, " does not fit in int64");
+  return padded / alignment * alignment;
 }
 
 }  // namespace
@@ -38,7 +46,7 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, int64_t align
   plan.home.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const BufferRequest& r = requests[i];
-    buffers[i] = {(r.bytes + alignment - 1) / alignment * alignment, r.first, r.last, r.escapes};
+    buffers[i] = {aligned_size(r.bytes, alignment, i), r.first, r.last, r.escapes};
     plan.home[i] = i;
   }
   // Reuse: the result takes over the dying buffer's memory, which then lives as long as the result.
@@ -79,14 +87,22 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, int64_t align
       cursor = std::max(cursor, end);
     }
     offset[b] = best >= 0 ? best : cursor;
-    plan.arena_bytes = std::max(plan.arena_bytes, offset[b] + buf.bytes);
+    // The ends and gaps above cannot overflow: every buffer placed before passed this check.
+    int64_t buf_end = 0;
+    TL_CHECK(!__builtin_add_overflow(offset[b], buf.bytes, &buf_end), "plan_memory: the arena does not fit in int64: ",
+             "buffer ", b, " of aligned size ", buf.bytes, " would start at offset ", offset[b]);
+    plan.arena_bytes = std::max(plan.arena_bytes, buf_end);
     placed.push_back(b);
   }
   plan.offsets.assign(n, -1);
   for (size_t i = 0; i < n; ++i) {
     if (offset[plan.home[i]] < 0 || buffers[i].bytes == 0) continue;
     plan.offsets[i] = offset[plan.home[i]];
-    plan.unshared_bytes += buffers[i].bytes;
+    int64_t unshared = 0;
+    TL_CHECK(!__builtin_add_overflow(plan.unshared_bytes, buffers[i].bytes, &unshared),
+             "plan_memory: unshared_bytes does not fit in int64: buffer ", i, " of aligned size ", buffers[i].bytes,
+             " added to the ", plan.unshared_bytes, " bytes of the buffers before it");
+    plan.unshared_bytes = unshared;
     ++plan.placed;
   }
   return plan;

@@ -38,8 +38,9 @@ struct MemoryPlan {
 
 /// Aligns every size up to `alignment` (a power of two), grants the reuse requests, then places
 /// buffers largest first, each in the smallest gap that fits among the placed buffers whose lifetimes
-/// overlap its own. Throws tl::Error on a negative size, first > last, a bad alignment or a reuse
-/// index out of range or not earlier than the request.
+/// overlap its own. Throws tl::Error on a negative size, first > last, a bad alignment, a reuse
+/// index out of range or not earlier than the request, or when an aligned size, an offset, the arena
+/// or unshared_bytes would not fit in int64.
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, int64_t alignment = 64);
 
 }  // namespace tl

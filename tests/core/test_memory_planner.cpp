@@ -358,8 +358,18 @@ TEST_CASE("memory planner: bad input throws tl::Error naming the values and chan
   CHECK_THROWS_WITH_AS(plan_memory(bad), doctest::Contains("buffer 1 has size -5"), Error);
   CHECK(same_requests(bad, before));
 
-  bad = {req(INT64_MAX, 0, 0)};
-  CHECK_THROWS_WITH_AS(plan_memory(bad), doctest::Contains("buffer 0 has size 9223372036854775807"), Error);
+  bad = {req(64, 0, 0), req(INT64_MAX, 0, 0)};
+  before = bad;
+  CHECK_THROWS_WITH_AS(plan_memory(bad),
+                       doctest::Contains("buffer 1 has size 9223372036854775807, which aligned up to 64 does not "
+                                         "fit in int64"),
+                       Error);
+  CHECK(same_requests(bad, before));
+  // The largest size that still aligns: 2^63 - 64 is a multiple of 64; one byte more is not.
+  CHECK(checked_plan({req(INT64_MAX - 63, 0, 0)}).arena_bytes == INT64_MAX - 63);
+  CHECK_THROWS_WITH_AS(plan_memory({req(INT64_MAX - 62, 0, 0)}),
+                       doctest::Contains("buffer 0 has size 9223372036854775745, which aligned up to 64"), Error);
+  CHECK(checked_plan({req(INT64_MAX, 0, 0)}, 1).arena_bytes == INT64_MAX);
 
   bad = {req(64, 4, 3)};
   before = bad;
@@ -382,6 +392,48 @@ TEST_CASE("memory planner: bad input throws tl::Error naming the values and chan
   // The good requests still plan after all that.
   const MemoryPlan plan = checked_plan(good);
   CHECK(plan.offsets == Offsets{0, 0});
+}
+
+TEST_CASE("memory planner: an arena or a sum past int64 throws naming the buffer and its size") {
+  constexpr int64_t k2p62 = int64_t{1} << 62;
+  constexpr int64_t k2p57 = int64_t{1} << 57;
+  // Three live-together 2^62 buffers: the second ends at 2^63, past INT64_MAX (unchecked, the sum
+  // wrapped and two live buffers got the same offset).
+  std::vector<BufferRequest> bad = {req(k2p62, 0, 1), req(k2p62, 0, 1), req(k2p62, 0, 1)};
+  std::vector<BufferRequest> before = bad;
+  CHECK_THROWS_WITH_AS(plan_memory(bad),
+                       doctest::Contains("plan_memory: the arena does not fit in int64: buffer 1 of aligned size "
+                                         "4611686018427387904 would start at offset 4611686018427387904"),
+                       Error);
+  CHECK(same_requests(bad, before));
+
+  // 100 live-together 2^57 buffers: the 64th (index 63) would start at 63 * 2^57 and end at 2^63.
+  bad.assign(100, req(k2p57, 0, 0));
+  before = bad;
+  CHECK_THROWS_WITH_AS(plan_memory(bad),
+                       doctest::Contains("buffer 63 of aligned size 144115188075855872 would start at offset "
+                                         "9079256848778919936"),
+                       Error);
+  CHECK(same_requests(bad, before));
+
+  // 100 2^57 buffers one step each share one slot: the arena fits, but their unshared sum does not
+  // (the 64th would bring it to 2^63).
+  bad.clear();
+  for (size_t i = 0; i < 100; ++i) bad.push_back(req(k2p57, i, i));
+  before = bad;
+  CHECK_THROWS_WITH_AS(plan_memory(bad),
+                       doctest::Contains("plan_memory: unshared_bytes does not fit in int64: buffer 63 of aligned "
+                                         "size 144115188075855872 added to the 9079256848778919936 bytes of the "
+                                         "buffers before it"),
+                       Error);
+  CHECK(same_requests(bad, before));
+
+  // Just below the limits the plans are exact: 63 live-together buffers end at 63 * 2^57, and the
+  // largest arena, INT64_MAX with alignment 1, is counted.
+  const MemoryPlan plan = checked_plan(std::vector<BufferRequest>(63, req(k2p57, 0, 0)));
+  CHECK(plan.arena_bytes == 63 * k2p57);
+  CHECK(plan.offsets[62] == 62 * k2p57);
+  CHECK(checked_plan({req(k2p62, 0, 0), req(k2p62 - 1, 0, 0)}, 1).arena_bytes == INT64_MAX);
 }
 
 }  // namespace
