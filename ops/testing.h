@@ -23,7 +23,10 @@ struct AssertCloseOptions {
 };
 
 /// Checks shape, stride (if asked), dtype (if asked), then every element with
-/// |actual - expected| <= atol + rtol * |expected| (equal values, infinities included, always pass).
+/// |actual - expected| <= atol + rtol * |expected| (equal values, infinities included, always pass);
+/// when neither side is floating the values compare exactly in int64, not through float64.
+/// An undefined tensor stands for None: two pass, one against a tensor throws "None mismatch: ..."
+/// naming which side is undefined. A negative (or NaN) rtol or atol throws tl::Error naming it.
 /// Throws tl::Error with PyTorch's text, e.g. "Tensor-likes are not close!\n\nMismatched elements:
 /// 3 / 12 (25.0%)\nGreatest absolute difference: 2.0 at index (2, 3) (up to 1e-05 allowed)\n...";
 /// "Scalars are not close!" for 0-dim tensors, "are not equal!" when rtol = atol = 0.

@@ -40,3 +40,21 @@ case("dtype unchecked", torch.tensor([1, 2], dtype=torch.int32), torch.tensor([1
 case("stride unchecked", torch.zeros(2, 3).t(), torch.zeros(3, 2))
 case("stride", torch.zeros(2, 3).t(), torch.zeros(3, 2), check_stride=True)
 case("rtol alone", torch.zeros(3), torch.ones(3), rtol=0.1)
+case("int64 beyond 2^53", torch.tensor([9007199254740993]), torch.tensor([9007199254740992]))
+case("int64 beyond 2^53 scalar", torch.tensor(9007199254740993), torch.tensor(9007199254740992))
+case("int64 relative difference in float32", torch.tensor([0, 1]), torch.tensor([0, 3]))
+case("int64 relative difference scalar", torch.tensor(1), torch.tensor(3))
+case("int64 extremes scalar", torch.tensor(2**63 - 1), torch.tensor(-2**63))
+case("int32 and int64 unchecked", torch.tensor([2**31 - 1], dtype=torch.int32), torch.tensor([2**31]),
+     check_dtype=False)
+case("bool and int64 unchecked", torch.tensor([True, False]), torch.tensor([1, 2]), check_dtype=False)
+case("int64 with atol", torch.tensor([100, 5]), torch.tensor([103, 7]), rtol=0.0, atol=2.0)
+case("None None", None, None)
+case("None tensor", None, torch.zeros(1))
+case("tensor None", torch.zeros(1), None)
+for rtol, atol in [(-1.0, 0.0), (0.0, -1.0), (float("nan"), 0.0)]:
+    # assert_close wraps torch.isclose's refusal in a RuntimeError; the cause is isclose's text.
+    try:
+        torch.isclose(torch.zeros(1), torch.zeros(1), rtol=rtol, atol=atol)
+    except RuntimeError as e:
+        print(f"rtol={rtol}, atol={atol}: {str(e)!r}")

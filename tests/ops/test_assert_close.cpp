@@ -1,5 +1,6 @@
 // tests/ops/test_assert_close.cpp — tl::testing::assert_close against torch.testing.assert_close:
-// every expected message is PyTorch 1.13's, printed by tests/ops/gen_assert_close_cases.py.
+// every expected message is PyTorch 1.13's, printed by tests/ops/gen_assert_close_cases.py (the None
+// messages add which side is undefined; the tolerance refusals are torch.isclose's, prefixed).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -139,4 +140,71 @@ TEST_CASE("assert_close: shape, dtype and stride mismatches; tolerances both or 
   rtol_alone.rtol = 0.1;
   CHECK_THROWS_WITH_AS(assert_close(tl::zeros({3}), tl::ones({3}), rtol_alone),
                        "Both 'rtol' and 'atol' must be either specified or omitted, but got no atol.", Error);
+}
+
+TEST_CASE("assert_close: integers compare exactly in int64, not through float64") {
+  // 2^53 + 1 and 2^53 are one float64; PyTorch compares int64 exactly and so must we.
+  const Tensor big = from_vector<int64_t>({9007199254740993}, {1});
+  CHECK_THROWS_WITH_AS(assert_close(big, from_vector<int64_t>({9007199254740992}, {1})),
+                       "Tensor-likes are not equal!\n\nMismatched elements: 1 / 1 (100.0%)\n"
+                       "Greatest absolute difference: 1 at index (0,)\n"
+                       "Greatest relative difference: 1.1102230246251565e-16 at index (0,)",
+                       Error);
+  CHECK_NOTHROW(assert_close(big, from_vector<int64_t>({9007199254740993}, {1})));
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({9007199254740993}, {}),
+                                    from_vector<int64_t>({9007199254740992}, {})),
+                       "Scalars are not equal!\n\nAbsolute difference: 1\nRelative difference: 1.1102230246251565e-16",
+                       Error);
+  // A tensor's relative difference is PyTorch's int64 / int64, a float32; a scalar's is a Python float.
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({0, 1}, {2}), from_vector<int64_t>({0, 3}, {2})),
+                       "Tensor-likes are not equal!\n\nMismatched elements: 1 / 2 (50.0%)\n"
+                       "Greatest absolute difference: 2 at index (1,)\n"
+                       "Greatest relative difference: 0.6666666865348816 at index (1,)",
+                       Error);
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({1}, {}), from_vector<int64_t>({3}, {})),
+                       "Scalars are not equal!\n\nAbsolute difference: 2\nRelative difference: 0.6666666666666666",
+                       Error);
+  // The widest difference is exact (a Python int), not wrapped.
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({INT64_MAX}, {}), from_vector<int64_t>({INT64_MIN}, {})),
+                       "Scalars are not equal!\n\nAbsolute difference: 18446744073709551615\nRelative difference: 2.0",
+                       Error);
+  AssertCloseOptions unchecked_dtype;
+  unchecked_dtype.check_dtype = false;
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int32_t>({2147483647}, {1}), from_vector<int64_t>({2147483648}, {1}),
+                                    unchecked_dtype),
+                       "Tensor-likes are not equal!\n\nMismatched elements: 1 / 1 (100.0%)\n"
+                       "Greatest absolute difference: 1 at index (0,)\n"
+                       "Greatest relative difference: 4.656612873077393e-10 at index (0,)",
+                       Error);
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<bool>({true, false}, {2}), from_vector<int64_t>({1, 2}, {2}),
+                                    unchecked_dtype),
+                       "Tensor-likes are not equal!\n\nMismatched elements: 1 / 2 (50.0%)\n"
+                       "Greatest absolute difference: 2 at index (1,)\nGreatest relative difference: 1.0 at index (1,)",
+                       Error);
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({100, 5}, {2}), from_vector<int64_t>({103, 7}, {2}),
+                                    tolerances(0.0, 2.0)),
+                       "Tensor-likes are not close!\n\nMismatched elements: 1 / 2 (50.0%)\n"
+                       "Greatest absolute difference: 3 at index (0,) (up to 2.0 allowed)\n"
+                       "Greatest relative difference: 0.029126213863492012 at index (0,) (up to 0.0 allowed)",
+                       Error);
+}
+
+TEST_CASE("assert_close: undefined tensors stand for None") {
+  CHECK_NOTHROW(assert_close(Tensor(), Tensor()));
+  // PyTorch's text, then which side is undefined.
+  CHECK_THROWS_WITH_AS(assert_close(Tensor(), tl::zeros({1})),
+                       "None mismatch: None is not tensor([0.]) (actual is undefined)", Error);
+  CHECK_THROWS_WITH_AS(assert_close(tl::zeros({1}), Tensor()),
+                       "None mismatch: tensor([0.]) is not None (expected is undefined)", Error);
+}
+
+TEST_CASE("assert_close: a negative or NaN tolerance is refused, named, before any comparison") {
+  const Tensor a = tl::zeros({1});
+  CHECK_THROWS_WITH_AS(assert_close(a, a, tolerances(-1.0, 0.0)),
+                       "assert_close: rtol must be greater than or equal to zero, but got -1.0", Error);
+  CHECK_THROWS_WITH_AS(assert_close(a, tl::ones({1}), tolerances(0.0, -1.0)),
+                       "assert_close: atol must be greater than or equal to zero, but got -1.0", Error);
+  CHECK_THROWS_WITH_AS(assert_close(from_vector<int64_t>({1}, {1}), from_vector<int64_t>({1}, {1}),
+                                    tolerances(NAN, 0.0)),
+                       "assert_close: rtol must be greater than or equal to zero, but got nan", Error);
 }
