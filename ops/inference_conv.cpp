@@ -85,6 +85,15 @@ void check_weight(const char* op, const ConvSpec& s) {
            " output channels, not divisible by groups=", s.groups);
 }
 
+/// weight_size, when given (non-empty), is the weight's logical size: a packed weight's carries it,
+/// so a caller that thinks it packed another weight is told here, not by a wrong result later.
+void check_weight_size(const char* op, const Attrs& attrs, const ConvSpec& s, bool packed) {
+  if (!attrs.has("weight_size")) return;
+  const Shape& size = attrs.get<Shape>("weight_size");
+  TL_CHECK(size.size() == 0 || size == s.weight, op, ": weight_size ", size, " does not match the ",
+           packed ? "prepacked" : "dense", " weight's size ", s.weight);
+}
+
 /// The activation's channel count matches the weight, and its layout is one the kernels take.
 void check_input(const char* op, const ConvSpec& s) {
   const int64_t c = s.in_channels();
@@ -319,7 +328,8 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
 
 // self: blocked (N, C_in / 16, H, W, 16), bf16 NHWC or dense fp32 (N, C_in, H, W); weight: dense
 // (C_out, C_in / groups, kH, kW) or a 1-D tensor mkldnn_reorder_conv2d_weight returned, whose packed
-// object gives the weight's size and layout (weight_size and packed_for are ignored); bias (C_out) float32
+// object gives the weight's size and layout (weight_size, when not empty, must equal that size or the dense
+// weight's; packed_for is not read); bias (C_out) float32
 // or None; other: the residual, in the result's layout, added before the ReLU; winograd: use Winograd
 // for an fp32 3x3 stride-1 conv on a blocked input when oneDNN has it and input, residual and a dense
 // weight are finite (with a Winograd-prepacked weight, NaN or inf input throws before anything is
@@ -339,6 +349,7 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
   s.weight = packed ? packed->spec.weight : w.shape();
   s.bias = b.defined();
   s.sum = other.defined();
+  check_weight_size(op, attrs, s, packed != nullptr);
   check_weight(op, s);
   check_input(op, s);
   if (s.bias) {

@@ -93,7 +93,7 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
     const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
                       {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
                       {"relu", relu_},                      {"winograd", winograd},
-                      // Descriptive only (the profiler lists them): the packed weight carries both.
+                      // The profiler lists both; the kernel checks weight_size against the packed weight.
                       {"weight_size", w.shape()},           {"packed_for", x.shape()}};
     return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x, winograd), parameter("bias"), other, out},
                            attrs);

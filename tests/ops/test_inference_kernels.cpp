@@ -208,5 +208,39 @@ TEST_CASE("inference kernels: errors name the values") {
                        doctest::Contains("mkldnn_convolution: residual [1, 1, 3, 3, 16]"), Error);
 }
 
+TEST_CASE("mkldnn_convolution: weight_size must be the weight's size, and a refused call writes nothing") {
+  manual_seed(7);
+  const Tensor x_dense = randn({1, 5, 4, 4});
+  const Tensor x = to_mkldnn(x_dense);
+  const Tensor w = randn({8, 5, 3, 3});
+  const Tensor packed = pack_weight(w, x, {}, false, false);
+  auto call = [&](const Tensor& weight, const Shape& weight_size, const Tensor& out) {
+    const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}},
+                      {"groups", int64_t{1}},   {"relu", false},         {"winograd", false},
+                      {"weight_size", weight_size}, {"packed_for", x.shape()}};
+    return dispatch::call1(OpKind::MkldnnConvolution, {x, weight, Tensor(), Tensor(), out}, attrs);
+  };
+  const Tensor expected = to_dense(call(packed, w.shape(), {}), 8);
+  CHECK_TENSOR_CLOSE(expected, conv2d(x_dense, w), 1e-4, 1e-4);
+  // The same output channels but other input channels: used to run, answering for the packed weight.
+  const Tensor out = full({1, 1, 2, 2, 16}, 3.0);
+  CHECK_THROWS_WITH_AS(call(packed, Shape{8, 6, 3, 3}, out),
+                       "mkldnn_convolution: weight_size [8, 6, 3, 3] does not match the prepacked weight's size "
+                       "[8, 5, 3, 3]",
+                       Error);
+  CHECK_THROWS_WITH_AS(call(packed, Shape{16, 5, 3, 3}, out),
+                       "mkldnn_convolution: weight_size [16, 5, 3, 3] does not match the prepacked weight's size "
+                       "[8, 5, 3, 3]",
+                       Error);
+  CHECK_THROWS_WITH_AS(call(w, Shape{8, 5, 1, 1}, out),
+                       "mkldnn_convolution: weight_size [8, 5, 1, 1] does not match the dense weight's size "
+                       "[8, 5, 3, 3]",
+                       Error);
+  CHECK(equal(out, full({1, 1, 2, 2, 16}, 3.0)));  // out untouched by the refused calls
+  // An empty weight_size means "not given"; a matching one runs, and both give the same result.
+  CHECK(equal(to_dense(call(packed, Shape{}, {}), 8), expected));
+  CHECK(equal(to_dense(call(w, w.shape(), {}), 8), expected));
+}
+
 }  // namespace
 }  // namespace tl
