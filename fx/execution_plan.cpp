@@ -54,8 +54,9 @@ Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args,
 }
 
 ExecutionPlan::ExecutionPlan(const GraphModule& gm) {
-  const Graph& graph = gm.graph();
-  graph.lint(&gm);
+  gm.graph().lint(&gm);  // first: copy() asserts what lint reports as user errors (order, ownership)
+  graph_ = gm.graph().copy();
+  const Graph& graph = *graph_;
   std::unordered_map<const Node*, int64_t> slot_of;
   signature_.arg_names.clear();  // the default signature names one input, "x"
   for (Node* n : graph.nodes()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -46,7 +47,9 @@ class StepHooks {
 class ExecutionPlan {
  public:
   /// Compiles `gm`'s graph: lints it against `gm`, checks every op's arguments against its schema and
-  /// records last uses. Throws tl::Error when the graph cannot run.
+  /// records last uses. Throws tl::Error when the graph cannot run. The steps point into a copy of the
+  /// graph that the plan owns, so later edits of `gm`'s graph do not change what the plan runs, and
+  /// copies of `gm` can share the plan.
   explicit ExecutionPlan(const GraphModule& gm);
 
   const std::vector<PlanStep>& steps() const { return steps_; }
@@ -60,6 +63,7 @@ class ExecutionPlan {
   TensorList run(const GraphModule& gm, const TensorList& inputs, StepHooks* hooks = nullptr) const;
 
  private:
+  std::unique_ptr<const Graph> graph_;  ///< the graph as compiled; steps_' nodes live here
   std::vector<PlanStep> steps_;
   size_t placeholders_ = 0;
   nn::ForwardSignature signature_;

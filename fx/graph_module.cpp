@@ -93,12 +93,11 @@ TensorList GraphModule::forward(const TensorList& inputs) {
 
 nn::ForwardSignature GraphModule::forward_signature() const { return plan_->signature(); }
 
-// The plan's steps point into the graph: the copy compiles its own.
+// The plan owns the graph it was compiled from, so the copy shares it: it runs what the original runs
+// even when the original's graph was edited since (and failed to recompile), and its own recompile()
+// compiles the same edited graph, with the same result.
 GraphModule::GraphModule(const GraphModule& other)
-    : nn::Module(other),
-      graph_(other.graph_->copy()),
-      class_name_(other.class_name_),
-      plan_(std::make_shared<const ExecutionPlan>(*this)) {}
+    : nn::Module(other), graph_(other.graph_->copy()), class_name_(other.class_name_), plan_(other.plan_) {}
 
 std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_as<GraphModule>(); }
 

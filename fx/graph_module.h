@@ -27,7 +27,9 @@ class GraphModule : public nn::Module {
   GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name = "GraphModule",
               const std::vector<std::pair<std::string, Tensor>>& constants = {}, Targets targets = Targets::Copy);
   ~GraphModule() override;
-  /// Shares the submodules and tensors, copies the graph and compiles its plan; clone() is the deep copy.
+  /// Shares the submodules and tensors and the compiled plan, copies the graph as it is now (edits not
+  /// yet recompiled included): the copy runs, prints and recompiles as the original would. Never
+  /// compiles, so it works whenever the original does; clone() is the deep copy.
   GraphModule(const GraphModule& other);
 
   Graph& graph() { return *graph_; }

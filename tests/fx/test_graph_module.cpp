@@ -1,6 +1,7 @@
 // tests/fx/test_graph_module.cpp — GraphModule's strong guarantee: a failed recompile() keeps the
-// previous plan, a successful one replaces every compiled plan (the optimized module's per-shape ones
-// too), and the Interpreter and code() read the graph as it is now, with tl::Error for bad nodes.
+// previous plan (and a copy runs it too), a successful one replaces every compiled plan (the optimized
+// module's per-shape ones too), and the Interpreter and code() read the graph as it is now, with
+// tl::Error for bad nodes.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -44,13 +45,49 @@ TEST_CASE("GraphModule: a failed recompile keeps the working module") {
   gm->graph().output_node()->update_arg(0, add);
   CHECK_THROWS_AS(gm->recompile(), Error);
   CHECK_TENSOR_CLOSE((*gm)(x), before, 0.0, 0.0);
-  CHECK_THROWS_AS(gm->clone(), Error);  // a copy has only the edited graph to compile
   // Undoing the edit makes the graph compile again, to the same code.
   gm->graph().output_node()->update_arg(0, last);
   gm->graph().erase_node(add);
   gm->recompile();
   CHECK(gm->code() == code_before);
   CHECK_TENSOR_CLOSE((*gm->clone())(x), before, 0.0, 0.0);
+}
+
+TEST_CASE("GraphModule: a copy made after a failed recompile behaves exactly as the original") {
+  auto gm = traced_toy();
+  const Tensor x = randn({2, 1, 5, 5});
+  const Tensor before = (*gm)(x);
+  Node* last = output_value(*gm);
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    Node* t = gm->graph().call_method(OpKind::Transpose, {last}, {{"dim0", "a"}, {"dim1", 0}});
+    gm->graph().output_node()->update_arg(0, t);
+  }
+  const char* refusal = "aten::transpose: argument 'dim0' (int) cannot take 'a'";
+  CHECK_THROWS_WITH_AS(gm->recompile(), refusal, Error);
+  const std::string edited_code = gm->code();
+  // Both copies (sharing and deep) used to compile the edited graph and throw; they run the old plan,
+  // print the edited graph and refuse to recompile it with the original's error.
+  GraphModule shared(*gm);
+  auto deep = std::static_pointer_cast<GraphModule>(gm->clone());
+  for (GraphModule* copy : {&shared, deep.get()}) {
+    CHECK_TENSOR_CLOSE((*copy)(x), before, 0.0, 0.0);
+    CHECK(copy->code() == edited_code);
+    CHECK(copy->forward_signature().arg_names == gm->forward_signature().arg_names);
+    CHECK_THROWS_WITH_AS(copy->recompile(), refusal, Error);
+    CHECK_TENSOR_CLOSE((*copy)(x), before, 0.0, 0.0);
+  }
+  // The deep copy's graph and tensors are its own: fixing it there leaves the original broken, and the
+  // original's plan outlives the original itself in the copies that share it.
+  Node* copy_out = deep->graph().output_node();
+  Node* t = copy_out->args()[0].node();
+  copy_out->update_arg(0, t->args()[0]);
+  deep->graph().erase_node(t);
+  deep->recompile();
+  CHECK_TENSOR_CLOSE((*deep)(x), before, 0.0, 0.0);
+  CHECK_THROWS_WITH_AS(gm->recompile(), refusal, Error);
+  gm.reset();
+  CHECK_TENSOR_CLOSE(shared(x), before, 0.0, 0.0);
 }
 
 TEST_CASE("GraphModule: recompile refuses a call of the module itself") {
