@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "trace/gzip.h"
+#include "core/gzip.h"
 #include "trace/trace.h"
 #include "trace/trace_index.h"
 

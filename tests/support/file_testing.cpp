@@ -1,5 +1,5 @@
-// tests/support/file_testing.cpp — scratch directories, zlib's gunzip and the RLIMIT_FSIZE guard. The
-// guard throws (failing the test) when the limit cannot be set: no test passes without a real failure.
+// tests/support/file_testing.cpp — scratch directories, zlib's and the system's gzip, the RLIMIT_FSIZE
+// guard. The guard throws (failing the test) when the limit cannot be set: no test passes without a real failure.
 #include "tests/support/file_testing.h"
 
 #include <unistd.h>
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -41,6 +42,17 @@ std::string read_file(const std::filesystem::path& path) {
 
 void write_file_bytes(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string system_gzip(const ScratchDir& dir, const std::string& input, const std::string& flags,
+                        const std::string& name) {
+  if (std::system("command -v gzip > /dev/null 2>&1") != 0) return {};
+  const std::filesystem::path in = dir.path() / name;
+  const std::filesystem::path out = dir.path() / (name + ".gz");
+  write_file_bytes(in, input);
+  const std::string cmd = "gzip -c " + flags + " '" + in.string() + "' > '" + out.string() + "'";
+  if (std::system(cmd.c_str()) != 0) return {};
+  return read_file(out);
 }
 
 std::string gunzip_zlib(const std::string& compressed) {

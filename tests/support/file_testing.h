@@ -1,5 +1,6 @@
-// tests/support/file_testing.h — for the tests of every file writer: a scratch directory, its listing,
-// zlib's gunzip, and a real write failure (RLIMIT_FSIZE makes write() fail with EFBIG even as root).
+// tests/support/file_testing.h — for the tests of every file writer and reader: a scratch directory, its
+// listing, zlib's gunzip, the system gzip, and a real write failure (RLIMIT_FSIZE makes write() fail
+// with EFBIG even as root).
 #pragma once
 
 #include <sys/resource.h>
@@ -36,6 +37,10 @@ void write_file_bytes(const std::filesystem::path& path, const std::string& byte
 /// `compressed` (one gzip member) inflated by zlib; throws std::runtime_error unless it is complete
 /// and valid.
 std::string gunzip_zlib(const std::string& compressed);
+/// Runs the system gzip on `input` (written to `name` in `dir`) with `flags` and returns the compressed
+/// bytes; empty when the command is unavailable (the caller then skips with a message).
+std::string system_gzip(const ScratchDir& dir, const std::string& input, const std::string& flags,
+                        const std::string& name = "input.bin");
 
 /// While alive, no file may grow past `bytes`: a write() beyond it fails with EFBIG, as on a full
 /// disk, and SIGXFSZ is ignored so the process lives. Both are restored on destruction.

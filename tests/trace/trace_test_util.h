@@ -74,16 +74,6 @@ class ChromeTraceBuilder {
   std::vector<std::string> events_;
 };
 
-/// Runs the system gzip on `input` with `flags` and returns the compressed bytes; empty when the
-/// command is unavailable (the caller then skips with a message).
-inline std::string system_gzip(const TempDir& dir, const std::string& input, const std::string& flags,
-                               const std::string& name = "input.bin") {
-  if (std::system("command -v gzip > /dev/null 2>&1") != 0) return {};
-  std::filesystem::path in = dir.write(name, input);
-  std::filesystem::path out = dir / (name + ".gz");
-  std::string cmd = "gzip -c " + flags + " '" + in.string() + "' > '" + out.string() + "'";
-  if (std::system(cmd.c_str()) != 0) return {};
-  return read_file(out);
-}
+using tl::testing::system_gzip;
 
 }  // namespace tl::trace::testing

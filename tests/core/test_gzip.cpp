@@ -1,4 +1,4 @@
-// tests/trace/test_gzip.cpp — the gzip reader (zlib underneath) against the system gzip command and
+// tests/core/test_gzip.cpp — the gzip reader (zlib underneath) against the system gzip command and
 // against hand-built streams (every block type, every error path); damaged input never crashes.
 #include <doctest/doctest.h>
 
@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "core/error.h"
-#include "tests/trace/trace_test_util.h"
-#include "trace/gzip.h"
+#include "core/gzip.h"
+#include "tests/support/file_testing.h"
 
-namespace tl::trace {
+namespace tl {
 namespace {
 
+using testing::ScratchDir;
 using testing::system_gzip;
-using testing::TempDir;
 
 // Writes DEFLATE bits least significant first; Huffman codes go most significant bit first.
 class BitWriter {
@@ -98,7 +98,7 @@ TEST_CASE("gzip: crc32 matches the standard check value") {
 }
 
 TEST_CASE("gzip: decodes the system gzip's output (dynamic, stored, empty, named, multi-member)") {
-  TempDir dir;
+  ScratchDir dir;
   std::string text = pseudo_text(600000, 1);  // several dynamic-Huffman blocks
   std::string noise = random_bytes(200000, 2);  // gzip -1 falls back to stored blocks
   std::string gz_text = system_gzip(dir, text, "-9 -n", "text.json");
@@ -265,7 +265,7 @@ TEST_CASE("gzip: dynamic block header errors") {
 }
 
 TEST_CASE("gzip: every truncation is reported as truncated") {
-  TempDir dir;
+  ScratchDir dir;
   std::string text = pseudo_text(3000, 3);
   std::string gz = system_gzip(dir, text, "-9 -n");
   if (gz.empty()) gz = member(stored_block(text, true), text);
@@ -276,7 +276,7 @@ TEST_CASE("gzip: every truncation is reported as truncated") {
 }
 
 TEST_CASE("gzip: flipped bytes give an error or the original data, never a crash") {
-  TempDir dir;
+  ScratchDir dir;
   std::string text = pseudo_text(40000, 4);
   std::string gz = system_gzip(dir, text, "-6 -n");
   if (gz.empty()) {
@@ -301,4 +301,4 @@ TEST_CASE("gzip: flipped bytes give an error or the original data, never a crash
 }
 
 }  // namespace
-}  // namespace tl::trace
+}  // namespace tl

@@ -1,6 +1,6 @@
-// trace/gzip.cpp — gzip members (RFC 1952) decoded by zlib, one after another; zlib's header, CRC-32
+// core/gzip.cpp — gzip members (RFC 1952) decoded by zlib, one after another; zlib's header, CRC-32
 // and ISIZE checks are reported in our words with the file name and the byte offset.
-#include "trace/gzip.h"
+#include "core/gzip.h"
 
 #include <zlib.h>
 
@@ -14,7 +14,7 @@
 
 #include "core/error.h"
 
-namespace tl::trace {
+namespace tl {
 namespace {
 
 using detail::str_cat;
@@ -156,4 +156,4 @@ std::string gunzip(const std::string& compressed, const std::string& name) {
   return out;
 }
 
-}  // namespace tl::trace
+}  // namespace tl

@@ -1,4 +1,4 @@
-// trace/gzip.h — streaming gzip (RFC 1952) decompression through zlib, kept out of this header.
+// core/gzip.h — streaming gzip (RFC 1952) decompression through zlib, kept out of this header.
 // Corrupt, truncated or trailing-garbage input raises tl::Error naming the source; never a crash.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tl::trace {
+namespace tl {
 
 /// CRC-32 as gzip uses it (reflected polynomial 0xEDB88320), continuing from `crc` (0 to start).
 uint32_t crc32(uint32_t crc, const void* data, size_t size);
@@ -51,4 +51,4 @@ class GzipStreamBuf : public std::streambuf {
 /// Decompresses a whole in-memory gzip stream (convenient for small inputs and tests).
 std::string gunzip(const std::string& compressed, const std::string& name);
 
-}  // namespace tl::trace
+}  // namespace tl
