@@ -1,4 +1,4 @@
-// torchless/torchless.h — the runtime's umbrella header: tensors, ops, modules, fx and the profiler.
+// torchless/torchless.h — the runtime's umbrella header: tensors, ops, data, modules, fx and the profiler.
 // The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
 
@@ -7,6 +7,10 @@
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "data/dataloader.h"
+#include "data/dataset.h"
+#include "data/digits.h"
+#include "data/random_split.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
