@@ -4,11 +4,12 @@ set -euo pipefail
 # usage: deps.sh [runtime]   — `runtime`: what building the library, tools, examples and benchmarks needs
 # (scripts/demo.sh); no argument: that plus what the tests need (scripts/test.sh).
 runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev)
-# doctest for the suites; PyTorch for the parity tests and reference texts; rsvg-convert and gzip for
-# chart and trace checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its
-# OpenMP runtime (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh).
-tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate librsvg2-bin gzip
-       clang-14 libclang-rt-14-dev libomp-14-dev)
+# doctest for the suites; PyTorch for the parity tests and reference texts; scikit-learn for its
+# digits.csv.gz (tl::data::load_digits' tests and examples); rsvg-convert and gzip for chart and trace
+# checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime
+# (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh).
+tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate python3-sklearn librsvg2-bin
+       gzip clang-14 libclang-rt-14-dev libomp-14-dev)
 packages=("${runtime[@]}")
 [ "${1:-}" = runtime ] || packages+=("${tests[@]}")
 missing=()
