@@ -6,9 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "core/error.h"
@@ -58,6 +60,8 @@ void parse_row(std::string_view row, const std::string& path, int64_t line, std:
 }  // namespace
 
 TensorDataset load_digits(const std::string& path) {
+  std::error_code ec;
+  TL_CHECK(!std::filesystem::is_directory(path, ec), "load_digits: cannot open ", path, ": it is a directory");
   std::ifstream file(path, std::ios::binary);
   TL_CHECK(file.is_open(), "load_digits: cannot open ", path, ": ", std::strerror(errno));
   GzipStreamBuf unzipped(*file.rdbuf(), path);

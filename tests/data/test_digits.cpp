@@ -95,11 +95,13 @@ TEST_CASE("load_digits: each malformed file is refused, naming the path and the 
   }
 }
 
-TEST_CASE("load_digits: a missing file, a plain file and cut gzip data are refused, naming the path") {
+TEST_CASE("load_digits: a missing file, a directory, a plain file and cut gzip data are refused, naming the path") {
   ScratchDir dir;
   const std::string missing = dir.file("none.csv.gz");
   CHECK_THROWS_WITH_AS(load_digits(missing), ("load_digits: cannot open " + missing + ": No such file or directory").c_str(),
                        Error);
+  CHECK_THROWS_WITH_AS(load_digits(dir.path().string()),
+                       ("load_digits: cannot open " + dir.path().string() + ": it is a directory").c_str(), Error);
   const std::string plain = dir.file("plain.csv");
   tl::testing::write_file_bytes(plain, read_file("tests/data/fixtures/digits_good.csv"));
   CHECK_THROWS_WITH_AS(load_digits(plain), (plain + ": corrupt gzip data at byte 2: not a gzip file (bad magic bytes)").c_str(),
