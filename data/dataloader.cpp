@@ -23,7 +23,7 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
 
 int64_t DataLoader::size() const {
   const int64_t n = dataset_->size(), b = options_.batch_size;
-  return options_.drop_last ? n / b : (n + b - 1) / b;
+  return n / b + (!options_.drop_last && n % b != 0 ? 1 : 0);  // not (n + b - 1) / b: b may be near INT64_MAX
 }
 
 DataLoader::Iterator DataLoader::begin() {

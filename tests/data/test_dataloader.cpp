@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -77,6 +78,9 @@ TEST_CASE("DataLoader: drop_last drops only a partial last batch") {
   DataLoader whole(dataset, {.batch_size = 11});
   CHECK(whole.size() == 1);
   CHECK(epoch(whole) == std::vector<std::vector<int64_t>>{range(10)});
+  DataLoader huge(dataset, {.batch_size = std::numeric_limits<int64_t>::max()});
+  CHECK(huge.size() == 1);
+  CHECK(epoch(huge) == std::vector<std::vector<int64_t>>{range(10)});
   DataLoader empty(index_dataset(0), {.batch_size = 3});
   CHECK(empty.size() == 0);
   CHECK(epoch(empty).empty());
