@@ -361,8 +361,10 @@ Derivative make(OpKind op) {
     case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::NativeDropoutBackward:
       return not_implemented("a backward op (double backward is not supported)");
     case OpKind::NativeDropout: return formula("NativeDropoutBackward0", [](const GradContext& c) -> TensorList {
+        // Outside training native_dropout is the identity (scale 1), as PyTorch's formula says.
         const double p = c.attrs().get<double>("p");
-        return {native_dropout_backward(c.grad(0), c.output(1), p < 1.0 ? 1.0 / (1.0 - p) : 0.0)};
+        const bool train = c.attrs().is_none("train") || c.attrs().get<bool>("train");
+        return {native_dropout_backward(c.grad(0), c.output(1), !train ? 1.0 : p < 1.0 ? 1.0 / (1.0 - p) : 0.0)};
       }, 0, 2);
     case OpKind::Gt: case OpKind::Lt: case OpKind::Ge: case OpKind::Le: case OpKind::Eq: case OpKind::Ne:
     case OpKind::Allclose: case OpKind::Equal:

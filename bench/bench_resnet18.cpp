@@ -18,10 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_util.h"
+#include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "fx/profiling_interpreter.h"
-#include "core/generator.h"
 #include "models/resnet.h"
 #include "ops/ops.h"
 
@@ -167,6 +168,7 @@ int main(int argc, char** argv) try {
   tl::manual_seed(0);
   auto model = tl::models::resnet18();
   model->eval();
+  tl::NoGradGuard no_grad;  // the PyTorch partner runs under torch.no_grad() too
   if (o.mode == "optimized") {
     run_optimized(o, model);
     std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());

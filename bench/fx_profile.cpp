@@ -10,9 +10,10 @@
 #include <string>
 
 #include "bench/bench_util.h"
+#include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/interpreter.h"
 #include "fx/profiling_interpreter.h"
-#include "core/generator.h"
 #include "models/resnet.h"
 #include "ops/ops.h"
 
@@ -29,6 +30,7 @@ int main(int argc, char** argv) try {
   tl::manual_seed(0);
   auto rn18 = tl::models::resnet18();
   rn18->eval();
+  tl::NoGradGuard no_grad;  // inference only
   const tl::Tensor input = tl::randn({5, 3, 224, 224});
 
   auto traced = tl::fx::symbolic_trace(rn18);

@@ -12,6 +12,7 @@
 
 #include "bench/bench_util.h"
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "models/resnet.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
     tl::manual_seed(0);
     auto model = tl::models::resnet18();
     model->eval();
+    tl::NoGradGuard no_grad;  // inference, as the PyTorch partner measures it
     const tl::Tensor input = tl::randn({1, 3, 224, 224});
 
     const profiler::ProfileOptions ops_only{};

@@ -18,6 +18,7 @@
 
 #include "bench/bench_util.h"
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "core/storage.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "models/resnet.h"
@@ -144,6 +145,7 @@ SoakRun soak(const Options& o) {
   const int64_t before = tl::allocator_stats().bytes_in_use;
   auto model = tl::models::resnet18();
   model->eval();
+  tl::NoGradGuard no_grad;  // inference only
   const int64_t with_model = tl::allocator_stats().bytes_in_use;
   const tl::Shape shape{1, 3, o.size, o.size};
   auto fast = tl::fx::optimize_for_inference(

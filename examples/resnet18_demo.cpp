@@ -35,6 +35,7 @@ int main() try {
   tl::manual_seed(0);
   auto rn18 = tl::models::resnet18();
   rn18->eval();
+  tl::NoGradGuard no_grad;  // inference only, as `with torch.no_grad():`
   const tl::Tensor input = tl::randn({5, 3, 224, 224});
 
   std::cout << "== print(resnet18) ==\n" << head([&] { std::ostringstream s; s << *rn18; return s.str(); }(), 12);

@@ -126,7 +126,9 @@ void Module::deep_copy_registry() {
         t = copy;
         return;
       }
-    Tensor copy = t.clone();
+    // A copy is a new leaf with the original's requires_grad, as copy.deepcopy gives in PyTorch.
+    Tensor copy = t.detach().clone();
+    if (t.requires_grad()) copy.requires_grad_();
     memo.tensors.emplace_back(t, copy);
     t = std::move(copy);
   };
@@ -154,8 +156,12 @@ void Module::check_name(const std::string& name, EntryKind kind) const {
              "' already exists (as a ", kKindNames[other], ")");
 }
 
-Tensor Module::register_parameter(const std::string& name, Tensor t) {
+Tensor Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
   check_name(name, EntryKind::Parameter);
+  if (t.defined() && !t.is_proxy()) {
+    if (!t.is_leaf()) t = t.detach();
+    if (is_floating_point(t.dtype())) t.requires_grad_(requires_grad);
+  }
   upsert(parameters_, name, t);
   return t;
 }
@@ -353,7 +359,10 @@ Module& Module::to(DType dtype) {
     slots.push_back(&t);
     for (const auto& entry : converted)
       if (entry.first.is_same(t)) return;
-    converted.emplace_back(t, t.to(dtype));
+    // The converted parameter is again a leaf with the original's requires_grad (PyTorch's module.to).
+    Tensor copy = t.detach().to(dtype);
+    if (t.requires_grad()) copy.requires_grad_();
+    converted.emplace_back(t, copy);
   };
   for (const std::shared_ptr<Module>& m : modules()) {
     for (auto& entry : m->parameters_) convert(entry.second);

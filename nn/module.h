@@ -69,8 +69,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::shared_ptr<Module> clone() const;
 
   // ---- registration (throws tl::Error for a bad name or one used by another kind) ----
-  /// An undefined `t` registers None (e.g. bias=False): kept by name, skipped by iteration.
-  Tensor register_parameter(const std::string& name, Tensor t);
+  /// An undefined `t` registers None (e.g. bias=False): kept by name, skipped by iteration. As in
+  /// LibTorch, a floating parameter becomes a leaf that requires grad (unless `requires_grad` is false);
+  /// a tensor with autograd history is registered as its detach()ed alias. Returns the registered tensor.
+  Tensor register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
   Tensor register_buffer(const std::string& name, Tensor t);
   /// Adds or replaces the child `name`; `module` must not be null.
   template <class M>

@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/grad_mode.h"
 #include "nn/module.h"
 
 namespace tl::nn {
@@ -82,6 +83,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
   // Conversions allocate: all of them happen before the first copy writes into the model.
   for (auto& [target, source] : copies)
     if (source.dtype() != target.dtype()) source = source.to(target.dtype());
+  NoGradGuard no_grad;  // writing parameters is not part of any graph (PyTorch loads under no_grad)
   for (auto& [target, source] : copies) target.copy_(source);
   return keys;
 }

@@ -1,12 +1,15 @@
-// torchless/torchless.h — the runtime's umbrella header: tensors, ops, data, modules, fx and the profiler.
+// torchless/torchless.h — the runtime's umbrella header: tensors, ops, autograd, data, modules, fx
+// and the profiler.
 // The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
 
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
 #include "ops/ops.h"
+#include "autograd/engine.h"
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "data/digits.h"

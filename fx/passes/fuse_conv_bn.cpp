@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/grad_mode.h"
 #include "fx/tracer.h"
 #include "ops/ops.h"
 
@@ -22,6 +23,7 @@ size_t call_sites(const GraphModule& gm, const nn::Module* module) {
 /// fuse_conv_bn_weights does, so no float64 copy of the weight is made.
 void fold_batch_norm_(nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
   TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
+  NoGradGuard no_grad;  // folding rewrites parameters; it is not part of any graph
   const Tensor& running_var = bn.buffer("running_var");
   const Tensor& running_mean = bn.buffer("running_mean");
   TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");

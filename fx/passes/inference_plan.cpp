@@ -4,6 +4,8 @@
 // write every planned activation into an arena taken from a mutex-protected pool.
 #include "fx/passes/inference_plan.h"
 
+#include "core/grad_mode.h"
+
 #include <algorithm>
 #include <set>
 #include <vector>
@@ -201,6 +203,7 @@ std::shared_ptr<InferenceGraphModule::Plan> InferenceGraphModule::plan_for(const
 TensorList InferenceGraphModule::forward(const TensorList& inputs) {
   // Symbolic tracing records the graph's own calls; shapes are unknown then.
   if (inputs.size() == 1 && inputs[0].is_proxy()) return GraphModule::forward(inputs);
+  NoGradGuard no_grad;  // an inference module records no history (it runs in eval mode only)
   check_input(inputs);
   const Tensor& x = inputs[0];
   if (std::shared_ptr<Plan> plan = plan_for(x.shape())) {

@@ -3,6 +3,8 @@
 // node that takes the inference layout and one that takes dense NCHW.
 #include "fx/passes/optimize_for_inference.h"
 
+#include "core/grad_mode.h"
+
 #include <map>
 
 #include "fx/passes/fuse_conv_bn.h"
@@ -190,6 +192,8 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TL_CHECK(module != nullptr, "optimize_for_inference: module is null");
   TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
            " is in training mode; call eval() first");
+  // Folded and packed weights are inference constants: no autograd history, no gradient.
+  NoGradGuard no_grad;
   std::shared_ptr<GraphModule> gm = options.fold_conv_bn ? fuse_conv_bn(module) : graph_module_of(module);
   Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32,
                     options);

@@ -193,9 +193,11 @@ Samples opinfo_where() {
 Samples opinfo_threshold_backward() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(threshold_backward(y, x, 0.0)); });
 }
+// gelu' = cdf + x pdf cancels (x = -0.75: 0.2266 - 0.2258) and PyTorch's vectorised erf / exp round
+// differently from the C library's in float32: the last bits of the small results differ.
 Samples opinfo_gelu_backward() {
-  return {Sample{"none", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x)); }}.generic(),
-          Sample{"tanh", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x, "tanh")); }}.generic(),
+  return {Sample{"none", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x)); }}.generic().sums(1e-7),
+          Sample{"tanh", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x, "tanh")); }}.generic().sums(1e-7),
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(gelu_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};

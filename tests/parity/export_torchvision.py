@@ -9,6 +9,10 @@ ARCH_io.safetensors the input, PyTorch's eval-mode logits ("output") and the out
 top-level stage ("stage.conv1" ... "stage.fc"), so a mismatch can be traced to one layer.
 batch_norm2d_state.safetensors / batch_norm2d_train_io.safetensors hold one training-mode
 BatchNorm2d forward with momentum 0.1: parameters and statistics before, output and statistics after.
+resnet18_train.safetensors holds one training step of resnet18 (train mode, cross-entropy loss) from
+resnet18.safetensors' weights: input, target, loss, the gradient of every parameter ("grad.NAME"), the
+BatchNorm statistics after the forward ("after.NAME"), and the parameters after two steps of
+SGD(lr=0.1, momentum=0.9, weight_decay=1e-4) on that batch ("step2.NAME").
 
 Exit status 77 (meson's "skipped") when torch or torchvision cannot be imported, with the reason in
 OUT_DIR/SKIPPED. Files are rewritten only when this script, the writer or the torch version changed.
@@ -22,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WRITER = os.path.join(HERE, "..", "..", "tools", "convert_torchvision.py")
 STAGES = ["conv1", "bn1", "relu", "maxpool", "layer1", "layer2", "layer3", "layer4", "avgpool", "fc"]
 OUTPUTS = ["resnet18.safetensors", "resnet18_io.safetensors", "resnet50.safetensors",
-           "resnet50_io.safetensors", "batch_norm2d_state.safetensors", "batch_norm2d_train_io.safetensors"]
+           "resnet50_io.safetensors", "batch_norm2d_state.safetensors", "batch_norm2d_train_io.safetensors",
+           "resnet18_train.safetensors"]
 
 
 def randomize_batch_norms(model, gen):
@@ -50,13 +55,20 @@ def randomize_batch_norms(model, gen):
     model.eval()
 
 
-def export_resnet(arch, out_dir, save):
+def make_resnet(arch):
+    """The exported model: torchvision's initialization from seed 0, batch norms randomized."""
     import torch
     import torchvision
     torch.manual_seed(0)
     model = getattr(torchvision.models, arch)()
     gen = torch.Generator().manual_seed(1)
     randomize_batch_norms(model, gen)
+    return model, gen
+
+
+def export_resnet(arch, out_dir, save):
+    import torch
+    model, gen = make_resnet(arch)
     stages = {}
     for name in STAGES:
         # Clone: the in-place ReLU that follows bn1 would overwrite a kept reference.
@@ -90,6 +102,30 @@ def export_batch_norm_train(out_dir, save):
     stats_after = {k: v for k, v in bn.state_dict().items() if k not in ("weight", "bias")}
     save({"input": x, "output": y, **stats_after}, os.path.join(out_dir, "batch_norm2d_train_io.safetensors"))
     print(f"batch_norm2d (train): input {tuple(x.shape)}")
+
+
+def export_resnet18_train(out_dir, save):
+    """One training step from the weights export_resnet saved (small images keep it quick)."""
+    import torch
+    model, _ = make_resnet("resnet18")
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(4, 3, 64, 64, generator=gen)
+    target = torch.randint(0, 1000, (4,), generator=gen)
+    model.train()
+    out = {"input": x, "target": target}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+    for step in range(2):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        if step == 0:
+            out["loss"] = loss.detach().reshape(1)
+            out.update({"grad." + k: p.grad.clone() for k, p in model.named_parameters()})
+            out.update({"after." + k: b.clone() for k, b in model.named_buffers()})
+        optimizer.step()
+    out.update({"step2." + k: p.detach().clone() for k, p in model.named_parameters()})
+    save(out, os.path.join(out_dir, "resnet18_train.safetensors"), {"torch": torch.__version__})
+    print(f"resnet18 (train step): loss {out['loss'].item():.6f}")
 
 
 def read_text(path):
@@ -134,6 +170,7 @@ def main():
     export_resnet("resnet18", out_dir, save_safetensors)
     export_resnet("resnet50", out_dir, save_safetensors)
     export_batch_norm_train(out_dir, save_safetensors)
+    export_resnet18_train(out_dir, save_safetensors)
     with open(stamp_path, "w") as f:
         f.write(stamp)
     return 0

@@ -2,6 +2,7 @@
 // before each BN's forward, so every layer normalises with statistics of what it really receives.
 #include "tests/support/bn_calibration.h"
 
+#include "core/grad_mode.h"
 #include "nn/batch_norm.h"
 #include "nn/module_hook.h"
 #include "ops/ops.h"
@@ -26,6 +27,7 @@ class Calibrator : public nn::ModuleHook {
 }  // namespace
 
 void calibrate_batch_norms(nn::Module& model, const Shape& input_shape) {
+  NoGradGuard no_grad;  // writes parameters in place, as `with torch.no_grad():` would
   for (const auto& [path, m] : model.named_modules()) {
     auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get());
     if (!bn || !bn->parameter("weight").defined()) continue;

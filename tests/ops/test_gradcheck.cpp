@@ -1,0 +1,118 @@
+// tests/ops/test_gradcheck.cpp — the gradient check of the OpInfo harness (torch.autograd.gradcheck's
+// idea): every sample of every op with a derivative formula, run on float64 inputs that require grad,
+// gives the gradients of a weighted sum of its outputs that central finite differences give. Every
+// op with a formula must have a sample the check can run.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "autograd/derivatives.h"
+#include "autograd/engine.h"
+#include "core/generator.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
+#include "tests/ops/op_db.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::testing {
+namespace {
+
+constexpr double kEps = 1e-6, kAtol = 1e-5, kRtol = 1e-3;  // torch.autograd.gradcheck's defaults
+
+// The differentiable results of a sample: float64 outputs that carry autograd history.
+struct Outputs {
+  TensorList values;
+  bool ok = false;
+};
+
+Outputs run_sample(const SampleFn& fn, const Tensor& x, const Tensor& y) {
+  Outputs out;
+  try {
+    manual_seed(7);
+    for (const Tensor& t : fn(x, y))
+      if (t.defined() && t.dtype() == DType::Float64) out.values.push_back(t);
+    out.ok = true;
+  } catch (const Error&) {  // a sample made for other dtypes (a float32 weight, a bfloat16 cast)
+  }
+  return out;
+}
+
+// sum_k <out_k, w_k> with fixed random weights, so no two elements' gradients can cancel.
+Tensor weighted_sum(const TensorList& outs, const TensorList& weights) {
+  Tensor total = zeros({}, DType::Float64);
+  for (size_t k = 0; k < outs.size(); ++k) total = total + (outs[k] * weights[k]).sum();
+  return total;
+}
+
+double loss_at(const SampleFn& fn, const Tensor& x, const Tensor& y, const TensorList& weights) {
+  NoGradGuard no_grad;
+  const Outputs o = run_sample(fn, x, y);
+  return weighted_sum(o.values, weights).item<double>();
+}
+
+// Checks one sample on (x, y); returns false when it does not apply (no float64 result with history,
+// or a non-finite loss at this point).
+bool gradcheck(const SampleFn& fn, const Tensor& x0, const Tensor& y0, const std::string& where) {
+  Tensor x = x0.clone().requires_grad_(), y = y0.clone().requires_grad_();
+  const Outputs o = run_sample(fn, x, y);
+  if (!o.ok) return false;
+  TensorList outs;
+  for (const Tensor& t : o.values)
+    if (t.requires_grad()) outs.push_back(t);
+  if (outs.empty()) return false;
+  manual_seed(11);
+  TensorList weights;
+  for (const Tensor& t : outs) weights.push_back(randn(t.shape(), DType::Float64));
+  const Tensor loss = weighted_sum(outs, weights);
+  if (!std::isfinite(loss.item<double>())) return false;
+  const TensorList analytic = autograd::grad({loss}, {x, y}, {}, false, /*allow_unused=*/true);
+  const Tensor leaves[] = {x0, y0};
+  for (int which = 0; which < 2; ++which) {
+    const Tensor base = leaves[which];
+    for (int64_t i = 0; i < base.numel(); ++i) {
+      Tensor plus = base.clone(), minus = base.clone();
+      plus.data<double>()[i] += kEps;
+      minus.data<double>()[i] -= kEps;
+      const double lp = which == 0 ? loss_at(fn, plus, y0, weights) : loss_at(fn, x0, plus, weights);
+      const double lm = which == 0 ? loss_at(fn, minus, y0, weights) : loss_at(fn, x0, minus, weights);
+      if (!std::isfinite(lp) || !std::isfinite(lm)) return false;
+      const double numeric = (lp - lm) / (2 * kEps);
+      const double got = analytic[which].defined() ? analytic[which].contiguous().data<double>()[i] : 0.0;
+      if (std::abs(got - numeric) > kAtol + kRtol * std::abs(numeric)) {
+        FAIL_CHECK(where, ": d loss / d ", which == 0 ? "x" : "y", "[", i, "] is ", got, " by autograd and ", numeric,
+                   " by finite differences");
+        return true;
+      }
+    }
+  }
+  return true;
+}
+
+TEST_CASE("op info: every op with a derivative formula passes a float64 finite-difference gradient check") {
+  manual_seed(3);
+  const Tensor x = randn({1, 2, 4, 4}, DType::Float64), y = randn({1, 2, 4, 4}, DType::Float64);
+  const Tensor x_pos = x.abs() + 0.5, y_pos = y.abs() + 0.5;  // log, sqrt, pow of a tensor base need x > 0
+  std::set<std::string> unchecked;
+  int checked = 0;
+  for (int k = 0; k < kNumOps; ++k) {
+    const auto op = static_cast<OpKind>(k);
+    if (autograd::derivative_of(op).kind != autograd::DerivativeKind::Formula) continue;
+    bool covered = false;
+    for (const Sample& sample : samples_of(op)) {
+      const std::string where = std::string(op_name(op)) + "/" + sample.name;
+      const bool ran = gradcheck(sample.fn, x, y, where) | gradcheck(sample.fn, x_pos, y_pos, where + " (positive)");
+      covered = covered || ran;
+      checked += ran;
+    }
+    if (!covered) unchecked.insert(std::string(op_name(op)));
+  }
+  std::ostringstream list;
+  for (const std::string& name : unchecked) list << " " << name;
+  MESSAGE("gradient check: ", checked, " samples checked");
+  CHECK_MESSAGE(unchecked.empty(), "ops with a derivative formula but no sample the gradient check can run:", list.str());
+}
+
+}  // namespace
+}  // namespace tl::testing
