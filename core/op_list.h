@@ -110,6 +110,14 @@
   _(AvgPool2d, avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", "", "") \
   _(AdaptiveAvgPool2d, adaptive_avg_pool2d, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", "", "") \
   _(Dropout, dropout, "aten::dropout", "dropout(Tensor input, float p, bool train) -> Tensor", "", "nondeterministic_seeded") \
+  /* their backward kernels (autograd's derivative formulas call them); bool[3] output_mask says    */ \
+  /* which gradients to compute, the others come back undefined                                      */ \
+  _(ConvolutionBackward, convolution_backward, "aten::convolution_backward", "convolution_backward(Tensor grad_output, Tensor input, Tensor weight, int[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", "", "") \
+  _(NativeBatchNormBackward, native_batch_norm_backward, "aten::native_batch_norm_backward", "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", "", "") \
+  _(MaxPool2dWithIndices, max_pool2d_with_indices, "aten::max_pool2d_with_indices", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", "", "") \
+  _(MaxPool2dWithIndicesBackward, max_pool2d_with_indices_backward, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", "", "") \
+  _(AvgPool2dBackward, avg_pool2d_backward, "aten::avg_pool2d_backward", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", "", "") \
+  _(AdaptiveAvgPool2dBackward, adaptive_avg_pool2d_backward, "aten::_adaptive_avg_pool2d_backward", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", "", "") \
   /* inference-optimized kernels (fx::optimize_for_inference): activations are fp32 nChw16c, a       */ \
   /* contiguous (N, ceil(C / 16), H, W, 16) tensor with zero-padded channels, or bf16 NHWC; `out`     */ \
   /* is an optional preallocated result (an activation arena); the logical channel count is an attr */ \

@@ -75,28 +75,34 @@ uint8_t parse_tags(const std::string& text) {
   return tags;
 }
 
+// One list element: an int, or True / False as 1 / 0 in a bool list.
+int64_t parse_list_item(const std::string& base, const std::string& text) {
+  if (base == "bool") return text == "True" ? 1 : 0;
+  return std::stoll(text);
+}
+
 AttrValue parse_default(const std::string& type, const std::string& text) {
   if (text == "None") return std::monostate{};
   const std::string base = base_type_of(type);
-  if (base == "bool") return text == "True";
+  if (base == "bool" && list_length_of(type) < 0) return text == "True";
   if (base == "str") return text.substr(1, text.size() - 2);  // 'none' -> none
   if (base == "ScalarType") {
     for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16})
       if (text == dtype_name(d)) return d;
     TL_INTERNAL_ASSERT(false, "unknown dtype default '", text, "'");
   }
-  if (list_length_of(type) >= 0) {  // int[] / int[2]
+  if (list_length_of(type) >= 0) {  // int[] / int[2] / bool[3]
     Shape values;
     if (text.front() == '[') {
       std::string body = text.substr(1, text.size() - 2);
       size_t pos = 0;
       while (!trim(body).empty() && pos != std::string::npos) {
         const size_t comma = body.find(',', pos);
-        values.push_back(std::stoll(body.substr(pos, comma - pos)));
+        values.push_back(parse_list_item(base, trim(body.substr(pos, comma - pos))));
         pos = comma == std::string::npos ? comma : comma + 1;
       }
     } else {
-      for (int i = 0; i < list_length_of(type); ++i) values.push_back(std::stoll(text));
+      for (int i = 0; i < list_length_of(type); ++i) values.push_back(parse_list_item(base, text));
     }
     return values;
   }
@@ -106,7 +112,9 @@ AttrValue parse_default(const std::string& type, const std::string& text) {
   return static_cast<int64_t>(std::stoll(text));
 }
 
-Schema parse(const std::string& schema, const std::string& tags) {
+}  // namespace
+
+Schema parse_schema(const std::string& schema, const std::string& tags) {
   Schema s;
   const size_t open = schema.find('('), close = schema.rfind(") ->");
   TL_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos, "bad schema '", schema, "'");
@@ -141,12 +149,14 @@ Schema parse(const std::string& schema, const std::string& tags) {
   return s;
 }
 
+namespace {
+
 const std::array<Schema, kNumOps>& all_schemas() {
   static const std::array<Schema, kNumOps> schemas = [] {
     std::array<Schema, kNumOps> out;
     for (int i = 0; i < kNumOps; ++i) {
       const OpInfo& info = op_info(static_cast<OpKind>(i));
-      out[i] = parse(info.schema, info.tags);
+      out[i] = parse_schema(info.schema, info.tags);
     }
     return out;
   }();

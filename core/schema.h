@@ -13,8 +13,11 @@ namespace tl {
 
 struct SchemaArg {
   std::string name;
-  std::string type;                   ///< "Tensor", "Tensor?", "Tensor[]", "int", "int[2]", "Scalar?", ...
-  std::optional<AttrValue> default_;  ///< parsed default, when the schema gives one
+  std::string type;                   ///< "Tensor", "Tensor?", "Tensor[]", "int", "int[2]", "bool[3]", ...
+  /// Parsed default, when the schema gives one. Lists (int[], int[2], bool[3]) are a Shape: a bool
+  /// list, which AttrValue has no alternative for, holds 1 for True and 0 for False, and so does
+  /// the attribute a caller passes for it (convolution_backward's output_mask {1, 1, 0}).
+  std::optional<AttrValue> default_;
   bool kwarg_only = false;            ///< declared after '*'
   std::string alias_set;              ///< "a" for `Tensor(a)` / `Tensor(a!)`, empty when it aliases nothing
   bool is_write = false;              ///< `Tensor(a!)`: the op writes this argument
@@ -22,7 +25,7 @@ struct SchemaArg {
   bool is_tensor() const { return type.rfind("Tensor", 0) == 0 && type.find("[]") == std::string::npos; }
   bool is_tensor_list() const { return type.rfind("Tensor[]", 0) == 0; }
   bool is_optional() const { return !type.empty() && type.back() == '?'; }
-  /// "int[2]" -> 2, "int[]" -> 0 (any length), other types -> -1.
+  /// "int[2]" -> 2, "bool[3]" -> 3, "int[]" -> 0 (any length), other types -> -1.
   int list_length() const;
   /// The type without list, optional or alias marks: "int[2]" -> "int", "Tensor(a!)" -> "Tensor".
   std::string base_type() const;
@@ -49,6 +52,9 @@ struct Schema {
   int out_index() const;
 };
 
+/// Parses one schema string of the op list's form, with its tags ("pointwise, ..."); schema_of()
+/// holds every row's. A malformed schema is an internal error (the op list is ours).
+Schema parse_schema(const std::string& schema, const std::string& tags = "");
 /// The parsed schema of `op` (parsed once).
 const Schema& schema_of(OpKind op);
 /// The op whose Python name is `name` ("flatten", "add_"), if any.

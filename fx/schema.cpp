@@ -4,24 +4,31 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "fx/node.h"
 
 namespace tl::fx {
 namespace {
 
-// An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar).
+// An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar). A
+// bool list (bool[3]) takes bools and becomes the Shape of 1 / 0 core/schema.h describes.
 AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) {
   const Argument::Value& v = a.value();
   if (std::holds_alternative<std::monostate>(v)) return std::monostate{};
   if (spec.list_length() >= 0) {
-    if (auto* i = std::get_if<int64_t>(&v)) return Shape(static_cast<size_t>(std::max(1, spec.list_length())), *i);
-    TL_CHECK(a.is_list(), op_info(op).aten_name, ": argument '", spec.name, "' expects a list of ints, got ", repr_arg(a));
+    const bool bools = spec.base_type() == "bool";
+    const char* kind = bools ? "bools" : "ints";
+    if (auto* i = std::get_if<int64_t>(&v); i && !bools) return Shape(static_cast<size_t>(std::max(1, spec.list_length())), *i);
+    TL_CHECK(a.is_list(), op_info(op).aten_name, ": argument '", spec.name, "' expects a list of ", kind, ", got ",
+             repr_arg(a));
     Shape values;
     for (const Argument& item : a.as_list().items) {
       auto* i = std::get_if<int64_t>(&item.value());
-      TL_CHECK(i != nullptr, op_info(op).aten_name, ": argument '", spec.name, "' expects ints, got ", repr_arg(item));
-      values.push_back(*i);
+      auto* b = std::get_if<bool>(&item.value());
+      TL_CHECK(bools ? b != nullptr : i != nullptr, op_info(op).aten_name, ": argument '", spec.name, "' expects ",
+               kind, ", got ", repr_arg(item));
+      values.push_back(bools ? int64_t{*b} : *i);
     }
     return values;
   }
@@ -45,6 +52,15 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
   if (auto* s = std::get_if<std::string>(&v)) return *s;
   TL_CHECK(false, op_info(op).aten_name, ": argument '", spec.name, "' cannot take ", repr_arg(a));
   return std::monostate{};
+}
+
+// A bool[N] attribute (a Shape of 1 / 0) as the list of bools Python would write.
+std::optional<Argument> bool_list_argument(const SchemaArg& spec, const AttrValue& value) {
+  const Shape* s = std::get_if<Shape>(&value);
+  if (s == nullptr || spec.base_type() != "bool") return std::nullopt;
+  std::vector<Argument> items;
+  for (int64_t v : *s) items.emplace_back(v != 0);
+  return Argument::list(std::move(items));
 }
 
 }  // namespace
@@ -84,7 +100,7 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
       const AttrValue* given = attrs.find(spec.name);
       const AttrValue value = given ? *given : (spec.default_ ? *spec.default_ : AttrValue{});
       const bool is_default = spec.default_ && value == *spec.default_;
-      recorded.push_back({&spec, attr_to_argument(value), is_default});
+      recorded.push_back({&spec, bool_list_argument(spec, value).value_or(attr_to_argument(value)), is_default});
     }
   }
   // Positional arguments up to the last one that differs from its default; keyword-only ones

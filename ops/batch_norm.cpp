@@ -1,8 +1,10 @@
 // ops/batch_norm.cpp — batch_norm: running statistics in inference; batch statistics in training,
 // where running_mean / running_var are updated in place exactly as PyTorch does (running_var takes the
-// unbiased variance). Output is contiguous. A plain parallel kernel over contiguous (N, C, S) data:
-// oneDNN 2.6 offers only its reference-grade ncsp_bnorm for NCHW, measured ~10x slower here.
+// unbiased variance). Output is contiguous. Also its backward, native_batch_norm_backward. Plain
+// parallel kernels over contiguous (N, C, S) data: oneDNN 2.6 offers only its reference-grade
+// ncsp_bnorm for NCHW, measured ~10x slower here (forward; its backward is the same implementation).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/attr_util.h"
 #include "ops/onednn/memory.h"
 
 namespace tl::kernels {
@@ -133,7 +136,130 @@ std::pair<std::vector<double>, std::vector<double>> normalize(const BatchNormInp
   return {std::move(mean), std::move(var)};
 }
 
+/// native_batch_norm_backward's operands; per-channel ones may be undefined (None).
+struct BackwardInputs {
+  Tensor grad, x, weight, running_mean, running_var, save_mean, save_invstd;
+};
+
+void check_backward_inputs(const BackwardInputs& in, bool train, double eps) {
+  const char* op = "native_batch_norm_backward";
+  const Tensor& x = in.x;
+  TL_CHECK(x.dim() >= 2, op, ": expected at least 2-D input (N, C, ...), got ", x.shape());
+  TL_CHECK(is_floating_point(x.dtype()), op, ": expected a floating point input, got ", x.dtype());
+  TL_CHECK(in.grad.dtype() == x.dtype(), op, ": grad_out dtype ", in.grad.dtype(), " differs from input dtype ",
+           x.dtype());
+  TL_CHECK(in.grad.shape() == x.shape(), op, ": grad_out ", in.grad.shape(), " differs from input ", x.shape());
+  const std::pair<const char*, const Tensor*> params[] = {{"weight", &in.weight},
+                                                          {"running_mean", &in.running_mean},
+                                                          {"running_var", &in.running_var},
+                                                          {"save_mean", &in.save_mean},
+                                                          {"save_invstd", &in.save_invstd}};
+  for (const auto& [name, t] : params) {
+    if (!t->defined()) continue;
+    TL_CHECK(t->dtype() == x.dtype() || (x.dtype() == DType::BFloat16 && t->dtype() == DType::Float32), op, ": ",
+             name, " dtype ", t->dtype(), " differs from input dtype ", x.dtype());
+    TL_CHECK(t->numel() == x.size(1), op, ": ", name, " has ", t->numel(), " elements (shape ", t->shape(),
+             ") but input ", x.shape(), " has ", x.size(1), " channels");
+  }
+  TL_CHECK(in.save_mean.defined() == in.save_invstd.defined(), op,
+           ": save_mean and save_invstd must both be given or both be None");
+  TL_CHECK(train || (in.running_mean.defined() && in.running_var.defined()), op,
+           ": running_mean and running_var must be defined when train=false");
+  TL_CHECK(eps >= 0, op, ": eps must be non-negative, got ", eps);
+}
+
+/// Per channel: the mean and 1 / sqrt(var + eps) the forward normalised with: the running ones
+/// (train=false), the saved ones, or the batch's biased ones computed from contiguous `x`.
+template <typename T>
+std::pair<std::vector<double>, std::vector<double>> backward_stats(const BackwardInputs& in, const Tensor& x, bool train,
+                                                                   double eps) {
+  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
+  if (train && in.save_mean.defined()) return {channel_values(in.save_mean, C, 0), channel_values(in.save_invstd, C, 1)};
+  std::vector<double> mean = channel_values(in.running_mean, C, 0), var = channel_values(in.running_var, C, 1);
+  if (train && x.numel() > 0) batch_stats(x.data<T>(), N, C, S, mean, var);
+  std::vector<double> invstd(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+  return {std::move(mean), std::move(invstd)};
+}
+
+/// The three gradients over contiguous (N, C, S) `x` and `grad`, in parallel over channels: with
+/// xhat = (x - mean) * invstd, grad_weight = sum(grad * xhat), grad_bias = sum(grad), and
+/// grad_input = weight * invstd * (grad - [train] (grad_bias + xhat * grad_weight) / (N * S)).
+template <typename T>
+void batch_norm_gradients(const BackwardInputs& in, const Tensor& x, const Tensor& grad, bool train, double eps,
+                          const TensorList& out) {
+  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
+  const auto stats = backward_stats<T>(in, x, train, eps);
+  const std::vector<double>&mean = stats.first, &invstd = stats.second;
+  const std::vector<double> weight = channel_values(in.weight, C, 1.0);
+  std::vector<double> dweight(static_cast<size_t>(C)), dbias(static_cast<size_t>(C));
+  const T* xp = x.data<T>();
+  const T* gp = grad.data<T>();
+  const double count = static_cast<double>(N * S);
+  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      double sum = 0, dot = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const T* xs = xp + (n * C + c) * S;
+        const T* gs = gp + (n * C + c) * S;
+        for (int64_t s = 0; s < S; ++s) {
+          sum += static_cast<double>(gs[s]);
+          dot += static_cast<double>(gs[s]) * (static_cast<double>(xs[s]) - mean[c]);
+        }
+      }
+      dbias[c] = sum;
+      dweight[c] = dot * invstd[c];
+      if (!out[0].defined()) continue;
+      const double scale = weight[c] * invstd[c];
+      const double mean_grad = sum / count, xhat_coeff = dot * invstd[c] * invstd[c] / count;
+      T* o = out[0].data<T>();
+      for (int64_t n = 0; n < N; ++n) {
+        const int64_t base = (n * C + c) * S;
+        if (!train) {  // the input does not enter: an inf or NaN there must not reach grad_input
+          for (int64_t s = 0; s < S; ++s) o[base + s] = static_cast<T>(static_cast<double>(gp[base + s]) * scale);
+          continue;
+        }
+        for (int64_t s = 0; s < S; ++s) {
+          const double centred = static_cast<double>(xp[base + s]) - mean[c];
+          o[base + s] = static_cast<T>((static_cast<double>(gp[base + s]) - mean_grad - centred * xhat_coeff) * scale);
+        }
+      }
+    }
+  });
+  for (int i = 1; i < 3; ++i) {
+    if (!out[i].defined()) continue;
+    const Tensor& t = out[i];
+    const std::vector<double>& values = i == 1 ? dweight : dbias;
+    TL_DISPATCH_FLOATING_TYPES(t.dtype(), "native_batch_norm_backward", [&] {
+      for (int64_t c = 0; c < C; ++c) t.data<scalar_t>()[c] = static_cast<scalar_t>(values[c]);
+    });
+  }
+}
+
 }  // namespace
+
+// grad_out and input (N, C, *); weight, running_mean, running_var, save_mean, save_invstd: C elements
+// each, or None -> (grad_input like input, grad_weight (C), grad_bias (C)), each undefined where
+// output_mask is false. grad_weight / grad_bias take weight's dtype (input's without a weight).
+TensorList native_batch_norm_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const BackwardInputs in{inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5], inputs[6]};
+  const bool train = attrs.get<bool>("train");
+  const double eps = attrs.get<double>("eps");
+  const std::array<bool, 3> mask = detail::bool3_from_attr(attrs, "output_mask", "native_batch_norm_backward");
+  check_backward_inputs(in, train, eps);
+  const DType param_dtype = in.weight.defined() ? in.weight.dtype() : in.x.dtype();
+  TensorList out(3);
+  if (mask[0]) out[0] = Tensor::allocate(in.x.sizes(), in.x.dtype());
+  for (int i = 1; i < 3; ++i)
+    if (mask[i]) out[i] = Tensor::allocate({in.x.size(1)}, param_dtype);
+  if (!mask[0] && !mask[1] && !mask[2]) return out;
+  const Tensor x = onednn::to_contiguous(in.x, "native_batch_norm_backward");
+  const Tensor grad = onednn::to_contiguous(in.grad, "native_batch_norm_backward");
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_batch_norm_backward", [&] {
+    batch_norm_gradients<scalar_t>(in, x, grad, train, eps, out);
+  });
+  return out;
+}
 
 // input (N, C, *); weight, bias, running_mean, running_var: C elements each, or None.
 TensorList batch_norm(std::span<const Tensor> inputs, const Attrs& attrs) {

@@ -1,6 +1,7 @@
-// ops/conv_f64.cpp — float64 conv2d as im2col + the ISA-dispatched GEMM. Per (image n, group g):
-// out[n, g] (C_out/G x OH*OW) = weight[g] (C_out/G x C_in/G*kH*kW) @ columns (C_in/G*kH*kW x OH*OW);
-// a 1x1, stride 1, unpadded conv over row-major planes multiplies the input planes directly.
+// ops/conv_f64.cpp — float64 conv2d and its gradients as im2col + the ISA-dispatched GEMM. Per (image
+// n, group g): out[n, g] (C_out/G x OH*OW) = weight[g] (C_out/G x C_in/G*kH*kW) @ columns (C_in/G*kH*kW
+// x OH*OW); a 1x1, stride 1, unpadded conv over row-major planes multiplies the input planes directly.
+// Backward: grad_weight[g] += grad[n, g] @ columns^T, and grad_input[n, g] = col2im(weight[g]^T @ grad[n, g]).
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -55,6 +56,24 @@ void im2col(const double* in, int64_t sc, int64_t sh, int64_t sw, const Geometry
   }
 }
 
+/// The adjoint of im2col for the channels [begin, end) of one (image, group): adds each column row
+/// (c * KH + kh) * KW + kw into the input element under that kernel tap; padding taps are dropped.
+/// `in` points at the group's first channel of a contiguous (C, H, W) gradient.
+void col2im(const double* columns, const Geometry& g, int64_t begin, int64_t end, double* in) {
+  for (int64_t c = begin; c < end; ++c)
+    for (int64_t r = c * g.KH * g.KW; r < (c + 1) * g.KH * g.KW; ++r) {
+      const int64_t kh = r / g.KW % g.KH, kw = r % g.KW;
+      const int64_t tap_h = kh * g.dilation[0] - g.padding[0], tap_w = kw * g.dilation[1] - g.padding[1];
+      const auto [i0, i1] = valid_range(g.OH, g.H, g.stride[0], tap_h);
+      const auto [j0, j1] = valid_range(g.OW, g.W, g.stride[1], tap_w);
+      const double* row = columns + r * g.cols();
+      for (int64_t i = i0; i < i1; ++i) {
+        double* dst = in + (c * g.H + i * g.stride[0] + tap_h) * g.W;
+        for (int64_t j = j0; j < j1; ++j) dst[j * g.stride[1] + tap_w] += row[i * g.OW + j];
+      }
+    }
+}
+
 /// One conv2d call's operands, shared by every (image, group) work item.
 struct ConvF64 {
   const Tensor& x;
@@ -97,6 +116,38 @@ std::unique_ptr<double[]> allocate_columns(int64_t count) {
 }
 
 }  // namespace
+
+void conv2d_backward_f64(const Tensor& grad, const Tensor& x, const Tensor& w, const Pair& stride, const Pair& padding,
+                         const Pair& dilation, int64_t groups, const Tensor& grad_input, const Tensor& grad_weight) {
+  const Tensor weight = w.contiguous();
+  const Geometry geo{x.size(1) / groups, x.size(2), x.size(3), w.size(2), w.size(3), grad.size(2), grad.size(3),
+                     stride, padding, dilation};
+  const int64_t rows = geo.rows(), cols = geo.cols(), out_per_group = grad.size(1) / groups;
+  const std::unique_ptr<double[]> columns = allocate_columns(rows * cols);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, cols));
+  const double* dy = grad.data<double>();
+  const double* wt = weight.data<double>();
+  if (grad_input.defined()) std::fill_n(grad_input.data<double>(), grad_input.numel(), 0.0);
+  for (int64_t n = 0; n < x.size(0); ++n)
+    for (int64_t g = 0; g < groups; ++g) {
+      const double* dy_ng = dy + (n * grad.size(1) + g * out_per_group) * cols;
+      if (grad_weight.defined()) {
+        const double* in = x.data<double>() + n * x.stride(0) + g * geo.channels * x.stride(1);
+        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+          im2col(in, x.stride(1), x.stride(2), x.stride(3), geo, begin, end, columns.get());
+        });
+        detail::gemm(DType::Float64, out_per_group, rows, cols, 1.0, {dy_ng, cols, 1}, {columns.get(), 1, cols},
+                     n == 0 ? 0.0 : 1.0, grad_weight.data<double>() + g * out_per_group * rows, rows);
+      }
+      if (grad_input.defined()) {
+        detail::gemm(DType::Float64, rows, cols, out_per_group, 1.0, {wt + g * out_per_group * rows, 1, rows},
+                     {dy_ng, cols, 1}, 0.0, columns.get(), cols);
+        double* gi = grad_input.data<double>() + (n * x.size(1) + g * geo.channels) * geo.H * geo.W;
+        parallel_for(0, geo.channels, std::max<int64_t>(1, grain / std::max<int64_t>(1, geo.KH * geo.KW)),
+                     [&](int64_t begin, int64_t end) { col2im(columns.get(), geo, begin, end, gi); });
+      }
+    }
+}
 
 void conv2d_f64(const Tensor& x, const Tensor& w, const Tensor& b, const Pair& stride, const Pair& padding,
                 const Pair& dilation, int64_t groups, const Tensor& out) {

@@ -1,5 +1,6 @@
-// ops/conv_f64.h — float64 conv2d (internal to ops/): oneDNN has no f64 CPU kernels, so conv.cpp
-// validates the arguments and sizes the output exactly as for float32, then hands float64 here.
+// ops/conv_f64.h — float64 conv2d and its gradients (internal to ops/): oneDNN has no f64 CPU kernels,
+// so conv.cpp / conv_backward.cpp validate the arguments and size the results exactly as for float32,
+// then hand float64 here.
 #pragma once
 
 #include <cstdint>
@@ -16,5 +17,13 @@ namespace tl::kernels {
 /// tl::Error only when out of memory.
 void conv2d_f64(const Tensor& x, const Tensor& w, const Tensor& b, const onednn::Pair& stride,
                 const onednn::Pair& padding, const onednn::Pair& dilation, int64_t groups, const Tensor& out);
+
+/// The gradients of conv2d for float64 grad (N, C_out, H_out, W_out), contiguous: grad_input
+/// (N, C_in, H, W) and grad_weight (C_out, C_in / groups, kH, kW), contiguous and preallocated, each
+/// undefined when not wanted. x and w may have any strides. Arguments must already be validated
+/// (shapes, dtypes, every size > 0); throws tl::Error only when out of memory.
+void conv2d_backward_f64(const Tensor& grad, const Tensor& x, const Tensor& w, const onednn::Pair& stride,
+                         const onednn::Pair& padding, const onednn::Pair& dilation, int64_t groups,
+                         const Tensor& grad_input, const Tensor& grad_weight);
 
 }  // namespace tl::kernels

@@ -187,4 +187,67 @@ Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double sc
   return call(OpKind::NativeDropoutBackward, {grad, mask}, {{"scale", scale}});
 }
 
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
+                                                        const Tensor& weight, const std::optional<Shape>& bias_sizes,
+                                                        const Shape& stride, const Shape& padding,
+                                                        const Shape& dilation, bool transposed,
+                                                        const Shape& output_padding, int64_t groups,
+                                                        std::array<bool, 3> output_mask) {
+  const Tensor in[] = {grad_output, input, weight};
+  TensorList out = dispatch::call(OpKind::ConvolutionBackward, in,
+                                  {{"bias_sizes", bias_sizes ? AttrValue{*bias_sizes} : AttrValue{}},
+                                   {"stride", stride},
+                                   {"padding", padding},
+                                   {"dilation", dilation},
+                                   {"transposed", transposed},
+                                   {"output_padding", output_padding},
+                                   {"groups", groups},
+                                   {"output_mask", detail::bool3_attr(output_mask)}});
+  return {std::move(out.at(0)), std::move(out.at(1)), std::move(out.at(2))};
+}
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
+    const Tensor& running_var, const Tensor& save_mean, const Tensor& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const Tensor in[] = {grad_out, input, weight, running_mean, running_var, save_mean, save_invstd};
+  TensorList out = dispatch::call(OpKind::NativeBatchNormBackward, in,
+                                  {{"train", train}, {"eps", eps}, {"output_mask", detail::bool3_attr(output_mask)}});
+  return {std::move(out.at(0)), std::move(out.at(1)), std::move(out.at(2))};
+}
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Shape& kernel_size, const Shape& stride,
+                                                  const Shape& padding, const Shape& dilation, bool ceil_mode) {
+  const Tensor in[] = {input};
+  TensorList out = dispatch::call(OpKind::MaxPool2dWithIndices, in,
+                                  {{"kernel_size", kernel_size},
+                                   {"stride", stride},
+                                   {"padding", padding},
+                                   {"dilation", dilation},
+                                   {"ceil_mode", ceil_mode}});
+  return {std::move(out.at(0)), std::move(out.at(1))};
+}
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& input, const Shape& kernel_size,
+                                        const Shape& stride, const Shape& padding, const Shape& dilation,
+                                        bool ceil_mode, const Tensor& indices) {
+  return call(OpKind::MaxPool2dWithIndicesBackward, {grad_output, input, indices},
+              {{"kernel_size", kernel_size},
+               {"stride", stride},
+               {"padding", padding},
+               {"dilation", dilation},
+               {"ceil_mode", ceil_mode}});
+}
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Shape& kernel_size,
+                           const Shape& stride, const Shape& padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  return call(OpKind::AvgPool2dBackward, {grad_output, input},
+              {{"kernel_size", kernel_size},
+               {"stride", stride},
+               {"padding", padding},
+               {"ceil_mode", ceil_mode},
+               {"count_include_pad", count_include_pad},
+               {"divisor_override", detail::optional_int_attr(divisor_override)}});
+}
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
+  return call(OpKind::AdaptiveAvgPool2dBackward, {grad_output, input});
+}
+
 }  // namespace tl

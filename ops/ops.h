@@ -2,9 +2,11 @@
 // inputs and attrs and goes through dispatch::call; kernels live in the other ops/ files.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -126,6 +128,40 @@ Tensor dropout(const Tensor& input, double p, bool train);
 std::pair<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train = true);
 /// grad * mask * scale: native_dropout's backward.
 Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
+
+// ---- their backward kernels (PyTorch's aten names; autograd's derivative formulas call them) ----
+/// The gradients of conv2d(input, weight, bias, stride, padding, dilation, groups) for grad_output
+/// (N, C_out, H_out, W_out): (grad_input, grad_weight, grad_bias), each undefined where output_mask is
+/// false. bias_sizes, when given, must be [C_out]. Throws tl::Error for transposed=true.
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
+                                                        const Tensor& weight, const std::optional<Shape>& bias_sizes,
+                                                        const Shape& stride, const Shape& padding,
+                                                        const Shape& dilation, bool transposed,
+                                                        const Shape& output_padding, int64_t groups,
+                                                        std::array<bool, 3> output_mask);
+/// The gradients of batch_norm for grad_out (input's shape): (grad_input, grad_weight, grad_bias),
+/// each undefined where output_mask is false. train=true differentiates through the batch statistics
+/// (save_mean / save_invstd, or computed from input when both are undefined); train=false uses the
+/// running ones.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
+    const Tensor& running_var, const Tensor& save_mean, const Tensor& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask);
+/// max_pool2d's values and the flat index h * W + w (int64) of each maximum within its input plane.
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Shape& kernel_size,
+                                                  const Shape& stride = {}, const Shape& padding = {0, 0},
+                                                  const Shape& dilation = {1, 1}, bool ceil_mode = false);
+/// grad_input (input's shape): each grad_output element added at the input element `indices` names.
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& input, const Shape& kernel_size,
+                                        const Shape& stride, const Shape& padding, const Shape& dilation,
+                                        bool ceil_mode, const Tensor& indices);
+/// grad_input (input's shape) of avg_pool2d; divisor_override, when given, divides every window.
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, const Shape& kernel_size,
+                           const Shape& stride, const Shape& padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override = std::nullopt);
+/// grad_input (input's shape) of adaptive_avg_pool2d, whose output size is grad_output's (aten's
+/// _adaptive_avg_pool2d_backward).
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input);
 
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).

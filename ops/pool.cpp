@@ -1,4 +1,5 @@
-// ops/pool.cpp — max_pool2d, avg_pool2d and adaptive_avg_pool2d with PyTorch's window rules.
+// ops/pool.cpp — max_pool2d (also with indices), avg_pool2d and adaptive_avg_pool2d with PyTorch's
+// window rules.
 // Averages of float32 / bfloat16 run through oneDNN when its windows match PyTorch's exactly; max_pool2d,
 // float64 and the cases oneDNN cannot express (non-uniform adaptive windows, count_include_pad windows
 // overhanging the padding in ceil_mode) run a plain parallel kernel. Output is contiguous NCHW.
@@ -14,6 +15,7 @@
 #include "ops/onednn/memory.h"
 #include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/window.h"
+#include "ops/pool_windows.h"
 
 namespace tl::kernels {
 namespace {
@@ -24,12 +26,6 @@ using onednn::PoolParams;
 struct PoolPlan : onednn::CachedPlan {
   onednn::Primitive pool;
   dnnl::memory::desc src, dst;
-};
-
-/// Per output index along one axis: the input range [begin, end) the window reads (clipped to the
-/// input) and this axis's factor of the averaging divisor.
-struct AxisWindows {
-  std::vector<int64_t> begin, end, divisor;
 };
 
 template <typename T>
@@ -117,53 +113,44 @@ void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows,
   });
 }
 
-/// Max over a dilated window; NaN wins, as in PyTorch. Padding never contributes.
-template <typename T>
-void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p) {
+/// Max over a dilated window; NaN wins, as in PyTorch. Padding never contributes. With `indices`
+/// (contiguous, out's shape) also the flat h * W + w of the maximum within its plane, chosen as
+/// PyTorch's CPU kernel does: the first maximum, the last NaN, the window's first in-bounds element
+/// when all are -inf. max_pool2d passes none and pays for no index bookkeeping.
+template <typename T, bool kWithIndices>
+void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p, int64_t* indices) {
   const int64_t H = x.size(2), W = x.size(3), oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
+  const T* out_base = out.data<T>();
   for_each_plane<T>(x, out, oh * ow * p.kernel[0] * p.kernel[1], [&](const T* in, T* o) {
+    [[maybe_unused]] int64_t* idx = kWithIndices ? indices + (o - out_base) : nullptr;
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j) {
         acc_t<T> best = -INFINITY;
+        const int64_t h0 = i * p.stride[0] - p.padding[0], w0 = j * p.stride[1] - p.padding[1];
+        [[maybe_unused]] int64_t best_index = 0;
+        if constexpr (kWithIndices) {
+          int64_t first_h = h0, first_w = w0;
+          while (first_h < 0) first_h += p.dilation[0];
+          while (first_w < 0) first_w += p.dilation[1];
+          best_index = first_h * W + first_w;
+        }
         for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
-          const int64_t h = i * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+          const int64_t h = h0 + kh * p.dilation[0];
           if (h < 0 || h >= H) continue;
           for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
-            const int64_t w = j * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+            const int64_t w = w0 + kw * p.dilation[1];
             if (w < 0 || w >= W) continue;
             const auto v = static_cast<acc_t<T>>(in[h * sh + w * sw]);
-            if (v > best || std::isnan(v)) best = v;
+            if (v > best || std::isnan(v)) {
+              best = v;
+              if constexpr (kWithIndices) best_index = h * W + w;
+            }
           }
         }
         o[i * ow + j] = static_cast<T>(best);
+        if constexpr (kWithIndices) idx[i * ow + j] = best_index;
       }
   });
-}
-
-/// avg_pool2d's windows along one axis (PyTorch's rule: with count_include_pad the divisor counts
-/// padding, but not the part of a ceil_mode window beyond it).
-AxisWindows avg_axis(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding, bool count_include_pad) {
-  AxisWindows a;
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t start = o * stride - padding, stop = std::min(start + kernel, in + padding);
-    const int64_t begin = std::max<int64_t>(start, 0), end = std::min(stop, in);
-    a.begin.push_back(begin);
-    a.end.push_back(end);
-    a.divisor.push_back(count_include_pad ? stop - start : end - begin);
-  }
-  return a;
-}
-
-/// adaptive_avg_pool2d's windows: [floor(o * in / out), ceil((o + 1) * in / out)).
-AxisWindows adaptive_axis(int64_t in, int64_t out) {
-  AxisWindows a;
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t begin = o * in / out, end = ((o + 1) * in + out - 1) / out;
-    a.begin.push_back(begin);
-    a.end.push_back(end);
-    a.divisor.push_back(end - begin);
-  }
-  return a;
 }
 
 /// True (with kernel and stride filled in) when every window has the same size and the windows
@@ -200,9 +187,24 @@ TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
     // Not oneDNN's pooling_max: it skips NaN and gives -FLT_MAX for an all-NaN or all -inf window.
     Tensor out = Tensor::allocate(out_shape, x.dtype());
-    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t>(x, out, p); });
+    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t, false>(x, out, p, nullptr); });
     return out;
   })};
+}
+
+// input (N, C, H, W) or (C, H, W) -> (values, indices), both (N, C, H_out, W_out); indices int64.
+TensorList max_pool2d_with_indices(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const PoolParams p = onednn::parse_pool_params(attrs, "max_pool2d_with_indices", /*has_dilation=*/true);
+  const Tensor& input = inputs[0];
+  const Tensor x = input.dim() == 3 ? onednn::add_batch_dim(input) : input;
+  const Shape out_shape = pooled_shape(x, p, "max_pool2d_with_indices");
+  Tensor out = Tensor::allocate(out_shape, x.dtype()), indices = Tensor::allocate(out_shape, DType::Int64);
+  if (numel_of(out_shape) > 0)
+    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d_with_indices", [&] {
+      max_planes<scalar_t, true>(x, out, p, indices.data<int64_t>());
+    });
+  if (input.dim() == 3) return {onednn::drop_batch_dim(out), onednn::drop_batch_dim(indices)};
+  return {out, indices};
 }
 
 TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {

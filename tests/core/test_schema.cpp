@@ -24,6 +24,22 @@ TEST_CASE("schema: arguments, defaults and keyword-only marks") {
   CHECK(std::get<DType>(*empty.args[1].default_) == DType::Float32);
 }
 
+TEST_CASE("schema: a bool[N] list is carried as a Shape of 1 (True) and 0 (False)") {
+  const SchemaArg& mask = schema_of(OpKind::ConvolutionBackward).args.back();
+  CHECK(mask.name == "output_mask");
+  CHECK(mask.type == "bool[3]");
+  CHECK(mask.list_length() == 3);
+  CHECK(mask.base_type() == "bool");
+  CHECK_FALSE(mask.default_.has_value());
+  const Schema s = parse_schema("f(Tensor self, bool[3] mask=[True, False, True], bool[2] both=True, bool flag=False, "
+                                "int[2] pad=[1, 0]) -> Tensor");
+  REQUIRE(s.args.size() == 5);
+  CHECK(std::get<Shape>(*s.args[1].default_) == Shape{1, 0, 1});
+  CHECK(std::get<Shape>(*s.args[2].default_) == Shape{1, 1});  // one value stands for every element
+  CHECK(std::get<bool>(*s.args[3].default_) == false);
+  CHECK(std::get<Shape>(*s.args[4].default_) == Shape{1, 0});
+}
+
 TEST_CASE("schema: alias and mutation marks, as PyTorch's schema language writes them") {
   const Schema& add_ = schema_of(OpKind::Add_);
   CHECK(add_.args[0].alias_set == "a");

@@ -56,6 +56,26 @@ def bn_train(x):
     return out, rm, rv
 
 
+def conv_backward(grad, x):
+    return torch.ops.aten.convolution_backward(grad, x, W, [3], [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                               [True, True, True])
+
+
+def bn_backward(grad, x, train):
+    """Our kernel computes the batch statistics itself; PyTorch's CPU kernel reads them from the forward."""
+    save_mean, save_invstd = None, None
+    if train:
+        _, save_mean, save_invstd = torch.native_batch_norm(x, BN[0], BN[1], BN[2].clone(), BN[3].clone(), True,
+                                                            0.1, 1e-5)
+    return torch.ops.aten.native_batch_norm_backward(grad, x, BN[0], BN[2], BN[3], save_mean, save_invstd, train,
+                                                     1e-5, [True, True, True])
+
+
+def max_pool_backward(grad, x):
+    _, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    return torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [2, 2], [1, 1], [1, 1], False, indices)
+
+
 def inplace(name):
     return lambda x, y: getattr(x.clone(), name)()
 
@@ -131,6 +151,28 @@ SAMPLES = {
     "adaptive_avg_pool2d": {"2x2": lambda x, y: F.adaptive_avg_pool2d(x, 2),
                             "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3)},
     "dropout": {"eval": lambda x, y: F.dropout(x, 0.5, False)},
+    "convolution_backward": {"input": lambda x, y: conv_backward(residual(y), x),
+                             "grad_output": lambda x, y: conv_backward(residual(x), y)},
+    "native_batch_norm_backward": {"train": lambda x, y: bn_backward(y, x, True),
+                                   "eval": lambda x, y: bn_backward(y, x, False),
+                                   "train_grad_out": lambda x, y: bn_backward(x, y, True)},
+    "max_pool2d_with_indices": {"k2": lambda x, y: F.max_pool2d(x, 2, return_indices=True),
+                                "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1, return_indices=True),
+                                "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2, return_indices=True),
+                                "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True, return_indices=True)},
+    "max_pool2d_with_indices_backward": {"grad_output": lambda x, y: max_pool_backward(x[:, :, :2, :2], y),
+                                         "self": lambda x, y: max_pool_backward(y[:, :, :2, :2], x)},
+    "avg_pool2d_backward": {
+        "k2": lambda x, y: torch.ops.aten.avg_pool2d_backward(x[:, :, :2, :2], y, [2, 2], [2, 2], [0, 0], False, True, None),
+        "k3s2p1": lambda x, y: torch.ops.aten.avg_pool2d_backward(x[:, :, :2, :2], y, [3, 3], [2, 2], [1, 1], False, True,
+                                                                  None),
+        "ceil_exclude_pad": lambda x, y: torch.ops.aten.avg_pool2d_backward(x[:, :, :3, :3], y, [3, 3], [2, 2], [1, 1],
+                                                                            True, False, None),
+        "divisor_override": lambda x, y: torch.ops.aten.avg_pool2d_backward(x[:, :, :2, :2], y, [2, 2], [2, 2], [0, 0],
+                                                                            False, True, 3),
+    },
+    "_adaptive_avg_pool2d_backward": {"2x2": lambda x, y: torch.ops.aten._adaptive_avg_pool2d_backward(x[:, :, :2, :2], y),
+                                      "3x3": lambda x, y: torch.ops.aten._adaptive_avg_pool2d_backward(x[:, :, :3, :3], y)},
     # inference ops: the eager computation each stands for
     "to_mkldnn": {"float32": lambda x, y: x, "bfloat16": lambda x, y: x.to(torch.bfloat16)},
     "to_dense": {"float32": lambda x, y: x},

@@ -345,6 +345,71 @@ Samples opinfo_dropout() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) { return list(dropout(x, 0.5, false)); }}.generic()};
 }
 
+// ---- backward kernels: x is the forward's input in one sample, the incoming gradient in another ----
+namespace {
+TensorList conv_backward(const Tensor& grad, const Tensor& input) {
+  const auto [gi, gw, gb] = convolution_backward(grad, input, conv_weight(), Shape{3}, {1, 1}, {1, 1}, {1, 1}, false,
+                                                 {0, 0}, 1, {true, true, true});
+  return {gi, gw, gb};
+}
+TensorList bn_backward(const Tensor& grad, const Tensor& input, bool train) {
+  const auto [gi, gw, gb] = native_batch_norm_backward(grad, input, bn(0), bn(2), bn(3), Tensor(), Tensor(), train,
+                                                       1e-5, {true, true, true});
+  return {gi, gw, gb};
+}
+TensorList pair_list(const std::pair<Tensor, Tensor>& p) { return {p.first, p.second}; }
+/// The top-left (1, 2, n, n) corner of t: a strided view, as a pool's grad_output.
+Tensor corner(const Tensor& t, int64_t n) { return t.slice(2, 0, n).slice(3, 0, n); }
+}  // namespace
+
+Samples opinfo_convolution_backward() {
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return conv_backward(residual(y), x); }}.sums(),
+          Sample{"grad_output", [](const Tensor& x, const Tensor& y) { return conv_backward(residual(x), y); }}.sums()};
+}
+Samples opinfo_native_batch_norm_backward() {
+  return {Sample{"train", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, true); }}.sums(),
+          Sample{"eval", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, false); }}.sums(),
+          Sample{"train_grad_out", [](const Tensor& x, const Tensor& y) { return bn_backward(x, y, true); }}.sums()};
+}
+Samples opinfo_max_pool2d_with_indices() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return pair_list(max_pool2d_with_indices(x, {2, 2})); }}.generic(),
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor&) {
+            return pair_list(max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}));
+          }},
+          Sample{"dilation2", [](const Tensor& x, const Tensor&) {
+            return pair_list(max_pool2d_with_indices(x, {2, 2}, {1, 1}, {0, 0}, {2, 2}));
+          }},
+          Sample{"ceil", [](const Tensor& x, const Tensor&) {
+            return pair_list(max_pool2d_with_indices(x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, true));
+          }}};
+}
+Samples opinfo_max_pool2d_with_indices_backward() {
+  const auto k3s2p1 = [](const Tensor& grad, const Tensor& self) {
+    const Tensor indices = max_pool2d_with_indices(self, {3, 3}, {2, 2}, {1, 1}).second;
+    return list(max_pool2d_with_indices_backward(grad, self, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, indices));
+  };
+  return {Sample{"grad_output", [=](const Tensor& x, const Tensor& y) { return k3s2p1(corner(x, 2), y); }},
+          Sample{"self", [=](const Tensor& x, const Tensor& y) { return k3s2p1(corner(y, 2), x); }}};
+}
+Samples opinfo_avg_pool2d_backward() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor& y) {
+            return list(avg_pool2d_backward(corner(x, 2), y, {2, 2}, {2, 2}, {0, 0}, false, true));
+          }}.sums(),
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor& y) {
+            return list(avg_pool2d_backward(corner(x, 2), y, {3, 3}, {2, 2}, {1, 1}, false, true));
+          }}.sums(),
+          Sample{"ceil_exclude_pad", [](const Tensor& x, const Tensor& y) {
+            return list(avg_pool2d_backward(corner(x, 3), y, {3, 3}, {2, 2}, {1, 1}, true, false));
+          }}.sums(),
+          Sample{"divisor_override", [](const Tensor& x, const Tensor& y) {
+            return list(avg_pool2d_backward(corner(x, 2), y, {2, 2}, {2, 2}, {0, 0}, false, true, 3));
+          }}.sums()};
+}
+Samples opinfo_adaptive_avg_pool2d_backward() {
+  return {Sample{"2x2", [](const Tensor& x, const Tensor& y) { return list(adaptive_avg_pool2d_backward(corner(x, 2), y)); }}.sums(),
+          Sample{"3x3", [](const Tensor& x, const Tensor& y) { return list(adaptive_avg_pool2d_backward(corner(x, 3), y)); }}.sums()};
+}
+
 // ---- inference-optimized kernels ----
 Samples opinfo_to_mkldnn() {
   return {Sample{"float32", [](const Tensor& x, const Tensor&) { return list(to_dense(to_mkldnn(x), 2)); }},

@@ -1,0 +1,175 @@
+// ops/conv_backward.cpp — convolution_backward, the gradients of conv2d: grad_input through oneDNN's
+// convolution_backward_data, grad_weight through convolution_backward_weights (float32, bfloat16), and
+// float64 by ops/conv_f64.cpp; grad_bias is a per-channel sum of grad_output, in double, for every dtype.
+// Operands are made contiguous (plain NCHW / OIHW) and the results are contiguous.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/parallel.h"
+#include "ops/attr_util.h"
+#include "ops/conv_f64.h"
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/memory.h"
+#include "ops/onednn/primitive_cache.h"
+#include "ops/onednn/window.h"
+
+namespace tl::kernels {
+namespace {
+
+using onednn::Pair;
+constexpr const char* kOp = "convolution_backward";
+
+struct Params {
+  Pair stride, padding, dilation;
+  int64_t groups;
+  std::array<bool, 3> mask;  // grad_input, grad_weight, grad_bias
+};
+
+Params parse_params(const Attrs& attrs) {
+  TL_CHECK(!attrs.get<bool>("transposed"), kOp, ": transposed convolution is not supported");
+  Params p{onednn::pair_attr(attrs, "stride", kOp), onednn::pair_attr(attrs, "padding", kOp),
+           onednn::pair_attr(attrs, "dilation", kOp), attrs.get<int64_t>("groups"),
+           detail::bool3_from_attr(attrs, "output_mask", kOp)};
+  check_positive(kOp, "stride", p.stride);
+  check_positive(kOp, "padding", p.padding, /*allow_zero=*/true);
+  check_positive(kOp, "dilation", p.dilation);
+  TL_CHECK(p.groups > 0, kOp, ": groups must be positive, got ", p.groups);
+  return p;
+}
+
+/// The operands of conv2d(x, w) and its grad_output must agree with each other and with the forward.
+void check_tensors(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const Attrs& attrs) {
+  TL_CHECK(x.dim() == 4, kOp, ": expected 4-D input (N, C_in, H, W), got ", x.shape());
+  TL_CHECK(w.dim() == 4, kOp, ": expected 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
+  TL_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16, kOp,
+           ": expected input to be float32, float64 or bfloat16, got ", x.dtype());
+  TL_CHECK(w.dtype() == x.dtype(), kOp, ": weight dtype ", w.dtype(), " differs from input dtype ", x.dtype());
+  TL_CHECK(grad.dtype() == x.dtype(), kOp, ": grad_output dtype ", grad.dtype(), " differs from input dtype ",
+           x.dtype());
+  TL_CHECK(w.size(0) % p.groups == 0, kOp, ": weight ", w.shape(), " has ", w.size(0),
+           " output channels, not divisible by groups=", p.groups);
+  TL_CHECK(x.size(1) == w.size(1) * p.groups, kOp, ": input ", x.shape(), " has ", x.size(1),
+           " channels but weight ", w.shape(), " with groups=", p.groups, " expects ", w.size(1) * p.groups);
+  TL_CHECK(w.size(2) > 0 && w.size(3) > 0, kOp, ": weight ", w.shape(), " has an empty kernel");
+  const Pair hw = conv_output_size(kOp, x.shape(), {w.size(2), w.size(3)}, p.stride, p.padding, p.dilation);
+  const Shape expected{x.size(0), w.size(0), hw[0], hw[1]};
+  TL_CHECK(grad.shape() == expected, kOp, ": grad_output ", grad.shape(), " differs from the forward's output ",
+           expected, " for input ", x.shape(), " and weight ", w.shape());
+  if (!p.mask[2] || attrs.is_none("bias_sizes")) return;
+  const Shape& bias = attrs.get<Shape>("bias_sizes");
+  TL_CHECK(bias == Shape{w.size(0)}, kOp, ": bias_sizes ", bias, " differs from [", w.size(0), "], weight ",
+           w.shape(), "'s output channels");
+}
+
+/// The backward primitives for contiguous operands, built for the gradients the mask asks for.
+struct BackwardPlan : onednn::CachedPlan {
+  onednn::Primitive data, weights;  // empty when that gradient is not wanted
+  dnnl::memory::desc src, weights_desc, dst;
+};
+
+BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape, const Params& p) {
+  using dnnl::memory;
+  BackwardPlan plan;
+  plan.src = onednn::plain_desc(x.sizes(), x.dtype());
+  const Shape wsizes = p.groups == 1 ? w.shape()
+                                     : Shape{p.groups, w.size(0) / p.groups, w.size(1), w.size(2), w.size(3)};
+  plan.weights_desc = onednn::plain_desc(wsizes, w.dtype());
+  plan.dst = onednn::plain_desc(out_shape, x.dtype());
+  const memory::dims strides{p.stride[0], p.stride[1]}, padding{p.padding[0], p.padding[1]},
+      dilation{p.dilation[0] - 1, p.dilation[1] - 1};  // oneDNN counts dilation from 0
+  const auto direct = dnnl::algorithm::convolution_direct;
+  using Fwd = dnnl::convolution_forward;
+  const Fwd::primitive_desc hint(Fwd::desc(dnnl::prop_kind::forward_training, direct, plan.src, plan.weights_desc,
+                                           plan.dst, strides, dilation, padding, padding),
+                                 onednn::default_attr(), onednn::engine());
+  if (p.mask[0]) {
+    using Data = dnnl::convolution_backward_data;
+    const Data::desc desc(direct, plan.src, plan.weights_desc, plan.dst, strides, dilation, padding, padding);
+    plan.data = onednn::Primitive(Data::primitive_desc(desc, onednn::default_attr(), onednn::engine(), hint));
+  }
+  if (p.mask[1]) {
+    using Weights = dnnl::convolution_backward_weights;
+    const Weights::desc desc(direct, plan.src, plan.weights_desc, plan.dst, strides, dilation, padding, padding);
+    plan.weights = onednn::Primitive(Weights::primitive_desc(desc, onednn::default_attr(), onednn::engine(), hint));
+  }
+  return plan;
+}
+
+void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const TensorList& out) {
+  auto context = [&] {
+    return detail::str_cat("input ", x.shape(), ", weight ", w.shape(), ", stride ", onednn::to_shape(p.stride),
+                           ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation),
+                           ", groups ", p.groups);
+  };
+  onednn::guarded(kOp, context, [&] {
+    const Tensor src = onednn::to_contiguous(x, kOp), weights = onednn::to_contiguous(w, kOp);
+    onednn::PrimitiveKey key(kOp);
+    key.add(src).add(weights).add(grad).add(onednn::to_shape(p.stride)).add(onednn::to_shape(p.padding));
+    key.add(onednn::to_shape(p.dilation)).add(p.groups).add(int64_t{p.mask[0]}).add(int64_t{p.mask[1]});
+    auto plan = onednn::primitive_cache().get_or_create<BackwardPlan>(
+        key, [&] { return make_plan(src, weights, grad.shape(), p); });
+    const dnnl::memory dst = onednn::memory_of(grad, plan->dst);
+    if (plan->data)
+      plan->data.execute({{DNNL_ARG_DIFF_DST, dst},
+                          {DNNL_ARG_WEIGHTS, onednn::memory_of(weights, plan->weights_desc)},
+                          {DNNL_ARG_DIFF_SRC, onednn::memory_of(out[0], plan->src)}});
+    if (plan->weights)
+      plan->weights.execute({{DNNL_ARG_DIFF_DST, dst},
+                             {DNNL_ARG_SRC, onednn::memory_of(src, plan->src)},
+                             {DNNL_ARG_DIFF_WEIGHTS, onednn::memory_of(out[1], plan->weights_desc)}});
+  });
+}
+
+/// grad_bias[c] = sum of grad_output over (n, h, w), for contiguous grad_output.
+void bias_gradient(const Tensor& grad, const Tensor& out) {
+  const int64_t N = grad.size(0), C = grad.size(1), S = grad.size(2) * grad.size(3);
+  TL_DISPATCH_FLOATING_TYPES(grad.dtype(), kOp, [&] {
+    const scalar_t* g = grad.data<scalar_t>();
+    scalar_t* o = out.data<scalar_t>();
+    parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        double sum = 0;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t s = 0; s < S; ++s) sum += static_cast<double>(g[(n * C + c) * S + s]);
+        o[c] = static_cast<scalar_t>(sum);
+      }
+    });
+  });
+}
+
+void zero(const Tensor& t) {
+  if (t.defined()) std::fill_n(static_cast<char*>(t.raw_data()), t.nbytes(), 0);
+}
+
+}  // namespace
+
+// grad_output (N, C_out, H_out, W_out), input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW)
+// -> (grad_input like input, grad_weight like weight, grad_bias (C_out)), each undefined where
+// output_mask is false. output_padding only matters for transposed convolutions, which are refused.
+TensorList convolution_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+  const Tensor &x = inputs[1], &w = inputs[2];
+  const Params p = parse_params(attrs);
+  check_tensors(inputs[0], x, w, p, attrs);
+  TensorList out(3);
+  if (p.mask[0]) out[0] = Tensor::allocate(x.sizes(), x.dtype());
+  if (p.mask[1]) out[1] = Tensor::allocate(w.sizes(), w.dtype());
+  if (p.mask[2]) out[2] = Tensor::allocate({w.size(0)}, w.dtype());
+  const Tensor grad = onednn::to_contiguous(inputs[0], kOp);
+  if (p.mask[2]) bias_gradient(grad, out[2]);
+  if (!p.mask[0] && !p.mask[1]) return out;
+  if (grad.numel() == 0 || x.numel() == 0) {  // nothing flows: every gradient element is zero
+    zero(out[0]);
+    zero(out[1]);
+    return out;
+  }
+  if (x.dtype() == DType::Float64)
+    conv2d_backward_f64(grad, x, w, p.stride, p.padding, p.dilation, p.groups, out[0], out[1]);
+  else
+    onednn_backward(grad, x, w, p, out);
+  return out;
+}
+
+}  // namespace tl::kernels
