@@ -100,21 +100,12 @@ ConvPlan make_plan(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
   return plan;
 }
 
-/// `user` as the primitive wants it: itself, or reordered into this thread's `kind` staging buffer.
-dnnl::memory staged_input(const dnnl::memory& user, const onednn::Primitive& reorder, onednn::Staging kind,
-                          const dnnl::memory::desc& desc, std::shared_ptr<Storage>& keep) {
-  if (!reorder) return user;
-  dnnl::memory staged = onednn::staging_memory(kind, desc, keep);
-  reorder.execute({{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, staged}});
-  return staged;
-}
-
 void run_plan(const ConvPlan& plan, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out) {
   using onednn::Staging;
   std::shared_ptr<Storage> src_keep, weights_keep, dst_keep;
   const dnnl::memory src =
-      staged_input(onednn::memory_of(x, plan.src_user), plan.src_reorder, Staging::Src, plan.src, src_keep);
-  const dnnl::memory weights = staged_input(onednn::memory_of(w, plan.weights_user), plan.weights_reorder,
+      onednn::staged_input(onednn::memory_of(x, plan.src_user), plan.src_reorder, Staging::Src, plan.src, src_keep);
+  const dnnl::memory weights = onednn::staged_input(onednn::memory_of(w, plan.weights_user), plan.weights_reorder,
                                             Staging::Weights, plan.weights, weights_keep);
   const dnnl::memory dst_user = onednn::memory_of(out, plan.dst_user);
   const dnnl::memory dst = plan.dst_reorder ? onednn::staging_memory(Staging::Dst, plan.dst, dst_keep) : dst_user;

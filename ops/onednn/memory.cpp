@@ -92,6 +92,14 @@ dnnl::memory staging_memory(Staging kind, const dnnl::memory::desc& desc, std::s
   return memory_of(buffers[static_cast<size_t>(kind)].reserve(bytes), desc);
 }
 
+dnnl::memory staged_input(const dnnl::memory& user, const Primitive& reorder, Staging kind,
+                          const dnnl::memory::desc& desc, std::shared_ptr<Storage>& keep) {
+  if (!reorder) return user;
+  dnnl::memory staged = staging_memory(kind, desc, keep);
+  reorder.execute({{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, staged}});
+  return staged;
+}
+
 Tensor to_contiguous(const Tensor& t, const char* op) {
   if (t.is_contiguous()) return t;
   if (t.dtype() != DType::Float32 && t.dtype() != DType::BFloat16) return t.contiguous();

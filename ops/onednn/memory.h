@@ -8,6 +8,7 @@
 
 #include "core/storage.h"
 #include "core/tensor.h"
+#include "ops/onednn/engine.h"
 
 namespace tl::onednn {
 
@@ -41,6 +42,11 @@ enum class Staging { Scratchpad, Src, Weights, Dst };
 /// kMaxReusedStagingBytes; then it is a fresh allocation owned by `keep`.
 dnnl::memory staging_memory(Staging kind, const dnnl::memory::desc& desc, std::shared_ptr<Storage>& keep);
 inline constexpr size_t kMaxReusedStagingBytes = size_t{64} << 20;
+
+/// `user` as a primitive wants it (`desc`): itself when `reorder` is empty, otherwise reordered into
+/// this thread's `kind` staging buffer (see staging_memory; `keep` owns a fresh allocation).
+dnnl::memory staged_input(const dnnl::memory& user, const Primitive& reorder, Staging kind,
+                          const dnnl::memory::desc& desc, std::shared_ptr<Storage>& keep);
 
 /// `t` itself when contiguous, otherwise a contiguous copy: made by a cached oneDNN reorder for
 /// float32 / bfloat16, by Tensor::contiguous for other dtypes or strides oneDNN cannot describe.
