@@ -81,6 +81,26 @@ TEST_CASE("symbolic_trace: FX naming rules and targets for functions, methods an
         "    ");
 }
 
+// A backward op's bool[3] output_mask: carried as 1 / 0 (core/schema.h), written as Python's bools.
+class MaskedBackward : public nn::Module {
+ public:
+  std::string type_name() const override { return "MaskedBackward"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    const Tensor ones = tl::ones({3});
+    return std::get<0>(native_batch_norm_backward(x, x, ones, ones, ones, {}, {}, false, 1e-5, {true, false, true}));
+  }
+};
+
+TEST_CASE("symbolic_trace: a bool list argument prints as bools and runs again as traced") {
+  const Tensor x = randn({2, 3, 4});
+  auto traced = symbolic_trace(std::make_shared<MaskedBackward>(), {x});
+  CHECK(traced->code().find("False, 1e-05, [True, False, True])") != std::string::npos);
+  const Tensor ones = tl::ones({3});
+  const Tensor eager = std::get<0>(native_batch_norm_backward(x, x, ones, ones, ones, {}, {}, false, 1e-5, {true, true, true}));
+  CHECK(equal((*traced)(x), eager));
+}
+
 class ReadsData : public nn::Module {
  public:
   std::string type_name() const override { return "ReadsData"; }
