@@ -138,7 +138,8 @@ BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape,
 }
 
 /// Runs `primitive` with its inputs staged into the chosen layouts and its output reordered back
-/// into `out_user`.
+/// into `out_user`. The three staged operands take three different per-thread staging kinds; the
+/// kinds' names (Dst, Src, Weights) only keep the buffers apart here.
 void run_staged(const onednn::Primitive& primitive, std::pair<int, const Operand*> in0, const dnnl::memory& user0,
                 std::pair<int, const Operand*> in1, const dnnl::memory& user1, std::pair<int, const Operand*> out,
                 const dnnl::memory& out_user) {

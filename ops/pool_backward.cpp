@@ -21,7 +21,7 @@ using onednn::PoolParams;
 template <typename T>
 using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-/// grad_output and self as 4-D contiguous tensors, after checking that they agree in rank and dtype.
+/// grad_output (made contiguous) and self as 4-D tensors, after checking that they agree in rank and dtype.
 struct Operands {
   Tensor grad, x;
   bool unbatched;
@@ -36,8 +36,8 @@ Operands operands(const char* op, const Tensor& grad, const Tensor& self) {
   TL_CHECK(grad.dim() == self.dim(), op, ": grad_output ", grad.shape(), " and self ", self.shape(),
            " differ in their number of dimensions");
   const bool unbatched = self.dim() == 3;
-  const Tensor g = onednn::to_contiguous(grad, op), x = self;
-  return {unbatched ? onednn::add_batch_dim(g) : g, unbatched ? onednn::add_batch_dim(x) : x, unbatched};
+  const Tensor g = onednn::to_contiguous(grad, op);  // self is read for its sizes only
+  return {unbatched ? onednn::add_batch_dim(g) : g, unbatched ? onednn::add_batch_dim(self) : self, unbatched};
 }
 
 /// The forward's output shape for x under `p`; grad_output must have it.
