@@ -118,6 +118,20 @@
   _(MaxPool2dWithIndicesBackward, max_pool2d_with_indices_backward, "aten::max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", "", "") \
   _(AvgPool2dBackward, avg_pool2d_backward, "aten::avg_pool2d_backward", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", "", "") \
   _(AdaptiveAvgPool2dBackward, adaptive_avg_pool2d_backward, "aten::_adaptive_avg_pool2d_backward", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", "", "") \
+  /* softmax and losses; the composite rows (softmax, log_softmax, nll_loss, cross_entropy_loss) do     */ \
+  /* their work only through other ops, so autograd records the parts. reduction: 0 none, 1 mean, 2 sum */ \
+  _(SoftmaxForward, _softmax, "aten::_softmax", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "", "") \
+  _(SoftmaxBackwardData, _softmax_backward_data, "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", "", "") \
+  _(LogSoftmaxForward, _log_softmax, "aten::_log_softmax", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", "", "") \
+  _(LogSoftmaxBackwardData, _log_softmax_backward_data, "aten::_log_softmax_backward_data", "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", "", "") \
+  _(Softmax, softmax, "aten::softmax", "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", "", "") \
+  _(LogSoftmax, log_softmax, "aten::log_softmax", "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", "", "") \
+  _(NllLossForward, nll_loss_forward, "aten::nll_loss_forward", "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index) -> (Tensor output, Tensor total_weight)", "", "") \
+  _(NllLossBackward, nll_loss_backward, "aten::nll_loss_backward", "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) -> Tensor", "", "") \
+  _(NllLoss, nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) -> Tensor", "", "") \
+  _(CrossEntropyLoss, cross_entropy_loss, "aten::cross_entropy_loss", "cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) -> Tensor", "", "") \
+  _(MseLoss, mse_loss, "aten::mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor", "", "") \
+  _(MseLossBackward, mse_loss_backward, "aten::mse_loss_backward", "mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor", "", "") \
   /* inference-optimized kernels (fx::optimize_for_inference): activations are fp32 nChw16c, a       */ \
   /* contiguous (N, ceil(C / 16), H, W, 16) tensor with zero-padded channels, or bf16 NHWC; `out`     */ \
   /* is an optional preallocated result (an activation arena); the logical channel count is an attr */ \

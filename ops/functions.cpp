@@ -250,4 +250,48 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& inp
   return call(OpKind::AdaptiveAvgPool2dBackward, {grad_output, input});
 }
 
+Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  return call(OpKind::SoftmaxForward, {self}, {{"dim", dim}, {"half_to_float", half_to_float}});
+}
+Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
+  return call(OpKind::LogSoftmaxForward, {self}, {{"dim", dim}, {"half_to_float", half_to_float}});
+}
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype) {
+  return call(OpKind::SoftmaxBackwardData, {grad_output, output}, {{"dim", dim}, {"input_dtype", input_dtype}});
+}
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype) {
+  return call(OpKind::LogSoftmaxBackwardData, {grad_output, output}, {{"dim", dim}, {"input_dtype", input_dtype}});
+}
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return call(OpKind::Softmax, {self}, {{"dim", dim}, {"dtype", dtype ? AttrValue{*dtype} : AttrValue{}}});
+}
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return call(OpKind::LogSoftmax, {self}, {{"dim", dim}, {"dtype", dtype ? AttrValue{*dtype} : AttrValue{}}});
+}
+std::pair<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                           int64_t reduction, int64_t ignore_index) {
+  const Tensor in[] = {self, target, weight};
+  TensorList out = dispatch::call(OpKind::NllLossForward, in, {{"reduction", reduction}, {"ignore_index", ignore_index}});
+  return {std::move(out.at(0)), std::move(out.at(1))};
+}
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
+                         int64_t reduction, int64_t ignore_index, const Tensor& total_weight) {
+  return call(OpKind::NllLossBackward, {grad_output, self, target, weight, total_weight},
+              {{"reduction", reduction}, {"ignore_index", ignore_index}});
+}
+Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction, int64_t ignore_index) {
+  return call(OpKind::NllLoss, {self, target, weight}, {{"reduction", reduction}, {"ignore_index", ignore_index}});
+}
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
+                          int64_t ignore_index, double label_smoothing) {
+  return call(OpKind::CrossEntropyLoss, {self, target, weight},
+              {{"reduction", reduction}, {"ignore_index", ignore_index}, {"label_smoothing", label_smoothing}});
+}
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return call(OpKind::MseLoss, {self, target}, {{"reduction", reduction}});
+}
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction) {
+  return call(OpKind::MseLossBackward, {grad_output, self, target}, {{"reduction", reduction}});
+}
+
 }  // namespace tl

@@ -163,6 +163,42 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input, const
 /// _adaptive_avg_pool2d_backward).
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input);
 
+// ---- softmax and losses ----
+/// A loss's reduction argument, as PyTorch's at::Reduction numbers it.
+namespace Reduction {
+enum : int64_t { None = 0, Mean = 1, Sum = 2 };
+}
+/// exp(x - max) / sum along `dim`, float32 or float64 (half_to_float must be false on CPU, as in PyTorch).
+Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float = false);
+/// x - max - log(sum(exp(x - max))) along `dim`.
+Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float = false);
+/// The gradient of _softmax's input from the gradient of its `output`; input_dtype is the output's dtype.
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, DType input_dtype);
+/// Composite: `self` converted to `dtype` when given, then _softmax / _log_softmax.
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+/// self (N, C) or (C) log-probabilities, target (N) or () int64 class indices, weight (C) or undefined.
+/// Returns (output, total_weight): the loss ((N) for Reduction::None, else 0-dim) and the summed
+/// weight of the targets not equal to ignore_index (0-dim). Throws for a target outside [0, C).
+std::pair<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                           int64_t reduction, int64_t ignore_index);
+/// The gradient of nll_loss_forward's `self`: zeros but -weight[t] * grad (divided by total_weight for Mean).
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
+                         int64_t reduction, int64_t ignore_index, const Tensor& total_weight);
+/// Composite: self (N, C, d1, ...) with target (N, d1, ...) as well as nll_loss_forward's shapes.
+Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
+/// Composite: nll_loss of log_softmax over the class dim (1, or 0 for a (C) input), blended with the
+/// uniform-target loss by label_smoothing in [0, 1] as PyTorch 1.13 does.
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                          int64_t reduction = Reduction::Mean, int64_t ignore_index = -100,
+                          double label_smoothing = 0.0);
+/// (self - target)^2, reduced; self and target of one shape and floating dtype.
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean);
+/// 2 (self - target) grad_output, divided by numel for Mean; grad_output is 0-dim unless Reduction::None.
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, int64_t reduction);
+
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).
 bool all_finite(const Tensor& x);

@@ -194,6 +194,57 @@ SAMPLES = {
                                    "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3),
                                    "bfloat16": lambda x, y: F.adaptive_avg_pool2d(bf(x), 1).to(torch.bfloat16)},
 }
+# softmax and losses (tests/ops/op_db_loss.cpp): x as logits or log-probabilities
+T8 = torch.tensor([0, 3, -100, 1, 2, 3, 0, 1])
+T_ND = torch.tensor([0, 1, 1, 0, -100, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0, 0]).view(1, 4, 4)
+aten = torch.ops.aten
+
+
+def rows(x):
+    return x.reshape(8, 4)
+
+
+def cweight(y):
+    return y.flatten()[:4].contiguous()
+
+
+def softmax_primitive(f):
+    return {"dim1": lambda x, y: f(x, 1, False), "last": lambda x, y: f(x, -1, False),
+            "float64": lambda x, y: f(x.double(), 3, False)}
+
+
+def softmax_backward(f, fwd):
+    return {"grad": lambda x, y: f(x, fwd(y, 1, False), 1, torch.float32),
+            "output": lambda x, y: f(y, fwd(x, 3, False), 3, torch.float32)}
+
+
+SAMPLES.update({
+    "_softmax": softmax_primitive(torch._softmax),
+    "_log_softmax": softmax_primitive(torch._log_softmax),
+    "_softmax_backward_data": softmax_backward(torch._softmax_backward_data, torch._softmax),
+    "_log_softmax_backward_data": softmax_backward(torch._log_softmax_backward_data, torch._log_softmax),
+    "softmax": {"dim1": lambda x, y: torch.softmax(x, 1), "float64": lambda x, y: torch.softmax(x, 2, dtype=torch.float64)},
+    "log_softmax": {"dim1": lambda x, y: torch.log_softmax(x, 1),
+                    "float64": lambda x, y: torch.log_softmax(x, 2, dtype=torch.float64)},
+    "nll_loss_forward": {"mean": lambda x, y: aten.nll_loss_forward(rows(x), T8, None, 1, -100),
+                         "weight_none": lambda x, y: aten.nll_loss_forward(rows(x), T8, cweight(y), 0, -100),
+                         "weight_sum": lambda x, y: aten.nll_loss_forward(rows(x), T8, cweight(y), 2, -100)},
+    "nll_loss_backward": {
+        "mean": lambda x, y: aten.nll_loss_backward(torch.tensor(0.5), rows(x), T8, cweight(y), 1, -100, torch.tensor(2.5)),
+        "none": lambda x, y: aten.nll_loss_backward(x.flatten()[:8], rows(x), T8, None, 0, -100, torch.tensor(0.0))},
+    "nll_loss": {"mean": lambda x, y: F.nll_loss(rows(x), T8),
+                 "nd_none": lambda x, y: F.nll_loss(x, T_ND, reduction="none"),
+                 "nd_weight_mean": lambda x, y: F.nll_loss(x, T_ND, y.flatten()[:2].contiguous())},
+    "cross_entropy_loss": {
+        "mean": lambda x, y: F.cross_entropy(rows(x), T8),
+        "smoothing_weight": lambda x, y: F.cross_entropy(rows(x), T8, cweight(y), label_smoothing=0.2),
+        "nd_smoothing_none": lambda x, y: F.cross_entropy(x, T_ND, reduction="none", label_smoothing=0.1),
+        "probabilities": lambda x, y: F.cross_entropy(rows(x), torch.softmax(rows(y), 1))},
+    "mse_loss": {"mean": lambda x, y: F.mse_loss(x, y), "none": lambda x, y: F.mse_loss(y, x, reduction="none"),
+                 "sum_float64": lambda x, y: F.mse_loss(x.double(), y.double(), reduction="sum")},
+    "mse_loss_backward": {"mean": lambda x, y: aten.mse_loss_backward(torch.tensor(0.5), x, y, 1),
+                          "none": lambda x, y: aten.mse_loss_backward(y, x, y, 0)},
+})
 for name in ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "sigmoid", "tanh"]:
     SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name)}
     SAMPLES[name + "_"] = {"plain": inplace(name + "_")}

@@ -1,0 +1,144 @@
+// ops/softmax.cpp — softmax and log_softmax along one dim, and their backward kernels. A tensor is
+// viewed as (outer, n, inner) around `dim`; each of the outer * inner rows is max-subtracted before
+// exp, so no finite input overflows. float32 and float64; the composite rows call _softmax/_log_softmax.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/dispatch.h"
+#include "core/parallel.h"
+#include "ops/ops.h"
+
+namespace tl::kernels {
+namespace {
+
+// `x` seen as (outer, n, inner) around `dim`: element (o, j, i) sits at (o * n + j) * inner + i.
+struct Rows {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Rows rows_around(const Shape& shape, int64_t dim) {
+  Rows r;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d < dim) r.outer *= shape[d];
+    else if (d == dim) r.n = shape[d];
+    else r.inner *= shape[d];
+  }
+  return r;
+}
+
+void check_floating(const Tensor& t, const char* op, const char* what) {
+  TL_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, op, ": expected ", what,
+           " of dtype float32 or float64, got ", t.dtype());
+}
+
+// The dim wrapped into [0, rank); a 0-dim tensor takes dim 0 or -1, as in PyTorch.
+int64_t softmax_dim(const Tensor& t, const Attrs& attrs, const char* op) {
+  return wrap_dim(attrs.get<int64_t>("dim"), std::max<int64_t>(t.dim(), 1), op);
+}
+
+// Calls f(o, i) for every row, parallel over rows once a chunk holds enough elements.
+template <typename F>
+void for_each_row(const Rows& r, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r.n, 1));
+  parallel_for(0, r.outer * r.inner, grain, [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) f(row / r.inner, row % r.inner);
+  });
+}
+
+template <typename T, bool kLog>
+void softmax_rows(const T* x, T* y, const Rows& r) {
+  for_each_row(r, [&](int64_t o, int64_t i) {
+    const T* in = x + o * r.n * r.inner + i;
+    T* out = y + o * r.n * r.inner + i;
+    T max = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < r.n; ++j) max = std::isnan(in[j * r.inner]) ? in[j * r.inner] : std::max(max, in[j * r.inner]);
+    // As in PyTorch, an infinite max is subtracted too: inf - inf makes the whole row NaN.
+    const T shift = max;
+    T sum = 0;
+    for (int64_t j = 0; j < r.n; ++j) sum += std::exp(in[j * r.inner] - shift);
+    if constexpr (kLog) {
+      const T log_sum = std::log(sum);
+      for (int64_t j = 0; j < r.n; ++j) out[j * r.inner] = in[j * r.inner] - shift - log_sum;
+    } else {
+      for (int64_t j = 0; j < r.n; ++j) out[j * r.inner] = std::exp(in[j * r.inner] - shift) / sum;
+    }
+  });
+}
+
+// softmax: grad_in = y * (g - sum_j g_j y_j); log_softmax: grad_in = g - exp(y) * sum_j g_j.
+template <typename T, bool kLog>
+void softmax_backward_rows(const T* g, const T* y, T* gi, const Rows& r) {
+  for_each_row(r, [&](int64_t o, int64_t i) {
+    const int64_t base = o * r.n * r.inner + i;
+    T dot = 0;
+    for (int64_t j = 0; j < r.n; ++j) dot += kLog ? g[base + j * r.inner] : g[base + j * r.inner] * y[base + j * r.inner];
+    for (int64_t j = 0; j < r.n; ++j) {
+      const int64_t k = base + j * r.inner;
+      gi[k] = kLog ? g[k] - std::exp(y[k]) * dot : y[k] * (g[k] - dot);
+    }
+  });
+}
+
+template <bool kLog>
+TensorList softmax_forward(std::span<const Tensor> inputs, const Attrs& attrs, const char* op) {
+  const Tensor& x = inputs[0];
+  check_floating(x, op, "input");
+  TL_CHECK(!attrs.get<bool>("half_to_float"), op, ": half to float conversion is not supported on CPU");
+  const int64_t dim = softmax_dim(x, attrs, op);
+  const Tensor src = x.contiguous();
+  Tensor out = Tensor::allocate(x.sizes(), x.dtype());
+  const Rows r = rows_around(x.sizes(), x.dim() == 0 ? 0 : dim);
+  if (x.dtype() == DType::Float32) softmax_rows<float, kLog>(src.data<float>(), out.data<float>(), r);
+  else softmax_rows<double, kLog>(src.data<double>(), out.data<double>(), r);
+  return {out};
+}
+
+template <bool kLog>
+TensorList softmax_backward(std::span<const Tensor> inputs, const Attrs& attrs, const char* op) {
+  const Tensor &grad = inputs[0], &y = inputs[1];
+  check_floating(grad, op, "grad_output");
+  TL_CHECK(grad.sizes() == y.sizes() && grad.dtype() == y.dtype(), op, ": grad_output ", grad.sizes(), " ",
+           grad.dtype(), " and output ", y.sizes(), " ", y.dtype(), " must have the same shape and dtype");
+  const DType input_dtype = attrs.get<DType>("input_dtype");
+  TL_CHECK(input_dtype == grad.dtype(), op, ": input_dtype ", input_dtype, " differs from grad_output's ",
+           grad.dtype(), " (half to float conversion is not supported on CPU)");
+  const int64_t dim = softmax_dim(grad, attrs, op);
+  const Tensor g = grad.contiguous(), yc = y.contiguous();
+  Tensor out = Tensor::allocate(grad.sizes(), grad.dtype());
+  const Rows r = rows_around(grad.sizes(), grad.dim() == 0 ? 0 : dim);
+  if (grad.dtype() == DType::Float32)
+    softmax_backward_rows<float, kLog>(g.data<float>(), yc.data<float>(), out.data<float>(), r);
+  else
+    softmax_backward_rows<double, kLog>(g.data<double>(), yc.data<double>(), out.data<double>(), r);
+  return {out};
+}
+
+// softmax(x, dim, dtype): x converted to dtype first (when given), then the primitive.
+Tensor converted(const Tensor& x, const Attrs& attrs) {
+  return attrs.is_none("dtype") ? x : x.to(attrs.get<DType>("dtype"));
+}
+
+}  // namespace
+
+TensorList _softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return softmax_forward<false>(inputs, attrs, "_softmax");
+}
+TensorList _log_softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return softmax_forward<true>(inputs, attrs, "_log_softmax");
+}
+TensorList _softmax_backward_data(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return softmax_backward<false>(inputs, attrs, "_softmax_backward_data");
+}
+TensorList _log_softmax_backward_data(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return softmax_backward<true>(inputs, attrs, "_log_softmax_backward_data");
+}
+
+TensorList softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return {tl::_softmax(converted(inputs[0], attrs), attrs.get<int64_t>("dim"), false)};
+}
+TensorList log_softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return {tl::_log_softmax(converted(inputs[0], attrs), attrs.get<int64_t>("dim"), false)};
+}
+
+}  // namespace tl::kernels
