@@ -58,7 +58,7 @@ TensorList forward(const NllArgs& a) {
   const T* x = a.self.data<T>();
   const int64_t* t = a.target.data<int64_t>();
   Tensor total = Tensor::allocate({}, a.self.dtype());
-  if (a.reduction == 0) {
+  if (a.reduction == 0 && a.self.dim() == 2) {
     Tensor out = Tensor::allocate(a.target.sizes(), a.self.dtype());
     T* o = out.data<T>();
     parallel_for(0, a.n, kGrainSize, [&](int64_t b, int64_t e) {
@@ -67,6 +67,7 @@ TensorList forward(const NllArgs& a) {
     total.data<T>()[0] = T(0);  // PyTorch leaves total_weight 0 without a reduction
     return {out, total};
   }
+  // A (C) input's one loss is its own sum; PyTorch reports its weight as total_weight for every reduction.
   // Summed in double: within rounding of PyTorch's cascaded float sums, whatever the batch size.
   double loss = 0, weight_sum = 0;
   for (int64_t i = 0; i < a.n; ++i) {

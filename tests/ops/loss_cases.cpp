@@ -1,0 +1,83 @@
+// tests/ops/loss_cases.cpp — loading tests/ops/data/loss_cases.json and calling each case's op.
+#include "tests/ops/loss_cases.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "ops/ops.h"
+
+namespace tl::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+Tensor tensor_of(const Json& j) {
+  if (j.is_null()) return {};
+  Shape shape;
+  for (const auto& d : j["shape"]) shape.push_back(d.get<int64_t>());
+  const std::string dtype = j["dtype"].get<std::string>();
+  std::vector<double> values;
+  for (const auto& v : j["values"]) values.push_back(std::strtod(v.get<std::string>().c_str(), nullptr));
+  const Tensor t = from_vector<double>(values, shape);
+  return dtype == "float64" ? t : t.to(dtype == "float32" ? DType::Float32 : DType::Int64);
+}
+
+DType dtype_named(const std::string& name) { return name == "float64" ? DType::Float64 : DType::Float32; }
+
+}  // namespace
+
+const std::vector<LossCase>& loss_cases() {
+  static const std::vector<LossCase> cases = [] {
+    std::ifstream in("tests/ops/data/loss_cases.json");
+    if (!in) throw std::runtime_error("tests/ops/data/loss_cases.json not found (run from the project root)");
+    const Json data = Json::parse(in);
+    std::vector<LossCase> out;
+    for (const Json& j : data["cases"]) {
+      LossCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}};
+      for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
+      for (const auto& item : j["args"].items()) {
+        if (item.value().is_string()) c.dtype = item.value().get<std::string>();
+        else c.numbers[item.key()] = item.value().get<double>();
+      }
+      for (const Json& o : j["outputs"]) c.expected.push_back(tensor_of(o));
+      out.push_back(std::move(c));
+    }
+    return out;
+  }();
+  return cases;
+}
+
+TensorList run_loss_case(const LossCase& c) {
+  const auto in = [&](const char* name) { return c.inputs.count(name) ? c.inputs.at(name) : Tensor(); };
+  const auto num = [&](const char* name) { return static_cast<int64_t>(c.numbers.at(name)); };
+  const Tensor self = in("self");
+  if (c.op == "_softmax") return {_softmax(self, num("dim"))};
+  if (c.op == "_log_softmax") return {_log_softmax(self, num("dim"))};
+  const Tensor grad = in("grad_output");
+  if (c.op == "_softmax_backward_data") return {_softmax_backward_data(grad, in("output"), num("dim"), grad.dtype())};
+  if (c.op == "_log_softmax_backward_data")
+    return {_log_softmax_backward_data(grad, in("output"), num("dim"), grad.dtype())};
+  const std::optional<DType> dtype = c.dtype.empty() ? std::nullopt : std::optional(dtype_named(c.dtype));
+  if (c.op == "softmax") return {softmax(self, num("dim"), dtype)};
+  if (c.op == "log_softmax") return {log_softmax(self, num("dim"), dtype)};
+  if (c.op == "mse_loss") return {mse_loss(self, in("target"), num("reduction"))};
+  if (c.op == "mse_loss_backward") return {mse_loss_backward(grad, self, in("target"), num("reduction"))};
+  const Tensor target = in("target"), weight = in("weight");
+  if (c.op == "nll_loss_forward") {
+    const auto [out, total] = nll_loss_forward(self, target, weight, num("reduction"), num("ignore_index"));
+    return {out, total};
+  }
+  if (c.op == "nll_loss_backward")
+    return {nll_loss_backward(grad, self, target, weight, num("reduction"), num("ignore_index"), in("total_weight"))};
+  if (c.op == "nll_loss") return {nll_loss(self, target, weight, num("reduction"), num("ignore_index"))};
+  if (c.op == "cross_entropy_loss")
+    return {cross_entropy_loss(self, target, weight, num("reduction"), num("ignore_index"),
+                               c.numbers.at("label_smoothing"))};
+  throw std::runtime_error("loss_cases.json: no call for op " + c.op);
+}
+
+double loss_rtol(const Tensor& t) { return t.dtype() == DType::Float64 ? 1e-12 : 1e-5; }
+
+}  // namespace tl::testing

@@ -1,0 +1,30 @@
+// tests/ops/loss_cases.h — the PyTorch 1.13 cases of tests/ops/data/loss_cases.json (written by
+// gen_loss_cases.py): each names an op, its inputs and arguments, and PyTorch's results.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/tensor.h"
+
+namespace tl::testing {
+
+struct LossCase {
+  std::string name;
+  std::string op;                        ///< the op's name: "_softmax", "nll_loss_forward", ...
+  std::map<std::string, Tensor> inputs;  ///< by schema argument name; an undefined Tensor for None
+  std::map<std::string, double> numbers; ///< the non-tensor arguments ("dim", "reduction", ...)
+  std::string dtype;                     ///< the "dtype" argument of softmax / log_softmax, or empty
+  TensorList expected;
+};
+
+/// Every case (loaded once; throws when the data file is missing: run from the project root).
+const std::vector<LossCase>& loss_cases();
+/// Runs the case's op through its public wrapper in ops/ops.h.
+TensorList run_loss_case(const LossCase& c);
+/// The float64 tolerance for float64 results, 1e-5 relative for float32 ones.
+double loss_rtol(const Tensor& t);
+
+}  // namespace tl::testing

@@ -1,0 +1,111 @@
+// tests/ops/test_softmax.cpp — _softmax, _log_softmax, their backward kernels and the composites
+// softmax / log_softmax: PyTorch 1.13's values (loss_cases.json), central finite differences of the
+// float64 forward for the backward kernels, large inputs, and each misuse's error and unchanged input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/generator.h"
+#include "ops/ops.h"
+#include "tests/ops/loss_cases.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+using testing::element_at;
+
+bool is_softmax_op(const std::string& op) { return op.find("softmax") != std::string::npos; }
+
+/// The gradient of sum(g * f(x)) with respect to x by central differences (h = 1e-6), float64.
+Tensor numeric_gradient(Tensor (*f)(const Tensor&, int64_t, bool), const Tensor& x, const Tensor& g, int64_t dim) {
+  Tensor grad = zeros(x.shape(), DType::Float64);
+  const auto objective = [&](const Tensor& at) { return sum(f(at, dim, false) * g).item<double>(); };
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    Tensor plus = x.clone(), minus = x.clone();
+    plus.data<double>()[i] += 1e-6;
+    minus.data<double>()[i] -= 1e-6;
+    grad.data<double>()[i] = (objective(plus) - objective(minus)) / 2e-6;
+  }
+  return grad;
+}
+
+TEST_CASE("softmax: every softmax case matches PyTorch 1.13") {
+  int checked = 0;
+  for (const testing::LossCase& c : testing::loss_cases()) {
+    if (!is_softmax_op(c.op)) continue;
+    CAPTURE(c.name);
+    const TensorList got = testing::run_loss_case(c);
+    REQUIRE(got.size() == c.expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].dtype() == c.expected[i].dtype());
+      const double rtol = testing::loss_rtol(c.expected[i]);
+      CHECK_TENSOR_CLOSE(got[i], c.expected[i], rtol, rtol / 10);
+    }
+    ++checked;
+  }
+  CHECK(checked == 102);
+}
+
+TEST_CASE("softmax: the backward kernels are the derivatives of the float64 forward") {
+  manual_seed(3);
+  const Tensor x = randn({3, 4, 5}, DType::Float64), g = randn({3, 4, 5}, DType::Float64);
+  for (int64_t dim : {0, 1, -1}) {
+    CAPTURE(dim);
+    const Tensor y = _softmax(x, dim), ly = _log_softmax(x, dim);
+    CHECK_TENSOR_CLOSE(_softmax_backward_data(g, y, dim, DType::Float64), numeric_gradient(_softmax, x, g, dim), 1e-6,
+                       1e-8);
+    CHECK_TENSOR_CLOSE(_log_softmax_backward_data(g, ly, dim, DType::Float64),
+                       numeric_gradient(_log_softmax, x, g, dim), 1e-6, 1e-8);
+  }
+}
+
+TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
+  const Tensor x = from_vector<float>({1000.f, 999.f, -1000.f, 88.f, 89.f, 90.f}, {2, 3});
+  const Tensor s = softmax(x, 1), ls = log_softmax(x, 1);
+  for (int64_t i = 0; i < 6; ++i) {
+    CHECK(std::isfinite(element_at(s, i)));
+    CHECK(std::isfinite(element_at(ls, i)));
+  }
+  CHECK(element_at(s, 2) == 0.0);  // exp(-2000) underflows; its log-probability does not
+  CHECK(element_at(ls, 2) == doctest::Approx(-2000 - std::log(1 + std::exp(-1.0))));
+  CHECK(element_at(s, 0) == doctest::Approx(1 / (1 + std::exp(-1.0))));
+  CHECK(element_at(ls, 5) == doctest::Approx(-std::log(1 + std::exp(-1.0) + std::exp(-2.0))));
+}
+
+TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the input as it was") {
+  const Tensor x = from_vector<float>({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
+  const Tensor before = x.clone();
+  CHECK_THROWS_WITH_AS(_softmax(x, 2), "_softmax: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+                       Error);
+  CHECK_THROWS_WITH_AS(log_softmax(x, -3),
+                       "_log_softmax: dimension out of range (expected to be in range of [-2, 1], but got -3)", Error);
+  CHECK_THROWS_WITH_AS(_softmax(x, 1, true), "_softmax: half to float conversion is not supported on CPU", Error);
+  CHECK_THROWS_WITH_AS(_log_softmax(arange(3), 0), "_log_softmax: expected input of dtype float32 or float64, got torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(softmax(arange(3), 0), "_softmax: expected input of dtype float32 or float64, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(_softmax_backward_data(x, x.reshape({3, 2}), 1, DType::Float32),
+                       "_softmax_backward_data: grad_output [2, 3] torch.float32 and output [3, 2] torch.float32 must have the "
+                       "same shape and dtype",
+                       Error);
+  CHECK_THROWS_WITH_AS(_log_softmax_backward_data(x, x, 1, DType::Float64),
+                       "_log_softmax_backward_data: input_dtype torch.float64 differs from grad_output's torch.float32 (half to "
+                       "float conversion is not supported on CPU)",
+                       Error);
+  CHECK(equal(x, before));
+}
+
+TEST_CASE("softmax: a 0-dim tensor is its own single row; dtype converts before the primitive") {
+  const Tensor s = _softmax(scalar_tensor(3.5, DType::Float32), 0);
+  CHECK(s.dim() == 0);
+  CHECK(s.item<float>() == 1.0f);
+  CHECK(log_softmax(scalar_tensor(-2.0, DType::Float64), -1).item<double>() == 0.0);
+  const Tensor x = from_vector<float>({0.1f, 0.7f}, {2});
+  const Tensor s64 = softmax(x, 0, DType::Float64);
+  CHECK(s64.dtype() == DType::Float64);
+  CHECK(equal(s64, _softmax(x.to(DType::Float64), 0)));
+}
+
+}  // namespace
+}  // namespace tl
