@@ -51,5 +51,33 @@ Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
   return out;
 }
 
+int64_t reduction_enum(const std::string& reduction, const char* who) {
+  if (reduction == "none") return Reduction::None;
+  if (reduction == "mean") return Reduction::Mean;
+  TL_CHECK(reduction == "sum", who, ": '", reduction,
+           "' is not a valid value for reduction (expected 'none', 'mean' or 'sum')");
+  return Reduction::Sum;
+}
+
+Tensor softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype) { return tl::softmax(input, dim, dtype); }
+Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype) {
+  return tl::log_softmax(input, dim, dtype);
+}
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                const std::string& reduction) {
+  return tl::nll_loss(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                     const std::string& reduction, double label_smoothing) {
+  return tl::cross_entropy_loss(input, target, weight, reduction_enum(reduction, "cross_entropy"), ignore_index,
+                                label_smoothing);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  return tl::mse_loss(input, target, reduction_enum(reduction, "mse_loss"));
+}
+
 }  // namespace functional
 }  // namespace tl::nn

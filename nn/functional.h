@@ -58,5 +58,21 @@ Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size);
 /// written into `input`.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 
+
+// ---- softmax and losses (reduction "mean", "sum" or "none", as PyTorch's F.* take it) ----
+/// Reduction::None / Mean / Sum for "none" / "mean" / "sum"; throws tl::Error naming `who` otherwise.
+int64_t reduction_enum(const std::string& reduction, const char* who);
+/// Along `dim`, `input` converted to `dtype` first when given.
+Tensor softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype = std::nullopt);
+/// input (N, C), (C) or (N, C, d1, ...) log-probabilities; target (N), () or (N, d1, ...) int64 classes.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
+                const std::string& reduction = "mean");
+/// input logits as for nll_loss; target class indices or, of input's shape and dtype, class probabilities.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
+                     const std::string& reduction = "mean", double label_smoothing = 0.0);
+/// input and target of one shape.
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+
 }  // namespace functional
 }  // namespace tl::nn

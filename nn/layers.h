@@ -1,4 +1,4 @@
-// nn/layers.h — every built-in layer and container in one include.
+// nn/layers.h — every built-in layer, loss and container in one include.
 #pragma once
 
 #include "nn/activation.h"
@@ -8,4 +8,5 @@
 #include "nn/dropout.h"
 #include "nn/flatten.h"
 #include "nn/linear.h"
+#include "nn/loss.h"
 #include "nn/pooling.h"
