@@ -1,6 +1,6 @@
-// ops/softmax.cpp — softmax and log_softmax along one dim, and their backward kernels. A tensor is
-// viewed as (outer, n, inner) around `dim`; each of the outer * inner rows is max-subtracted before
-// exp, so no finite input overflows. float32 and float64; the composite rows call _softmax/_log_softmax.
+// ops/softmax.cpp — (log_)softmax along one dim, float32 and float64, their backward kernels and the
+// composites over them. Each row of (outer, n, inner) around `dim` is max-subtracted before exp, so no
+// finite input overflows; its sums are accumulated in double.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,13 +55,14 @@ void softmax_rows(const T* x, T* y, const Rows& r) {
     for (int64_t j = 0; j < r.n; ++j) max = std::isnan(in[j * r.inner]) ? in[j * r.inner] : std::max(max, in[j * r.inner]);
     // As in PyTorch, an infinite max is subtracted too: inf - inf makes the whole row NaN.
     const T shift = max;
-    T sum = 0;
-    for (int64_t j = 0; j < r.n; ++j) sum += std::exp(in[j * r.inner] - shift);
+    double sum = 0;  // float32 rows of many classes too keep their last bits
+    for (int64_t j = 0; j < r.n; ++j) sum += static_cast<double>(std::exp(in[j * r.inner] - shift));
     if constexpr (kLog) {
-      const T log_sum = std::log(sum);
+      const T log_sum = static_cast<T>(std::log(sum));
       for (int64_t j = 0; j < r.n; ++j) out[j * r.inner] = in[j * r.inner] - shift - log_sum;
     } else {
-      for (int64_t j = 0; j < r.n; ++j) out[j * r.inner] = std::exp(in[j * r.inner] - shift) / sum;
+      const T inv = static_cast<T>(1.0 / sum);
+      for (int64_t j = 0; j < r.n; ++j) out[j * r.inner] = std::exp(in[j * r.inner] - shift) * inv;
     }
   });
 }
@@ -71,8 +72,11 @@ template <typename T, bool kLog>
 void softmax_backward_rows(const T* g, const T* y, T* gi, const Rows& r) {
   for_each_row(r, [&](int64_t o, int64_t i) {
     const int64_t base = o * r.n * r.inner + i;
-    T dot = 0;
-    for (int64_t j = 0; j < r.n; ++j) dot += kLog ? g[base + j * r.inner] : g[base + j * r.inner] * y[base + j * r.inner];
+    double acc = 0;
+    for (int64_t j = 0; j < r.n; ++j)
+      acc += kLog ? static_cast<double>(g[base + j * r.inner])
+                  : static_cast<double>(g[base + j * r.inner]) * static_cast<double>(y[base + j * r.inner]);
+    const T dot = static_cast<T>(acc);
     for (int64_t j = 0; j < r.n; ++j) {
       const int64_t k = base + j * r.inner;
       gi[k] = kLog ? g[k] - std::exp(y[k]) * dot : y[k] * (g[k] - dot);
