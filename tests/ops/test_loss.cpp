@@ -7,7 +7,9 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "core/dispatch.h"
 #include "core/generator.h"
 #include "ops/ops.h"
 #include "tests/ops/loss_cases.h"
@@ -90,6 +92,43 @@ TEST_CASE("loss: cross_entropy_loss equals nll_loss of log_softmax without smoot
   }
   // Every target ignored: PyTorch's mean is 0 / 0.
   CHECK(std::isnan(nll_loss(log_softmax(x, 1), full({2, 4}, -100, DType::Int64)).item<double>()));
+}
+
+/// The names of every op dispatched while it is installed, nested ones included, in call order.
+class OpNames : public DispatchHook {
+ public:
+  void before(const OpCall& call) override { names.emplace_back(op_name(call.op)); }
+  std::vector<std::string> names;
+};
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  for (const std::string& n : names)
+    if (n == name) return true;
+  return false;
+}
+
+TEST_CASE("loss: the composite ops do their work through dispatched ops (what autograd records)") {
+  const Tensor x = from_vector<double>({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {2, 3});
+  const Tensor t = from_vector<int64_t>({2, 0}, {2});
+  OpNames seen;
+  {
+    dispatch::HookGuard guard(&seen);
+    cross_entropy_loss(x, t, {}, Reduction::Mean, -100, 0.1);
+  }
+  for (const char* part : {"cross_entropy_loss", "log_softmax", "_log_softmax", "nll_loss_forward", "sum", "mul"}) {
+    CAPTURE(part);
+    CHECK(contains(seen.names, part));
+  }
+  const Tensor x_nd = zeros({2, 3, 4}, DType::Float64), t_nd = zeros({2, 4}, DType::Int64);
+  OpNames nd;
+  {
+    dispatch::HookGuard guard(&nd);
+    nll_loss(x_nd, t_nd);
+  }
+  for (const char* part : {"nll_loss", "permute", "reshape", "nll_loss_forward"}) {
+    CAPTURE(part);
+    CHECK(contains(nd.names, part));
+  }
 }
 
 TEST_CASE("loss: misuse throws tl::Error naming the values and leaves the inputs as they were") {

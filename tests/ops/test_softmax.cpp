@@ -3,6 +3,7 @@
 // float64 forward for the backward kernels, large inputs, and each misuse's error and unchanged input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -58,6 +59,29 @@ TEST_CASE("softmax: the backward kernels are the derivatives of the float64 forw
                        1e-8);
     CHECK_TENSOR_CLOSE(_log_softmax_backward_data(g, ly, dim, DType::Float64),
                        numeric_gradient(_log_softmax, x, g, dim), 1e-6, 1e-8);
+  }
+}
+
+TEST_CASE("softmax: rows split over threads equal a naive float64 reference, along an inner dim too") {
+  manual_seed(4);
+  const Tensor x = randn({64, 33, 40}, DType::Float32);  // 84480 elements: more than one chunk of rows
+  for (int64_t dim : {1, 2}) {
+    CAPTURE(dim);
+    const int64_t n = x.size(dim), inner = dim == 1 ? 40 : 1, outer = dim == 1 ? 64 : 64 * 33;
+    const Tensor x64 = x.to(DType::Float64);
+    const double* in = x64.data<double>();
+    Tensor expected = empty(x.shape(), DType::Float64);
+    double* out = expected.data<double>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * n * inner + i;
+        double max = in[base], total = 0;
+        for (int64_t j = 0; j < n; ++j) max = std::max(max, in[base + j * inner]);
+        for (int64_t j = 0; j < n; ++j) total += std::exp(in[base + j * inner] - max);
+        for (int64_t j = 0; j < n; ++j) out[base + j * inner] = in[base + j * inner] - max - std::log(total);
+      }
+    CHECK_TENSOR_CLOSE(_log_softmax(x, dim), expected.to(DType::Float32), 1e-5, 1e-6);
+    CHECK_TENSOR_CLOSE(_softmax(x, dim), exp(expected).to(DType::Float32), 1e-5, 1e-7);
   }
 }
 
