@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when a file includes a header from a higher layer (core < ops < autograd < data < nn < fx < profiler < models),
+"""Fails when a file includes a header from a higher layer (core < ops < autograd < data < nn < optim < fx < profiler < models),
 when trace/ (the trace analysis library, outside the runtime) includes anything but core/ and itself,
 or when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/.
 
@@ -8,7 +8,7 @@ reference; this check does, for every source and header of the library folders.
 usage: check_layers.py PROJECT_ROOT [STAMP_FILE]"""
 import pathlib, re, sys
 
-LAYERS = ["core", "ops", "autograd", "data", "nn", "fx", "profiler", "models"]
+LAYERS = ["core", "ops", "autograd", "data", "nn", "optim", "fx", "profiler", "models"]
 TRACE, TRACE_MAY_INCLUDE = "trace", {"core", "trace"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
 

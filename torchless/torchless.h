@@ -1,4 +1,4 @@
-// torchless/torchless.h — the runtime's umbrella header: tensors, ops, autograd, data, modules, fx
+// torchless/torchless.h — the runtime's umbrella header: tensors, ops, autograd, data, modules, optimizers, fx
 // and the profiler.
 // The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
@@ -23,6 +23,11 @@
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
 #include "nn/state_dict.h"
+#include "optim/adam.h"
+#include "optim/checkpoint.h"
+#include "optim/lr_scheduler.h"
+#include "optim/optimizer.h"
+#include "optim/sgd.h"
 #include "fx/graph.h"
 #include "fx/graph_module.h"
 #include "fx/interpreter.h"

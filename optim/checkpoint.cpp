@@ -1,0 +1,135 @@
+// optim/checkpoint.cpp — checkpoints as safetensors: tensors under "model." and "optimizer.state.",
+// hyper-parameters and counters as JSON in __metadata__. Loading parses and checks everything first.
+#include "optim/checkpoint.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "nn/safetensors.h"
+
+namespace tl::optim {
+namespace {
+
+using Json = nlohmann::json;
+constexpr std::string_view kModel = "model.", kState = "optimizer.state.";
+
+Json to_json(const OptimizerStateDict& dict) {
+  Json groups = Json::array();
+  for (const auto& group : dict.param_groups) {
+    Json g(group.options);
+    g["params"] = group.params;
+    groups.push_back(std::move(g));
+  }
+  return {{"kind", dict.kind}, {"param_groups", std::move(groups)}};
+}
+
+Json to_json(const lr_scheduler::SchedulerStateDict& dict) {
+  return {{"kind", dict.kind},         {"last_epoch", dict.last_epoch}, {"step_count", dict.step_count},
+          {"base_lrs", dict.base_lrs}, {"last_lr", dict.last_lr},       {"options", dict.options}};
+}
+
+Json parse_entry(const nn::SafetensorsMetadata& metadata, const std::string& key, const std::string& path) {
+  const auto it = metadata.find(key);
+  TL_CHECK(it != metadata.end(), "load_checkpoint: ", path, ": no \"", key, "\" entry in __metadata__");
+  Json json = Json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  TL_CHECK(json.is_object(), "load_checkpoint: ", path, ": the \"", key, "\" entry is not a JSON object");
+  return json;
+}
+
+// Hyper-parameters: every member but `skip` must be a number.
+Hyperparameters numbers(const Json& object, const std::string& skip, const std::string& path) {
+  TL_CHECK(object.is_object(), "load_checkpoint: ", path, ": expected a JSON object of hyper-parameters, got ",
+           object.dump());
+  Hyperparameters options;
+  for (const auto& [key, value] : object.items()) {
+    if (key == skip) continue;
+    TL_CHECK(value.is_number(), "load_checkpoint: ", path, ": hyper-parameter '", key, "' is ", value.dump(),
+             ", not a number");
+    options[key] = value.get<double>();
+  }
+  return options;
+}
+
+OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors, const std::string& path) {
+  const std::string where = "load_checkpoint: " + path + ": the optimizer entry ";
+  TL_CHECK(json.contains("kind") && json["kind"].is_string(), where, "has no string \"kind\"");
+  TL_CHECK(json.contains("param_groups") && json["param_groups"].is_array(), where, "has no \"param_groups\" array");
+  OptimizerStateDict dict{json["kind"].get<std::string>(), {}, {}};
+  for (const Json& group : json["param_groups"]) {
+    TL_CHECK(group.is_object() && group.contains("params") && group["params"].is_array(), where,
+             "has a group without a \"params\" array: ", group.dump());
+    OptimizerStateDict::Group g{{}, numbers(group, "params", path)};
+    for (const Json& index : group["params"]) {
+      TL_CHECK(index.is_number_integer(), where, "has a parameter index ", index.dump());
+      g.params.push_back(index.get<int64_t>());
+    }
+    dict.param_groups.push_back(std::move(g));
+  }
+  for (const auto& [name, tensor] : tensors) {
+    const std::string rest = name.substr(kState.size());
+    const size_t dot = rest.find('.');
+    int64_t index = -1;
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + std::min(dot, rest.size()), index);
+    TL_CHECK(dot != std::string::npos && error == std::errc() && end == rest.data() + dot && index >= 0,
+             "load_checkpoint: ", path, ": tensor '", name, "' is not named optimizer.state.<index>.<key>");
+    dict.state[index][rest.substr(dot + 1)] = tensor;
+  }
+  return dict;
+}
+
+lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path) {
+  lr_scheduler::SchedulerStateDict dict;
+  try {
+    dict.kind = json.at("kind").get<std::string>();
+    dict.last_epoch = json.at("last_epoch").get<int64_t>();
+    dict.step_count = json.at("step_count").get<int64_t>();
+    dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
+    dict.last_lr = json.at("last_lr").get<std::vector<double>>();
+  } catch (const nlohmann::json::exception& e) {
+    TL_CHECK(false, "load_checkpoint: ", path, ": malformed lr_scheduler entry (", e.what(), ")");
+  }
+  TL_CHECK(json.contains("options"), "load_checkpoint: ", path, ": the lr_scheduler entry has no \"options\"");
+  dict.options = numbers(json["options"], "", path);
+  return dict;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     const lr_scheduler::LRScheduler* scheduler) {
+  nn::StateDict tensors;
+  for (auto& [name, tensor] : model.state_dict()) tensors.emplace_back(std::string(kModel) + name, tensor);
+  const OptimizerStateDict dict = optimizer.state_dict();
+  for (const auto& [index, state] : dict.state)
+    for (const auto& [key, tensor] : state)
+      tensors.emplace_back(std::string(kState) + std::to_string(index) + "." + key, tensor);
+  nn::SafetensorsMetadata metadata{{"optimizer", to_json(dict).dump()}};
+  if (scheduler) metadata["lr_scheduler"] = to_json(scheduler->state_dict()).dump();
+  nn::save_safetensors(path, tensors, metadata);
+}
+
+void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                     lr_scheduler::LRScheduler* scheduler) {
+  const nn::SafetensorsMetadata metadata = nn::load_safetensors_metadata(path);
+  nn::StateDict model_tensors, state_tensors;
+  for (auto& [name, tensor] : nn::load_safetensors(path)) {
+    if (name.starts_with(kModel)) model_tensors.emplace_back(name.substr(kModel.size()), std::move(tensor));
+    else if (name.starts_with(kState)) state_tensors.emplace_back(name, std::move(tensor));
+    else TL_CHECK(false, "load_checkpoint: ", path, ": tensor '", name, "' is neither model.* nor optimizer.state.*");
+  }
+  const OptimizerStateDict optimizer_state =
+      optimizer_dict(parse_entry(metadata, "optimizer", path), state_tensors, path);
+  optimizer.check_state_dict(optimizer_state);
+  lr_scheduler::SchedulerStateDict scheduler_state;
+  if (scheduler) {
+    scheduler_state = scheduler_dict(parse_entry(metadata, "lr_scheduler", path), path);
+    scheduler->check_state_dict(scheduler_state);
+  }
+  // Module::load_state_dict changes nothing when it throws; the two loads after it were validated above.
+  model.load_state_dict(model_tensors);
+  optimizer.load_state_dict(optimizer_state);
+  if (scheduler) scheduler->load_state_dict(scheduler_state);
+}
+
+}  // namespace tl::optim

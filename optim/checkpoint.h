@@ -1,0 +1,33 @@
+// optim/checkpoint.h — a training checkpoint (model, optimizer, optional lr scheduler) in one
+// safetensors file, so that a run resumed from it continues bit for bit as if never stopped.
+#pragma once
+
+#include <string>
+
+#include "nn/module.h"
+#include "optim/lr_scheduler.h"
+#include "optim/optimizer.h"
+
+namespace tl::optim {
+
+/// Writes `model`'s state dict, `optimizer`'s and (when given) `scheduler`'s to the safetensors file
+/// `path` through tl::FileWriter (an existing file stays intact if anything fails). Layout:
+///   tensors "model.<name>"                 every entry of model.state_dict()
+///   tensors "optimizer.state.<i>.<key>"    the state of parameter i (momentum_buffer, step, exp_avg, ...)
+///   __metadata__ "optimizer"               JSON {"kind", "param_groups": [{"params": [i, ...], "lr": ...}]}
+///   __metadata__ "lr_scheduler"            JSON {"kind", "last_epoch", "step_count", "base_lrs",
+///                                          "last_lr", "options"} (only with a scheduler)
+/// Hyper-parameters are JSON numbers written with 17 significant digits, so they read back exactly.
+/// Throws tl::Error as save_safetensors does.
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     const lr_scheduler::LRScheduler* scheduler = nullptr);
+
+/// Restores what save_checkpoint wrote into `model`, `optimizer` and `scheduler` (when given). Every
+/// part is validated before any is changed: a file load_safetensors rejects, a missing or malformed
+/// "optimizer" / "lr_scheduler" entry, a tensor outside the layout above, and every mismatch
+/// Module::load_state_dict (strict), Optimizer::load_state_dict and LRScheduler::load_state_dict
+/// report throw tl::Error naming the file, and leave all three unchanged.
+void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                     lr_scheduler::LRScheduler* scheduler = nullptr);
+
+}  // namespace tl::optim

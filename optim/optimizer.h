@@ -1,0 +1,100 @@
+// optim/optimizer.h — the Optimizer base (torch.optim.Optimizer): parameter groups with their own
+// hyper-parameters, lazily created per-parameter state, zero_grad and the state dict. Each update
+// validates nothing it could not validate up front: options are checked when a group is added or loaded.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tl::optim {
+
+/// A parameter group's hyper-parameters by PyTorch's names (group['lr'], ...), booleans as 0 / 1;
+/// Adam's betas are "beta1" and "beta2". The schedulers add "initial_lr" as PyTorch's do.
+using Hyperparameters = std::map<std::string, double>;
+
+/// One of PyTorch's param_groups: tensors optimized with the same hyper-parameters.
+struct ParamGroup {
+  std::vector<Tensor> params;
+  Hyperparameters options;
+};
+
+/// Per-parameter state (momentum_buffer; step, exp_avg, ...), empty until the first update of the
+/// parameter, as PyTorch's lazily filled optimizer.state.
+using ParamState = std::map<std::string, Tensor>;
+
+/// optimizer.state_dict(): the kind ("SGD", "Adam", "AdamW"), each group's parameter indices (counted
+/// across groups in order) and hyper-parameters, and the state of each parameter that has one, by index.
+/// Its tensors alias the optimizer's.
+struct OptimizerStateDict {
+  struct Group {
+    std::vector<int64_t> params;
+    Hyperparameters options;
+  };
+  std::string kind;
+  std::vector<Group> param_groups;
+  std::map<int64_t, ParamState> state;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// "SGD", "Adam" or "AdamW" (the Python class name).
+  virtual const char* kind() const = 0;
+
+  /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
+  /// place on the parameters' data and without recording autograd history.
+  void step();
+  /// Clears each parameter's .grad (set_to_none) or zeroes it in place.
+  void zero_grad(bool set_to_none = true);
+
+  /// Adds `params` with `options` overriding the defaults the optimizer was made with. Throws tl::Error
+  /// for an empty list, an undefined, non-floating-point or non-leaf tensor, a tensor already in a
+  /// group, an unknown option name or an invalid value (the constructor's messages); nothing changes then.
+  void add_param_group(std::vector<Tensor> params, const Hyperparameters& options = {});
+  const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  /// The groups for changing hyper-parameters (group.options["lr"] = ..., as schedulers do). Changing
+  /// `params` here is not supported; use add_param_group.
+  std::vector<ParamGroup>& param_groups() { return groups_; }
+  /// The state of the parameter at `index` (counted across groups); empty before its first update.
+  const ParamState& state(int64_t index) const;
+
+  /// The state and hyper-parameters by parameter index (see OptimizerStateDict); aliases the state.
+  OptimizerStateDict state_dict() const;
+  /// Replaces state and hyper-parameters with (copies of) `dict`'s, tensors converted to the dtype of
+  /// their parameter ("step" excepted). Throws tl::Error, changing nothing, when `dict` is of another
+  /// kind, has another number of groups or of parameters in a group, a state index out of range, a
+  /// state entry this kind does not keep or a tensor whose shape differs from its parameter's, or
+  /// invalid hyper-parameters.
+  void load_state_dict(const OptimizerStateDict& dict);
+  /// The checks of load_state_dict alone (load_checkpoint validates everything before changing anything).
+  void check_state_dict(const OptimizerStateDict& dict) const;
+
+ protected:
+  /// Adds `params` with `defaults` as the first group; `defaults` must hold every option this kind has.
+  Optimizer(std::vector<Tensor> params, Hyperparameters defaults);
+  /// Throws tl::Error with PyTorch's wording when a value of a complete option set is invalid.
+  virtual void check_options(const Hyperparameters& options) const = 0;
+  /// The state entries a parameter has after its first update with `options`.
+  virtual std::vector<std::string> state_keys(const Hyperparameters& options) const = 0;
+  /// Updates `param` (under NoGradGuard) from `grad` with the group's `options`; fills `state` lazily.
+  virtual void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) = 0;
+
+ private:
+  Hyperparameters complete(const Hyperparameters& options) const;
+
+  Hyperparameters defaults_;
+  std::vector<ParamGroup> groups_;
+  std::vector<ParamState> state_;  // by parameter index across groups
+};
+
+/// The value of `key` in `options`; TL_INTERNAL_ASSERT that it is there (complete groups always have it).
+double option(const Hyperparameters& options, const std::string& key);
+
+}  // namespace tl::optim

@@ -1,0 +1,35 @@
+// optim/sgd.h — stochastic gradient descent with optional momentum, dampening, Nesterov momentum,
+// weight decay and maximize: torch.optim.SGD, with PyTorch 1.13's order of operations.
+#pragma once
+
+#include <vector>
+
+#include "optim/optimizer.h"
+
+namespace tl::optim {
+
+/// SGD's hyper-parameters (PyTorch's names and defaults; lr has no default in PyTorch either).
+struct SGDOptions {
+  double lr;
+  double momentum = 0;
+  double dampening = 0;
+  double weight_decay = 0;
+  bool nesterov = false;
+  bool maximize = false;
+};
+
+/// torch.optim.SGD. State per parameter after its first update with momentum != 0: "momentum_buffer".
+/// Throws tl::Error for an empty parameter list ("optimizer got an empty parameter list"), lr < 0,
+/// momentum < 0, weight_decay < 0, or nesterov without momentum or with dampening.
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, const SGDOptions& options);
+  const char* kind() const override { return "SGD"; }
+
+ protected:
+  void check_options(const Hyperparameters& options) const override;
+  std::vector<std::string> state_keys(const Hyperparameters& options) const override;
+  void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) override;
+};
+
+}  // namespace tl::optim
