@@ -23,9 +23,12 @@ Hyperparameters adam_defaults(const Options& o) {
 
 }  // namespace
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Optimizer(std::move(params), adam_defaults(o)) {}
-Adam::Adam(std::vector<Tensor> params, const AdamWOptions& o) : Optimizer(std::move(params), adam_defaults(o)) {}
-AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& o) : Adam(std::move(params), o) {}
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Adam("Adam", std::move(params), adam_defaults(o)) {}
+Adam::Adam(const char* kind, std::vector<Tensor> params, Hyperparameters defaults)
+    : Optimizer(kind, std::move(defaults)) {
+  add_first_group(std::move(params));
+}
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& o) : Adam("AdamW", std::move(params), adam_defaults(o)) {}
 
 void Adam::check_options(const Hyperparameters& o) const {
   const double beta1 = option(o, "beta1"), beta2 = option(o, "beta2");

@@ -35,10 +35,10 @@ struct AdamWOptions {
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, const AdamOptions& options = {});
-  const char* kind() const override { return "Adam"; }
 
  protected:
-  Adam(std::vector<Tensor> params, const AdamWOptions& options);
+  /// Both kinds' constructor: `defaults` holds every option.
+  Adam(const char* kind, std::vector<Tensor> params, Hyperparameters defaults);
   void check_options(const Hyperparameters& options) const override;
   std::vector<std::string> state_keys(const Hyperparameters& options) const override;
   void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) override;
@@ -50,7 +50,6 @@ class Adam : public Optimizer {
 class AdamW : public Adam {
  public:
   AdamW(std::vector<Tensor> params, const AdamWOptions& options = {});
-  const char* kind() const override { return "AdamW"; }
 
  protected:
   bool decoupled_weight_decay() const override { return true; }

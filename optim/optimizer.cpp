@@ -17,7 +17,7 @@ double option(const Hyperparameters& options, const std::string& key) {
   return it->second;
 }
 
-Optimizer::Optimizer(std::vector<Tensor> params, Hyperparameters defaults) : defaults_(std::move(defaults)) {
+void Optimizer::add_first_group(std::vector<Tensor> params) {
   TL_CHECK(!params.empty(), "optimizer got an empty parameter list");
   add_param_group(std::move(params));
 }

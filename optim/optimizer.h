@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -46,7 +47,7 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   /// "SGD", "Adam" or "AdamW" (the Python class name).
-  virtual const char* kind() const = 0;
+  const char* kind() const { return kind_; }
 
   /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
   /// place on the parameters' data and without recording autograd history.
@@ -77,8 +78,11 @@ class Optimizer {
   void check_state_dict(const OptimizerStateDict& dict) const;
 
  protected:
-  /// Adds `params` with `defaults` as the first group; `defaults` must hold every option this kind has.
-  Optimizer(std::vector<Tensor> params, Hyperparameters defaults);
+  /// `defaults` must hold every option this kind has. The derived constructor adds the first group
+  /// with add_first_group (check_options is not callable before it runs).
+  Optimizer(const char* kind, Hyperparameters defaults) : kind_(kind), defaults_(std::move(defaults)) {}
+  /// add_param_group(params), with the empty-list check PyTorch's constructor makes.
+  void add_first_group(std::vector<Tensor> params);
   /// Throws tl::Error with PyTorch's wording when a value of a complete option set is invalid.
   virtual void check_options(const Hyperparameters& options) const = 0;
   /// The state entries a parameter has after its first update with `options`.
@@ -89,6 +93,7 @@ class Optimizer {
  private:
   Hyperparameters complete(const Hyperparameters& options) const;
 
+  const char* kind_;
   Hyperparameters defaults_;
   std::vector<ParamGroup> groups_;
   std::vector<ParamState> state_;  // by parameter index across groups

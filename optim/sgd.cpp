@@ -7,12 +7,14 @@
 namespace tl::optim {
 
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
-    : Optimizer(std::move(params), {{"lr", o.lr},
-                                    {"momentum", o.momentum},
-                                    {"dampening", o.dampening},
-                                    {"weight_decay", o.weight_decay},
-                                    {"nesterov", o.nesterov ? 1.0 : 0.0},
-                                    {"maximize", o.maximize ? 1.0 : 0.0}}) {}
+    : Optimizer("SGD", {{"lr", o.lr},
+                        {"momentum", o.momentum},
+                        {"dampening", o.dampening},
+                        {"weight_decay", o.weight_decay},
+                        {"nesterov", o.nesterov ? 1.0 : 0.0},
+                        {"maximize", o.maximize ? 1.0 : 0.0}}) {
+  add_first_group(std::move(params));
+}
 
 void SGD::check_options(const Hyperparameters& o) const {
   TL_CHECK(option(o, "lr") >= 0, "SGD: Invalid learning rate: ", option(o, "lr"));

@@ -24,7 +24,6 @@ struct SGDOptions {
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, const SGDOptions& options);
-  const char* kind() const override { return "SGD"; }
 
  protected:
   void check_options(const Hyperparameters& options) const override;

@@ -1,0 +1,182 @@
+// tests/optim/test_optimizer.cpp — SGD, Adam and AdamW against PyTorch 1.13's trajectories (bit for bit,
+// tests/reference/make_optim_references.py), and their errors and the state those leave.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ops/ops.h"
+#include "optim/adam.h"
+#include "optim/sgd.h"
+#include "tests/support/reference_files.h"
+
+namespace tl::optim {
+namespace {
+
+using Json = nlohmann::json;
+
+template <typename AdamLike>
+AdamLike adam_options(const Json& o) {
+  AdamLike options;
+  options.lr = o.value("lr", options.lr);
+  options.betas = {o.value("beta1", options.betas.first), o.value("beta2", options.betas.second)};
+  options.eps = o.value("eps", options.eps);
+  options.weight_decay = o.value("weight_decay", options.weight_decay);
+  options.amsgrad = o.value("amsgrad", 0) != 0;
+  options.maximize = o.value("maximize", 0) != 0;
+  return options;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, std::vector<Tensor> params, const Json& o) {
+  if (kind == "SGD")
+    return std::make_unique<SGD>(std::move(params),
+                                 SGDOptions{o.at("lr").get<double>(), o.value("momentum", 0.0), o.value("dampening", 0.0),
+                                            o.value("weight_decay", 0.0), o.value("nesterov", 0) != 0,
+                                            o.value("maximize", 0) != 0});
+  if (kind == "Adam") return std::make_unique<Adam>(std::move(params), adam_options<AdamOptions>(o));
+  REQUIRE(kind == "AdamW");
+  return std::make_unique<AdamW>(std::move(params), adam_options<AdamWOptions>(o));
+}
+
+Tensor float_tensor(const Json& values, const Shape& shape) {
+  return from_vector(values.get<std::vector<float>>(), shape);
+}
+
+// The index of the first element whose bits differ from `expected`'s, or -1.
+int64_t first_difference(const Tensor& actual, const std::vector<float>& expected) {
+  const Tensor flat = actual.contiguous();
+  const float* data = flat.data<float>();
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (std::memcmp(&data[i], &expected[i], sizeof(float)) != 0) return static_cast<int64_t>(i);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") {
+  const Json data = Json::parse(testing::read_reference("optim_trajectories.json"));
+  for (const Json& c : data.at("optimizers")) {
+    const std::string name = c.at("name");
+    CAPTURE(name);
+    std::vector<Tensor> params;
+    for (size_t i = 0; i < c.at("shapes").size(); ++i)
+      params.push_back(float_tensor(c.at("initial")[i], Shape(c.at("shapes")[i].get<std::vector<int64_t>>())).requires_grad_());
+    std::unique_ptr<Optimizer> opt;
+    if (c.at("group2").is_null()) {
+      opt = make_optimizer(c.at("kind"), params, c.at("options"));
+    } else {
+      opt = make_optimizer(c.at("kind"), {params[0]}, c.at("options"));
+      opt->add_param_group({params[1]}, c.at("group2").get<Hyperparameters>());
+      REQUIRE(opt->param_groups().size() == 2);
+    }
+    for (size_t step = 0; step < c.at("grads").size(); ++step) {
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Json& grad = c.at("grads")[step][i];
+        params[i].mutable_grad() = grad.is_null() ? Tensor() : float_tensor(grad, params[i].shape());
+      }
+      opt->step();
+      for (size_t i = 0; i < params.size(); ++i) {
+        CAPTURE(step);
+        CAPTURE(i);
+        CHECK(first_difference(params[i], c.at("expected")[step][i]) == -1);
+        CHECK(params[i].is_leaf());
+      }
+    }
+    // The parameter skipped once (its .grad None at step 2) took one step fewer.
+    if (c.at("kind") != "SGD") {
+      CHECK(opt->state(0).at("step").item<float>() == 5);
+      CHECK(opt->state(1).at("step").item<float>() == 4);
+    }
+  }
+}
+
+TEST_CASE("state is created lazily, per parameter, with PyTorch's entries") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  SGD plain({a}, {.lr = 0.1});
+  SGD momentum({b}, {.lr = 0.1, .momentum = 0.9});
+  Adam adam({a, b}, {.amsgrad = true});
+  CHECK(momentum.state(0).empty());
+  CHECK(adam.state(1).empty());
+  a.mutable_grad() = ones({2});
+  b.mutable_grad() = ones({3});
+  plain.step();
+  momentum.step();
+  adam.step();
+  CHECK(plain.state(0).empty());
+  CHECK(momentum.state(0).size() == 1);
+  CHECK(momentum.state(0).at("momentum_buffer").shape() == Shape{3});
+  CHECK(adam.state(1).size() == 4);
+  CHECK(adam.state(1).at("step").shape() == Shape{});
+  CHECK(adam.state(1).at("max_exp_avg_sq").shape() == Shape{3});
+  CHECK_THROWS_WITH_AS(adam.state(2), "Adam: parameter index 2 out of range for 2 parameters", Error);
+}
+
+TEST_CASE("zero_grad clears .grad or zeroes it in place") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+  SGD opt({a, b}, {.lr = 0.1});
+  a.mutable_grad() = full({2}, 3.0);
+  const Tensor kept = a.grad();
+  opt.zero_grad(false);
+  CHECK(a.grad().is_same(kept));
+  CHECK(kept.sum().item<float>() == 0);
+  CHECK_FALSE(b.grad().defined());
+  opt.zero_grad();
+  CHECK_FALSE(a.grad().defined());
+}
+
+TEST_CASE("constructor errors use PyTorch's wording and the values") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(SGD({}, {.lr = 0.1}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(Adam({}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = -0.5}), "SGD: Invalid learning rate: -0.5", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .momentum = -0.25}), "SGD: Invalid momentum value: -0.25", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .weight_decay = -1}), "SGD: Invalid weight_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .nesterov = true}),
+                       "SGD: Nesterov momentum requires a momentum and zero dampening (momentum=0, dampening=0)",
+                       Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .momentum = 0.9, .dampening = 0.5, .nesterov = true}),
+                       "SGD: Nesterov momentum requires a momentum and zero dampening (momentum=0.9, dampening=0.5)",
+                       Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.lr = -1}), "Adam: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.eps = -1e-8}), "Adam: Invalid epsilon value: -1e-08", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.betas = {1.0, 0.999}}), "Adam: Invalid beta parameter at index 0: 1", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.betas = {0.9, -0.1}}), "Adam: Invalid beta parameter at index 1: -0.1", Error);
+  CHECK_THROWS_WITH_AS(AdamW({p}, {.betas = {0.9, 1.5}}), "AdamW: Invalid beta parameter at index 1: 1.5", Error);
+  CHECK_THROWS_WITH_AS(AdamW({p}, {.weight_decay = -0.01}), "AdamW: Invalid weight_decay value: -0.01", Error);
+}
+
+TEST_CASE("parameters must be distinct floating-point leaves") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(SGD({p, Tensor()}, {.lr = 0.1}), "SGD: parameter 1 of the group is undefined (None)", Error);
+  CHECK_THROWS_WITH_AS(SGD({zeros({2}, DType::Int64)}, {.lr = 0.1}),
+                       "SGD: can only optimize floating-point tensors, parameter 0 is torch.int64", Error);
+  CHECK_THROWS_WITH_AS(SGD({p.mul(2)}, {.lr = 0.1}), "can't optimize a non-leaf Tensor (parameter 0 of the group)",
+                       Error);
+  CHECK_THROWS_WITH_AS(SGD({p, p}, {.lr = 0.1}),
+                       "some parameters appear in more than one parameter group (parameter 1 is parameter 0 of the "
+                       "same group)",
+                       Error);
+}
+
+TEST_CASE("add_param_group fills defaults, and a failed call adds nothing") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_(), c = ones({1}).requires_grad_();
+  SGD opt({a}, {.lr = 0.1, .momentum = 0.9});
+  CHECK_THROWS_WITH_AS(opt.add_param_group({b, a}),
+                       "some parameters appear in more than one parameter group (parameter 1 is in group 0)", Error);
+  CHECK_THROWS_WITH_AS(opt.add_param_group({b}, {{"betas", 0.5}}),
+                       "SGD: unknown option 'betas' in a parameter group", Error);
+  CHECK_THROWS_WITH_AS(opt.add_param_group({b}, {{"lr", -2}}), "SGD: Invalid learning rate: -2", Error);
+  CHECK_THROWS_WITH_AS(opt.add_param_group({}), "optimizer got an empty parameter list", Error);
+  CHECK(opt.param_groups().size() == 1);
+  CHECK_THROWS_WITH_AS(opt.state(1), "SGD: parameter index 1 out of range for 1 parameters", Error);
+  opt.add_param_group({b, c}, {{"lr", 0.5}});
+  REQUIRE(opt.param_groups().size() == 2);
+  CHECK(opt.param_groups()[1].options.at("lr") == 0.5);
+  CHECK(opt.param_groups()[1].options.at("momentum") == 0.9);
+  CHECK(opt.state(2).empty());
+}
+
+}  // namespace tl::optim

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Regenerates tests/reference/optim_trajectories.json, PyTorch 1.13's numbers for tests/optim/: for each
+optimizer option set that changes the math, the parameters after each of several steps with fixed
+gradients (one parameter skipped, its .grad None, at step 2), and the lr sequences of the schedulers.
+Run with Debian's PyTorch 1.13:
+    /usr/bin/python3 tests/reference/make_optim_references.py
+
+ATEN_CPU_CAPABILITY=default: with AVX2 kernels PyTorch fuses add(x, y, alpha=a) into one fused
+multiply-add, while torchless's ops (and PyTorch's default kernels) round the product and the sum
+separately; the default kernels make every float32 result comparable bit for bit."""
+import json
+import os
+import pathlib
+
+os.environ["ATEN_CPU_CAPABILITY"] = "default"
+import torch  # noqa: E402  (the capability is read when torch loads)
+
+HERE = pathlib.Path(__file__).resolve().parent
+STEPS = 5
+SHAPES = [(3, 5), (7,)]
+
+OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
+
+# (name, kind, options in torchless's names (betas as beta1 / beta2), options of a second group holding
+# the second parameter, or None for a single group)
+CASES = [
+    ("sgd_plain", "SGD", {"lr": 0.1}, None),
+    ("sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, None),
+    ("sgd_dampening", "SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.3}, None),
+    ("sgd_nesterov", "SGD", {"lr": 0.05, "momentum": 0.8, "nesterov": 1}, None),
+    ("sgd_weight_decay", "SGD", {"lr": 0.1, "weight_decay": 0.05}, None),
+    ("sgd_maximize", "SGD", {"lr": 0.1, "maximize": 1}, None),
+    ("sgd_all", "SGD", {"lr": 0.07, "momentum": 0.9, "weight_decay": 0.01, "nesterov": 1, "maximize": 1}, None),
+    ("sgd_groups", "SGD", {"lr": 0.1, "momentum": 0.9}, {"lr": 0.02, "momentum": 0.5, "dampening": 0.1}),
+    ("adam_default", "Adam", {}, None),
+    ("adam_lr", "Adam", {"lr": 0.05}, None),
+    ("adam_betas_eps", "Adam", {"lr": 0.01, "beta1": 0.8, "beta2": 0.95, "eps": 1e-3}, None),
+    ("adam_weight_decay", "Adam", {"lr": 0.01, "weight_decay": 0.1}, None),
+    ("adam_amsgrad", "Adam", {"lr": 0.01, "amsgrad": 1}, None),
+    ("adam_maximize", "Adam", {"lr": 0.01, "maximize": 1}, None),
+    ("adam_all", "Adam", {"lr": 0.02, "weight_decay": 0.05, "amsgrad": 1, "maximize": 1}, None),
+    ("adam_groups", "Adam", {"lr": 0.01}, {"lr": 0.1, "amsgrad": 1}),
+    ("adamw_default", "AdamW", {}, None),
+    ("adamw_weight_decay", "AdamW", {"lr": 0.01, "weight_decay": 0.3}, None),
+    ("adamw_amsgrad", "AdamW", {"lr": 0.01, "amsgrad": 1}, None),
+    ("adamw_maximize", "AdamW", {"lr": 0.01, "weight_decay": 0.1, "maximize": 1}, None),
+]
+
+
+def torch_options(options):
+    out = {k: v for k, v in options.items() if k not in ("beta1", "beta2")}
+    for key in ("nesterov", "maximize", "amsgrad"):
+        if key in out:
+            out[key] = bool(out[key])
+    if "beta1" in options:
+        out["betas"] = (options["beta1"], options["beta2"])
+    return out
+
+
+def trajectory(name, kind, options, group2):
+    gen = torch.Generator().manual_seed(sum(map(ord, name)))
+    params = [torch.randn(shape, generator=gen).requires_grad_() for shape in SHAPES]
+    initial = [p.detach().clone() for p in params]
+    if group2 is None:
+        opt = OPTIMIZERS[kind](params, **torch_options(options))
+    else:
+        opt = OPTIMIZERS[kind]([params[0]], **torch_options(options))
+        opt.add_param_group({"params": [params[1]], **torch_options(group2)})
+    grads, after = [], []
+    for step in range(STEPS):
+        step_grads = []
+        for i, p in enumerate(params):
+            # The second parameter has no gradient at step 2: the optimizer must skip it.
+            p.grad = None if (step == 2 and i == 1) else torch.randn(p.shape, generator=gen) * (1 + step)
+            step_grads.append(None if p.grad is None else p.grad.flatten().tolist())
+        opt.step()
+        grads.append(step_grads)
+        after.append([p.detach().flatten().tolist() for p in params])
+    return {"name": name, "kind": kind, "options": options, "group2": group2,
+            "shapes": [list(s) for s in SHAPES], "initial": [t.flatten().tolist() for t in initial],
+            "grads": grads, "expected": after}
+
+
+# (name, kind, scheduler arguments, group lrs, steps)
+SCHEDULERS = [
+    ("step_lr", "StepLR", {"step_size": 3, "gamma": 0.5}, [0.1, 0.05], 12),
+    ("step_lr_default_gamma", "StepLR", {"step_size": 2}, [1.0], 7),
+    ("cosine", "CosineAnnealingLR", {"T_max": 5, "eta_min": 0.001}, [0.1, 0.3], 23),
+    ("cosine_zero_min", "CosineAnnealingLR", {"T_max": 4}, [0.5], 10),
+]
+
+
+def lr_sequence(name, kind, args, lrs, steps):
+    groups = [{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs]
+    opt = torch.optim.SGD(groups, lr=lrs[0])
+    sched = getattr(torch.optim.lr_scheduler, kind)(opt, **args)
+    seq = [sched.get_last_lr()]
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        seq.append(sched.get_last_lr())
+    return {"name": name, "kind": kind, "args": args, "lrs": lrs, "expected": seq}
+
+
+def main():
+    assert torch.__version__.startswith("1.13"), torch.__version__
+    data = {"optimizers": [trajectory(*case) for case in CASES],
+            "schedulers": [lr_sequence(*case) for case in SCHEDULERS]}
+    # One case a line: readable diffs when PyTorch's numbers change.
+    lines = [f' "{key}": [\n  ' + ",\n  ".join(json.dumps(case) for case in cases) + "\n ]"
+             for key, cases in data.items()]
+    (HERE / "optim_trajectories.json").write_text("{\n" + ",\n".join(lines) + "\n}\n")
+
+
+if __name__ == "__main__":
+    main()
