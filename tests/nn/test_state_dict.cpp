@@ -74,6 +74,15 @@ TEST_CASE("load_state_dict: copies values into the same tensors, converting dtyp
   CHECK(target.get_buffer("bn.num_batches_tracked").item<int64_t>() == 7);
 }
 
+TEST_CASE("load_state_dict: parameters that require grad are written as data, staying leaves") {
+  Linear source(2, 3), target(2, 3);
+  for (Tensor& p : target.parameters()) p.requires_grad_();
+  target.load_state_dict(source.state_dict());
+  CHECK_TENSOR_CLOSE(target.get_parameter("weight"), source.get_parameter("weight"), 0.0, 0.0);
+  CHECK(target.get_parameter("weight").requires_grad());
+  CHECK(target.get_parameter("weight").is_leaf());
+}
+
 TEST_CASE("load_state_dict: every problem in one error worded like PyTorch's, and nothing changes") {
   Net target;
   const StateDict before = target.state_dict();
