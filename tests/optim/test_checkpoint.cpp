@@ -1,1 +1,279 @@
+// tests/optim/test_checkpoint.cpp — checkpoints: a run resumed from one continues bit for bit, the
+// optimizer's state dict round-trips, and every mismatch is an error that changes nothing.
 #include <doctest/doctest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/generator.h"
+#include "nn/activation.h"
+#include "nn/container.h"
+#include "nn/linear.h"
+#include "nn/safetensors.h"
+#include "ops/ops.h"
+#include "optim/adam.h"
+#include "optim/checkpoint.h"
+#include "optim/sgd.h"
+#include "tests/support/file_testing.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::optim {
+namespace {
+
+using lr_scheduler::CosineAnnealingLR;
+using lr_scheduler::LRScheduler;
+using lr_scheduler::StepLR;
+using MakeOptimizer = std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>)>;
+using MakeScheduler = std::function<std::unique_ptr<LRScheduler>(Optimizer&)>;
+
+// Linear(4, hidden) -> ReLU -> Linear(hidden, 2).
+std::shared_ptr<nn::Module> mlp(int64_t hidden) {
+  return std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(4, hidden), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(hidden, 2)});
+}
+
+// A model, its optimizer and scheduler, and the fixed batches a run trains on.
+struct Run {
+  std::shared_ptr<nn::Module> model;
+  std::unique_ptr<Optimizer> opt;
+  std::unique_ptr<LRScheduler> sched;
+
+  Run(uint64_t init_seed, const MakeOptimizer& make_opt, const MakeScheduler& make_sched) {
+    manual_seed(init_seed);
+    model = mlp(5);
+    // nn layers register parameters that do not require grad (nn/ predates autograd/).
+    for (Tensor& p : model->parameters()) p.requires_grad_();
+    opt = make_opt(model->parameters());
+    sched = make_sched(*opt);
+  }
+
+  // Steps [first, last) of a quadratic regression through autograd; batch i is the same in every run.
+  void train(int first, int last) {
+    for (int i = first; i < last; ++i) {
+      manual_seed(1000 + i);
+      const Tensor x = randn({8, 4}), y = randn({8, 2});
+      opt->zero_grad();
+      const Tensor diff = (*model)(x).sub(y);
+      diff.mul(diff).mean().backward();
+      opt->step();
+      sched->step();
+    }
+  }
+};
+
+// Empty when every parameter and buffer of the two models holds the same values.
+std::string model_difference(const nn::Module& a, const nn::Module& b) {
+  const nn::StateDict da = a.state_dict(), db = b.state_dict();
+  REQUIRE(da.size() == db.size());
+  for (size_t i = 0; i < da.size(); ++i) {
+    const std::string diff = testing::compare_tensors(da[i].second, db[i].second, 0, 0);
+    if (!diff.empty()) return da[i].first + ": " + diff;
+  }
+  return "";
+}
+
+// Empty when the two state dicts are equal: kind, groups, and every state tensor value for value.
+std::string state_difference(const OptimizerStateDict& a, const OptimizerStateDict& b) {
+  if (a.kind != b.kind) return "kind " + a.kind + " vs " + b.kind;
+  if (a.param_groups.size() != b.param_groups.size()) return "group count";
+  for (size_t g = 0; g < a.param_groups.size(); ++g)
+    if (a.param_groups[g].params != b.param_groups[g].params || a.param_groups[g].options != b.param_groups[g].options)
+      return "group " + std::to_string(g);
+  if (a.state.size() != b.state.size()) return "state count";
+  for (const auto& [index, state] : a.state) {
+    if (!b.state.count(index) || b.state.at(index).size() != state.size()) return "state keys";
+    for (const auto& [key, tensor] : state) {
+      const std::string diff = testing::compare_tensors(b.state.at(index).at(key), tensor, 0, 0);
+      if (!diff.empty()) return std::to_string(index) + "." + key + ": " + diff;
+    }
+  }
+  return "";
+}
+
+const MakeOptimizer kSgd = [](std::vector<Tensor> p) {
+  return std::make_unique<SGD>(std::move(p),
+                               SGDOptions{.lr = 0.05, .momentum = 0.9, .weight_decay = 1e-3, .nesterov = true});
+};
+const MakeOptimizer kAdam = [](std::vector<Tensor> p) {
+  return std::make_unique<Adam>(std::move(p), AdamOptions{.lr = 0.01, .weight_decay = 1e-2, .amsgrad = true});
+};
+const MakeOptimizer kAdamW = [](std::vector<Tensor> p) {
+  return std::make_unique<AdamW>(std::move(p), AdamWOptions{.lr = 0.02, .betas = {0.85, 0.99}});
+};
+const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
+const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
+
+}  // namespace
+
+TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  const struct {
+    const char* name;
+    MakeOptimizer opt;
+    MakeScheduler sched;
+  } cases[] = {{"sgd+step", kSgd, kStep}, {"adam+cosine", kAdam, kCosine}, {"adamw+step", kAdamW, kStep}};
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    for (const int k : {1, 3}) {
+      CAPTURE(k);
+      Run straight(7, c.opt, c.sched);
+      straight.train(0, 9);
+
+      Run first(7, c.opt, c.sched);
+      first.train(0, k);
+      save_checkpoint(path, *first.model, *first.opt, first.sched.get());
+      Run resumed(99, c.opt, c.sched);  // other initial weights: the checkpoint must replace them
+      CHECK_FALSE(model_difference(*resumed.model, *first.model).empty());
+      load_checkpoint(path, *resumed.model, *resumed.opt, resumed.sched.get());
+      CHECK(model_difference(*resumed.model, *first.model) == "");
+      CHECK(state_difference(resumed.opt->state_dict(), first.opt->state_dict()) == "");
+      CHECK(resumed.sched->get_last_lr() == first.sched->get_last_lr());
+      resumed.train(k, 9);
+
+      CHECK(model_difference(*resumed.model, *straight.model) == "");
+      CHECK(state_difference(resumed.opt->state_dict(), straight.opt->state_dict()) == "");
+      CHECK(resumed.sched->get_last_lr() == straight.sched->get_last_lr());
+      CHECK(resumed.sched->last_epoch() == 9);
+    }
+  }
+}
+
+TEST_CASE("the optimizer state dict round-trips and is loaded as a copy") {
+  Run run(3, kAdam, kStep);
+  run.train(0, 2);
+  const OptimizerStateDict saved = run.opt->state_dict();
+  CHECK(saved.kind == "Adam");
+  REQUIRE(saved.param_groups.size() == 1);
+  CHECK(saved.param_groups[0].params == std::vector<int64_t>{0, 1, 2, 3});
+  CHECK(saved.param_groups[0].options.at("initial_lr") == 0.01);
+  CHECK(saved.state.size() == 4);
+  CHECK(saved.state.at(2).at("step").item<float>() == 2);
+
+  Run other(4, kAdam, kStep);
+  other.opt->load_state_dict(saved);
+  CHECK(state_difference(other.opt->state_dict(), saved) == "");
+  other.opt->state_dict().state.at(0).at("exp_avg").add_(1);  // writes the loaded copy only
+  CHECK(state_difference(run.opt->state_dict(), saved) == "");
+  CHECK_FALSE(state_difference(other.opt->state_dict(), saved).empty());
+}
+
+TEST_CASE("a mismatched state dict is an error naming the values; the optimizer is unchanged") {
+  Run run(3, kAdam, kStep);
+  run.train(0, 2);
+  const OptimizerStateDict good = run.opt->state_dict();
+  Run target(5, kAdam, kStep);
+  target.train(0, 1);
+  const OptimizerStateDict before = target.opt->state_dict();
+  auto rejects = [&](const OptimizerStateDict& bad, const std::string& message) {
+    CHECK_THROWS_WITH_AS(target.opt->load_state_dict(bad), message.c_str(), Error);
+    CHECK(state_difference(target.opt->state_dict(), before) == "");
+  };
+
+  Run sgd(5, kSgd, kStep);
+  sgd.train(0, 1);
+  rejects(sgd.opt->state_dict(), "Adam.load_state_dict: the state dict is of a SGD optimizer");
+  OptimizerStateDict groups = good;
+  groups.param_groups.push_back(groups.param_groups[0]);
+  rejects(groups, "Adam.load_state_dict: loaded state dict has a different number of parameter groups (2, the "
+                  "optimizer has 1)");
+  OptimizerStateDict fewer = good;
+  fewer.param_groups[0].params.pop_back();
+  rejects(fewer, "Adam.load_state_dict: loaded state dict contains a parameter group that doesn't match the size of "
+                 "optimizer's group (group 0 has 3 parameters, the optimizer's 4)");
+  OptimizerStateDict shape = good;
+  shape.state.at(1).at("exp_avg") = zeros({2, 5});
+  rejects(shape, "Adam.load_state_dict: state 'exp_avg' of parameter 1 has shape [2, 5] but [5] was expected");
+  OptimizerStateDict index = good;
+  index.state[4] = good.state.at(0);
+  rejects(index, "Adam.load_state_dict: state of parameter 4 but the optimizer has 4 parameters");
+  OptimizerStateDict no_amsgrad = good;
+  no_amsgrad.param_groups[0].options["amsgrad"] = 0;
+  rejects(no_amsgrad, "Adam.load_state_dict: parameter 0 has state 'max_exp_avg_sq', which this optimizer with "
+                      "these options does not keep");
+  OptimizerStateDict missing = good;
+  missing.state.at(3).erase("exp_avg_sq");
+  rejects(missing, "Adam.load_state_dict: parameter 3 lacks state 'exp_avg_sq'");
+  OptimizerStateDict bad_beta = good;
+  bad_beta.param_groups[0].options["beta1"] = 1.5;
+  rejects(bad_beta, "Adam: Invalid beta parameter at index 0: 1.5");
+  OptimizerStateDict unknown = good;
+  unknown.param_groups[0].options["momentum"] = 0.9;
+  rejects(unknown, "Adam: unknown option 'momentum' in a parameter group");
+}
+
+TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes none of the three") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  Run source(3, kAdam, kCosine);
+  source.train(0, 2);
+  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+
+  Run target(8, kAdam, kCosine);
+  target.train(0, 1);
+  const nn::StateDict model_before = [&] {
+    nn::StateDict copy;
+    for (const auto& [name, t] : target.model->state_dict()) copy.emplace_back(name, t.clone());
+    return copy;
+  }();
+  const OptimizerStateDict opt_before = target.opt->state_dict();
+  const auto sched_before = target.sched->state_dict();
+  auto unchanged = [&] {
+    const nn::StateDict now = target.model->state_dict();
+    for (size_t i = 0; i < now.size(); ++i)
+      CHECK(testing::compare_tensors(now[i].second, model_before[i].second, 0, 0) == "");
+    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
+    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
+    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
+  };
+
+  SUBCASE("a checkpoint of another model") {
+    manual_seed(1);
+    auto wide = mlp(6);
+    Adam opt(wide->parameters(), {.lr = 0.01, .weight_decay = 1e-2, .amsgrad = true});
+    CosineAnnealingLR sched(opt, 4, 1e-3);
+    const std::string other = dir.file("wide.safetensors");
+    save_checkpoint(other, *wide, opt, &sched);
+    CHECK_THROWS_WITH_AS(load_checkpoint(other, *target.model, *target.opt, target.sched.get()),
+                         doctest::Contains("size mismatch for 0.weight: copying a param with shape [6, 4]"), Error);
+  }
+  SUBCASE("another optimizer kind") {
+    Run sgd(3, kSgd, kCosine);
+    save_checkpoint(path, *sgd.model, *sgd.opt, sgd.sched.get());
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
+                         "Adam.load_state_dict: the state dict is of a SGD optimizer", Error);
+  }
+  SUBCASE("another scheduler") {
+    Run step(3, kAdam, kStep);
+    save_checkpoint(path, *step.model, *step.opt, step.sched.get());
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
+                         "CosineAnnealingLR.load_state_dict: the state dict is of a StepLR scheduler", Error);
+  }
+  SUBCASE("no scheduler saved") {
+    save_checkpoint(path, *source.model, *source.opt);
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
+                         ("load_checkpoint: " + path + ": no \"lr_scheduler\" entry in __metadata__").c_str(), Error);
+  }
+  SUBCASE("a model file, not a checkpoint") {
+    nn::save_safetensors(path, source.model->state_dict());
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
+                         ("load_checkpoint: " + path + ": tensor '0.bias' is neither model.* nor optimizer.state.*")
+                             .c_str(),
+                         Error);
+  }
+  SUBCASE("malformed optimizer metadata") {
+    nn::StateDict tensors;
+    for (const auto& [name, t] : source.model->state_dict()) tensors.emplace_back("model." + name, t);
+    nn::save_safetensors(path, tensors, {{"optimizer", "[1, 2]"}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
+                         ("load_checkpoint: " + path + ": the \"optimizer\" entry is not a JSON object").c_str(), Error);
+    nn::save_safetensors(path, tensors, {{"optimizer", R"({"kind": "Adam", "param_groups": [{"params": [0], "lr": "x"}]})"}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
+                         ("load_checkpoint: " + path + ": hyper-parameter 'lr' is \"x\", not a number").c_str(), Error);
+  }
+  unchanged();
+}
+
+}  // namespace tl::optim
