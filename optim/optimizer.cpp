@@ -61,7 +61,27 @@ const ParamState& Optimizer::state(int64_t index) const {
   return state_[index];
 }
 
+void Optimizer::check_step() const {
+  size_t index = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    check_options(complete(groups_[g].options));
+    const std::vector<std::string> keys = state_keys(groups_[g].options);
+    for (const Tensor& param : groups_[g].params) {
+      const Tensor& grad = param.grad();
+      TL_CHECK(!grad.defined() || (grad.shape() == param.shape() && grad.dtype() == param.dtype()), kind(),
+               ".step: parameter ", index, " of shape ", param.shape(), " and dtype ", param.dtype(),
+               " has a gradient of shape ", grad.shape(), " and dtype ", grad.dtype());
+      const ParamState& state = state_[index];
+      for (const std::string& key : keys)
+        TL_CHECK(state.empty() || state.count(key), kind(), ".step: parameter ", index, " has no state '", key,
+                 "', which its group's options need (were they changed after its first step?)");
+      ++index;
+    }
+  }
+}
+
 void Optimizer::step() {
+  check_step();
   NoGradGuard no_grad;
   size_t index = 0;
   for (ParamGroup& group : groups_)
@@ -79,7 +99,7 @@ void Optimizer::zero_grad(bool set_to_none) {
       Tensor& grad = param.mutable_grad();
       if (!grad.defined()) continue;
       if (set_to_none) grad = Tensor();
-      else grad.mul_(0);
+      else grad.copy_(scalar_tensor(0, grad.dtype()));  // not mul_(0): NaN * 0 is NaN
     }
 }
 

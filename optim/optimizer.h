@@ -50,7 +50,9 @@ class Optimizer {
   const char* kind() const { return kind_; }
 
   /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
-  /// place on the parameters' data and without recording autograd history.
+  /// place on the parameters' data and without recording autograd history. Throws tl::Error, before
+  /// updating anything, for a group's invalid options, a .grad whose shape or dtype differs from its
+  /// parameter's, or a state missing an entry its group's options need (amsgrad turned on later).
   void step();
   /// Clears each parameter's .grad (set_to_none) or zeroes it in place.
   void zero_grad(bool set_to_none = true);
@@ -92,6 +94,7 @@ class Optimizer {
 
  private:
   Hyperparameters complete(const Hyperparameters& options) const;
+  void check_step() const;
 
   const char* kind_;
   Hyperparameters defaults_;

@@ -2,6 +2,7 @@
 // tests/reference/make_optim_references.py), and their errors and the state those leave.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -117,7 +118,7 @@ TEST_CASE("state is created lazily, per parameter, with PyTorch's entries") {
 TEST_CASE("zero_grad clears .grad or zeroes it in place") {
   Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
   SGD opt({a, b}, {.lr = 0.1});
-  a.mutable_grad() = full({2}, 3.0);
+  a.mutable_grad() = from_vector<float>({3, NAN}, {2});
   const Tensor kept = a.grad();
   opt.zero_grad(false);
   CHECK(a.grad().is_same(kept));
@@ -177,6 +178,35 @@ TEST_CASE("add_param_group fills defaults, and a failed call adds nothing") {
   CHECK(opt.param_groups()[1].options.at("lr") == 0.5);
   CHECK(opt.param_groups()[1].options.at("momentum") == 0.9);
   CHECK(opt.state(2).empty());
+}
+
+TEST_CASE("step checks every gradient, state and option first, and then updates nothing on error") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2, 3}).requires_grad_();
+  Adam opt({a, b}, {.lr = 0.1});
+  a.mutable_grad() = ones({2});
+  b.mutable_grad() = ones({3});
+  CHECK_THROWS_WITH_AS(opt.step(),
+                       "Adam.step: parameter 1 of shape [2, 3] and dtype torch.float32 has a gradient of shape [3] "
+                       "and dtype torch.float32",
+                       Error);
+  b.mutable_grad() = ones({2, 3}, DType::Float64);
+  CHECK_THROWS_WITH_AS(opt.step(), doctest::Contains("has a gradient of shape [2, 3] and dtype torch.float64"), Error);
+  CHECK(a.sum().item<float>() == 2);
+  CHECK(opt.state(0).empty());
+
+  b.mutable_grad() = ones({2, 3});
+  opt.step();
+  const float a_after = a.sum().item<float>();
+  opt.param_groups()[0].options["amsgrad"] = 1;
+  CHECK_THROWS_WITH_AS(opt.step(),
+                       "Adam.step: parameter 0 has no state 'max_exp_avg_sq', which its group's options need (were "
+                       "they changed after its first step?)",
+                       Error);
+  opt.param_groups()[0].options["amsgrad"] = 0;
+  opt.param_groups()[0].options["lr"] = -0.1;
+  CHECK_THROWS_WITH_AS(opt.step(), "Adam: Invalid learning rate: -0.1", Error);
+  CHECK(a.sum().item<float>() == a_after);
+  CHECK(opt.state(0).at("step").item<float>() == 1);
 }
 
 }  // namespace tl::optim
