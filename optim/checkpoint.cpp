@@ -37,14 +37,15 @@ Json parse_entry(const nn::SafetensorsMetadata& metadata, const std::string& key
   return json;
 }
 
+// Errors name a bad value's JSON type, never dump it: a hostile file may nest it arbitrarily deep.
 // Hyper-parameters: every member but `skip` must be a number.
 Hyperparameters numbers(const Json& object, const std::string& skip, const std::string& path) {
   TL_CHECK(object.is_object(), "load_checkpoint: ", path, ": expected a JSON object of hyper-parameters, got ",
-           object.dump());
+           object.type_name());
   Hyperparameters options;
   for (const auto& [key, value] : object.items()) {
     if (key == skip) continue;
-    TL_CHECK(value.is_number(), "load_checkpoint: ", path, ": hyper-parameter '", key, "' is ", value.dump(),
+    TL_CHECK(value.is_number(), "load_checkpoint: ", path, ": hyper-parameter '", key, "' is ", value.type_name(),
              ", not a number");
     options[key] = value.get<double>();
   }
@@ -58,10 +59,10 @@ OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors
   OptimizerStateDict dict{json["kind"].get<std::string>(), {}, {}};
   for (const Json& group : json["param_groups"]) {
     TL_CHECK(group.is_object() && group.contains("params") && group["params"].is_array(), where,
-             "has a group without a \"params\" array: ", group.dump());
+             "has a group without a \"params\" array");
     OptimizerStateDict::Group g{{}, numbers(group, "params", path)};
     for (const Json& index : group["params"]) {
-      TL_CHECK(index.is_number_integer(), where, "has a parameter index ", index.dump());
+      TL_CHECK(index.is_number_integer(), where, "has a parameter index of type ", index.type_name());
       g.params.push_back(index.get<int64_t>());
     }
     dict.param_groups.push_back(std::move(g));

@@ -271,7 +271,28 @@ TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes 
                          ("load_checkpoint: " + path + ": the \"optimizer\" entry is not a JSON object").c_str(), Error);
     nn::save_safetensors(path, tensors, {{"optimizer", R"({"kind": "Adam", "param_groups": [{"params": [0], "lr": "x"}]})"}});
     CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
-                         ("load_checkpoint: " + path + ": hyper-parameter 'lr' is \"x\", not a number").c_str(), Error);
+                         ("load_checkpoint: " + path + ": hyper-parameter 'lr' is string, not a number").c_str(), Error);
+    nn::save_safetensors(path, tensors, {{"optimizer", R"({"kind": "Adam", "param_groups": [{"params": [[0]]}]})"}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
+                         ("load_checkpoint: " + path + ": the optimizer entry has a parameter index of type array").c_str(),
+                         Error);
+    nn::save_safetensors(path, tensors, {{"optimizer", R"({"kind": "Adam"})"}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
+                         ("load_checkpoint: " + path + ": the optimizer entry has no \"param_groups\" array").c_str(),
+                         Error);
+    const OptimizerStateDict saved = source.opt->state_dict();
+    const std::string optimizer_json = R"({"kind": "Adam", "param_groups": [{"params": [0, 1, 2, 3]}]})";
+    tensors.emplace_back("optimizer.state.x.exp_avg", saved.state.at(0).at("exp_avg"));
+    nn::save_safetensors(path, tensors, {{"optimizer", optimizer_json}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt),
+                         ("load_checkpoint: " + path +
+                          ": tensor 'optimizer.state.x.exp_avg' is not named optimizer.state.<index>.<key>")
+                             .c_str(),
+                         Error);
+    tensors.pop_back();
+    nn::save_safetensors(path, tensors, {{"optimizer", optimizer_json}, {"lr_scheduler", R"({"kind": 3})"}});
+    CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
+                         doctest::Contains(": malformed lr_scheduler entry ([json.exception.type_error.302]"), Error);
   }
   unchanged();
 }
