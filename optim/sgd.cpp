@@ -2,6 +2,8 @@
 // results round as PyTorch's do (each multiply by a hyper-parameter is its own rounded op).
 #include "optim/sgd.h"
 
+#include <cmath>
+
 #include "core/error.h"
 
 namespace tl::optim {
@@ -17,6 +19,8 @@ SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
 }
 
 void SGD::check_options(const Hyperparameters& o) const {
+  TL_CHECK(!std::isnan(option(o, "lr")),
+           "SGD: parameter group didn't specify a value of required optimization parameter lr");
   TL_CHECK(option(o, "lr") >= 0, "SGD: Invalid learning rate: ", option(o, "lr"));
   TL_CHECK(option(o, "momentum") >= 0, "SGD: Invalid momentum value: ", option(o, "momentum"));
   TL_CHECK(option(o, "weight_decay") >= 0, "SGD: Invalid weight_decay value: ", option(o, "weight_decay"));

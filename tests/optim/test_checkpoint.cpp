@@ -111,7 +111,7 @@ TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
   const testing::ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");
   const struct {
-    const char* name;
+    std::string name;
     MakeOptimizer opt;
     MakeScheduler sched;
   } cases[] = {{"sgd+step", kSgd, kStep}, {"adam+cosine", kAdam, kCosine}, {"adamw+step", kAdamW, kStep}};

@@ -132,6 +132,8 @@ TEST_CASE("constructor errors use PyTorch's wording and the values") {
   Tensor p = ones({2}).requires_grad_();
   CHECK_THROWS_WITH_AS(SGD({}, {.lr = 0.1}), "optimizer got an empty parameter list", Error);
   CHECK_THROWS_WITH_AS(Adam({}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.momentum = 0.9}),
+                       "SGD: parameter group didn't specify a value of required optimization parameter lr", Error);
   CHECK_THROWS_WITH_AS(SGD({p}, {.lr = -0.5}), "SGD: Invalid learning rate: -0.5", Error);
   CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .momentum = -0.25}), "SGD: Invalid momentum value: -0.25", Error);
   CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .weight_decay = -1}), "SGD: Invalid weight_decay value: -1", Error);
