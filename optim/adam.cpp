@@ -73,8 +73,10 @@ void Adam::update(Tensor& param, const Tensor& grad_in, const Hyperparameters& o
   Tensor denom;
   if (amsgrad) {
     Tensor& max_exp_avg_sq = state.at("max_exp_avg_sq");
-    // torch.maximum for finite values (a NaN in exp_avg_sq is not propagated into the maximum).
-    max_exp_avg_sq.copy_(where(max_exp_avg_sq.lt(exp_avg_sq), exp_avg_sq, max_exp_avg_sq));
+    // torch.maximum: the larger value, or NaN when either is NaN (neither < nor >= holds; a + b is NaN).
+    const Tensor& a = max_exp_avg_sq;
+    const Tensor& b = exp_avg_sq;
+    max_exp_avg_sq.copy_(where(a.lt(b), b, where(a.ge(b), a, a.add(b))));
     denom = max_exp_avg_sq.sqrt().div(bias_correction2_sqrt).add_(eps);
   } else {
     denom = exp_avg_sq.sqrt().div(bias_correction2_sqrt).add_(eps);

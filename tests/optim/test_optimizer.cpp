@@ -115,6 +115,22 @@ TEST_CASE("state is created lazily, per parameter, with PyTorch's entries") {
   CHECK_THROWS_WITH_AS(adam.state(2), "Adam: parameter index 2 out of range for 2 parameters", Error);
 }
 
+TEST_CASE("amsgrad's running maximum propagates NaN as torch.maximum does") {
+  Tensor p = zeros({3}).requires_grad_();
+  Adam opt({p}, {.amsgrad = true});
+  p.mutable_grad() = from_vector<float>({1, 2, 3}, {3});
+  opt.step();
+  const Tensor first = opt.state(0).at("max_exp_avg_sq").clone();
+  p.mutable_grad() = from_vector<float>({NAN, 0, 5}, {3});
+  opt.step();
+  const Tensor m = opt.state(0).at("max_exp_avg_sq");
+  CHECK(std::isnan(m.select(0, 0).item<float>()));
+  // Element 1 decayed (its new square is 0), so the maximum is still the first step's value.
+  CHECK(m.select(0, 1).item<float>() == first.select(0, 1).item<float>());
+  CHECK(m.select(0, 2).item<float>() > first.select(0, 2).item<float>());
+  CHECK(m.select(0, 2).item<float>() == opt.state(0).at("exp_avg_sq").select(0, 2).item<float>());
+}
+
 TEST_CASE("zero_grad clears .grad or zeroes it in place") {
   Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
   SGD opt({a, b}, {.lr = 0.1});
