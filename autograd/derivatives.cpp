@@ -5,6 +5,7 @@
 #include "autograd/derivatives.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -47,7 +48,7 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
 namespace {
 
 using Kind = DerivativeKind;
-constexpr uint32_t kIn0 = 1, kIn1 = 2, kIn2 = 4, kOut0 = 1;
+constexpr uint32_t kIn0 = 1, kIn1 = 2, kIn2 = 4, kIn3 = 8, kIn4 = 16, kOut0 = 1, kOut1 = 2;
 
 bool keepdim_of(const Attrs& a) {
   const AttrValue* v = a.find("keepdim");
@@ -88,8 +89,6 @@ Shape reduced_dims(const Attrs& a, size_t rank) {
 }
 
 Tensor mask_as(const Tensor& mask, DType dtype) { return mask.to(dtype); }
-
-TensorList grads(std::initializer_list<Tensor> g) { return TensorList(g); }
 
 // A view's gradient written into zeros of the input's shape.
 Tensor into_zeros(const GradContext& c, const Tensor& g, Tensor (*view_of)(const Tensor&, const Attrs&)) {
@@ -295,6 +294,73 @@ TensorList d_addmm(const GradContext& c) {
           c.needs(1) ? g.mm(c.input(2).t()) * alpha.to<double>() : Tensor(),
           c.needs(2) ? c.input(1).t().mm(g) * alpha.to<double>() : Tensor()};
 }
+// ---- neural-network ops: their backward kernels ----
+
+std::array<bool, 3> mask3(const GradContext& c, size_t a, size_t b, size_t d) { return {c.needs(a), c.needs(b), c.needs(d)}; }
+TensorList list3(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+
+TensorList d_conv2d(const GradContext& c) {
+  const Attrs& a = c.attrs();
+  const Tensor weight = c.input(1);
+  const std::optional<Shape> bias_sizes =
+      c.num_inputs() > 2 && c.info(2).defined ? std::optional<Shape>(c.info(2).shape) : std::nullopt;
+  return list3(convolution_backward(c.grad(), c.input(0), weight, bias_sizes, a.get<Shape>("stride"),
+                                    a.get<Shape>("padding"), a.get<Shape>("dilation"), false, Shape{0, 0},
+                                    a.get<int64_t>("groups"), mask3(c, 0, 1, 2)));
+}
+// batch_norm(input, weight, bias, running_mean, running_var): training differentiates through the
+// batch statistics (recomputed from the saved input), evaluation through the running ones.
+TensorList d_batch_norm(const GradContext& c) {
+  const Attrs& a = c.attrs();
+  const bool training = a.get<bool>("training");
+  auto saved = [&](size_t i) { return c.num_inputs() > i && c.info(i).defined ? c.input(i) : Tensor(); };
+  auto g = native_batch_norm_backward(c.grad(), c.input(0), saved(1), training ? Tensor() : saved(3),
+                                      training ? Tensor() : saved(4), Tensor(), Tensor(), training, a.get<double>("eps"),
+                                      mask3(c, 0, 1, 2));
+  return {std::get<0>(g), std::get<1>(g), std::get<2>(g), Tensor(), Tensor()};
+}
+TensorList d_max_pool2d_with_indices(const GradContext& c) {
+  const Attrs& a = c.attrs();
+  return {max_pool2d_with_indices_backward(c.grad(0), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
+                                           a.get<Shape>("padding"), a.get<Shape>("dilation"),
+                                           a.get<bool>("ceil_mode"), c.output(1))};
+}
+TensorList d_avg_pool2d(const GradContext& c) {
+  const Attrs& a = c.attrs();
+  return {avg_pool2d_backward(c.grad(), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
+                              a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"))};
+}
+TensorList d_adaptive_avg_pool2d(const GradContext& c) { return {adaptive_avg_pool2d_backward(c.grad(), c.input(0))}; }
+
+// max_pool2d in grad mode: max_pool2d_with_indices keeps the indices its backward needs.
+TensorList max_pool2d_decomposition(std::span<const Tensor> in, const Attrs& a) {
+  return {max_pool2d_with_indices(in[0], a.get<Shape>("kernel_size"), a.get<Shape>("stride"), a.get<Shape>("padding"),
+                                  a.get<Shape>("dilation"), a.get<bool>("ceil_mode"))
+              .first};
+}
+
+// ---- softmax and losses ----
+
+TensorList d_softmax(const GradContext& c) {
+  const Tensor y = c.output(0);
+  return {_softmax_backward_data(c.grad(), y, c.attrs().get<int64_t>("dim"), y.dtype())};
+}
+TensorList d_log_softmax(const GradContext& c) {
+  const Tensor y = c.output(0);
+  return {_log_softmax_backward_data(c.grad(), y, c.attrs().get<int64_t>("dim"), y.dtype())};
+}
+TensorList d_nll_loss_forward(const GradContext& c) {
+  const Attrs& a = c.attrs();
+  const Tensor weight = c.num_inputs() > 2 && c.info(2).defined ? c.input(2) : Tensor();
+  return {nll_loss_backward(c.grad(0), c.input(0), c.input(1), weight, a.get<int64_t>("reduction"),
+                            a.get<int64_t>("ignore_index"), c.output(1)),
+          Tensor(), Tensor()};
+}
+TensorList d_mse_loss(const GradContext& c) {
+  const Tensor g = mse_loss_backward(c.grad(), c.input(0), c.input(1), c.attrs().get<int64_t>("reduction"));
+  return {g, c.needs(1) ? g.neg() : Tensor()};
+}
+
 TensorList d_linear(const GradContext& c) {
   const Tensor x = c.input(0), w = c.input(1), g = c.grad();
   const Tensor g2 = g.reshape({-1, w.size(0)});
@@ -365,14 +431,14 @@ Derivative make(OpKind op) {
         const double p = c.attrs().get<double>("p");
         const bool train = c.attrs().is_none("train") || c.attrs().get<bool>("train");
         return {native_dropout_backward(c.grad(0), c.output(1), !train ? 1.0 : p < 1.0 ? 1.0 / (1.0 - p) : 0.0)};
-      }, 0, 2);
+      }, 0, kOut1);
     case OpKind::Gt: case OpKind::Lt: case OpKind::Ge: case OpKind::Le: case OpKind::Eq: case OpKind::Ne:
     case OpKind::Allclose: case OpKind::Equal:
       return not_differentiable();
     case OpKind::Sum: return formula("SumBackward1", d_sum);
     case OpKind::Mean: return formula("MeanBackward1", d_mean);
-    case OpKind::Max: return formula("MaxBackward0", d_extreme, kIn0, 1 | 2);
-    case OpKind::Min: return formula("MinBackward0", d_extreme, kIn0, 1 | 2);
+    case OpKind::Max: return formula("MaxBackward0", d_extreme, kIn0, kOut0 | kOut1);
+    case OpKind::Min: return formula("MinBackward0", d_extreme, kIn0, kOut0 | kOut1);
     case OpKind::Argmax: case OpKind::Nonzero: case OpKind::Argwhere:
       return not_differentiable();
     case OpKind::IndexSelect: return formula("IndexSelectBackward0", d_index_select, kIn1);
@@ -384,12 +450,26 @@ Derivative make(OpKind op) {
     case OpKind::Bmm: return formula("BmmBackward0", d_bmm, kIn0 | kIn1);
     case OpKind::Addmm: return formula("AddmmBackward0", d_addmm, kIn1 | kIn2);
     case OpKind::Linear: return formula("AddmmBackward0", d_linear, kIn0 | kIn1);
-    case OpKind::Conv2d: return not_implemented("ConvolutionBackward0");
-    case OpKind::BatchNorm: return not_implemented("NativeBatchNormBackward0");
-    case OpKind::MaxPool2d: return not_implemented("MaxPool2DWithIndicesBackward0");
-    case OpKind::AvgPool2d: return not_implemented("AvgPool2DBackward0");
-    case OpKind::AdaptiveAvgPool2d: return not_implemented("AdaptiveAvgPool2DBackward0");
+    case OpKind::Conv2d: return formula("ConvolutionBackward0", d_conv2d, kIn0 | kIn1);
+    case OpKind::BatchNorm: return formula("NativeBatchNormBackward0", d_batch_norm, kIn0 | kIn1 | kIn3 | kIn4);
+    case OpKind::MaxPool2d: return composite(max_pool2d_decomposition);
+    case OpKind::AvgPool2d: return formula("AvgPool2DBackward0", d_avg_pool2d, kIn0);
+    case OpKind::AdaptiveAvgPool2d: return formula("AdaptiveAvgPool2DBackward0", d_adaptive_avg_pool2d, kIn0);
     case OpKind::Dropout: return composite(dropout_decomposition);
+    case OpKind::MaxPool2dWithIndices:
+      return formula("MaxPool2DWithIndicesBackward0", d_max_pool2d_with_indices, kIn0, kOut1);
+    case OpKind::ConvolutionBackward: case OpKind::NativeBatchNormBackward: case OpKind::MaxPool2dWithIndicesBackward:
+    case OpKind::AvgPool2dBackward: case OpKind::AdaptiveAvgPool2dBackward:
+      return not_implemented(op_info(op).aten_name);
+    case OpKind::SoftmaxForward: return formula("SoftmaxBackward0", d_softmax, 0, kOut0);
+    case OpKind::LogSoftmaxForward: return formula("LogSoftmaxBackward0", d_log_softmax, 0, kOut0);
+    case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::NllLoss: case OpKind::CrossEntropyLoss:
+      return composite();
+    case OpKind::NllLossForward: return formula("NllLossBackward0", d_nll_loss_forward, kIn0 | kIn1 | kIn2, kOut1);
+    case OpKind::MseLoss: return formula("MseLossBackward0", d_mse_loss, kIn0 | kIn1);
+    case OpKind::SoftmaxBackwardData: case OpKind::LogSoftmaxBackwardData: case OpKind::NllLossBackward:
+    case OpKind::MseLossBackward:
+      return not_implemented(op_info(op).aten_name);
     case OpKind::ToMkldnn: case OpKind::ToDense: case OpKind::MkldnnConvolution:
     case OpKind::MkldnnReorderConv2dWeight: case OpKind::MkldnnMaxPool2d: case OpKind::MkldnnAdaptiveAvgPool2d:
       return not_implemented(op_info(op).aten_name);

@@ -307,18 +307,22 @@ Samples opinfo_linear() {
 
 // ---- neural-network kernels ----
 Samples opinfo_conv2d() {
-  return {Sample{"input", [](const Tensor& x, const Tensor&) { return list(conv2d(x, conv_weight(), conv_bias(), {1, 1}, {1, 1})); }}
+  return {Sample{"input", [](const Tensor& x, const Tensor&) {
+            return list(conv2d(x, conv_weight().to(x.dtype()), conv_bias().to(x.dtype()), {1, 1}, {1, 1}));
+          }}
               .sums().generic(),
           Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(conv2d(y, x.view({2, 2, 2, 4}))); }}
               .sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
 }
 Samples opinfo_batch_norm() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) {
-            return list(batch_norm(x, bn(0), bn(1), bn(2), bn(3), false, 0.1, 1e-5));
+            const DType t = x.dtype();  // float32 here, float64 in the gradient check
+            return list(batch_norm(x, bn(0).to(t), bn(1).to(t), bn(2).to(t), bn(3).to(t), false, 0.1, 1e-5));
           }}.sums().generic(),
           Sample{"train", [](const Tensor& x, const Tensor&) {
-            const Tensor rm = bn(2), rv = bn(3);
-            const Tensor out = batch_norm(x, bn(0), bn(1), rm, rv, true, 0.1, 1e-5);
+            const DType t = x.dtype();
+            const Tensor rm = bn(2).to(t), rv = bn(3).to(t);
+            const Tensor out = batch_norm(x, bn(0).to(t), bn(1).to(t), rm, rv, true, 0.1, 1e-5);
             return TensorList{out, rm, rv};
           }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
                              "updated again by every run")};
