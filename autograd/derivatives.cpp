@@ -351,6 +351,8 @@ TensorList d_log_softmax(const GradContext& c) {
 }
 TensorList d_nll_loss_forward(const GradContext& c) {
   const Attrs& a = c.attrs();
+  TL_CHECK(!c.needs(2), "the derivative for 'weight' of nll_loss_forward is not implemented (the class weights are "
+           "constants in PyTorch too); detach() them");
   const Tensor weight = c.num_inputs() > 2 && c.info(2).defined ? c.input(2) : Tensor();
   return {nll_loss_backward(c.grad(0), c.input(0), c.input(1), weight, a.get<int64_t>("reduction"),
                             a.get<int64_t>("ignore_index"), c.output(1)),

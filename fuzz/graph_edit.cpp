@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "core/storage.h"
 #include "fuzz/contract.h"
 #include "fuzz/targets.h"
@@ -74,6 +75,7 @@ Outcome outcome_of(nn::Module& module, const Tensor& input, Run&& run) {
   o.ok = parses(kTarget, [&] { out = run(TensorList{input.clone()}); }, &o.error);
   for (const Tensor& t : out) o.values.push_back(t.defined() ? fingerprint(t) : "None");
   const nn::StateDict now = module.state_dict();
+  NoGradGuard no_grad;  // parameters require grad: restoring them is not part of any graph
   for (size_t i = 0; i < now.size() && i < saved.size(); ++i) {
     Tensor t = now[i].second;
     if (t.shape() == saved[i].second.shape() && t.dtype() == saved[i].second.dtype()) t.copy_(saved[i].second);

@@ -1,7 +1,9 @@
 // tests/models/test_parity.cpp — torchless against PyTorch 1.13 on the same weights: torchvision's
 // resnet18/resnet50 state dicts load with nn::load and give the same eval-mode logits (rtol 1e-4,
 // atol 1e-4), and on a mismatch the stage that differs is named; a training-mode BatchNorm2d gives the
-// same output and running statistics. tests/parity/export_torchvision.py writes the reference files into
+// same output and running statistics; one resnet18 training step gives PyTorch's loss, parameter
+// gradients and running statistics, and two SGD-with-momentum steps its parameters.
+// tests/parity/export_torchvision.py writes the reference files into
 // $TL_PARITY_DIR (meson runs it first as the test 'parity_export'); without PyTorch these test cases
 // are skipped, with the reason on stderr.
 #include <doctest/doctest.h>
@@ -15,8 +17,10 @@
 
 #include "models/resnet.h"
 #include "nn/batch_norm.h"
+#include "nn/functional.h"
 #include "nn/serialize.h"
 #include "ops/ops.h"
+#include "optim/sgd.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -143,6 +147,52 @@ TEST_CASE("parity: training-mode BatchNorm2d output and running statistics" * do
   CHECK_TENSOR_CLOSE(bn->buffer("running_mean"), io.at("running_mean"), 1e-6, 1e-6);
   CHECK_TENSOR_CLOSE(bn->buffer("running_var"), io.at("running_var"), 1e-6, 1e-6);
   CHECK(bn->buffer("num_batches_tracked").item<int64_t>() == io.at("num_batches_tracked").item<int64_t>());
+}
+
+// Gradients and updated parameters: within 1e-4 relative to the tensor's largest magnitude (a gradient's
+// small elements are sums of cancelling terms whose fp32 rounding differs between implementations).
+void check_relative(const std::string& what, const Tensor& actual, const Tensor& expected, double& worst) {
+  REQUIRE_MESSAGE(actual.defined(), what, " is undefined");
+  REQUIRE(actual.shape() == expected.shape());
+  double scale = 0, err = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    scale = std::max(scale, std::fabs(testing::element_at(expected, i)));
+    err = std::max(err, std::fabs(testing::element_at(actual, i) - testing::element_at(expected, i)));
+  }
+  const double rel = scale > 0 ? err / scale : err;
+  worst = std::max(worst, rel);
+  CHECK_MESSAGE(rel <= 1e-4, what, ": max |diff| ", err, " is ", rel, " of max |PyTorch| ", scale);
+}
+
+TEST_CASE("parity: one resnet18 training step gives PyTorch's gradients, statistics and SGD updates" *
+          doctest::skip(skip_parity())) {
+  auto model = models::resnet18();
+  nn::load(*model, parity_file("resnet18.safetensors"));
+  model->train();
+  const std::map<std::string, Tensor> ref = load_named(parity_file("resnet18_train.safetensors"));
+  const Tensor& x = ref.at("input");
+  const Tensor& target = ref.at("target");
+  std::vector<Tensor> params;
+  for (const auto& [name, p] : model->named_parameters()) params.push_back(p);
+  optim::SGD sgd(params, {.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-4});
+  double worst_grad = 0, worst_step = 0;
+  for (int step = 0; step < 2; ++step) {
+    sgd.zero_grad();
+    const Tensor loss = nn::functional::cross_entropy((*model)(x), target);
+    loss.backward();
+    if (step == 0) {
+      CHECK_TENSOR_CLOSE(loss.reshape({1}), ref.at("loss"), 1e-5, 1e-5);
+      for (const auto& [name, p] : model->named_parameters()) check_relative("grad of " + name, p.grad(), ref.at("grad." + name), worst_grad);
+      for (const auto& [name, b] : model->named_buffers()) {
+        if (b.dtype() == DType::Int64) CHECK(b.item<int64_t>() == ref.at("after." + name).item<int64_t>());
+        else CHECK_TENSOR_CLOSE(b, ref.at("after." + name), 1e-5, 1e-5);
+      }
+    }
+    sgd.step();
+  }
+  for (const auto& [name, p] : model->named_parameters()) check_relative(name + " after two steps", p, ref.at("step2." + name), worst_step);
+  MESSAGE("resnet18 training step vs PyTorch: worst parameter gradient differs by ", worst_grad,
+          " of its largest magnitude; worst parameter after two SGD steps by ", worst_step);
 }
 
 }  // namespace
