@@ -1,12 +1,15 @@
 // tests/ops/loss_cases.cpp — loading tests/ops/data/loss_cases.json and calling each case's op.
 #include "tests/ops/loss_cases.h"
 
+#include <doctest/doctest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "ops/ops.h"
+#include "tests/support/tensor_check.h"
 
 namespace tl::testing {
 namespace {
@@ -79,5 +82,22 @@ TensorList run_loss_case(const LossCase& c) {
 }
 
 double loss_rtol(const Tensor& t) { return t.dtype() == DType::Float64 ? 1e-12 : 1e-5; }
+
+int check_loss_cases(bool softmax) {
+  int checked = 0;
+  for (const LossCase& c : loss_cases()) {
+    if ((c.op.find("softmax") != std::string::npos) != softmax) continue;
+    CAPTURE(c.name);
+    const TensorList got = run_loss_case(c);
+    REQUIRE(got.size() == c.expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].dtype() == c.expected[i].dtype());
+      const double rtol = loss_rtol(c.expected[i]);
+      CHECK_TENSOR_CLOSE(got[i], c.expected[i], rtol, rtol / 10);
+    }
+    ++checked;
+  }
+  return checked;
+}
 
 }  // namespace tl::testing

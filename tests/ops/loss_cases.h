@@ -1,5 +1,6 @@
 // tests/ops/loss_cases.h — the PyTorch 1.13 cases of tests/ops/data/loss_cases.json (written by
-// gen_loss_cases.py): each names an op, its inputs and arguments, and PyTorch's results.
+// gen_loss_cases.py): each names an op, its inputs and arguments, and PyTorch's results; and the one
+// loop that checks them (test_loss.cpp, test_softmax.cpp).
 #pragma once
 
 #include <map>
@@ -26,5 +27,8 @@ const std::vector<LossCase>& loss_cases();
 TensorList run_loss_case(const LossCase& c);
 /// The float64 tolerance for float64 results, 1e-5 relative for float32 ones.
 double loss_rtol(const Tensor& t);
+/// Runs every case whose op is (softmax == true) or is not (false) of the softmax family and checks its
+/// results against PyTorch's; returns how many ran.
+int check_loss_cases(bool softmax);
 
 }  // namespace tl::testing

@@ -17,8 +17,6 @@ namespace {
 
 using testing::element_at;
 
-bool is_softmax_op(const std::string& op) { return op.find("softmax") != std::string::npos; }
-
 /// The gradient of sum(g * f(x)) with respect to x by central differences (h = 1e-6), float64.
 Tensor numeric_gradient(Tensor (*f)(const Tensor&, int64_t, bool), const Tensor& x, const Tensor& g, int64_t dim) {
   Tensor grad = zeros(x.shape(), DType::Float64);
@@ -33,20 +31,7 @@ Tensor numeric_gradient(Tensor (*f)(const Tensor&, int64_t, bool), const Tensor&
 }
 
 TEST_CASE("softmax: every softmax case matches PyTorch 1.13") {
-  int checked = 0;
-  for (const testing::LossCase& c : testing::loss_cases()) {
-    if (!is_softmax_op(c.op)) continue;
-    CAPTURE(c.name);
-    const TensorList got = testing::run_loss_case(c);
-    REQUIRE(got.size() == c.expected.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      CHECK(got[i].dtype() == c.expected[i].dtype());
-      const double rtol = testing::loss_rtol(c.expected[i]);
-      CHECK_TENSOR_CLOSE(got[i], c.expected[i], rtol, rtol / 10);
-    }
-    ++checked;
-  }
-  CHECK(checked == 102);
+  CHECK(testing::check_loss_cases(/*softmax=*/true) == 102);
 }
 
 TEST_CASE("softmax: the backward kernels are the derivatives of the float64 forward") {
