@@ -202,7 +202,10 @@ TensorList d_mean(const GradContext& c) {
 TensorList d_extreme(const GradContext& c) {
   const Tensor x = c.input(0);
   if (c.attrs().is_none("dim")) {
-    const Tensor hit = mask_as(x.eq(c.output(0)), x.dtype());
+    // The extreme elements: equal to the result, or NaN where the result is NaN (x != x), as PyTorch's
+    // evenly_distribute_backward masks them.
+    const Tensor result = c.output(0);
+    const Tensor hit = where(result.ne(result), x.ne(x), x.eq(result)).to(x.dtype());
     return {hit * (c.grad() / hit.sum())};
   }
   const int64_t dim = c.attrs().get<int64_t>("dim");
@@ -220,16 +223,53 @@ TensorList d_extreme(const GradContext& c) {
   return {where(positions.eq(idx), g, zeros({}, x.dtype()))};
 }
 
+// index_select's backward adds each gradient slice where its index points. Gathered instead of
+// scattered: round k takes, for every position, the k-th slice that selected it (or a zero slice), so
+// duplicates need as many rounds as the most repeated index and nothing is multiplied (inf stays inf).
 TensorList d_index_select(const GradContext& c) {
   const InputInfo& in = c.info(0);
-  const int64_t dim = c.attrs().get<int64_t>("dim");
-  const int64_t d = dim < 0 ? dim + static_cast<int64_t>(in.shape.size()) : dim;
   if (in.shape.empty()) return {c.grad().reshape(in.shape), Tensor()};
-  // g (.., n, ..) -> (.., size, ..) through a one-hot (n, size) matrix along `d`.
-  const Tensor index = c.input(1).reshape({-1, 1});
-  const Tensor onehot = index.eq(arange(0, in.shape[d]).reshape({1, -1})).to(in.dtype);
-  const Tensor g = c.grad().transpose(d, -1);
-  return {g.matmul(onehot).transpose(d, -1).contiguous(), Tensor()};
+  const int64_t rank = in.shape.size(), dim = c.attrs().get<int64_t>("dim");
+  const int64_t d = dim < 0 ? dim + rank : dim, size = in.shape[d];
+  const Tensor index = c.input(1).reshape({-1}).contiguous();
+  const int64_t n = index.numel();
+  std::vector<std::vector<int64_t>> picked_by(static_cast<size_t>(size));
+  size_t rounds = 0;
+  const int64_t* idx = index.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    auto& list = picked_by[static_cast<size_t>(idx[i])];
+    list.push_back(i);
+    rounds = std::max(rounds, list.size());
+  }
+  const Tensor g = c.grad();
+  Shape zero_shape = g.shape();
+  zero_shape[d] = 1;
+  const Tensor padded = cat(TensorList{g, zeros(zero_shape, g.dtype())}, d);  // slice n is zeros
+  Tensor result = zeros(in.shape, in.dtype);
+  for (size_t k = 0; k < rounds; ++k) {
+    std::vector<int64_t> take(static_cast<size_t>(size), n);
+    for (int64_t s = 0; s < size; ++s)
+      if (k < picked_by[s].size()) take[s] = picked_by[s][k];
+    result = k == 0 ? padded.index_select(d, from_vector(take, {size}))
+                    : result + padded.index_select(d, from_vector(take, {size}));
+  }
+  return {result, Tensor()};
+}
+
+// masked_select's backward puts the k-th gradient element at the k-th selected position: a gather
+// from (0, g...) with position j reading 1 + its rank among the selected, or 0.
+TensorList d_masked_select(const GradContext& c) {
+  const Tensor mask = c.input(1);
+  const Shape shape = broadcast_shapes(c.info(0).shape, mask.shape(), "masked_select");
+  const Tensor m = mask.expand(shape).contiguous();
+  const bool* mp = m.data<bool>();
+  std::vector<int64_t> take(static_cast<size_t>(m.numel()), 0);
+  int64_t next = 0;
+  for (int64_t j = 0; j < m.numel(); ++j)
+    if (mp[j]) take[j] = ++next;
+  const Tensor g = c.grad();
+  const Tensor padded = cat(TensorList{zeros({1}, g.dtype()), g.reshape({-1})}, 0);
+  return {padded.index_select(0, from_vector(take, {m.numel()})).reshape(shape), Tensor()};
 }
 
 TensorList d_cat(const GradContext& c) {
@@ -261,6 +301,7 @@ TensorList d_stack(const GradContext& c) {
 TensorList d_matmul(const GradContext& c) {
   Tensor a = c.input(0), b = c.input(1), g = c.grad();
   const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
+  if (a_vec && b_vec) return {c.needs(0) ? g * b : Tensor(), c.needs(1) ? g * a : Tensor()};  // a dot product
   if (a_vec) {
     a = a.unsqueeze(0);
     g = g.unsqueeze(-2);
@@ -444,7 +485,7 @@ Derivative make(OpKind op) {
     case OpKind::Argmax: case OpKind::Nonzero: case OpKind::Argwhere:
       return not_differentiable();
     case OpKind::IndexSelect: return formula("IndexSelectBackward0", d_index_select, kIn1);
-    case OpKind::MaskedSelect: return not_implemented("MaskedSelectBackward0");
+    case OpKind::MaskedSelect: return formula("MaskedSelectBackward0", d_masked_select, kIn1);
     case OpKind::Cat: return formula("CatBackward0", d_cat);
     case OpKind::Stack: return formula("StackBackward0", d_stack);
     case OpKind::Matmul: return formula("MmBackward0", d_matmul, kIn0 | kIn1);

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "autograd/node.h"
-#include "autograd/tensor_access.h"
+#include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
 

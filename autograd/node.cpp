@@ -4,7 +4,7 @@
 #include <atomic>
 #include <sstream>
 
-#include "autograd/tensor_access.h"
+#include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
 
@@ -50,8 +50,9 @@ TensorList AccumulateGrad::apply(TensorList grads) {
   Tensor& slot = TensorAccess::ensure_meta(leaf_).grad;
   if (!slot.defined()) {
     // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
-    slot = g.storage().use_count() == 1 && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach()
-                                                                                          : g.to(leaf_.dtype()).clone();
+    // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
+    const bool sole = TensorAccess::use_count(g) == 1 && g.storage().use_count() == 1;
+    slot = sole && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
   } else {
     slot.add_(g);
   }
@@ -60,6 +61,8 @@ TensorList AccumulateGrad::apply(TensorList grads) {
 
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* meta = TensorAccess::meta(t);
+  if (meta && meta->base.defined() && meta->view_version != t._version() && meta->base.requires_grad())
+    refresh_view_history(t);
   if (meta == nullptr || !meta->requires_grad) return {};
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
   std::shared_ptr<Node> acc = meta->grad_accumulator.lock();

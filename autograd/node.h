@@ -87,7 +87,10 @@ class AccumulateGrad final : public Node {
 };
 
 /// The edge a gradient of `t` flows along: its grad_fn output, or its leaf accumulator (made once per
-/// leaf and shared), or none when `t` does not require grad.
+/// leaf and shared), or none when `t` does not require grad. A view whose base was written in place
+/// since its history was set gets a history from the base's first (refresh_view_history).
 Edge gradient_edge(const Tensor& t);
+/// Rebuilds a view's history as "this part of its base" on the base's current history.
+void refresh_view_history(const Tensor& view);
 
 }  // namespace tl::autograd

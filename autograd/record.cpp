@@ -6,7 +6,7 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/node.h"
-#include "autograd/tensor_access.h"
+#include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/schema.h"
 #include "ops/ops.h"
@@ -149,13 +149,6 @@ void check_inplace_target(OpKind op, const Tensor& self) {
              " on a view of size ", self.shape(), " of a leaf of size ", meta->base.shape(), ")");
 }
 
-// The output is a view of `input` when the op's return aliases its argument and shares its storage.
-bool returns_view(OpKind op, size_t k, const Tensor& out, const Tensor& input) {
-  const Schema& s = schema_of(op);
-  return k < s.returns.size() && !s.returns[k].alias_set.empty() && input.defined() && out.storage() &&
-         out.storage() == input.storage();
-}
-
 void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& fn) {
   AutogradMeta& vmeta = TensorAccess::ensure_meta(view);
   const Tensor base = vmeta.base;
@@ -169,12 +162,19 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& fn) {
   bmeta.requires_grad = true;
   bmeta.grad_fn = slices;
   bmeta.output_nr = 0;
-  auto as_view = std::make_shared<AsStridedBackward>(bg, bytes, vg, base.dtype());
-  as_view->next_edges.push_back({slices, 0});
-  as_view->output_meta.push_back({view.shape(), view.dtype()});
-  vmeta.requires_grad = true;
-  vmeta.grad_fn = as_view;
-  vmeta.output_nr = 0;
+  refresh_view_history(view);
+}
+
+// A retained gradient belongs to the tensor's current history: an in-place op moves it from the node
+// that made the old value to the one that made the new.
+void move_retained_grad(const Tensor& self, const std::shared_ptr<Node>& old_fn, uint32_t old_nr) {
+  AutogradMeta& meta = TensorAccess::ensure_meta(self);
+  if (old_fn && old_nr < old_fn->retained.size())
+    std::erase_if(old_fn->retained[old_nr],
+                  [&](const std::weak_ptr<TensorImpl>& w) { return TensorAccess::lock(w).is_same(self); });
+  auto& now = meta.grad_fn->retained;
+  if (now.size() <= meta.output_nr) now.resize(meta.output_nr + 1);
+  now[meta.output_nr].push_back(TensorAccess::weak(self));
 }
 
 TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
@@ -231,6 +231,8 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
   if (w >= 0) {
     const Tensor& self = inputs[w];
     AutogradMeta& meta = TensorAccess::ensure_meta(self);
+    const std::shared_ptr<Node> old_fn = meta.grad_fn;
+    const uint32_t old_nr = meta.output_nr;
     if (meta.base.defined()) {
       rebase_view_history(self, node);
     } else {
@@ -238,6 +240,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
       meta.grad_fn = node;
       meta.output_nr = 0;
     }
+    if (meta.retains_grad) move_retained_grad(self, old_fn, old_nr);
     return out;
   }
   for (size_t k = 0; k < out.size(); ++k) {
@@ -250,15 +253,26 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
     meta.requires_grad = true;
     meta.grad_fn = node;
     meta.output_nr = static_cast<uint32_t>(k);
-    if (!inputs.empty() && returns_view(op, k, o, inputs[0])) {
-      const AutogradMeta* in_meta = TensorAccess::meta(inputs[0]);
-      meta.base = in_meta && in_meta->base.defined() ? in_meta->base : inputs[0];
-    }
   }
   return out;
 }
 
 }  // namespace
+
+void refresh_view_history(const Tensor& view) {
+  AutogradMeta& vmeta = TensorAccess::ensure_meta(view);
+  const Tensor base = vmeta.base;
+  vmeta.view_version = view._version();
+  if (!base.requires_grad()) return;
+  const Geometry bg = Geometry::of(base), vg = Geometry::of(view);
+  auto as_view = std::make_shared<AsStridedBackward>(bg, base.storage()->nbytes(), vg, base.dtype());
+  as_view->next_edges.push_back(gradient_edge(base));
+  as_view->output_meta.push_back({view.shape(), view.dtype()});
+  as_view->retained.resize(1);
+  vmeta.requires_grad = true;
+  vmeta.grad_fn = as_view;
+  vmeta.output_nr = 0;
+}
 
 void install_recorder() { dispatch::set_autograd_fn(&record); }
 

@@ -3,7 +3,7 @@
 // require grad links this file, so the recorder is always installed before it is needed.
 #include "autograd/engine.h"
 #include "autograd/node.h"
-#include "autograd/tensor_access.h"
+#include "core/autograd_meta.h"
 
 namespace tl {
 namespace autograd {
@@ -33,6 +33,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 Tensor& Tensor::mutable_grad() { return TensorAccess::ensure_meta(*this).grad; }
 
 std::string Tensor::grad_fn_name() const {
+  autograd::gradient_edge(*this);  // a view's history may need rebuilding first
   const AutogradMeta* meta = TensorAccess::meta(*this);
   return meta && meta->grad_fn ? meta->grad_fn->name() : std::string();
 }

@@ -1,6 +1,6 @@
 // core/autograd_meta.h — what a tensor carries for autograd: requires_grad, its accumulated .grad,
-// the backward node that made it (grad_fn) and, for a view, its base. core only holds it; the
-// autograd/ layer creates and reads it (nodes, the engine, derivative formulas).
+// the backward node that made it (grad_fn) and, for a view, its base. The dispatch point marks views
+// (every op whose schema returns an alias of its input); the autograd/ layer does the rest.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,48 @@ struct AutogradMeta {
   uint32_t output_nr = 0;  ///< which output of grad_fn
   /// A leaf's gradient accumulator, shared by every use of the leaf in one graph.
   std::weak_ptr<autograd::Node> grad_accumulator;
-  /// For a view made while recording: the tensor whose storage it views (never itself a view).
+  /// For a view: the tensor whose storage it views (never itself a view).
   Tensor base;
+  /// The storage version when this view's history was last set: an in-place write through the base or
+  /// another view since then makes autograd rebuild it from the base's (PyTorch's view replay).
+  int64_t view_version = 0;
+};
+
+/// Access to a tensor's AutogradMeta for the dispatch point and the autograd/ layer (Tensor names
+/// TensorAccess its friend); user code has Tensor's autograd methods instead.
+struct TensorAccess {
+  /// The tensor's autograd state, or nullptr when it has none.
+  static AutogradMeta* meta(const Tensor& t) { return t.impl_ ? t.impl_->autograd.get() : nullptr; }
+  /// The tensor's autograd state, made empty first when it has none.
+  static AutogradMeta& ensure_meta(const Tensor& t) {
+    TL_CHECK(t.impl_ != nullptr, "autograd: tensor is undefined (None)");
+    if (!t.impl_->autograd) t.impl_->autograd = std::make_shared<AutogradMeta>();
+    return *t.impl_->autograd;
+  }
+  static std::weak_ptr<TensorImpl> weak(const Tensor& t) { return t.impl_; }
+  static Tensor lock(const std::weak_ptr<TensorImpl>& w) {
+    Tensor t;
+    t.impl_ = w.lock();
+    return t;
+  }
+  /// How many Tensor handles share this tensor object.
+  static long use_count(const Tensor& t) { return t.impl_.use_count(); }
+  /// A new tensor object over the same storage and geometry, with no autograd state.
+  static Tensor alias(const Tensor& t) {
+    TL_CHECK(t.impl_ != nullptr, "autograd: tensor is undefined (None)");
+    Tensor out;
+    out.impl_ = std::make_shared<TensorImpl>(*t.impl_);
+    out.impl_->autograd = nullptr;
+    return out;
+  }
+  /// Records that `view` (an op's result sharing `input`'s storage) views input's base.
+  static void mark_view(const Tensor& view, const Tensor& input) {
+    AutogradMeta& meta = ensure_meta(view);
+    if (meta.base.defined()) return;
+    const AutogradMeta* in = input.impl_->autograd.get();
+    meta.base = in && in->base.defined() ? in->base : input;
+    meta.view_version = view._version();
+  }
 };
 
 }  // namespace tl

@@ -98,7 +98,10 @@ bool Tensor::is_contiguous() const {
 
 bool Tensor::requires_grad() const {
   const TensorImpl& t = impl();
-  return t.autograd != nullptr && t.autograd->requires_grad;
+  if (t.autograd == nullptr) return false;
+  const AutogradMeta& m = *t.autograd;
+  // A view whose base was written (with grad) after the view was made will take the base's history.
+  return m.requires_grad || (m.base.defined() && m.view_version != _version() && m.base.requires_grad());
 }
 
 const Tensor& Tensor::grad() const {

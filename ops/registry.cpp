@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/schema.h"
 
@@ -24,6 +25,7 @@ struct TensorArgs {
   bool list = false;         // a Tensor[] argument: any number of inputs, each defined
   bool takes_number = false; // a pointwise op's second operand may be a number in attrs (x + 2)
   std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
+  bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
 };
 
 const std::array<TensorArgs, kNumOps>& tensor_args() {
@@ -37,8 +39,12 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
         }
         out[i].list = out[i].list || a.is_tensor_list();
       }
-    for (int i = 0; i < kNumOps; ++i)
-      out[i].takes_number = out[i].args.size() == 2 && schema_of(static_cast<OpKind>(i)).has_tag(OpTag::Pointwise);
+    for (int i = 0; i < kNumOps; ++i) {
+      const Schema& s = schema_of(static_cast<OpKind>(i));
+      out[i].takes_number = out[i].args.size() == 2 && s.has_tag(OpTag::Pointwise);
+      out[i].returns_view = !out[i].args.empty() && !out[i].args[0]->is_write && !out[i].args[0]->alias_set.empty() &&
+                            !s.returns.empty() && s.returns[0].alias_set == out[i].args[0]->alias_set;
+    }
     return out;
   }();
   return table;
@@ -105,8 +111,14 @@ TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, C
 TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
   const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
   TensorList out = has_hooks() ? call_with_hooks(OpCall{op, style, inputs, attrs}, kernel) : kernel(inputs, attrs);
-  for (size_t i : tensor_args()[static_cast<size_t>(op)].written)
+  const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
+  for (size_t i : spec.written)
     if (i < inputs.size() && inputs[i].defined() && inputs[i].storage()) inputs[i].storage()->bump_version();
+  // A view knows its base (whether or not anything requires grad), so an in-place write through it
+  // can later be differentiated into the base, as PyTorch tracks views.
+  if (spec.returns_view && !out.empty() && out[0].defined() && out[0].storage() && !out[0].is_same(inputs[0]) &&
+      out[0].storage() == inputs[0].storage())
+    TensorAccess::mark_view(out[0], inputs[0]);
   return out;
 }
 

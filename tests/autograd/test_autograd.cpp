@@ -3,6 +3,8 @@
 // leaves, non-leaves and views, and the version counter. Values are checked against hand derivatives.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "autograd/engine.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
@@ -195,10 +197,84 @@ TEST_CASE("autograd::grad returns gradients without touching .grad") {
 }
 
 TEST_CASE("an op without a derivative records a node whose backward names it") {
-  Tensor x = leaf({1, 2, 3});
-  Tensor s = x.masked_select(vec({1, 0, 1}).gt(0.5));
+  Tensor x = leaf({1, -2, 3});
+  Tensor s = threshold_backward(vec({1, 1, 1}), x, 0.0);  // a backward op: no double backward
   CHECK(s.requires_grad());
-  CHECK_THROWS_WITH_AS(s.sum().backward(), "the derivative for 'aten::masked_select' is not implemented", Error);
+  CHECK_THROWS_WITH_AS(s.sum().backward(), "the derivative for 'aten::threshold_backward' is not implemented", Error);
+}
+
+// The cases below are PyTorch 1.13's results for the same calls (a hostile try-out found each one).
+
+TEST_CASE("a view made before its base was written in place takes the base's new history") {
+  Tensor x = leaf({1, 2, 3});
+  Tensor a = x * 1.0;
+  Tensor v = a.slice(0, 0, 2);
+  a.mul_(2.0);
+  v.sum().backward();
+  check_values(x.grad(), {2, 2, 0});
+
+  Tensor y = leaf({1, 2, 3});
+  Tensor b = y * 1.0;
+  Tensor v1 = b.slice(0, 0, 2), v2 = b.slice(0, 1, 3);
+  v1.mul_(5.0);
+  v2.sum().backward();
+  check_values(y.grad(), {0, 5, 1});
+}
+
+TEST_CASE("writing a slice of a buffer that does not require grad gives the buffer the history") {
+  Tensor y = leaf({1, 2});
+  Tensor buf = zeros({4});
+  buf.slice(0, 0, 2).copy_(y * 3.0);
+  CHECK(buf.requires_grad());
+  buf.sum().backward();
+  check_values(y.grad(), {3, 3});
+}
+
+TEST_CASE(".grad never shares memory with the gradient the caller passed or with another leaf's") {
+  Tensor x = leaf({1, 1}), y = leaf({1, 1});
+  const Tensor g = vec({1, 1});
+  x.backward(g);
+  x.backward(g);
+  check_values(x.grad(), {2, 2});
+  check_values(g, {1, 1});
+  (x + y).backward(g);
+  {
+    NoGradGuard no_grad;
+    y.mutable_grad().mul_(10.0);
+  }
+  check_values(x.grad(), {3, 3});
+  check_values(y.grad(), {10, 10});
+  check_values(g, {1, 1});
+}
+
+TEST_CASE("retain_grad follows an in-place op to the tensor's new value") {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 2.0;
+  y.retain_grad();
+  y.mul_(3.0);
+  y.sum().backward();
+  check_values(y.grad(), {1, 1});
+  check_values(x.grad(), {6, 6});
+}
+
+TEST_CASE("edge cases of the formulas: max over a NaN, a dot product, index_select with inf and duplicates") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  Tensor x = leaf({1, nan, 3});
+  x.max().backward();
+  check_values(x.grad(), {0, 1, 0});
+
+  Tensor a = leaf({1, 2, 3, 4}), b = leaf({5, 6, 7, 8});
+  matmul(a, b).backward();
+  check_values(a.grad(), {5, 6, 7, 8});
+  check_values(b.grad(), {1, 2, 3, 4});
+
+  Tensor s = leaf({1, 2, 3});
+  s.index_select(0, from_vector<int64_t>({0, 2, 2}, {3})).backward(vec({inf, 1, 1}));
+  check_values(s.grad(), {inf, 0, 2});
+
+  Tensor m = leaf({1, 2, 3, 4});
+  m.view({2, 2}).masked_select(vec({1, 0}).gt(0.5)).backward(vec({5, 7}));
+  check_values(m.grad(), {5, 0, 7, 0});
 }
 
 }  // namespace
