@@ -170,7 +170,10 @@ EpochResult train_epoch(Trainer& t, const std::shared_ptr<data::Subset>& train, 
     loss.backward();
     t.opt.step();
     loss_sum += loss.item<double>() * static_cast<double>(batch.target.size(0));
-    if (!progress.empty()) std::printf("\r%s %s", progress.c_str(), bar(++done, loader.size()).c_str()), std::fflush(stdout);
+    if (!progress.empty()) {
+      std::printf("\r%s %s", progress.c_str(), bar(++done, loader.size()).c_str());
+      std::fflush(stdout);
+    }
   }
   t.sched.step();
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
