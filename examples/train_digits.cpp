@@ -81,6 +81,8 @@ Args parse_args(int argc, char** argv) {
                "' (flags: --epochs N, --seed S, --export-init PATH, --resume-test)");
     }
   }
+  TL_CHECK(args.export_init.empty() || !args.resume_test,
+           "train_digits: --export-init and --resume-test exclude each other, got both");
   TL_CHECK(!args.resume_test || args.epochs >= 2, "train_digits: --resume-test needs --epochs >= 2, got ",
            args.epochs);
   return args;
