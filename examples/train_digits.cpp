@@ -98,8 +98,6 @@ std::shared_ptr<nn::Sequential> digits_cnn(uint64_t seed) {
       std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 16, .out_channels = 32, .kernel_size = 3, .padding = 1}),
       std::make_shared<nn::ReLU>(), std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(),
       std::make_shared<nn::Linear>(32 * 4 * 4, 10));
-  // nn layers register parameters that do not require grad (nn/ predates autograd/).
-  for (Tensor& p : model->parameters()) p.requires_grad_();
   return model;
 }
 

@@ -52,8 +52,6 @@ struct Run {
   Run(uint64_t init_seed, const MakeOptimizer& make_opt, const MakeScheduler& make_sched) {
     manual_seed(init_seed);
     model = mlp(5);
-    // nn layers register parameters that do not require grad (nn/ predates autograd/).
-    for (Tensor& p : model->parameters()) p.requires_grad_();
     opt = make_opt(model->parameters());
     sched = make_sched(*opt);
   }
@@ -164,7 +162,6 @@ struct DigitsRun {
         std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 1, .out_channels = 4, .kernel_size = 3, .padding = 1}),
         std::make_shared<nn::ReLU>(), std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(),
         std::make_shared<nn::Linear>(4 * 4 * 4, 10));
-    for (Tensor& p : model->parameters()) p.requires_grad_();
     opt = make_opt(model->parameters());
     sched = make_sched(*opt);
   }
