@@ -75,20 +75,18 @@ bool gradcheck(const SampleFn& fn, const Tensor& x0, const Tensor& y0, const std
     if (std::string(e.what()).find("is not implemented") == std::string::npos) throw;
     return false;
   }
-  const Tensor leaves[] = {x0, y0};
   for (int which = 0; which < 2; ++which) {
-    const Tensor base = leaves[which];
-    for (int64_t i = 0; i < base.numel(); ++i) {
-      Tensor plus = base.clone(), minus = base.clone();
-      plus.data<double>()[i] += kEps;
-      minus.data<double>()[i] -= kEps;
-      const double lp = which == 0 ? loss_at(fn, plus, y0, picked, weights) : loss_at(fn, x0, plus, picked, weights);
-      const double lm = which == 0 ? loss_at(fn, minus, y0, picked, weights) : loss_at(fn, x0, minus, picked, weights);
-      if (!std::isfinite(lp) || !std::isfinite(lm)) return false;
-      const double numeric = (lp - lm) / (2 * kEps);
-      const double got = analytic[which].defined() ? analytic[which].contiguous().data<double>()[i] : 0.0;
-      if (std::abs(got - numeric) > kAtol + kRtol * std::abs(numeric)) {
-        FAIL_CHECK(where, ": d loss / d ", which == 0 ? "x" : "y", "[", i, "] is ", got, " by autograd and ", numeric,
+    const Tensor numeric = numeric_gradient(
+        [&](const Tensor& at) {
+          return which == 0 ? loss_at(fn, at, y0, picked, weights) : loss_at(fn, x0, at, picked, weights);
+        },
+        which == 0 ? x0 : y0, kEps);
+    for (int64_t i = 0; i < numeric.numel(); ++i) {
+      const double n = numeric.data<double>()[i];
+      if (!std::isfinite(n)) return false;  // a loss that is not finite near this point
+      const double got = analytic[which].defined() ? element_at(analytic[which], i) : 0.0;
+      if (std::abs(got - n) > kAtol + kRtol * std::abs(n)) {
+        FAIL_CHECK(where, ": d loss / d ", which == 0 ? "x" : "y", "[", i, "] is ", got, " by autograd and ", n,
                    " by finite differences");
         return true;
       }

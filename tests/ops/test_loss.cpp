@@ -18,17 +18,6 @@
 namespace tl {
 namespace {
 
-/// d objective / d x by central differences (h = 1e-6) of a float64 objective.
-Tensor numeric_gradient(const std::function<double(const Tensor&)>& objective, const Tensor& x) {
-  Tensor grad = zeros(x.shape(), DType::Float64);
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    Tensor plus = x.clone(), minus = x.clone();
-    plus.data<double>()[i] += 1e-6;
-    minus.data<double>()[i] -= 1e-6;
-    grad.data<double>()[i] = (objective(plus) - objective(minus)) / 2e-6;
-  }
-  return grad;
-}
 
 /// grad_output for `reduction`: (n) values for none, one value otherwise.
 Tensor grad_for(int64_t reduction, const Shape& per_element) {
@@ -54,7 +43,7 @@ TEST_CASE("loss: nll_loss_backward is the derivative of the float64 nll_loss_for
       };
       const Tensor total = nll_loss_forward(self, target, w, reduction, -100).second;
       CHECK_TENSOR_CLOSE(nll_loss_backward(g, self, target, w, reduction, -100, total),
-                         numeric_gradient(objective, self), 1e-6, 1e-8);
+                         testing::numeric_gradient(objective, self), 1e-6, 1e-8);
     }
 }
 
@@ -65,7 +54,7 @@ TEST_CASE("loss: mse_loss_backward is the derivative of the float64 mse_loss") {
     CAPTURE(reduction);
     const Tensor g = grad_for(reduction, {3, 4});
     const auto objective = [&](const Tensor& x) { return sum(mse_loss(x, target, reduction) * g).item<double>(); };
-    CHECK_TENSOR_CLOSE(mse_loss_backward(g, self, target, reduction), numeric_gradient(objective, self), 1e-6, 1e-8);
+    CHECK_TENSOR_CLOSE(mse_loss_backward(g, self, target, reduction), testing::numeric_gradient(objective, self), 1e-6, 1e-8);
   }
 }
 

@@ -17,17 +17,9 @@ namespace {
 
 using testing::element_at;
 
-/// The gradient of sum(g * f(x)) with respect to x by central differences (h = 1e-6), float64.
+/// The gradient of sum(g * f(x)) with respect to x by central differences, float64.
 Tensor numeric_gradient(Tensor (*f)(const Tensor&, int64_t, bool), const Tensor& x, const Tensor& g, int64_t dim) {
-  Tensor grad = zeros(x.shape(), DType::Float64);
-  const auto objective = [&](const Tensor& at) { return sum(f(at, dim, false) * g).item<double>(); };
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    Tensor plus = x.clone(), minus = x.clone();
-    plus.data<double>()[i] += 1e-6;
-    minus.data<double>()[i] -= 1e-6;
-    grad.data<double>()[i] = (objective(plus) - objective(minus)) / 2e-6;
-  }
-  return grad;
+  return testing::numeric_gradient([&](const Tensor& at) { return sum(f(at, dim, false) * g).item<double>(); }, x);
 }
 
 TEST_CASE("softmax: every softmax case matches PyTorch 1.13") {

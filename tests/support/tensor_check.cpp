@@ -51,4 +51,15 @@ std::string compare_tensors(const Tensor& actual, const Tensor& expected, double
   return os.str();
 }
 
+Tensor numeric_gradient(const std::function<double(const Tensor&)>& objective, const Tensor& x, double h) {
+  Tensor grad = Tensor::allocate(x.shape(), DType::Float64);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    Tensor plus = x.clone(), minus = x.clone();
+    plus.data<double>()[i] += h;
+    minus.data<double>()[i] -= h;
+    grad.data<double>()[i] = (objective(plus) - objective(minus)) / (2 * h);
+  }
+  return grad;
+}
+
 }  // namespace tl::testing

@@ -1,7 +1,8 @@
 // tests/support/tensor_check.h — tensor comparison for tests: reports the worst element's index,
-// both values and the difference, so a failure says where and by how much.
+// both values and the difference, so a failure says where and by how much; finite-difference gradients.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/tensor.h"
@@ -14,6 +15,10 @@ std::string compare_tensors(const Tensor& actual, const Tensor& expected, double
 
 /// Element `flat` (row-major over sizes, honouring strides) converted to double.
 double element_at(const Tensor& t, int64_t flat);
+
+/// d objective / d x by central differences (step h) at a contiguous float64 `x`: the reference the
+/// backward kernels and the gradient check are held to.
+Tensor numeric_gradient(const std::function<double(const Tensor&)>& objective, const Tensor& x, double h = 1e-6);
 
 }  // namespace tl::testing
 
