@@ -4,7 +4,6 @@
 
 #include <queue>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/node.h"
 #include "core/autograd_meta.h"

@@ -32,12 +32,13 @@ struct GradMeta {
 class SavedTensor {
  public:
   SavedTensor() = default;
-  /// `producer` names the node when the tensor is one of its own outputs (for the error text).
+  /// `is_output`: the tensor is an output of the node that saves it (the error text says so).
   SavedTensor(const Tensor& t, bool is_output);
   /// The saved tensor; throws tl::Error when an in-place op changed it since it was saved, or when it
   /// was freed by a backward without retain_graph.
   Tensor unpack(const Node& owner) const;
   void reset() { data_ = Tensor(); freed_ = true; }
+  /// True when something was saved here (also after backward freed it).
   bool defined() const { return data_.defined() || freed_; }
 
  private:

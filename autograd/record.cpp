@@ -1,9 +1,8 @@
 // autograd/record.cpp — what happens at the dispatch point when an input requires grad: the op runs
 // with grad mode off, and a node with its derivative, its saved tensors and edges to its inputs'
 // history becomes the grad_fn of its floating outputs. In-place ops move their self's history onto the
-// new node; an in-place op on a view rewrites the base's history (CopySlices) as PyTorch does.
-#include <sstream>
-
+// new node; an in-place op on a view rewrites the base's history (CopySlices) as PyTorch does, and
+// a view whose storage was written since its history was set replays it from its base's.
 #include "autograd/derivatives.h"
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
