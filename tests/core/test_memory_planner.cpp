@@ -26,7 +26,10 @@ BufferRequest req(int64_t bytes, size_t first, size_t last, int64_t reuse = -1, 
   return r;
 }
 
-int64_t aligned(int64_t bytes, int64_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+// Rounded up without forming bytes + alignment (the tests go up to INT64_MAX).
+int64_t aligned(int64_t bytes, int64_t alignment) {
+  return bytes % alignment == 0 ? bytes : bytes + (alignment - bytes % alignment);
+}
 
 bool same_requests(const std::vector<BufferRequest>& a, const std::vector<BufferRequest>& b) {
   if (a.size() != b.size()) return false;
