@@ -2,6 +2,7 @@
 #include "autograd/node.h"
 
 #include <atomic>
+#include <mutex>
 #include <sstream>
 
 #include "core/autograd_meta.h"
@@ -47,7 +48,9 @@ TensorList AccumulateGrad::apply(TensorList grads) {
   Tensor& g = grads.at(0);
   if (!g.defined()) return {};
   NoGradGuard no_grad;
-  Tensor& slot = TensorAccess::ensure_meta(leaf_).grad;
+  AutogradMeta& meta = TensorAccess::ensure_meta(leaf_);
+  std::lock_guard lock(meta.mutex);
+  Tensor& slot = meta.grad;
   if (!slot.defined()) {
     // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
     // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
@@ -65,6 +68,7 @@ Edge gradient_edge(const Tensor& t) {
     refresh_view_history(t);
   if (meta == nullptr || !meta->requires_grad) return {};
   if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  std::lock_guard lock(meta->mutex);
   std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "core/tensor.h"
 
@@ -22,6 +23,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;  ///< which output of grad_fn
   /// A leaf's gradient accumulator, shared by every use of the leaf in one graph.
   std::weak_ptr<autograd::Node> grad_accumulator;
+  /// Guards grad_accumulator and grad: threads that share a model (its parameters) record and run
+  /// backward concurrently, as PyTorch allows.
+  std::mutex mutex;
   /// For a view: the tensor whose storage it views (never itself a view).
   Tensor base;
   /// The storage version when this view's history was last set: an in-place write through the base or

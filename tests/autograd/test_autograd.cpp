@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <limits>
+#include <thread>
 
 #include "autograd/engine.h"
 #include "core/grad_mode.h"
@@ -255,6 +256,19 @@ TEST_CASE("retain_grad follows an in-place op to the tensor's new value") {
   y.sum().backward();
   check_values(y.grad(), {1, 1});
   check_values(x.grad(), {6, 6});
+}
+
+TEST_CASE("threads sharing a parameter record and accumulate its gradient without racing") {
+  Tensor w = leaf({1, 2});
+  constexpr int kSteps = 2000;
+  auto work = [&] {
+    const Tensor x = vec({1, 1});
+    for (int i = 0; i < kSteps; ++i) (x * w).sum().backward();
+  };
+  std::thread a(work), b(work);
+  a.join();
+  b.join();
+  check_values(w.grad(), {2 * kSteps, 2 * kSteps});
 }
 
 TEST_CASE("edge cases of the formulas: max over a NaN, a dot product, index_select with inf and duplicates") {
