@@ -173,7 +173,8 @@ class HeaderScan : public nlohmann::json_sax<ReadJson> {
     if (depth_ == 1) {
       if (!names_.insert(name).second && duplicate_.empty()) duplicate_ = name;
       keys_.push_back(name);
-    } else if (depth_ == 2 && !fields_.insert(name).second && duplicate_field_.second.empty()) {
+    } else if (depth_ == 2 && !keys_.empty() && !fields_.insert(name).second && duplicate_field_.second.empty()) {
+      // (no top-level key yet: the header is an array, refused once parsed)
       duplicate_field_ = {keys_.back(), name};
     }
     return true;

@@ -295,6 +295,8 @@ TEST_CASE("safetensors: JSON header that is not an object") {
   CHECK_REJECTED(file_bytes("[1, 2]"), "the JSON header is array, expected an object");
   CHECK_REJECTED(file_bytes(R"("text")"), "the JSON header is string, expected an object");
   CHECK_REJECTED(file_bytes("42"), "the JSON header is number, expected an object");
+  // An object inside a top-level array has keys before any top-level name (found by the fuzzer).
+  CHECK_REJECTED(file_bytes(R"([{"a": 1, "a": 2}])"), "the JSON header is array, expected an object");
 }
 
 TEST_CASE("safetensors: entry missing a field") {
