@@ -3,6 +3,8 @@
 // history becomes the grad_fn of its floating outputs. In-place ops move their self's history onto the
 // new node; an in-place op on a view rewrites the base's history (CopySlices) as PyTorch does, and
 // a view whose storage was written since its history was set replays it from its base's.
+#include <array>
+
 #include "autograd/derivatives.h"
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
@@ -127,14 +129,25 @@ bool is_proxy_call(std::span<const Tensor> inputs) {
 }
 
 // The tensor input the op writes (`Tensor(a!) self`), or -1.
+// Read from the schema once per op, not on every recorded call.
 int written_input(OpKind op) {
-  int tensor_index = 0;
-  for (const SchemaArg& a : schema_of(op).args) {
-    if (!a.is_tensor()) continue;
-    if (a.is_write && !a.kwarg_only) return tensor_index;
-    ++tensor_index;
-  }
-  return -1;
+  static const std::array<int, kNumOps> table = [] {
+    std::array<int, kNumOps> t;
+    t.fill(-1);
+    for (int k = 0; k < kNumOps; ++k) {
+      int tensor_index = 0;
+      for (const SchemaArg& a : schema_of(static_cast<OpKind>(k)).args) {
+        if (!a.is_tensor()) continue;
+        if (a.is_write && !a.kwarg_only) {
+          t[k] = tensor_index;
+          break;
+        }
+        ++tensor_index;
+      }
+    }
+    return t;
+  }();
+  return table[static_cast<size_t>(op)];
 }
 
 void check_inplace_target(OpKind op, const Tensor& self) {
