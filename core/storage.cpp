@@ -68,11 +68,16 @@ void record_release(const void* ptr, int64_t bytes) {
 
 // Large blocks (>= 2 MiB, capacity in whole huge pages) freed by tensors wait here for reuse, so a
 // loop that makes the same big outputs again touches warm pages instead of faulting in fresh ones
-// (64 MiB of fresh pages costs more than the add that fills them). Holds at most kCacheBytes.
+// (64 MiB of fresh pages costs more than the add that fills them; a training step frees and makes
+// again hundreds of MiB of activations). The cache holds up to kCacheBytes, or more while the large
+// blocks in use are below their peak: at most what brings them back to it, so the blocks in use and
+// cached together never pass max(peak, in use + kCacheBytes) — caching adds no memory beyond the peak
+// a loop reaches anyway.
 class BlockCache {
  public:
   void* take(int64_t capacity) {
     std::lock_guard lock(mutex_);
+    held_ += capacity;
     for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
       if (it->first != capacity) continue;
       void* p = it->second;
@@ -80,20 +85,19 @@ class BlockCache {
       blocks_.erase(it);
       return p;
     }
+    peak_held_ = std::max(peak_held_, held_);
+    trim();  // blocks of other sizes give way to the new one
     return nullptr;
   }
-  // Keeps `p`, freeing the oldest blocks to stay within the limit. Runs in ~Storage: never throws.
+  // A block take() counted was not allocated after all.
+  void untake(int64_t capacity) {
+    std::lock_guard lock(mutex_);
+    held_ -= capacity;
+  }
+  // Keeps `p`, freeing the oldest blocks to stay within the bound. Runs in ~Storage: never throws.
   void give(void* p, int64_t capacity) {
     std::lock_guard lock(mutex_);
-    if (capacity > kCacheBytes) {
-      std::free(p);
-      return;
-    }
-    while (bytes_ + capacity > kCacheBytes) {
-      bytes_ -= blocks_.front().first;
-      std::free(blocks_.front().second);
-      blocks_.pop_front();
-    }
+    held_ -= capacity;
     try {
       blocks_.emplace_back(capacity, p);
     } catch (const std::bad_alloc&) {
@@ -101,10 +105,17 @@ class BlockCache {
       return;
     }
     bytes_ += capacity;
+    trim();
   }
   int64_t bytes() {
     std::lock_guard lock(mutex_);
     return bytes_;
+  }
+  // The peak restarts from the blocks in use now (reset_peak_bytes), trimming the cache to match.
+  void reset_peak() {
+    std::lock_guard lock(mutex_);
+    peak_held_ = held_;
+    trim();
   }
   void release_all() {
     std::lock_guard lock(mutex_);
@@ -114,9 +125,20 @@ class BlockCache {
   }
 
  private:
+  void trim() {
+    const int64_t bound = std::max(kCacheBytes, peak_held_ - held_);
+    while (bytes_ > bound) {
+      bytes_ -= blocks_.front().first;
+      std::free(blocks_.front().second);
+      blocks_.pop_front();
+    }
+  }
+
   std::mutex mutex_;
   std::deque<std::pair<int64_t, void*>> blocks_;  // (capacity, block), oldest first
-  int64_t bytes_ = 0;
+  int64_t bytes_ = 0;                             // cached
+  int64_t held_ = 0;                              // large blocks handed out and not yet given back
+  int64_t peak_held_ = 0;
 };
 
 // Never destroyed, so tensors that outlive static destruction can still return their blocks.
@@ -134,7 +156,10 @@ void* allocate_huge(int64_t capacity) {
   void* p = nullptr;
   if (posix_memalign(&p, kHugePage, static_cast<size_t>(capacity)) != 0) {
     block_cache().release_all();  // memory parked in the cache is better spent here
-    if (posix_memalign(&p, kHugePage, static_cast<size_t>(capacity)) != 0) return nullptr;
+    if (posix_memalign(&p, kHugePage, static_cast<size_t>(capacity)) != 0) {
+      block_cache().untake(capacity);
+      return nullptr;
+    }
   }
   madvise(p, static_cast<size_t>(capacity), MADV_HUGEPAGE);  // only a hint: failure is harmless
   return p;
@@ -161,7 +186,10 @@ AllocatorStats allocator_stats() {
   return {g_in_use.load(), g_peak.load(), g_count.load(), block_cache().bytes()};
 }
 
-void reset_peak_bytes() { g_peak.store(g_in_use.load()); }
+void reset_peak_bytes() {
+  g_peak.store(g_in_use.load());
+  block_cache().reset_peak();
+}
 
 void empty_cache() { block_cache().release_all(); }
 

@@ -3,6 +3,8 @@
 // tl::Error (never std::bad_alloc, never a crash).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <cstdint>
 #include <fstream>
@@ -299,6 +301,32 @@ TEST_CASE("storage: freed large blocks count as cached, never in use, until empt
   empty_cache();
   CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + bytes);
   static_cast<char*>(live->data())[bytes - 1] = 1;
+}
+
+TEST_CASE("storage: the cache keeps freed blocks up to the peak in use, and other sizes evict them") {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  empty_cache();
+  reset_peak_bytes();
+  std::vector<std::shared_ptr<Storage>> step;
+  for (int i = 0; i < 75; ++i) step.push_back(Storage::allocate(4 * kMiB));  // 300 MiB, a training step's worth
+  std::vector<const void*> addresses;
+  for (const auto& s : step) addresses.push_back(s->data());
+  step.clear();
+  CHECK(allocator_stats().cached_bytes == 300 * kMiB);  // more than 256 MiB: all of it is below the peak
+  for (int i = 0; i < 75; ++i) step.push_back(Storage::allocate(4 * kMiB));  // the next step reuses every block
+  CHECK(allocator_stats().cached_bytes == 0);
+  for (const auto& s : step) CHECK(std::find(addresses.begin(), addresses.end(), s->data()) != addresses.end());
+  step.clear();
+  // Blocks of another size miss: the cache gives way so that blocks in use and cached stay within
+  // max(peak, in use + 256 MiB).
+  std::vector<std::shared_ptr<Storage>> other;
+  for (int i = 0; i < 50; ++i) {
+    other.push_back(Storage::allocate(6 * kMiB));
+    const int64_t held = static_cast<int64_t>(other.size()) * 6 * kMiB;
+    CHECK(held + allocator_stats().cached_bytes <= std::max<int64_t>(300 * kMiB, held + 256 * kMiB));
+  }
+  other.clear();
+  empty_cache();
 }
 
 TEST_CASE("storage: wrap refuses a negative size and null data") {
