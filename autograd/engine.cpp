@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "autograd/node.h"
+#include "core/autocast.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
@@ -81,6 +82,8 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
     if (s.dependencies == 0) ready.push(node);
 
   NoGradGuard no_grad;  // backward formulas record nothing (no create_graph)
+  // Each backward runs in the dtypes its forward ran in: an open autocast scope must not recast them.
+  detail::AutocastExcluded no_autocast;
   std::vector<Node*> ran;
   while (!ready.empty()) {
     Node* n = ready.top();

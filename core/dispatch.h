@@ -107,7 +107,9 @@ class DispatchHook {
 
 namespace dispatch {
 
-/// Runs `op`: hooks' before, the first intercepting hook or the kernel, hooks' after (reverse order).
+/// Runs `op`: inside an autocast scope, casts the inputs of the ops autocast lists (core/autocast.h);
+/// records it for backward when an input requires grad; then hooks' before, the first intercepting
+/// hook or the kernel, hooks' after (reverse order).
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
                 CallStyle style = CallStyle::Function);
 /// Convenience for single-output ops.

@@ -1,6 +1,7 @@
 // ops/linalg.cpp — mm, bmm, matmul (torch.matmul's 1-D / 2-D / broadcast-batch rules), addmm and
 // linear. Products run on ops/gemm.h over the operands' own strides (a dense copy only when a matrix
-// has no unit stride); results are fresh contiguous tensors. float32 and float64 only.
+// has no unit stride); results are fresh contiguous tensors. float32 and float64; bfloat16 (autocast's
+// products) multiplies in float32 and rounds the result once, as oneDNN's bf16 GEMM accumulates.
 #include <algorithm>
 #include <vector>
 
@@ -25,8 +26,8 @@ constexpr int64_t kEigenThreadedWork = int64_t{1} << 26;
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
   TL_CHECK(a.dtype() == b.dtype(), op, ": expected both operands to have the same dtype, got ", a.dtype(), " and ",
            b.dtype());
-  TL_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64, op,
-           ": expected float32 or float64 operands, got ", a.dtype());
+  TL_CHECK(a.dtype() == DType::Float32 || a.dtype() == DType::Float64 || a.dtype() == DType::BFloat16, op,
+           ": expected float32, float64 or bfloat16 operands, got ", a.dtype());
 }
 
 void check_matrices(const char* op, const Tensor& a, const Tensor& b) {
@@ -65,6 +66,18 @@ detail::GemmOperand operand(const Tensor& t, int64_t offset) {
 // dims of a and b broadcast to out's. Small products run side by side, large ones one at a time.
 void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, double alpha, double beta) {
   if (out.numel() == 0) return;
+  if (out.dtype() == DType::BFloat16) {
+    // float32 operands and accumulator; the result rounds to bfloat16 once.
+    auto widened = [](const Tensor& t) {
+      Tensor w = Tensor::allocate(t.shape(), DType::Float32);
+      detail::copy_elements(w, t);
+      return w;
+    };
+    const Tensor out32 = beta != 0 ? widened(out) : Tensor::allocate(out.shape(), DType::Float32);
+    batched_gemm(widened(a_in), widened(b_in), out32, alpha, beta);
+    detail::copy_elements(out, out32);
+    return;
+  }
   const Tensor a = gemm_ready(a_in), b = gemm_ready(b_in);
   const int64_t m = out.size(-2), n = out.size(-1), k = a.size(-1);
   const Shape batch(std::vector<int64_t>(out.shape().begin(), out.shape().end() - 2));

@@ -5,9 +5,11 @@
 #include <array>
 #include <vector>
 
+#include "core/autocast.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/schema.h"
+#include "ops/autocast.h"
 
 namespace tl {
 namespace {
@@ -99,6 +101,10 @@ TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, C
     TensorList padded(inputs.begin(), inputs.end());
     padded.resize(read);
     return call(op, padded, attrs, style);
+  }
+  if (is_autocast_enabled()) [[unlikely]] {
+    if (const detail::CastPolicy policy = detail::autocast_policy(op); policy != detail::CastPolicy::None)
+      return detail::autocast_call(op, policy, inputs, attrs, style);
   }
   if (GradMode::is_enabled() && any_requires_grad(inputs)) [[unlikely]] {
     const AutogradFn record = autograd_fn();

@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/elementwise.h"
 #include "ops/ops.h"
 
 namespace tl::kernels {
@@ -28,8 +29,16 @@ Rows rows_around(const Shape& shape, int64_t dim) {
 }
 
 void check_floating(const Tensor& t, const char* op, const char* what) {
-  TL_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, op, ": expected ", what,
-           " of dtype float32 or float64, got ", t.dtype());
+  TL_CHECK(t.dtype() == DType::Float32 || t.dtype() == DType::Float64 || t.dtype() == DType::BFloat16, op,
+           ": expected ", what, " of dtype float32, float64 or bfloat16, got ", t.dtype());
+}
+
+// `t` as a contiguous float32 tensor: bfloat16 rows are computed in float32 and their results
+// rounded once, as PyTorch's bfloat16 kernels accumulate.
+Tensor widened(const Tensor& t) {
+  Tensor w = Tensor::allocate(t.sizes(), DType::Float32);
+  detail::copy_elements(w, t);
+  return w;
 }
 
 // The dim wrapped into [0, rank); a 0-dim tensor takes dim 0 or -1, as in PyTorch.
@@ -93,8 +102,15 @@ TensorList softmax_forward(std::span<const Tensor> inputs, const Attrs& attrs, c
   const Tensor src = x.contiguous();
   Tensor out = Tensor::allocate(x.sizes(), x.dtype());
   const Rows r = rows_around(x.sizes(), x.dim() == 0 ? 0 : dim);
-  if (x.dtype() == DType::Float32) softmax_rows<float, kLog>(src.data<float>(), out.data<float>(), r);
-  else softmax_rows<double, kLog>(src.data<double>(), out.data<double>(), r);
+  if (x.dtype() == DType::BFloat16) {
+    const Tensor out32 = Tensor::allocate(x.sizes(), DType::Float32);
+    softmax_rows<float, kLog>(widened(x).data<float>(), out32.data<float>(), r);
+    detail::copy_elements(out, out32);
+  } else if (x.dtype() == DType::Float32) {
+    softmax_rows<float, kLog>(src.data<float>(), out.data<float>(), r);
+  } else {
+    softmax_rows<double, kLog>(src.data<double>(), out.data<double>(), r);
+  }
   return {out};
 }
 
@@ -111,10 +127,15 @@ TensorList softmax_backward(std::span<const Tensor> inputs, const Attrs& attrs, 
   const Tensor g = grad.contiguous(), yc = y.contiguous();
   Tensor out = Tensor::allocate(grad.sizes(), grad.dtype());
   const Rows r = rows_around(grad.sizes(), grad.dim() == 0 ? 0 : dim);
-  if (grad.dtype() == DType::Float32)
+  if (grad.dtype() == DType::BFloat16) {
+    const Tensor out32 = Tensor::allocate(grad.sizes(), DType::Float32);
+    softmax_backward_rows<float, kLog>(widened(grad).data<float>(), widened(y).data<float>(), out32.data<float>(), r);
+    detail::copy_elements(out, out32);
+  } else if (grad.dtype() == DType::Float32) {
     softmax_backward_rows<float, kLog>(g.data<float>(), yc.data<float>(), out.data<float>(), r);
-  else
+  } else {
     softmax_backward_rows<double, kLog>(g.data<double>(), yc.data<double>(), out.data<double>(), r);
+  }
   return {out};
 }
 

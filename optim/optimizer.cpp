@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/autocast.h"
 #include "core/error.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
@@ -42,6 +43,12 @@ void Optimizer::add_param_group(std::vector<Tensor> params, const Hyperparameter
     TL_CHECK(is_floating_point(p.dtype()), kind(), ": can only optimize floating-point tensors, parameter ", i,
              " is ", p.dtype());
     TL_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor (parameter ", i, " of the group)");
+    // One dtype per optimizer: bfloat16 compute keeps float32 parameters and runs under tl::autocast.
+    const Tensor& first = groups_.empty() ? params[0] : groups_[0].params[0];
+    TL_CHECK(p.dtype() == first.dtype(), kind(), ": parameter ", i, " of the group is ", p.dtype(),
+             " but the optimizer's first parameter is ", first.dtype(),
+             "; one optimizer updates parameters of one dtype (for bfloat16 compute keep float32 parameters and "
+             "run the forward under tl::autocast)");
     for (size_t j = 0; j < i; ++j)
       TL_CHECK(!params[j].is_same(p), "some parameters appear in more than one parameter group (parameter ", i,
                " is parameter ", j, " of the same group)");
@@ -62,6 +69,8 @@ const ParamState& Optimizer::state(int64_t index) const {
 }
 
 void Optimizer::check_step() const {
+  TL_CHECK(!is_autocast_enabled(), kind(), ".step: called inside an open tl::autocast scope (",
+           get_autocast_dtype(), "); close the scope after the forward pass and the loss, before backward() and step()");
   size_t index = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
     check_options(complete(groups_[g].options));

@@ -291,9 +291,9 @@ TEST_CASE("linear algebra: errors name the shapes and dtypes") {
   CHECK_THROWS_WITH_AS(mm(zeros({2, 3}), zeros({3, 4}, DType::Float64)),
                        "mm: expected both operands to have the same dtype, got torch.float32 and torch.float64", Error);
   CHECK_THROWS_WITH_AS(mm(zeros({2, 3}, DType::Int64), zeros({3, 4}, DType::Int64)),
-                       "mm: expected float32 or float64 operands, got torch.int64", Error);
-  CHECK_THROWS_WITH_AS(matmul(zeros({2, 3}, DType::BFloat16), zeros({3}, DType::BFloat16)),
-                       "matmul: expected float32 or float64 operands, got torch.bfloat16", Error);
+                       "mm: expected float32, float64 or bfloat16 operands, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(matmul(zeros({2, 3}, DType::Bool), zeros({3}, DType::Bool)),
+                       "matmul: expected float32, float64 or bfloat16 operands, got torch.bool", Error);
   CHECK_THROWS_WITH_AS(bmm(zeros({2, 3}), zeros({2, 3, 4})),
                        "bmm: expected 3-D tensors, got self of size [2, 3] and mat2 of size [2, 3, 4]", Error);
   CHECK_THROWS_WITH_AS(bmm(zeros({2, 2, 3}), zeros({3, 3, 4})),

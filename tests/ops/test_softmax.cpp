@@ -62,6 +62,20 @@ TEST_CASE("softmax: rows split over threads equal a naive float64 reference, alo
   }
 }
 
+TEST_CASE("softmax: bfloat16 rows are the float32 result of their values, rounded once") {
+  const Tensor x = (randn({5, 37}) * 4).to(DType::BFloat16);
+  const Tensor x32 = x.to(DType::Float32);
+  CHECK_TENSOR_CLOSE(log_softmax(x, 1).to(DType::Float32), log_softmax(x32, 1).to(DType::BFloat16).to(DType::Float32),
+                     0, 0);
+  CHECK_TENSOR_CLOSE(softmax(x, 0).to(DType::Float32), softmax(x32, 0).to(DType::BFloat16).to(DType::Float32), 0, 0);
+  const Tensor g = randn({5, 37}).to(DType::BFloat16), y = log_softmax(x, 1);
+  CHECK_TENSOR_CLOSE(_log_softmax_backward_data(g, y, 1, DType::BFloat16).to(DType::Float32),
+                     _log_softmax_backward_data(g.to(DType::Float32), y.to(DType::Float32), 1, DType::Float32)
+                         .to(DType::BFloat16)
+                         .to(DType::Float32),
+                     0, 0);
+}
+
 TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
   const Tensor x = from_vector<float>({1000.f, 999.f, -1000.f, 88.f, 89.f, 90.f}, {2, 3});
   const Tensor s = softmax(x, 1), ls = log_softmax(x, 1);
@@ -83,9 +97,9 @@ TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the inp
   CHECK_THROWS_WITH_AS(log_softmax(x, -3),
                        "_log_softmax: dimension out of range (expected to be in range of [-2, 1], but got -3)", Error);
   CHECK_THROWS_WITH_AS(_softmax(x, 1, true), "_softmax: half to float conversion is not supported on CPU", Error);
-  CHECK_THROWS_WITH_AS(_log_softmax(arange(3), 0), "_log_softmax: expected input of dtype float32 or float64, got torch.int64",
+  CHECK_THROWS_WITH_AS(_log_softmax(arange(3), 0), "_log_softmax: expected input of dtype float32, float64 or bfloat16, got torch.int64",
                        Error);
-  CHECK_THROWS_WITH_AS(softmax(arange(3), 0), "_softmax: expected input of dtype float32 or float64, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(softmax(arange(3), 0), "_softmax: expected input of dtype float32, float64 or bfloat16, got torch.int64", Error);
   CHECK_THROWS_WITH_AS(_softmax_backward_data(x, x.reshape({3, 2}), 1, DType::Float32),
                        "_softmax_backward_data: grad_output [2, 3] torch.float32 and output [3, 2] torch.float32 must have the "
                        "same shape and dtype",

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/autocast.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
@@ -225,6 +226,36 @@ TEST_CASE("step checks every gradient, state and option first, and then updates 
   CHECK_THROWS_WITH_AS(opt.step(), "Adam: Invalid learning rate: -0.1", Error);
   CHECK(a.sum().item<float>() == a_after);
   CHECK(opt.state(0).at("step").item<float>() == 1);
+}
+
+TEST_CASE("one optimizer keeps one parameter dtype; a mixed list or group is refused and adds nothing") {
+  Tensor a = ones({2}).requires_grad_(), h = ones({2}, DType::BFloat16).requires_grad_();
+  CHECK_THROWS_WITH_AS(SGD({a, h}, {.lr = 0.1}),
+                       doctest::Contains("SGD: parameter 1 of the group is torch.bfloat16 but the optimizer's first "
+                                         "parameter is torch.float32"),
+                       Error);
+  SGD opt({a}, {.lr = 0.1});
+  CHECK_THROWS_WITH_AS(opt.add_param_group({h}), doctest::Contains("run the forward under tl::autocast"), Error);
+  CHECK(opt.param_groups().size() == 1);
+  SGD bf16_only({h}, {.lr = 0.1});  // one dtype throughout is fine, bfloat16 too
+  CHECK(bf16_only.param_groups()[0].params.size() == 1);
+}
+
+TEST_CASE("step inside an open autocast scope is refused and updates nothing") {
+  Tensor a = ones({2}).requires_grad_();
+  SGD opt({a}, {.lr = 0.1, .momentum = 0.9});
+  a.mutable_grad() = ones({2});
+  {
+    autocast scope;
+    CHECK_THROWS_WITH_AS(opt.step(),
+                         "SGD.step: called inside an open tl::autocast scope (torch.bfloat16); close the scope after "
+                         "the forward pass and the loss, before backward() and step()",
+                         Error);
+  }
+  CHECK(a.sum().item<float>() == 2);
+  CHECK(opt.state(0).empty());
+  opt.step();
+  CHECK(a.sum().item<float>() == doctest::Approx(1.8));
 }
 
 }  // namespace tl::optim
