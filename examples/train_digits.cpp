@@ -1,8 +1,10 @@
 // examples/train_digits.cpp — trains a small CNN on scikit-learn's digits (fixed seeded 80/20 split) and
 // fails unless it reaches 97% test accuracy. Every epoch's batch order is a function of (seed, epoch).
 //
-//   train_digits [--epochs N] [--seed S] [--export-init PATH] [--resume-test]
+//   train_digits [--epochs N] [--seed S] [--bf16] [--export-init PATH] [--resume-test]
 //
+// --bf16 runs the forward passes and the loss under tl::autocast (bfloat16 convolutions and linear
+// layer, float32 parameters and optimizer), as torch.autocast("cpu") does.
 // --export-init writes the initial weights, the split and every epoch's batch order to a safetensors
 // file for examples/train_digits_pt.py (PyTorch 1.13) and exits; --resume-test trains straight and
 // through a checkpoint taken halfway, and fails unless the parameters are bit-identical.
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/autocast.h"
 #include "core/error.h"
 #include "core/generator.h"
 #include "core/grad_mode.h"
@@ -48,6 +51,7 @@ struct Args {
   uint64_t seed = 0;
   std::string export_init;  // empty: train
   bool resume_test = false;
+  bool bf16 = false;  // forward and loss under tl::autocast
 };
 
 uint64_t parse_count(const char* flag, const char* text, uint64_t min) {
@@ -66,6 +70,8 @@ Args parse_args(int argc, char** argv) {
     const bool has_value = i + 1 < argc;
     if (flag == "--resume-test") {
       args.resume_test = true;
+    } else if (flag == "--bf16") {
+      args.bf16 = true;
     } else if ((flag == "--epochs" || flag == "--seed" || flag == "--export-init") && has_value) {
       const char* value = argv[++i];
       if (flag == "--epochs") {
@@ -78,7 +84,7 @@ Args parse_args(int argc, char** argv) {
       }
     } else {
       TL_CHECK(false, "train_digits: unknown flag or missing value '", flag,
-               "' (flags: --epochs N, --seed S, --export-init PATH, --resume-test)");
+               "' (flags: --epochs N, --seed S, --bf16, --export-init PATH, --resume-test)");
     }
   }
   TL_CHECK(args.export_init.empty() || !args.resume_test,
@@ -127,11 +133,13 @@ struct Trainer {
   optim::SGD opt;
   optim::lr_scheduler::CosineAnnealingLR sched;
   nn::CrossEntropyLoss criterion;
+  bool bf16;
 
-  Trainer(uint64_t seed, int epochs)
+  Trainer(uint64_t seed, int epochs, bool bf16)
       : model(digits_cnn(seed)),
         opt(model->parameters(), {.lr = kLr, .momentum = kMomentum}),
-        sched(opt, epochs) {}
+        sched(opt, epochs),
+        bf16(bf16) {}
 };
 
 // The bar of `done` out of `total` batches, 30 characters wide.
@@ -140,9 +148,11 @@ std::string bar(int64_t done, int64_t total) {
   return "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(30 - filled), ' ') + "]";
 }
 
-// Percent of `dataset` classified correctly, in eval mode and without autograd history.
-double accuracy(nn::Module& model, std::shared_ptr<const data::Dataset> dataset) {
+// Percent of `dataset` classified correctly, in eval mode and without autograd history, in the
+// precision the model trains in.
+double accuracy(nn::Module& model, std::shared_ptr<const data::Dataset> dataset, bool bf16) {
   tl::NoGradGuard no_grad;
+  tl::autocast scope({.enabled = bf16});
   model.eval();
   int64_t correct = 0;
   for (const data::Example& batch : data::DataLoader(dataset, {.batch_size = 512})) {
@@ -166,7 +176,11 @@ EpochResult train_epoch(Trainer& t, const std::shared_ptr<data::Subset>& train, 
   int64_t done = 0;
   for (const data::Example& batch : loader) {
     t.opt.zero_grad();
-    Tensor loss = t.criterion((*t.model)(batch.data), batch.target);
+    Tensor loss;
+    {
+      tl::autocast scope({.enabled = t.bf16});
+      loss = t.criterion((*t.model)(batch.data), batch.target);
+    }
     loss.backward();
     t.opt.step();
     loss_sum += loss.item<double>() * static_cast<double>(batch.target.size(0));
@@ -182,14 +196,14 @@ EpochResult train_epoch(Trainer& t, const std::shared_ptr<data::Subset>& train, 
 
 // The progress lines, and the final test accuracy.
 double train(const Args& args, const Split& split) {
-  Trainer t(args.seed, args.epochs);
+  Trainer t(args.seed, args.epochs, args.bf16);
   const bool terminal = isatty(STDOUT_FILENO) != 0;
   double acc = 0;
   for (int epoch = 0; epoch < args.epochs; ++epoch) {
     char label[32];
     std::snprintf(label, sizeof label, "epoch %2d/%d", epoch + 1, args.epochs);
     const EpochResult r = train_epoch(t, split.train, args.seed, epoch, terminal ? label : "");
-    acc = accuracy(*t.model, split.test);
+    acc = accuracy(*t.model, split.test, args.bf16);
     std::printf("\r%s %s loss %.4f  test acc %.2f%%  %.0f img/s  %.3f s\n", label,
                 bar(1, 1).c_str(), r.loss, acc, static_cast<double>(split.train->size()) / r.seconds, r.seconds);
     std::fflush(stdout);
@@ -228,17 +242,17 @@ void export_init(const Args& args, const Split& split) {
 // loaded from it and the other half: true when every parameter is bit-identical.
 bool resume_matches(const Args& args, const Split& split) {
   const int k = args.epochs / 2;
-  Trainer straight(args.seed, args.epochs);
+  Trainer straight(args.seed, args.epochs, args.bf16);
   for (int epoch = 0; epoch < args.epochs; ++epoch) train_epoch(straight, split.train, args.seed, epoch, "");
 
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("train_digits_resume_" + std::to_string(getpid()) + ".safetensors")).string();
   {
-    Trainer first(args.seed, args.epochs);
+    Trainer first(args.seed, args.epochs, args.bf16);
     for (int epoch = 0; epoch < k; ++epoch) train_epoch(first, split.train, args.seed, epoch, "");
     optim::save_checkpoint(path, *first.model, first.opt, &first.sched);
   }
-  Trainer resumed(args.seed + 1, args.epochs);  // other initial weights: the checkpoint must replace them
+  Trainer resumed(args.seed + 1, args.epochs, args.bf16);  // other initial weights: the checkpoint must replace them
   optim::load_checkpoint(path, *resumed.model, resumed.opt, &resumed.sched);
   std::filesystem::remove(path);
   for (int epoch = k; epoch < args.epochs; ++epoch) train_epoch(resumed, split.train, args.seed, epoch, "");

@@ -3,7 +3,10 @@
 the same initial weights, on the same split, in the same batch order, with the same hyper-parameters,
 all read from the file `train_digits --export-init PATH` writes. Prints the same per-epoch lines.
 
-    /usr/bin/python3 examples/train_digits_pt.py PATH
+    /usr/bin/python3 examples/train_digits_pt.py PATH [--bf16]
+
+--bf16 runs the forward passes and the loss under torch.autocast("cpu", dtype=torch.bfloat16), as
+`train_digits --bf16` runs them under tl::autocast.
 """
 import json
 import struct
@@ -50,19 +53,23 @@ def bar(done, total):
     return "[" + "#" * filled + " " * (30 - filled) + "]"
 
 
-def accuracy(model, images, labels):
+def accuracy(model, images, labels, bf16):
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
         correct = (model(images).argmax(1) == labels).sum().item()
     model.train()
     return 100.0 * correct / len(labels)
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: train_digits_pt.py PATH (the file `train_digits --export-init PATH` writes)")
+    args = sys.argv[1:]
+    bf16 = "--bf16" in args
+    if bf16:
+        args.remove("--bf16")
+    if len(args) != 1:
+        sys.exit("usage: train_digits_pt.py PATH [--bf16] (PATH: the file `train_digits --export-init PATH` writes)")
     torch.set_num_threads(2)
-    tensors, meta = load_safetensors(sys.argv[1])
+    tensors, meta = load_safetensors(args[0])
     epochs, batch_size = int(meta["epochs"]), int(meta["batch_size"])
 
     digits = load_digits()
@@ -90,7 +97,8 @@ def main():
         for b in range(batches):
             rows = order[epoch, b * batch_size:(b + 1) * batch_size]
             opt.zero_grad()
-            loss = criterion(model(train_x[rows]), train_y[rows])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                loss = criterion(model(train_x[rows]), train_y[rows])
             loss.backward()
             opt.step()
             loss_sum += loss.item() * len(rows)
@@ -98,7 +106,7 @@ def main():
                 print(f"\r{label} {bar(b + 1, batches)}", end="", flush=True)
         sched.step()
         seconds = time.perf_counter() - start
-        acc = accuracy(model, test_x, test_y)
+        acc = accuracy(model, test_x, test_y, bf16)
         print(f"\r{label} {bar(1, 1)} loss {loss_sum / len(train_idx):.4f}  test acc {acc:.2f}%  "
               f"{len(train_idx) / seconds:.0f} img/s  {seconds:.3f} s", flush=True)
     print(f"final test accuracy {acc:.2f}% (target {TARGET_ACCURACY:.0f}%)")
