@@ -69,10 +69,10 @@ void record_release(const void* ptr, int64_t bytes) {
 // Large blocks (>= 2 MiB, capacity in whole huge pages) freed by tensors wait here for reuse, so a
 // loop that makes the same big outputs again touches warm pages instead of faulting in fresh ones
 // (64 MiB of fresh pages costs more than the add that fills them; a training step frees and makes
-// again hundreds of MiB of activations). The cache holds up to kCacheBytes, or more while the large
-// blocks in use are below their peak: at most what brings them back to it, so the blocks in use and
-// cached together never pass max(peak, in use + kCacheBytes) — caching adds no memory beyond the peak
-// a loop reaches anyway.
+// again hundreds of MiB of activations). The cache holds what brings the large blocks in use back to
+// their peak, plus kCacheBytes: blocks in use and cached together never pass peak + kCacheBytes, the
+// bound a fixed kCacheBytes cache had, while a loop whose first pass differs from the others (optimizer
+// state made once) still finds every block it needs next time.
 class BlockCache {
  public:
   void* take(int64_t capacity) {
@@ -126,7 +126,7 @@ class BlockCache {
 
  private:
   void trim() {
-    const int64_t bound = std::max(kCacheBytes, peak_held_ - held_);
+    const int64_t bound = peak_held_ - held_ + kCacheBytes;
     while (bytes_ > bound) {
       bytes_ -= blocks_.front().first;
       std::free(blocks_.front().second);

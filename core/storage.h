@@ -18,9 +18,9 @@ struct AllocatorStats {
   int64_t cached_bytes = 0;  ///< freed blocks kept for reuse, in whole 2 MiB pages; empty_cache() frees them
 };
 AllocatorStats allocator_stats();
-/// Resets peak_bytes to the current bytes_in_use. The block cache keeps at most 256 MiB of freed large
-/// blocks, or more while the large blocks in use are below their peak (what brings them back to it), so
-/// a loop that frees and makes the same activations again reuses them; this resets that peak too.
+/// Resets peak_bytes to the current bytes_in_use. The block cache keeps freed large blocks up to what
+/// brings the large blocks in use back to their peak, plus 256 MiB, so a loop that frees and makes the
+/// same activations again reuses them; this resets that peak too.
 void reset_peak_bytes();
 /// Returns the cached freed blocks to the system (cached_bytes becomes 0), like torch.cuda.empty_cache().
 /// Live tensors are untouched.
