@@ -120,36 +120,63 @@ void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows,
 template <typename T, bool kWithIndices>
 void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p, int64_t* indices) {
   const int64_t H = x.size(2), W = x.size(3), oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
+  const int64_t stride_w = p.stride[1], dil_w = p.dilation[1];
+  // For each kernel column kw, the output columns [lo, hi) whose window column
+  // w = j * stride - padding + kw * dilation lies inside the row: the inner loop then runs over output
+  // columns without bounds checks, visiting each window's elements in (kh, kw) order as before.
+  std::vector<std::pair<int64_t, int64_t>> cols(static_cast<size_t>(p.kernel[1]));
+  for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+    const int64_t off = kw * dil_w - p.padding[1];
+    const int64_t lo = off >= 0 ? 0 : (-off + stride_w - 1) / stride_w;
+    const int64_t hi = W - 1 - off < 0 ? 0 : std::min(ow, (W - 1 - off) / stride_w + 1);
+    cols[kw] = {lo, std::max(lo, hi)};
+  }
+  // The window's first in-bounds column, the index of an all -inf window.
+  std::vector<int64_t> first_w(kWithIndices ? static_cast<size_t>(ow) : 0);
+  if constexpr (kWithIndices)
+    for (int64_t j = 0; j < ow; ++j) {
+      int64_t w = j * stride_w - p.padding[1];
+      while (w < 0) w += dil_w;
+      first_w[j] = w;
+    }
   const T* out_base = out.data<T>();
   for_each_plane<T>(x, out, oh * ow * p.kernel[0] * p.kernel[1], [&](const T* in, T* o) {
     [[maybe_unused]] int64_t* idx = kWithIndices ? indices + (o - out_base) : nullptr;
-    for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j) {
-        acc_t<T> best = -INFINITY;
-        const int64_t h0 = i * p.stride[0] - p.padding[0], w0 = j * p.stride[1] - p.padding[1];
-        [[maybe_unused]] int64_t best_index = 0;
-        if constexpr (kWithIndices) {
-          int64_t first_h = h0, first_w = w0;
-          while (first_h < 0) first_h += p.dilation[0];
-          while (first_w < 0) first_w += p.dilation[1];
-          best_index = first_h * W + first_w;
-        }
-        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
-          const int64_t h = h0 + kh * p.dilation[0];
-          if (h < 0 || h >= H) continue;
-          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
-            const int64_t w = w0 + kw * p.dilation[1];
-            if (w < 0 || w >= W) continue;
-            const auto v = static_cast<acc_t<T>>(in[h * sh + w * sw]);
-            if (v > best || std::isnan(v)) {
-              best = v;
-              if constexpr (kWithIndices) best_index = h * W + w;
-            }
+    std::vector<acc_t<T>> best(static_cast<size_t>(ow));
+    std::vector<int64_t> best_index(kWithIndices ? static_cast<size_t>(ow) : 0);
+    for (int64_t i = 0; i < oh; ++i) {
+      const int64_t h0 = i * p.stride[0] - p.padding[0];
+      std::fill(best.begin(), best.end(), -INFINITY);
+      if constexpr (kWithIndices) {
+        int64_t first_h = h0;
+        while (first_h < 0) first_h += p.dilation[0];
+        for (int64_t j = 0; j < ow; ++j) best_index[j] = first_h * W + first_w[j];
+      }
+      for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+        const int64_t h = h0 + kh * p.dilation[0];
+        if (h < 0 || h >= H) continue;
+        for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+          // Everything the inner loop reads is a local: the stores to best / best_index could alias the
+          // captured sizes, which would otherwise be reloaded on every element.
+          const int64_t off = kw * dil_w - p.padding[1], step = stride_w * sw, lo = cols[kw].first,
+                        hi = cols[kw].second;
+          const T* __restrict src = in + h * sh + off * sw;
+          acc_t<T>* __restrict b = best.data();
+          [[maybe_unused]] int64_t* __restrict bi = best_index.data();
+          [[maybe_unused]] const int64_t flat0 = h * W + off;  // + j * stride_w: the element's flat index
+          for (int64_t j = lo; j < hi; ++j) {
+            const auto v = static_cast<acc_t<T>>(src[j * step]);
+            const bool take = v > b[j] || v != v;  // NaN wins
+            b[j] = take ? v : b[j];
+            if constexpr (kWithIndices) bi[j] = take ? flat0 + j * stride_w : bi[j];
           }
         }
-        o[i * ow + j] = static_cast<T>(best);
-        if constexpr (kWithIndices) idx[i * ow + j] = best_index;
       }
+      for (int64_t j = 0; j < ow; ++j) {
+        o[i * ow + j] = static_cast<T>(best[j]);
+        if constexpr (kWithIndices) idx[i * ow + j] = best_index[j];
+      }
+    }
   });
 }
 
