@@ -71,6 +71,9 @@ class Node {
   std::vector<GradMeta> output_meta;  ///< one per forward output
   /// Order of creation: a node made later runs earlier in backward (PyTorch's sequence_nr).
   uint64_t sequence_nr;
+  /// current_thread_id() of the thread that recorded the node (PyTorch's thread_id_): the profiler
+  /// links the node's backward scopes to the forward op by (forward_thread, sequence_nr).
+  uint64_t forward_thread;
   /// Non-leaf tensors that asked retain_grad(), per forward output.
   std::vector<std::vector<std::weak_ptr<TensorImpl>>> retained;
 };

@@ -119,7 +119,7 @@ void Recorder::close_scope(uint64_t id) {
 void Recorder::before(const OpCall& call) {
   if (!enabled_.load(std::memory_order_relaxed)) return;
   const int64_t entry = now_ns();
-  const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op, -1, 0);
+  const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op, call.sequence_nr, 0);
   RawEvent& e = events_[index];
   if (options_.record_shapes) {
     e.inputs = static_cast<int32_t>(inputs_.size());
