@@ -57,7 +57,7 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  /// PyTorch's class name of the node: "MulBackward0", "AccumulateGrad".
+  /// PyTorch's Node::name(), which its profiler prints: "MulBackward0", "torch::autograd::AccumulateGrad".
   virtual std::string name() const = 0;
   /// `grads[i]` is the gradient of forward output i (undefined when nothing flowed into it). Returns
   /// one gradient per next edge (undefined for none).
@@ -82,7 +82,7 @@ class Node {
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
-  std::string name() const override { return "AccumulateGrad"; }
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList grads) override;
   const Tensor& variable() const { return leaf_; }
 

@@ -1,10 +1,14 @@
 // tests/profiler/test_training_profile.cpp — profiling training as PyTorch 1.13 does: forward ops carry
-// the sequence number of the backward node they recorded.
+// the sequence number of the backward node they recorded; backward runs each node as
+// "autograd::engine::evaluate_function: <node>" around "<node>" around the formula's ops, linked to
+// the forward op and recorded on the thread that runs backward.
 #include <doctest/doctest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "autograd/engine.h"
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
@@ -16,7 +20,11 @@
 namespace tl::profiler {
 namespace {
 
+using testing::event_names;
+using testing::find_all;
 using testing::find_one;
+
+constexpr const char* kEvaluate = "autograd::engine::evaluate_function: ";
 
 const autograd::Node& grad_fn(const Tensor& t) { return *TensorAccess::meta(t)->grad_fn; }
 
@@ -39,6 +47,103 @@ TEST_CASE("training profile: a forward op carries the sequence number of the nod
   CHECK(grad_fn(y).forward_thread == current_thread_id());
   CHECK(events[find_one(events, "aten::add")].sequence_nr == -1);
   CHECK(events[find_one(events, "aten::neg")].sequence_nr == -1);
+}
+
+TEST_CASE("training profile: backward runs each node inside its evaluate_function scope, linked to its forward op") {
+  Tensor a = randn({3}).requires_grad_();
+  Profile prof;
+  {
+    auto running = prof.start();
+    a.mul(2.0).sum().backward();
+  }
+  const EventList& events = prof.events();
+  const std::vector<std::string> names = event_names(events);
+  const std::vector<std::string> backward(names.begin() + find_one(events, std::string(kEvaluate) + "SumBackward1"),
+                                          names.end());
+  CHECK(backward == std::vector<std::string>{
+                        "autograd::engine::evaluate_function: SumBackward1", "SumBackward1", "aten::unsqueeze",
+                        "aten::expand", "autograd::engine::evaluate_function: MulBackward0", "MulBackward0",
+                        "aten::full", "aten::mul", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                        "torch::autograd::AccumulateGrad"});
+  for (const char* node : {"SumBackward1", "MulBackward0"}) {
+    const int64_t step = find_one(events, std::string(kEvaluate) + node), scope = find_one(events, node);
+    CAPTURE(node);
+    CHECK(events[step].kind == EventKind::Function);
+    CHECK(events[scope].kind == EventKind::Function);
+    CHECK(events[scope].parent == step);
+    CHECK(events[step].parent == -1);
+    const std::string forward = std::string(node) == "SumBackward1" ? "aten::sum" : "aten::mul";
+    const FunctionEvent& op = events[find_all(events, forward).front()];
+    CHECK(op.sequence_nr >= 0);
+    CHECK(events[step].sequence_nr == op.sequence_nr);
+    CHECK(events[scope].sequence_nr == op.sequence_nr);
+    CHECK(events[step].forward_thread == current_thread_id());
+    CHECK(events[scope].forward_thread == current_thread_id());
+  }
+  // A leaf's accumulator was recorded by no forward op: nothing to link (PyTorch's is -1 too).
+  const FunctionEvent& acc = events[find_one(events, "torch::autograd::AccumulateGrad")];
+  CHECK(acc.sequence_nr == -1);
+  CHECK(acc.forward_thread == 0);
+}
+
+TEST_CASE("training profile: autograd::grad evaluates a captured leaf without running its accumulator") {
+  Tensor a = randn({3}).requires_grad_();
+  Tensor loss = a.mul(a).sum();
+  Profile prof;
+  {
+    auto running = prof.start();
+    autograd::grad({loss}, {a});
+  }
+  const EventList& events = prof.events();
+  const int64_t step = find_one(events, std::string(kEvaluate) + "torch::autograd::AccumulateGrad");
+  CHECK(find_all(events, "torch::autograd::AccumulateGrad").empty());  // PyTorch captures it the same way
+  CHECK(step == static_cast<int64_t>(events.size()) - 1);
+}
+
+TEST_CASE("training profile: a node that throws still closes its scopes") {
+  Tensor x = randn({2}).requires_grad_();
+  Tensor h = x.mul(1.0);
+  Tensor y = h.mul(h);  // saves h
+  h.add_(1.0);
+  Profile prof;
+  {
+    auto running = prof.start();
+    CHECK_THROWS_AS(y.sum().backward(), Error);
+    Tensor after = zeros({1});
+  }
+  const EventList& events = prof.events();
+  const int64_t step = find_one(events, std::string(kEvaluate) + "MulBackward0");
+  const int64_t scope = find_one(events, "MulBackward0");
+  const int64_t after = find_one(events, "aten::zeros");
+  CHECK(events[scope].parent == step);
+  CHECK(events[step].end_ns <= events[after].start_ns);
+  CHECK(events[after].parent == -1);
+}
+
+TEST_CASE("training profile: backward events are on the thread that runs backward, linked to the forward thread") {
+  Tensor a = randn({3}).requires_grad_();
+  Profile forward_prof;
+  Tensor loss;
+  {
+    auto running = forward_prof.start();
+    loss = a.mul(3.0).sum();
+  }
+  const uint64_t forward_thread = current_thread_id();
+  Profile backward_prof;
+  uint64_t backward_thread = 0;
+  std::thread worker([&] {
+    auto running = backward_prof.start();
+    loss.backward();
+    backward_thread = current_thread_id();
+  });
+  worker.join();
+  const EventList& events = backward_prof.events();
+  const FunctionEvent& mul = events[find_one(events, "MulBackward0")];
+  CHECK(mul.thread == backward_thread);
+  CHECK(mul.forward_thread == forward_thread);
+  const FunctionEvent& forward_mul = forward_prof.events()[find_one(forward_prof.events(), "aten::mul")];
+  CHECK(mul.sequence_nr == forward_mul.sequence_nr);
+  for (const FunctionEvent& e : forward_prof.events()) CHECK(e.name.rfind(kEvaluate, 0) == std::string::npos);
 }
 
 }  // namespace
