@@ -14,6 +14,8 @@
 #include "core/grad_mode.h"
 #include "core/record_function.h"
 #include "ops/ops.h"
+#include "optim/adam.h"
+#include "optim/sgd.h"
 #include "profiler/profile.h"
 #include "profiler_test_util.h"
 
@@ -144,6 +146,50 @@ TEST_CASE("training profile: backward events are on the thread that runs backwar
   const FunctionEvent& forward_mul = forward_prof.events()[find_one(forward_prof.events(), "aten::mul")];
   CHECK(mul.sequence_nr == forward_mul.sequence_nr);
   for (const FunctionEvent& e : forward_prof.events()) CHECK(e.name.rfind(kEvaluate, 0) == std::string::npos);
+}
+
+TEST_CASE("training profile: optimizers open PyTorch's step and zero_grad scopes around their ops") {
+  Tensor p = randn({4}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.1});
+  optim::Adam adam({p});
+  optim::AdamW adamw({p});
+  for (optim::Optimizer* opt : std::vector<optim::Optimizer*>{&sgd, &adam, &adamw}) {
+    const std::string kind = opt->kind();
+    CAPTURE(kind);
+    p.mul(2.0).sum().backward();
+    Profile prof;
+    {
+      auto running = prof.start();
+      opt->step();
+      opt->zero_grad(false);
+    }
+    const EventList& events = prof.events();
+    const int64_t step = find_one(events, "Optimizer.step#" + kind + ".step");
+    const int64_t zero = find_one(events, "Optimizer.zero_grad#" + kind + ".zero_grad");
+    CHECK(events[step].kind == EventKind::UserAnnotation);
+    CHECK(events[step].parent == -1);
+    CHECK(events[zero].parent == -1);
+    for (size_t i = 0; i < events.size(); ++i)
+      if (static_cast<int64_t>(i) != step && static_cast<int64_t>(i) != zero) CHECK(events[i].parent >= 0);
+    CHECK(events[step].end_ns <= events[zero].start_ns);
+  }
+}
+
+TEST_CASE("training profile: an optimizer step that throws still closes its scope") {
+  Tensor p = randn({4}).requires_grad_();
+  optim::SGD sgd({p}, {.lr = 0.1});
+  p.mutable_grad() = randn({5});  // a gradient of the wrong shape
+  Profile prof;
+  {
+    auto running = prof.start();
+    CHECK_THROWS_WITH_AS(sgd.step(), doctest::Contains("has a gradient of shape"), Error);
+    Tensor after = zeros({1});
+  }
+  const EventList& events = prof.events();
+  const int64_t step = find_one(events, "Optimizer.step#SGD.step");
+  const int64_t after = find_one(events, "aten::zeros");
+  CHECK(events[after].parent == -1);
+  CHECK(events[step].end_ns <= events[after].start_ns);
 }
 
 }  // namespace
