@@ -100,7 +100,6 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
     if (s.dependencies == 0) ready.push(node);
 
   NoGradGuard no_grad;  // backward formulas record nothing (no create_graph)
-  std::vector<Node*> ran;
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -118,7 +117,9 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
       RecordFunction node_scope([n] { return n->name(); }, RecordScope::Function, link);
       in = n->apply(std::move(s.buffer));
     }
-    ran.push_back(n);
+    // As in PyTorch, a node's saved tensors go as soon as it has run: the activations held for
+    // backward are freed during it, not all at its end.
+    if (!retain_graph) n->release_saved();
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
       if (!e.valid()) continue;
@@ -130,8 +131,6 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
       if (--next.dependencies == 0) ready.push(e.fn.get());
     }
   }
-  if (!retain_graph)
-    for (Node* n : ran) n->release_saved();
 }
 
 std::vector<Edge> root_edges(const TensorList& tensors, const TensorList& grads, TensorList& root_grads) {

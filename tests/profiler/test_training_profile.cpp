@@ -192,5 +192,31 @@ TEST_CASE("training profile: an optimizer step that throws still closes its scop
   CHECK(events[step].end_ns <= events[after].start_ns);
 }
 
+TEST_CASE("training profile: an activation saved for backward is freed inside its node's backward step") {
+  Tensor x = randn({128, 128}).requires_grad_();
+  constexpr int64_t kBytes = 128 * 128 * 4;
+  Profile prof({.profile_memory = true});
+  {
+    auto running = prof.start();
+    Tensor loss = x.mul(2.0).exp().sum();  // exp keeps its output for backward; nothing else holds it
+    loss.backward();
+  }
+  const EventList& events = prof.events();
+  const int64_t exp = find_one(events, "aten::exp");
+  const int64_t step = find_one(events, std::string(kEvaluate) + "ExpBackward0");
+  const MemoryEvent* allocated = nullptr;
+  for (const MemoryEvent& m : events.memory_events())
+    if (m.bytes == kBytes && m.parent == exp) allocated = &m;
+  REQUIRE_MESSAGE(allocated != nullptr, "aten::exp allocated no ", kBytes, "-byte output");
+  const MemoryEvent* freed = nullptr;
+  for (const MemoryEvent& m : events.memory_events())
+    if (m.bytes == -kBytes && m.address == allocated->address && m.time_ns > allocated->time_ns) freed = &m;
+  REQUIRE_MESSAGE(freed != nullptr, "the output of aten::exp was never freed");
+  // Held from the forward until backward ran ExpBackward0, and freed there (PyTorch releases a node's
+  // saved tensors right after the node, inside its evaluate_function).
+  CHECK(freed->parent == step);
+  CHECK(events[step].self_cpu_memory_usage <= -kBytes);
+}
+
 }  // namespace
 }  // namespace tl::profiler
