@@ -2,6 +2,7 @@
 // their gradients have arrived, latest-created first (PyTorch's order), gradients summed per input.
 #include "autograd/engine.h"
 
+#include <cstdint>
 #include <queue>
 #include <unordered_map>
 
@@ -9,6 +10,7 @@
 #include "core/autocast.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "core/record_function.h"
 #include "ops/ops.h"
 
 namespace tl::autograd {
@@ -53,6 +55,23 @@ void check_gradient(const Node& node, size_t i, const Tensor& g, const Edge& edg
                      " - got ", g.shape(), " but expected shape compatible with ", want.shape);
 }
 
+// Adds the gradients arriving at `n` into .grad of the non-leaves that asked retain_grad().
+void retain_grads(const Node& n, const TensorList& buffer) {
+  for (size_t k = 0; k < n.retained.size() && k < buffer.size(); ++k)
+    for (const auto& w : n.retained[k])
+      if (Tensor t = TensorAccess::lock(w); t.defined() && buffer[k].defined()) {
+        Tensor& slot = TensorAccess::ensure_meta(t).grad;
+        slot = slot.defined() ? slot.add(buffer[k]) : buffer[k].clone();
+      }
+}
+
+// What ties a node's backward scopes to the forward op that recorded it; a leaf's accumulator is
+// recorded by no op and has no sequence number (PyTorch's is -1 there too).
+ScopeLink forward_link(const Node& n) {
+  if (n.sequence_nr == UINT64_MAX) return {};
+  return {static_cast<int64_t>(n.sequence_nr), n.forward_thread};
+}
+
 void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_graph, Capture* capture) {
   // Dependencies: how many gradients each reachable node waits for.
   std::unordered_map<Node*, NodeState> state;
@@ -84,24 +103,26 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
   NoGradGuard no_grad;  // backward formulas record nothing (no create_graph)
   // Each backward runs in the dtypes its forward ran in: an open autocast scope must not recast them.
   detail::AutocastExcluded no_autocast;
-  std::vector<Node*> ran;
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
+    // The scopes PyTorch's profiler shows: the engine's whole step for the node (retained gradients,
+    // the node, passing its gradients on) around the node's own scope, around its formula's ops.
+    const ScopeLink link = forward_link(*n);
+    RecordFunction step([n] { return "autograd::engine::evaluate_function: " + n->name(); }, RecordScope::Function,
+                        link);
     NodeState& s = state[n];
-    for (size_t k = 0; k < n->retained.size() && k < s.buffer.size(); ++k)
-      for (const auto& w : n->retained[k])
-        if (Tensor t = TensorAccess::lock(w); t.defined() && s.buffer[k].defined()) {
-          Tensor& slot = TensorAccess::ensure_meta(t).grad;
-          slot = slot.defined() ? slot.add(s.buffer[k]) : s.buffer[k].clone();
-        }
+    retain_grads(*n, s.buffer);
     TensorList in;
     if (capture && capture->slot_of.count(n)) {
       accumulate(capture->grads[capture->slot_of[n]], s.buffer.at(0));
     } else {
+      RecordFunction node_scope([n] { return n->name(); }, RecordScope::Function, link);
       in = n->apply(std::move(s.buffer));
     }
-    ran.push_back(n);
+    // As in PyTorch, a node's saved tensors go as soon as it has run: the activations held for
+    // backward are freed during it, not all at its end.
+    if (!retain_graph) n->release_saved();
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
       if (!e.valid()) continue;
@@ -113,8 +134,6 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
       if (--next.dependencies == 0) ready.push(e.fn.get());
     }
   }
-  if (!retain_graph)
-    for (Node* n : ran) n->release_saved();
 }
 
 std::vector<Edge> root_edges(const TensorList& tensors, const TensorList& grads, TensorList& root_grads) {
@@ -147,7 +166,8 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
   for (size_t i = 0; i < inputs.size(); ++i) {
     TL_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad: input ", i, " does not require grad");
     const Edge e = gradient_edge(inputs[i]);
-    TL_CHECK(e.fn->name() == "AccumulateGrad", "grad: input ", i, " is not a leaf (only leaves are supported)");
+    TL_CHECK(dynamic_cast<const AccumulateGrad*>(e.fn.get()) != nullptr, "grad: input ", i,
+             " is not a leaf (only leaves are supported)");
     capture.slot_of[e.fn.get()] = i;
     keep.push_back(e.fn);
   }

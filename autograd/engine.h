@@ -10,7 +10,8 @@ namespace tl::autograd {
 
 /// Computes the gradients of `tensors` (weighted by `grad_tensors`; an undefined entry stands for 1
 /// and is allowed only for a one-element tensor) with respect to the graph's leaves and adds them into
-/// the leaves' .grad. Saved tensors are freed unless `retain_graph`. Throws tl::Error, before any .grad
+/// the leaves' .grad. Unless `retain_graph`, each node's saved tensors are freed as soon as it has run
+/// (as in PyTorch: activations go during backward). Throws tl::Error, before any .grad
 /// changes, for a tensor that does not require grad, a gradient of another shape, and a graph freed by
 /// an earlier backward.
 void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);

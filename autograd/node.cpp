@@ -7,6 +7,7 @@
 
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "core/record_function.h"
 #include "ops/ops.h"
 
 namespace tl::autograd {
@@ -36,7 +37,8 @@ Tensor SavedTensor::unpack(const Node& owner) const {
   return data_;
 }
 
-Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node()
+    : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)), forward_thread(current_thread_id()) {}
 
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
   output_meta.push_back({leaf_.shape(), leaf_.dtype()});

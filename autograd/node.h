@@ -57,7 +57,7 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  /// PyTorch's class name of the node: "MulBackward0", "AccumulateGrad".
+  /// PyTorch's Node::name(), which its profiler prints: "MulBackward0", "torch::autograd::AccumulateGrad".
   virtual std::string name() const = 0;
   /// `grads[i]` is the gradient of forward output i (undefined when nothing flowed into it). Returns
   /// one gradient per next edge (undefined for none).
@@ -71,6 +71,9 @@ class Node {
   std::vector<GradMeta> output_meta;  ///< one per forward output
   /// Order of creation: a node made later runs earlier in backward (PyTorch's sequence_nr).
   uint64_t sequence_nr;
+  /// current_thread_id() of the thread that recorded the node (PyTorch's thread_id_): the profiler
+  /// links the node's backward scopes to the forward op by (forward_thread, sequence_nr).
+  uint64_t forward_thread;
   /// Non-leaf tensors that asked retain_grad(), per forward output.
   std::vector<std::vector<std::weak_ptr<TensorImpl>>> retained;
 };
@@ -79,7 +82,7 @@ class Node {
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);
-  std::string name() const override { return "AccumulateGrad"; }
+  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList grads) override;
   const Tensor& variable() const { return leaf_; }
 

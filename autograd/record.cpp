@@ -225,7 +225,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
   TensorList out;
   {
     NoGradGuard no_grad;
-    out = dispatch::call_kernel(op, inputs, attrs, style);
+    out = dispatch::call_kernel(op, inputs, attrs, style, static_cast<int64_t>(node->sequence_nr));
   }
   for (const Tensor& o : out)
     if (o.defined() && o.is_proxy()) return out;

@@ -1,6 +1,8 @@
 // bench/profiler_overhead.cpp — what recording op events costs: ResNet18 (eval, batch 1) with
 // and without a running Profile, interleaved in the same run, medians of N runs. The profiler's
 // own time (inside its hooks) and its post-processing at stop() are reported apart from the model's.
+// Then a training step (ResNet18 train, batch 2, 3x64x64, SGD with momentum) with and without a
+// profile, and what its backward and optimizer scopes cost when no profile runs.
 //
 //   profiler_overhead [--runs 40] [--warmup 5] [--threads 2]
 #include <algorithm>
@@ -13,8 +15,11 @@
 #include "bench/bench_util.h"
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/record_function.h"
 #include "models/resnet.h"
+#include "nn/functional.h"
 #include "ops/ops.h"
+#include "optim/sgd.h"
 #include "profiler/profile.h"
 
 namespace {
@@ -94,6 +99,66 @@ void report(const char* label, const std::vector<double>& plain, const Samples& 
               median(s.stop_ms), median(s.events));
 }
 
+// Nanoseconds per unobserved scope, as the engine opens them (a name built only when observed).
+double unobserved_scope_ns() {
+  constexpr int kScopes = 2'000'000;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kScopes; ++i) {
+    tl::RecordFunction scope([] { return std::string("never built"); }, tl::RecordScope::Function);
+  }
+  return ms_since(t0) * 1e6 / kScopes;
+}
+
+// A training step with and without a running Profile, interleaved; then the scopes a step opens
+// (backward steps, nodes, optimizer) times what one costs with no profile running.
+void training(const Options& o) {
+  std::printf("\ntraining step: ResNet18, train, batch 2, 3x64x64, cross entropy, SGD(lr 0.1, momentum 0.9)\n");
+  tl::AutoGradMode grad_mode(true);  // main measures inference under NoGradGuard
+  tl::manual_seed(0);
+  auto model = tl::models::resnet18();
+  model->train();
+  const tl::Tensor x = tl::randn({2, 3, 64, 64});
+  const tl::Tensor target = tl::from_vector<int64_t>({1, 2}, {2});
+  tl::optim::SGD sgd(model->parameters(), {.lr = 0.1, .momentum = 0.9});
+  auto step = [&] {
+    sgd.zero_grad();
+    tl::nn::functional::cross_entropy((*model)(x), target).backward();
+    sgd.step();
+  };
+  std::vector<double> plain, profiled;
+  int64_t scopes = 0;
+  for (int i = 0; i < o.warmup + o.runs; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      if ((i + k) % 2 == 0) {
+        const auto t0 = Clock::now();
+        step();
+        if (i >= o.warmup) plain.push_back(ms_since(t0));
+        continue;
+      }
+      profiler::Profile prof;
+      double ms = 0;
+      {
+        auto running = prof.start();
+        const auto t0 = Clock::now();
+        step();
+        ms = ms_since(t0);
+      }
+      if (i >= o.warmup) profiled.push_back(ms);
+      scopes = 0;
+      for (const profiler::FunctionEvent& e : prof.events())
+        scopes += e.kind == profiler::EventKind::Function || e.kind == profiler::EventKind::UserAnnotation;
+    }
+  }
+  std::printf("no profiler                            %s\n", spread(plain).c_str());
+  std::printf("Profile() recording op events          %s  %+6.2f%%\n", spread(profiled).c_str(),
+              added_percent(plain, profiled));
+  const double scope_ns = unobserved_scope_ns();
+  const double step_us = scopes * scope_ns / 1e3;
+  std::printf("no profile running: %lld scopes per step (evaluate_function, node, Optimizer.*) at %.2f ns each "
+              "= %.2f us per step, %.4f%% of the step\n",
+              static_cast<long long>(scopes), scope_ns, step_us, 100.0 * step_us / 1e3 / median(plain));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,6 +219,7 @@ int main(int argc, char** argv) {
                 "profiler's own time in its hooks %.3f ms\n\n",
                 static_cast<double>(model_ns) / 1e6, static_cast<double>(last->profiler_overhead_ns()) / 1e6);
     std::printf("%s", last->key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 10}).c_str());
+    training(o);
     return 0;
   } catch (const tl::Error& e) {
     std::fprintf(stderr, "profiler_overhead: %s\n", e.what());

@@ -92,6 +92,9 @@ struct OpCall {
   CallStyle style;
   std::span<const Tensor> inputs;
   const Attrs& attrs;
+  /// The sequence number of the backward node autograd recorded for this call, or -1 (the profiler
+  /// links the op to the node's backward scopes by it).
+  int64_t sequence_nr = -1;
 };
 
 /// Installed per thread; called for every op that thread dispatches, nested ops included.
@@ -119,8 +122,10 @@ Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs
              CallStyle style = CallStyle::Function);
 
 /// Runs `op` below autograd: the hooks and the kernel, recording nothing, then bumps the version of
-/// each argument the op writes. dispatch::call comes here unless an input requires grad.
-TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style);
+/// each argument the op writes. dispatch::call comes here unless an input requires grad; autograd
+/// comes here with the `sequence_nr` of the node it recorded for the call.
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style,
+                       int64_t sequence_nr = -1);
 
 /// The autograd layer's entry point: runs an op some input of which requires grad (grad mode on) and
 /// records it for backward. autograd/ installs it before any tensor can require grad.

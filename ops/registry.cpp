@@ -114,9 +114,11 @@ TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, C
   return call_kernel(op, inputs, attrs, style);
 }
 
-TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style,
+                       int64_t sequence_nr) {
   const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
-  TensorList out = has_hooks() ? call_with_hooks(OpCall{op, style, inputs, attrs}, kernel) : kernel(inputs, attrs);
+  TensorList out =
+      has_hooks() ? call_with_hooks(OpCall{op, style, inputs, attrs, sequence_nr}, kernel) : kernel(inputs, attrs);
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   for (size_t i : spec.written)
     if (i < inputs.size() && inputs[i].defined() && inputs[i].storage()) inputs[i].storage()->bump_version();

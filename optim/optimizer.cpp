@@ -8,6 +8,7 @@
 #include "core/autocast.h"
 #include "core/error.h"
 #include "core/grad_mode.h"
+#include "core/record_function.h"
 #include "ops/ops.h"
 
 namespace tl::optim {
@@ -89,7 +90,9 @@ void Optimizer::check_step() const {
   }
 }
 
+// The profiler scopes are named as torch.optim.Optimizer names its record_function scopes.
 void Optimizer::step() {
+  RecordFunction scope([this] { return std::string("Optimizer.step#") + kind() + ".step"; }, RecordScope::UserScope);
   check_step();
   NoGradGuard no_grad;
   size_t index = 0;
@@ -102,6 +105,8 @@ void Optimizer::step() {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
+  RecordFunction scope([this] { return std::string("Optimizer.zero_grad#") + kind() + ".zero_grad"; },
+                       RecordScope::UserScope);
   NoGradGuard no_grad;
   for (ParamGroup& group : groups_)
     for (Tensor& param : group.params) {

@@ -53,8 +53,10 @@ class Optimizer {
   /// place on the parameters' data and without recording autograd history. Throws tl::Error, before
   /// updating anything, for a group's invalid options, a .grad whose shape or dtype differs from its
   /// parameter's, or a state missing an entry its group's options need (amsgrad turned on later).
+  /// A profile sees it as the scope "Optimizer.step#<kind>.step", as PyTorch's.
   void step();
-  /// Clears each parameter's .grad (set_to_none) or zeroes it in place.
+  /// Clears each parameter's .grad (set_to_none) or zeroes it in place; a profile sees the scope
+  /// "Optimizer.zero_grad#<kind>.zero_grad".
   void zero_grad(bool set_to_none = true);
 
   /// Adds `params` with `options` overriding the defaults the optimizer was made with. Throws tl::Error

@@ -2,9 +2,13 @@
 // exact microsecond text: ts and dur are printed from integer nanoseconds, never via a double.
 #include "profiler/chrome_trace.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "core/file_writer.h"
@@ -79,8 +83,39 @@ void write_event(std::ostream& out, const FunctionEvent& e, size_t index, int64_
     out << ", \"Input type\": ";
     write_strings(out, e.input_types);
   }
+  if (e.sequence_nr >= 0)
+    out << ", \"Fwd thread id\": " << e.forward_thread << ", \"Sequence number\": " << e.sequence_nr;
   if (e.flops > 0) out << ", \"flops\": " << e.flops;
   out << "}}";
+}
+
+// Kineto's forward-backward links: a forward op (forward_thread 0) and the backward scopes of its node
+// share (thread of the forward, sequence number). Among forward ops with one key the latest is the
+// one that recorded the node (a composite op's parts share its number in PyTorch); among backward
+// scopes the latest is the node's own scope. Kineto numbers a link per backward scope and keeps the
+// last, leaving the evaluate_function's "f" without an "s"; no viewer draws that one, so it is not written.
+std::vector<std::pair<size_t, size_t>> forward_backward_links(const EventList& list) {
+  std::map<std::pair<uint64_t, int64_t>, size_t> forward, backward;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const FunctionEvent& e = list[i];
+    if (e.sequence_nr < 0) continue;
+    const bool is_forward = e.forward_thread == 0;
+    auto& latest = is_forward ? forward : backward;
+    auto [it, fresh] = latest.try_emplace({is_forward ? e.thread : e.forward_thread, e.sequence_nr}, i);
+    if (!fresh && e.start_ns >= list[it->second].start_ns) it->second = i;
+  }
+  std::vector<std::pair<size_t, size_t>> links;
+  for (const auto& [key, b] : backward)
+    if (auto f = forward.find(key); f != forward.end()) links.emplace_back(f->second, b);
+  std::sort(links.begin(), links.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  return links;
+}
+
+void write_flow(std::ostream& out, char phase, size_t id, const FunctionEvent& e, int64_t pid) {
+  out << "{\"ph\": \"" << phase << "\", \"id\": " << id << ", \"pid\": " << pid << ", \"tid\": " << e.thread
+      << ", \"ts\": ";
+  write_us(out, e.start_ns);
+  out << ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"" << (phase == 'f' ? ", \"bp\": \"e\"}" : "}");
 }
 
 void write_memory(std::ostream& out, const MemoryEvent& m, int64_t pid) {
@@ -126,6 +161,12 @@ void write_chrome_trace(const EventList& list, std::ostream& out) {
   for (size_t i = 0; i < list.size(); ++i) {
     write_event(next(), list[i], i, pid, info.record_shapes);
     threads.insert(list[i].thread);
+  }
+  size_t flow_id = 0;
+  for (const auto& [forward, backward] : forward_backward_links(list)) {
+    ++flow_id;
+    write_flow(next(), 's', flow_id, list[forward], pid);
+    write_flow(next(), 'f', flow_id, list[backward], pid);
   }
   for (const MemoryEvent& m : list.memory_events()) {
     write_memory(next(), m, pid);

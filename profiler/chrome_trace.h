@@ -14,10 +14,14 @@ class EventList;
 ///    "traceEvents": [...], "displayTimeUnit": "ms"}
 /// Each event: {"ph": "X", "cat": "cpu_op" | "user_annotation" | "python_function", "name",
 /// "pid", "tid", "ts", "dur", "args": {"External id", "Ev Idx", "Input Dims", "Input type",
-/// "flops"}} with ts/dur in microseconds (nanosecond precision); ProfilerStep#N events are
-/// "user_annotation". Memory: {"ph": "i", "s": "t", "cat": "cpu_instant_event", "name":
-/// "[memory]", "args": {"Total Reserved", "Total Allocated", "Bytes", "Addr", "Device Id",
-/// "Device Type"}}. Metadata: process_name, process_labels, thread_name, thread_sort_index.
+/// "Fwd thread id", "Sequence number", "flops"}} with ts/dur in microseconds (nanosecond precision);
+/// ProfilerStep#N events are "user_annotation". Forward-backward flows as kineto links them: for each
+/// (thread, sequence number) of a forward op, {"ph": "s", "id", "pid", "tid", "ts", "cat": "fwdbwd",
+/// "name": "fwdbwd"} at the latest forward op with that number and {"ph": "f", ..., "bp": "e"} at the
+/// latest backward scope of that node (its node scope, inside its evaluate_function). Memory: {"ph":
+/// "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "args": {"Total Reserved", "Total
+/// Allocated", "Bytes", "Addr", "Device Id", "Device Type"}}. Metadata: process_name,
+/// process_labels, thread_name, thread_sort_index.
 void write_chrome_trace(const EventList& events, std::ostream& out);
 
 }  // namespace tl::profiler

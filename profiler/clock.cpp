@@ -3,7 +3,6 @@
 #include "profiler/clock.h"
 
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,12 +12,6 @@ int64_t now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-uint64_t current_thread_id() {
-  // gettid is a system call; cache it per thread since every event asks.
-  thread_local const uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
-  return tid;
 }
 
 std::string current_thread_name() {

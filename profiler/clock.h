@@ -1,5 +1,6 @@
 // profiler/clock.h — the profiler's time and identity sources: a monotonic clock in nanoseconds
-// (never goes backwards, so a child event never ends after its parent) and thread/process ids.
+// (never goes backwards, so a child event never ends after its parent), thread names and the process
+// id (a thread's id is core's current_thread_id(): backward nodes record it too).
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,6 @@ namespace tl::profiler {
 
 /// Nanoseconds on the monotonic clock (CLOCK_MONOTONIC): comparable across threads of a process.
 int64_t now_ns();
-
-/// The calling thread's operating-system id (gettid), as Chrome traces and `top -H` show it.
-uint64_t current_thread_id();
 
 /// The calling thread's name (pthread_getname_np), or "" when it has none.
 std::string current_thread_name();

@@ -7,7 +7,8 @@ namespace tl::profiler {
 
 const char* event_category(EventKind kind) {
   switch (kind) {
-    case EventKind::Op: return "cpu_op";
+    case EventKind::Op:
+    case EventKind::Function: return "cpu_op";
     case EventKind::UserAnnotation:
     case EventKind::ProfilerStep: return "user_annotation";
     case EventKind::Module: return "python_function";

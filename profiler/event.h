@@ -14,7 +14,10 @@ namespace tl::profiler {
 /// What opened an event: decides its Chrome trace category and whether it is a table row.
 enum class EventKind : uint8_t {
   Op,              ///< an op through the dispatch point ("aten::addmm"); category "cpu_op"
-  UserAnnotation,  ///< a RecordFunction scope ("LINEAR PASS"); category "user_annotation"
+  Function,        ///< a runtime scope (RecordScope::Function: "autograd::engine::evaluate_function:
+                   ///< MulBackward0", "MulBackward0"); category "cpu_op", a table row like an op
+  UserAnnotation,  ///< a user scope (RecordScope::UserScope: "LINEAR PASS", "Optimizer.step#SGD.step");
+                   ///< category "user_annotation"
   ProfilerStep,    ///< "ProfilerStep#N" opened by Profile::step(); category "user_annotation"
   Module,          ///< a module call ("nn.Module: Linear_0"); category "python_function". Like
                    ///< PyTorch's Python frames it is a stack entry, not a table row, and it is
@@ -41,6 +44,12 @@ struct FunctionEvent {
   /// with_flops: PyTorch's estimate for this op (see flops.h); 0 when it has none or when an op
   /// nested inside it already counted them (the innermost op that computes owns the flops).
   int64_t flops = 0;
+  /// PyTorch's "Sequence number": of the backward node autograd recorded for this op (a forward op,
+  /// forward_thread 0), or of the node a backward scope runs (forward_thread set); -1 for neither.
+  int64_t sequence_nr = -1;
+  /// PyTorch's "Fwd thread id" of a backward scope: the thread that ran the forward op (its `thread`
+  /// there); 0 for every other event.
+  uint64_t forward_thread = 0;
 
   // ---- derived by EventList from the above ----
   /// Nearest enclosing event that is not a Module scope, or -1 (PyTorch's cpu_parent).

@@ -26,7 +26,7 @@ const std::string& ModuleScopes::name_of(const nn::Module& module) {
 }
 
 void ModuleScopes::before(nn::Module& module, const TensorList&) {
-  open_.push_back(recorder_.open_scope(name_of(module), EventKind::Module));
+  open_.push_back(recorder_.open_event(name_of(module), EventKind::Module));
 }
 
 void ModuleScopes::after(nn::Module&, const TensorList*) {

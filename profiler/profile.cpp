@@ -120,7 +120,7 @@ void Profile::end_window() {
 
 void Profile::open_step() {
   step_scope_ = recorder_->installed()
-                    ? recorder_->open_scope("ProfilerStep#" + std::to_string(step_num_), EventKind::ProfilerStep)
+                    ? recorder_->open_event("ProfilerStep#" + std::to_string(step_num_), EventKind::ProfilerStep)
                     : 0;
 }
 

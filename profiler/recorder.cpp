@@ -14,7 +14,6 @@
 namespace tl::profiler::detail {
 namespace {
 
-thread_local Recorder* t_recorder = nullptr;
 thread_local Recorder* t_owner = nullptr;
 // Scope ids are unique per thread, so an id kept by a RecordFunction never matches a scope of a
 // later recorder installed on the same thread.
@@ -23,8 +22,6 @@ thread_local uint64_t t_next_id = 0;
 constexpr int64_t kOpenEnd = INT64_MAX;
 
 }  // namespace
-
-Recorder* current_recorder() { return t_recorder; }
 
 void claim_thread(Recorder* recorder) {
   if (t_owner != nullptr && t_owner != recorder) {
@@ -47,9 +44,9 @@ Recorder::Recorder(const ProfileOptions& options) : options_(options) {
 Recorder::~Recorder() = default;
 
 void Recorder::install() {
-  TL_INTERNAL_ASSERT(!installed_ && t_recorder == nullptr, "profiler recorder installed twice on a thread");
+  TL_INTERNAL_ASSERT(!installed_, "profiler recorder installed twice on a thread");
   thread_ = current_thread_id();
-  t_recorder = this;
+  previous_scope_observer_ = set_scope_observer(this);
   dispatch::push_hook(this);
   if (options_.profile_memory) previous_allocation_hook_ = set_allocation_hook(this);
   if (options_.with_stack || options_.with_modules) module_scopes_ = std::make_unique<ModuleScopes>(*this);
@@ -61,7 +58,7 @@ void Recorder::uninstall() {
   module_scopes_.reset();
   if (options_.profile_memory) set_allocation_hook(previous_allocation_hook_);
   dispatch::pop_hook(this);
-  t_recorder = nullptr;
+  set_scope_observer(previous_scope_observer_);
   installed_ = false;
 }
 
@@ -71,18 +68,19 @@ Recorder::RawEvent& Recorder::EventBuffer::push() {
   return (*this)[size_++];
 }
 
-int64_t Recorder::push_event(const char* op_name, EventKind kind) {
+int64_t Recorder::push_event(const char* op_name, EventKind kind, int64_t sequence_nr, uint64_t forward_thread) {
   const int64_t index = events_.size();
   RawEvent& e = events_.push();
-  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, -1, -1, kind};
+  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, sequence_nr, -1, -1,
+               static_cast<uint32_t>(forward_thread), kind};
   open_.push_back({++t_next_id, index});
   return index;
 }
 
-uint64_t Recorder::open_scope(std::string name, EventKind kind) {
+uint64_t Recorder::open_event(std::string name, EventKind kind, const ScopeLink& link) {
   if (!enabled_.load(std::memory_order_relaxed)) return 0;
   const int64_t entry = now_ns();
-  const int64_t index = push_event(nullptr, kind);
+  const int64_t index = push_event(nullptr, kind, link.sequence_nr, link.forward_thread);
   events_[index].text = static_cast<int32_t>(texts_.size());
   texts_.push_back(std::move(name));
   const uint64_t id = open_.back().id;
@@ -90,6 +88,11 @@ uint64_t Recorder::open_scope(std::string name, EventKind kind) {
   events_[index].start_ns = start;
   overhead_ns_ += start - entry;
   return id;
+}
+
+uint64_t Recorder::open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) {
+  const EventKind kind = scope == RecordScope::Function ? EventKind::Function : EventKind::UserAnnotation;
+  return open_event(std::string(name), kind, link);
 }
 
 void Recorder::close_from(size_t position, int64_t end_ns) {
@@ -116,7 +119,7 @@ void Recorder::close_scope(uint64_t id) {
 void Recorder::before(const OpCall& call) {
   if (!enabled_.load(std::memory_order_relaxed)) return;
   const int64_t entry = now_ns();
-  const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op);
+  const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op, call.sequence_nr, 0);
   RawEvent& e = events_[index];
   if (options_.record_shapes) {
     e.inputs = static_cast<int32_t>(inputs_.size());
@@ -154,6 +157,8 @@ FunctionEvent Recorder::materialize(const RawEvent& raw) const {
   e.start_ns = raw.start_ns;
   e.end_ns = raw.end_ns;
   e.flops = raw.flops;
+  e.sequence_nr = raw.sequence_nr;
+  e.forward_thread = raw.forward_thread;
   if (raw.inputs >= 0) {
     e.input_shapes = inputs_[raw.inputs].shapes;
     e.input_types = inputs_[raw.inputs].types;

@@ -1,6 +1,7 @@
 // profiler/recorder.h — (internal) the collector behind Profile: a dispatch hook (op events), an
-// allocation hook (memory events) and open/close for scopes, installed on one thread. Only that
-// thread writes to it, so it needs no locks and concurrent profiles never share a buffer.
+// allocation hook (memory events) and the scope observer (RecordFunction scopes), installed on one
+// thread. Only that thread writes to it, so it needs no locks and concurrent profiles never share a
+// buffer.
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/record_function.h"
 #include "core/storage.h"
 #include "profiler/event_list.h"
 #include "profiler/profile.h"
@@ -18,7 +20,7 @@ namespace tl::profiler::detail {
 
 class ModuleScopes;
 
-class Recorder final : public DispatchHook, public AllocationHook {
+class Recorder final : public DispatchHook, public AllocationHook, public ScopeObserver {
  public:
   explicit Recorder(const ProfileOptions& options);
   ~Recorder() override;
@@ -35,11 +37,13 @@ class Recorder final : public DispatchHook, public AllocationHook {
   void disable() { enabled_.store(false, std::memory_order_relaxed); }
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
-  /// Opens a scope event now and returns its id (never 0).
-  uint64_t open_scope(std::string name, EventKind kind);
+  /// Opens a scope event now and returns its id (0 when disabled).
+  uint64_t open_event(std::string name, EventKind kind, const ScopeLink& link = {});
+  /// A RecordFunction scope: open_event with the kind `scope` maps to.
+  uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) override;
   /// Closes the scope `id` now, and with it every scope opened inside it that is still open
   /// (so events stay nested). Unknown or already closed ids are ignored.
-  void close_scope(uint64_t id);
+  void close_scope(uint64_t id) override;
 
   /// The events that started in [start_ns, end_ns] (those still open end at end_ns) and the
   /// memory events of that interval, as an EventList. Then forgets every closed event.
@@ -54,7 +58,7 @@ class Recorder final : public DispatchHook, public AllocationHook {
   void on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) override;
 
  private:
-  /// One event as recorded: 56 bytes, no allocation for ops (their names are the registry's
+  /// One event as recorded: 64 bytes, no allocation for ops (their names are the registry's
   /// static strings); FunctionEvents are built from these only when a window is taken.
   struct RawEvent {
     const char* op_name;  ///< ops: the aten name; scopes: null, name in texts_[text]
@@ -62,8 +66,10 @@ class Recorder final : public DispatchHook, public AllocationHook {
     int64_t end_ns;
     int64_t parent;
     int64_t flops;
+    int64_t sequence_nr;
     int32_t text;    ///< index into texts_, or -1
     int32_t inputs;  ///< index into inputs_ (record_shapes), or -1
+    uint32_t forward_thread;  ///< Linux thread ids fit in 32 bits (pid_max is at most 2^22)
     EventKind kind;
   };
   /// Fixed-size chunks: appending never moves recorded events, and clear() keeps the chunks so
@@ -90,7 +96,7 @@ class Recorder final : public DispatchHook, public AllocationHook {
     uint64_t id;
     int64_t index;
   };
-  int64_t push_event(const char* op_name, EventKind kind);
+  int64_t push_event(const char* op_name, EventKind kind, int64_t sequence_nr, uint64_t forward_thread);
   FunctionEvent materialize(const RawEvent& raw) const;
   void close_from(size_t position, int64_t end_ns);
   void compact();
@@ -107,11 +113,9 @@ class Recorder final : public DispatchHook, public AllocationHook {
   std::vector<uint64_t> op_ids_;  ///< ids of the ops in progress (before() without after())
   int64_t overhead_ns_ = 0;
   AllocationHook* previous_allocation_hook_ = nullptr;
+  ScopeObserver* previous_scope_observer_ = nullptr;
   std::unique_ptr<ModuleScopes> module_scopes_;
 };
-
-/// The recorder installed on the calling thread, or null (one branch for RecordFunction).
-Recorder* current_recorder();
 
 /// Marks the calling thread as profiled through `recorder`; throws tl::Error if another enabled
 /// recorder holds it. A disabled one (its Profile was destroyed on another thread) is removed

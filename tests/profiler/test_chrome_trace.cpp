@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/record_function.h"
 #include "ops/ops.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/clock.h"
@@ -176,6 +179,72 @@ TEST_CASE("chrome_trace: a .json.gz path is gzip of the same JSON") {
   CHECK(static_cast<unsigned char>(gz[1]) == 0x8b);
   CHECK(tl::testing::gunzip_zlib(gz) == plain);
   CHECK(json::parse(plain)["traceEvents"].size() > 100);
+}
+
+// The first complete event named `name` in the file (events are written in recording order).
+json event_named(const json& trace, const std::string& name) {
+  for (const json& e : with_phase(trace, "X"))
+    if (e["name"] == name) return e;
+  FAIL("no event named ", name);
+  return {};
+}
+
+TEST_CASE("chrome_trace: training links each forward op to its node's backward scope as kineto does") {
+  Tensor a = randn({3}).requires_grad_();
+  Profile prof;
+  {
+    auto running = prof.start();
+    a.mul(2.0).sum().backward();
+  }
+  const json trace = export_and_parse(prof);
+  const uint64_t tid = current_thread_id();
+  // Forward ops that recorded a node: "Fwd thread id" 0; backward scopes: the forward thread.
+  const json mul = event_named(trace, "aten::mul"), sum = event_named(trace, "aten::sum");  // the forward's
+  CHECK(mul["args"]["Fwd thread id"] == 0);
+  const int64_t mul_seq = mul["args"]["Sequence number"], sum_seq = sum["args"]["Sequence number"];
+  CHECK(sum_seq > mul_seq);
+  for (const char* name : {"MulBackward0", "autograd::engine::evaluate_function: MulBackward0"}) {
+    const json e = event_named(trace, name);
+    CHECK(e["cat"] == "cpu_op");
+    CHECK(e["args"]["Fwd thread id"] == tid);
+    CHECK(e["args"]["Sequence number"] == mul_seq);
+  }
+  // Ops that recorded nothing and the leaf's accumulator carry neither.
+  CHECK_FALSE(event_named(trace, "aten::ones")["args"].contains("Sequence number"));
+  CHECK_FALSE(event_named(trace, "torch::autograd::AccumulateGrad")["args"].contains("Fwd thread id"));
+
+  // One flow per node: "s" on the forward op, "f" bound to the node's scope.
+  const std::vector<json> starts = with_phase(trace, "s"), finishes = with_phase(trace, "f");
+  REQUIRE(starts.size() == 2);
+  REQUIRE(finishes.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(starts[i]["cat"] == "fwdbwd");
+    CHECK(starts[i]["name"] == "fwdbwd");
+    CHECK(finishes[i]["cat"] == "fwdbwd");
+    CHECK(finishes[i]["bp"] == "e");
+    CHECK(starts[i]["id"] == finishes[i]["id"]);
+    CHECK(starts[i]["tid"] == tid);
+    CHECK(finishes[i]["tid"] == tid);
+  }
+  // Backward runs SumBackward1 first, so its flow comes first.
+  CHECK(starts[0]["ts"] == sum["ts"]);
+  CHECK(finishes[0]["ts"] == event_named(trace, "SumBackward1")["ts"]);
+  CHECK(starts[1]["ts"] == mul["ts"]);
+  CHECK(finishes[1]["ts"] == event_named(trace, "MulBackward0")["ts"]);
+}
+
+TEST_CASE("chrome_trace: a backward whose forward ran before the profile has no flow") {
+  Tensor a = randn({3}).requires_grad_();
+  Tensor loss = a.mul(2.0).sum();
+  Profile prof;
+  {
+    auto running = prof.start();
+    loss.backward();
+  }
+  const json trace = export_and_parse(prof);
+  CHECK(event_named(trace, "MulBackward0")["args"].contains("Sequence number"));
+  CHECK(with_phase(trace, "s").empty());
+  CHECK(with_phase(trace, "f").empty());
 }
 
 }  // namespace
