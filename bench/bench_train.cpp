@@ -13,6 +13,7 @@
 
 #include "bench/bench_util.h"
 #include "core/generator.h"
+#include "core/storage.h"
 #include "models/resnet.h"
 #include "nn/loss.h"
 #include "ops/ops.h"
@@ -136,6 +137,8 @@ void run_timed(const Options& o, Trainer& t) {
   const Timing step_t = tl::bench::summarize(total), forward_t = tl::bench::summarize(forward),
                backward_t = tl::bench::summarize(backward), optimizer_t = tl::bench::summarize(optimizer);
   const double rss_mib = tl::bench::peak_rss_mib();
+  const tl::AllocatorStats mem = tl::allocator_stats();
+  const double tensors_mib = static_cast<double>(mem.peak_bytes) / 1048576.0;
   // Shares of the phases' median sum: medians of a noisy machine's steps need not add up to the step's.
   const double phases_ms = forward_t.median_ms + backward_t.median_ms + optimizer_t.median_ms;
   std::printf("\nbatch %ld, %s (%d warm-up, %d timed steps; ms)\n  %-16s %9s %9s %9s %9s\n", static_cast<long>(o.batch),
@@ -144,12 +147,16 @@ void run_timed(const Options& o, Trainer& t) {
   print_row("forward+loss", forward_t, 100 * forward_t.median_ms / phases_ms);
   print_row("backward", backward_t, 100 * backward_t.median_ms / phases_ms);
   print_row("optimizer step", optimizer_t, 100 * optimizer_t.median_ms / phases_ms);
-  std::printf("  %.1f img/s; loss %.4f at the first step, %.4f at the last; peak RSS %.0f MiB\n",
-              o.batch / step_t.median_ms * 1e3, first_loss, last_loss, rss_mib);
+  std::printf("  %.1f img/s; loss %.4f at the first step, %.4f at the last\n", o.batch / step_t.median_ms * 1e3,
+              first_loss, last_loss);
+  std::printf("  peak RSS %.0f MiB; live tensors at most %.0f MiB, freed blocks cached for reuse at the end %.0f MiB\n",
+              rss_mib, tensors_mib, static_cast<double>(mem.cached_bytes) / 1048576.0);
   std::printf("RESULT impl=torchless variant=nchw precision=%s batch=%ld median_ms=%.2f min_ms=%.2f max_ms=%.2f "
-              "forward_ms=%.2f backward_ms=%.2f optimizer_ms=%.2f loss_first=%.4f loss_last=%.4f rss_mib=%.0f\n",
+              "forward_ms=%.2f backward_ms=%.2f optimizer_ms=%.2f loss_first=%.4f loss_last=%.4f rss_mib=%.0f "
+              "tensors_mib=%.0f\n",
               o.precision.c_str(), static_cast<long>(o.batch), step_t.median_ms, step_t.min_ms, step_t.max_ms,
-              forward_t.median_ms, backward_t.median_ms, optimizer_t.median_ms, first_loss, last_loss, rss_mib);
+              forward_t.median_ms, backward_t.median_ms, optimizer_t.median_ms, first_loss, last_loss, rss_mib,
+              tensors_mib);
 }
 
 }  // namespace
