@@ -113,10 +113,6 @@ double batch_norm_share(const std::shared_ptr<tl::models::ResNet>& model, const 
   return total > 0 ? bn / total : 0;
 }
 
-double milliseconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 double relative_error(const tl::Tensor& actual, const tl::Tensor& expected) {
   return std::sqrt((actual - expected).pow(2.0).sum().item<float>() / expected.pow(2.0).sum().item<float>());
 }
@@ -134,7 +130,7 @@ void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& 
         model, {.precision = bf16 ? tl::fx::InferencePrecision::BFloat16 : tl::fx::InferencePrecision::Float32,
                 .example_input_shape = shape});
     const tl::Tensor first = (*optimized)(x);
-    const double first_ms = milliseconds_since(t0);
+    const double first_ms = tl::bench::milliseconds_since(t0);
     std::printf("\nbatch %ld, %s (%d warm-up, %d timed runs; ms)\n  %-34s %9s %9s %9s %9s\n", static_cast<long>(batch),
                 o.precision.c_str(), o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
     const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -34,6 +35,19 @@ T parse_number(const std::string& option, const std::string& text, T min) {
   return value;
 }
 
+inline double milliseconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Median, min and max of the samples `ms`, which must not be empty.
+inline Timing summarize(std::vector<double> ms) {
+  TL_CHECK(!ms.empty(), "summarize: needs at least one sample");
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return {median, ms.front(), ms.back()};
+}
+
 /// Runs f `warmup` times untimed, then `runs` times timed; returns median/min/max in ms.
 template <typename F>
 Timing time_runs(int warmup, int runs, const F& f) {
@@ -44,12 +58,9 @@ Timing time_runs(int warmup, int runs, const F& f) {
   for (int i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(milliseconds_since(t0));
   }
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  const double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
-  return {median, ms.front(), ms.back()};
+  return summarize(std::move(ms));
 }
 
 inline std::string cpu_model() {
