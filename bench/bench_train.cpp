@@ -3,11 +3,14 @@
 //
 //   bench_train [--batch 8] [--precision fp32] [--warmup 3] [--runs 10] [--threads 2] [--profile]
 // A step is zero_grad + forward + loss + backward + optimizer step. Prints the step's median, min and
-// max, each phase's median, peak RSS and a `RESULT ...` line (read by bench/train_compare); --profile
-// instead prints the profiler's table of one step after the warm-up. Bad options exit with 2.
+// max, each phase's median, peak RSS next to the allocator's peak of live tensors and a `RESULT ...` line
+// (read by bench/train_compare); --profile instead prints the profiler's table of one step after the
+// warm-up. Bad options exit with 2.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
