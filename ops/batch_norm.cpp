@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -77,62 +80,120 @@ void check_inputs(const BatchNormInputs& in, bool training, double eps) {
   TL_CHECK(eps >= 0, "batch_norm: eps must be non-negative, got ", eps);
 }
 
-/// Per-channel mean and biased variance of contiguous (N, C, S) data: two passes, in double.
+/// The arithmetic type of a T element: float for float32 and bfloat16 (as PyTorch's opmath), else double.
 template <typename T>
-void batch_stats(const T* x, int64_t N, int64_t C, int64_t S, std::vector<double>& mean, std::vector<double>& var) {
-  const double count = static_cast<double>(N * S);
-  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
-    for (int64_t c = begin; c < end; ++c) {
-      double sum = 0, squares = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        const T* p = x + (n * C + c) * S;
-#pragma omp simd reduction(+ : sum)
-        for (int64_t s = 0; s < S; ++s) sum += static_cast<double>(p[s]);
-      }
-      const double m = sum / count;
-      for (int64_t n = 0; n < N; ++n) {
-        const T* p = x + (n * C + c) * S;
-#pragma omp simd reduction(+ : squares)
-        for (int64_t s = 0; s < S; ++s) squares += (static_cast<double>(p[s]) - m) * (static_cast<double>(p[s]) - m);
-      }
-      mean[c] = m;
-      var[c] = squares / count;
-    }
-  });
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+/// static_cast<T>(v), for bfloat16 with BFloat16's rounding written as a select rather than its early
+/// return for NaN, so that the element loops storing bfloat16 vectorise (the branch kept them scalar).
+template <typename T>
+T narrow(acc_t<T> v) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet_nan = (u >> 16) | 0x40u;
+    BFloat16 b;
+    b.bits = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+    return b;
+  } else {
+    return static_cast<T>(v);
+  }
 }
 
-/// y = x * scale[c] + shift[c] over contiguous (N, C, S) data, in parallel over (n, c) planes.
-/// `x` and `y` may be the same buffer.
+/// Sums over channel c of contiguous (N, C, S) `x` and, when `g` is given, of `g`, with d = x - shift:
+/// Σd, Σd², Σg, Σg·d. A shift near the mean keeps the one-pass variance Σd²/n - (Σd/n)² from
+/// cancelling. Double lanes: the runs vectorise, and the sums stay as accurate as the old double loops.
+struct Moments {
+  double d = 0, dd = 0, g = 0, gd = 0;
+};
+
 template <typename T>
-void scale_shift(const T* x, T* y, int64_t N, int64_t C, int64_t S, const std::vector<double>& scale,
-                 const std::vector<double>& shift) {
-  using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  parallel_for(0, N * C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, S)), [&](int64_t begin, int64_t end) {
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const auto a = static_cast<acc_t>(scale[plane % C]), b = static_cast<acc_t>(shift[plane % C]);
-      const T* in = x + plane * S;
-      T* out = y + plane * S;
+Moments channel_moments(const T* __restrict x, const T* __restrict g, int64_t N, int64_t C, int64_t S, int64_t c,
+                        double shift) {
+  double sd = 0, sdd = 0, sg = 0, sgd = 0;  // locals, so the reductions live in registers
+  for (int64_t n = 0; n < N; ++n) {
+    const T* __restrict xs = x + (n * C + c) * S;
+    if (g == nullptr) {
+#pragma omp simd reduction(+ : sd, sdd)
+      for (int64_t s = 0; s < S; ++s) {
+        const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
+        sd += d;
+        sdd += d * d;
+      }
+      continue;
+    }
+    const T* __restrict gs = g + (n * C + c) * S;
+#pragma omp simd reduction(+ : sd, sdd, sg, sgd)
+    for (int64_t s = 0; s < S; ++s) {
+      const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
+      const double gv = static_cast<double>(static_cast<acc_t<T>>(gs[s]));
+      sd += d;
+      sdd += d * d;
+      sg += gv;
+      sgd += gv * d;
+    }
+  }
+  return {sd, sdd, sg, sgd};
+}
+
+/// The shift for channel_moments: the channel's first element, or 0 when that is inf or NaN (shifting
+/// by it would turn every element into NaN, where PyTorch's mean is the inf).
+template <typename T>
+double first_finite_or_zero(const T* x) {
+  const double v = static_cast<double>(static_cast<acc_t<T>>(*x));
+  return std::isfinite(v) ? v : 0.0;
+}
+
+/// Mean and biased variance of channel c from its moments about `shift` over `count` elements; a NaN
+/// or inf in the channel gives NaN as the two-pass formula does.
+std::pair<double, double> mean_var(const Moments& m, double shift, double count) {
+  const double mean_d = m.d / count, var = m.dd / count - mean_d * mean_d;
+  return {shift + mean_d, var < 0 ? 0.0 : var};  // rounding can leave a constant channel slightly negative
+}
+
+/// y = x * a + b over one contiguous run; `x` and `y` may be the same buffer.
+template <typename T>
+void scale_shift_run(const T* x, T* y, int64_t S, acc_t<T> a, acc_t<T> b) {
 #pragma omp simd
-      for (int64_t s = 0; s < S; ++s) out[s] = static_cast<T>(static_cast<acc_t>(in[s]) * a + b);
-    }
-  });
+  for (int64_t s = 0; s < S; ++s) y[s] = narrow<T>(static_cast<acc_t<T>>(x[s]) * a + b);
 }
 
-/// Normalises contiguous `src` into `out` (possibly the same tensor); returns the batch mean and
-/// biased variance used (the running ones in inference).
+/// Normalises contiguous (N, C, S) `src` into `out` (possibly the same tensor); returns the batch mean and
+/// biased variance used (the running ones in inference). Training works channel by channel, the
+/// statistics pass and the normalising pass back to back while the channel is still in cache.
 template <typename T>
 std::pair<std::vector<double>, std::vector<double>> normalize(const BatchNormInputs& in, const Tensor& src,
                                                               const Tensor& out, bool training, double eps) {
   const int64_t N = src.size(0), C = src.size(1), S = src.numel() / (N * C);
   std::vector<double> mean = channel_values(in.running_mean, C, 0.0), var = channel_values(in.running_var, C, 1.0);
-  if (training) batch_stats(src.data<T>(), N, C, S, mean, var);
   const std::vector<double> weight = channel_values(in.weight, C, 1.0), bias = channel_values(in.bias, C, 0.0);
-  std::vector<double> scale(C), shift(C);
-  for (int64_t c = 0; c < C; ++c) {
-    scale[c] = weight[c] / std::sqrt(var[c] + eps);
-    shift[c] = bias[c] - mean[c] * scale[c];
+  // Locals, not captured references the element loops would reload after every store.
+  const T* const x = src.data<T>();
+  T* const y = out.data<T>();
+  double* const mean_p = mean.data();
+  double* const var_p = var.data();
+  const double* const weight_p = weight.data();
+  const double* const bias_p = bias.data();
+  const double count = static_cast<double>(N * S);
+  auto normalize_channel = [=](int64_t c) {
+    const double scale = weight_p[c] / std::sqrt(var_p[c] + eps), shift = bias_p[c] - mean_p[c] * scale;
+    for (int64_t n = 0; n < N; ++n)
+      scale_shift_run(x + (n * C + c) * S, y + (n * C + c) * S, S, static_cast<acc_t<T>>(scale),
+                      static_cast<acc_t<T>>(shift));
+  };
+  if (!training) {
+    parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [=](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) normalize_channel(c);
+    });
+    return {std::move(mean), std::move(var)};
   }
-  scale_shift(src.data<T>(), out.data<T>(), N, C, S, scale, shift);
+  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [=](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const double shift = first_finite_or_zero(x + c * S);
+      std::tie(mean_p[c], var_p[c]) = mean_var(channel_moments<T>(x, nullptr, N, C, S, c, shift), shift, count);
+      normalize_channel(c);
+    }
+  });
   return {std::move(mean), std::move(var)};
 }
 
@@ -168,61 +229,63 @@ void check_backward_inputs(const BackwardInputs& in, bool train, double eps) {
   TL_CHECK(eps >= 0, op, ": eps must be non-negative, got ", eps);
 }
 
-/// Per channel: the mean and 1 / sqrt(var + eps) the forward normalised with: the running ones
-/// (train=false), the saved ones, or the batch's biased ones computed from contiguous `x`.
-template <typename T>
-std::pair<std::vector<double>, std::vector<double>> backward_stats(const BackwardInputs& in, const Tensor& x, bool train,
-                                                                   double eps) {
-  const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
-  if (train && in.save_mean.defined()) return {channel_values(in.save_mean, C, 0), channel_values(in.save_invstd, C, 1)};
-  std::vector<double> mean = channel_values(in.running_mean, C, 0), var = channel_values(in.running_var, C, 1);
-  if (train && x.numel() > 0) batch_stats(x.data<T>(), N, C, S, mean, var);
-  std::vector<double> invstd(static_cast<size_t>(C));
-  for (int64_t c = 0; c < C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
-  return {std::move(mean), std::move(invstd)};
-}
-
-/// The three gradients over contiguous (N, C, S) `x` and `grad`, in parallel over channels: with
+/// The three gradients over contiguous (N, C, S) `x` and `grad`, channel by channel in parallel: with
 /// xhat = (x - mean) * invstd, grad_weight = sum(grad * xhat), grad_bias = sum(grad), and
 /// grad_input = weight * invstd * (grad - [train] (grad_bias + xhat * grad_weight) / (N * S)).
+/// mean / invstd are the running ones (train=false), the saved ones, or else the batch's: one pass
+/// over x and grad gives the sums and, about a shift, the batch statistics together; a second writes
+/// grad_input while the channel is still in cache.
 template <typename T>
 void batch_norm_gradients(const BackwardInputs& in, const Tensor& x, const Tensor& grad, bool train, double eps,
                           const TensorList& out) {
   const int64_t N = x.size(0), C = x.size(1), S = x.numel() / std::max<int64_t>(1, N * C);
-  const auto stats = backward_stats<T>(in, x, train, eps);
-  const std::vector<double>&mean = stats.first, &invstd = stats.second;
+  const bool saved = train && in.save_mean.defined();
+  const bool batch = train && !saved && N * S > 0;  // statistics computed here
+  const std::vector<double> mean = saved ? channel_values(in.save_mean, C, 0) : channel_values(in.running_mean, C, 0);
+  std::vector<double> invstd = saved ? channel_values(in.save_invstd, C, 1) : channel_values(in.running_var, C, 1);
+  if (!saved)
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
   const std::vector<double> weight = channel_values(in.weight, C, 1.0);
   std::vector<double> dweight(static_cast<size_t>(C)), dbias(static_cast<size_t>(C));
-  const T* xp = x.data<T>();
-  const T* gp = grad.data<T>();
+  // Locals, not captured references: the element loops must not reload them after each store.
+  const T* const xp = x.data<T>();
+  const T* const gp = grad.data<T>();
+  T* const op = out[0].defined() ? out[0].data<T>() : nullptr;
+  const double *const mean_p = mean.data(), *const invstd_p = invstd.data(), *const weight_p = weight.data();
+  double *const dweight_p = dweight.data(), *const dbias_p = dbias.data();
   const double count = static_cast<double>(N * S);
-  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
+  using A = acc_t<T>;
+  parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [=](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
-      double sum = 0, dot = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        const T* xs = xp + (n * C + c) * S;
-        const T* gs = gp + (n * C + c) * S;
-        for (int64_t s = 0; s < S; ++s) {
-          sum += static_cast<double>(gs[s]);
-          dot += static_cast<double>(gs[s]) * (static_cast<double>(xs[s]) - mean[c]);
-        }
+      const double shift = batch ? first_finite_or_zero(xp + c * S) : mean_p[c];
+      const Moments m = channel_moments<T>(xp, gp, N, C, S, c, shift);
+      double mu = mean_p[c], is = invstd_p[c];
+      if (batch) {
+        const auto [bm, bv] = mean_var(m, shift, count);
+        mu = bm;
+        is = 1.0 / std::sqrt(bv + eps);
       }
-      dbias[c] = sum;
-      dweight[c] = dot * invstd[c];
-      if (!out[0].defined()) continue;
-      const double scale = weight[c] * invstd[c];
-      const double mean_grad = sum / count, xhat_coeff = dot * invstd[c] * invstd[c] / count;
-      T* o = out[0].data<T>();
+      double dot = m.gd - (mu - shift) * m.g;  // sum(grad * (x - mean))
+      // An inf in grad makes the correction inf - inf; summing about the mean itself gives PyTorch's inf.
+      if (batch && !std::isfinite(dot)) dot = channel_moments<T>(xp, gp, N, C, S, c, mu).gd;
+      dbias_p[c] = m.g;
+      dweight_p[c] = dot * is;
+      if (op == nullptr) continue;
+      const A scale = static_cast<A>(weight_p[c] * is);
       for (int64_t n = 0; n < N; ++n) {
-        const int64_t base = (n * C + c) * S;
+        const T* __restrict xs = xp + (n * C + c) * S;
+        const T* __restrict gs = gp + (n * C + c) * S;
+        T* __restrict o = op + (n * C + c) * S;
         if (!train) {  // the input does not enter: an inf or NaN there must not reach grad_input
-          for (int64_t s = 0; s < S; ++s) o[base + s] = static_cast<T>(static_cast<double>(gp[base + s]) * scale);
+#pragma omp simd
+          for (int64_t s = 0; s < S; ++s) o[s] = narrow<T>(static_cast<A>(gs[s]) * scale);
           continue;
         }
-        for (int64_t s = 0; s < S; ++s) {
-          const double centred = static_cast<double>(xp[base + s]) - mean[c];
-          o[base + s] = static_cast<T>((static_cast<double>(gp[base + s]) - mean_grad - centred * xhat_coeff) * scale);
-        }
+        const A mean_grad = static_cast<A>(m.g / count), xhat_coeff = static_cast<A>(dot * is * is / count);
+        const A mean_a = static_cast<A>(mu);
+#pragma omp simd
+        for (int64_t s = 0; s < S; ++s)
+          o[s] = narrow<T>((static_cast<A>(gs[s]) - mean_grad - (static_cast<A>(xs[s]) - mean_a) * xhat_coeff) * scale);
       }
     }
   });
