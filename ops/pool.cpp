@@ -114,18 +114,21 @@ Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, c
 //
 // oneDNN's max starts from -FLT_MAX and takes an element only when it is strictly greater (tested in
 // tests/ops/test_pool.cpp): ties keep the first maximum in (kh, kw) order as PyTorch does, but NaN is
-// skipped, an all -inf window gives -FLT_MAX (bfloat16: -inf), and a window whose maximum ties the
-// start value reports position 0, which may lie in the padding. So NaN-free input only, and a result
-// holding such a maximum is dropped for the plain kernel.
+// skipped, an all -inf window gives -FLT_MAX (bfloat16: -inf), a window whose maximum ties the start
+// value reports position 0, which may lie in the padding, and bfloat16 subnormals count as zero. So
+// input free of NaN (and bfloat16 subnormals) only, and a result holding such a maximum is dropped for
+// the plain kernel.
 
 /// The most negative finite bfloat16 (above -FLT_MAX): a maximum at or below it may tie or lose to
 /// oneDNN's start value in either dtype, so its value or position cannot be trusted.
 constexpr float kUntrustedMax = -3.38953139e38f;
 
 /// Whether pooling_max may run: float32 / bfloat16 (else no kernel), contiguous (the plain kernel reads
-/// any strides without a copy), no dilation (oneDNN has only its slow reference kernel for it), no NaN.
+/// any strides without a copy), no dilation (oneDNN has only its slow reference kernel for it), no NaN,
+/// and for bfloat16 no subnormal (its kernel reads them as zero: a subnormal maximum came out 0).
 bool onednn_max_applies(const Tensor& x, const PoolParams& p) {
-  return onednn_dtype(x.dtype()) && x.is_contiguous() && p.dilation == Pair{1, 1} && !has_nan(x);
+  if (!onednn_dtype(x.dtype()) || !x.is_contiguous() || p.dilation != Pair{1, 1}) return false;
+  return x.dtype() == DType::BFloat16 ? !has_nan_or_subnormal(x) : !has_nan(x);
 }
 
 /// False when some value of `out` is at or below kUntrustedMax. With `indices`, also turns

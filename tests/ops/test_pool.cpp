@@ -203,11 +203,11 @@ TEST_CASE("max_pool2d (with indices): oneDNN's path equals the plain kernel on t
       {{1, 3, 6, 6}, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false, {}},      // windows mostly padding
       {{1, 2, 20, 19}, {17, 17}, {1, 2}, {8, 8}, {1, 1}, false, {}},  // 289 positions: no longer a u8 workspace
   };
-  // Planted into every other plane; NaN makes the op skip oneDNN, the others reach it.
-  const double specials[] = {-inf, inf, -big, big, -0.0};
+  // Planted into every other plane; all reach oneDNN but a bfloat16 subnormal, which the scan turns away.
+  const double specials[] = {-inf, inf, -big, big, -0.0, 1e-40};
   for (const PoolCase& c : cases)
     for (DType dtype : {DType::Float32, DType::BFloat16})
-      for (int variant = -1; variant < 5; ++variant) {
+      for (int variant = -1; variant < 6; ++variant) {
         INFO("input ", c.input, " ", dtype, ", kernel ", c.kernel, ", stride ", c.stride, ", padding ", c.padding,
              ", ceil ", c.ceil_mode, ", special ", variant < 0 ? 0.0 : specials[variant]);
         // After a ReLU: most windows hold several equal zeros, some -0.0; a few larger ties.
@@ -223,7 +223,7 @@ TEST_CASE("max_pool2d (with indices): oneDNN's path equals the plain kernel on t
         const Tensor x = x64.to(dtype);
         const int64_t before = onednn_lookups();
         const auto got = max_pool2d_with_indices(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
-        CHECK(onednn_lookups() > before);
+        CHECK((onednn_lookups() > before) == !(variant == 5 && dtype == DType::BFloat16));
         const auto want = max_pool2d_with_indices(x.to(DType::Float64), c.kernel, c.stride, c.padding, c.dilation,
                                                   c.ceil_mode);
         check_same_max(got, want);
