@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +31,7 @@ using onednn::PoolParams;
 struct PoolPlan : onednn::CachedPlan {
   onednn::Primitive pool;
   dnnl::memory::desc src, dst, workspace;  ///< workspace: empty unless forward_training pooling_max
+  bool jit = false;  ///< a jit kernel; else simple_nchw or ref, up to 20x slower than the plain max kernel
 };
 
 template <typename T>
@@ -70,6 +72,7 @@ PoolPlan make_plan(const Tensor& src, const Shape& out_shape, dnnl::prop_kind pr
   const Pool::primitive_desc pd(desc, onednn::default_attr(), onednn::engine());
   plan.pool = onednn::Primitive(pd);
   plan.workspace = pd.workspace_desc();
+  plan.jit = std::string_view(pd.impl_info_str()).substr(0, 3) == "jit";
   return plan;
 }
 
@@ -82,10 +85,12 @@ struct Workspace {
 };
 
 /// oneDNN's pooling `algorithm` of x into a new contiguous tensor of out_shape. With `workspace`
-/// (pooling_max only) it runs forward_training and fills *workspace.
-Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, const Shape& out_shape, const PoolParams& p,
-                   Workspace* workspace = nullptr) {
+/// (pooling_max only) it runs forward_training and fills *workspace. With `jit_only`, nothing when
+/// oneDNN has no jit kernel for the case (e.g. plain NCHW with 3 channels: simple_nchw).
+std::optional<Tensor> onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, const Shape& out_shape,
+                                  const PoolParams& p, Workspace* workspace = nullptr, bool jit_only = false) {
   Tensor out = Tensor::allocate(out_shape, x.dtype());
+  bool skipped = false;
   const auto prop = workspace ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
   auto context = [&] {
     return detail::str_cat("input ", x.shape(), ", kernel_size ", onednn::to_shape(p.kernel), ", stride ",
@@ -99,6 +104,10 @@ Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, c
     key.add(onednn::to_shape(p.dilation));
     auto plan = onednn::primitive_cache().get_or_create<PoolPlan>(
         key, [&] { return make_plan(src, out_shape, prop, algorithm, p); });
+    if (jit_only && !plan->jit) {
+      skipped = true;
+      return;
+    }
     std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(src, plan->src)},
                                                {DNNL_ARG_DST, onednn::memory_of(out, plan->dst)}};
     if (workspace) {
@@ -107,6 +116,7 @@ Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, c
     }
     plan->pool.execute(std::move(args));
   });
+  if (skipped) return std::nullopt;
   return out;
 }
 
@@ -165,7 +175,10 @@ bool trusted_max(const Tensor& x, const Tensor& out, const PoolParams& p, const 
 std::optional<Tensor> onednn_max_pool(const char* op, const Tensor& x, const Shape& out_shape, const PoolParams& p,
                                       int64_t* indices) {
   Workspace ws;
-  Tensor out = onednn_pool(op, dnnl::algorithm::pooling_max, x, out_shape, p, indices ? &ws : nullptr);
+  std::optional<Tensor> pooled =
+      onednn_pool(op, dnnl::algorithm::pooling_max, x, out_shape, p, indices ? &ws : nullptr, /*jit_only=*/true);
+  if (!pooled) return std::nullopt;
+  const Tensor& out = *pooled;
   const dnnl::memory& workspace = ws.memory;
   bool trusted = false;
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] {
@@ -182,7 +195,7 @@ std::optional<Tensor> onednn_max_pool(const char* op, const Tensor& x, const Sha
     }
   });
   if (!trusted) return std::nullopt;
-  return out;
+  return pooled;
 }
 
 // ---- plain kernels (any strides) ----
@@ -357,7 +370,7 @@ TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
     if (onednn_dtype(x.dtype()) && !(include_pad && overhang)) {
       const auto algorithm =
           include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
-      return onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
+      return *onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
     }
     return plain_average(x, out_shape,
                          avg_axis(x.size(2), out_shape[2], p.kernel[0], p.stride[0], p.padding[0], include_pad),
@@ -378,7 +391,7 @@ TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attr
     PoolParams p{{0, 0}, {0, 0}, {0, 0}, {1, 1}, false};
     if (onednn_dtype(x.dtype()) && uniform_windows(rows, p.kernel[0], p.stride[0]) &&
         uniform_windows(cols, p.kernel[1], p.stride[1]))
-      return onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
+      return *onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
     return plain_average(x, out_shape, rows, cols);
   })};
 }
