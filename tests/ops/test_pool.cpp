@@ -198,9 +198,9 @@ TEST_CASE("max_pool2d (with indices): oneDNN's path equals the plain kernel on t
   const PoolCase cases[] = {
       {{2, 16, 9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, {}},     // ResNet's stem, scaled down
       {{2, 5, 8, 8}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, {}},      // 5 channels: no jit kernel, the loop
-      {{1, 3, 7, 10}, {3, 2}, {1, 3}, {1, 1}, {1, 1}, true, {}},      // ceil_mode: a window over the edge
-      {{1, 2, 6, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true, {}},
-      {{1, 3, 6, 6}, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false, {}},      // windows mostly padding
+      {{1, 16, 7, 10}, {3, 2}, {1, 3}, {1, 1}, {1, 1}, true, {}},     // ceil_mode: a window over the edge
+      {{1, 16, 6, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true, {}},
+      {{1, 32, 6, 6}, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false, {}},     // windows mostly padding
       {{1, 16, 20, 19}, {17, 17}, {1, 2}, {8, 8}, {1, 1}, false, {}},  // 289 positions: an s32 workspace
   };
   // Planted into every other plane; all reach oneDNN but a bfloat16 subnormal, which the scan turns away.
