@@ -1,5 +1,5 @@
-// ops/finite.cpp — all_finite: a parallel scan for NaN and ±inf, used to keep fast paths whose
-// results differ from eager's only on non-finite input (Winograd convolution) away from such input.
+// ops/finite.cpp — all_finite, has_nan, has_nan_or_subnormal: parallel scans used to keep fast paths whose
+// results differ from eager's only on such input (Winograd convolution, oneDNN's max pooling) away from it.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -11,26 +11,33 @@
 namespace tl {
 namespace {
 
-/// True when some element in [begin, end) has an all-ones exponent (NaN or ±inf), i.e. its magnitude
-/// bits, read as a signed integer, reach the exponent mask. Signed compares and an OR reduction, so
-/// the loop vectorizes even for the baseline x86-64 ISA (SSE2 has no unsigned max).
-template <typename Bits, Bits kExponent>
-bool any_non_finite(const void* data, int64_t begin, int64_t end) {
+/// What a scan looks for.
+enum class Find { NonFinite, Nan, NanOrSubnormal };
+
+/// True when some element in [begin, end) is what kFind names, told from its magnitude bits read as a
+/// signed integer: NaN and ±inf reach the exponent mask (NaN exceeds it), subnormals are non-zero and
+/// below the smallest normal. Signed compares and an OR reduction, so the loop vectorizes even for the
+/// baseline x86-64 ISA (SSE2 has no unsigned max).
+template <typename Bits, Bits kExponent, Find kFind>
+bool any_found(const void* data, int64_t begin, int64_t end) {
+  constexpr Bits kMinNormal = kExponent & -kExponent;  // the exponent field's lowest bit
   constexpr Bits kMagnitude = std::numeric_limits<Bits>::max();
   const auto* bytes = static_cast<const unsigned char*>(data);
   Bits bad = 0;
   for (int64_t i = begin; i < end; ++i) {
     Bits v;
     std::memcpy(&v, bytes + i * static_cast<int64_t>(sizeof v), sizeof v);
-    bad |= static_cast<Bits>(-static_cast<Bits>((v & kMagnitude) >= kExponent));
+    const Bits magnitude = v & kMagnitude;
+    bool found = kFind == Find::NonFinite ? magnitude >= kExponent : magnitude > kExponent;
+    if constexpr (kFind == Find::NanOrSubnormal) found |= magnitude != 0 && magnitude < kMinNormal;
+    bad |= static_cast<Bits>(-static_cast<Bits>(found));
   }
   return bad != 0;
 }
 
-}  // namespace
-
-bool all_finite(const Tensor& x) {
-  if (!is_floating_point(x.dtype()) || x.numel() == 0) return true;
+template <Find kFind>
+bool any_found(const Tensor& x) {
+  if (!is_floating_point(x.dtype()) || x.numel() == 0) return false;
   const Tensor c = x.contiguous();
   // A memory-bound scan: one thread reads a ResNet activation of a few MB from cache faster than a
   // parallel region starts, so only scans of more than 2^20 elements are split.
@@ -41,17 +48,25 @@ bool all_finite(const Tensor& x) {
     bool found = false;
     switch (c.dtype()) {
       case DType::Float32:
-        found = any_non_finite<int32_t, 0x7f800000>(c.raw_data(), b, e);
+        found = any_found<int32_t, 0x7f800000, kFind>(c.raw_data(), b, e);
         break;
       case DType::BFloat16:
-        found = any_non_finite<int16_t, 0x7f80>(c.raw_data(), b, e);
+        found = any_found<int16_t, 0x7f80, kFind>(c.raw_data(), b, e);
         break;
       default:
-        found = any_non_finite<int64_t, 0x7ff0000000000000ll>(c.raw_data(), b, e);
+        found = any_found<int64_t, 0x7ff0000000000000ll, kFind>(c.raw_data(), b, e);
     }
     if (found) bad.store(true, std::memory_order_relaxed);
   });
-  return !bad.load();
+  return bad.load();
 }
+
+}  // namespace
+
+bool all_finite(const Tensor& x) { return !any_found<Find::NonFinite>(x); }
+
+bool has_nan(const Tensor& x) { return any_found<Find::Nan>(x); }
+
+bool has_nan_or_subnormal(const Tensor& x) { return any_found<Find::NanOrSubnormal>(x); }
 
 }  // namespace tl

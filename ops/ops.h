@@ -202,6 +202,10 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).
 bool all_finite(const Tensor& x);
+/// True when some element of `x` is NaN (never for integer and bool tensors); ±inf do not count.
+bool has_nan(const Tensor& x);
+/// True when some element of `x` is NaN or subnormal (never for integer and bool tensors).
+bool has_nan_or_subnormal(const Tensor& x);
 
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& size) {

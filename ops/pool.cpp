@@ -1,15 +1,20 @@
 // ops/pool.cpp — max_pool2d (also with indices), avg_pool2d and adaptive_avg_pool2d with PyTorch's
 // window rules.
-// Averages of float32 / bfloat16 run through oneDNN when its windows match PyTorch's exactly; max_pool2d,
-// float64 and the cases oneDNN cannot express (non-uniform adaptive windows, count_include_pad windows
-// overhanging the padding in ceil_mode) run a plain parallel kernel. Output is contiguous NCHW.
+// float32 / bfloat16 pools run through oneDNN when its result is provably PyTorch's (averages whose windows
+// match, maxima of NaN-free plain NCHW input); float64 and everything else run a plain parallel kernel,
+// which is also the reference the oneDNN path is tested against. Output is contiguous NCHW.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
 #include "ops/onednn/memory.h"
@@ -25,7 +30,8 @@ using onednn::PoolParams;
 
 struct PoolPlan : onednn::CachedPlan {
   onednn::Primitive pool;
-  dnnl::memory::desc src, dst;
+  dnnl::memory::desc src, dst, workspace;  ///< workspace: empty unless forward_training pooling_max
+  bool jit = false;  ///< a jit kernel; else simple_nchw or ref, up to 20x slower than the plain max kernel
 };
 
 template <typename T>
@@ -53,21 +59,39 @@ Pair right_padding(const Tensor& x, const Shape& out, const PoolParams& p) {
   return r;
 }
 
-PoolPlan make_plan(const Tensor& src, const Shape& out_shape, dnnl::algorithm algorithm, const PoolParams& p) {
+PoolPlan make_plan(const Tensor& src, const Shape& out_shape, dnnl::prop_kind prop, dnnl::algorithm algorithm,
+                   const PoolParams& p) {
   PoolPlan plan;
   plan.src = onednn::plain_desc(src.sizes(), src.dtype());
   plan.dst = onednn::plain_desc(out_shape, src.dtype());
   const Pair pad_r = right_padding(src, out_shape, p);
   using Pool = dnnl::pooling_v2_forward;
-  const Pool::desc desc(dnnl::prop_kind::forward_inference, algorithm, plan.src, plan.dst, {p.stride[0], p.stride[1]},
+  const Pool::desc desc(prop, algorithm, plan.src, plan.dst, {p.stride[0], p.stride[1]},
                         {p.kernel[0], p.kernel[1]}, {p.dilation[0] - 1, p.dilation[1] - 1}, {p.padding[0], p.padding[1]},
                         {pad_r[0], pad_r[1]});
-  plan.pool = onednn::Primitive(Pool::primitive_desc(desc, onednn::default_attr(), onednn::engine()));
+  const Pool::primitive_desc pd(desc, onednn::default_attr(), onednn::engine());
+  plan.pool = onednn::Primitive(pd);
+  plan.workspace = pd.workspace_desc();
+  plan.jit = std::string_view(pd.impl_info_str()).substr(0, 3) == "jit";
   return plan;
 }
 
-Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, const Shape& out_shape, const PoolParams& p) {
+/// pooling_max's per-output position kh * kW + kw of the maximum within its window (padding included):
+/// this thread's Dst staging buffer, valid until its next oneDNN call that stages a Dst, or memory
+/// owned by `keep` when too large for it.
+struct Workspace {
+  dnnl::memory memory;
+  std::shared_ptr<Storage> keep;
+};
+
+/// oneDNN's pooling `algorithm` of x into a new contiguous tensor of out_shape. With `workspace`
+/// (pooling_max only) it runs forward_training and fills *workspace. With `jit_only`, nothing when
+/// oneDNN has no jit kernel for the case (e.g. plain NCHW with 3 channels: simple_nchw).
+std::optional<Tensor> onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, const Shape& out_shape,
+                                  const PoolParams& p, Workspace* workspace = nullptr, bool jit_only = false) {
   Tensor out = Tensor::allocate(out_shape, x.dtype());
+  bool skipped = false;
+  const auto prop = workspace ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
   auto context = [&] {
     return detail::str_cat("input ", x.shape(), ", kernel_size ", onednn::to_shape(p.kernel), ", stride ",
                            onednn::to_shape(p.stride), ", padding ", onednn::to_shape(p.padding));
@@ -75,12 +99,103 @@ Tensor onednn_pool(const char* op, dnnl::algorithm algorithm, const Tensor& x, c
   onednn::guarded(op, context, [&] {
     const Tensor src = onednn::to_contiguous(x, op);
     onednn::PrimitiveKey key("pool2d");
-    key.add(src).add(static_cast<int64_t>(algorithm)).add(out_shape).add(onednn::to_shape(p.kernel));
-    key.add(onednn::to_shape(p.stride)).add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.dilation));
-    auto plan = onednn::primitive_cache().get_or_create<PoolPlan>(key, [&] { return make_plan(src, out_shape, algorithm, p); });
-    plan->pool.execute({{DNNL_ARG_SRC, onednn::memory_of(src, plan->src)}, {DNNL_ARG_DST, onednn::memory_of(out, plan->dst)}});
+    key.add(src).add(static_cast<int64_t>(algorithm)).add(static_cast<int64_t>(prop)).add(out_shape);
+    key.add(onednn::to_shape(p.kernel)).add(onednn::to_shape(p.stride)).add(onednn::to_shape(p.padding));
+    key.add(onednn::to_shape(p.dilation));
+    auto plan = onednn::primitive_cache().get_or_create<PoolPlan>(
+        key, [&] { return make_plan(src, out_shape, prop, algorithm, p); });
+    if (jit_only && !plan->jit) {
+      skipped = true;
+      return;
+    }
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(src, plan->src)},
+                                               {DNNL_ARG_DST, onednn::memory_of(out, plan->dst)}};
+    if (workspace) {
+      workspace->memory = onednn::staging_memory(onednn::Staging::Dst, plan->workspace, workspace->keep);
+      args.emplace(DNNL_ARG_WORKSPACE, workspace->memory);
+    }
+    plan->pool.execute(std::move(args));
   });
+  if (skipped) return std::nullopt;
   return out;
+}
+
+// ---- oneDNN's pooling_max where it equals the plain kernel ----
+//
+// oneDNN's max starts from -FLT_MAX and takes an element only when it is strictly greater (tested in
+// tests/ops/test_pool.cpp): ties keep the first maximum in (kh, kw) order as PyTorch does, but NaN is
+// skipped, an all -inf window gives -FLT_MAX (bfloat16: -inf), a window whose maximum ties the start
+// value reports position 0, which may lie in the padding, and bfloat16 subnormals count as zero. So
+// input free of NaN (and bfloat16 subnormals) only, and a result holding such a maximum is dropped for
+// the plain kernel.
+
+/// The most negative finite bfloat16 (above -FLT_MAX): a maximum at or below it may tie or lose to
+/// oneDNN's start value in either dtype, so its value or position cannot be trusted.
+constexpr float kUntrustedMax = -3.38953139e38f;
+
+/// Whether pooling_max may run: float32 / bfloat16 (else no kernel), contiguous (the plain kernel reads
+/// any strides without a copy), no dilation (oneDNN has only its slow reference kernel for it), no NaN,
+/// and for bfloat16 no subnormal (its kernel reads them as zero: a subnormal maximum came out 0).
+bool onednn_max_applies(const Tensor& x, const PoolParams& p) {
+  if (!onednn_dtype(x.dtype()) || !x.is_contiguous() || p.dilation != Pair{1, 1}) return false;
+  return x.dtype() == DType::BFloat16 ? !has_nan_or_subnormal(x) : !has_nan(x);
+}
+
+/// False when some value of `out` is at or below kUntrustedMax. With `indices`, also turns
+/// workspace positions (Ws: uint8_t or int32_t, oneDNN's choice by kernel size) into PyTorch's flat
+/// h * W + w: the window of output (i, j) starts at (i * sH - pH, j * sW - pW).
+template <typename T, typename Ws>
+bool trusted_max(const Tensor& x, const Tensor& out, const PoolParams& p, const Ws* ws, int64_t* indices) {
+  const int64_t W = x.size(3), oh = out.size(2), ow = out.size(3), plane = oh * ow, planes = out.numel() / plane;
+  std::vector<int64_t> offset(static_cast<size_t>(p.kernel[0] * p.kernel[1]));  // position -> kh * W + kw
+  for (int64_t kh = 0; kh < p.kernel[0]; ++kh)
+    for (int64_t kw = 0; kw < p.kernel[1]; ++kw) offset[static_cast<size_t>(kh * p.kernel[1] + kw)] = kh * W + kw;
+  std::atomic<bool> untrusted{false};
+  const T* values = out.data<T>();
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / plane), [&](int64_t begin, int64_t end) {
+    bool low = false;
+    for (int64_t n = begin * plane; n < end * plane; ++n) low |= static_cast<float>(values[n]) <= kUntrustedMax;
+    if (low) untrusted.store(true, std::memory_order_relaxed);
+    if (low || !indices) return;
+    const int64_t* __restrict off = offset.data();
+    const int64_t stride_w = p.stride[1];
+    for (int64_t q = begin; q < end; ++q)
+      for (int64_t i = 0; i < oh; ++i) {
+        const int64_t row = (i * p.stride[0] - p.padding[0]) * W - p.padding[1];
+        const Ws* __restrict w = ws + q * plane + i * ow;
+        int64_t* __restrict idx = indices + q * plane + i * ow;
+        for (int64_t j = 0; j < ow; ++j) idx[j] = row + j * stride_w + off[w[j]];
+      }
+  });
+  return !untrusted.load();
+}
+
+/// max_pool2d (with `indices`, contiguous int64 of out's shape: also its indices) through oneDNN, or
+/// nothing when the result would differ from max_planes'. x: contiguous (N, C, H, W) float32 / bfloat16.
+std::optional<Tensor> onednn_max_pool(const char* op, const Tensor& x, const Shape& out_shape, const PoolParams& p,
+                                      int64_t* indices) {
+  Workspace ws;
+  std::optional<Tensor> pooled =
+      onednn_pool(op, dnnl::algorithm::pooling_max, x, out_shape, p, indices ? &ws : nullptr, /*jit_only=*/true);
+  if (!pooled) return std::nullopt;
+  const Tensor& out = *pooled;
+  const dnnl::memory& workspace = ws.memory;
+  bool trusted = false;
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] {
+    if constexpr (!std::is_same_v<scalar_t, double>) {
+      if (!indices) {
+        trusted = trusted_max<scalar_t, uint8_t>(x, out, p, nullptr, nullptr);
+      } else if (workspace.get_desc().data_type() == dnnl::memory::data_type::u8) {
+        trusted = trusted_max<scalar_t>(x, out, p, static_cast<const uint8_t*>(workspace.get_data_handle()), indices);
+      } else {
+        TL_INTERNAL_ASSERT(workspace.get_desc().data_type() == dnnl::memory::data_type::s32, op,
+                           ": unexpected oneDNN workspace data type");
+        trusted = trusted_max<scalar_t>(x, out, p, static_cast<const int32_t*>(workspace.get_data_handle()), indices);
+      }
+    }
+  });
+  if (!trusted) return std::nullopt;
+  return pooled;
 }
 
 // ---- plain kernels (any strides) ----
@@ -212,7 +327,8 @@ TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    // Not oneDNN's pooling_max: it skips NaN and gives -FLT_MAX for an all-NaN or all -inf window.
+    if (onednn_max_applies(x, p))
+      if (std::optional<Tensor> out = onednn_max_pool("max_pool2d", x, out_shape, p, nullptr)) return *out;
     Tensor out = Tensor::allocate(out_shape, x.dtype());
     TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t, false>(x, out, p, nullptr); });
     return out;
@@ -225,11 +341,19 @@ TensorList max_pool2d_with_indices(std::span<const Tensor> inputs, const Attrs& 
   const Tensor& input = inputs[0];
   const Tensor x = input.dim() == 3 ? onednn::add_batch_dim(input) : input;
   const Shape out_shape = pooled_shape(x, p, "max_pool2d_with_indices");
-  Tensor out = Tensor::allocate(out_shape, x.dtype()), indices = Tensor::allocate(out_shape, DType::Int64);
-  if (numel_of(out_shape) > 0)
-    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d_with_indices", [&] {
-      max_planes<scalar_t, true>(x, out, p, indices.data<int64_t>());
-    });
+  Tensor out, indices = Tensor::allocate(out_shape, DType::Int64);
+  std::optional<Tensor> fast;
+  if (numel_of(out_shape) > 0 && onednn_max_applies(x, p))
+    fast = onednn_max_pool("max_pool2d_with_indices", x, out_shape, p, indices.data<int64_t>());
+  if (fast) {
+    out = *fast;
+  } else {
+    out = Tensor::allocate(out_shape, x.dtype());
+    if (numel_of(out_shape) > 0)
+      TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d_with_indices", [&] {
+        max_planes<scalar_t, true>(x, out, p, indices.data<int64_t>());
+      });
+  }
   if (input.dim() == 3) return {onednn::drop_batch_dim(out), onednn::drop_batch_dim(indices)};
   return {out, indices};
 }
@@ -246,7 +370,7 @@ TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
     if (onednn_dtype(x.dtype()) && !(include_pad && overhang)) {
       const auto algorithm =
           include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
-      return onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
+      return *onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
     }
     return plain_average(x, out_shape,
                          avg_axis(x.size(2), out_shape[2], p.kernel[0], p.stride[0], p.padding[0], include_pad),
@@ -267,7 +391,7 @@ TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attr
     PoolParams p{{0, 0}, {0, 0}, {0, 0}, {1, 1}, false};
     if (onednn_dtype(x.dtype()) && uniform_windows(rows, p.kernel[0], p.stride[0]) &&
         uniform_windows(cols, p.kernel[1], p.stride[1]))
-      return onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
+      return *onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
     return plain_average(x, out_shape, rows, cols);
   })};
 }

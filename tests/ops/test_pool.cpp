@@ -1,13 +1,16 @@
 // tests/ops/test_pool.cpp — max_pool2d, avg_pool2d and adaptive_avg_pool2d against naive
 // double-precision references over kernel / stride / padding / dilation, ceil_mode,
 // count_include_pad, non-divisible adaptive sizes, input layouts and dtypes (the oneDNN path for
-// float32 / bfloat16, the plain kernel for float64); output sizes checked against PyTorch's; errors.
+// float32 / bfloat16, the plain kernel for float64); output sizes checked against PyTorch's; oneDNN's
+// max pooling pinned to the plain kernel on ties, ±0, -inf windows and extreme values; errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/generator.h"
+#include "ops/onednn/primitive_cache.h"
 #include "ops/ops.h"
 #include "tests/ops/nn_testing.h"
 #include "tests/support/tensor_check.h"
@@ -167,6 +170,82 @@ TEST_CASE("adaptive_avg_pool2d: divisible, overlapping and non-divisible windows
   const Tensor x = randn({3, 5, 6});
   CHECK_TENSOR_CLOSE(adaptive_avg_pool2d(x, {2}), reference_adaptive_avg_pool(x.unsqueeze(0), 2, 2).squeeze(0), 1e-6, 1e-6);
   CHECK(adaptive_avg_pool2d(randn({2, 3, 4, 4}), {0, 3}).shape() == Shape{2, 3, 0, 3});
+}
+
+int64_t onednn_lookups() {
+  const onednn::PrimitiveCacheStats s = onednn::primitive_cache().stats();
+  return s.hits + s.misses;
+}
+
+/// Values equal bit for bit as float64 (so -0.0 is not 0.0) and indices equal.
+void check_same_max(const std::pair<Tensor, Tensor>& got, const std::pair<Tensor, Tensor>& want) {
+  const std::vector<double> a = to_doubles(got.first), b = to_doubles(want.first);
+  REQUIRE(a.size() == b.size());
+  int64_t differing = 0, first = -1;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0 && !(std::isnan(a[i]) && std::isnan(b[i])))
+      first = first < 0 ? static_cast<int64_t>(i) : first, ++differing;
+  INFO("first differing value at ", first, " of ", differing);
+  CHECK(differing == 0);
+  CHECK_TENSOR_CLOSE(got.second, want.second, 0, 0);
+}
+
+// The plain kernel (run on float64, where oneDNN has no pooling) is the reference: it follows PyTorch's
+// CPU kernel, and tests/ops/test_special_values.cpp compares both paths with PyTorch's own results.
+TEST_CASE("max_pool2d (with indices): oneDNN's path equals the plain kernel on ties, -0.0, -inf windows and extremes") {
+  manual_seed(24);
+  const double inf = std::numeric_limits<double>::infinity(), big = std::numeric_limits<float>::max();
+  const PoolCase cases[] = {
+      {{2, 16, 9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, {}},     // ResNet's stem, scaled down
+      {{2, 5, 8, 8}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, {}},      // 5 channels: no jit kernel, the loop
+      {{1, 16, 7, 10}, {3, 2}, {1, 3}, {1, 1}, {1, 1}, true, {}},     // ceil_mode: a window over the edge
+      {{1, 16, 6, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true, {}},
+      {{1, 32, 6, 6}, {5, 5}, {1, 1}, {2, 2}, {1, 1}, false, {}},     // windows mostly padding
+      {{1, 16, 20, 19}, {17, 17}, {1, 2}, {8, 8}, {1, 1}, false, {}},  // 289 positions: an s32 workspace
+  };
+  // Planted into every other plane; all reach oneDNN but a bfloat16 subnormal, which the scan turns away.
+  const double specials[] = {-inf, inf, -big, big, -0.0, 1e-40};
+  for (const PoolCase& c : cases)
+    for (DType dtype : {DType::Float32, DType::BFloat16})
+      for (int variant = -1; variant < 6; ++variant) {
+        INFO("input ", c.input, " ", dtype, ", kernel ", c.kernel, ", stride ", c.stride, ", padding ", c.padding,
+             ", ceil ", c.ceil_mode, ", special ", variant < 0 ? 0.0 : specials[variant]);
+        // After a ReLU: most windows hold several equal zeros, some -0.0; a few larger ties.
+        Tensor x64 = (randn(c.input, DType::Float64) * 1.5).to(DType::Int64).to(DType::Float64);
+        double* v = x64.data<double>();
+        for (int64_t e = 0; e < x64.numel(); ++e) v[e] = v[e] < 0 ? (v[e] == -1 ? -0.0 : 0.0) : v[e];
+        if (variant >= 0) {
+          const int64_t plane = c.input[2] * c.input[3];
+          for (int64_t q = 0; q < x64.numel() / plane; q += 2)
+            for (int64_t e = 0; e < plane; ++e)  // whole rows, so some windows hold nothing else
+              if ((e / c.input[3]) % 3 != 2 || q % 4 == 0) v[q * plane + e] = specials[variant];
+        }
+        const Tensor x = x64.to(dtype);
+        const int64_t before = onednn_lookups();
+        const auto got = max_pool2d_with_indices(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
+        CHECK((onednn_lookups() > before) == !(variant == 5 && dtype == DType::BFloat16));
+        const auto want = max_pool2d_with_indices(x.to(DType::Float64), c.kernel, c.stride, c.padding, c.dilation,
+                                                  c.ceil_mode);
+        check_same_max(got, want);
+        const Tensor values = max_pool2d(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
+        check_same_max({values, got.second}, want);
+      }
+}
+
+TEST_CASE("max_pool2d_with_indices: the first of equal maxima wins, an all -inf window gives -inf at its first element") {
+  // 4x4 zeros, 3x3 windows at stride 2 with padding 1: each window's first in-bounds element.
+  const auto [zeros_v, zeros_i] = max_pool2d_with_indices(zeros({1, 16, 4, 4}), {3, 3}, {2, 2}, {1, 1});
+  CHECK_TENSOR_CLOSE(zeros_i.slice(1, 3, 4), from_vector<int64_t>({0, 1, 4, 5}, {1, 1, 2, 2}), 0, 0);
+  const Tensor all_inf = full({1, 16, 4, 4}, -std::numeric_limits<double>::infinity(), DType::BFloat16);
+  const auto [inf_v, inf_i] = max_pool2d_with_indices(all_inf, {3, 3}, {2, 2}, {1, 1});
+  CHECK(std::isinf(inf_v.to(DType::Float32).data<float>()[0]));
+  CHECK_TENSOR_CLOSE(inf_i.slice(1, 5, 6), from_vector<int64_t>({0, 1, 4, 5}, {1, 1, 2, 2}), 0, 0);
+  // -FLT_MAX is oneDNN's start value: a window whose maximum it is still points at that element.
+  Tensor lowest = full({1, 16, 3, 3}, -std::numeric_limits<double>::infinity());
+  lowest.data<float>()[5] = -std::numeric_limits<float>::max();
+  const auto [low_v, low_i] = max_pool2d_with_indices(lowest, {3, 3});
+  CHECK(low_v.data<float>()[0] == -std::numeric_limits<float>::max());
+  CHECK(low_i.data<int64_t>()[0] == 5);
 }
 
 TEST_CASE("pools: reject bad input with the values involved") {
