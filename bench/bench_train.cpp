@@ -1,7 +1,7 @@
 // bench/bench_train.cpp — ResNet18 training steps at 224x224 (train mode, cross-entropy, SGD) on a fixed
 // synthetic batch; bench/train_compare runs it next to PyTorch 1.13 (bench/pt_train.py). Not a test.
 //
-//   bench_train [--batch 8] [--precision fp32] [--warmup 3] [--runs 10] [--threads 2] [--profile]
+//   bench_train [--batch 8] [--precision fp32|bf16] [--warmup 3] [--runs 10] [--threads 2] [--profile]
 // A step is zero_grad + forward + loss + backward + optimizer step. Prints the step's median, min and
 // max, each phase's median, peak RSS next to the allocator's peak of live tensors and a `RESULT ...` line
 // (read by bench/train_compare); --profile instead prints the profiler's table of one step after the
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "core/autocast.h"
 #include "core/generator.h"
 #include "core/storage.h"
 #include "models/resnet.h"
@@ -29,7 +30,7 @@ namespace {
 using tl::bench::Timing;
 
 constexpr int64_t kClasses = 1000;
-constexpr char kUsage[] = "usage: --batch N --precision fp32 --warmup N --runs N --threads N --profile";
+constexpr char kUsage[] = "usage: --batch N --precision fp32|bf16 --warmup N --runs N --threads N --profile";
 
 struct Options {
   int64_t batch = 8;
@@ -54,8 +55,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--profile") o.profile = true;
     else TL_CHECK(false, "unknown option ", a, " (", kUsage, ")");
   }
-  TL_CHECK(o.precision == "fp32", "--precision must be fp32 (bf16 training is not supported yet), got ",
-           o.precision);
+  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "--precision must be fp32 or bf16, got ", o.precision);
   return o;
 }
 
@@ -66,8 +66,9 @@ struct Trainer {
   tl::optim::SGD sgd{model->parameters(), {.lr = 0.01, .momentum = 0.9, .weight_decay = 1e-4}};
   tl::nn::CrossEntropyLoss criterion;
   tl::Tensor input, labels;
+  bool bf16;  // forward and loss under tl::autocast (bfloat16 convolutions, float32 parameters)
 
-  explicit Trainer(int64_t batch) : input(tl::randn({batch, 3, 224, 224})) {
+  Trainer(int64_t batch, bool bf16) : input(tl::randn({batch, 3, 224, 224})), bf16(bf16) {
     std::vector<int64_t> l(batch);
     for (int64_t& label : l) label = static_cast<int64_t>(tl::default_generator().next_u64() % kClasses);
     labels = tl::from_vector(l, {batch});
@@ -87,7 +88,11 @@ StepMs step(Trainer& t) {
   t.sgd.zero_grad();
   auto phase = std::chrono::steady_clock::now();
   tl::profiler::RecordFunction forward("forward+loss");
-  const tl::Tensor loss = t.criterion((*t.model)(t.input), t.labels);
+  tl::Tensor loss;
+  {
+    tl::autocast scope({.enabled = t.bf16});
+    loss = t.criterion((*t.model)(t.input), t.labels);
+  }
   forward.end();
   ms.forward = tl::bench::milliseconds_since(phase);
   phase = std::chrono::steady_clock::now();
@@ -176,7 +181,7 @@ int main(int argc, char** argv) {
     tl::set_num_threads(o.threads);
     tl::bench::print_header("ResNet18 training step: cross-entropy, SGD lr 0.01 momentum 0.9 weight_decay 1e-4");
     tl::manual_seed(0);
-    Trainer t(o.batch);
+    Trainer t(o.batch, o.precision == "bf16");
     if (o.profile) print_profile(o, t);
     else run_timed(o, t);
     return 0;

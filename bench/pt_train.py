@@ -4,7 +4,9 @@
 Prints the step's and each phase's medians and one `RESULT ...` line with bench_train's keys; run one
 variant per process (bench/train_compare does) so that its peak RSS is its own. Run with /usr/bin/python3.
 
-usage: pt_train.py [--variant nchw|channels_last] [--batch 8] [--warmup 3] [--runs 10] [--threads 2]"""
+usage: pt_train.py [--variant nchw|channels_last] [--precision fp32|bf16] [--batch 8] [--warmup 3] [--runs 10]
+                   [--threads 2]
+bf16 runs the forward and the loss under torch.autocast("cpu", dtype=torch.bfloat16)."""
 import argparse, resource, statistics, sys, time
 
 import torch, torch.nn as nn, torchvision
@@ -12,13 +14,14 @@ import torch, torch.nn as nn, torchvision
 CLASSES = 1000
 
 
-def step(model, opt, criterion, x, labels):
+def step(model, opt, criterion, x, labels, bf16):
     """One step (zero_grad, forward + loss, backward, optimizer step): (total, forward, backward,
     optimizer) in ms and the loss. zero_grad sets grads to None, as torchless's zero_grad does."""
     t0 = time.perf_counter()
     opt.zero_grad(set_to_none=True)
     t1 = time.perf_counter()
-    loss = criterion(model(x), labels)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        loss = criterion(model(x), labels)
     t2 = time.perf_counter()
     loss.backward()
     t3 = time.perf_counter()
@@ -30,6 +33,7 @@ def step(model, opt, criterion, x, labels):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--variant', choices=['nchw', 'channels_last'], default='nchw')
+    ap.add_argument('--precision', choices=['fp32', 'bf16'], default='fp32')
     ap.add_argument('--batch', type=int, default=8)
     ap.add_argument('--warmup', type=int, default=3)
     ap.add_argument('--runs', type=int, default=10)
@@ -48,7 +52,7 @@ def main():
 
     samples, losses = [], []
     for i in range(a.warmup + a.runs):
-        ms, loss = step(model, opt, criterion, x, labels)
+        ms, loss = step(model, opt, criterion, x, labels, a.precision == 'bf16')
         losses.append(loss)
         if i >= a.warmup:
             samples.append(ms)
@@ -59,7 +63,7 @@ def main():
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print(f"PyTorch {torch.__version__} ResNet18 training step, {a.variant}, {torch.get_num_threads()} threads")
-    print(f"\nbatch {a.batch}, fp32 ({a.warmup} warm-up, {a.runs} timed steps; ms)")
+    print(f"\nbatch {a.batch}, {a.precision} ({a.warmup} warm-up, {a.runs} timed steps; ms)")
     print(f"  {'':16s} {'median':>9s} {'min':>9s} {'max':>9s} {'share':>9s}")
     print(f"  {'step':16s} {med['step']:9.1f} {min(total):9.1f} {max(total):9.1f}")
     for label, key, v in [('forward+loss', 'forward', forward), ('backward', 'backward', backward),
@@ -67,7 +71,7 @@ def main():
         print(f"  {label:16s} {med[key]:9.1f} {min(v):9.1f} {max(v):9.1f} {100 * med[key] / phases:8.1f}%")
     print(f"  {a.batch / med['step'] * 1e3:.1f} img/s; loss {losses[0]:.4f} at the first step, {losses[-1]:.4f} "
           f"at the last; peak RSS {rss:.0f} MiB")
-    print(f"RESULT impl=pytorch variant={a.variant} precision=fp32 batch={a.batch} median_ms={med['step']:.2f} "
+    print(f"RESULT impl=pytorch variant={a.variant} precision={a.precision} batch={a.batch} median_ms={med['step']:.2f} "
           f"min_ms={min(total):.2f} max_ms={max(total):.2f} forward_ms={med['forward']:.2f} "
           f"backward_ms={med['backward']:.2f} optimizer_ms={med['optimizer']:.2f} loss_first={losses[0]:.4f} "
           f"loss_last={losses[-1]:.4f} rss_mib={rss:.0f}", flush=True)
