@@ -73,7 +73,9 @@ TEST_CASE("a CNN step under autocast gives PyTorch 1.13's loss, gradients and ru
   // a few bfloat16 steps (2^-8) of its tensor's largest element. 2^-6 of the scale allows four.
   const double bf16_scale_tol = std::ldexp(1.0, -6);
   CHECK(loss.item<float>() == doctest::Approx(ref.at("loss").get<double>()).epsilon(bf16_scale_tol));
-  for (const auto& [name, values] : ref.at("grads").items()) {
+  for (const auto& item : ref.at("grads").items()) {
+    const std::string name = item.key();
+    const Json& values = item.value();
     CAPTURE(name);
     const Tensor& g = net.p[name].grad();
     REQUIRE(g.defined());
@@ -106,7 +108,9 @@ TEST_CASE("backward inside an open autocast scope runs each op's backward in its
     for (auto& [name, t] : net.p)
       if (t.requires_grad()) grads[inside][name] = t.grad();
   }
-  for (const auto& [name, g] : grads[0]) {
+  for (const auto& entry : grads[0]) {
+    const std::string& name = entry.first;
+    const Tensor& g = entry.second;
     CAPTURE(name);
     CHECK_TENSOR_CLOSE(grads[1].at(name), g, 0, 0);
   }

@@ -58,7 +58,9 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
 TEST_CASE("autocast gives each listed op PyTorch 1.13's result dtype") {
   const nlohmann::json ref = nlohmann::json::parse(testing::read_reference("autocast.json")).at("dtypes");
   REQUIRE(ref.size() == calls().size());
-  for (const auto& [name, expected] : ref.items()) {
+  for (const auto& item : ref.items()) {
+    const std::string name = item.key();
+    const nlohmann::json& expected = item.value();
     CAPTURE(name);
     REQUIRE(calls().count(name) == 1);
     autocast scope;
