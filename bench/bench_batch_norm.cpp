@@ -21,26 +21,10 @@ constexpr Shape4 kShapes[] = {{64, 112, 1}, {64, 56, 4}, {128, 28, 5}, {256, 14,
 constexpr int64_t kBatch = 8;
 constexpr int kWarmup = 3;
 
-struct Options {
-  int threads = tl::get_num_threads();
-  int runs = 20;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    TL_CHECK((flag == "--threads" || flag == "--runs") && i + 1 < argc, "unknown flag or missing value '", flag,
-             "' (usage: bench_batch_norm [--threads N] [--runs N])");
-    (flag == "--threads" ? o.threads : o.runs) = tl::bench::parse_number(flag, argv[++i], 1);
-  }
-  return o;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  const tl::bench::RunOptions o = tl::bench::parse_run_options(argc, argv, "bench_batch_norm");
   tl::set_num_threads(o.threads);
   tl::bench::print_header("batch_norm training forward / native_batch_norm_backward, ResNet18 shapes, N=8");
   tl::manual_seed(0);

@@ -24,22 +24,6 @@ constexpr int kWarmup = 3;
 constexpr int64_t kBytes = int64_t{64} << 20;  // each float32 operand: 64 MiB
 constexpr int64_t kMatmulN = 1024;
 
-struct Options {
-  int threads = tl::get_num_threads();
-  int runs = 20;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    TL_CHECK((flag == "--threads" || flag == "--runs") && i + 1 < argc,
-             "unknown flag or missing value '", flag, "' (usage: bench_ops [--threads N] [--runs N])");
-    (flag == "--threads" ? o.threads : o.runs) = tl::bench::parse_number(flag, argv[++i], 1);
-  }
-  return o;
-}
-
 struct Bench {
   const char* name;
   double work;       // bytes read + written, or flops, per run
@@ -105,7 +89,7 @@ void memcpy_split(char* dst, const char* src, int64_t bytes, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const Options opt = parse(argc, argv);
+  const tl::bench::RunOptions opt = tl::bench::parse_run_options(argc, argv, "bench_ops");
   tl::set_num_threads(opt.threads);
   const dnnl_version_t* v = dnnl_version();
   std::printf("bench_ops: %d threads, oneDNN %d.%d.%d, %d runs after %d warm-up runs, operands %lld MiB float32\n\n",

@@ -35,6 +35,24 @@ T parse_number(const std::string& option, const std::string& text, T min) {
   return value;
 }
 
+/// The options of a micro-benchmark that takes only --threads N and --runs N.
+struct RunOptions {
+  int threads = get_num_threads();
+  int runs = 20;
+};
+
+/// Reads --threads and --runs; anything else throws tl::Error with `name`'s usage line.
+inline RunOptions parse_run_options(int argc, char** argv, const char* name) {
+  RunOptions o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    TL_CHECK((flag == "--threads" || flag == "--runs") && i + 1 < argc, "unknown flag or missing value '", flag,
+             "' (usage: ", name, " [--threads N] [--runs N])");
+    (flag == "--threads" ? o.threads : o.runs) = parse_number(flag, argv[++i], 1);
+  }
+  return o;
+}
+
 inline double milliseconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
