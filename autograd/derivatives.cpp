@@ -367,9 +367,9 @@ TensorList d_max_pool2d_with_indices(const GradContext& c) {
 TensorList d_avg_pool2d(const GradContext& c) {
   const Attrs& a = c.attrs();
   return {avg_pool2d_backward(c.grad(), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
-                              a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"))};
+                              a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"), std::nullopt)};
 }
-TensorList d_adaptive_avg_pool2d(const GradContext& c) { return {adaptive_avg_pool2d_backward(c.grad(), c.input(0))}; }
+TensorList d_adaptive_avg_pool2d(const GradContext& c) { return {_adaptive_avg_pool2d_backward(c.grad(), c.input(0))}; }
 
 // max_pool2d in grad mode: max_pool2d_with_indices keeps the indices its backward needs.
 TensorList max_pool2d_decomposition(std::span<const Tensor> in, const Attrs& a) {

@@ -19,13 +19,13 @@
 namespace tl {
 
 enum class OpKind : uint16_t {
-#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop, tags) Enum,
+#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop, tags, variants) Enum,
   TL_FORALL_OPS(TL_OP_ENUM)
 #undef TL_OP_ENUM
 };
 
 inline constexpr int kNumOps = 0
-#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop, tags) +1
+#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop, tags, variants) +1
     TL_FORALL_OPS(TL_OP_COUNT)
 #undef TL_OP_COUNT
     ;
@@ -158,7 +158,7 @@ class HookGuard {
 }  // namespace dispatch
 
 namespace kernels {
-#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags) \
+#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags, variants) \
   TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
 TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
 #undef TL_OP_DECLARE_KERNEL

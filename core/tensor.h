@@ -1,14 +1,17 @@
 // core/tensor.h — Tensor: a cheap shared handle to (storage, sizes, strides, offset, dtype).
-// Copies of a Tensor share everything; views share storage. The op methods are declared here and
-// defined in ops/tensor_methods.cpp, where each one goes through dispatch::call; the autograd methods
-// (requires_grad_, backward, ...) are defined by the autograd/ layer.
+// Copies of a Tensor share everything; views share storage. The op methods are generated from
+// core/op_list.h (core/gen_op_api.py) and defined in ops/, where each one goes through dispatch::call;
+// the autograd methods (requires_grad_, backward, ...) are defined by the autograd/ layer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -125,106 +128,16 @@ class Tensor {
   /// How many times an in-place op wrote this tensor's storage (torch's _version).
   int64_t _version() const;
 
-  // ---- views (share storage) ----
-  Tensor view(const Shape& size) const;
-  Tensor reshape(const Shape& shape) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor permute(const Shape& dims) const;
-  Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor t() const;
-  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1) const;
-  Tensor select(int64_t dim, int64_t index) const;
-  Tensor expand(const Shape& size) const;
-  Tensor squeeze() const;
-  Tensor squeeze(int64_t dim) const;
-  Tensor unsqueeze(int64_t dim) const;
-
-  // ---- copies and conversion ----
-  Tensor contiguous() const;
-  Tensor clone() const;
-  Tensor to(DType dtype) const;
-  /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
-  Tensor& copy_(const Tensor& src);
-
-  // ---- elementwise ----
-  Tensor neg() const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
-  Tensor& neg_();
-  Tensor& abs_();
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& sqrt_();
-  Tensor& rsqrt_();
-  Tensor& relu_();
-  Tensor& sigmoid_();
-  Tensor& tanh_();
-  Tensor add(const Tensor& other) const;
-  Tensor add(const Scalar& other) const;
-  Tensor sub(const Tensor& other) const;
-  Tensor sub(const Scalar& other) const;
-  Tensor mul(const Tensor& other) const;
-  Tensor mul(const Scalar& other) const;
-  Tensor div(const Tensor& other) const;
-  Tensor div(const Scalar& other) const;
-  Tensor pow(const Tensor& exponent) const;
-  Tensor pow(const Scalar& exponent) const;
-  Tensor& add_(const Tensor& other);
-  Tensor& add_(const Scalar& other);
-  Tensor& sub_(const Tensor& other);
-  Tensor& sub_(const Scalar& other);
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(const Scalar& other);
-  Tensor& div_(const Tensor& other);
-  Tensor& div_(const Scalar& other);
-  Tensor& pow_(const Tensor& exponent);
-  Tensor& pow_(const Scalar& exponent);
-  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-
-  // ---- comparisons (bool results) ----
-  Tensor gt(const Tensor& other) const;
-  Tensor gt(const Scalar& other) const;
-  Tensor lt(const Tensor& other) const;
-  Tensor lt(const Scalar& other) const;
-  Tensor ge(const Tensor& other) const;
-  Tensor ge(const Scalar& other) const;
-  Tensor le(const Tensor& other) const;
-  Tensor le(const Scalar& other) const;
-  Tensor eq(const Tensor& other) const;
-  Tensor eq(const Scalar& other) const;
-  Tensor ne(const Tensor& other) const;
-  Tensor ne(const Scalar& other) const;
-
-  // ---- reductions ----
-  Tensor sum() const;
-  Tensor sum(const Shape& dims, bool keepdim = false) const;
-  Tensor mean() const;
-  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  // ---- ops: generated from core/op_list.h by core/gen_op_api.py (defined in ops/) ----
+#include "core/op_methods.h"
+  // ---- ops whose C++ overloads differ from their schema (ops/manual_api.cpp) ----
   Tensor max() const;
   /// (values, indices) along `dim`.
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor argmax() const;
-  Tensor argmax(int64_t dim, bool keepdim = false) const;
-
-  // ---- indexing ----
   /// (n, dim) int64 indices of the non-zero elements.
   Tensor nonzero() const;
-  Tensor index_select(int64_t dim, const Tensor& index) const;
-  Tensor masked_select(const Tensor& mask) const;
-
-  // ---- linear algebra ----
-  Tensor matmul(const Tensor& other) const;
-  Tensor mm(const Tensor& mat2) const;
-  Tensor bmm(const Tensor& mat2) const;
 
  private:
   const TensorImpl& impl() const {
@@ -244,27 +157,7 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, const Scalar& b);
-Tensor operator-(const Tensor& a, const Scalar& b);
-Tensor operator*(const Tensor& a, const Scalar& b);
-Tensor operator/(const Tensor& a, const Scalar& b);
-Tensor operator-(const Tensor& a);
-Tensor& operator+=(Tensor& a, const Tensor& b);
-Tensor& operator-=(Tensor& a, const Tensor& b);
-Tensor& operator*=(Tensor& a, const Tensor& b);
-Tensor& operator/=(Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Scalar& b);
-Tensor operator<(const Tensor& a, const Scalar& b);
-Tensor operator>=(const Tensor& a, const Scalar& b);
-Tensor operator<=(const Tensor& a, const Scalar& b);
+#include "core/op_operators.h"
 
 /// Prints like PyTorch: tensor([[0.1000, 0.2000]]), summarised with "..." when large.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -15,7 +15,7 @@ namespace tl {
 namespace {
 
 const OpInfo kRegistry[] = {
-#define TL_OP_ROW(Enum, kernel, aten, schema, pyop, tags) {aten, schema, pyop, tags, &kernels::kernel},
+#define TL_OP_ROW(Enum, kernel, aten, schema, pyop, tags, variants) {aten, schema, pyop, tags, &kernels::kernel},
     TL_FORALL_OPS(TL_OP_ROW)
 #undef TL_OP_ROW
 };

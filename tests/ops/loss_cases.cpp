@@ -56,8 +56,8 @@ TensorList run_loss_case(const LossCase& c) {
   const auto in = [&](const char* name) { return c.inputs.count(name) ? c.inputs.at(name) : Tensor(); };
   const auto num = [&](const char* name) { return static_cast<int64_t>(c.numbers.at(name)); };
   const Tensor self = in("self");
-  if (c.op == "_softmax") return {_softmax(self, num("dim"))};
-  if (c.op == "_log_softmax") return {_log_softmax(self, num("dim"))};
+  if (c.op == "_softmax") return {_softmax(self, num("dim"), false)};
+  if (c.op == "_log_softmax") return {_log_softmax(self, num("dim"), false)};
   const Tensor grad = in("grad_output");
   if (c.op == "_softmax_backward_data") return {_softmax_backward_data(grad, in("output"), num("dim"), grad.dtype())};
   if (c.op == "_log_softmax_backward_data")

@@ -397,21 +397,21 @@ Samples opinfo_max_pool2d_with_indices_backward() {
 }
 Samples opinfo_avg_pool2d_backward() {
   return {Sample{"k2", [](const Tensor& x, const Tensor& y) {
-            return list(avg_pool2d_backward(corner(x, 2), y, {2, 2}, {2, 2}, {0, 0}, false, true));
+            return list(avg_pool2d_backward(corner(x, 2), y, {2, 2}, {2, 2}, {0, 0}, false, true, std::nullopt));
           }}.sums(),
           Sample{"k3s2p1", [](const Tensor& x, const Tensor& y) {
-            return list(avg_pool2d_backward(corner(x, 2), y, {3, 3}, {2, 2}, {1, 1}, false, true));
+            return list(avg_pool2d_backward(corner(x, 2), y, {3, 3}, {2, 2}, {1, 1}, false, true, std::nullopt));
           }}.sums(),
           Sample{"ceil_exclude_pad", [](const Tensor& x, const Tensor& y) {
-            return list(avg_pool2d_backward(corner(x, 3), y, {3, 3}, {2, 2}, {1, 1}, true, false));
+            return list(avg_pool2d_backward(corner(x, 3), y, {3, 3}, {2, 2}, {1, 1}, true, false, std::nullopt));
           }}.sums(),
           Sample{"divisor_override", [](const Tensor& x, const Tensor& y) {
             return list(avg_pool2d_backward(corner(x, 2), y, {2, 2}, {2, 2}, {0, 0}, false, true, 3));
           }}.sums()};
 }
 Samples opinfo_adaptive_avg_pool2d_backward() {
-  return {Sample{"2x2", [](const Tensor& x, const Tensor& y) { return list(adaptive_avg_pool2d_backward(corner(x, 2), y)); }}.sums(),
-          Sample{"3x3", [](const Tensor& x, const Tensor& y) { return list(adaptive_avg_pool2d_backward(corner(x, 3), y)); }}.sums()};
+  return {Sample{"2x2", [](const Tensor& x, const Tensor& y) { return list(_adaptive_avg_pool2d_backward(corner(x, 2), y)); }}.sums(),
+          Sample{"3x3", [](const Tensor& x, const Tensor& y) { return list(_adaptive_avg_pool2d_backward(corner(x, 3), y)); }}.sums()};
 }
 
 // ---- inference-optimized kernels ----
@@ -459,7 +459,7 @@ Samples opinfo_mkldnn_adaptive_avg_pool2d() {
 
 const Samples& samples_of(OpKind op) {
   static const std::array<Samples, kNumOps> table{
-#define TL_CALL_OPINFO(Enum, kernel, aten, schema, pyop, tags) opinfo_##kernel(),
+#define TL_CALL_OPINFO(Enum, kernel, aten, schema, pyop, tags, variants) opinfo_##kernel(),
       TL_FORALL_OPS(TL_CALL_OPINFO)
 #undef TL_CALL_OPINFO
   };

@@ -40,7 +40,7 @@ struct Sample {
 using Samples = std::vector<Sample>;
 
 // One definition per op row (op_db.cpp); a missing one is an undefined reference.
-#define TL_DECLARE_OPINFO(Enum, kernel, aten, schema, pyop, tags) Samples opinfo_##kernel();
+#define TL_DECLARE_OPINFO(Enum, kernel, aten, schema, pyop, tags, variants) Samples opinfo_##kernel();
 TL_FORALL_OPS(TL_DECLARE_OPINFO)
 #undef TL_DECLARE_OPINFO
 

@@ -31,7 +31,7 @@ TEST_CASE("softmax: the backward kernels are the derivatives of the float64 forw
   const Tensor x = randn({3, 4, 5}, DType::Float64), g = randn({3, 4, 5}, DType::Float64);
   for (int64_t dim : {0, 1, -1}) {
     CAPTURE(dim);
-    const Tensor y = _softmax(x, dim), ly = _log_softmax(x, dim);
+    const Tensor y = _softmax(x, dim, false), ly = _log_softmax(x, dim, false);
     CHECK_TENSOR_CLOSE(_softmax_backward_data(g, y, dim, DType::Float64), numeric_gradient(_softmax, x, g, dim), 1e-6,
                        1e-8);
     CHECK_TENSOR_CLOSE(_log_softmax_backward_data(g, ly, dim, DType::Float64),
@@ -57,8 +57,8 @@ TEST_CASE("softmax: rows split over threads equal a naive float64 reference, alo
         for (int64_t j = 0; j < n; ++j) total += std::exp(in[base + j * inner] - max);
         for (int64_t j = 0; j < n; ++j) out[base + j * inner] = in[base + j * inner] - max - std::log(total);
       }
-    CHECK_TENSOR_CLOSE(_log_softmax(x, dim), expected.to(DType::Float32), 1e-5, 1e-6);
-    CHECK_TENSOR_CLOSE(_softmax(x, dim), exp(expected).to(DType::Float32), 1e-5, 1e-7);
+    CHECK_TENSOR_CLOSE(_log_softmax(x, dim, false), expected.to(DType::Float32), 1e-5, 1e-6);
+    CHECK_TENSOR_CLOSE(_softmax(x, dim, false), exp(expected).to(DType::Float32), 1e-5, 1e-7);
   }
 }
 
@@ -92,12 +92,12 @@ TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
 TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the input as it was") {
   const Tensor x = from_vector<float>({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
   const Tensor before = x.clone();
-  CHECK_THROWS_WITH_AS(_softmax(x, 2), "_softmax: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+  CHECK_THROWS_WITH_AS(_softmax(x, 2, false), "_softmax: dimension out of range (expected to be in range of [-2, 1], but got 2)",
                        Error);
   CHECK_THROWS_WITH_AS(log_softmax(x, -3),
                        "_log_softmax: dimension out of range (expected to be in range of [-2, 1], but got -3)", Error);
   CHECK_THROWS_WITH_AS(_softmax(x, 1, true), "_softmax: half to float conversion is not supported on CPU", Error);
-  CHECK_THROWS_WITH_AS(_log_softmax(arange(3), 0), "_log_softmax: expected input of dtype float32, float64 or bfloat16, got torch.int64",
+  CHECK_THROWS_WITH_AS(_log_softmax(arange(3), 0, false), "_log_softmax: expected input of dtype float32, float64 or bfloat16, got torch.int64",
                        Error);
   CHECK_THROWS_WITH_AS(softmax(arange(3), 0), "_softmax: expected input of dtype float32, float64 or bfloat16, got torch.int64", Error);
   CHECK_THROWS_WITH_AS(_softmax_backward_data(x, x.reshape({3, 2}), 1, DType::Float32),
@@ -112,14 +112,14 @@ TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the inp
 }
 
 TEST_CASE("softmax: a 0-dim tensor is its own single row; dtype converts before the primitive") {
-  const Tensor s = _softmax(scalar_tensor(3.5, DType::Float32), 0);
+  const Tensor s = _softmax(scalar_tensor(3.5, DType::Float32), 0, false);
   CHECK(s.dim() == 0);
   CHECK(s.item<float>() == 1.0f);
   CHECK(log_softmax(scalar_tensor(-2.0, DType::Float64), -1).item<double>() == 0.0);
   const Tensor x = from_vector<float>({0.1f, 0.7f}, {2});
   const Tensor s64 = softmax(x, 0, DType::Float64);
   CHECK(s64.dtype() == DType::Float64);
-  CHECK(equal(s64, _softmax(x.to(DType::Float64), 0)));
+  CHECK(equal(s64, _softmax(x.to(DType::Float64), 0, false)));
 }
 
 }  // namespace

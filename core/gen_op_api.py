@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""core/gen_op_api.py — writes the C++ op API from the op list (core/op_list.h), as PyTorch's torchgen
+writes Functions.h and TensorBody.h from native_functions.yaml: each row's `variants` column says
+whether it gets a free function (tl::add), a Tensor method (x.add) or both; the schema gives the
+C++ parameters, their defaults and the attribute names; the Python-operator column gives the C++
+operators. A row marked "manual" has its C++ API written by hand in ops/ (its overloads differ
+from the schema, e.g. max(x) -> Tensor but max(x, dim) -> (values, indices)).
+
+  gen_op_api.py OP_LIST methods   OUT   the Tensor method declarations (included inside class Tensor)
+  gen_op_api.py OP_LIST operators OUT   the operator declarations (namespace tl, after class Tensor)
+  gen_op_api.py OP_LIST functions OUT   the free-function declarations (ops/ops.h includes them)
+  gen_op_api.py OP_LIST sources   OUT   the definitions of all three (part of libtl_ops)
+
+Only the C++ binding is read here; core/schema.cpp is the schema parser every runtime consumer uses.
+"""
+import re
+import sys
+
+ROW = re.compile(r'^\s*_\((\w+), (\w+), "([^"]*)", "([^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
+VARIANTS = {"", "function", "method", "function, method", "manual"}
+# Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
+BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
+COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
+
+
+class Arg:
+    def __init__(self, text, kwarg_only):
+        decl, _, default = text.partition("=")
+        self.type, self.name = decl.strip().rsplit(" ", 1)
+        self.default = default.strip() if default else None
+        self.kwarg_only = kwarg_only
+        self.write = "!" in self.type
+        self.base = re.sub(r"\(\w+!?\)", "", self.type)
+
+    def is_tensor(self):
+        return self.base in ("Tensor", "Tensor?")
+
+
+class Op:
+    def __init__(self, enum, kernel, schema, pyop, tags, variants):
+        self.enum, self.kernel, self.pyop, self.variants = enum, kernel, pyop, variants
+        self.pointwise = "pointwise" in tags.split(", ")
+        m = re.fullmatch(r"(\w+)\((.*)\) -> (.*)", schema)
+        assert m, schema
+        self.name = m.group(1)
+        self.args, kwarg_only = [], False
+        for part in filter(None, (p.strip() for p in m.group(2).split(", "))):
+            if part == "*":
+                kwarg_only = True
+            else:
+                self.args.append(Arg(part, kwarg_only))
+        rets = m.group(3)
+        if rets.startswith("("):
+            rets = rets[1:-1]
+        self.returns = [r.strip().split(" ")[0] for r in rets.split(",")]
+
+    def binary_pointwise(self):
+        return self.pointwise and len(self.args) == 2 and all(a.base == "Tensor" for a in self.args)
+
+
+def parse_op_list(path):
+    ops = []
+    for number, line in enumerate(open(path, encoding="utf-8"), 1):
+        m = ROW.match(line)
+        if line.lstrip().startswith("_(") and not m:
+            sys.exit(f"{path}:{number}: an op row needs 7 columns (Enum, kernel and 5 strings): {line.strip()}")
+        if m:
+            enum, kernel, _aten, schema, pyop, tags, variants = m.groups()
+            if variants not in VARIANTS:
+                sys.exit(f"{path}: op {enum}: variants must be one of {sorted(VARIANTS)}, got '{variants}'")
+            ops.append(Op(enum, kernel, schema, pyop, tags, variants))
+    if not ops:
+        sys.exit(f"{path}: no op rows found")
+    return ops
+
+
+def cpp_type(arg, required=False):
+    """The C++ parameter type of a schema argument; `required` drops the optional of `int? dim`."""
+    t = arg.base
+    optional = t.endswith("?") and not required
+    t = t.rstrip("?")
+    if t == "Tensor":
+        return "const Tensor&"
+    if t == "Tensor[]":
+        return "std::span<const Tensor>"
+    if re.fullmatch(r"int\[\d*\]", t):
+        return "const std::optional<Shape>&" if optional else "const Shape&"
+    if t == "bool[3]":
+        return "std::array<bool, 3>"
+    base = {"int": "int64_t", "float": "double", "bool": "bool", "Scalar": "Scalar", "ScalarType": "DType",
+            "str": "std::string"}[t]
+    if optional:
+        return f"std::optional<{base}>"
+    return f"const {base}&" if base in ("Scalar", "std::string") else base
+
+
+def cpp_default(arg):
+    d, t = arg.default, arg.base
+    if d == "None":
+        return "{}" if arg.is_tensor() else "std::nullopt"
+    m = re.fullmatch(r"int\[(\d*)\]\??", t)
+    if m:
+        if d.startswith("["):
+            return "{" + d[1:-1] + "}"
+        return "{" + ", ".join([d] * int(m.group(1) or 1)) + "}"
+    if d in ("True", "False"):
+        return d.lower()
+    if d.startswith("torch."):
+        return {"torch.float32": "DType::Float32", "torch.int64": "DType::Int64"}[d]
+    if d.startswith("'"):
+        return '"' + d[1:-1] + '"'
+    return d
+
+
+def returns_type(op):
+    if op.returns == ["bool"]:
+        return "bool"
+    if op.returns == ["Tensor[]"]:
+        return "std::vector<Tensor>"
+    if len(op.returns) == 1:
+        return "Tensor"
+    kind = "std::pair" if len(op.returns) == 2 else "std::tuple"
+    return f"{kind}<" + ", ".join(["Tensor"] * len(op.returns)) + ">"
+
+
+class Overload:
+    """One C++ signature of an op: its parameters (schema args it takes) and the values of the rest."""
+
+    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False):
+        self.op, self.params, self.fixed = op, params, fixed  # fixed: arg name -> C++ value expression
+        self.scalar_second, self.required_dim = scalar_second, required_dim
+
+    def param_decls(self, skip_self):
+        params = self.params[1:] if skip_self else self.params
+        decls = []
+        for i, a in enumerate(params):
+            if self.scalar_second and a is self.op.args[1]:
+                t = "const Scalar&"
+            else:
+                t = cpp_type(a, required=self.required_dim and a.name == "dim")
+            decls.append([t, a.name, a.default])
+        # C++ defaults must be trailing: a parameter without one removes the defaults before it.
+        has_default = True
+        for d in reversed(decls):
+            if d[2] is None or (self.required_dim and d[1] == "dim"):
+                has_default = False
+            if not has_default:
+                d[2] = None
+        out = []
+        for (t, name, default), a in zip(decls, params):
+            out.append(f"{t} {name}" + (f" = {cpp_default(a)}" if default is not None else ""))
+        return ", ".join(out)
+
+    def call(self, self_expr, style):
+        """The body's dispatch of this overload; self_expr stands for the first argument."""
+        op, tensors, attrs = self.op, [], []
+        for i, a in enumerate(op.args):
+            expr = self_expr if i == 0 and self_expr else a.name
+            if a.name in self.fixed:
+                attrs.append(f'{{"{a.name}", {self.fixed[a.name]}}}')
+            elif a.is_tensor() and not (self.scalar_second and i == 1):
+                tensors.append(expr)
+            elif a.base == "Tensor[]":
+                tensors = None
+                list_name = a.name
+            else:
+                attrs.append(f'{{"{a.name}", detail::attr({expr})}}')
+        attrs_expr = "{" + ", ".join(attrs) + "}"
+        style_arg = f", CallStyle::{style}" if style != "Function" else ""
+        rt = returns_type(op)
+        if tensors is None:
+            return f"dispatch::call1(OpKind::{op.enum}, {list_name}, {attrs_expr}{style_arg})"
+        if rt in ("Tensor", "bool"):
+            call = f"dispatch::call1(OpKind::{op.enum}, {{{', '.join(tensors)}}}, {attrs_expr}{style_arg})"
+            return call + (".item<bool>()" if rt == "bool" else "")
+        return ("detail::unpack<" + rt + ">(dispatch::call(OpKind::" + op.enum + ", detail::inputs({" +
+                ", ".join(tensors) + "}), " + attrs_expr + (f", CallStyle::{style}" if style != "Function" else "") +
+                "))")
+
+
+def overloads(op):
+    result = [Overload(op, op.args, {})]
+    dims = [i for i, a in enumerate(op.args) if a.name == "dim" and a.base in ("int?", "int[]?") and a.default == "None"]
+    if dims and all(a.default is not None for a in op.args[dims[0]:]):
+        i = dims[0]
+        fixed = {a.name: ("AttrValue{}" if a.default == "None" else cpp_default(a)) for a in op.args[i:]}
+        result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
+    if op.binary_pointwise():
+        result.append(Overload(op, op.args, {}, scalar_second=True))
+    return result
+
+
+def in_place(op):
+    return op.args and op.args[0].write and op.returns == ["Tensor(a!)"]
+
+
+def method_decls(ops):
+    lines = []
+    for op in ops:
+        if "method" not in op.variants.split(", "):
+            continue
+        lines.append(f"/// aten::{schema_text(op)}")
+        for ov in overloads(op):
+            params = ov.param_decls(skip_self=True)
+            if in_place(op):
+                lines.append(f"Tensor& {op.name}({params});")
+            else:
+                lines.append(f"{returns_type(op)} {op.name}({params}) const;")
+    return lines
+
+
+def function_decls(ops):
+    lines = []
+    for op in ops:
+        if "function" not in op.variants.split(", "):
+            continue
+        lines.append(f"/// aten::{schema_text(op)}")
+        for ov in overloads(op):
+            lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=False)});")
+    return lines
+
+
+def operator_overloads(ops):
+    """(declaration, body) of each C++ operator the Python-operator column names."""
+    result = []
+    for op in ops:
+        if op.pyop == "neg":
+            result.append(("Tensor operator-(const Tensor& self)",
+                           f"return dispatch::call1(OpKind::{op.enum}, {{self}}, {{}}, CallStyle::Operator);"))
+        for table, compound in ((BINARY_OPERATORS, False), (COMPOUND_OPERATORS, True)):
+            if op.pyop not in table:
+                continue
+            other = op.args[1].name
+            for ov in overloads(op):
+                t = "const Scalar&" if ov.scalar_second else "const Tensor&"
+                if compound:
+                    decl = f"Tensor& operator{table[op.pyop]}(Tensor& self, {t} {other})"
+                    body = f"{ov.call('self', 'Operator')};\n  return self;"
+                else:
+                    decl = f"Tensor operator{table[op.pyop]}(const Tensor& self, {t} {other})"
+                    body = f"return {ov.call('self', 'Operator')};"
+                result.append((decl, body))
+    return result
+
+
+def schema_text(op):
+    parts, star = [], False
+    for a in op.args:
+        if a.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{a.type} {a.name}" + (f"={a.default}" if a.default is not None else ""))
+    rets = ", ".join(op.returns)
+    return f"{op.name}({', '.join(parts)}) -> " + (rets if len(op.returns) == 1 else f"({rets})")
+
+
+def strip_default(params):
+    return re.sub(r" = (\{[^}]*\}|\"[^\"]*\"|[^,]+)", "", params)
+
+
+def sources(ops):
+    lines = ['#include "core/dispatch.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
+    for op in ops:
+        variants = op.variants.split(", ")
+        for ov in overloads(op):
+            if "function" in variants:
+                params = strip_default(ov.param_decls(skip_self=False))
+                lines.append(f"{returns_type(op)} {op.name}({params}) {{")
+                lines.append(f"  return {ov.call(None, 'Function')};")
+                lines.append("}")
+            if "method" in variants:
+                params = strip_default(ov.param_decls(skip_self=True))
+                if in_place(op):
+                    lines.append(f"Tensor& Tensor::{op.name}({params}) {{")
+                    lines.append(f"  {ov.call('*this', 'Method')};")
+                    lines.append("  return *this;")
+                else:
+                    lines.append(f"{returns_type(op)} Tensor::{op.name}({params}) const {{")
+                    lines.append(f"  return {ov.call('*this', 'Method')};")
+                lines.append("}")
+    for decl, body in operator_overloads(ops):
+        lines.append(f"{decl} {{")
+        lines.append(f"  {body}")
+        lines.append("}")
+    lines += ["", "}  // namespace tl"]
+    return lines
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[2] not in ("methods", "operators", "functions", "sources"):
+        sys.exit("usage: gen_op_api.py OP_LIST methods|operators|functions|sources OUT")
+    ops = parse_op_list(sys.argv[1])
+    what = sys.argv[2]
+    header = f"// Generated by core/gen_op_api.py from core/op_list.h ({what}); do not edit.\n"
+    if what == "methods":
+        body = method_decls(ops)
+    elif what == "operators":
+        body = [d + ";" for d, _ in operator_overloads(ops)]
+    elif what == "functions":
+        body = ["#pragma once", "", '#include "core/tensor.h"', "", "namespace tl {", ""] + function_decls(ops) + [
+            "", "}  // namespace tl"]
+    else:
+        body = sources(ops)
+    with open(sys.argv[3], "w", encoding="utf-8") as f:
+        f.write(header + "\n".join(body) + "\n")
+
+
+if __name__ == "__main__":
+    main()
