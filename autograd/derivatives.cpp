@@ -148,6 +148,7 @@ TensorList d_tanh(const GradContext& c) {
   const Tensor y = c.output(0);
   return {c.grad() * (ones({}, y.dtype()) - y * y)};
 }
+TensorList d_hardswish(const GradContext& c) { return {hardswish_backward(c.grad(), c.input(0))}; }
 TensorList d_gelu(const GradContext& c) {
   return {gelu_backward(c.grad(), c.input(0), c.attrs().get<std::string>("approximate"))};
 }
@@ -458,6 +459,7 @@ Derivative make(OpKind op) {
     case OpKind::Sigmoid: case OpKind::Sigmoid_: return formula("SigmoidBackward0", d_sigmoid, 0, kOut0);
     case OpKind::Tanh: case OpKind::Tanh_: return formula("TanhBackward0", d_tanh, 0, kOut0);
     case OpKind::Gelu: return formula("GeluBackward0", d_gelu, kIn0);
+    case OpKind::Hardswish: return formula("HardswishBackward0", d_hardswish, kIn0);
     case OpKind::Add: case OpKind::Add_: return formula("AddBackward0", d_add);
     case OpKind::Sub: case OpKind::Sub_: return formula("SubBackward0", d_sub);
     case OpKind::Mul: case OpKind::Mul_: return formula("MulBackward0", d_mul, kIn0 | kIn1);
@@ -465,7 +467,7 @@ Derivative make(OpKind op) {
     case OpKind::Pow: case OpKind::Pow_: return formula("PowBackward0", d_pow, kIn0 | kIn1, kOut0);
     case OpKind::Clamp: case OpKind::Clamp_: return formula("ClampBackward1", d_clamp, kIn0);
     case OpKind::Where: return formula("WhereBackward0", d_where, kIn0);
-    case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::NativeDropoutBackward:
+    case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::HardswishBackward: case OpKind::NativeDropoutBackward:
       return not_implemented("a backward op (double backward is not supported)");
     case OpKind::NativeDropout: return formula("NativeDropoutBackward0", [](const GradContext& c) -> TensorList {
         // Outside training native_dropout is the identity (scale 1), as PyTorch's formula says.

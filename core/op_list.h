@@ -54,6 +54,7 @@
   _(Sigmoid, sigmoid, "aten::sigmoid", "sigmoid(Tensor self) -> Tensor", "", "pointwise", "function, method")               \
   _(Tanh, tanh, "aten::tanh", "tanh(Tensor self) -> Tensor", "", "pointwise", "function, method")                           \
   _(Gelu, gelu, "aten::gelu", "gelu(Tensor self, *, str approximate='none') -> Tensor", "", "pointwise", "function, method") \
+  _(Hardswish, hardswish, "aten::hardswish", "hardswish(Tensor self) -> Tensor", "", "pointwise", "function, method")        \
   _(Neg_, neg_, "aten::neg_", "neg_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise", "method")                   \
   _(Abs_, abs_, "aten::abs_", "abs_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise", "method")                   \
   _(Exp_, exp_, "aten::exp_", "exp_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise", "method")                   \
@@ -80,6 +81,7 @@
   /* backward of elementwise ops (autograd's formulas call them) */                                     \
   _(ThresholdBackward, threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor", "", "", "function") \
   _(GeluBackward, gelu_backward, "aten::gelu_backward", "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor", "", "", "function") \
+  _(HardswishBackward, hardswish_backward, "aten::hardswish_backward", "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor", "", "", "function") \
   _(NativeDropout, native_dropout, "aten::native_dropout", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", "", "nondeterministic_seeded", "function") \
   _(NativeDropoutBackward, native_dropout_backward, "aten::native_dropout_backward", "native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor", "", "", "function") \
   /* comparisons: bool results */                                                                        \

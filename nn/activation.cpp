@@ -1,4 +1,4 @@
-// nn/activation.cpp — ReLU's forward through F.relu.
+// nn/activation.cpp — the activation modules' forwards through their functional forms.
 #include "nn/activation.h"
 
 #include "nn/functional.h"
@@ -6,5 +6,6 @@
 namespace tl::nn {
 
 Tensor ReLU::forward(const Tensor& input) { return functional::relu(input, options_.inplace); }
+Tensor Hardswish::forward(const Tensor& input) { return functional::hardswish(input); }
 
 }  // namespace tl::nn

@@ -1,4 +1,5 @@
-// nn/activation.h — ReLU, torch.nn.ReLU: max(x, 0) elementwise, any shape.
+// nn/activation.h — ReLU (torch.nn.ReLU: max(x, 0)) and Hardswish (torch.nn.Hardswish: x * relu6(x + 3) / 6),
+// elementwise, any shape.
 #pragma once
 
 #include <memory>
@@ -29,6 +30,15 @@ class ReLU : public Module {
 
  private:
   ReLUOptions options_;
+};
+
+/// nn.Hardswish() (without PyTorch's inplace option).
+class Hardswish : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Hardswish"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Hardswish>(); }
 };
 
 }  // namespace tl::nn

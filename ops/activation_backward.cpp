@@ -1,6 +1,6 @@
 // ops/activation_backward.cpp — the backward kernels of the activations: threshold_backward (ReLU's:
-// the gradient where self > threshold, else 0) and gelu_backward (both of gelu's forms), elementwise
-// with broadcasting, floating point only.
+// the gradient where self > threshold, else 0), gelu_backward (both of gelu's forms) and
+// hardswish_backward, elementwise with broadcasting, floating point only.
 #include <cmath>
 #include <string>
 
@@ -59,6 +59,25 @@ TensorList gelu_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
         return static_cast<T>(g * (cdf + x * pdf));
       });
     }
+  });
+  return {out};
+}
+
+// grad * hardswish'(self): 0 below -3, 1 from 3 up, self / 3 + 1/2 between, and NaN for NaN self, as
+// ATen's vectorised kernel (which blends the three cases, so a NaN self takes the middle one).
+TensorList hardswish_backward(std::span<const Tensor> inputs, const Attrs&) {
+  const Tensor &grad = inputs[0], &self = inputs[1];
+  Tensor out = Tensor::allocate(checked_shape(grad, self, "hardswish_backward"), grad.dtype());
+  const detail::ElementwiseLoop loop(out, {grad, self});
+  TL_DISPATCH_FLOATING_TYPES(grad.dtype(), "hardswish_backward", [&] {
+    using T = scalar_t;
+    using A = detail::acc_type<T>;
+    detail::map_elements<T, T, T>(loop, [](T gv, T xv) {
+      const A g = gv, x = xv;
+      if (x < A(-3)) return T(0);
+      if (x >= A(3)) return gv;
+      return static_cast<T>(g * (x / A(3) + A(0.5)));
+    });
   });
   return {out};
 }

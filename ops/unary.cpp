@@ -1,6 +1,8 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; gelu.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; gelu,
+// hardswish.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -175,6 +177,25 @@ TensorList gelu(std::span<const Tensor> inputs, const Attrs& attrs) {
         return static_cast<T>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
       });
     }
+  });
+  return {out};
+}
+
+// hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations; floating input only. NaN
+// stays NaN (max keeps a NaN operand, as ATen's vectorised maximum does).
+TensorList hardswish(std::span<const Tensor> inputs, const Attrs&) {
+  const Tensor& x = inputs[0];  // any shape
+  TL_CHECK(is_floating_point(x.dtype()), "hardswish: expected a floating point dtype, got ", x.dtype());
+  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
+  const detail::ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "hardswish", [&] {
+    using T = scalar_t;
+    using A = detail::acc_type<T>;
+    detail::map_elements<T, T>(loop, [](T v) {
+      const A a = static_cast<A>(v), shifted = a + A(3);
+      const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
+      return static_cast<T>(a * clipped / A(6));
+    });
   });
   return {out};
 }

@@ -2,6 +2,7 @@
 // options; parameter shapes and defaults; BatchNorm2d's mode rules; input errors; containers.
 #include <doctest/doctest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,16 @@ TEST_CASE("ReLU: forward equals relu; inplace overwrites and returns its input")
   const Tensor out = inplace(y);
   CHECK(out.storage() == y.storage());
   CHECK_TENSOR_CLOSE(y, tl::relu(x), 0.0, 0.0);
+}
+
+TEST_CASE("Hardswish: forward equals F.hardswish and the op; prints as nn.Hardswish()") {
+  const Tensor x = randn({3, 4}) * 4;
+  Hardswish hardswish;
+  CHECK_TENSOR_CLOSE(hardswish(x), tl::hardswish(x), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(functional::hardswish(x), tl::hardswish(x), 0.0, 0.0);
+  std::ostringstream os;
+  os << hardswish;
+  CHECK(os.str() == "Hardswish()\n");
 }
 
 TEST_CASE("pooling layers: forward equals the ops; stride defaults to kernel_size") {

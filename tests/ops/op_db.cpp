@@ -170,6 +170,11 @@ Samples opinfo_gelu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(gelu(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(gelu(x.to(DType::BFloat16))); }}.generic()};
 }
+Samples opinfo_hardswish() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardswish(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardswish(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).hardswish()); }}.generic()};
+}
 
 #define TL_BINARY_OPINFO(name)                                             \
   Samples opinfo_##name() { return binary(name); }                         \
@@ -200,6 +205,12 @@ Samples opinfo_gelu_backward() {
           Sample{"tanh", [](const Tensor& x, const Tensor& y) { return list(gelu_backward(y, x, "tanh")); }}.generic().sums(1e-7),
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(gelu_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_hardswish_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardswish_backward(y, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(hardswish_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};
 }
 Samples opinfo_native_dropout() {

@@ -220,6 +220,40 @@ TEST_CASE("unary: gelu, exact and tanh forms, matches the reference over floatin
   }
 }
 
+TEST_CASE("unary: hardswish and its backward match the reference over floating dtypes and layouts") {
+  std::mt19937_64 rng(3);
+  const auto forward = [](double x) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; };
+  const auto derivative = [](double x) { return x < -3 ? 0.0 : x >= 3 ? 1.0 : x / 3 + 0.5; };
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+    for (Layout layout : kLayouts) {
+      for (const Shape& shape : kShapes) {
+        CAPTURE(dtype);
+        CAPTURE(testing::layout_name(layout));
+        CAPTURE(shape);
+        const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
+        const Tensor g = testing::make_input(shape, dtype, layout, rng, -2, 2);
+        const Tensor y = tl::hardswish(x);
+        CHECK(y.dtype() == dtype);
+        CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return forward(v[0]); }),
+                           rtol_for(dtype), atol_for(dtype));
+        CHECK_TENSOR_CLOSE(x.hardswish(), y, 0, 0);
+        CHECK_TENSOR_CLOSE(hardswish_backward(g, x),
+                           testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * derivative(v[1]); }),
+                           rtol_for(dtype), atol_for(dtype));
+      }
+    }
+  }
+}
+
+TEST_CASE("unary: hardswish refuses integer input; its backward refuses mixed dtypes") {
+  CHECK_THROWS_WITH_AS(tl::hardswish(from_vector<int64_t>({1, 2}, {2})),
+                       "hardswish: expected a floating point dtype, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(hardswish_backward(ones({2}), ones({2}, DType::Float64)),
+                       "hardswish_backward: expected grad_output and self of one floating point dtype, got torch.float32 "
+                       "and torch.float64",
+                       Error);
+}
+
 TEST_CASE("unary: gelu refuses integer input and an unknown approximation") {
   CHECK_THROWS_WITH_AS(tl::gelu(from_vector<int64_t>({1, 2}, {2})), "gelu: expected a floating point dtype, got torch.int64",
                        Error);
