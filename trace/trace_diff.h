@@ -107,7 +107,8 @@ class DiffTable {
   /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
   /// The name column fits the widest label, so distinct rows never print the same name.
   std::string table() const;
-  /// As table(), with labels cut to `name_width` ("..."); throws tl::Error unless
+  /// As table(), with a label longer than `name_width` shortened as the profiler's tables shorten
+  /// names (tl::shorten_name: its start and "...", `name_width` bytes); throws tl::Error unless
   /// 1 <= name_width <= kMaxNameWidth.
   std::string table(size_t name_width) const;
   static constexpr size_t kMaxNameWidth = 4096;
