@@ -45,3 +45,4 @@
 #include "profiler/profile.h"
 #include "profiler/record_function.h"
 #include "profiler/stacks.h"
+#include "profiler/trace_handler.h"

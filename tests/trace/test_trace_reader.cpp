@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/ops.h"
+#include "profiler/profile.h"
+#include "profiler/trace_handler.h"
 #include "tests/trace/trace_test_util.h"
 #include "trace/trace.h"
 
@@ -208,6 +211,34 @@ TEST_CASE("trace: a set is a directory or a list of files") {
   CHECK(listed.label == files[0].string() + ", " + files[1].string());
   CHECK(is_trace_file_name("x.pt.trace.json.gz"));
   CHECK_FALSE(is_trace_file_name("x.json.bak"));
+}
+
+TEST_CASE("trace: a tensorboard_trace_handler directory loads as a set, one trace per window, gzip'd or not") {
+  for (bool gzip : {false, true}) {
+    CAPTURE(gzip);
+    TempDir dir;
+    profiler::Profile prof({.schedule = profiler::Schedule{.wait = 1, .active = 2, .repeat = 2},
+                            .on_trace_ready = profiler::tensorboard_trace_handler((dir / "tb").string(), "w", gzip)});
+    {
+      auto running = prof.start();
+      for (int i = 0; i < 6; ++i) {
+        Tensor t = zeros({1});
+        prof.step();
+      }
+    }
+    const TraceSet set = load_trace_set(dir / "tb");
+    REQUIRE(set.traces.size() == 2);
+    for (size_t w = 0; w < 2; ++w) {  // file names sort by time: the first window first
+      const Trace& t = set.traces[w];
+      const int64_t first = 3 * static_cast<int64_t>(w) + 1;
+      CHECK(t.steps == std::vector<int64_t>{first, first + 1});
+      std::vector<int64_t> zeros_steps;
+      for (const OpEvent& e : t.events)
+        if (t.str(e.name) == "aten::zeros") zeros_steps.push_back(e.step);
+      CHECK(zeros_steps == t.steps);
+      CHECK(t.rank == 0);
+    }
+  }
 }
 
 TEST_CASE("trace: missing paths, empty directories and unreadable files are clear errors") {
