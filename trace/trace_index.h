@@ -9,7 +9,8 @@ namespace tl::trace {
 /// (its duration minus the part covered by its direct children on the same thread).
 void index_trace(Trace& trace);
 
-/// N for a name "ProfilerStep#N" (N decimal digits), otherwise -1.
+/// N for a name HTA reads as step N: "ProfilerStep#N", spaces allowed around the '#' ("ProfilerStep #N"),
+/// anything after the digits ignored; otherwise (or past 18 digits) -1.
 int64_t profiler_step_number(std::string_view name);
 
 }  // namespace tl::trace
