@@ -293,7 +293,12 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
   dir.write("test/rank0.json", spec_trace(3, true, 0, 5));
   TraceSet control = load_trace_set(dir / "control"), test = load_trace_set(dir / "test");
 
-  DiffTable all = compare_traces(control, test, kAll);
+  DiffTable first = compare_traces(control, test, kAll);  // HTA's default: the lowest rank only
+  CHECK(first.control_traces == 1);
+  CHECK(first.control_iterations == 2);
+  CHECK(row(first, "aten::relu").control_total.counts == doctest::Approx(4));
+
+  DiffTable all = compare_traces(control, test, {.iterations = Iterations::All, .ranks = Ranks::All});
   CHECK(all.control_traces == 2);
   CHECK(all.control_iterations == 4);  // per rank-iteration
   CHECK(row(all, "aten::relu").control.counts == doctest::Approx(2));
@@ -304,7 +309,7 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
   CHECK(rank1.control_traces == 1);
   CHECK(row(rank1, "aten::relu").control_total.counts == doctest::Approx(4));
 
-  DiffTable steps = compare_traces(control, test, {.control_steps = {2}, .test_steps = {6, 7}});
+  DiffTable steps = compare_traces(control, test, {.ranks = Ranks::All, .control_steps = {2}, .test_steps = {6, 7}});
   CHECK(steps.control_iterations == 2);  // step 2 of each rank
   CHECK(steps.test_iterations == 2);
   CHECK(row(steps, "aten::conv2d").control_total.counts == doctest::Approx(4));
@@ -315,6 +320,17 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
                        ("compare_traces: the control set (" + (dir / "control").string() +
                         ") has no trace with a rank in [5]; its ranks: [0, 1]").c_str(),
                        Error);
+  // As HTA, a trace without a rank is rank 0: the default keeps it, a rank filter of 0 too.
+  dir.write("mixed/no_rank.json", spec_trace(3, false));
+  dir.write("mixed/rank1.json", spec_trace(2, false, 1));
+  const TraceSet mixed = load_trace_set(dir / "mixed");
+  CHECK(compare_traces(mixed, test, kAll).control_iterations == 3);
+  CHECK(compare_traces(mixed, test, {.iterations = Iterations::All, .control_ranks = {0}}).control_iterations == 3);
+  CHECK_THROWS_WITH_AS(compare_traces(mixed, test, {.control_ranks = {2}}),
+                       ("compare_traces: the control set (" + (dir / "mixed").string() +
+                        ") has no trace with a rank in [2]; its ranks: [0, 1]").c_str(),
+                       Error);
+
   CHECK_THROWS_WITH_AS(compare_traces(TraceSet{"nothing", {}}, test),
                        "compare_traces: the control set (nothing) has no traces", Error);
   CHECK_THROWS_WITH_AS(compare_traces(control, test, {.test_steps = {1, 2}}),
