@@ -102,8 +102,12 @@ int64_t profiler_step_number(std::string_view name) {
   return i == first_digit ? -1 : n;
 }
 
-void index_trace(Trace& trace) {
+void index_trace(Trace& trace, const Correlations& correlations) {
   assign_steps(trace);
+  for (const auto& [event, correlation] : correlations.gpu) {
+    const auto launch = correlations.launch.find(correlation);
+    trace.events[event].step = launch == correlations.launch.end() ? -1 : trace.events[launch->second].step;
+  }
   assign_self_times(trace);
 }
 

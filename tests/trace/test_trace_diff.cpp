@@ -210,6 +210,37 @@ TEST_CASE("trace_diff: counts and durations of kineto_rank1.json match HTA's com
   }
 }
 
+// Expected values produced by HTA itself with tests/trace/data/kineto_gpu.json as both control and test
+// dir, HTA_DISABLE_NS_ROUNDING=1: TraceDiff.compare_traces(ct, tt), then with control_iteration=[2],
+// test_iteration=[2]. A GPU event counts in its launch's iteration even when it runs after the step
+// ended (gemm_kernel of step 1 runs at 1150 us, in no step's span); orphan_kernel, whose launch is not
+// in the trace, is in no iteration although it runs inside step 1's span.
+TEST_CASE("trace_diff: GPU events count in their launch's iteration, as HTA's compare_traces") {
+  const TraceSet set = load_trace_set(std::filesystem::path("tests/trace/data/kineto_gpu.json"));
+  struct Expected {
+    const char* name;
+    double counts, duration_us;
+  };
+  const std::vector<Expected> first = {
+      {"ProfilerStep#1", 1, 100}, {"aten::mm", 1, 40}, {"cudaLaunchKernel", 1, 10}, {"gemm_kernel", 1, 80}};
+  const std::vector<Expected> second = {{"Memcpy DtoH (Device -> Pageable)", 1, 20}, {"ProfilerStep#2", 1, 100},
+                                        {"aten::mm", 1, 40},        {"cudaLaunchKernel", 1, 10},
+                                        {"cudaMemcpyAsync", 1, 5},  {"gemm_kernel", 1, 80}};
+  const std::pair<CompareOptions, const std::vector<Expected>*> cases[] = {
+      {CompareOptions{}, &first}, {CompareOptions{.control_steps = {2}, .test_steps = {2}}, &second}};
+  for (const auto& c : cases) {
+    DiffTable t = compare_traces(set, set, c.first).sort_values("name", true);
+    REQUIRE(t.rows.size() == c.second->size());
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      const Expected& e = (*c.second)[i];
+      CAPTURE(e.name);
+      CHECK(t.rows[i].name == e.name);
+      CHECK(t.rows[i].control.counts == e.counts);
+      CHECK(t.rows[i].control.duration == doctest::Approx(e.duration_us));
+    }
+  }
+}
+
 TEST_CASE("trace_diff: without per-iteration means, twice the iterations looks like twice the calls") {
   Scenario s;
   DiffTable t = compare_traces(s.control, s.test, {.iterations = Iterations::All, .per_iteration = false});
