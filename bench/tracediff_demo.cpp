@@ -1,7 +1,8 @@
 // bench/tracediff_demo.cpp — TraceDiff end to end: a report (text, CSV, SVG charts) for any two trace
 // sets, and a streaming check that loads a generated large trace and reports time and peak RSS.
 //
-//   tracediff_demo resnet18 OUT_DIR [STEPS]           profile unfused vs fused ResNet18, then report
+//   tracediff_demo resnet18 OUT_DIR [STEPS]           profile unfused vs fused ResNet18 (trace directories
+//                                                     OUT_DIR/unfused, OUT_DIR/fused), then report
 //   tracediff_demo report CONTROL TEST OUT_DIR [TOP]   e.g. unfused vs fused ResNet18 trace sets
 //   tracediff_demo stream SIZE_MB [DIR] [RUNS]         generate ~SIZE_MB of trace, load it RUNS times
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "models/resnet.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
+#include "profiler/trace_handler.h"
 #include "trace/diff_chart.h"
 #include "trace/trace.h"
 #include "trace/trace_diff.h"
@@ -148,19 +150,20 @@ void stream_check(double size_mb, const fs::path& dir, int runs) {
   }
 }
 
-// Profiles `steps` steps of `model` (ProfilerStep#N annotations, record_shapes) into `dir`/trace.json.
+// Profiles `steps` steps of `model` (ProfilerStep#N annotations, record_shapes) into `dir` as a
+// TensorBoard / HTA trace directory (resnet18.<ns>.pt.trace.json), replacing an earlier run's traces.
 void profile_steps(tl::nn::Module& model, const tl::Tensor& x, int64_t steps, const fs::path& dir) {
-  fs::create_directories(dir);
+  if (fs::is_directory(dir))
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir))
+      if (entry.path().filename().string().ends_with(".pt.trace.json")) fs::remove(entry.path());
   tl::profiler::Profile prof({.record_shapes = true,
-                              .schedule = tl::profiler::Schedule{.wait = 1, .warmup = 1, .active = steps, .repeat = 1}});
-  {
-    auto running = prof.start();
-    for (int64_t i = 0; i < steps + 2; ++i) {
-      model(x);
-      prof.step();
-    }
+                              .schedule = tl::profiler::Schedule{.wait = 1, .warmup = 1, .active = steps, .repeat = 1},
+                              .on_trace_ready = tl::profiler::tensorboard_trace_handler(dir.string(), "resnet18")});
+  auto running = prof.start();
+  for (int64_t i = 0; i < steps + 2; ++i) {
+    model(x);
+    prof.step();
   }
-  prof.export_chrome_trace((dir / "trace.json").string());
 }
 
 // The seed's use of TraceDiff on this project's own pass: unfused vs conv-bn fused ResNet18.

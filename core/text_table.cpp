@@ -1,11 +1,47 @@
-// core/text_table.cpp — padding and joining of fixed-width columns.
+// core/text_table.cpp — padding and joining of fixed-width columns, and PyTorch's shortening.
 #include "core/text_table.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.h"
 
 namespace tl {
+namespace {
+
+bool utf8_continuation(std::string_view text, size_t i) {
+  return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80;
+}
+
+// The largest sequence boundary <= i, and the smallest >= i.
+size_t boundary_down(std::string_view text, size_t i) {
+  while (i > 0 && utf8_continuation(text, i)) --i;
+  return i;
+}
+size_t boundary_up(std::string_view text, size_t i) {
+  while (utf8_continuation(text, i)) ++i;
+  return i;
+}
+
+}  // namespace
+
+std::string shorten_name(std::string_view text, int64_t max_width) {
+  TL_CHECK(max_width > 0, "shorten_name: max_width must be > 0, got ", max_width);
+  const int64_t size = static_cast<int64_t>(text.size());
+  const int64_t keep = max_width - 3;  // Python's name[:keep]
+  if (size < keep) return std::string(text);
+  const int64_t end = keep >= 0 ? keep : std::max<int64_t>(size + keep, 0);
+  return std::string(text.substr(0, boundary_down(text, static_cast<size_t>(end)))) + "...";
+}
+
+std::string shorten_path(std::string_view text, int64_t width) {
+  TL_CHECK(width > 0, "shorten_path: width must be > 0, got ", width);
+  const int64_t size = static_cast<int64_t>(text.size());
+  if (size <= width) return std::string(text);
+  std::string_view tail = text.substr(boundary_up(text, static_cast<size_t>(size - width)));
+  if (tail.size() <= 3) return std::string(tail);
+  return "..." + std::string(tail.substr(boundary_up(tail, 3)));
+}
 
 void TextTable::add_column(std::string header, size_t width, bool left) {
   headers_.push_back(std::move(header));

@@ -1,9 +1,12 @@
 // core/text_table.h — fixed-width text columns: the one place table cells are padded, aligned and
-// joined (the profiler's key_averages tables, fx's tabulate summaries). A cell is never cut.
+// joined (the profiler's key_averages tables, fx's tabulate summaries), and the one place a text is
+// shortened for a column (PyTorch's rules). TextTable itself never cuts a cell.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tl {
@@ -31,5 +34,19 @@ class TextTable {
   std::vector<size_t> widths_;
   std::vector<bool> left_;
 };
+
+/// A name shortened as torch.autograd.profiler_util's tables shorten it for `max_width`: `text` when
+/// it is shorter than `max_width - 3` bytes, otherwise `text[:max_width - 3] + "..."` with Python's
+/// slice (a negative end counts from the back: `max_width` 1 keeps all but the last two bytes). So a
+/// name of `max_width - 3` to `max_width` bytes gets "..." too, as PyTorch prints it. Widths count
+/// bytes (Python counts characters); a cut never splits a UTF-8 sequence. Throws tl::Error for
+/// `max_width` <= 0.
+std::string shorten_name(std::string_view text, int64_t max_width);
+
+/// A source location shortened as torch.autograd.profiler_util's trim_path does for `width`: `text`
+/// when it fits, otherwise its last `width` bytes with the first three replaced by "..." (just the
+/// last `width` bytes when `width` <= 3). A cut never splits a UTF-8 sequence. Throws tl::Error
+/// for `width` <= 0.
+std::string shorten_path(std::string_view text, int64_t width);
 
 }  // namespace tl

@@ -74,12 +74,6 @@ FlopsScale flops_scale(int64_t min_flops) {
 
 int64_t text_width(const std::string& s) { return static_cast<int64_t>(s.size()); }
 
-std::string shorten_end(const std::string& text, int64_t width) {
-  if (text_width(text) <= width) return text;
-  if (width <= 3) return text.substr(0, static_cast<size_t>(std::max<int64_t>(width, 0)));
-  return text.substr(0, static_cast<size_t>(width - 3)) + "...";
-}
-
 }  // namespace
 
 const std::vector<std::string>& table_sort_keys() {
@@ -113,18 +107,11 @@ std::string format_time_share(int64_t part_ns, int64_t total_ns) {
   return printf_string("%.2f%%", static_cast<double>(part_ns) * 100.0 / static_cast<double>(total_ns));
 }
 
-std::string shorten(std::string_view text, int64_t width) {
-  if (static_cast<int64_t>(text.size()) <= width) return std::string(text);
-  if (width <= 3) return std::string(text.substr(0, static_cast<size_t>(std::max<int64_t>(width, 0))));
-  const size_t keep = static_cast<size_t>(width - 3);
-  const size_t head = (keep + 1) / 2, tail = keep - head;
-  return std::string(text.substr(0, head)) + "..." + std::string(text.substr(text.size() - tail));
-}
-
 namespace {
 
 struct Widths {
   int64_t name = 0, shapes = 0, src = 0;
+  int64_t max_name = 0;  // PyTorch shortens names by the option, not by the column's width
   bool has_shapes = false, has_stack = false;
   int64_t min_flops = 0;  // smallest positive flops, 0 when none
 };
@@ -141,7 +128,8 @@ Widths measure(const std::vector<FunctionEventAvg>& rows, const TableOptions& op
   }
   // A column is never narrower than its header: PyTorch lets a long header overflow and shift
   // every later column when the values are short.
-  w.name = std::min(w.name, options.max_name_column_width);
+  w.max_name = options.max_name_column_width;
+  w.name = std::min(w.name, w.max_name);
   w.shapes = std::max<int64_t>(std::min(w.shapes, options.max_shapes_column_width), 12);  // "Input Shapes"
   w.src = std::max<int64_t>(std::min(w.src, options.max_src_column_width), 15);           // "Source Location"
   return w;
@@ -186,7 +174,7 @@ TextTable make_layout(const Plan& p) {
 std::string format_row(const FunctionEventAvg& r, const Plan& p, const TextTable& layout) {
   const Widths& w = p.widths;
   std::vector<std::string> cells = {
-      shorten(r.key, w.name),
+      shorten_name(r.key, w.max_name),
       format_time_share(r.self_cpu_time_total_ns, p.total_self_ns),
       format_time(static_cast<double>(r.self_cpu_time_total_ns)),
       format_time_share(r.cpu_time_total_ns, p.total_self_ns),
@@ -198,15 +186,15 @@ std::string format_row(const FunctionEventAvg& r, const Plan& p, const TextTable
     cells.push_back(format_memory(r.self_cpu_memory_usage));
   }
   cells.push_back(std::to_string(r.count));
-  if (w.has_shapes) cells.push_back(shorten_end(r.input_shapes, w.shapes));
+  if (w.has_shapes) cells.push_back(r.input_shapes.substr(0, static_cast<size_t>(w.shapes)));  // cut, no "..."
   if (p.show_flops)
     cells.push_back(r.flops <= 0 ? "--" : printf_string("%8.3f", static_cast<double>(r.flops) * p.scale.factor));
-  if (w.has_stack) cells.push_back(r.stack.empty() ? "" : shorten(r.stack[0], w.src));
+  if (w.has_stack) cells.push_back(r.stack.empty() ? "" : shorten_path(r.stack[0], w.src));
   std::string out = layout.row(cells) + '\n';
   if (!w.has_stack) return out;
   std::vector<std::string> blank(layout.size(), "");
   for (size_t i = 1; i < std::min(r.stack.size(), kMaxStackEntries); ++i) {
-    blank.back() = shorten(r.stack[i], w.src);
+    blank.back() = shorten_path(r.stack[i], w.src);
     out += layout.row(blank) + '\n';
   }
   blank.back() = "";

@@ -1,12 +1,11 @@
 // profiler/table.h — the profiler's summary table, laid out as torch.autograd.profiler_util
-// prints it (columns, units, sort keys, widths, "Self CPU time total" footer), minus its defects:
-// the FLOPs column never shifts the Source Location column, names are shortened in the middle
-// with "..." instead of cut, and no value is negative where it cannot be.
+// prints it (columns, units, sort keys, widths, shortened names, "Self CPU time total" footer),
+// minus its defects: the FLOPs column never shifts the Source Location column, a short column is
+// never narrower than its header, and no value is negative where it cannot be.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "profiler/event.h"
@@ -19,7 +18,9 @@ struct TableOptions {
   std::string sort_by;
   /// Rows printed at most, as PyTorch counts them: negative prints all, 0 none.
   int64_t row_limit = 100;
-  /// Column widths at most, each > 0 (a longer name, source or shapes text is shortened).
+  /// Column widths at most, each > 0. A longer text is shortened as PyTorch does: a name of
+  /// max_name_column_width - 3 bytes or more to its start and "..." (tl::shorten_name), a source
+  /// location to "..." and its end (tl::shorten_path), input shapes cut without "...".
   int64_t max_src_column_width = 75;
   int64_t max_name_column_width = 55;
   int64_t max_shapes_column_width = 80;
@@ -53,8 +54,5 @@ std::string format_time(double ns);
 std::string format_memory(int64_t bytes);
 /// PyTorch's _format_time_share: "87.88%", or "NaN" when the total is 0.
 std::string format_time_share(int64_t part_ns, int64_t total_ns);
-/// `text` itself when it fits in `width`, otherwise its start and end joined by "..." so that
-/// the result is exactly `width` characters ("aten::_scaled_dot...ward").
-std::string shorten(std::string_view text, int64_t width);
 
 }  // namespace tl::profiler

@@ -26,8 +26,8 @@ constexpr const char* kUsage = R"(usage: tl-tracediff [options] CONTROL TEST
 Compares two sets of traces op by op, like HTA's TraceDiff: per-op counts, inclusive and
 self (exclusive) durations of each side, their differences and a change category by counts
 only (added, deleted, increased, decreased, unchanged). As HTA, each side uses its first
-(lowest-numbered) ProfilerStep and leaves out events outside it; a trace without any
-ProfilerStep is taken whole. CONTROL and TEST are each a trace file
+(lowest) rank and its first (lowest-numbered) ProfilerStep and leaves out events outside it;
+a trace without any ProfilerStep is taken whole. CONTROL and TEST are each a trace file
 (.json or .json.gz: our Chrome traces, kineto's, PyTorch's legacy array), a directory of
 them, or a comma-separated list of files.
 
@@ -44,7 +44,10 @@ options:
   --category CAT        keep only events whose "cat" is CAT (repeatable)
   --iterations WHICH    first (default, as HTA) or all: every ProfilerStep, averaged per iteration
   --totals              compare totals instead of per-iteration means
-  --control-rank R      use only the control traces of rank R (repeatable); --test-rank too
+  --ranks WHICH         first (default, as HTA: the lowest rank; a trace without one is 0)
+                        or all: every trace of each side
+  --control-rank R      use only the control traces of rank R (repeatable), overriding
+                        --ranks for the control side; --test-rank too
   --control-steps LIST  use ProfilerStep#N with N in LIST (e.g. 2,3 or 2-5), overriding
                         --iterations for the control side; --test-steps too
   --svg DIR             write counts_diff.svg and duration_diff.svg into DIR
@@ -85,6 +88,12 @@ int64_t parse_integer(std::string_view option, std::string_view text, int64_t mi
     throw UsageError{std::string(option) + ": expected a number >= " + std::to_string(min) + ", got '" +
                      std::string(text) + "'"};
   return v;
+}
+
+trace::Ranks parse_ranks(std::string_view text) {
+  if (text == "first") return trace::Ranks::First;
+  if (text == "all") return trace::Ranks::All;
+  throw UsageError{"--ranks: expected first or all, got '" + std::string(text) + "'"};
 }
 
 trace::Iterations parse_iterations(std::string_view text) {
@@ -131,6 +140,7 @@ void apply(Args& a, std::string_view opt, const std::string& v) {
   else if (opt == "--group-by") set_group_by(v, o);
   else if (opt == "--category") o.categories.push_back(v);
   else if (opt == "--iterations") o.iterations = parse_iterations(v);
+  else if (opt == "--ranks") o.ranks = parse_ranks(v);
   else if (opt == "--control-rank") o.control_ranks.push_back(parse_integer(opt, v, 0));
   else if (opt == "--test-rank") o.test_ranks.push_back(parse_integer(opt, v, 0));
   else if (opt == "--control-steps") o.control_steps = parse_steps(opt, v);
@@ -156,7 +166,7 @@ Args parse_args(int argc, char** argv) {
       a.ops_diff = true;
     } else {
       static const std::vector<std::string_view> kValued = {
-          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--iterations",
+          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--iterations", "--ranks",
           "--control-rank", "--test-rank", "--control-steps", "--test-steps", "--svg", "--csv"};
       size_t eq = arg.find('=');
       std::string_view opt = arg.substr(0, eq);

@@ -34,6 +34,7 @@
 #include "fx/interpreter.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/optimize_for_inference.h"
+#include "fx/passes/subgraph_rewriter.h"
 #include "fx/profiling_interpreter.h"
 #include "fx/shape_prop.h"
 #include "fx/tracer.h"
@@ -44,3 +45,4 @@
 #include "profiler/profile.h"
 #include "profiler/record_function.h"
 #include "profiler/stacks.h"
+#include "profiler/trace_handler.h"

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text_table.h"
 #include "trace/trace_diff.h"
 
 namespace tl::trace {
@@ -36,12 +37,9 @@ std::string format_count(double c, bool signed_value = false) {
   return sign_prefix(c, signed_value) + printf_text(integral ? "%.0f" : "%.2f", c);
 }
 
-// Cuts to `width` bytes with "...", never inside a UTF-8 sequence.
+// A label longer than the column, shortened as the profiler's tables shorten names.
 std::string fit(const std::string& s, size_t width) {
-  if (s.size() <= width) return s;
-  size_t cut = width > 3 ? width - 3 : 0;
-  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
-  return s.substr(0, cut) + "...";
+  return s.size() <= width ? s : shorten_name(s, static_cast<int64_t>(width));
 }
 
 std::string plural(int64_t n, const char* word) {

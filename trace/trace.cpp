@@ -3,6 +3,7 @@
 #include "trace/trace.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 
 #include "core/error.h"
@@ -81,20 +82,32 @@ void add_directory(const std::filesystem::path& dir, std::vector<std::filesystem
 }  // namespace
 
 int64_t profiler_step_number(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
+  // HTA's re.match(r"ProfilerStep\s*#\s*(\d+)", name): spaces around '#', anything after the digits.
+  constexpr std::string_view kPrefix = "ProfilerStep";
   if (!name.starts_with(kPrefix)) return -1;
-  std::string_view digits = name.substr(kPrefix.size());
-  if (digits.empty() || digits.size() > 18) return -1;
+  size_t i = kPrefix.size();
+  const auto skip_spaces = [&] {
+    while (i < name.size() && std::isspace(static_cast<unsigned char>(name[i]))) ++i;
+  };
+  skip_spaces();
+  if (i == name.size() || name[i] != '#') return -1;
+  ++i;
+  skip_spaces();
+  const size_t first_digit = i;
   int64_t n = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return -1;
-    n = n * 10 + (c - '0');
+  for (; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i) {
+    if (i - first_digit == 18) return -1;  // past int64
+    n = n * 10 + (name[i] - '0');
   }
-  return n;
+  return i == first_digit ? -1 : n;
 }
 
-void index_trace(Trace& trace) {
+void index_trace(Trace& trace, const Correlations& correlations) {
   assign_steps(trace);
+  for (const auto& [event, correlation] : correlations.gpu) {
+    const auto launch = correlations.launch.find(correlation);
+    trace.events[event].step = launch == correlations.launch.end() ? -1 : trace.events[launch->second].step;
+  }
   assign_self_times(trace);
 }
 

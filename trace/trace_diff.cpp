@@ -108,17 +108,21 @@ std::vector<int64_t> chosen_steps(const std::vector<int64_t>& filter, const std:
 SideSummary summarize(const TraceSet& set, const char* role, const std::vector<int64_t>& ranks_filter,
                       const std::vector<int64_t>& steps_filter, const CompareOptions& o) {
   TL_CHECK(!set.traces.empty(), "compare_traces: the ", role, " set (", set.label, ") has no traces");
-  std::vector<int64_t> ranks = sorted(ranks_filter);
+  // As HTA, a trace without "distributedInfo" is rank 0.
   std::vector<int64_t> seen_ranks, seen_steps;
+  for (const Trace& t : set.traces) seen_ranks.push_back(t.rank.value_or(0));
+  seen_ranks = sorted(seen_ranks);
+  seen_ranks.erase(std::unique(seen_ranks.begin(), seen_ranks.end()), seen_ranks.end());
+  std::vector<int64_t> ranks = sorted(ranks_filter);
+  if (ranks.empty() && o.ranks == Ranks::First) ranks = {seen_ranks.front()};
   std::vector<const Trace*> kept;
   for (const Trace& t : set.traces) {
-    if (t.rank) seen_ranks.push_back(*t.rank);
-    if (!ranks.empty() && (!t.rank || !contains(ranks, *t.rank))) continue;
+    if (!ranks.empty() && !contains(ranks, t.rank.value_or(0))) continue;
     seen_steps.insert(seen_steps.end(), t.steps.begin(), t.steps.end());
     kept.push_back(&t);
   }
   TL_CHECK(!kept.empty(), "compare_traces: the ", role, " set (", set.label, ") has no trace with a rank in ",
-           list_text(ranks), "; its ranks: ", list_text(sorted(seen_ranks)));
+           list_text(ranks), "; its ranks: ", list_text(seen_ranks));
   seen_steps = sorted(seen_steps);
   seen_steps.erase(std::unique(seen_steps.begin(), seen_steps.end()), seen_steps.end());
   SideSummary side;

@@ -31,6 +31,12 @@ enum class Iterations {
   All,    ///< every ProfilerStep
 };
 
+/// Which ranks a side keeps when its rank list is empty.
+enum class Ranks {
+  First,  ///< HTA's default: the lowest rank in the side's set (a trace without one is rank 0, as in HTA)
+  All,    ///< every trace of the set
+};
+
 /// What compare_traces() keeps and how it aggregates. Filters apply before counting. As HTA, events
 /// outside every ProfilerStep span (start not in [step ts, ts + dur)) are left out; a trace without any
 /// ProfilerStep is taken whole as one iteration (HTA refuses such a trace).
@@ -43,7 +49,10 @@ struct CompareOptions {
   /// by the iterations that are step N, so it reads 1 call. With one trace and one iteration per side
   /// (the default on a single trace) means equal HTA's totals. Off: plain totals, as HTA.
   bool per_iteration = true;
-  std::vector<int64_t> control_ranks, test_ranks;  ///< keep traces with these ranks; empty keeps all
+  Ranks ranks = Ranks::First;  ///< used when control_ranks / test_ranks are empty
+  /// Keep traces with these ranks (HTA's control_rank / test_rank); empty: `ranks`. A set may hold
+  /// several traces of one rank (repeated runs, a tensorboard_trace_handler directory): all are kept.
+  std::vector<int64_t> control_ranks, test_ranks;
   std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N (HTA's
                                                    ///< control_iteration / test_iteration); empty: `iterations`
   std::vector<std::string> categories;             ///< keep only these "cat" values; empty keeps all
@@ -107,7 +116,8 @@ class DiffTable {
   /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
   /// The name column fits the widest label, so distinct rows never print the same name.
   std::string table() const;
-  /// As table(), with labels cut to `name_width` ("..."); throws tl::Error unless
+  /// As table(), with a label longer than `name_width` shortened as the profiler's tables shorten
+  /// names (tl::shorten_name: its start and "...", `name_width` bytes); throws tl::Error unless
   /// 1 <= name_width <= kMaxNameWidth.
   std::string table(size_t name_width) const;
   static constexpr size_t kMaxNameWidth = 4096;

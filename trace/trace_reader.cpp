@@ -128,6 +128,7 @@ class JsonWriter {
 struct RawEvent {
   std::string name, ph, cat, shapes, pid, tid;
   int64_t ts = 0, dur = 0, bytes = 0;
+  int64_t stream = -1, correlation = -1;  // kineto's args: a GPU event has a stream > 0
   bool has_name = false, has_ph = false, has_ts = false, has_dur = false, has_pid = false, has_tid = false;
 };
 
@@ -156,6 +157,8 @@ class TraceSax {
     key_ = std::move(k);
     return true;
   }
+  /// The GPU-to-launch links seen so far.
+  Correlations& correlations() { return correlations_; }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
     std::string what = e.what();
     if (auto p = what.find("] "); what.starts_with("[json.exception") && p != std::string::npos) what.erase(0, p + 2);
@@ -196,6 +199,7 @@ class TraceSax {
   std::unordered_map<std::string, uint32_t> strings_;
   std::unordered_map<std::string, uint32_t> threads_;
   std::string thread_key_;
+  Correlations correlations_;
 };
 
 bool TraceSax::scalar(const Value& v) {
@@ -219,6 +223,9 @@ bool TraceSax::scalar(const Value& v) {
       } else if (key_ == "Bytes") {
         if (v.kind != Kind::Integer && v.kind != Kind::Unsigned) fail_type("Bytes", "an integer", v.kind);
         raw_.bytes = v.kind == Kind::Integer ? v.i : static_cast<int64_t>(v.u);
+      } else if ((key_ == "stream" || key_ == "correlation") && (v.kind == Kind::Integer || v.kind == Kind::Unsigned)) {
+        const int64_t value = v.kind == Kind::Integer ? v.i : static_cast<int64_t>(v.u);
+        (key_ == "stream" ? raw_.stream : raw_.correlation) = value;
       }
       break;
     case Frame::DistributedInfo:
@@ -389,6 +396,11 @@ void TraceSax::finish_event() {
     e.category = intern(raw_.cat);
     e.shapes = intern(raw_.shapes);
     e.thread = thread(raw_.pid, raw_.tid);
+    const auto index = static_cast<uint32_t>(trace_.events.size());
+    if (raw_.stream > 0)
+      correlations_.gpu.emplace_back(index, raw_.correlation);
+    else if (raw_.correlation >= 0)
+      correlations_.launch.try_emplace(raw_.correlation, index);
     trace_.events.push_back(e);
   } else if ((raw_.ph == "i" || raw_.ph == "I") && raw_.name == "[memory]") {
     ++trace_.memory_events;
@@ -415,10 +427,11 @@ uint32_t TraceSax::thread(const std::string& pid, const std::string& tid) {
   return it->second;
 }
 
-// Parses `in` into `trace`; the caller has checked the file exists.
-void parse(std::istream& in, Trace& trace, const std::string& file) {
+// Parses `in` into `trace` and returns its GPU events' links; the caller has checked the file exists.
+Correlations parse(std::istream& in, Trace& trace, const std::string& file) {
   TraceSax sax(trace, file);
   Json::sax_parse(in, &sax);
+  return std::move(sax.correlations());
 }
 
 bool is_gzip_magic(const char* magic) {
@@ -430,20 +443,21 @@ bool is_gzip_magic(const char* magic) {
 Trace read_trace(std::streambuf& source, bool gzip, const std::filesystem::path& name) {
   Trace trace;
   trace.path = name;
+  Correlations correlations;
   try {
     if (gzip) {
       GzipStreamBuf unzipped(source, name.string());
       std::istream in(&unzipped);
-      parse(in, trace, name.string());
+      correlations = parse(in, trace, name.string());
     } else {
       std::istream in(&source);
-      parse(in, trace, name.string());
+      correlations = parse(in, trace, name.string());
     }
   } catch (const std::bad_alloc&) {
     detail::throw_error(str_cat(name.string(), ": out of memory after ", trace.events.size(),
                                 " events (a JSON value too large to hold?)"));
   }
-  index_trace(trace);
+  index_trace(trace, correlations);
   return trace;
 }
 

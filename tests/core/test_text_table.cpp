@@ -1,9 +1,11 @@
 // tests/core/test_text_table.cpp — TextTable: alignment, two-space gaps after every cell, rules of
-// the columns' widths, and a wide cell shifting the line instead of being cut.
+// the columns' widths, and a wide cell shifting the line instead of being cut; PyTorch's shortening
+// (checked against PyTorch's own tables in tests/profiler/test_table.cpp) never splits a UTF-8 character.
 #include <doctest/doctest.h>
 
 #include <string>
 
+#include "core/error.h"
 #include "core/text_table.h"
 
 namespace tl {
@@ -33,6 +35,20 @@ TEST_CASE("TextTable: a wide cell is kept whole and shifts the rest; short rows 
   CHECK(t.row({"convolution", "3", "2us"}) == "convolution      3      2us  ");
   CHECK(t.row({"", ""}) == std::string(6 + 2 + 5 + 2, ' '));
   CHECK(TextTable().line_length() == 0);
+}
+
+TEST_CASE("shorten_name, shorten_path: a cut never splits a UTF-8 sequence; a width <= 0 is refused") {
+  const std::string name = "aten::\xc3\xa9\xc3\xa9\xc3\xa9";  // "aten::" and three 2-byte characters
+  CHECK(shorten_name(name, 100) == name);
+  CHECK(shorten_name(name, 10) == "aten::...");  // name[:7] would end inside the first character
+  CHECK(shorten_name(name, 11) == "aten::\xc3\xa9...");
+  const std::string path = "\xc3\xa9\xc3\xa9/model.py(9): forward";
+  CHECK(shorten_path(path, 100) == path);
+  // The last 24 bytes start inside the first character; "..." then replaces the second and the "/".
+  CHECK(shorten_path(path, 24) == "...model.py(9): forward");
+  CHECK_THROWS_WITH_AS(shorten_name("x", 0), "shorten_name: max_width must be > 0, got 0", Error);
+  CHECK_THROWS_WITH_AS(shorten_path("x", INT64_MIN), "shorten_path: width must be > 0, got -9223372036854775808",
+                       Error);
 }
 
 }  // namespace

@@ -210,6 +210,37 @@ TEST_CASE("trace_diff: counts and durations of kineto_rank1.json match HTA's com
   }
 }
 
+// Expected values produced by HTA itself with tests/trace/data/kineto_gpu.json as both control and test
+// dir, HTA_DISABLE_NS_ROUNDING=1: TraceDiff.compare_traces(ct, tt), then with control_iteration=[2],
+// test_iteration=[2]. A GPU event counts in its launch's iteration even when it runs after the step
+// ended (gemm_kernel of step 1 runs at 1150 us, in no step's span); orphan_kernel, whose launch is not
+// in the trace, is in no iteration although it runs inside step 1's span.
+TEST_CASE("trace_diff: GPU events count in their launch's iteration, as HTA's compare_traces") {
+  const TraceSet set = load_trace_set(std::filesystem::path("tests/trace/data/kineto_gpu.json"));
+  struct Expected {
+    const char* name;
+    double counts, duration_us;
+  };
+  const std::vector<Expected> first = {
+      {"ProfilerStep#1", 1, 100}, {"aten::mm", 1, 40}, {"cudaLaunchKernel", 1, 10}, {"gemm_kernel", 1, 80}};
+  const std::vector<Expected> second = {{"Memcpy DtoH (Device -> Pageable)", 1, 20}, {"ProfilerStep#2", 1, 100},
+                                        {"aten::mm", 1, 40},        {"cudaLaunchKernel", 1, 10},
+                                        {"cudaMemcpyAsync", 1, 5},  {"gemm_kernel", 1, 80}};
+  const std::pair<CompareOptions, const std::vector<Expected>*> cases[] = {
+      {CompareOptions{}, &first}, {CompareOptions{.control_steps = {2}, .test_steps = {2}}, &second}};
+  for (const auto& c : cases) {
+    DiffTable t = compare_traces(set, set, c.first).sort_values("name", true);
+    REQUIRE(t.rows.size() == c.second->size());
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      const Expected& e = (*c.second)[i];
+      CAPTURE(e.name);
+      CHECK(t.rows[i].name == e.name);
+      CHECK(t.rows[i].control.counts == e.counts);
+      CHECK(t.rows[i].control.duration == doctest::Approx(e.duration_us));
+    }
+  }
+}
+
 TEST_CASE("trace_diff: without per-iteration means, twice the iterations looks like twice the calls") {
   Scenario s;
   DiffTable t = compare_traces(s.control, s.test, {.iterations = Iterations::All, .per_iteration = false});
@@ -293,7 +324,12 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
   dir.write("test/rank0.json", spec_trace(3, true, 0, 5));
   TraceSet control = load_trace_set(dir / "control"), test = load_trace_set(dir / "test");
 
-  DiffTable all = compare_traces(control, test, kAll);
+  DiffTable first = compare_traces(control, test, kAll);  // HTA's default: the lowest rank only
+  CHECK(first.control_traces == 1);
+  CHECK(first.control_iterations == 2);
+  CHECK(row(first, "aten::relu").control_total.counts == doctest::Approx(4));
+
+  DiffTable all = compare_traces(control, test, {.iterations = Iterations::All, .ranks = Ranks::All});
   CHECK(all.control_traces == 2);
   CHECK(all.control_iterations == 4);  // per rank-iteration
   CHECK(row(all, "aten::relu").control.counts == doctest::Approx(2));
@@ -304,7 +340,7 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
   CHECK(rank1.control_traces == 1);
   CHECK(row(rank1, "aten::relu").control_total.counts == doctest::Approx(4));
 
-  DiffTable steps = compare_traces(control, test, {.control_steps = {2}, .test_steps = {6, 7}});
+  DiffTable steps = compare_traces(control, test, {.ranks = Ranks::All, .control_steps = {2}, .test_steps = {6, 7}});
   CHECK(steps.control_iterations == 2);  // step 2 of each rank
   CHECK(steps.test_iterations == 2);
   CHECK(row(steps, "aten::conv2d").control_total.counts == doctest::Approx(4));
@@ -315,6 +351,17 @@ TEST_CASE("trace_diff: sets of several ranks, rank and step filters") {
                        ("compare_traces: the control set (" + (dir / "control").string() +
                         ") has no trace with a rank in [5]; its ranks: [0, 1]").c_str(),
                        Error);
+  // As HTA, a trace without a rank is rank 0: the default keeps it, a rank filter of 0 too.
+  dir.write("mixed/no_rank.json", spec_trace(3, false));
+  dir.write("mixed/rank1.json", spec_trace(2, false, 1));
+  const TraceSet mixed = load_trace_set(dir / "mixed");
+  CHECK(compare_traces(mixed, test, kAll).control_iterations == 3);
+  CHECK(compare_traces(mixed, test, {.iterations = Iterations::All, .control_ranks = {0}}).control_iterations == 3);
+  CHECK_THROWS_WITH_AS(compare_traces(mixed, test, {.control_ranks = {2}}),
+                       ("compare_traces: the control set (" + (dir / "mixed").string() +
+                        ") has no trace with a rank in [2]; its ranks: [0, 1]").c_str(),
+                       Error);
+
   CHECK_THROWS_WITH_AS(compare_traces(TraceSet{"nothing", {}}, test),
                        "compare_traces: the control set (nothing) has no traces", Error);
   CHECK_THROWS_WITH_AS(compare_traces(control, test, {.test_steps = {1, 2}}),
@@ -413,7 +460,7 @@ TEST_CASE("trace_diff: the text table's name width must be in [1, 4096]") {
   // The widest column is laid out in full, not cut by a line buffer.
   const std::string wide = t.table(DiffTable::kMaxNameWidth);
   CHECK(wide.find("aten::add" + std::string(DiffTable::kMaxNameWidth - 9, ' ') + "  increased") != std::string::npos);
-  CHECK(t.table(1).find("\n.  increased") != std::string::npos);
+  CHECK(t.table(1).find("\na  increased") != std::string::npos);  // "aten::add"[:-2] + "...", cut to 1
 }
 
 TEST_CASE("trace_diff: durations adding up past int64 nanoseconds are an error, not a wrapped total") {

@@ -13,6 +13,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/ops.h"
+#include "profiler/profile.h"
+#include "profiler/trace_handler.h"
 #include "tests/trace/trace_test_util.h"
 #include "trace/trace.h"
 
@@ -81,6 +84,25 @@ TEST_CASE("trace: our Chrome format: events, steps, rank, memory and metadata") 
   CHECK(find_event(t, "ProfilerStep#7").self == 25000);  // 50 - 20 - 5
   CHECK(t.threads.size() == 2);
   CHECK(t.threads[find_event(t, "other thread").thread] == ThreadKey{"7", "2"});
+}
+
+TEST_CASE("trace: step names are read as HTA reads them, spaces around '#' and text after the digits allowed") {
+  // The numbers re.match(r"ProfilerStep\s*#\s*(\d+)", name) gives in HTA's add_iteration; None is -1.
+  TempDir dir;
+  ChromeTraceBuilder b;
+  b.op("ProfilerStep #3", 0, 10, 1, "user_annotation").op("in 3", 1, 1);
+  b.op("ProfilerStep# 7", 20, 10, 1, "user_annotation").op("in 7", 21, 1);
+  b.op("ProfilerStep  #  4", 40, 10, 1, "user_annotation").op("in 4", 41, 1);
+  b.op("ProfilerStep#12 (rank 0)", 60, 10, 1, "user_annotation").op("in 12", 61, 1);
+  b.op("ProfilerStepX", 80, 10, 1, "user_annotation").op("ProfilerStep#", 81, 1);
+  const Trace t = load_trace(dir.write("spelling.json", b.str()));
+  CHECK(t.steps == std::vector<int64_t>{3, 4, 7, 12});
+  for (const auto& expected : std::vector<std::pair<std::string, int64_t>>{
+           {"in 3", 3}, {"in 7", 7}, {"in 4", 4}, {"in 12", 12}, {"ProfilerStepX", -1}, {"ProfilerStep#", -1}}) {
+    const std::string& name = expected.first;  // named, not bound: clang 14 cannot capture bindings
+    CAPTURE(name);
+    CHECK(find_event(t, name).step == expected.second);
+  }
 }
 
 TEST_CASE("trace: kineto's object form (rank, float times, shapes, flows, spans)") {
@@ -208,6 +230,34 @@ TEST_CASE("trace: a set is a directory or a list of files") {
   CHECK(listed.label == files[0].string() + ", " + files[1].string());
   CHECK(is_trace_file_name("x.pt.trace.json.gz"));
   CHECK_FALSE(is_trace_file_name("x.json.bak"));
+}
+
+TEST_CASE("trace: a tensorboard_trace_handler directory loads as a set, one trace per window, gzip'd or not") {
+  for (bool gzip : {false, true}) {
+    CAPTURE(gzip);
+    TempDir dir;
+    profiler::Profile prof({.schedule = profiler::Schedule{.wait = 1, .active = 2, .repeat = 2},
+                            .on_trace_ready = profiler::tensorboard_trace_handler((dir / "tb").string(), "w", gzip)});
+    {
+      auto running = prof.start();
+      for (int i = 0; i < 6; ++i) {
+        Tensor t = zeros({1});
+        prof.step();
+      }
+    }
+    const TraceSet set = load_trace_set(dir / "tb");
+    REQUIRE(set.traces.size() == 2);
+    for (size_t w = 0; w < 2; ++w) {  // file names sort by time: the first window first
+      const Trace& t = set.traces[w];
+      const int64_t first = 3 * static_cast<int64_t>(w) + 1;
+      CHECK(t.steps == std::vector<int64_t>{first, first + 1});
+      std::vector<int64_t> zeros_steps;
+      for (const OpEvent& e : t.events)
+        if (t.str(e.name) == "aten::zeros") zeros_steps.push_back(e.step);
+      CHECK(zeros_steps == t.steps);
+      CHECK(t.rank == 0);
+    }
+  }
 }
 
 TEST_CASE("trace: missing paths, empty directories and unreadable files are clear errors") {
