@@ -19,9 +19,10 @@ const char* dtype_type_name(DType dtype) {
   return "";
 }
 
-const char* attr_type_name(const AttrValue* value, const SchemaArg& arg) {
+// `as_scalar`: the parameter is a Tensor or a Scalar (a number passed for it is a "Scalar").
+const char* attr_type_name(const AttrValue* value, bool as_scalar) {
   if (value == nullptr || std::holds_alternative<std::monostate>(*value)) return "";
-  if (arg.is_tensor() || arg.base_type() == "Scalar") return "Scalar";
+  if (as_scalar) return "Scalar";
   if (std::holds_alternative<bool>(*value)) return "Bool";
   if (std::holds_alternative<int64_t>(*value)) return "Int";
   if (std::holds_alternative<double>(*value)) return "Double";
@@ -58,7 +59,21 @@ void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector
       types.emplace_back(t.defined() ? dtype_type_name(t.dtype()) : "");
     } else {
       shapes.emplace_back();
-      types.emplace_back(attr_type_name(call.attrs.find(arg.name), arg));
+      types.emplace_back(attr_type_name(call.attrs.find(arg.name), arg.is_tensor() || arg.base_type() == "Scalar"));
+    }
+  }
+}
+
+void describe_inputs(const ScopeArgs& args, std::vector<Shape>& shapes, std::vector<std::string>& types) {
+  shapes.clear();
+  types.clear();
+  for (const ScopeArg& arg : args) {
+    if (const Tensor* t = std::get_if<Tensor>(&arg)) {
+      shapes.push_back(known_shape(*t));
+      types.emplace_back(t->defined() ? dtype_type_name(t->dtype()) : "");
+    } else {
+      shapes.emplace_back();
+      types.emplace_back(attr_type_name(&std::get<AttrValue>(arg), false));
     }
   }
 }
