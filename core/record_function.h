@@ -31,10 +31,17 @@ struct ScopeLink {
   uint64_t forward_thread = 0;  ///< current_thread_id() of the thread that recorded the node, or 0
 };
 
+/// A tensor argument known by its sizes and dtype only: one the kernel has not made (yet), such as the
+/// result ATen allocates before the reduction that fills it.
+struct TensorType {
+  Shape sizes;
+  DType dtype;
+};
+
 /// One argument of the ATen op a Function scope stands for (a kernel's "aten::convolution" inside
-/// aten::conv2d): a tensor (undefined for None) or any other value. The profiler shows them as an op's
-/// Input Shapes, one entry per argument of PyTorch's schema for that op.
-using ScopeArg = std::variant<Tensor, AttrValue>;
+/// aten::conv2d): a tensor (undefined for None), a tensor's type, or any other value. The profiler
+/// shows them as an op's Input Shapes, one entry per argument of PyTorch's schema for that op.
+using ScopeArg = std::variant<Tensor, TensorType, AttrValue>;
 using ScopeArgs = std::vector<ScopeArg>;
 
 /// A scope's arguments, built only when an observer asks (a non-owning reference to a callable that
