@@ -1,12 +1,16 @@
 // core/record_function.h — named scopes any layer can open for the profiler (PyTorch's
 // at::RecordFunction): user code, the autograd engine and the optimizers all open them here, and the
 // profiler installs the one per-thread observer that records them. Unobserved, a scope costs one
-// thread-local read and builds no name.
+// thread-local read and builds no name and no argument list.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/dispatch.h"
 
 namespace tl {
 
@@ -27,12 +31,41 @@ struct ScopeLink {
   uint64_t forward_thread = 0;  ///< current_thread_id() of the thread that recorded the node, or 0
 };
 
+/// A tensor argument known by its sizes and dtype only: one the kernel has not made (yet), such as the
+/// result ATen allocates before the reduction that fills it.
+struct TensorType {
+  Shape sizes;
+  DType dtype;
+};
+
+/// One argument of the ATen op a Function scope stands for (a kernel's "aten::convolution" inside
+/// aten::conv2d): a tensor (undefined for None), a tensor's type, or any other value. The profiler
+/// shows them as an op's Input Shapes, one entry per argument of PyTorch's schema for that op.
+using ScopeArg = std::variant<Tensor, TensorType, AttrValue>;
+using ScopeArgs = std::vector<ScopeArg>;
+
+/// A scope's arguments, built only when an observer asks (a non-owning reference to a callable that
+/// returns ScopeArgs; it lives as long as the RecordFunction constructor call that made it).
+class ScopeInputs {
+ public:
+  template <std::invocable Fn>
+  explicit ScopeInputs(const Fn& fn)
+      : fn_(&fn), call_([](const void* f) -> ScopeArgs { return (*static_cast<const Fn*>(f))(); }) {}
+  ScopeArgs operator()() const { return call_(fn_); }
+
+ private:
+  const void* fn_;
+  ScopeArgs (*call_)(const void*);
+};
+
 /// Records the scopes opened on the thread it is installed on (the profiler's recorder implements it).
 class ScopeObserver {
  public:
   virtual ~ScopeObserver() = default;
   /// Opens a scope now; returns its id (unique on this thread), or 0 when nothing was recorded.
-  virtual uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) = 0;
+  /// `inputs` (may be null) gives the arguments of the op the scope stands for, if the observer wants them.
+  virtual uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link,
+                              const ScopeInputs* inputs) = 0;
   /// Closes scope `id` and every scope opened inside it that is still open; unknown ids are ignored.
   virtual void close_scope(uint64_t id) = 0;
 };
@@ -57,13 +90,25 @@ class RecordFunction {
  public:
   explicit RecordFunction(std::string_view name, RecordScope scope = RecordScope::UserScope, const ScopeLink& link = {})
       : observer_(scope_observer()) {
-    if (observer_ != nullptr) id_ = observer_->open_scope(name, scope, link);
+    if (observer_ != nullptr) id_ = observer_->open_scope(name, scope, link, nullptr);
   }
   /// Calls `name()` only when the thread is observed: a name built per call (the engine's
   /// "autograd::engine::evaluate_function: " + node name) costs nothing when no profile runs.
   template <std::invocable NameFn>
   RecordFunction(NameFn&& name, RecordScope scope, const ScopeLink& link = {}) : observer_(scope_observer()) {
-    if (observer_ != nullptr) id_ = observer_->open_scope(name(), scope, link);
+    if (observer_ != nullptr) id_ = observer_->open_scope(name(), scope, link, nullptr);
+  }
+  /// A Function scope for an ATen op that a kernel's work stands in for, with that op's arguments,
+  /// built only when observed:
+  ///   RecordFunction scope("aten::convolution", [&] { return ScopeArgs{x, w, b, stride, ...}; });
+  /// The profiler records it as it records a dispatched op (a "cpu_op", with Input Shapes).
+  template <std::invocable InputsFn>
+    requires std::same_as<std::invoke_result_t<InputsFn>, ScopeArgs>
+  RecordFunction(std::string_view name, const InputsFn& inputs) : observer_(scope_observer()) {
+    if (observer_ != nullptr) {
+      const ScopeInputs lazy(inputs);
+      id_ = observer_->open_scope(name, RecordScope::Function, {}, &lazy);
+    }
   }
   ~RecordFunction() { end(); }
   RecordFunction(const RecordFunction&) = delete;

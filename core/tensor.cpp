@@ -2,6 +2,7 @@
 #include "core/tensor.h"
 
 #include "core/autograd_meta.h"
+#include "core/record_function.h"
 
 namespace tl {
 namespace {
@@ -135,6 +136,9 @@ void* Tensor::raw_data() const {
 Scalar Tensor::item() const {
   TL_CHECK(numel() == 1, "item(): a Tensor with ", numel(), " elements (size ", shape(),
            ") cannot be converted to Scalar");
+  // No dispatched op, but profiled as ATen's: item() reads the value through _local_scalar_dense.
+  RecordFunction item("aten::item", [&] { return ScopeArgs{*this}; });
+  RecordFunction dense("aten::_local_scalar_dense", [&] { return ScopeArgs{*this}; });
   const void* p = raw_data();
   return TL_DISPATCH_ALL_TYPES(dtype(), "item", [&] { return to_scalar(*static_cast<const scalar_t*>(p)); });
 }

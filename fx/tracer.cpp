@@ -2,6 +2,8 @@
 // hook that records leaf-module calls, both installed only on the tracing thread.
 #include "fx/tracer.h"
 
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "fx/schema.h"
@@ -14,6 +16,8 @@ class ProxyNode : public ProxyTag {
  public:
   ProxyNode(Node* node, std::string context) : node_(node), context_(std::move(context)) {}
   Node* node() const { return node_; }
+  /// Makes the proxy stand for `node`: Python rebinds `x` in `x += y`, which FX records as `x + y`.
+  void rebind(Node* node) { node_ = node; }
   std::string describe() const override {
     return "symbolic tracing: %" + node_->name() + " is a traced value (a Proxy) in " + context_ +
            "; tracing records operations without running them, so reading its data (data(), item(), printing) "
@@ -76,6 +80,15 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
 
   bool intercept(const OpCall& call, TensorList& outputs) override {
     if (!any_proxy(call.inputs)) return false;  // nothing traced flows in: compute it now
+    if (const std::optional<OpKind> plain = out_of_place_operator(call)) {
+      // torch.fx's Proxy has no in-place operators, so Python runs `x += y` as `x = x + y`: FX records
+      // operator.add, and x stands for its result from then on.
+      TensorList result;
+      intercept(OpCall{*plain, CallStyle::Operator, call.inputs, call.attrs}, result);
+      static_cast<ProxyNode*>(call.inputs[0].proxy())->rebind(node_of(result[0]));
+      outputs = {call.inputs[0]};
+      return true;
+    }
     std::vector<Argument> inputs;
     for (const Tensor& t : call.inputs) inputs.push_back(argument(t));
     std::vector<Argument> args;
@@ -134,6 +147,15 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
       out.push_back(n ? reals_.at(n) : t);
     }
     return out;
+  }
+
+  // The out-of-place op of an in-place Python operator (`x += y`: add) applied to a proxy.
+  static std::optional<OpKind> out_of_place_operator(const OpCall& call) {
+    const std::string_view py_operator = op_info(call.op).py_operator;
+    if (call.style != CallStyle::Operator || !py_operator.starts_with('i') || !node_of(call.inputs[0]))
+      return std::nullopt;
+    const std::string_view name = op_name(call.op);
+    return op_by_name(std::string(name.substr(0, name.size() - 1)));
   }
 
   static size_t expected_outputs(const OpCall& call) {

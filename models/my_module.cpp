@@ -3,6 +3,7 @@
 // argwhere pass that it does not, exactly as the tutorial's profile attributes them.
 #include "models/my_module.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "nn/linear.h"
@@ -42,7 +43,10 @@ Tensor numpy_argwhere(const Tensor& mask, double threshold) {
   const Coordinates coords = TL_DISPATCH_FLOATING_TYPES(host.dtype(), "MyModule", [&] {
     return argwhere_above(static_cast<const scalar_t*>(host.raw_data()), host.shape(), threshold);
   });
-  return from_vector(coords.values, {coords.found, mask.dim()});  // torch.from_numpy(hi_idx)
+  // torch.from_numpy(hi_idx) wraps NumPy's memory and runs no op: fill a tensor outside the dispatcher too.
+  Tensor hi_idx = Tensor::allocate({coords.found, mask.dim()}, DType::Int64);
+  std::copy(coords.values.begin(), coords.values.end(), hi_idx.data<int64_t>());
+  return hi_idx;
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ Tensor BasicBlock::forward(const Tensor& x) {
   Tensor out = relu(submodule("bn1")(submodule("conv1")(x)));
   out = submodule("bn2")(submodule("conv2")(out));
   const Tensor identity = has_child("downsample") ? submodule("downsample")(x) : x;
-  return relu(out + identity);
+  out += identity;  // torchvision's: aten::add_ in eager, operator.add when traced (fx/tracer.cpp)
+  return relu(out);
 }
 
 Bottleneck::Bottleneck(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample) {
@@ -64,7 +65,8 @@ Tensor Bottleneck::forward(const Tensor& x) {
   out = relu(submodule("bn2")(submodule("conv2")(out)));
   out = submodule("bn3")(submodule("conv3")(out));
   const Tensor identity = has_child("downsample") ? submodule("downsample")(x) : x;
-  return relu(out + identity);
+  out += identity;  // torchvision's: aten::add_ in eager, operator.add when traced (fx/tracer.cpp)
+  return relu(out);
 }
 
 ResNet::ResNet(Block block, const std::array<int64_t, 4>& layers, const ResNetOptions& options) {

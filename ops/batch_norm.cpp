@@ -15,6 +15,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/attr_util.h"
 #include "ops/onednn/memory.h"
 
@@ -330,6 +331,17 @@ TensorList batch_norm(std::span<const Tensor> inputs, const Attrs& attrs) {
   const bool training = attrs.get<bool>("training");
   const double momentum = attrs.get<double>("momentum"), eps = attrs.get<double>("eps");
   check_inputs(in, training, eps);
+  // ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
+  auto native_args = [&] {
+    return ScopeArgs{in.x, in.weight, in.bias, in.running_mean, in.running_var, AttrValue(training), AttrValue(momentum),
+                     AttrValue(eps)};
+  };
+  RecordFunction impl_index("aten::_batch_norm_impl_index", [&] {
+    ScopeArgs args = native_args();
+    args.emplace_back(AttrValue(true));  // cudnn_enabled
+    return args;
+  });
+  RecordFunction native("aten::native_batch_norm", native_args);
   if (in.x.numel() == 0) return {Tensor::allocate(in.x.sizes(), in.x.dtype())};
   // A strided input is first copied, and the copy is then normalised in place.
   const Tensor src = onednn::to_contiguous(in.x, "batch_norm");

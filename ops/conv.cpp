@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/dispatch.h"
+#include "ops/aten_scope.h"
 #include "ops/conv_f64.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -146,6 +147,10 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
                            ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation),
                            ", groups ", p.groups);
   };
+  RecordFunction mkldnn("aten::mkldnn_convolution", [&] {
+    return ScopeArgs{x, weight, bias, AttrValue(onednn::to_shape(p.padding)), AttrValue(onednn::to_shape(p.stride)),
+                     AttrValue(onednn::to_shape(p.dilation)), AttrValue(p.groups)};
+  });
   onednn::guarded("conv2d", context, [&] {
     const Tensor b = bias.defined() ? onednn::to_contiguous(bias, "conv2d") : bias;
     onednn::PrimitiveKey key("conv2d");
@@ -163,6 +168,17 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
 TensorList conv2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
   const ConvParams p = parse_params(attrs);
+  // ATen's conv2d: convolution -> _convolution -> (for float32) mkldnn_convolution, which does the work.
+  auto convolution_args = [&] {
+    return ScopeArgs{x, inputs[1], inputs[2], detail::attr_arg(attrs, "stride"), detail::attr_arg(attrs, "padding"),
+                     detail::attr_arg(attrs, "dilation"), AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(p.groups)};
+  };
+  RecordFunction convolution("aten::convolution", convolution_args);
+  RecordFunction convolution_impl("aten::_convolution", [&] {
+    ScopeArgs args = convolution_args();
+    for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
+    return args;
+  });
   if (x.dim() == 3) return {onednn::drop_batch_dim(conv2d_4d(onednn::add_batch_dim(x), inputs[1], inputs[2], p))};
   return {conv2d_4d(x, inputs[1], inputs[2], p)};
 }

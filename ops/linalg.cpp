@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
 #include "ops/ops.h"
@@ -184,8 +185,20 @@ TensorList addmm(std::span<const Tensor> inputs, const Attrs& attrs) {
   TL_CHECK(fits, "addmm: self of size ", self.shape(), " cannot be broadcast to the product's size ", product);
   const double beta = attrs.scalar("beta").to<double>(), alpha = attrs.scalar("alpha").to<double>();
   Tensor out = Tensor::allocate(product, self.dtype());
-  // beta == 0 never reads self (its NaNs do not propagate), as in PyTorch.
-  if (beta != 0) detail::copy_elements(out, self);
+  // ATen's addmm expands self to the product's size (a view), copies it into the result (beta == 0 never
+  // reads self, so its NaNs do not propagate) and resolves the conjugate bits of the result and mat1;
+  // the gemm is its own work.
+  {
+    RecordFunction expand("aten::expand", [&] { return ScopeArgs{self, AttrValue(product), AttrValue(false)}; });
+    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{self, AttrValue(product), AttrValue{}, AttrValue{}}; });
+  }
+  if (beta != 0) {
+    RecordFunction copy("aten::copy_",
+                        [&] { return ScopeArgs{out, TensorType{product, self.dtype()}, AttrValue(false)}; });
+    detail::copy_elements(out, self);
+  }
+  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{out}; });
+  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat1}; });
   batched_gemm(mat1, mat2, out, alpha, beta);
   return {out};
 }

@@ -14,6 +14,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -312,6 +313,17 @@ Tensor plain_average(const Tensor& x, const Shape& out_shape, const AxisWindows&
   return out;
 }
 
+/// Adaptive average pooling of a 4-D x into out_shape (N, C, size): oneDNN where every window has
+/// the same size, else the plain kernel.
+Tensor adaptive_average(const Tensor& x, const Shape& out_shape, const Pair& size) {
+  const AxisWindows rows = adaptive_axis(x.size(2), size[0]), cols = adaptive_axis(x.size(3), size[1]);
+  PoolParams p{{0, 0}, {0, 0}, {0, 0}, {1, 1}, false};
+  if (onednn_dtype(x.dtype()) && uniform_windows(rows, p.kernel[0], p.stride[0]) &&
+      uniform_windows(cols, p.kernel[1], p.stride[1]))
+    return *onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
+  return plain_average(x, out_shape, rows, cols);
+}
+
 /// Runs `pool` on a 4-D input, or on a 3-D (C, H, W) input seen as a batch of one.
 template <typename Pool>
 Tensor with_batch(const Tensor& x, const Pool& pool) {
@@ -324,6 +336,13 @@ Tensor with_batch(const Tensor& x, const Pool& pool) {
 // input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
 TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   const PoolParams p = onednn::parse_pool_params(attrs, "max_pool2d", /*has_dilation=*/true);
+  // ATen's max_pool2d on CPU runs max_pool2d_with_indices; torchless's computes no indices.
+  RecordFunction with_indices("aten::max_pool2d_with_indices", [&] {
+    ScopeArgs args{inputs[0]};
+    for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"})
+      args.push_back(detail::attr_arg(attrs, name));
+    return args;
+  });
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
@@ -387,12 +406,18 @@ TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attr
              x.shape());
     const Shape out_shape{x.size(0), x.size(1), size[0], size[1]};
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    const AxisWindows rows = adaptive_axis(x.size(2), size[0]), cols = adaptive_axis(x.size(3), size[1]);
-    PoolParams p{{0, 0}, {0, 0}, {0, 0}, {1, 1}, false};
-    if (onednn_dtype(x.dtype()) && uniform_windows(rows, p.kernel[0], p.stride[0]) &&
-        uniform_windows(cols, p.kernel[1], p.stride[1]))
-      return *onednn_pool("adaptive_avg_pool2d", dnnl::algorithm::pooling_avg_exclude_padding, x, out_shape, p);
-    return plain_average(x, out_shape, rows, cols);
+    Tensor out;
+    // ATen's adaptive_avg_pool2d is a mean over H and W for a 1 x 1 output, else _adaptive_avg_pool2d.
+    if (size == Pair{1, 1}) {
+      const AttrValue dims = Shape{-1, -2};
+      RecordFunction mean("aten::mean", [&] { return ScopeArgs{x, dims, AttrValue(true), AttrValue{}}; });
+      detail::mean_scopes(x, dims, /*keepdim=*/true, {out_shape, x.dtype()}, out_shape,
+                          x.size(2) * x.size(3), [&] { out = adaptive_average(x, out_shape, size); });
+    } else {
+      RecordFunction pool("aten::_adaptive_avg_pool2d", [&] { return ScopeArgs{x, AttrValue(onednn::to_shape(size))}; });
+      out = adaptive_average(x, out_shape, size);
+    }
+    return out;
   })};
 }
 

@@ -6,10 +6,12 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/reduce_plan.h"
 
 namespace tl {
@@ -408,8 +410,22 @@ TensorList sum_or_mean(const Tensor& x, const Attrs& attrs, bool mean) {
   }
   const std::vector<bool> reduce = dim_list(x, attrs, op);
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
-  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), out_dtype);
-  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); });
+  const bool keep = keepdim(attrs);
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keep), out_dtype);
+  auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
+  const TensorType result{out.shape(), out.dtype()};
+  const Shape filled = detail::reduced_shape(x.shape(), reduce, true);
+  if (!mean) {
+    if (attrs.is_none("dim")) run();
+    else detail::sum_scopes(result, keep, filled, run);
+    return {out};
+  }
+  // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
+  std::optional<RecordFunction> dim_overload;
+  if (attrs.is_none("dim"))
+    dim_overload.emplace("aten::mean", [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
+  detail::mean_scopes(x, detail::attr_arg(attrs, "dim"), keep, result, filled,
+                      out.numel() > 0 ? x.numel() / out.numel() : 0, run);
   return {out};
 }
 

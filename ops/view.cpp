@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/dispatch.h"
+#include "ops/aten_scope.h"
 
 namespace tl::kernels {
 namespace {
@@ -80,6 +81,13 @@ Tensor reshape_impl(const Tensor& x, const Shape& shape, const char* op) {
   return make_view(x.clone(), size, contiguous_strides(size), 0);
 }
 
+// The view ATen's view ops make with as_strided, inside that op's scope.
+Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides) {
+  RecordFunction scope("aten::as_strided",
+                       [&] { return ScopeArgs{x, AttrValue(sizes), AttrValue(strides), AttrValue{}}; });
+  return make_view(x, sizes, strides);
+}
+
 }  // namespace
 
 TensorList view(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -109,6 +117,11 @@ TensorList flatten(std::span<const Tensor> inputs, const Attrs& attrs) {
   for (int64_t d = start; d <= end; ++d) flat *= x.shape()[d];
   shape.push_back(flat);
   for (int64_t d = end + 1; d < x.dim(); ++d) shape.push_back(x.shape()[d]);
+  // ATen's flatten reshapes, which views a contiguous input through _reshape_alias.
+  std::optional<RecordFunction> alias;
+  if (x.is_contiguous())
+    alias.emplace("aten::_reshape_alias",
+                  [&] { return ScopeArgs{x, AttrValue(shape), AttrValue(contiguous_strides(shape))}; });
   return {reshape_impl(x, shape, "flatten")};
 }
 
@@ -143,7 +156,7 @@ TensorList transpose(std::span<const Tensor> inputs, const Attrs& attrs) {
     wrap_dim(attrs.get<int64_t>("dim0"), 0, "transpose");
     wrap_dim(attrs.get<int64_t>("dim1"), 0, "transpose");
   }
-  return {make_view(x, sizes, strides)};
+  return {as_strided(x, sizes, strides)};
 }
 
 TensorList t(std::span<const Tensor> inputs, const Attrs&) {
@@ -153,7 +166,11 @@ TensorList t(std::span<const Tensor> inputs, const Attrs&) {
   Strides strides = x.strides();
   std::reverse(sizes.begin(), sizes.end());
   std::reverse(strides.begin(), strides.end());
-  return {make_view(x, sizes, strides)};
+  // ATen's t() is transpose(0, 1) (transpose(0, 0) below two dimensions).
+  RecordFunction scope("aten::transpose", [&] {
+    return ScopeArgs{x, AttrValue(int64_t{0}), AttrValue(int64_t{x.dim() < 2 ? 0 : 1})};
+  });
+  return {as_strided(x, sizes, strides)};
 }
 
 TensorList slice(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -222,7 +239,7 @@ TensorList expand(std::span<const Tensor> inputs, const Attrs& attrs) {
     sizes[i] = size;
     strides[i] = stride;
   }
-  return {make_view(x, sizes, strides)};
+  return {as_strided(x, sizes, strides)};
 }
 
 TensorList squeeze(std::span<const Tensor> inputs, const Attrs& attrs) {

@@ -19,9 +19,10 @@ const char* dtype_type_name(DType dtype) {
   return "";
 }
 
-const char* attr_type_name(const AttrValue* value, const SchemaArg& arg) {
+// `as_scalar`: the parameter is a Tensor or a Scalar (a number passed for it is a "Scalar").
+const char* attr_type_name(const AttrValue* value, bool as_scalar) {
   if (value == nullptr || std::holds_alternative<std::monostate>(*value)) return "";
-  if (arg.is_tensor() || arg.base_type() == "Scalar") return "Scalar";
+  if (as_scalar) return "Scalar";
   if (std::holds_alternative<bool>(*value)) return "Bool";
   if (std::holds_alternative<int64_t>(*value)) return "Int";
   if (std::holds_alternative<double>(*value)) return "Double";
@@ -38,6 +39,44 @@ Shape known_shape(const Tensor& t) {
     return t.shape();
   } catch (const Error&) {
     return {};
+  }
+}
+
+// Where torchless's schema row and the overload PyTorch records differ (#20 item 3: the rows should become
+// PyTorch's), turns the row's argument list into PyTorch's: arguments PyTorch has after the row's, which
+// torchless's kernels do not take, show as PyTorch shows their defaults (a value is a "Scalar", None is
+// ""); the dimless sum and mean are PyTorch's overloads without dim and keepdim; nonzero's as_tuple is
+// Python's, not an argument of aten::nonzero.
+void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::vector<std::string>& types) {
+  const auto& args = schema_of(call.op).args;
+  auto drop = [&](std::string_view name) {
+    for (size_t i = 0; i < args.size() && i < shapes.size(); ++i)
+      if (args[i].name == name) {
+        shapes.erase(shapes.begin() + static_cast<std::ptrdiff_t>(i));
+        types.erase(types.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+  };
+  std::vector<const char*> missing;  // the type names of PyTorch's further arguments
+  switch (call.op) {
+    case OpKind::BatchNorm: missing = {"Scalar"}; break;  // cudnn_enabled
+    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: missing = {"Scalar"}; break;  // alpha
+    case OpKind::Copy_: missing = {"Scalar"}; break;                                   // non_blocking
+    case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
+    case OpKind::Sum:
+    case OpKind::Mean:
+      missing = {""};  // dtype
+      if (call.attrs.is_none("dim")) {
+        drop("keepdim");
+        drop("dim");
+      }
+      break;
+    case OpKind::Nonzero: drop("as_tuple"); break;
+    default: break;
+  }
+  for (const char* type : missing) {
+    shapes.emplace_back();
+    types.emplace_back(type);
   }
 }
 
@@ -58,7 +97,25 @@ void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector
       types.emplace_back(t.defined() ? dtype_type_name(t.dtype()) : "");
     } else {
       shapes.emplace_back();
-      types.emplace_back(attr_type_name(call.attrs.find(arg.name), arg));
+      types.emplace_back(attr_type_name(call.attrs.find(arg.name), arg.is_tensor() || arg.base_type() == "Scalar"));
+    }
+  }
+  to_pytorch_arguments(call, shapes, types);
+}
+
+void describe_inputs(const ScopeArgs& args, std::vector<Shape>& shapes, std::vector<std::string>& types) {
+  shapes.clear();
+  types.clear();
+  for (const ScopeArg& arg : args) {
+    if (const Tensor* t = std::get_if<Tensor>(&arg)) {
+      shapes.push_back(known_shape(*t));
+      types.emplace_back(t->defined() ? dtype_type_name(t->dtype()) : "");
+    } else if (const TensorType* type = std::get_if<TensorType>(&arg)) {
+      shapes.push_back(type->sizes);
+      types.emplace_back(dtype_type_name(type->dtype));
+    } else {
+      shapes.emplace_back();
+      types.emplace_back(attr_type_name(&std::get<AttrValue>(arg), false));
     }
   }
 }

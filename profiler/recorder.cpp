@@ -90,9 +90,20 @@ uint64_t Recorder::open_event(std::string name, EventKind kind, const ScopeLink&
   return id;
 }
 
-uint64_t Recorder::open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) {
+uint64_t Recorder::open_scope(std::string_view name, RecordScope scope, const ScopeLink& link,
+                              const ScopeInputs* inputs) {
   const EventKind kind = scope == RecordScope::Function ? EventKind::Function : EventKind::UserAnnotation;
-  return open_event(std::string(name), kind, link);
+  const uint64_t id = open_event(std::string(name), kind, link);
+  if (id == 0 || inputs == nullptr || !options_.record_shapes) return id;
+  const int64_t entry = now_ns();
+  RawEvent& e = events_[open_.back().index];
+  e.inputs = static_cast<int32_t>(inputs_.size());
+  Inputs& in = inputs_.emplace_back();
+  describe_inputs((*inputs)(), in.shapes, in.types);
+  const int64_t start = now_ns();
+  e.start_ns = start;
+  overhead_ns_ += start - entry;
+  return id;
 }
 
 void Recorder::close_from(size_t position, int64_t end_ns) {

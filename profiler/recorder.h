@@ -39,8 +39,10 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
 
   /// Opens a scope event now and returns its id (0 when disabled).
   uint64_t open_event(std::string name, EventKind kind, const ScopeLink& link = {});
-  /// A RecordFunction scope: open_event with the kind `scope` maps to.
-  uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) override;
+  /// A RecordFunction scope: open_event with the kind `scope` maps to, and its arguments' shapes
+  /// (record_shapes) when it has them.
+  uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link,
+                      const ScopeInputs* inputs) override;
   /// Closes the scope `id` now, and with it every scope opened inside it that is still open
   /// (so events stay nested). Unknown or already closed ids are ignored.
   void close_scope(uint64_t id) override;

@@ -21,13 +21,16 @@ struct Opened {
 // Records what it is told; ids count from 1 as the profiler's do.
 class FakeObserver final : public ScopeObserver {
  public:
-  uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link) override {
+  uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link,
+                      const ScopeInputs* inputs) override {
     opened.push_back({std::string(name), scope, link.sequence_nr, link.forward_thread});
+    if (inputs != nullptr) args.push_back((*inputs)());
     return opened.size();
   }
   void close_scope(uint64_t id) override { closed.push_back(id); }
 
   std::vector<Opened> opened;
+  std::vector<ScopeArgs> args;
   std::vector<uint64_t> closed;
 };
 
@@ -44,6 +47,28 @@ TEST_CASE("record_function: without an observer nothing is opened and a lazy nam
   RecordFunction scope([&] { built = true; return std::string("never"); }, RecordScope::Function);
   scope.end();
   CHECK_FALSE(built);
+}
+
+TEST_CASE("record_function: a scope's op arguments are built only when observed, and reach the observer") {
+  int built = 0;
+  auto inputs = [&] {
+    ++built;
+    return ScopeArgs{Tensor(), AttrValue(int64_t{3})};
+  };
+  { RecordFunction unobserved("aten::convolution", inputs); }
+  CHECK(built == 0);
+  FakeObserver observer;
+  ObserverGuard guard(&observer);
+  { RecordFunction scope("aten::convolution", inputs); }
+  CHECK(built == 1);
+  REQUIRE(observer.opened.size() == 1);
+  CHECK(observer.opened[0].name == "aten::convolution");
+  CHECK(observer.opened[0].scope == RecordScope::Function);
+  REQUIRE(observer.args.size() == 1);
+  REQUIRE(observer.args[0].size() == 2);
+  CHECK_FALSE(std::get<Tensor>(observer.args[0][0]).defined());
+  CHECK(std::get<int64_t>(std::get<AttrValue>(observer.args[0][1])) == 3);
+  CHECK(observer.closed == std::vector<uint64_t>{1});
 }
 
 TEST_CASE("record_function: the observer sees the name, the kind, the link and one close") {

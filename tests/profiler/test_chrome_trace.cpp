@@ -79,8 +79,8 @@ TEST_CASE("chrome_trace: complete events, memory instants and metadata parse bac
   CHECK(complete[1]["cat"] == "cpu_op");
   CHECK(complete[1]["args"]["Input Dims"] == json::parse("[[], []]"));
   CHECK(complete[1]["args"]["Input type"] == json::parse(R"(["ScalarList", "Int"])"));
-  CHECK(complete[2]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4]]"));
-  CHECK(complete[2]["args"]["Input type"] == json::parse(R"(["float", "float"])"));
+  CHECK(complete[2]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4], []]"));  // PyTorch's add has alpha
+  CHECK(complete[2]["args"]["Input type"] == json::parse(R"(["float", "float", "Scalar"])"));
   CHECK(complete[2]["args"]["flops"] == 12);
   CHECK_FALSE(complete[0]["args"].contains("Input Dims"));
 

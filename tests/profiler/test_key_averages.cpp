@@ -73,7 +73,7 @@ TEST_CASE("key_averages: group_by_input_shape separates calls by their argument 
   std::vector<std::pair<std::string, int64_t>> rows;
   for (const FunctionEventAvg& r : add)
     if (r.key == "aten::add") rows.emplace_back(r.input_shapes, r.count);
-  CHECK(rows == std::vector<std::pair<std::string, int64_t>>{{"[[2], [2]]", 2}, {"[[3], [3]]", 1}});
+  CHECK(rows == std::vector<std::pair<std::string, int64_t>>{{"[[2], [2], []]", 2}, {"[[3], [3], []]", 1}});
   CHECK(add.table().find("Input Shapes") != std::string::npos);
 }
 

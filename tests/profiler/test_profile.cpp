@@ -177,7 +177,7 @@ TEST_CASE("profile: concurrent profiles on two threads never mix their events") 
   CHECK(a.tid != b.tid);
 }
 
-TEST_CASE("profile: record_shapes gives one shape and type per schema argument") {
+TEST_CASE("profile: record_shapes gives one shape and type per argument of PyTorch's schema") {
   Profile prof({.record_shapes = true});
   {
     auto running = prof.start();
@@ -190,11 +190,11 @@ TEST_CASE("profile: record_shapes gives one shape and type per schema argument")
   CHECK(z.input_shapes == std::vector<Shape>{{}, {}});
   CHECK(z.input_types == std::vector<std::string>{"ScalarList", "Int"});
   const FunctionEvent& add = events[find_one(events, "aten::add")];
-  CHECK(add.input_shapes == std::vector<Shape>{{2, 3}, {}});
-  CHECK(add.input_types == std::vector<std::string>{"float", "Scalar"});
+  CHECK(add.input_shapes == std::vector<Shape>{{2, 3}, {}, {}});  // PyTorch's add(self, other, alpha)
+  CHECK(add.input_types == std::vector<std::string>{"float", "Scalar", "Scalar"});
   const FunctionEvent& sum = events[find_one(events, "aten::sum")];
-  CHECK(sum.input_shapes == std::vector<Shape>{{2, 3}, {}, {}});
-  CHECK(sum.input_types == std::vector<std::string>{"float", "ScalarList", "Bool"});
+  CHECK(sum.input_shapes == std::vector<Shape>{{2, 3}, {}, {}, {}});  // sum.dim_IntList(self, dim, keepdim, dtype)
+  CHECK(sum.input_types == std::vector<std::string>{"float", "ScalarList", "Bool", ""});
 }
 
 TEST_CASE("profile: results survive stop and a restart replaces them") {

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Regenerates tests/reference/op_tree_resnet18.txt, op_tree_my_module.txt and op_tree_resnet18_train.txt: the
+op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes, for an inference forward of
+torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes it, and for the
+forward of a resnet18 training step. Compared by tests/profiler/test_op_tree.cpp and (the training step)
+tests/profiler/test_training_profile.cpp. Run with Debian's PyTorch 1.13:
+    /usr/bin/python3 tests/reference/make_op_tree_references.py
+
+The tree is the profiler's own (experimental_event_tree: parents as recorded, nanosecond times); Debian's
+build has no kineto, which this does not need. Batch 2, not 1: with one image ATen runs most 3x3
+convolutions through thnn_conv2d (its mkldnn heuristic wants a batch above 1 or a large input), where
+torchless always runs oneDNN, as ATen's mkldnn_convolution does."""
+import pathlib
+
+import numpy
+import torch
+import torchvision
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+HEADER = """\
+# PyTorch {version}: {what}
+# Made by tests/reference/make_op_tree_references.py; compared by tests/profiler/{compared_by}.
+# One line per event in recording order: two spaces per nesting level, the name, the Input Shapes.
+"""
+
+
+class MyModule(torch.nn.Module):
+    """models/my_module.cpp's MyModule: the tutorial's, with mask.cpu() a copy into a new buffer (on CPU,
+    PyTorch's cpu() would return the mask itself) and MASK INDICES optionally through nonzero()."""
+
+    def __init__(self, in_features, out_features, use_nonzero):
+        super().__init__()
+        self.linear = torch.nn.Linear(in_features, out_features)
+        self.use_nonzero = use_nonzero
+
+    def forward(self, input, mask):
+        with torch.autograd.profiler.record_function("LINEAR PASS"):
+            out = self.linear(input)
+        with torch.autograd.profiler.record_function("MASK INDICES"):
+            if self.use_nonzero:
+                threshold = out.sum(1).mean()
+                hi_idx = (mask > threshold).nonzero()
+            else:
+                threshold = out.sum(1).mean().item()
+                host = torch.empty(mask.shape, dtype=mask.dtype)
+                host.copy_(mask)
+                hi_idx = torch.from_numpy(numpy.argwhere(host.numpy() > threshold))
+        return out, hi_idx
+
+
+def event_lines(run, keep=lambda root: True):
+    """The event tree of one profiled run() after a warm-up run, from the top-level events `keep` accepts."""
+    run()  # warm-up
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True) as prof:
+        run()
+    lines = []
+
+    def walk(event, depth):
+        lines.append("  " * depth + event.name + " " + str(event.extra_fields.inputs.shapes))
+        for child in event.children:
+            walk(child, depth + 1)
+
+    for root in prof.profiler.kineto_results.experimental_event_tree():
+        if keep(root):
+            walk(root, 0)
+    return lines
+
+
+def training_forward_lines():
+    """The forward events of a ResNet18 training step as tests/reference/make_profiler_references.py profiles
+    it (the same model, seed, input, loss and optimizer): every top-level event but the backward steps, the
+    optimizer scopes and the handle their Python record_function allocates (aten::zeros)."""
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    criterion = torch.nn.CrossEntropyLoss()
+    x = torch.randn(2, 3, 64, 64)
+    target = torch.tensor([1, 2])
+
+    def step():
+        optimizer.zero_grad(set_to_none=False)
+        criterion(model(x), target).backward()
+        optimizer.step()
+
+    def forward(root):
+        return not root.name.startswith(("autograd::engine::", "Optimizer.")) and root.name != "aten::zeros"
+
+    return event_lines(step, forward)
+
+
+def write(name, what, lines):
+    compared_by = "test_training_profile.cpp" if name.endswith("_train.txt") else "test_op_tree.cpp"
+    text = HEADER.format(version=torch.__version__, what=what, compared_by=compared_by) + "\n".join(lines) + "\n"
+    (HERE / name).write_text(text)
+
+
+def main():
+    assert torch.__version__.startswith("1.13"), torch.__version__
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18().eval()
+    x = torch.randn(2, 3, 64, 64)
+    with torch.no_grad():
+        write("op_tree_resnet18.txt", "torchvision's resnet18 forward (eval, no_grad, input 2 x 3 x 64 x 64)",
+              event_lines(lambda: model(x)))
+    lines = []
+    for use_nonzero in (False, True):
+        module = MyModule(500, 10, use_nonzero)
+        input, mask = torch.rand(8, 500), torch.rand(6, 6, 6)
+        lines.append(f"# use_nonzero={use_nonzero}")
+        with torch.no_grad():
+            lines += event_lines(lambda: module(input, mask))
+    write("op_tree_resnet18_train.txt", "the forward events of one resnet18 training step (train mode, batch "
+          "2 x 3 x 64 x 64, CrossEntropyLoss, SGD(lr=0.1, momentum=0.9), after one warm-up step), as "
+          "make_profiler_references.py profiles it: every top-level event but the backward steps and the "
+          "optimizer's", training_forward_lines())
+    write("op_tree_my_module.txt", "the profiler tutorial's MyModule(500, 10) forward (no_grad, input 8 x 500, "
+          "float32 mask 6 x 6 x 6), first with MASK INDICES through NumPy, then through nonzero()", lines)
+
+
+if __name__ == "__main__":
+    main()
