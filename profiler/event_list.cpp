@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "profiler/source_frames.h"
 
 namespace tl::profiler {
 
@@ -57,15 +58,42 @@ void EventList::attribute_memory() {
   }
 }
 
-void EventList::fill_stacks() {
-  for (FunctionEvent& e : events_) {
-    e.stack.clear();
-    if (!info_.with_stack) continue;
-    for (int64_t p = e.parent; p >= 0; p = events_[p].parent) {
-      const FunctionEvent& scope = events_[p];
-      if (scope.kind == EventKind::UserAnnotation || scope.kind == EventKind::Module) e.stack.push_back(scope.name);
-    }
+namespace {
+
+bool is_stack_scope(const FunctionEvent& e) { return e.kind == EventKind::UserAnnotation || e.kind == EventKind::Module; }
+
+// The index in `own` (innermost first) of the frame that opened a scope whose stack is `scope`: the
+// two stacks share their outer frames up to the frame whose calls differ, and the scope was opened
+// from that one. 0 (innermost) when either has no frames.
+size_t opening_frame(const std::vector<uint64_t>& own, const std::vector<uint64_t>& scope) {
+  if (own.empty() || scope.empty()) return 0;
+  size_t shared = 0;
+  while (shared < own.size() && shared < scope.size() &&
+         own[own.size() - 1 - shared] == scope[scope.size() - 1 - shared])
+    ++shared;
+  return own.size() - std::min(shared + 1, own.size());
+}
+
+}  // namespace
+
+std::vector<std::string> EventList::stack_entries(size_t index, bool (*include)(const FunctionEvent&)) const {
+  const FunctionEvent& e = events_[index];
+  // inside[k]: the scopes opened from own frame k, innermost first.
+  std::vector<std::vector<const std::string*>> inside(std::max<size_t>(e.frames.size(), 1));
+  for (int64_t p = e.parent; p >= 0; p = events_[p].parent)
+    if (include(events_[p])) inside[opening_frame(e.frames, events_[p].frames)].push_back(&events_[p].name);
+  std::vector<std::string> out;
+  for (size_t k = 0; k < inside.size(); ++k) {
+    for (const std::string* name : inside[k]) out.push_back(*name);
+    if (k < e.frames.size())
+      for (std::string& frame : user_frames(e.frames[k])) out.push_back(std::move(frame));
   }
+  return out;
+}
+
+void EventList::fill_stacks() {
+  for (size_t i = 0; i < events_.size(); ++i)
+    events_[i].stack = info_.with_stack ? stack_entries(i, is_stack_scope) : std::vector<std::string>{};
 }
 
 namespace {
