@@ -173,21 +173,23 @@ int main(int argc, char** argv) {
     const tl::Tensor input = tl::randn({1, 3, 224, 224});
 
     const profiler::ProfileOptions ops_only{};
+    const profiler::ProfileOptions stacks{.with_stack = true};
     const profiler::ProfileOptions everything{
         .record_shapes = true, .profile_memory = true, .with_stack = true, .with_flops = true};
     std::vector<double> plain;
-    Samples recorded, full;
+    Samples recorded, stacked, full;
     for (int i = 0; i < o.warmup; ++i) {
       (*model)(input);
       profiled_run(*model, input, ops_only, recorded);
+      profiled_run(*model, input, stacks, stacked);
       profiled_run(*model, input, everything, full);
     }
-    recorded = full = Samples{};
+    recorded = stacked = full = Samples{};
     std::unique_ptr<profiler::Profile> last;  // the last ops-only profile, printed below
     // Interleaved, rotating the order, so drift (frequency, other processes) hits all variants alike.
     for (int i = 0; i < o.runs; ++i) {
-      for (int k = 0; k < 3; ++k) {
-        switch ((i + k) % 3) {
+      for (int k = 0; k < 4; ++k) {
+        switch ((i + k) % 4) {
           case 0: {
             const auto t0 = Clock::now();
             (*model)(input);
@@ -195,6 +197,7 @@ int main(int argc, char** argv) {
             break;
           }
           case 1: profiled_run(*model, input, everything, full); break;
+          case 2: profiled_run(*model, input, stacks, stacked); break;
           default: last = profiled_run(*model, input, ops_only, recorded); break;
         }
       }
@@ -204,6 +207,7 @@ int main(int argc, char** argv) {
                 "the added time against the unprofiled forward of the same iteration\n", o.runs);
     std::printf("%-38s %s\n", "no profiler", spread(plain).c_str());
     report("Profile() recording op events", plain, recorded);
+    report("Profile(with_stack)", plain, stacked);
     report("Profile(shapes, memory, stack, flops)", plain, full);
     const double added = added_percent(plain, recorded.forward_ms);
     std::printf("\nadded time with op events: %.2f%% (target <= 3%%: %s); the profiler's own time in its hooks: "

@@ -52,7 +52,7 @@ void Recorder::install() {
   if (options_.profile_memory) previous_allocation_hook_ = set_allocation_hook(this);
   if (options_.with_stack || options_.with_modules) module_scopes_ = std::make_unique<ModuleScopes>(*this);
   if (options_.with_stack) {
-    // The first backtrace() loads the unwinder (libgcc_s): done here, not inside the first event.
+    // libunwind sets itself up on its first capture: done here, not inside the first event.
     std::vector<uint64_t> warm_up;
     capture_frames(warm_up);
   }

@@ -1,6 +1,6 @@
 // profiler/source_frames.h — with_stack's C++ frames: return addresses captured at record time
-// (glibc's backtrace(), about 10 ns a frame), turned into "file(line): function" frames only when a
-// table, grouping or export needs them, through libdw (elfutils), cached per address for the process.
+// (libunwind's cached unw_backtrace), turned into "file(line): function" frames when the recorded
+// window is built, through libdw (elfutils), each address looked up once per process.
 #pragma once
 
 #include <cstdint>
