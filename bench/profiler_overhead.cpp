@@ -1,5 +1,6 @@
 // bench/profiler_overhead.cpp — what recording op events costs: ResNet18 (eval, batch 1) with
-// and without a running Profile, interleaved in the same run, medians of N runs. The profiler's
+// and without a running Profile (op events alone, with_stack alone, everything on), interleaved in
+// the same run, medians of N runs. The profiler's
 // own time (inside its hooks) and its post-processing at stop() are reported apart from the model's.
 // Then a training step (ResNet18 train, batch 2, 3x64x64, SGD with momentum) with and without a
 // profile, and what its backward and optimizer scopes cost when no profile runs.

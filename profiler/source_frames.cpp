@@ -8,11 +8,10 @@
 #include <cxxabi.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
+#include <execinfo.h>
 #include <unistd.h>
-// The local-only API: unwinding the calling thread, no ptrace or remote address spaces.
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -242,12 +241,29 @@ class Symbolizer {
 
 }  // namespace
 
+namespace {
+
+using Backtrace = int (*)(void**, int);
+
+// libunwind's unw_backtrace caches each return address's frame layout, so a stack seen before (the
+// same call sites every forward) costs 20-40 ns a frame; glibc's backtrace() re-reads the unwind
+// tables each time, 6.5x slower on ResNet18's op stacks (28 frames on average). libunwind is opened
+// privately (RTLD_LOCAL) rather than linked: it also defines _Unwind_RaiseException, which would
+// take over every C++ throw in the process. Without it, backtrace() serves.
+Backtrace backtrace_function() {
+  static const Backtrace function = [] {
+    void* library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    void* symbol = library ? dlsym(library, "unw_backtrace") : nullptr;
+    return symbol ? reinterpret_cast<Backtrace>(symbol) : &backtrace;
+  }();
+  return function;
+}
+
+}  // namespace
+
 int capture_frames(std::vector<uint64_t>& out) {
   void* frames[kMaxFrames];
-  // libunwind caches each return address's frame layout, so a stack seen before (the same call
-  // sites every forward) costs 20-40 ns a frame; glibc's backtrace() re-reads the unwind tables
-  // each time, 6.5x slower on ResNet18's op stacks (28 frames on average).
-  const int n = std::max(0, unw_backtrace(frames, kMaxFrames));
+  const int n = std::max(0, backtrace_function()(frames, kMaxFrames));
   for (int i = 0; i < n; ++i) out.push_back(reinterpret_cast<uint64_t>(frames[i]));
   return n;
 }

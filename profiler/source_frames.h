@@ -1,6 +1,7 @@
 // profiler/source_frames.h — with_stack's C++ frames: return addresses captured at record time
-// (libunwind's cached unw_backtrace), turned into "file(line): function" frames when the recorded
-// window is built, through libdw (elfutils), each address looked up once per process.
+// (libunwind's cached unw_backtrace, opened at run time; glibc's backtrace() without it), named
+// "file(line): function" through libdw (elfutils) when the recorded window is built, each address
+// looked up once per process.
 #pragma once
 
 #include <cstdint>
