@@ -6,9 +6,9 @@
 #include "profiler/source_frames.h"
 
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <execinfo.h>
 #include <unistd.h>
