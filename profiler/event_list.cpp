@@ -62,32 +62,57 @@ namespace {
 
 bool is_stack_scope(const FunctionEvent& e) { return e.kind == EventKind::UserAnnotation || e.kind == EventKind::Module; }
 
-// The index in `own` (innermost first) of the frame that opened a scope whose stack is `scope`: the
-// two stacks share their outer frames up to the frame whose calls differ, and the scope was opened
-// from that one. 0 (innermost) when either has no frames.
-size_t opening_frame(const std::vector<uint64_t>& own, const std::vector<uint64_t>& scope) {
-  if (own.empty() || scope.empty()) return 0;
+// Where a scope sits among an event's own frames: inside own frame `frame` (innermost first), just
+// outside its inlined call `inlined` (innermost first within the frame).
+struct Placement {
+  size_t frame = 0;
+  size_t inlined = 0;
+};
+
+// The two stacks share their outer frames up to the frame whose calls differ: the scope was opened
+// from that frame, and within it from the innermost function the two inlined-call chains share.
+// Innermost when either has no frames.
+Placement place(const std::vector<uint64_t>& own, const std::vector<uint64_t>& scope) {
+  if (own.empty() || scope.empty()) return {};
   size_t shared = 0;
   while (shared < own.size() && shared < scope.size() &&
          own[own.size() - 1 - shared] == scope[scope.size() - 1 - shared])
     ++shared;
-  return own.size() - std::min(shared + 1, own.size());
+  if (shared >= own.size() || shared >= scope.size()) return {};
+  const size_t frame = own.size() - 1 - shared;
+  const std::vector<SourceFrame>& mine = symbolize(own[frame]);
+  const std::vector<SourceFrame>& theirs = symbolize(scope[scope.size() - 1 - shared]);
+  size_t common = 1;
+  while (common < mine.size() && common < theirs.size() &&
+         mine[mine.size() - 1 - common].function == theirs[theirs.size() - 1 - common].function)
+    ++common;
+  return {frame, mine.size() - common};
 }
 
 }  // namespace
 
 std::vector<std::string> EventList::stack_entries(size_t index, bool (*include)(const FunctionEvent&)) const {
   const FunctionEvent& e = events_[index];
-  // inside[k]: the scopes opened from own frame k, innermost first.
-  std::vector<std::vector<const std::string*>> inside(std::max<size_t>(e.frames.size(), 1));
+  struct Placed {
+    Placement at;
+    const std::string* name;
+  };
+  std::vector<Placed> scopes;  // innermost first
   for (int64_t p = e.parent; p >= 0; p = events_[p].parent)
-    if (include(events_[p])) inside[opening_frame(e.frames, events_[p].frames)].push_back(&events_[p].name);
+    if (include(events_[p])) scopes.push_back({place(e.frames, events_[p].frames), &events_[p].name});
+  std::stable_sort(scopes.begin(), scopes.end(), [](const Placed& a, const Placed& b) {
+    return std::pair(a.at.frame, a.at.inlined) < std::pair(b.at.frame, b.at.inlined);
+  });
   std::vector<std::string> out;
-  for (size_t k = 0; k < inside.size(); ++k) {
-    for (const std::string* name : inside[k]) out.push_back(*name);
-    if (k < e.frames.size())
-      for (std::string& frame : user_frames(e.frames[k])) out.push_back(std::move(frame));
+  auto next = scopes.begin();
+  for (size_t k = 0; k < e.frames.size(); ++k) {
+    const std::vector<SourceFrame>& chain = symbolize(e.frames[k]);
+    for (size_t j = 0; j < chain.size(); ++j) {
+      for (; next != scopes.end() && next->at.frame == k && next->at.inlined == j; ++next) out.push_back(*next->name);
+      if (!chain[j].library) out.push_back(chain[j].str());
+    }
   }
+  for (; next != scopes.end(); ++next) out.push_back(*next->name);
   return out;
 }
 

@@ -281,11 +281,4 @@ const std::vector<SourceFrame>& symbolize(uint64_t return_address) {
   return symbolizer.frames(return_address);
 }
 
-std::vector<std::string> user_frames(uint64_t return_address) {
-  std::vector<std::string> out;
-  for (const SourceFrame& f : symbolize(return_address))
-    if (!f.library) out.push_back(f.str());
-  return out;
-}
-
 }  // namespace tl::profiler

@@ -47,7 +47,4 @@ struct SourceFrame {
 /// never empty. Thread-safe; each address is looked up once per process.
 const std::vector<SourceFrame>& symbolize(uint64_t return_address);
 
-/// The str() of every user (non-library) frame of `return_address`, innermost first.
-std::vector<std::string> user_frames(uint64_t return_address);
-
 }  // namespace tl::profiler

@@ -14,8 +14,8 @@ class EventList;
 /// EventList::stack_entries places them, outermost first, then the event itself, joined by ';', a
 /// space and the summed metric in whole microseconds; lines whose value is 0 are left out. Spaces,
 /// ';', tabs and newlines inside names become '_' (as PyTorch's export_stacks does), e.g.
-///   bench/profiler_tutorial.cpp(57):_run_act;nn.Module:_MyModule_0;models/my_module.cpp(70):_
-///   tl::models::MyModule::forward;LINEAR_PASS;nn.Module:_Linear_0;aten::linear;aten::addmm 450
+///   main.cpp(9):_main;nn.Module:_MyModule_0;models/my_module.cpp(63):_tl::models::MyModule::forward;
+///   LINEAR_PASS;nn.Module:_Linear_0;aten::linear;aten::addmm 450
 /// (one line).
 /// `metric` must be "self_cpu_time_total"; throws tl::Error otherwise or when the events were
 /// recorded without with_stack.

@@ -51,6 +51,24 @@ struct Tiny : tl::nn::Module {
   std::string type_name() const override { return "Tiny"; }
 };
 
+// A scope opened in forward around a call that is inlined into forward: the scope is inside forward
+// and outside the inlined call, though both are one machine frame.
+struct Inlining : tl::nn::Module {
+  int helper_line = 0, call_line = 0;
+  [[gnu::always_inline]] inline void triple(const tl::Tensor& x, tl::Tensor& y) {
+    helper_line = __LINE__ + 1;
+    y = x * 3;
+  }
+  tl::Tensor forward(const tl::Tensor& x) override {
+    tl::profiler::RecordFunction scope("OUTER");
+    tl::Tensor y;
+    call_line = __LINE__ + 1;
+    triple(x, y);
+    return y;
+  }
+  std::string type_name() const override { return "Inlining"; }
+};
+
 [[gnu::noinline]] void call_tiny(Tiny& tiny, const tl::Tensor& x, tl::Tensor& out, int& line) {
   line = __LINE__ + 1;
   out = tiny(x);
@@ -83,7 +101,8 @@ void check_frame(const std::string& entry, int line, const std::string& function
 std::vector<std::string> all_user_frames(const std::vector<uint64_t>& addresses) {
   std::vector<std::string> out;
   for (uint64_t a : addresses)
-    for (std::string& f : user_frames(a)) out.push_back(std::move(f));
+    for (const SourceFrame& f : symbolize(a))
+      if (!f.library) out.push_back(f.str());
   return out;
 }
 
@@ -146,6 +165,23 @@ TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside
   CHECK(ends_with(scope[0], ": stack_test::Tiny::forward"));
   CHECK(scope[1] == "nn.Module: Tiny_0");
   check_frame(scope[2], call_line, "stack_test::call_tiny");
+}
+
+TEST_CASE("source frames: a scope around an inlined call sits between the inlined frame and its caller") {
+  auto inlining = std::make_shared<stack_test::Inlining>();
+  Tensor out;
+  Profile prof({.with_stack = true});
+  {
+    auto running = prof.start();
+    out = (*inlining)(ones({4}));
+  }
+  const EventList& events = prof.events();
+  const std::vector<std::string>& stack = events[find_one(events, "aten::mul")].stack;
+  REQUIRE(stack.size() >= 4);
+  check_frame(stack[0], inlining->helper_line, "stack_test::Inlining::triple");
+  CHECK(stack[1] == "OUTER");
+  check_frame(stack[2], inlining->call_line, "stack_test::Inlining::forward");
+  CHECK(stack[3] == "nn.Module: Inlining_0");
 }
 
 TEST_CASE("source frames: group_by_stack_n tells two call sites apart; the table and folded stacks show them") {
