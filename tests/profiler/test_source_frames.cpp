@@ -3,8 +3,8 @@
 // and RecordFunction scopes placed inside the frame that opened them, grouping, folded stacks, and
 // the fallbacks for addresses without line tables.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
-#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -126,12 +126,14 @@ TEST_CASE("source frames: addresses without line tables fall back to module+offs
   CHECK_FALSE(nowhere[0].library);
 
   // libc has no line tables here: its frames are named by module, offset and symbol, and folded.
-  const std::vector<SourceFrame>& libc = symbolize(reinterpret_cast<uint64_t>(&std::abort) + 1);
+  // (getpid: its address is libc's own in the sanitizer build too, where an intercepted function such as
+  // malloc resolves to the runtime's wrapper.)
+  const std::vector<SourceFrame>& libc = symbolize(reinterpret_cast<uint64_t>(&::getpid) + 1);
   REQUIRE(libc.size() == 1);
   CHECK(libc[0].module.rfind("libc.so", 0) == 0);
   CHECK(libc[0].file.empty());
   CHECK(libc[0].str().rfind(libc[0].module + "+0x", 0) == 0);
-  CHECK(ends_with(libc[0].str(), ": abort"));
+  CHECK(libc[0].function.find("getpid") != std::string::npos);
   CHECK(libc[0].library);
 
   // The library itself is built without line tables in a release build: a tl:: frame still gets
