@@ -60,7 +60,9 @@ void EventList::attribute_memory() {
 
 namespace {
 
-bool is_stack_scope(const FunctionEvent& e) { return e.kind == EventKind::UserAnnotation || e.kind == EventKind::Module; }
+bool is_stack_scope(const FunctionEvent& e) {
+  return e.kind == EventKind::UserAnnotation || e.kind == EventKind::Module;
+}
 
 // Where a scope sits among an event's own frames: inside own frame `frame` (innermost first), just
 // outside its inlined call `inlined` (innermost first within the frame).
