@@ -67,12 +67,16 @@ std::string bare_name(const std::string& s) {
 }
 
 // `file` as the line table names it, made absolute against the compilation directory, "dir/../"
-// collapsed, then relative to the working directory when inside it.
-std::string display_path(const char* file, const char* comp_dir) {
+// collapsed.
+std::filesystem::path absolute_path(const char* file, const char* comp_dir) {
+  std::filesystem::path path(file);
+  if (path.is_relative() && comp_dir) path = std::filesystem::path(comp_dir) / path;
+  return path.lexically_normal();
+}
+
+// `path` relative to the working directory when inside it.
+std::string display_path(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
-  fs::path path(file);
-  if (path.is_relative() && comp_dir) path = fs::path(comp_dir) / path;
-  path = path.lexically_normal();
   std::error_code ec;
   const fs::path cwd = fs::current_path(ec);
   if (ec || !path.is_absolute()) return path.string();
@@ -90,6 +94,25 @@ bool is_system_module(std::string_view path) {
 bool is_library_function(std::string_view f) {
   if (starts_with(f, "tl::")) return !starts_with(f, "tl::models::");
   return starts_with(f, "std::") || starts_with(f, "__gnu_cxx::") || f == "_start";
+}
+
+// For inlined calls whose name the line tables leave unqualified (GCC's -g1 for functions in an
+// anonymous namespace, clang's -gline-tables-only for all): torchless's own sources and headers,
+// in this source tree or installed, and the system's headers (libstdc++, glibc).
+bool is_library_file(std::string_view absolute) {
+  static constexpr std::string_view kLayers[] = {"core/", "ops/",   "autograd/", "data/",
+                                                 "nn/",   "optim/", "fx/",       "profiler/"};
+  if (starts_with(absolute, "/usr/include/")) return true;
+  for (std::string_view layer : kLayers) {
+    if (starts_with(absolute, std::string(TL_SOURCE_ROOT "/") + std::string(layer))) return true;
+    if (absolute.find("/include/torchless/" + std::string(layer)) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+void set_file(SourceFrame& frame, const std::filesystem::path& absolute) {
+  frame.file = display_path(absolute);
+  frame.library = is_library_file(absolute.string());
 }
 
 // The namespaces and classes around a function's declaration, outermost first ("tl::models::").
@@ -178,7 +201,7 @@ class Symbolizer {
     if (!(path && is_system_module(path))) out = from_dwarf(module, pc, base);
     if (out.empty()) out.push_back(base);
     const bool system = path && is_system_module(path);
-    for (SourceFrame& f : out) f.library = is_library_function(f.function) || (f.file.empty() && system);
+    for (SourceFrame& f : out) f.library = f.library || is_library_function(f.function) || (f.file.empty() && system);
     return out;
   }
 
@@ -195,7 +218,7 @@ class Symbolizer {
     Dwarf_Attribute attr;
     const char* comp_dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : nullptr;
     SourceFrame location = base;
-    location.file = display_path(file, comp_dir);
+    set_file(location, absolute_path(file, comp_dir));
     location.line = line_number;
     Dwarf_Die* scopes = nullptr;
     int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
@@ -225,7 +248,7 @@ class Symbolizer {
       if (dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &call_line) == 0) location.line = call_line;
       if (files && dwarf_formudata(dwarf_attr(scope, DW_AT_call_file, &attr), &call_file) == 0)
         if (const char* caller = dwarf_filesrc(files, call_file, nullptr, nullptr))
-          location.file = display_path(caller, comp_dir);
+          set_file(location, absolute_path(caller, comp_dir));
     }
     std::free(scopes);
     if (out.empty()) out.push_back(location);

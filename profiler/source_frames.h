@@ -34,8 +34,10 @@ struct SourceFrame {
   /// Folded out of stacks, as PyTorch's Source Location shows Python frames rather than its C++
   /// internals: the function is in namespace tl:: but not tl::models:: (the tutorials' models are
   /// user-style code), in std:: or __gnu_cxx:: (standard library templates), or is the C runtime's
-  /// _start; or the frame has no line and its module lies in /lib or /usr/lib (libc, libstdc++,
-  /// libgomp, libdnnl).
+  /// _start; or its file is one of torchless's library folders (core/ ... profiler/, in the source
+  /// tree or under include/torchless/) or under /usr/include (for inlined calls the line tables
+  /// name without their namespace); or it has no line and its module lies in /lib or /usr/lib (libc,
+  /// libstdc++, libgomp, libdnnl).
   bool library = false;
 
   /// "models/my_module.cpp(72): tl::models::MyModule::forward"; without a line table
