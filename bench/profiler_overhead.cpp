@@ -1,5 +1,6 @@
 // bench/profiler_overhead.cpp — what recording op events costs: ResNet18 (eval, batch 1) with
-// and without a running Profile, interleaved in the same run, medians of N runs. The profiler's
+// and without a running Profile (op events alone, with_stack alone, everything on), interleaved in
+// the same run, medians of N runs. The profiler's
 // own time (inside its hooks) and its post-processing at stop() are reported apart from the model's.
 // Then a training step (ResNet18 train, batch 2, 3x64x64, SGD with momentum) with and without a
 // profile, and what its backward and optimizer scopes cost when no profile runs.
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,14 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+// The calling thread's CPU time: unlike wall time, other processes' load does not inflate it, and
+// with --threads 1 it is the whole forward.
+double thread_cpu_ms() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -56,7 +66,7 @@ double median(std::vector<double> v) {
 }
 
 struct Samples {
-  std::vector<double> forward_ms, hooks_ms, stop_ms, events;
+  std::vector<double> forward_ms, cpu_ms, hooks_ms, stop_ms, events;
 };
 
 // One profiled forward: the forward alone is timed; stop() (building the event tree) apart.
@@ -66,7 +76,9 @@ std::unique_ptr<profiler::Profile> profiled_run(tl::nn::Module& model, const tl:
   {
     auto running = prof->start();
     const auto t0 = Clock::now();
+    const double c0 = thread_cpu_ms();
     model(input);
+    s.cpu_ms.push_back(thread_cpu_ms() - c0);
     s.forward_ms.push_back(ms_since(t0));
     const auto t1 = Clock::now();
     prof->stop();
@@ -92,10 +104,11 @@ std::string spread(const std::vector<double>& v) {
   return buf;
 }
 
-void report(const char* label, const std::vector<double>& plain, const Samples& s) {
+void report(const char* label, const Samples& plain, const Samples& s) {
   const double hooks = median(s.hooks_ms);
-  std::printf("%-38s %s  %+6.2f%%   hooks %6.3f ms (%5.2f%%)   stop() %6.3f ms   %4.0f events\n", label,
-              spread(s.forward_ms).c_str(), added_percent(plain, s.forward_ms), hooks, 100.0 * hooks / median(plain),
+  std::printf("%-38s %s  %+6.2f%%  cpu %+6.2f%%   hooks %6.3f ms (%5.2f%%)   stop() %6.3f ms   %4.0f events\n",
+              label, spread(s.forward_ms).c_str(), added_percent(plain.forward_ms, s.forward_ms),
+              added_percent(plain.cpu_ms, s.cpu_ms), hooks, 100.0 * hooks / median(plain.forward_ms),
               median(s.stop_ms), median(s.events));
 }
 
@@ -173,43 +186,49 @@ int main(int argc, char** argv) {
     const tl::Tensor input = tl::randn({1, 3, 224, 224});
 
     const profiler::ProfileOptions ops_only{};
+    const profiler::ProfileOptions stacks{.with_stack = true};
     const profiler::ProfileOptions everything{
         .record_shapes = true, .profile_memory = true, .with_stack = true, .with_flops = true};
-    std::vector<double> plain;
-    Samples recorded, full;
+    Samples plain, recorded, stacked, full;
     for (int i = 0; i < o.warmup; ++i) {
       (*model)(input);
       profiled_run(*model, input, ops_only, recorded);
+      profiled_run(*model, input, stacks, stacked);
       profiled_run(*model, input, everything, full);
     }
-    recorded = full = Samples{};
+    recorded = stacked = full = Samples{};
     std::unique_ptr<profiler::Profile> last;  // the last ops-only profile, printed below
     // Interleaved, rotating the order, so drift (frequency, other processes) hits all variants alike.
     for (int i = 0; i < o.runs; ++i) {
-      for (int k = 0; k < 3; ++k) {
-        switch ((i + k) % 3) {
+      for (int k = 0; k < 4; ++k) {
+        switch ((i + k) % 4) {
           case 0: {
             const auto t0 = Clock::now();
+            const double c0 = thread_cpu_ms();
             (*model)(input);
-            plain.push_back(ms_since(t0));
+            plain.cpu_ms.push_back(thread_cpu_ms() - c0);
+            plain.forward_ms.push_back(ms_since(t0));
             break;
           }
           case 1: profiled_run(*model, input, everything, full); break;
+          case 2: profiled_run(*model, input, stacks, stacked); break;
           default: last = profiled_run(*model, input, ops_only, recorded); break;
         }
       }
     }
 
     std::printf("\n%d runs each, interleaved; forward time median [min, max]; %% is the median over iterations of\n"
-                "the added time against the unprofiled forward of the same iteration\n", o.runs);
-    std::printf("%-38s %s\n", "no profiler", spread(plain).c_str());
+                "the added time against the unprofiled forward of the same iteration, in wall time and in the\n"
+                "calling thread's CPU time (the whole forward with --threads 1)\n", o.runs);
+    std::printf("%-38s %s\n", "no profiler", spread(plain.forward_ms).c_str());
     report("Profile() recording op events", plain, recorded);
+    report("Profile(with_stack)", plain, stacked);
     report("Profile(shapes, memory, stack, flops)", plain, full);
-    const double added = added_percent(plain, recorded.forward_ms);
+    const double added = added_percent(plain.forward_ms, recorded.forward_ms);
     std::printf("\nadded time with op events: %.2f%% (target <= 3%%: %s); the profiler's own time in its hooks: "
                 "%.3f ms per forward (%.2f%%)\n",
                 added, added <= 3.0 ? "met" : "NOT met", median(recorded.hooks_ms),
-                100.0 * median(recorded.hooks_ms) / median(plain));
+                100.0 * median(recorded.hooks_ms) / median(plain.forward_ms));
 
     const profiler::EventList& events = last->events();
     int64_t model_ns = 0;

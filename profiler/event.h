@@ -51,6 +51,10 @@ struct FunctionEvent {
   /// there); 0 for every other event.
   uint64_t forward_thread = 0;
 
+  /// with_stack: the C++ return addresses of the code that opened the event, innermost first (see
+  /// profiler/source_frames.h); empty for events loaded from a trace.
+  std::vector<uint64_t> frames;
+
   // ---- derived by EventList from the above ----
   /// Nearest enclosing event that is not a Module scope, or -1 (PyTorch's cpu_parent).
   int64_t cpu_parent = -1;
@@ -61,8 +65,10 @@ struct FunctionEvent {
   int64_t cpu_memory_usage = 0;
   /// cpu_memory_usage minus the children's.
   int64_t self_cpu_memory_usage = 0;
-  /// with_stack: the enclosing RecordFunction and module scopes, innermost first (ProfilerStep
-  /// scopes excluded so steps group together). Plays the role of PyTorch's Python stack.
+  /// with_stack: PyTorch's Python stack, innermost first: the user frames of `frames`
+  /// ("models/my_module.cpp(70): tl::models::MyModule::forward") and the enclosing RecordFunction and
+  /// module scopes, each inside the frame that opened it (ProfilerStep scopes excluded so steps
+  /// group together).
   std::vector<std::string> stack;
 
   int64_t cpu_time_total_ns() const { return end_ns - start_ns; }

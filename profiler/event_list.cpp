@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "profiler/source_frames.h"
 
 namespace tl::profiler {
 
@@ -57,15 +58,69 @@ void EventList::attribute_memory() {
   }
 }
 
-void EventList::fill_stacks() {
-  for (FunctionEvent& e : events_) {
-    e.stack.clear();
-    if (!info_.with_stack) continue;
-    for (int64_t p = e.parent; p >= 0; p = events_[p].parent) {
-      const FunctionEvent& scope = events_[p];
-      if (scope.kind == EventKind::UserAnnotation || scope.kind == EventKind::Module) e.stack.push_back(scope.name);
+namespace {
+
+bool is_stack_scope(const FunctionEvent& e) {
+  return e.kind == EventKind::UserAnnotation || e.kind == EventKind::Module;
+}
+
+// Where a scope sits among an event's own frames: inside own frame `frame` (innermost first), just
+// outside its inlined call `inlined` (innermost first within the frame).
+struct Placement {
+  size_t frame = 0;
+  size_t inlined = 0;
+};
+
+// The two stacks share their outer frames up to the frame whose calls differ: the scope was opened
+// from that frame, and within it from the innermost function the two inlined-call chains share.
+// Innermost when either has no frames.
+Placement place(const std::vector<uint64_t>& own, const std::vector<uint64_t>& scope) {
+  if (own.empty() || scope.empty()) return {};
+  size_t shared = 0;
+  while (shared < own.size() && shared < scope.size() &&
+         own[own.size() - 1 - shared] == scope[scope.size() - 1 - shared])
+    ++shared;
+  if (shared >= own.size() || shared >= scope.size()) return {};
+  const size_t frame = own.size() - 1 - shared;
+  const std::vector<SourceFrame>& mine = symbolize(own[frame]);
+  const std::vector<SourceFrame>& theirs = symbolize(scope[scope.size() - 1 - shared]);
+  size_t common = 1;
+  while (common < mine.size() && common < theirs.size() &&
+         mine[mine.size() - 1 - common].function == theirs[theirs.size() - 1 - common].function)
+    ++common;
+  return {frame, mine.size() - common};
+}
+
+}  // namespace
+
+std::vector<std::string> EventList::stack_entries(size_t index, bool (*include)(const FunctionEvent&)) const {
+  const FunctionEvent& e = events_[index];
+  struct Placed {
+    Placement at;
+    const std::string* name;
+  };
+  std::vector<Placed> scopes;  // innermost first
+  for (int64_t p = e.parent; p >= 0; p = events_[p].parent)
+    if (include(events_[p])) scopes.push_back({place(e.frames, events_[p].frames), &events_[p].name});
+  std::stable_sort(scopes.begin(), scopes.end(), [](const Placed& a, const Placed& b) {
+    return std::pair(a.at.frame, a.at.inlined) < std::pair(b.at.frame, b.at.inlined);
+  });
+  std::vector<std::string> out;
+  auto next = scopes.begin();
+  for (size_t k = 0; k < e.frames.size(); ++k) {
+    const std::vector<SourceFrame>& chain = symbolize(e.frames[k]);
+    for (size_t j = 0; j < chain.size(); ++j) {
+      for (; next != scopes.end() && next->at.frame == k && next->at.inlined == j; ++next) out.push_back(*next->name);
+      if (!chain[j].library) out.push_back(chain[j].str());
     }
   }
+  for (; next != scopes.end(); ++next) out.push_back(*next->name);
+  return out;
+}
+
+void EventList::fill_stacks() {
+  for (size_t i = 0; i < events_.size(); ++i)
+    events_[i].stack = info_.with_stack ? stack_entries(i, is_stack_scope) : std::vector<std::string>{};
 }
 
 namespace {

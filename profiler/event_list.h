@@ -68,6 +68,12 @@ class EventList {
   /// Writes a Chrome trace JSON file (see chrome_trace.h), gzip-compressed when `path` ends in ".gz",
   /// through tl::FileWriter: throws tl::Error if it cannot, leaving an existing file unchanged.
   void export_chrome_trace(const std::string& path) const;
+  /// Event `index`'s stack entries, innermost first: the user frames of its `frames` (see
+  /// source_frames.h) and the names of the enclosing events `include` accepts, each placed inside
+  /// the frame it was opened from (where its own frames leave its caller's); without frames, the
+  /// names alone. Symbolizes on first use of an address.
+  std::vector<std::string> stack_entries(size_t index, bool (*include)(const FunctionEvent&)) const;
+
   /// Writes folded stacks for flame graphs (see stacks.h) through tl::FileWriter, like
   /// export_chrome_trace.
   void export_stacks(const std::string& path, const std::string& metric = "self_cpu_time_total") const;

@@ -10,6 +10,7 @@
 #include "profiler/flops.h"
 #include "profiler/module_scope.h"
 #include "profiler/op_inputs.h"
+#include "profiler/source_frames.h"
 
 namespace tl::profiler::detail {
 namespace {
@@ -50,6 +51,11 @@ void Recorder::install() {
   dispatch::push_hook(this);
   if (options_.profile_memory) previous_allocation_hook_ = set_allocation_hook(this);
   if (options_.with_stack || options_.with_modules) module_scopes_ = std::make_unique<ModuleScopes>(*this);
+  if (options_.with_stack) {
+    // libunwind sets itself up on its first capture: done here, not inside the first event.
+    std::vector<uint64_t> warm_up;
+    capture_frames(warm_up);
+  }
   installed_ = true;
 }
 
@@ -71,8 +77,13 @@ Recorder::RawEvent& Recorder::EventBuffer::push() {
 int64_t Recorder::push_event(const char* op_name, EventKind kind, int64_t sequence_nr, uint64_t forward_thread) {
   const int64_t index = events_.size();
   RawEvent& e = events_.push();
-  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, sequence_nr, -1, -1,
+  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, sequence_nr, -1, -1, -1,
                static_cast<uint32_t>(forward_thread), kind};
+  if (options_.with_stack) {
+    e.frames = static_cast<int32_t>(frames_.size());
+    frames_.push_back(0);
+    frames_[e.frames] = static_cast<uint64_t>(capture_frames(frames_));
+  }
   open_.push_back({++t_next_id, index});
   return index;
 }
@@ -174,6 +185,10 @@ FunctionEvent Recorder::materialize(const RawEvent& raw) const {
     e.input_shapes = inputs_[raw.inputs].shapes;
     e.input_types = inputs_[raw.inputs].types;
   }
+  if (raw.frames >= 0) {
+    const auto first = frames_.begin() + raw.frames + 1;
+    e.frames.assign(first, first + static_cast<int64_t>(frames_[raw.frames]));
+  }
   return e;
 }
 
@@ -227,6 +242,7 @@ void Recorder::compact() {
   std::vector<RawEvent> kept;
   std::vector<std::string> texts;
   std::vector<Inputs> inputs;
+  std::vector<uint64_t> frames;
   for (size_t k = 0; k < open_.size(); ++k) {
     RawEvent e = events_[open_[k].index];
     e.parent = static_cast<int64_t>(k) - 1;
@@ -238,6 +254,12 @@ void Recorder::compact() {
       inputs.push_back(std::move(inputs_[e.inputs]));
       e.inputs = static_cast<int32_t>(inputs.size()) - 1;
     }
+    if (e.frames >= 0) {
+      const auto first = frames_.begin() + e.frames;
+      const int32_t moved = static_cast<int32_t>(frames.size());
+      frames.insert(frames.end(), first, first + 1 + static_cast<int64_t>(*first));
+      e.frames = moved;
+    }
     kept.push_back(e);
     open_[k].index = static_cast<int64_t>(k);
   }
@@ -247,6 +269,7 @@ void Recorder::compact() {
   inputs_.clear();
   std::move(texts.begin(), texts.end(), std::back_inserter(texts_));
   std::move(inputs.begin(), inputs.end(), std::back_inserter(inputs_));
+  frames_.assign(frames.begin(), frames.end());
 }
 
 }  // namespace tl::profiler::detail

@@ -60,7 +60,7 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   void on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) override;
 
  private:
-  /// One event as recorded: 64 bytes, no allocation for ops (their names are the registry's
+  /// One event as recorded: 72 bytes, no allocation for ops (their names are the registry's
   /// static strings); FunctionEvents are built from these only when a window is taken.
   struct RawEvent {
     const char* op_name;  ///< ops: the aten name; scopes: null, name in texts_[text]
@@ -71,6 +71,7 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
     int64_t sequence_nr;
     int32_t text;    ///< index into texts_, or -1
     int32_t inputs;  ///< index into inputs_ (record_shapes), or -1
+    int32_t frames;  ///< with_stack: index into frames_ of the frame count, the addresses after it; or -1
     uint32_t forward_thread;  ///< Linux thread ids fit in 32 bits (pid_max is at most 2^22)
     EventKind kind;
   };
@@ -110,6 +111,7 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   EventBuffer events_;
   std::vector<std::string> texts_;
   std::vector<Inputs> inputs_;
+  std::vector<uint64_t> frames_;  ///< per event with_stack: a count, then that many return addresses
   std::vector<MemoryEvent> memory_;
   std::vector<Open> open_;        ///< open events, outermost first
   std::vector<uint64_t> op_ids_;  ///< ids of the ops in progress (before() without after())

@@ -32,12 +32,13 @@ void write_stacks(const EventList& list, std::ostream& out, const std::string& m
   check_request(list, metric);
   std::vector<std::string> order;
   std::unordered_map<std::string, int64_t> total_ns;
-  for (const FunctionEvent& e : list) {
+  for (size_t index = 0; index < list.size(); ++index) {
+    const FunctionEvent& e = list[index];
     if (!e.is_function() || e.self_cpu_time_total_ns <= 0) continue;
-    std::vector<const FunctionEvent*> chain{&e};
-    for (int64_t p = e.parent; p >= 0; p = list[p].parent) chain.push_back(&list[p]);
+    const std::vector<std::string> entries = list.stack_entries(index, [](const FunctionEvent&) { return true; });
     std::string stack;
-    for (size_t i = chain.size(); i-- > 0;) stack += frame(chain[i]->name) + (i ? ";" : "");
+    for (size_t i = entries.size(); i-- > 0;) stack += frame(entries[i]) + ';';
+    stack += frame(e.name);
     auto [it, inserted] = total_ns.try_emplace(stack, 0);
     if (inserted) order.push_back(stack);
     it->second += e.self_cpu_time_total_ns;

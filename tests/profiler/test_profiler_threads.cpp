@@ -36,7 +36,7 @@ std::shared_ptr<nn::Module> shared_model() {
 /// What one thread's profile recorded, reduced to what must not depend on other threads.
 struct Recorded {
   std::map<std::tuple<std::string, std::string>, int64_t> averages;  ///< key_averages: (key, shapes) -> count
-  std::map<std::tuple<std::string, std::string>, int64_t> events;    ///< every event: (name, stack) -> count
+  std::map<std::tuple<std::string, std::string>, int64_t> events;    ///< every event: (name, scopes) -> count
   std::vector<int64_t> memory_bytes;                                 ///< sorted
   bool frees_only_own_allocations = true;
   std::set<uint64_t> threads;  ///< of every event and memory event
@@ -54,8 +54,10 @@ Recorded summarize(const EventList& list) {
   for (const FunctionEventAvg& row : list.key_averages({.group_by_input_shape = true}))
     r.averages[{row.key, row.input_shapes}] = row.count;
   for (const FunctionEvent& e : list) {
+    // The enclosing scopes, not e.stack: its C++ frames differ by thread (the thread's entry point).
     std::string stack;
-    for (const std::string& frame : e.stack) stack += frame + ";";
+    for (int64_t p = e.parent; p >= 0; p = list[p].parent)
+      if (list[p].kind == EventKind::UserAnnotation || list[p].kind == EventKind::Module) stack += list[p].name + ";";
     ++r.events[{e.name, stack}];
     r.threads.insert(e.thread);
   }
