@@ -55,11 +55,11 @@ bool match_nodes(const Node* pn, Node* gn, InternalMatch& m) {
   for (const Argument& a : pn->args()) flatten(a, p_args);
   for (const Argument& a : gn->args()) flatten(a, g_args);
   if (pn->kwargs().size() != gn->kwargs().size()) return false;
-  for (const auto& [key, value] : pn->kwargs()) {
+  for (const auto& kwarg : pn->kwargs()) {
     const auto it = std::find_if(gn->kwargs().begin(), gn->kwargs().end(),
-                                 [&](const auto& entry) { return entry.first == key; });
+                                 [&](const auto& entry) { return entry.first == kwarg.first; });
     if (it == gn->kwargs().end()) return false;
-    p_args.push_back(value);
+    p_args.push_back(kwarg.second);
     g_args.push_back(it->second);
   }
   if (p_args.size() != g_args.size()) return false;
