@@ -15,6 +15,7 @@ import pathlib
 import numpy
 import torch
 import torchvision
+from make_profiler_references import resnet18_training_step
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -71,17 +72,7 @@ def training_forward_lines():
     """The forward events of a ResNet18 training step as tests/reference/make_profiler_references.py profiles
     it (the same model, seed, input, loss and optimizer): every top-level event but the backward steps, the
     optimizer scopes and the handle their Python record_function allocates (aten::zeros)."""
-    torch.manual_seed(0)
-    model = torchvision.models.resnet18()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    criterion = torch.nn.CrossEntropyLoss()
-    x = torch.randn(2, 3, 64, 64)
-    target = torch.tensor([1, 2])
-
-    def step():
-        optimizer.zero_grad(set_to_none=False)
-        criterion(model(x), target).backward()
-        optimizer.step()
+    step = resnet18_training_step()
 
     def forward(root):
         return not root.name.startswith(("autograd::engine::", "Optimizer.")) and root.name != "aten::zeros"

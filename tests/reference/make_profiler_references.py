@@ -46,8 +46,9 @@ def outline(roots):
     return lines
 
 
-def main():
-    assert torch.__version__.startswith("1.13"), torch.__version__
+def resnet18_training_step():
+    """One ResNet18 training step (seed 0, batch 2x3x64x64, cross-entropy, SGD momentum 0.9), as a function;
+    tests/profiler/test_training_profile.cpp runs the same step. make_op_tree_references.py profiles it too."""
     torch.manual_seed(0)
     model = torchvision.models.resnet18()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -60,6 +61,12 @@ def main():
         criterion(model(x), target).backward()
         optimizer.step()
 
+    return step
+
+
+def main():
+    assert torch.__version__.startswith("1.13"), torch.__version__
+    step = resnet18_training_step()
     step()  # warm-up: .grad and the momentum buffers exist, as in every later step
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         step()
