@@ -208,13 +208,30 @@ class Symbolizer {
   // The inlined calls at `pc`, innermost first, then the function that holds them; empty without
   // line tables. dwarf_getscopes follows an inlined function into its definition's scopes, so the
   // callers come from dwarf_getscopes_die on the innermost scope instead, as eu-addr2line -i does.
+  // The compile unit holding `pc`. libdw finds it through .debug_aranges, which clang does not write
+  // unless asked (-gdwarf-aranges): without them, the units are searched one by one.
+  static Dwarf_Die* unit_of(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Die* storage, Dwarf_Addr* bias) {
+    if (Dwarf_Die* cu = dwfl_module_addrdie(module, pc, bias)) return cu;
+    Dwarf* dwarf = dwfl_module_getdwarf(module, bias);
+    if (dwarf == nullptr) return nullptr;
+    Dwarf_Off offset = 0, next = 0;
+    size_t header_size = 0;
+    while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+      if (dwarf_offdie(dwarf, offset + header_size, storage) != nullptr && dwarf_haspc(storage, pc - *bias) == 1)
+        return storage;
+      offset = next;
+    }
+    return nullptr;
+  }
+
   static std::vector<SourceFrame> from_dwarf(Dwfl_Module* module, Dwarf_Addr pc, const SourceFrame& base) {
-    Dwfl_Line* line = dwfl_module_getsrc(module, pc);
-    int line_number = 0;
-    const char* file = line ? dwfl_lineinfo(line, nullptr, &line_number, nullptr, nullptr, nullptr) : nullptr;
-    if (!file || line_number <= 0) return {};
     Dwarf_Addr bias = 0;
-    Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
+    Dwarf_Die unit;
+    Dwarf_Die* cu = unit_of(module, pc, &unit, &bias);
+    Dwarf_Line* line = cu ? dwarf_getsrc_die(cu, pc - bias) : nullptr;
+    int line_number = 0;
+    const char* file = line && dwarf_lineno(line, &line_number) == 0 ? dwarf_linesrc(line, nullptr, nullptr) : nullptr;
+    if (!file || line_number <= 0) return {};
     Dwarf_Attribute attr;
     const char* comp_dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : nullptr;
     SourceFrame location = base;
