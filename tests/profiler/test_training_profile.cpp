@@ -337,7 +337,10 @@ std::vector<const char*> normalize(std::vector<Block>& pytorch, std::vector<Bloc
   return names_only;
 }
 
-TEST_CASE("training profile: a ResNet18 step's forward events are PyTorch 1.13's") {
+// The events of the ResNet18 training step tests/reference/make_profiler_references.py profiles (seed 0,
+// batch 2x3x64x64, cross-entropy, SGD momentum 0.9), recorded after one warm-up step as the reference's:
+// .grad and the momentum buffers exist.
+EventList profile_training_step(const ProfileOptions& options) {
   manual_seed(0);
   auto model = models::resnet18();
   model->train();
@@ -349,12 +352,17 @@ TEST_CASE("training profile: a ResNet18 step's forward events are PyTorch 1.13's
     nn::functional::cross_entropy((*model)(x), target).backward();
     sgd.step();
   };
-  step();  // warm-up, as the reference's
-  Profile prof({.record_shapes = true});
+  step();
+  Profile prof(options);
   {
     auto running = prof.start();
     step();
   }
+  return prof.events();
+}
+
+TEST_CASE("training profile: a ResNet18 step's forward events are PyTorch 1.13's") {
+  const EventList events = profile_training_step({.record_shapes = true});
   // Not compared: the loss (#20 item 3: torchless's cross_entropy_loss runs nll_loss_forward without ATen's
   // nll_loss_nd -> nll_loss around it and log_softmax's `to`, and Tensor::contiguous() dispatches aten::contiguous
   // even on contiguous input, where PyTorch's returns the tensor itself) and the seed gradient backward() makes
@@ -369,30 +377,14 @@ TEST_CASE("training profile: a ResNet18 step's forward events are PyTorch 1.13's
     if (line[0] != ' ') kept = forward(line.substr(0, line.find(' ')));
     if (kept) pytorch.push_back(line);
   }
-  testing::check_same_tree(testing::our_tree(prof.events(), [&](const FunctionEvent& e) { return forward(e.name); }),
+  testing::check_same_tree(testing::our_tree(events, [&](const FunctionEvent& e) { return forward(e.name); }),
                            pytorch);
 }
 
 TEST_CASE("training profile: a ResNet18 step's backward and optimizer scopes are PyTorch 1.13's") {
-  manual_seed(0);
-  auto model = models::resnet18();
-  model->train();
-  const Tensor x = randn({2, 3, 64, 64});
-  const Tensor target = from_vector<int64_t>({1, 2}, {2});
-  optim::SGD sgd(model->parameters(), {.lr = 0.1, .momentum = 0.9});
-  auto step = [&] {
-    sgd.zero_grad(false);
-    nn::functional::cross_entropy((*model)(x), target).backward();
-    sgd.step();
-  };
-  step();  // warm-up, as the reference's: .grad and the momentum buffers exist
-  Profile prof;
-  {
-    auto running = prof.start();
-    step();
-  }
+  const EventList events = profile_training_step({});
   std::vector<Block> pytorch = blocks(lines_of(tl::testing::read_reference("profiler_train_step.txt")));
-  std::vector<Block> ours = blocks(outline(prof.events()));
+  std::vector<Block> ours = blocks(outline(events));
   const std::vector<const char*> names_only = normalize(pytorch, ours);
   CHECK(ours.size() == pytorch.size());
   for (size_t i = 0; i < std::min(ours.size(), pytorch.size()); ++i) {

@@ -183,12 +183,27 @@ TEST_CASE("trace_diff: ProfilerStep#N rows read one call per iteration, not 1/it
 //   TraceDiff.compare_traces(ct, tt)                          -> the kFirst rows
 //   TraceDiff.compare_traces(ct, tt, control_iteration=[4, 5], test_iteration=[4, 5])  -> the kAll rows
 // HTA leaves out "PyTorch Profiler (0)" and "Record Window End" (outside both ProfilerSteps).
+// A row HTA's compare_traces gives: the op, its control counts and duration.
+struct HtaRow {
+  const char* name;
+  double counts, duration_us;
+};
+
+// `t`'s rows are `expected`, in order.
+void check_rows(const DiffTable& t, const std::vector<HtaRow>& expected) {
+  REQUIRE(t.rows.size() == expected.size());
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const HtaRow& e = expected[i];
+    CAPTURE(e.name);
+    CHECK(t.rows[i].name == e.name);
+    CHECK(t.rows[i].control.counts == e.counts);
+    CHECK(t.rows[i].control.duration == doctest::Approx(e.duration_us));
+  }
+}
+
 TEST_CASE("trace_diff: counts and durations of kineto_rank1.json match HTA's compare_traces") {
   const TraceSet set = load_trace_set(std::filesystem::path("tests/trace/data/kineto_rank1.json"));
-  struct Expected {
-    const char* name;
-    double counts, duration_us;
-  };
+  using Expected = HtaRow;
   const std::vector<Expected> first = {
       {"ProfilerStep#4", 1, 1000}, {"aten::add", 1, 50.5}, {"aten::conv2d", 1, 400}, {"aten::convolution", 1, 300}};
   const std::vector<Expected> all = {{"ProfilerStep#4", 1, 1000}, {"ProfilerStep#5", 1, 900},
@@ -198,15 +213,8 @@ TEST_CASE("trace_diff: counts and durations of kineto_rank1.json match HTA's com
                                                                            {CompareOptions{.iterations = Iterations::All, .per_iteration = false}, &all}};
   for (const auto& c : cases) {
     DiffTable t = compare_traces(set, set, c.first);
-    REQUIRE(t.rows.size() == c.second->size());
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      const Expected& e = (*c.second)[i];
-      CAPTURE(e.name);
-      CHECK(t.rows[i].name == e.name);
-      CHECK(t.rows[i].control.counts == e.counts);
-      CHECK(t.rows[i].control.duration == doctest::Approx(e.duration_us));
-      CHECK(t.rows[i].change == Change::Unchanged);
-    }
+    check_rows(t, *c.second);
+    for (const OpDiff& r : t.rows) CHECK(r.change == Change::Unchanged);
   }
 }
 
@@ -217,10 +225,7 @@ TEST_CASE("trace_diff: counts and durations of kineto_rank1.json match HTA's com
 // in the trace, is in no iteration although it runs inside step 1's span.
 TEST_CASE("trace_diff: GPU events count in their launch's iteration, as HTA's compare_traces") {
   const TraceSet set = load_trace_set(std::filesystem::path("tests/trace/data/kineto_gpu.json"));
-  struct Expected {
-    const char* name;
-    double counts, duration_us;
-  };
+  using Expected = HtaRow;
   const std::vector<Expected> first = {
       {"ProfilerStep#1", 1, 100}, {"aten::mm", 1, 40}, {"cudaLaunchKernel", 1, 10}, {"gemm_kernel", 1, 80}};
   const std::vector<Expected> second = {{"Memcpy DtoH (Device -> Pageable)", 1, 20}, {"ProfilerStep#2", 1, 100},
@@ -228,17 +233,7 @@ TEST_CASE("trace_diff: GPU events count in their launch's iteration, as HTA's co
                                         {"cudaMemcpyAsync", 1, 5},  {"gemm_kernel", 1, 80}};
   const std::pair<CompareOptions, const std::vector<Expected>*> cases[] = {
       {CompareOptions{}, &first}, {CompareOptions{.control_steps = {2}, .test_steps = {2}}, &second}};
-  for (const auto& c : cases) {
-    DiffTable t = compare_traces(set, set, c.first).sort_values("name", true);
-    REQUIRE(t.rows.size() == c.second->size());
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      const Expected& e = (*c.second)[i];
-      CAPTURE(e.name);
-      CHECK(t.rows[i].name == e.name);
-      CHECK(t.rows[i].control.counts == e.counts);
-      CHECK(t.rows[i].control.duration == doctest::Approx(e.duration_us));
-    }
-  }
+  for (const auto& c : cases) check_rows(compare_traces(set, set, c.first).sort_values("name", true), *c.second);
 }
 
 TEST_CASE("trace_diff: without per-iteration means, twice the iterations looks like twice the calls") {
