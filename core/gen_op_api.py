@@ -38,7 +38,7 @@ class Arg:
 
 class Op:
     def __init__(self, enum, kernel, schema, pyop, tags, variants):
-        self.enum, self.kernel, self.pyop, self.variants = enum, kernel, pyop, variants
+        self.enum, self.kernel, self.schema, self.pyop, self.variants = enum, kernel, schema, pyop, variants
         self.pointwise = "pointwise" in tags.split(", ")
         m = re.fullmatch(r"(\w+)\((.*)\) -> (.*)", schema)
         assert m, schema
@@ -130,10 +130,11 @@ class Overload:
         self.op, self.params, self.fixed = op, params, fixed  # fixed: arg name -> C++ value expression
         self.scalar_second, self.required_dim = scalar_second, required_dim
 
-    def param_decls(self, skip_self):
+    def param_decls(self, skip_self, defaults=True):
+        """The C++ parameter list; with `defaults`, the schema's defaults as far as C++ allows them."""
         params = self.params[1:] if skip_self else self.params
         decls = []
-        for i, a in enumerate(params):
+        for a in params:
             if self.scalar_second and a is self.op.args[1]:
                 t = "const Scalar&"
             else:
@@ -148,7 +149,7 @@ class Overload:
                 d[2] = None
         out = []
         for (t, name, default), a in zip(decls, params):
-            out.append(f"{t} {name}" + (f" = {cpp_default(a)}" if default is not None else ""))
+            out.append(f"{t} {name}" + (f" = {cpp_default(a)}" if defaults and default is not None else ""))
         return ", ".join(out)
 
     def call(self, self_expr, style):
@@ -199,7 +200,7 @@ def method_decls(ops):
     for op in ops:
         if "method" not in op.variants.split(", "):
             continue
-        lines.append(f"/// aten::{schema_text(op)}")
+        lines.append(f"/// aten::{op.schema}")
         for ov in overloads(op):
             params = ov.param_decls(skip_self=True)
             if in_place(op):
@@ -214,7 +215,7 @@ def function_decls(ops):
     for op in ops:
         if "function" not in op.variants.split(", "):
             continue
-        lines.append(f"/// aten::{schema_text(op)}")
+        lines.append(f"/// aten::{op.schema}")
         for ov in overloads(op):
             lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=False)});")
     return lines
@@ -243,33 +244,18 @@ def operator_overloads(ops):
     return result
 
 
-def schema_text(op):
-    parts, star = [], False
-    for a in op.args:
-        if a.kwarg_only and not star:
-            parts.append("*")
-            star = True
-        parts.append(f"{a.type} {a.name}" + (f"={a.default}" if a.default is not None else ""))
-    rets = ", ".join(op.returns)
-    return f"{op.name}({', '.join(parts)}) -> " + (rets if len(op.returns) == 1 else f"({rets})")
-
-
-def strip_default(params):
-    return re.sub(r" = (\{[^}]*\}|\"[^\"]*\"|[^,]+)", "", params)
-
-
 def sources(ops):
     lines = ['#include "core/dispatch.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
     for op in ops:
         variants = op.variants.split(", ")
         for ov in overloads(op):
             if "function" in variants:
-                params = strip_default(ov.param_decls(skip_self=False))
+                params = ov.param_decls(skip_self=False, defaults=False)
                 lines.append(f"{returns_type(op)} {op.name}({params}) {{")
                 lines.append(f"  return {ov.call(None, 'Function')};")
                 lines.append("}")
             if "method" in variants:
-                params = strip_default(ov.param_decls(skip_self=True))
+                params = ov.param_decls(skip_self=True, defaults=False)
                 if in_place(op):
                     lines.append(f"Tensor& Tensor::{op.name}({params}) {{")
                     lines.append(f"  {ov.call('*this', 'Method')};")
