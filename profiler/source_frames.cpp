@@ -5,6 +5,8 @@
 // folded anyway, and looking for libc's separate debug info costs ~0.1 s).
 #include "profiler/source_frames.h"
 
+#include "profiler/library_files.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -20,6 +22,7 @@
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tl::profiler {
 namespace {
@@ -96,23 +99,9 @@ bool is_library_function(std::string_view f) {
   return starts_with(f, "std::") || starts_with(f, "__gnu_cxx::") || f == "_start";
 }
 
-// For inlined calls whose name the line tables leave unqualified (GCC's -g1 for functions in an
-// anonymous namespace, clang's -gline-tables-only for all): torchless's own sources and headers,
-// in this source tree or installed, and the system's headers (libstdc++, glibc).
-bool is_library_file(std::string_view absolute) {
-  static constexpr std::string_view kLayers[] = {"core/", "ops/",   "autograd/", "data/",
-                                                 "nn/",   "optim/", "fx/",       "profiler/"};
-  if (starts_with(absolute, "/usr/include/")) return true;
-  for (std::string_view layer : kLayers) {
-    if (starts_with(absolute, std::string(TL_SOURCE_ROOT "/") + std::string(layer))) return true;
-    if (absolute.find("/include/torchless/" + std::string(layer)) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 void set_file(SourceFrame& frame, const std::filesystem::path& absolute) {
   frame.file = display_path(absolute);
-  frame.library = is_library_file(absolute.string());
+  frame.library = detail::is_library_file(absolute.string());
 }
 
 // The namespaces and classes around a function's declaration, outermost first ("tl::models::").
@@ -300,6 +289,24 @@ Backtrace backtrace_function() {
 }
 
 }  // namespace
+
+namespace detail {
+
+// For inlined calls whose name the line tables leave unqualified (GCC's -g1 for functions in an
+// anonymous namespace, clang's -gline-tables-only for all), a frame is folded by its file: the system's headers (libstdc++, glibc)
+// and torchless's own sources and headers, known by their paths relative to the source root
+// (profiler/library_files.h) rather than by the directory they were compiled in, which a moved
+// tree, a shared compiler cache or an installed include/torchless/ changes.
+bool is_library_file(std::string_view absolute) {
+  static const std::unordered_set<std::string_view> library(std::begin(kLibraryFiles),
+                                                            std::end(kLibraryFiles));
+  if (starts_with(absolute, "/usr/include/")) return true;
+  for (size_t slash = absolute.find('/'); slash != std::string_view::npos; slash = absolute.find('/', slash + 1))
+    if (library.count(absolute.substr(slash + 1))) return true;
+  return false;
+}
+
+}  // namespace detail
 
 int capture_frames(std::vector<uint64_t>& out) {
   void* frames[kMaxFrames];

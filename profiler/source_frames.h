@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tl::profiler {
@@ -34,10 +35,10 @@ struct SourceFrame {
   /// Folded out of stacks, as PyTorch's Source Location shows Python frames rather than its C++
   /// internals: the function is in namespace tl:: but not tl::models:: (the tutorials' models are
   /// user-style code), in std:: or __gnu_cxx:: (standard library templates), or is the C runtime's
-  /// _start; or its file is one of torchless's library folders (core/ ... profiler/, in the source
-  /// tree or under include/torchless/) or under /usr/include (for inlined calls the line tables
-  /// name without their namespace); or it has no line and its module lies in /lib or /usr/lib (libc,
-  /// libstdc++, libgomp, libdnnl).
+  /// _start; or its file is one of torchless's own sources or headers (core/ ... profiler/, known by
+  /// their paths relative to the source root, wherever they were compiled or installed) or under
+  /// /usr/include (for inlined calls the line tables name without their namespace); or it has no
+  /// line and its module lies in /lib or /usr/lib (libc, libstdc++, libgomp, libdnnl).
   bool library = false;
 
   /// "models/my_module.cpp(72): tl::models::MyModule::forward"; without a line table
@@ -48,5 +49,14 @@ struct SourceFrame {
 /// The frames of a captured return address (the call before it is looked up), innermost first;
 /// never empty. Thread-safe; each address is looked up once per process.
 const std::vector<SourceFrame>& symbolize(uint64_t return_address);
+
+namespace detail {
+
+/// Whether a line table's `absolute` file is a system header or one of torchless's own sources or
+/// headers (its path ends with one relative to the source root), wherever the tree was compiled or
+/// installed.
+bool is_library_file(std::string_view absolute);
+
+}  // namespace detail
 
 }  // namespace tl::profiler

@@ -147,6 +147,23 @@ TEST_CASE("source frames: addresses without line tables fall back to module+offs
   if (own.back().file.empty()) CHECK(own.back().str().find("+0x") != std::string::npos);
 }
 
+TEST_CASE("source frames: library files are known by their place in the tree, not by where it was compiled") {
+  using detail::is_library_file;
+  // A checkout or build cache elsewhere: the line tables name the directory the objects were compiled in.
+  CHECK(is_library_file("/somewhere/else/core/dispatch.cpp"));
+  CHECK(is_library_file("/somewhere/else/core/hook_stack.h"));
+  CHECK(is_library_file("/somewhere/else/fx/passes/fuse_conv_bn.cpp"));
+  CHECK(is_library_file("/somewhere/else/build-san/core/op_methods.h"));  // generated in the build tree
+  CHECK(is_library_file("/opt/tl/include/torchless/nn/module.h"));       // installed
+  CHECK(is_library_file("/usr/include/c++/12/bits/stl_vector.h"));
+  // The user's code, the tutorials' models and the tests are never folded, whatever their folders.
+  CHECK_FALSE(is_library_file("/somewhere/else/tests/profiler/test_source_frames.cpp"));
+  CHECK_FALSE(is_library_file("/somewhere/else/tests/core/test_tensor.cpp"));
+  CHECK_FALSE(is_library_file("/somewhere/else/models/my_module.cpp"));
+  CHECK_FALSE(is_library_file("/home/user/project/core/main.cpp"));
+  CHECK_FALSE(is_library_file("core/dispatch.cpp"));  // a relative path names no tree
+}
+
 TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside the frame that opened them") {
   auto tiny = std::make_shared<stack_test::Tiny>();
   const Tensor x = ones({4});
