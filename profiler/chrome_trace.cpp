@@ -86,6 +86,13 @@ void write_event(std::ostream& out, const FunctionEvent& e, size_t index, int64_
   if (e.sequence_nr >= 0)
     out << ", \"Fwd thread id\": " << e.forward_thread << ", \"Sequence number\": " << e.sequence_nr;
   if (e.flops > 0) out << ", \"flops\": " << e.flops;
+  if (!e.stack.empty()) {
+    // Kineto's with_stack metadata: the event's stack entries, innermost first, joined by ';'.
+    std::string stack;
+    for (const std::string& entry : e.stack) stack += (stack.empty() ? "" : ";") + entry;
+    out << ", \"Call stack\": ";
+    write_string(out, stack);
+  }
   out << "}}";
 }
 

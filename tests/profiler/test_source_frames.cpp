@@ -1,14 +1,18 @@
 // tests/profiler/test_source_frames.cpp — with_stack's C++ frames: a known function's file and line
 // (computed with __LINE__ here), inlined calls as frames of their own, library frames folded, module
 // and RecordFunction scopes placed inside the frame that opened them, grouping, folded stacks, and
-// the fallbacks for addresses without line tables.
+// the fallbacks for addresses without line tables, and the Chrome trace's "Call stack".
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "nn/module.h"
 #include "ops/ops.h"
@@ -187,6 +191,50 @@ TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside
   CHECK(ends_with(scope[0], ": stack_test::Tiny::forward"));
   CHECK(scope[1] == "nn.Module: Tiny_0");
   check_frame(scope[2], call_line, "stack_test::call_tiny");
+}
+
+// The "args" of each complete event named `name` in the Chrome trace `prof` exports.
+std::vector<nlohmann::json> trace_args(const Profile& prof, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("source_frames_" + std::to_string(::getpid()) + ".json")).string();
+  prof.export_chrome_trace(path);
+  std::ifstream in(path);
+  const nlohmann::json trace = nlohmann::json::parse(in);
+  std::filesystem::remove(path);
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["name"] == name) out.push_back(e["args"]);
+  return out;
+}
+
+TEST_CASE("source frames: the Chrome trace carries each event's stack as Kineto's \"Call stack\"") {
+  auto tiny = std::make_shared<stack_test::Tiny>();
+  const Tensor x = ones({4});
+  Tensor out;
+  int call_line = 0;
+  Profile prof({.with_stack = true});
+  {
+    auto running = prof.start();
+    stack_test::call_tiny(*tiny, x, out, call_line);
+  }
+  const std::vector<std::string>& stack = prof.events()[find_one(prof.events(), "aten::mul")].stack;
+  REQUIRE(stack.size() >= 4);
+  std::string joined = stack[0];
+  for (size_t i = 1; i < stack.size(); ++i) joined += ";" + stack[i];
+  const std::vector<nlohmann::json> muls = trace_args(prof, "aten::mul");
+  REQUIRE(muls.size() == 1);
+  CHECK(muls[0]["Call stack"] == joined);
+  CHECK(muls[0]["Call stack"].get<std::string>().find(frame_text(tiny->op_line, "stack_test::Tiny::forward")) !=
+        std::string::npos);
+
+  Profile plain;
+  {
+    auto running = plain.start();
+    stack_test::call_tiny(*tiny, x, out, call_line);
+  }
+  const std::vector<nlohmann::json> plain_muls = trace_args(plain, "aten::mul");
+  REQUIRE(plain_muls.size() == 1);
+  CHECK_FALSE(plain_muls[0].contains("Call stack"));
 }
 
 TEST_CASE("source frames: a scope around an inlined call sits between the inlined frame and its caller") {
