@@ -168,16 +168,19 @@ TEST_CASE("source frames: library files are known by their place in the tree, no
   CHECK_FALSE(is_library_file("core/dispatch.cpp"));  // a relative path names no tree
 }
 
-TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside the frame that opened them") {
-  auto tiny = std::make_shared<stack_test::Tiny>();
-  const Tensor x = ones({4});
+// Profiles one call of a Tiny module from stack_test::call_tiny; returns the line of that call.
+int profile_tiny(Profile& prof, stack_test::Tiny& tiny) {
   Tensor out;
   int call_line = 0;
+  auto running = prof.start();
+  stack_test::call_tiny(tiny, ones({4}), out, call_line);
+  return call_line;
+}
+
+TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside the frame that opened them") {
+  auto tiny = std::make_shared<stack_test::Tiny>();
   Profile prof({.with_stack = true});
-  {
-    auto running = prof.start();
-    stack_test::call_tiny(*tiny, x, out, call_line);
-  }
+  const int call_line = profile_tiny(prof, *tiny);
   const EventList& events = prof.events();
   const std::vector<std::string>& stack = events[find_one(events, "aten::mul")].stack;
   REQUIRE(stack.size() >= 4);
@@ -209,14 +212,8 @@ std::vector<nlohmann::json> trace_args(const Profile& prof, const std::string& n
 
 TEST_CASE("source frames: the Chrome trace carries each event's stack as Kineto's \"Call stack\"") {
   auto tiny = std::make_shared<stack_test::Tiny>();
-  const Tensor x = ones({4});
-  Tensor out;
-  int call_line = 0;
   Profile prof({.with_stack = true});
-  {
-    auto running = prof.start();
-    stack_test::call_tiny(*tiny, x, out, call_line);
-  }
+  profile_tiny(prof, *tiny);
   const std::vector<std::string>& stack = prof.events()[find_one(prof.events(), "aten::mul")].stack;
   REQUIRE(stack.size() >= 4);
   std::string joined = stack[0];
@@ -228,10 +225,7 @@ TEST_CASE("source frames: the Chrome trace carries each event's stack as Kineto'
         std::string::npos);
 
   Profile plain;
-  {
-    auto running = plain.start();
-    stack_test::call_tiny(*tiny, x, out, call_line);
-  }
+  profile_tiny(plain, *tiny);
   const std::vector<nlohmann::json> plain_muls = trace_args(plain, "aten::mul");
   REQUIRE(plain_muls.size() == 1);
   CHECK_FALSE(plain_muls[0].contains("Call stack"));
