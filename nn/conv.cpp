@@ -38,14 +38,15 @@ Tensor Conv2d::forward(const Tensor& input) {
                             o.groups);
 }
 
-std::string Conv2d::extra_repr() const {
-  const Conv2dOptions& o = options_;
+std::string Conv2d::extra_repr() const { return conv2d_extra_repr(options_, parameter("bias").defined()); }
+
+std::string conv2d_extra_repr(const Conv2dOptions& o, bool has_bias) {
   std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
                   ", kernel_size=" + o.kernel_size.tuple_repr() + ", stride=" + o.stride.tuple_repr();
   if (!o.padding.all_equal(0)) s += ", padding=" + o.padding.tuple_repr();
   if (!o.dilation.all_equal(1)) s += ", dilation=" + o.dilation.tuple_repr();
   if (o.groups != 1) s += ", groups=" + std::to_string(o.groups);
-  if (!parameter("bias").defined()) s += ", bias=False";
+  if (!has_bias) s += ", bias=False";
   return s;
 }
 

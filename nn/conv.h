@@ -47,4 +47,8 @@ class Conv2d : public Module {
   Conv2dOptions options_;
 };
 
+/// PyTorch's Conv2d repr arguments ("3, 64, kernel_size=(7, 7), stride=(2, 2), padding=(3, 3), bias=False"),
+/// shared by every module that stands for a Conv2d.
+std::string conv2d_extra_repr(const Conv2dOptions& options, bool has_bias);
+
 }  // namespace tl::nn

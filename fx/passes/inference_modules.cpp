@@ -44,13 +44,7 @@ nn::ForwardSignature MkldnnConv2d::forward_signature() const {
 }
 
 std::string MkldnnConv2d::extra_repr() const {
-  const nn::Conv2dOptions& o = options_;
-  std::string s = std::to_string(o.in_channels) + ", " + std::to_string(o.out_channels) +
-                  ", kernel_size=" + o.kernel_size.tuple_repr() + ", stride=" + o.stride.tuple_repr();
-  if (!o.padding.all_equal(0)) s += ", padding=" + o.padding.tuple_repr();
-  if (!o.dilation.all_equal(1)) s += ", dilation=" + o.dilation.tuple_repr();
-  if (o.groups != 1) s += ", groups=" + std::to_string(o.groups);
-  if (!parameter("bias").defined()) s += ", bias=False";
+  std::string s = nn::conv2d_extra_repr(options_, parameter("bias").defined());
   if (sum_ || relu_) s += std::string(", post_ops=[") + (sum_ ? "sum" : "") + (sum_ && relu_ ? ", " : "") + (relu_ ? "relu" : "") + "]";
   if (dtype_ != DType::Float32) s += std::string(", dtype=") + dtype_name(dtype_);
   if (winograd_) s += ", algorithm=winograd";
