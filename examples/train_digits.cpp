@@ -1,10 +1,11 @@
 // examples/train_digits.cpp — trains a small CNN on scikit-learn's digits (fixed seeded 80/20 split) and
 // fails unless it reaches 97% test accuracy. Every epoch's batch order is a function of (seed, epoch).
 //
-//   train_digits [--epochs N] [--seed S] [--bf16] [--export-init PATH] [--resume-test]
+//   train_digits [--epochs N] [--seed S] [--bf16] [--profile] [--export-init PATH] [--resume-test]
 //
 // --bf16 runs the forward passes and the loss under tl::autocast (bfloat16 convolutions and linear
-// layer, float32 parameters and optimizer), as torch.autocast("cpu") does.
+// layer, float32 parameters and optimizer), as torch.autocast("cpu") does. --profile records the last
+// epoch's training batches and prints the profiler's table (where a small model's time goes).
 // --export-init writes the initial weights, the split and every epoch's batch order to a safetensors
 // file for examples/train_digits_pt.py (PyTorch 1.13) and exits; --resume-test trains straight and
 // through a checkpoint taken halfway, and fails unless the parameters are bit-identical.
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,7 @@
 #include "optim/checkpoint.h"
 #include "optim/lr_scheduler.h"
 #include "optim/sgd.h"
+#include "profiler/profile.h"
 
 namespace data = tl::data;
 namespace nn = tl::nn;
@@ -52,6 +55,7 @@ struct Args {
   std::string export_init;  // empty: train
   bool resume_test = false;
   bool bf16 = false;  // forward and loss under tl::autocast
+  bool profile = false;  // the last epoch's training batches under the profiler
 };
 
 uint64_t parse_count(const char* flag, const char* text, uint64_t min) {
@@ -70,6 +74,8 @@ Args parse_args(int argc, char** argv) {
     const bool has_value = i + 1 < argc;
     if (flag == "--resume-test") {
       args.resume_test = true;
+    } else if (flag == "--profile") {
+      args.profile = true;
     } else if (flag == "--bf16") {
       args.bf16 = true;
     } else if ((flag == "--epochs" || flag == "--seed" || flag == "--export-init") && has_value) {
@@ -84,7 +90,7 @@ Args parse_args(int argc, char** argv) {
       }
     } else {
       TL_CHECK(false, "train_digits: unknown flag or missing value '", flag,
-               "' (flags: --epochs N, --seed S, --bf16, --export-init PATH, --resume-test)");
+               "' (flags: --epochs N, --seed S, --bf16, --profile, --export-init PATH, --resume-test)");
     }
   }
   TL_CHECK(args.export_init.empty() || !args.resume_test,
@@ -199,14 +205,23 @@ double train(const Args& args, const Split& split) {
   Trainer t(args.seed, args.epochs, args.bf16);
   const bool terminal = isatty(STDOUT_FILENO) != 0;
   double acc = 0;
+  tl::profiler::Profile prof;
   for (int epoch = 0; epoch < args.epochs; ++epoch) {
     char label[32];
     std::snprintf(label, sizeof label, "epoch %2d/%d", epoch + 1, args.epochs);
+    std::optional<tl::profiler::ProfileGuard> running;
+    if (args.profile && epoch + 1 == args.epochs) running.emplace(prof.start());
     const EpochResult r = train_epoch(t, split.train, args.seed, epoch, terminal ? label : "");
+    running.reset();
     acc = accuracy(*t.model, split.test, args.bf16);
     std::printf("\r%s %s loss %.4f  test acc %.2f%%  %.0f img/s  %.3f s\n", label,
                 bar(1, 1).c_str(), r.loss, acc, static_cast<double>(split.train->size()) / r.seconds, r.seconds);
     std::fflush(stdout);
+  }
+  if (args.profile) {
+    std::printf("\nthe last epoch's %lld training batches; sorted by self CPU time\n%s",
+                static_cast<long long>((split.train->size() + kBatchSize - 1) / kBatchSize),
+                prof.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 20}).c_str());
   }
   return acc;
 }
