@@ -23,6 +23,11 @@ class InferenceModule : public nn::Module {
   /// The position of an input whose memory the result may take over when nothing reads that input
   /// afterwards (the memory planner then gives `out` the input's bytes), or -1.
   virtual int64_t reusable_input() const { return -1; }
+  /// The channel count of input `index` (what a conversion into the inference layout blocks or pads),
+  /// or -1 when the module takes its inputs' channels as they come.
+  virtual int64_t input_channels(size_t /*index*/) const { return -1; }
+  /// Whether input `index` may stay dense NCHW: the module reads it without a conversion.
+  virtual bool reads_dense(size_t /*index*/) const { return false; }
   using nn::Module::forward;
   TensorList forward(const TensorList& inputs) override { return {run(inputs, Tensor())}; }
   bool is_leaf() const override { return true; }
@@ -46,6 +51,12 @@ class MkldnnConv2d : public InferenceModule {
   Tensor run(const TensorList& inputs, const Tensor& out) override;
   /// With `sum`, the residual: oneDNN's sum post-op accumulates into dst, so dst may be its memory.
   int64_t reusable_input() const override { return sum_ ? 1 : -1; }
+  /// in_channels for x, out_channels for the residual.
+  int64_t input_channels(size_t index) const override {
+    return index == 0 ? options_.in_channels : options_.out_channels;
+  }
+  /// A float32 conv reads a dense image itself (the first conv: 3 channels would pad to 16 when blocked).
+  bool reads_dense(size_t index) const override { return index == 0 && dtype_ == DType::Float32; }
   std::string type_name() const override { return "MkldnnConv2d"; }
   /// forward(x) or, with `sum`, forward(x, other).
   nn::ForwardSignature forward_signature() const override;

@@ -35,6 +35,13 @@ bool is_tensor_add(const Node* n) {
          n->args()[0].is_node() && n->args()[1].is_node() && n->args()[0].node() != n->args()[1].node();
 }
 
+/// The position of `in` among `n`'s arguments (its first, when it is passed twice).
+size_t arg_position(const Node* n, const Node* in) {
+  size_t i = 0;
+  while (i < n->args().size() && !(n->args()[i].is_node() && n->args()[i].node() == in)) ++i;
+  return i;
+}
+
 /// The single user of `n`, or nullptr.
 Node* only_user(const Node* n) { return n->num_users() == 1 ? n->users()[0] : nullptr; }
 
@@ -86,16 +93,14 @@ class Rewriter {
   void convert_layouts() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
-      auto conv = gm_.module_at<MkldnnConv2d>(n);
-      const bool takes_blocked = gm_.module_at<InferenceModule>(n) != nullptr;
+      auto inference = gm_.module_at<InferenceModule>(n);
+      const bool takes_blocked = inference != nullptr;
       for (Node* in : n->all_input_nodes()) {
         const bool is_blocked = channels_.count(in) > 0;
         if (takes_blocked && !is_blocked) {
-          const bool conv_input = conv && in == n->args()[0].node();
-          // An fp32 conv reads the dense image itself (the first conv: 3 channels would pad to 16).
-          if (conv_input && dtype_ == DType::Float32) continue;
-          const int64_t channels = conv ? (conv_input ? conv->options().in_channels : conv->options().out_channels) : -1;
-          n->replace_input_with(in, to_mkldnn(in, channels));
+          const size_t index = arg_position(n, in);
+          if (inference->reads_dense(index)) continue;
+          n->replace_input_with(in, to_mkldnn(in, inference->input_channels(index)));
         } else if (!takes_blocked && is_blocked) {
           n->replace_input_with(in, to_dense(in));
         }
@@ -109,7 +114,7 @@ class Rewriter {
       if (n->op() != Opcode::Placeholder) continue;
       for (Node* user : n->users()) {
         Node* reader = user->op_kind() == OpKind::ToMkldnn && user->num_users() > 0 ? user->users()[0] : user;
-        if (auto conv = gm_.module_at<MkldnnConv2d>(reader)) return conv->options().in_channels;
+        if (auto inference = gm_.module_at<InferenceModule>(reader)) return inference->input_channels(0);
       }
     }
     return -1;
