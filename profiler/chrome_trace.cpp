@@ -69,7 +69,8 @@ void write_strings(std::ostream& out, const std::vector<std::string>& values) {
   out << ']';
 }
 
-void write_event(std::ostream& out, const FunctionEvent& e, size_t index, int64_t pid, bool shapes) {
+void write_event(std::ostream& out, const FunctionEvent& e, const std::vector<std::string>& stack, size_t index,
+                 int64_t pid, bool shapes) {
   out << "{\"ph\": \"X\", \"cat\": \"" << event_category(e.kind) << "\", \"name\": ";
   write_string(out, e.name);
   out << ", \"pid\": " << pid << ", \"tid\": " << e.thread << ", \"ts\": ";
@@ -86,12 +87,12 @@ void write_event(std::ostream& out, const FunctionEvent& e, size_t index, int64_
   if (e.sequence_nr >= 0)
     out << ", \"Fwd thread id\": " << e.forward_thread << ", \"Sequence number\": " << e.sequence_nr;
   if (e.flops > 0) out << ", \"flops\": " << e.flops;
-  if (!e.stack.empty()) {
+  if (!stack.empty()) {
     // Kineto's with_stack metadata: the event's stack entries, innermost first, joined by ';'.
-    std::string stack;
-    for (const std::string& entry : e.stack) stack += (stack.empty() ? "" : ";") + entry;
+    std::string joined;
+    for (const std::string& entry : stack) joined += (joined.empty() ? "" : ";") + entry;
     out << ", \"Call stack\": ";
-    write_string(out, stack);
+    write_string(out, joined);
   }
   out << "}}";
 }
@@ -166,7 +167,7 @@ void write_chrome_trace(const EventList& list, std::ostream& out) {
   };
   std::set<uint64_t> threads;
   for (size_t i = 0; i < list.size(); ++i) {
-    write_event(next(), list[i], i, pid, info.record_shapes);
+    write_event(next(), list[i], list.stack(i), i, pid, info.record_shapes);
     threads.insert(list[i].thread);
   }
   size_t flow_id = 0;

@@ -26,8 +26,7 @@ std::string shapes_to_string(const std::vector<Shape>& shapes) {
 
 void FunctionEventAvg::add(const FunctionEvent& event) {
   if (count == 0) {
-    // Like PyTorch, a group shows its first event's stack and parentage.
-    stack = event.stack;
+    // Like PyTorch, a group shows its first event's parentage (and its stack: see key_averages).
     is_top_level = event.cpu_parent < 0;
   }
   count += 1;

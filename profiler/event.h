@@ -65,11 +65,6 @@ struct FunctionEvent {
   int64_t cpu_memory_usage = 0;
   /// cpu_memory_usage minus the children's.
   int64_t self_cpu_memory_usage = 0;
-  /// with_stack: PyTorch's Python stack, innermost first: the user frames of `frames`
-  /// ("models/my_module.cpp(70): tl::models::MyModule::forward") and the enclosing RecordFunction and
-  /// module scopes, each inside the frame that opened it (ProfilerStep scopes excluded so steps
-  /// group together).
-  std::vector<std::string> stack;
 
   int64_t cpu_time_total_ns() const { return end_ns - start_ns; }
   /// Events that become table rows: everything except Module scopes.
@@ -111,8 +106,8 @@ struct FunctionEventAvg {
 
   /// Average CPU time per call.
   double cpu_time_ns() const { return count == 0 ? 0.0 : static_cast<double>(cpu_time_total_ns) / count; }
-  /// Adds `event`'s times, memory, flops and count; the first event added also sets `stack` and
-  /// `is_top_level`. The caller sets `key` and `input_shapes`.
+  /// Adds `event`'s times, memory, flops and count; the first event added also sets `is_top_level`.
+  /// The caller sets `key`, `input_shapes` and `stack`.
   void add(const FunctionEvent& event);
 };
 

@@ -16,7 +16,6 @@ EventList::EventList(std::vector<FunctionEvent> events, std::vector<MemoryEvent>
     : events_(std::move(events)), memory_events_(std::move(memory_events)), info_(std::move(info)) {
   build_tree();
   attribute_memory();
-  fill_stacks();
 }
 
 void EventList::build_tree() {
@@ -118,9 +117,15 @@ std::vector<std::string> EventList::stack_entries(size_t index, bool (*include)(
   return out;
 }
 
-void EventList::fill_stacks() {
-  for (size_t i = 0; i < events_.size(); ++i)
-    events_[i].stack = info_.with_stack ? stack_entries(i, is_stack_scope) : std::vector<std::string>{};
+const std::vector<std::string>& EventList::stack(size_t index) const {
+  TL_CHECK(index < events_.size(), "EventList::stack: event ", index, " out of range for ", events_.size(), " events");
+  std::call_once(stacks_->filled, [this] {
+    std::vector<std::vector<std::string>> entries(events_.size());
+    if (info_.with_stack)
+      for (size_t i = 0; i < events_.size(); ++i) entries[i] = stack_entries(i, is_stack_scope);
+    stacks_->entries = std::move(entries);
+  });
+  return stacks_->entries[index];
 }
 
 namespace {

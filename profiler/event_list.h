@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,13 @@ class EventList {
   /// Writes a Chrome trace JSON file (see chrome_trace.h), gzip-compressed when `path` ends in ".gz",
   /// through tl::FileWriter: throws tl::Error if it cannot, leaving an existing file unchanged.
   void export_chrome_trace(const std::string& path) const;
+  /// with_stack: event `index`'s stack as PyTorch shows its Python stack, innermost first: the user
+  /// frames of its `frames` ("models/my_module.cpp(70): tl::models::MyModule::forward") and the
+  /// enclosing RecordFunction and module scopes, each inside the frame that opened it (ProfilerStep
+  /// scopes excluded so steps group together); empty without with_stack. Symbolized when first
+  /// asked for (the table's Source Location, grouping by stack, an export), for every event at once;
+  /// thread-safe. Throws tl::Error for an index out of range.
+  const std::vector<std::string>& stack(size_t index) const;
   /// Event `index`'s stack entries, innermost first: the user frames of its `frames` (see
   /// source_frames.h) and the names of the enclosing events `include` accepts, each placed inside
   /// the frame it was opened from (where its own frames leave its caller's); without frames, the
@@ -81,11 +90,16 @@ class EventList {
  private:
   void build_tree();
   void attribute_memory();
-  void fill_stacks();
 
   std::vector<FunctionEvent> events_;
   std::vector<MemoryEvent> memory_events_;
   EventListInfo info_;
+  struct Stacks {
+    std::once_flag filled;
+    std::vector<std::vector<std::string>> entries;
+  };
+  /// stack()'s entries, computed once; copies of the list share them (their events are the same).
+  std::shared_ptr<Stacks> stacks_ = std::make_shared<Stacks>();
 };
 
 }  // namespace tl::profiler

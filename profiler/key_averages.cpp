@@ -12,9 +12,11 @@
 namespace tl::profiler {
 namespace {
 
+const std::vector<std::string> kNoStack;
+
 /// Calls on_event for each function event and on_memory for each memory event outside every
 /// event, merged in time order (PyTorch lists "[memory]" events among the others by start time).
-void for_each_row_source(const EventList& list, const std::function<void(const FunctionEvent&)>& on_event,
+void for_each_row_source(const EventList& list, const std::function<void(const FunctionEvent&, size_t)>& on_event,
                          const std::function<void(const MemoryEvent&)>& on_memory) {
   std::vector<const MemoryEvent*> loose;
   for (const MemoryEvent& m : list.memory_events())
@@ -22,10 +24,11 @@ void for_each_row_source(const EventList& list, const std::function<void(const F
   std::stable_sort(loose.begin(), loose.end(),
                    [](const MemoryEvent* a, const MemoryEvent* b) { return a->time_ns < b->time_ns; });
   size_t next = 0;
-  for (const FunctionEvent& e : list.events()) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const FunctionEvent& e = list[i];
     if (!e.is_function()) continue;
     while (next < loose.size() && loose[next]->time_ns < e.start_ns) on_memory(*loose[next++]);
-    on_event(e);
+    on_event(e, i);
   }
   while (next < loose.size()) on_memory(*loose[next++]);
 }
@@ -69,17 +72,19 @@ KeyAverages key_averages(const EventList& list, const KeyAveragesOptions& option
       rows.emplace_back();
       rows.back().key = key;
       rows.back().input_shapes = options.group_by_input_shape ? shapes : "";
+      // Like PyTorch, a group shows its first event's stack.
+      rows.back().stack.assign(stack.begin(), stack.begin() + static_cast<std::ptrdiff_t>(std::min(stack_n, stack.size())));
     }
     return &rows[it->second];
   };
   for_each_row_source(
       list,
-      [&](const FunctionEvent& e) {
+      [&](const FunctionEvent& e, size_t i) {
         const std::string shapes = options.group_by_input_shape ? shapes_to_string(e.input_shapes) : "";
-        row_for(table_key(e.name), shapes, e.stack)->add(e);
+        // Stacks are symbolized only when grouping by them.
+        row_for(table_key(e.name), shapes, stack_n > 0 ? list.stack(i) : kNoStack)->add(e);
       },
       [&](const MemoryEvent& m) { merge(*row_for(kMemoryEventName, "[]", {}), memory_row(m, false)); });
-  for (FunctionEventAvg& row : rows) row.stack.resize(std::min(stack_n, row.stack.size()));
   return KeyAverages(std::move(rows), list.table_columns());
 }
 
@@ -109,10 +114,11 @@ std::string EventList::table(const TableOptions& options) const {
   const bool shapes = info_.record_shapes;
   for_each_row_source(
       *this,
-      [&](const FunctionEvent& e) {
+      [&](const FunctionEvent& e, size_t i) {
         FunctionEventAvg row;
         row.key = table_key(e.name);
         if (shapes) row.input_shapes = shapes_to_string(e.input_shapes);
+        row.stack = stack(i);
         row.add(e);
         rows.push_back(std::move(row));
       },

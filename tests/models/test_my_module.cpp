@@ -85,12 +85,13 @@ MaskProfile profile_forward(DType dtype, bool use_nonzero) {
     out.hi_idx_bytes = (*model)({input, mask})[1].numel() * 8;
   }
   const profiler::EventList& events = prof.events();
-  for (const profiler::FunctionEvent& e : events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    const profiler::FunctionEvent& e = events[i];
     if (e.name == "MASK INDICES") out.mask_indices_self_memory = e.self_cpu_memory_usage;
     const bool in_mask = e.cpu_parent >= 0 && events[e.cpu_parent].name == "MASK INDICES";
     if (in_mask && e.name == "aten::empty" && out.copy_buffer_bytes == 0) out.copy_buffer_bytes = e.cpu_memory_usage;
-    if (in_mask && e.name == "aten::copy_") out.copy_stack = e.stack;
-    if (e.name == "aten::linear") out.linear_stack = e.stack;
+    if (in_mask && e.name == "aten::copy_") out.copy_stack = events.stack(i);
+    if (e.name == "aten::linear") out.linear_stack = events.stack(i);
   }
   return out;
 }

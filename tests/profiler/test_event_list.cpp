@@ -43,9 +43,9 @@ TEST_CASE("event_list: self and total on nested scopes, Module scopes transparen
   CHECK(list[3].cpu_memory_usage == 128 - 32);
   CHECK(list[4].self_cpu_memory_usage == 128);
 
-  CHECK(list[4].stack == std::vector<std::string>{"nn.Module: M_0", "outer"});
-  CHECK(list[2].stack == std::vector<std::string>{"outer"});
-  CHECK(list[0].stack.empty());
+  CHECK(list.stack(4) == std::vector<std::string>{"nn.Module: M_0", "outer"});
+  CHECK(list.stack(2) == std::vector<std::string>{"outer"});
+  CHECK(list.stack(0).empty());
 }
 
 TEST_CASE("event_list: ProfilerStep scopes are not stack entries") {
@@ -53,9 +53,13 @@ TEST_CASE("event_list: ProfilerStep scopes are not stack entries") {
                         make_event("LABEL", EventKind::UserAnnotation, 1, 9, 0),
                         make_event("aten::x", EventKind::Op, 2, 3, 1)},
                        {}, {.with_stack = true});
-  CHECK(list[2].stack == std::vector<std::string>{"LABEL"});
+  CHECK(list.stack(2) == std::vector<std::string>{"LABEL"});
   const EventList no_stacks({make_event("LABEL", EventKind::UserAnnotation, 1, 9)}, {}, {});
-  CHECK(no_stacks[0].stack.empty());
+  CHECK(no_stacks.stack(0).empty());
+  CHECK_THROWS_WITH_AS(list.stack(3), "EventList::stack: event 3 out of range for 3 events", Error);
+  // A copy shares the stacks computed once.
+  const EventList copy = list;
+  CHECK(&copy.stack(2) == &list.stack(2));
 }
 
 TEST_CASE("event_list: a child poking out of its parent never makes self time negative") {
@@ -141,7 +145,7 @@ TEST_CASE("event_list: random nested trees match interval-containment references
       std::sort(scopes.begin(), scopes.end());
       std::vector<std::string> expected_stack;
       for (const auto& s : scopes) expected_stack.push_back(s.second);
-      CHECK(list[i].stack == expected_stack);
+      CHECK(list.stack(i) == expected_stack);
     }
   }
 }

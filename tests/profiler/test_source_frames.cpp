@@ -182,14 +182,14 @@ TEST_CASE("source frames: an op's stack names the user's line; scopes sit inside
   Profile prof({.with_stack = true});
   const int call_line = profile_tiny(prof, *tiny);
   const EventList& events = prof.events();
-  const std::vector<std::string>& stack = events[find_one(events, "aten::mul")].stack;
+  const std::vector<std::string>& stack = events.stack(find_one(events, "aten::mul"));
   REQUIRE(stack.size() >= 4);
   CHECK(stack[0] == "TINY BODY");
   check_frame(stack[1], tiny->op_line, "stack_test::Tiny::forward");
   CHECK(stack[2] == "nn.Module: Tiny_0");
   check_frame(stack[3], call_line, "stack_test::call_tiny");
   // The scope's own row: opened in forward, which was called from call_tiny.
-  const std::vector<std::string>& scope = events[find_one(events, "TINY BODY")].stack;
+  const std::vector<std::string>& scope = events.stack(find_one(events, "TINY BODY"));
   REQUIRE(scope.size() >= 3);
   CHECK(ends_with(scope[0], ": stack_test::Tiny::forward"));
   CHECK(scope[1] == "nn.Module: Tiny_0");
@@ -214,7 +214,7 @@ TEST_CASE("source frames: the Chrome trace carries each event's stack as Kineto'
   auto tiny = std::make_shared<stack_test::Tiny>();
   Profile prof({.with_stack = true});
   profile_tiny(prof, *tiny);
-  const std::vector<std::string>& stack = prof.events()[find_one(prof.events(), "aten::mul")].stack;
+  const std::vector<std::string>& stack = prof.events().stack(find_one(prof.events(), "aten::mul"));
   REQUIRE(stack.size() >= 4);
   std::string joined = stack[0];
   for (size_t i = 1; i < stack.size(); ++i) joined += ";" + stack[i];
@@ -240,7 +240,7 @@ TEST_CASE("source frames: a scope around an inlined call sits between the inline
     out = (*inlining)(ones({4}));
   }
   const EventList& events = prof.events();
-  const std::vector<std::string>& stack = events[find_one(events, "aten::mul")].stack;
+  const std::vector<std::string>& stack = events.stack(find_one(events, "aten::mul"));
   REQUIRE(stack.size() >= 4);
   check_frame(stack[0], inlining->helper_line, "triple");
   CHECK(stack[1] == "OUTER");
@@ -291,9 +291,9 @@ TEST_CASE("source frames: a profile without with_stack captures no frames and re
     auto running = prof.start();
     stack_test::add_twice(x, a, b, line_a, line_b);
   }
-  for (const FunctionEvent& e : prof.events()) {
-    CHECK(e.frames.empty());
-    CHECK(e.stack.empty());
+  for (size_t i = 0; i < prof.events().size(); ++i) {
+    CHECK(prof.events()[i].frames.empty());
+    CHECK(prof.events().stack(i).empty());
   }
   CHECK(find_all(prof.events(), "aten::add").size() == 2);
   // As in PyTorch, grouping by stack without stacks groups by name alone.
