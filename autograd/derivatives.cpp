@@ -264,7 +264,7 @@ TensorList d_masked_select(const GradContext& c) {
   const bool* mp = m.data<bool>();
   std::vector<int64_t> take(static_cast<size_t>(m.numel()), 0);
   int64_t next = 0;
-  for (int64_t j = 0; j < m.numel(); ++j)
+  for (int64_t j = 0; j < static_cast<int64_t>(take.size()); ++j)
     if (mp[j]) take[j] = ++next;
   const Tensor g = c.grad();
   const Tensor padded = cat(TensorList{zeros({1}, g.dtype()), g.reshape({-1})}, 0);

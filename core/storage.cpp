@@ -1,15 +1,17 @@
 // core/storage.cpp — aligned allocation with counters; failure is a tl::Error, never bad_alloc.
-// Counters and hooks see the bytes tensors hold; large freed blocks may wait in a bounded cache.
+// Counters and hooks see the bytes tensors hold; freed blocks of 64 KiB and more may wait in a bounded cache.
 // A request is reserved against the allocation limit before any memory is asked for.
 #include "core/storage.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <deque>
+#include <list>
 #include <mutex>
 #include <new>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,6 +22,8 @@ namespace tl {
 namespace {
 
 constexpr int64_t kAlignment = 64;
+constexpr int64_t kPage = 4096;
+constexpr int64_t kCachedMin = int64_t{64} << 10;
 constexpr int64_t kHugePage = int64_t{2} << 20;
 constexpr int64_t kCacheBytes = int64_t{256} << 20;
 std::atomic<int64_t> g_in_use{0};
@@ -66,23 +70,27 @@ void record_release(const void* ptr, int64_t bytes) {
   if (t_hook) t_hook->on_allocation(ptr, -bytes, in_use);
 }
 
-// Large blocks (>= 2 MiB, capacity in whole huge pages) freed by tensors wait here for reuse, so a
-// loop that makes the same big outputs again touches warm pages instead of faulting in fresh ones
-// (64 MiB of fresh pages costs more than the add that fills them; a training step frees and makes
-// again hundreds of MiB of activations). The cache holds what brings the large blocks in use back to
-// their peak, plus kCacheBytes: blocks in use and cached together never pass peak + kCacheBytes, the
-// bound a fixed kCacheBytes cache had, while a loop whose first pass differs from the others (optimizer
-// state made once) still finds every block it needs next time.
+// Blocks of 64 KiB and more freed by tensors wait here for reuse (capacity in whole pages, in whole
+// huge pages from 2 MiB), so a loop that makes the same outputs again touches warm pages instead of
+// faulting in fresh ones: 64 MiB of fresh pages costs more than the add that fills them, a training
+// step frees and makes again hundreds of MiB of activations, and a small model's step (a 32x16x8x8
+// activation is 128 KiB) otherwise meets glibc trimming its heap and mapping such blocks afresh. The
+// cache holds what brings the cached-size blocks in use back to their peak, plus kCacheBytes: blocks in
+// use and cached together never pass peak + kCacheBytes, while a loop whose first pass differs from the
+// others (optimizer state made once) still finds every block it needs next time. A request takes the
+// block of its capacity freed last (its pages are the likeliest to be in cache); trimming frees the
+// oldest.
 class BlockCache {
  public:
   void* take(int64_t capacity) {
     std::lock_guard lock(mutex_);
     held_ += capacity;
-    for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
-      if (it->first != capacity) continue;
-      void* p = it->second;
+    if (auto it = by_capacity_.find(capacity); it != by_capacity_.end() && !it->second.empty()) {
+      const auto block = it->second.back();
+      it->second.pop_back();
+      void* p = block->second;
       bytes_ -= capacity;
-      blocks_.erase(it);
+      age_.erase(block);
       return p;
     }
     peak_held_ = std::max(peak_held_, held_);
@@ -99,7 +107,13 @@ class BlockCache {
     std::lock_guard lock(mutex_);
     held_ -= capacity;
     try {
-      blocks_.emplace_back(capacity, p);
+      age_.emplace_back(capacity, p);
+      try {
+        by_capacity_[capacity].push_back(std::prev(age_.end()));
+      } catch (const std::bad_alloc&) {
+        age_.pop_back();
+        throw;
+      }
     } catch (const std::bad_alloc&) {
       std::free(p);  // no room to remember the block: release it instead
       return;
@@ -119,25 +133,32 @@ class BlockCache {
   }
   void release_all() {
     std::lock_guard lock(mutex_);
-    for (const auto& [capacity, p] : blocks_) std::free(p);
-    blocks_.clear();
+    for (const auto& [capacity, p] : age_) std::free(p);
+    age_.clear();
+    by_capacity_.clear();
     bytes_ = 0;
   }
 
  private:
+  using Blocks = std::list<std::pair<int64_t, void*>>;  // (capacity, block), oldest first
+
   void trim() {
     const int64_t bound = peak_held_ - held_ + kCacheBytes;
     while (bytes_ > bound) {
-      bytes_ -= blocks_.front().first;
-      std::free(blocks_.front().second);
-      blocks_.pop_front();
+      const auto oldest = age_.begin();
+      std::vector<Blocks::iterator>& same = by_capacity_.at(oldest->first);
+      same.erase(std::find(same.begin(), same.end(), oldest));  // the oldest of its size: near the front
+      bytes_ -= oldest->first;
+      std::free(oldest->second);
+      age_.erase(oldest);
     }
   }
 
   std::mutex mutex_;
-  std::deque<std::pair<int64_t, void*>> blocks_;  // (capacity, block), oldest first
-  int64_t bytes_ = 0;                             // cached
-  int64_t held_ = 0;                              // large blocks handed out and not yet given back
+  Blocks age_;
+  std::unordered_map<int64_t, std::vector<Blocks::iterator>> by_capacity_;  // oldest first per capacity
+  int64_t bytes_ = 0;                                                        // cached
+  int64_t held_ = 0;  // cached-size blocks handed out and not yet given back
   int64_t peak_held_ = 0;
 };
 
@@ -147,34 +168,42 @@ BlockCache& block_cache() {
   return *cache;
 }
 
-int64_t huge_capacity(int64_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+// The capacity a block of `bytes` is cached under (0: not cached): whole pages from 64 KiB, whole huge
+// pages from 2 MiB.
+int64_t cached_capacity(int64_t bytes) {
+  const int64_t unit = bytes >= kHugePage ? kHugePage : bytes >= kCachedMin ? kPage : 0;
+  return unit == 0 ? 0 : (bytes + unit - 1) / unit * unit;
+}
 
-// Large blocks start on a huge-page boundary and ask for transparent huge pages: fresh 64 MiB then
-// takes 32 page faults instead of 16384, and freeing it skips most TLB shootdowns.
-void* allocate_huge(int64_t capacity) {
+// A block of `capacity` from the cache, or a new one: huge-page blocks start on a huge-page boundary
+// and ask for transparent huge pages (fresh 64 MiB then takes 32 page faults instead of 16384, and
+// freeing it skips most TLB shootdowns); the others start on a page.
+void* allocate_cached(int64_t capacity) {
   if (void* p = block_cache().take(capacity)) return p;
+  const bool huge = capacity >= kHugePage;
   void* p = nullptr;
-  if (posix_memalign(&p, kHugePage, static_cast<size_t>(capacity)) != 0) {
+  const size_t alignment = static_cast<size_t>(huge ? kHugePage : kPage);
+  if (posix_memalign(&p, alignment, static_cast<size_t>(capacity)) != 0) {
     block_cache().release_all();  // memory parked in the cache is better spent here
-    if (posix_memalign(&p, kHugePage, static_cast<size_t>(capacity)) != 0) {
+    if (posix_memalign(&p, alignment, static_cast<size_t>(capacity)) != 0) {
       block_cache().untake(capacity);
       return nullptr;
     }
   }
-  madvise(p, static_cast<size_t>(capacity), MADV_HUGEPAGE);  // only a hint: failure is harmless
+  if (huge) madvise(p, static_cast<size_t>(capacity), MADV_HUGEPAGE);  // only a hint: failure is harmless
   return p;
 }
 
 // nullptr when the system has no memory for `bytes`.
 void* allocate_block(int64_t bytes) {
-  if (bytes >= kHugePage) return allocate_huge(huge_capacity(bytes));
+  if (const int64_t capacity = cached_capacity(bytes)) return allocate_cached(capacity);
   void* p = nullptr;
   return posix_memalign(&p, kAlignment, static_cast<size_t>(std::max<int64_t>(bytes, 1))) == 0 ? p : nullptr;
 }
 
 void free_block(void* p, int64_t bytes) {
-  if (bytes >= kHugePage) {
-    block_cache().give(p, huge_capacity(bytes));
+  if (const int64_t capacity = cached_capacity(bytes)) {
+    block_cache().give(p, capacity);
   } else {
     std::free(p);
   }

@@ -15,11 +15,11 @@ struct AllocatorStats {
   int64_t bytes_in_use = 0;  ///< bytes held by live storages (torch.cuda.memory_allocated())
   int64_t peak_bytes = 0;    ///< high-water mark of bytes_in_use since the last reset_peak_bytes()
   int64_t allocations = 0;   ///< number of allocations made so far
-  int64_t cached_bytes = 0;  ///< freed blocks kept for reuse, in whole 2 MiB pages; empty_cache() frees them
+  int64_t cached_bytes = 0;  ///< freed blocks of 64 KiB and more kept for reuse (whole pages); empty_cache() frees them
 };
 AllocatorStats allocator_stats();
-/// Resets peak_bytes to the current bytes_in_use. The block cache keeps freed large blocks up to what
-/// brings the large blocks in use back to their peak, plus 256 MiB, so a loop that frees and makes the
+/// Resets peak_bytes to the current bytes_in_use. The block cache keeps freed blocks of 64 KiB and more up
+/// to what brings such blocks in use back to their peak, plus 256 MiB, so a loop that frees and makes the
 /// same activations again reuses them; this resets that peak too.
 void reset_peak_bytes();
 /// Returns the cached freed blocks to the system (cached_bytes becomes 0), like torch.cuda.empty_cache().

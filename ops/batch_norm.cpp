@@ -51,7 +51,8 @@ std::vector<double> channel_values(const Tensor& t, int64_t channels, double fil
 void update_running(const Tensor& running, const std::vector<double>& batch, double momentum) {
   TL_DISPATCH_FLOATING_TYPES(running.dtype(), "batch_norm", [&] {
     scalar_t* p = running.data<scalar_t>();
-    for (int64_t i = 0; i < running.numel(); ++i) {
+    const int64_t n = running.numel();
+    for (int64_t i = 0; i < n; ++i) {
       scalar_t& r = p[offset_of(running, i)];
       r = static_cast<scalar_t>((1.0 - momentum) * static_cast<double>(r) + momentum * batch[i]);
     }

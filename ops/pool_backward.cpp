@@ -103,7 +103,8 @@ TensorList max_pool2d_with_indices_backward(std::span<const Tensor> inputs, cons
   const Tensor idx = indices.contiguous();
   const int64_t plane_in = in.x.size(2) * in.x.size(3), plane_out = in.grad.size(2) * in.grad.size(3);
   const int64_t* ix = idx.data<int64_t>();
-  for (int64_t k = 0; k < idx.numel(); ++k)
+  const int64_t count = idx.numel();  // numel() multiplies the sizes on each call
+  for (int64_t k = 0; k < count; ++k)
     TL_CHECK(ix[k] >= 0 && ix[k] < plane_in, op, ": index ", ix[k], " at position ", k,
              " is outside its input plane of ", plane_in, " elements (self ", inputs[1].shape(), ")");
   return {TL_DISPATCH_FLOATING_TYPES(in.x.dtype(), op, [&] {

@@ -291,7 +291,7 @@ TEST_CASE("storage: freed large blocks count as cached, never in use, until empt
     CHECK(reused->data() == first);
     CHECK(allocator_stats().cached_bytes == 0);
     CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + bytes);
-    auto small = Storage::allocate(4096);  // small blocks go back to the system at once
+    auto small = Storage::allocate(4096);  // blocks under 64 KiB go back to the system at once
   }
   CHECK(allocator_stats().cached_bytes == int64_t{8} << 20);
   empty_cache();
@@ -301,6 +301,37 @@ TEST_CASE("storage: freed large blocks count as cached, never in use, until empt
   empty_cache();
   CHECK(allocator_stats().bytes_in_use == base.bytes_in_use + bytes);
   static_cast<char*>(live->data())[bytes - 1] = 1;
+}
+
+TEST_CASE("storage: freed blocks from 64 KiB are cached in whole pages, the last freed of a size reused first") {
+  constexpr int64_t kKiB = 1024;
+  empty_cache();
+  const AllocatorStats base = allocator_stats();
+  const int64_t bytes = 128 * kKiB + 1;  // a small model's activation: held in whole pages, 132 KiB
+  const void* older = nullptr;
+  const void* newer = nullptr;
+  {
+    auto a = Storage::allocate(bytes);
+    auto b = Storage::allocate(bytes);
+    CHECK(reinterpret_cast<uintptr_t>(a->data()) % 4096 == 0);
+    older = a->data();
+    newer = b->data();
+    a.reset();
+    CHECK(allocator_stats().cached_bytes == 132 * kKiB);
+  }
+  CHECK(allocator_stats().cached_bytes == 2 * 132 * kKiB);
+  CHECK(allocator_stats().bytes_in_use == base.bytes_in_use);
+  {
+    auto reused = Storage::allocate(bytes + 100);  // same capacity: the block freed last, still warm
+    CHECK(reused->data() == newer);
+    auto next = Storage::allocate(bytes);
+    CHECK(next->data() == older);
+    CHECK(allocator_stats().cached_bytes == 0);
+    auto below = Storage::allocate(64 * kKiB - 1);  // under 64 KiB: back to the system at once
+  }
+  CHECK(allocator_stats().cached_bytes == 2 * 132 * kKiB);
+  empty_cache();
+  CHECK(allocator_stats().cached_bytes == 0);
 }
 
 TEST_CASE("storage: the cache keeps freed blocks up to the peak in use, and other sizes evict them") {
