@@ -189,10 +189,19 @@ void bias_gradient(const Tensor& grad, const Tensor& out) {
     scalar_t* o = out.data<scalar_t>();
     parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        double sum = 0;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t s = 0; s < S; ++s) sum += static_cast<double>(g[(n * C + c) * S + s]);
-        o[c] = static_cast<scalar_t>(sum);
+        // Eight independent double partial sums (vector lanes on any x86-64): one serial chain of
+        // double adds took 4 cycles an element.
+        double partial[8] = {};
+        for (int64_t n = 0; n < N; ++n) {
+          const scalar_t* row = g + (n * C + c) * S;
+          int64_t s = 0;
+          for (; s + 8 <= S; s += 8)
+            for (int k = 0; k < 8; ++k) partial[k] += static_cast<double>(row[s + k]);
+          for (; s < S; ++s) partial[0] += static_cast<double>(row[s]);
+        }
+        double total = 0;
+        for (double p : partial) total += p;
+        o[c] = static_cast<scalar_t>(total);
       }
     });
   });
