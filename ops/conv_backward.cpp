@@ -169,13 +169,22 @@ void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const
     key.add(int64_t{plain});
     auto plan = onednn::primitive_cache().get_or_create<BackwardPlan>(
         key, [&] { return make_plan(src, weights, grad.shape(), p, plain); });
-    const dnnl::memory dst = onednn::memory_of(grad, plan->dst);
+    dnnl::memory dst = onednn::memory_of(grad, plan->dst);
+    // Both primitives mostly want grad_output in one layout: reorder it once for the two.
+    const Operand* data_dst = &plan->data_dst;
+    const Operand* weights_dst = &plan->weights_dst;
+    const Operand staged_dst{plan->data_dst.desc, onednn::Primitive()};
+    std::shared_ptr<Storage> keep_dst;
+    if (plan->data && plan->weights_grad && plan->data_dst.reorder && plan->data_dst.desc == plan->weights_dst.desc) {
+      dst = onednn::staged_input(dst, plan->data_dst.reorder, onednn::Staging::Dst, plan->data_dst.desc, keep_dst);
+      data_dst = weights_dst = &staged_dst;
+    }
     if (plan->data)
-      run_staged(plan->data, {DNNL_ARG_DIFF_DST, &plan->data_dst}, dst,
+      run_staged(plan->data, {DNNL_ARG_DIFF_DST, data_dst}, dst,
                  {DNNL_ARG_WEIGHTS, &plan->data_weights}, onednn::memory_of(weights, plan->weights),
                  {DNNL_ARG_DIFF_SRC, &plan->data_src}, onednn::memory_of(out[0], plan->src));
     if (plan->weights_grad)
-      run_staged(plan->weights_grad, {DNNL_ARG_DIFF_DST, &plan->weights_dst}, dst,
+      run_staged(plan->weights_grad, {DNNL_ARG_DIFF_DST, weights_dst}, dst,
                  {DNNL_ARG_SRC, &plan->weights_src}, onednn::memory_of(src, plan->src),
                  {DNNL_ARG_DIFF_WEIGHTS, &plan->weights_out}, onednn::memory_of(out[1], plan->weights));
   });
