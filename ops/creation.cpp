@@ -15,7 +15,7 @@ Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* o
   Tensor out = Tensor::allocate(size, dtype);
   TL_DISPATCH_ALL_TYPES(dtype, "full", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.raw_data());
-    const scalar_t v = static_cast<scalar_t>(value.to<double>());
+    const scalar_t v = value.to<scalar_t>();  // not through double: int64 keeps every bit, overflow throws
     parallel_for(0, out.numel(), kGrainSize, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) p[i] = v;
     });

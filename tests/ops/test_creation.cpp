@@ -45,6 +45,19 @@ TEST_CASE("creation: zeros, ones and full fill every dtype and shape") {
   CHECK(scalar_tensor(4, DType::Int32).item<int64_t>() == 4);
 }
 
+TEST_CASE("full: an integer fill keeps every bit; a value the dtype cannot hold throws (as PyTorch 1.13)") {
+  const int64_t odd = (int64_t{1} << 53) + 1;  // not a double
+  CHECK(full({1}, odd, DType::Int64).item<int64_t>() == odd);
+  CHECK(scalar_tensor(std::numeric_limits<int64_t>::max() - 1, DType::Int64).item<int64_t>() ==
+        std::numeric_limits<int64_t>::max() - 1);
+  CHECK_THROWS_WITH_AS(full({1}, int64_t{1} << 40, DType::Int32),
+                       "value 1099511627776 cannot be converted to a 32-bit integer without overflow", Error);
+  CHECK_THROWS_WITH_AS(full({1}, 1e30, DType::Int64), "value 1e+30 cannot be converted to a 64-bit integer without overflow",
+                       Error);
+  CHECK_THROWS_WITH_AS(full({1}, NAN, DType::Int64), "value nan cannot be converted to a 64-bit integer without overflow",
+                       Error);
+}
+
 TEST_CASE("creation: negative and overflowing sizes throw") {
   CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative dimension -1 in size [2, -1]", Error);
   CHECK_THROWS_WITH_AS(ones({-3}), doctest::Contains("negative dimension -3"), Error);
