@@ -109,6 +109,28 @@ TEST_CASE("arange: integer and float steps against start + i * step") {
   CHECK(arange(0, 5, 2, DType::Int32).shape() == Shape{3});
 }
 
+TEST_CASE("arange: an integer dtype counts and steps in int64, exact past 2^53 (as PyTorch 1.13)") {
+  struct Case {
+    Scalar start, end, step;
+  };
+  const int64_t big = int64_t{1} << 53;
+  // PyTorch truncates each bound to an integer first: (0, 5, 1.5) steps by 1.
+  const Case cases[] = {{big, big + 3, 1},  {0, big + 1, big / 2}, {10, 0, -3},     {0, 5, 1.5},
+                        {0.5, 5, 1},        {-big - 5, -big, 2},   {int64_t{1} << 62, std::numeric_limits<int64_t>::max(), int64_t{1} << 61}};
+  for (const Case& c : cases) {
+    const int64_t start = c.start.to<int64_t>(), end = c.end.to<int64_t>(), step = c.step.to<int64_t>();
+    CAPTURE(start);
+    CAPTURE(end);
+    CAPTURE(step);
+    std::vector<int64_t> expected;  // a plain loop in 128-bit arithmetic
+    for (__int128 v = start; step > 0 ? v < end : v > end; v += step) expected.push_back(static_cast<int64_t>(v));
+    const Tensor a = arange(c.start, c.end, c.step, DType::Int64);
+    REQUIRE(a.shape() == Shape{static_cast<int64_t>(expected.size())});
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(a.data<int64_t>()[i] == expected[i]);
+  }
+  CHECK_THROWS_WITH_AS(arange(0, 5, 0.5, DType::Int64), "arange: step must be nonzero", Error);
+}
+
 TEST_CASE("arange: errors") {
   CHECK_THROWS_WITH_AS(arange(0, 5, 0), "arange: step must be nonzero", Error);
   CHECK_THROWS_WITH_AS(arange(0, 5, -1), doctest::Contains("arange: upper bound and larger bound inconsistent with step sign"),
