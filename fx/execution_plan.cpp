@@ -1,6 +1,8 @@
 // fx/execution_plan.cpp — compiling a graph into steps, and the one loop that runs them.
 #include "fx/execution_plan.h"
 
+#include <functional>
+
 #include "core/schema.h"
 #include "fx/graph_module.h"
 #include "fx/schema.h"
@@ -41,13 +43,28 @@ PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<c
     // The schema's `out` is its last tensor argument: when the node passes none, a hook may supply it.
     if (schema_of(*s.kind).out_index() >= 0) s.out_input = static_cast<int64_t>(s.inputs.size()) - 1;
   } else if (n->op() == Opcode::Output) {
-    TL_CHECK(n->args().size() == 1, "GraphModule: the output node needs one argument, got ", n->args().size());
-    for_each_node(n->args()[0], [&](Node* in) { s.inputs.push_back(slot_of.at(in)); });
+    for (Node* in : result_nodes(*n)) s.inputs.push_back(in ? slot_of.at(in) : -1);
   }
   return s;
 }
 
 }  // namespace
+
+std::vector<Node*> result_nodes(const Node& output) {
+  TL_CHECK(output.args().size() == 1, "GraphModule: the output node needs one argument, got ", output.args().size());
+  std::vector<Node*> out;
+  const std::function<void(const Argument&)> add = [&](const Argument& a) {
+    if (a.is_list()) {
+      for (const Argument& item : a.as_list().items) add(item);
+      return;
+    }
+    TL_CHECK(a.is_node() || a.is_none(), "GraphModule: the graph returns the constant ", format_arg(a),
+             "; forward() returns tensors, so each result must be a node or None");
+    out.push_back(a.node());
+  };
+  add(output.args()[0]);
+  return out;
+}
 
 Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
   return single_or_list(module(args));
@@ -114,8 +131,10 @@ TensorList ExecutionPlan::run(const GraphModule& gm, const TensorList& inputs, S
         }
         case Opcode::Output: {
           TensorList out;
-          for (int64_t in : s.inputs)
-            for (const Tensor& t : slots[static_cast<size_t>(in)].tensors()) out.push_back(t);
+          for (int64_t in : s.inputs) {
+            if (in < 0) out.emplace_back();
+            else for (const Tensor& t : slots[static_cast<size_t>(in)].tensors()) out.push_back(t);
+          }
           return out;
         }
       }

@@ -19,6 +19,10 @@ namespace tl::fx {
 
 class GraphModule;
 
+/// What a graph returns, flattened in order: a node, or nullptr for None (an undefined tensor, as an
+/// eager forward() returns it). Throws tl::Error for any other constant: forward() returns tensors only.
+std::vector<Node*> result_nodes(const Node& output);
+
 /// One node, resolved. A step's value goes to the slot with the step's own index.
 struct PlanStep {
   const Node* node = nullptr;

@@ -96,13 +96,12 @@ Value Interpreter::call_module(Node& n) {
 }
 
 Value Interpreter::output(Node& n) {
-  TL_CHECK(n.args().size() == 1, "output: the output node needs one argument, got ", n.args().size());
-  const Argument& result = n.args()[0];
-  if (Node* single = result.node()) return env(single);
+  if (Node* single = n.args().size() == 1 ? n.args()[0].node() : nullptr) return env(single);
   TensorList all;
-  for_each_node(result, [&](Node* in) {
-    for (const Tensor& t : env(in).tensors()) all.push_back(t);
-  });
+  for (Node* in : result_nodes(n)) {
+    if (in == nullptr) all.emplace_back();
+    else for (const Tensor& t : env(in).tensors()) all.push_back(t);
+  }
   return all;
 }
 

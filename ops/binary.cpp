@@ -3,6 +3,7 @@
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -169,11 +170,16 @@ TensorList binary_(std::span<const Tensor> inputs, const Attrs& attrs) {
   return {self};
 }
 
-// min(max(x, lo), hi) with either bound optional; NaN stays NaN, lo > hi gives hi (as PyTorch).
+// min(max(x, lo), hi) with either bound optional; NaN stays NaN, lo > hi gives hi, and a NaN bound
+// gives NaN everywhere when both are given but is ignored alone (as ATen's clamp_out).
 template <typename T>
 void clamp_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
   using A = detail::acc_type<T>;
   const A l = lo ? lo->to<A>() : A(0), h = hi ? hi->to<A>() : A(0);
+  if (lo && hi && (l != l || h != h)) {
+    detail::map_elements<T, T>(loop, [](T) { return static_cast<T>(std::numeric_limits<A>::quiet_NaN()); });
+    return;
+  }
   auto lower = [l](A v) { return v < l ? l : v; };
   auto upper = [h](A v) { return v > h ? h : v; };
   if (lo && hi) detail::map_elements<T, T>(loop, [=](T x) { return static_cast<T>(upper(lower(static_cast<A>(x)))); });

@@ -102,6 +102,7 @@ Differences compare_floating(const Tensor& actual, const Tensor& expected, doubl
     abs_diff[i] = std::fabs(a[i] - e[i]);
     rel_diff[i] = actual.dim() == 0 && e[i] == 0 ? INFINITY : abs_diff[i] / std::fabs(e[i]);
   }
+  if (d.mismatches == 0) return d;  // an empty tensor has no greatest difference to index
   d.abs_at = argmax(abs_diff);
   d.rel_at = argmax(rel_diff);
   d.abs_diff = py_float(abs_diff[static_cast<size_t>(d.abs_at)]);
@@ -135,6 +136,7 @@ Differences compare_integral(const Tensor& actual, const Tensor& expected, doubl
                                                                         static_cast<long double>(scale)))
                                     : static_cast<double>(static_cast<float>(diff) / static_cast<float>(scale));
   }
+  if (d.mismatches == 0) return d;
   d.abs_at = argmax(abs_diff);
   d.rel_at = argmax(rel_diff);
   d.abs_diff = std::to_string(abs_diff[static_cast<size_t>(d.abs_at)]);

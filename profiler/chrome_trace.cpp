@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 #include <set>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,9 +18,39 @@
 namespace tl::profiler {
 namespace {
 
+// The length of the well-formed UTF-8 sequence at s[i] (Unicode's table 3-7: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0 with `bad` set to the length of its maximal ill-formed
+// subpart, which a decoder replaces by one U+FFFD (as Python's errors="replace" does).
+size_t utf8_sequence(std::string_view s, size_t i, size_t& bad) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  const size_t n = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  // The second byte's range excludes the overlong forms (E0, F0), surrogates (ED) and > U+10FFFF (F4).
+  const unsigned char lo = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
+  const unsigned char hi = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
+  size_t k = 1;
+  for (; n > 0 && k < n && i + k < s.size(); ++k) {
+    const unsigned char c = byte(i + k);
+    if (k == 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) break;
+  }
+  if (n > 0 && k == n) return n;
+  bad = k;
+  return 0;
+}
+
+// A JSON string; bytes that are not UTF-8 (a C++ scope name may hold any) become U+FFFD, since JSON
+// readers (Python's, nlohmann's, Perfetto's) refuse the whole file otherwise.
 void write_string(std::ostream& out, const std::string& s) {
   out << '"';
-  for (const char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      size_t bad = 0;
+      const size_t n = utf8_sequence(s, i, bad);
+      out << (n > 0 ? s.substr(i, n) : "\xef\xbf\xbd");
+      i += (n > 0 ? n : bad) - 1;
+      continue;
+    }
     switch (c) {
       case '"': out << "\\\""; break;
       case '\\': out << "\\\\"; break;

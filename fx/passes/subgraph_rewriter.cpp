@@ -84,6 +84,10 @@ std::vector<InternalMatch> rewrite(Graph& graph, const SubgraphMatcher& matcher,
 }  // namespace
 
 std::vector<Match> replace_pattern(GraphModule& gm, const Graph& pattern, const Graph& replacement) {
+  // Rewriting a graph while matching against it or copying from it would follow nodes it is erasing.
+  TL_CHECK(&pattern != &gm.graph(), "replace_pattern: the pattern is the module's own graph; pass a copy (graph().copy())");
+  TL_CHECK(&replacement != &gm.graph(),
+           "replace_pattern: the replacement is the module's own graph; pass a copy (graph().copy())");
   const SubgraphMatcher matcher(pattern);
   const size_t inputs = nodes_of(replacement, Opcode::Placeholder).size();
   TL_CHECK(inputs == matcher.placeholders().size(), "replace_pattern: the replacement takes ", inputs,

@@ -27,7 +27,8 @@ struct Match {
 /// Copies keep the replacement's node names, made unique (stack, stack_1). Returns the matches, in
 /// the order they were found and replaced. Use symbolic_trace(module)->graph() for a pattern or
 /// replacement written as a module; keep `pattern` alive while the returned matches are used.
-/// Throws tl::Error, changing nothing, if `pattern` is refused by SubgraphMatcher, if `replacement`
+/// Throws tl::Error, changing nothing, if `pattern` or `replacement` is gm's own graph (pass
+/// graph().copy()), if `pattern` is refused by SubgraphMatcher, if `replacement`
 /// has a different number of placeholders or returns a different number of nodes than `pattern`, if a
 /// replacement returns a constant where a node is replaced, or if the result does not compile (e.g. a
 /// module or attribute the replacement uses that gm lacks: it is not copied, as FX does from a

@@ -143,6 +143,31 @@ TEST_CASE("GraphModule: an argument of the wrong type is a user error naming it"
   CHECK_THROWS_WITH_AS(gm->recompile(), "aten::transpose: argument 'dim0' (int) cannot take 'a'", Error);
 }
 
+// Returns its input's relu and an undefined tensor (None), as a forward with an optional result does.
+class WithNone : public nn::Module {
+ public:
+  using nn::Module::forward;
+  TensorList forward(const TensorList& inputs) override { return {relu(inputs[0]), Tensor()}; }
+  std::string type_name() const override { return "WithNone"; }
+};
+
+TEST_CASE("GraphModule: a None result stays in its place; a constant result is refused, the module kept") {
+  auto gm = symbolic_trace(std::make_shared<WithNone>());
+  const Tensor x = from_vector<float>({-1, 2}, {2});
+  for (const TensorList& out : {(*gm)(TensorList{x}), Interpreter(gm).run(TensorList{x})}) {
+    REQUIRE(out.size() == 2);  // as eager: (relu, None)
+    CHECK_TENSOR_CLOSE(out[0], relu(x), 0.0, 0.0);
+    CHECK_FALSE(out[1].defined());
+  }
+  Node* relu_node = gm->graph().output_node()->args()[0].as_list().items[0].node();
+  gm->graph().output_node()->update_arg(0, Argument::list({Argument(relu_node), Argument(3.0)}, true));
+  const std::string refused = "GraphModule: the graph returns the constant 3.0; forward() returns tensors, so each "
+                              "result must be a node or None";
+  CHECK_THROWS_WITH_AS(gm->recompile(), refused.c_str(), Error);
+  CHECK((*gm)(TensorList{x}).size() == 2);  // the last compiled graph still runs
+  CHECK_THROWS_WITH_AS(Interpreter(gm).run(TensorList{x}), doctest::Contains(refused.c_str()), Error);
+}
+
 TEST_CASE("Interpreter: reads the graph as it is at each run") {
   auto gm = traced_toy();
   Interpreter interp(gm);

@@ -177,5 +177,18 @@ TEST_CASE("replace_pattern: a refused pattern or replacement changes nothing") {
                        "SubgraphMatcher: the pattern has dead code: 'relu' has no users", Error);
 }
 
+TEST_CASE("replace_pattern: gm's own graph as the pattern or the replacement is refused, gm unchanged") {
+  auto module = trace({"x"}, [](const TensorList& in) { return TensorList{neg(relu(in[0]))}; });
+  auto relu_pattern = trace({"x"}, [](const TensorList& in) { return TensorList{relu(in[0])}; });
+  const std::string before = module->code();
+  CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*module, module->graph(), relu_pattern->graph()),
+                       "replace_pattern: the pattern is the module's own graph; pass a copy (graph().copy())", Error);
+  CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*module, relu_pattern->graph(), module->graph()),
+                       "replace_pattern: the replacement is the module's own graph; pass a copy (graph().copy())", Error);
+  CHECK(module->code() == before);
+  const auto copy = module->graph().copy();
+  CHECK(subgraph_rewriter::replace_pattern(*module, relu_pattern->graph(), *copy).size() == 1);
+}
+
 }  // namespace
 }  // namespace tl::fx

@@ -208,3 +208,10 @@ TEST_CASE("assert_close: a negative or NaN tolerance is refused, named, before a
                                     tolerances(NAN, 0.0)),
                        "assert_close: rtol must be greater than or equal to zero, but got nan", Error);
 }
+
+TEST_CASE("assert_close: empty tensors pass when their shapes match") {
+  CHECK_NOTHROW(assert_close(tl::zeros({0, 3}), tl::zeros({0, 3})));
+  CHECK_NOTHROW(assert_close(tl::zeros({0}, DType::Int64), tl::zeros({0}, DType::Int64)));
+  CHECK_THROWS_WITH_AS(assert_close(tl::zeros({0, 3}), tl::zeros({3, 0})),
+                       "The values for attribute 'shape' do not match: torch.Size([0, 3]) != torch.Size([3, 0]).", Error);
+}

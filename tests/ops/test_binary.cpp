@@ -413,9 +413,12 @@ TEST_CASE("binary: operators and methods reach the same kernels") {
   CHECK_TENSOR_CLOSE(c, a, 1e-6, 1e-6);
 }
 
-// min(max(x, lo), hi) written out, with PyTorch's NaN propagation.
+// min(max(x, lo), hi) written out, with PyTorch's NaN propagation: a NaN x stays NaN, and a NaN bound
+// makes every element NaN when both bounds are given (ATen's clamp_out fills the result), but is
+// ignored when it is the only one.
 double clamp_reference(double x, std::optional<double> lo, std::optional<double> hi) {
   if (std::isnan(x)) return x;
+  if (lo && hi && (std::isnan(*lo) || std::isnan(*hi))) return NAN;
   if (lo && x < *lo) x = *lo;
   if (hi && x > *hi) x = *hi;
   return x;
@@ -424,7 +427,8 @@ double clamp_reference(double x, std::optional<double> lo, std::optional<double>
 TEST_CASE("clamp: bounds, promotion, layouts and NaN") {
   std::mt19937_64 rng(18);
   const std::pair<std::optional<Scalar>, std::optional<Scalar>> bounds[] = {
-      {-1, 2}, {-1, std::nullopt}, {std::nullopt, 2}, {3, 1}, {-1.5, 2.5}};
+      {-1, 2}, {-1, std::nullopt}, {std::nullopt, 2}, {3, 1}, {-1.5, 2.5},
+      {NAN, 2}, {-1, NAN}, {NAN, std::nullopt}, {std::nullopt, NAN}};
   for (DType dtype : kAllDTypes) {
     for (Layout layout : kLayouts) {
       for (size_t k = 0; k < std::size(bounds); ++k) {
@@ -464,6 +468,9 @@ TEST_CASE("clamp: in-place form and errors") {
   base.t().clamp_(std::nullopt, 5);
   CHECK(base.data<int64_t>()[11] == 5);
   CHECK(base.data<int64_t>()[4] == 4);
+  x.clamp_(0, NAN);
+  CHECK(std::isnan(x.data<float>()[0]));
+  CHECK(std::isnan(x.data<float>()[2]));
   CHECK_THROWS_WITH_AS(tl::clamp(x, std::nullopt, std::nullopt), "clamp: at least one of 'min' or 'max' must not be None",
                        Error);
   Tensor i = from_vector<int64_t>({1, 2}, {2});

@@ -45,6 +45,19 @@ TEST_CASE("creation: zeros, ones and full fill every dtype and shape") {
   CHECK(scalar_tensor(4, DType::Int32).item<int64_t>() == 4);
 }
 
+TEST_CASE("full: an integer fill keeps every bit; a value the dtype cannot hold throws (as PyTorch 1.13)") {
+  const int64_t odd = (int64_t{1} << 53) + 1;  // not a double
+  CHECK(full({1}, odd, DType::Int64).item<int64_t>() == odd);
+  CHECK(scalar_tensor(std::numeric_limits<int64_t>::max() - 1, DType::Int64).item<int64_t>() ==
+        std::numeric_limits<int64_t>::max() - 1);
+  CHECK_THROWS_WITH_AS(full({1}, int64_t{1} << 40, DType::Int32),
+                       "value 1099511627776 cannot be converted to a 32-bit integer without overflow", Error);
+  CHECK_THROWS_WITH_AS(full({1}, 1e30, DType::Int64), "value 1e+30 cannot be converted to a 64-bit integer without overflow",
+                       Error);
+  CHECK_THROWS_WITH_AS(full({1}, NAN, DType::Int64), "value nan cannot be converted to a 64-bit integer without overflow",
+                       Error);
+}
+
 TEST_CASE("creation: negative and overflowing sizes throw") {
   CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative dimension -1 in size [2, -1]", Error);
   CHECK_THROWS_WITH_AS(ones({-3}), doctest::Contains("negative dimension -3"), Error);
@@ -94,6 +107,28 @@ TEST_CASE("arange: integer and float steps against start + i * step") {
   CHECK(arange(0, 1, 0.25).dtype() == DType::Float32);
   CHECK(arange(0.0, 3).shape() == Shape{3});
   CHECK(arange(0, 5, 2, DType::Int32).shape() == Shape{3});
+}
+
+TEST_CASE("arange: an integer dtype counts and steps in int64, exact past 2^53 (as PyTorch 1.13)") {
+  struct Case {
+    Scalar start, end, step;
+  };
+  const int64_t big = int64_t{1} << 53;
+  // PyTorch truncates each bound to an integer first: (0, 5, 1.5) steps by 1.
+  const Case cases[] = {{big, big + 3, 1},  {0, big + 1, big / 2}, {10, 0, -3},     {0, 5, 1.5},
+                        {0.5, 5, 1},        {-big - 5, -big, 2},   {int64_t{1} << 62, std::numeric_limits<int64_t>::max(), int64_t{1} << 61}};
+  for (const Case& c : cases) {
+    const int64_t start = c.start.to<int64_t>(), end = c.end.to<int64_t>(), step = c.step.to<int64_t>();
+    CAPTURE(start);
+    CAPTURE(end);
+    CAPTURE(step);
+    std::vector<int64_t> expected;  // a plain loop in 128-bit arithmetic
+    for (__int128 v = start; step > 0 ? v < end : v > end; v += step) expected.push_back(static_cast<int64_t>(v));
+    const Tensor a = arange(c.start, c.end, c.step, DType::Int64);
+    REQUIRE(a.shape() == Shape{static_cast<int64_t>(expected.size())});
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(a.data<int64_t>()[i] == expected[i]);
+  }
+  CHECK_THROWS_WITH_AS(arange(0, 5, 0.5, DType::Int64), "arange: step must be nonzero", Error);
 }
 
 TEST_CASE("arange: errors") {

@@ -131,6 +131,25 @@ TEST_CASE("chrome_trace: names are escaped, and step and module categories follo
   CHECK(named);
 }
 
+TEST_CASE("chrome_trace: a name that is not UTF-8 is written with U+FFFD, so the trace stays valid JSON") {
+  const std::string name =
+      "bad \xff\xfe | cut \xe2\x82 | overlong \xc0\xaf | surrogate \xed\xa0\x80 | big \xf4\x90\x80\x80 | ok \xc3\xa9 "
+      "\xf0\x9f\x98\x80 | end \xe2";
+  // Python's name.decode("utf-8", "replace").encode(): one U+FFFD per maximal ill-formed subpart.
+  const std::string replaced =
+      "bad \xef\xbf\xbd\xef\xbf\xbd | cut \xef\xbf\xbd | overlong \xef\xbf\xbd\xef\xbf\xbd | surrogate "
+      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd | big \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd | ok \xc3\xa9 "
+      "\xf0\x9f\x98\x80 | end \xef\xbf\xbd";
+  const EventList list({testing::make_event(name, EventKind::UserAnnotation, 1500, 1501)}, {},
+                       {.process_id = 7, .thread_names = {{1, "thread \xff"}}});
+  std::ostringstream out;
+  write_chrome_trace(list, out);
+  const json trace = json::parse(out.str());  // strict UTF-8: throws on an ill-formed byte
+  const std::vector<json> complete = with_phase(trace, "X");
+  REQUIRE(complete.size() == 1);
+  CHECK(complete[0]["name"] == replaced);
+}
+
 TEST_CASE("chrome_trace: an empty profile still writes a valid trace; unwritable paths throw") {
   Profile prof;
   { auto running = prof.start(); }
