@@ -68,7 +68,7 @@ Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype)
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 const std::string& reduction) {
-  return tl::nll_loss(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
+  return tl::nll_loss_nd(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
