@@ -35,15 +35,21 @@ void sum_scopes(const TensorType& out, bool keepdim, const Shape& filled, Reduce
   std::forward<Reduce>(reduce)();
 }
 
-/// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d tensor
-/// for div_.Tensor, which converts it to self's dtype (to -> _to_copy -> copy_). The division itself is
-/// the caller's work, done with another op's.
-inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) {
-  RecordFunction div("aten::div_", [&] { return ScopeArgs{self, divisor}; });
-  RecordFunction div_tensor("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+/// What ATen records converting a number it wrapped in a 0-d tensor to an op's result type:
+/// to -> _to_copy -> copy_, all of a 0-d tensor.
+inline void to_copy_scopes() {
   RecordFunction to("aten::to", [&] { return ScopeArgs(5, AttrValue{}); });
   RecordFunction to_copy("aten::_to_copy", [&] { return ScopeArgs(7, AttrValue{}); });
   instant_scope("aten::copy_", [&] { return ScopeArgs(3, AttrValue{}); });
+}
+
+/// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d tensor
+/// for div_.Tensor, which converts it to self's dtype (to_copy_scopes). The division itself is the
+/// caller's work, done with another op's.
+inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) {
+  RecordFunction div("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  RecordFunction div_tensor("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  to_copy_scopes();
 }
 
 /// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): sum into

@@ -70,6 +70,9 @@ std::vector<OpSample> op_samples() {
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
+      {"add_number", [=] { x + 2; }},
+      {"mul_number_", [=] { x.clone().mul_(0.5); }},
+      {"gt_number", [=] { x > 0; }},
       {"relu", [=] { F::relu(x); }},
       {"gelu", [=] { gelu(x); }},
       {"softmax", [=] { F::softmax(x, 1); }},
@@ -88,6 +91,7 @@ std::vector<OpSample> op_samples() {
       {"squeeze", [=] { img.slice(0, std::nullopt, 1).squeeze(0); }},
       {"cat", [=] { cat(std::vector<Tensor>{x, x}, 1); }},
       {"stack", [=] { stack(std::vector<Tensor>{x, x}); }},
+      {"stack_last", [=] { stack(std::vector<Tensor>{x, x}, 2); }},
       {"contiguous", [=] { x.t().contiguous(); }},
       {"clone", [=] { x.clone(); }},
       {"to", [=] { x.to(DType::Float64); }},

@@ -94,6 +94,9 @@ def op_sample_lines():
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
         ("nll_loss", lambda: F.nll_loss(x, target)),
+        ("add_number", lambda: x + 2),
+        ("mul_number_", lambda: x.clone().mul_(0.5)),
+        ("gt_number", lambda: x > 0),
         ("relu", lambda: F.relu(x)),
         ("gelu", lambda: F.gelu(x)),
         ("softmax", lambda: F.softmax(x, 1)),
@@ -112,6 +115,7 @@ def op_sample_lines():
         ("squeeze", lambda: img[:1].squeeze(0)),
         ("cat", lambda: torch.cat([x, x], 1)),
         ("stack", lambda: torch.stack([x, x])),
+        ("stack_last", lambda: torch.stack([x, x], 2)),
         ("contiguous", lambda: x.t().contiguous()),
         ("clone", lambda: x.clone()),
         ("to", lambda: x.to(torch.float64)),
