@@ -63,13 +63,15 @@ struct OpSample {
 std::vector<OpSample> op_samples() {
   namespace F = nn::functional;
   manual_seed(0);
-  const Tensor x = randn({4, 10}), w = randn({10, 3}), weight = randn({3, 10});
+  const Tensor x = randn({4, 10}), y = randn({4, 10}), w = randn({10, 3}), weight = randn({3, 10});
   const Tensor target = from_vector<int64_t>({1, 2, 3, 0}, {4});
   const Tensor img = randn({2, 3, 8, 8});
   const Tensor a = randn({4, 16, 32}), b = randn({4, 32, 8}), m = randn({32, 8});
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
+      {"mse_loss", [=] { F::mse_loss(x, y); }},
+      {"mse_loss_sum", [=] { F::mse_loss(x, y, "sum"); }},
       {"add_number", [=] { x + 2; }},
       {"mul_number_", [=] { x.clone().mul_(0.5); }},
       {"gt_number", [=] { [[maybe_unused]] const Tensor mask = x > 0; }},

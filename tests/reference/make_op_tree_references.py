@@ -86,7 +86,7 @@ def op_sample_lines():
     tests/profiler/test_op_tree.cpp's table of the same calls looks up. Inputs are made outside the profile;
     only their shapes matter. No grad, as the table's calls run."""
     torch.manual_seed(0)
-    x, w, weight = torch.randn(4, 10), torch.randn(10, 3), torch.randn(3, 10)
+    x, y, w, weight = torch.randn(4, 10), torch.randn(4, 10), torch.randn(10, 3), torch.randn(3, 10)
     target = torch.tensor([1, 2, 3, 0])
     img = torch.randn(2, 3, 8, 8)
     a, b, m = torch.randn(4, 16, 32), torch.randn(4, 32, 8), torch.randn(32, 8)
@@ -94,6 +94,8 @@ def op_sample_lines():
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
         ("nll_loss", lambda: F.nll_loss(x, target)),
+        ("mse_loss", lambda: F.mse_loss(x, y)),
+        ("mse_loss_sum", lambda: F.mse_loss(x, y, reduction="sum")),
         ("add_number", lambda: x + 2),
         ("mul_number_", lambda: x.clone().mul_(0.5)),
         ("gt_number", lambda: x > 0),
