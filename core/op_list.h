@@ -29,7 +29,7 @@
   /* copies and conversion */                                                                            \
   _(Copy_, copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", "", "", "method")            \
   _(Clone, clone, "aten::clone", "clone(Tensor self) -> Tensor", "", "", "method")                                \
-  _(Contiguous, contiguous, "aten::contiguous", "contiguous(Tensor(a) self) -> Tensor(a)", "", "", "method")      \
+  _(Contiguous, contiguous, "aten::contiguous", "contiguous(Tensor(a) self) -> Tensor(a)", "", "", "manual")      \
   _(To, to, "aten::to", "to(Tensor(a) self, ScalarType dtype) -> Tensor(a)", "", "", "method")                    \
   /* views: share storage with their input */                                                            \
   _(View, view, "aten::view", "view(Tensor(a) self, int[] size) -> Tensor(a)", "", "", "method")                  \

@@ -138,6 +138,10 @@ class Tensor {
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   /// (n, dim) int64 indices of the non-zero elements.
   Tensor nonzero() const;
+  /// This tensor itself when it is already contiguous, with no op run (as PyTorch's Tensor::contiguous:
+  /// a profile records nothing); otherwise aten::contiguous, a contiguous copy. A traced proxy always
+  /// records the op.
+  Tensor contiguous() const;
 
  private:
   const TensorImpl& impl() const {

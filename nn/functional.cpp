@@ -1,6 +1,7 @@
 // nn/functional.cpp — F.* wrappers: argument conversion and PyTorch's argument checks, then the op.
 #include "nn/functional.h"
 
+#include "core/record_function.h"
 #include "nn/repr.h"
 
 namespace tl::nn {
@@ -68,7 +69,7 @@ Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype)
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                 const std::string& reduction) {
-  return tl::nll_loss(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
+  return tl::nll_loss_nd(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
@@ -78,6 +79,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  // PyTorch's F.mse_loss broadcasts its operands first; ours must have one shape, so the op has no work.
+  { RecordFunction broadcast("aten::broadcast_tensors", [] { return ScopeArgs{AttrValue{}}; }); }
   return tl::mse_loss(input, target, reduction_enum(reduction, "mse_loss"));
 }
 

@@ -35,10 +35,26 @@ void sum_scopes(const TensorType& out, bool keepdim, const Shape& filled, Reduce
   std::forward<Reduce>(reduce)();
 }
 
+/// What ATen records converting a number it wrapped in a 0-d tensor to an op's result type:
+/// to -> _to_copy -> copy_, all of a 0-d tensor.
+inline void to_copy_scopes() {
+  RecordFunction to("aten::to", [&] { return ScopeArgs(5, AttrValue{}); });
+  RecordFunction to_copy("aten::_to_copy", [&] { return ScopeArgs(7, AttrValue{}); });
+  instant_scope("aten::copy_", [&] { return ScopeArgs(3, AttrValue{}); });
+}
+
+/// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d tensor
+/// for div_.Tensor, which converts it to self's dtype (to_copy_scopes). The division itself is the
+/// caller's work, done with another op's.
+inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) {
+  RecordFunction div("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  RecordFunction div_tensor("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  to_copy_scopes();
+}
+
 /// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): sum into
 /// the result (sum.IntList_out, with sum_scopes' children and `reduce` inside), then an in-place
-/// division by the element count `n`, through a tensor made of it (div_ -> div_ -> to -> _to_copy ->
-/// copy_). torchless divides inside the reduction.
+/// division by the element count `n` (scalar_div_scopes). torchless divides inside the reduction.
 template <typename Reduce>
 void mean_scopes(const Tensor& x, const ScopeArg& dim, bool keepdim, const TensorType& out, const Shape& filled,
                  int64_t n, Reduce&& reduce) {
@@ -46,11 +62,7 @@ void mean_scopes(const Tensor& x, const ScopeArg& dim, bool keepdim, const Tenso
     RecordFunction sum("aten::sum", [&] { return ScopeArgs{x, dim, AttrValue(keepdim), AttrValue{}, out}; });
     sum_scopes(out, keepdim, filled, std::forward<Reduce>(reduce));
   }
-  RecordFunction div("aten::div_", [&] { return ScopeArgs{out, AttrValue(n)}; });
-  RecordFunction div_tensor("aten::div_", [&] { return ScopeArgs{out, AttrValue(n)}; });
-  RecordFunction to("aten::to", [&] { return ScopeArgs(5, AttrValue{}); });
-  RecordFunction to_copy("aten::_to_copy", [&] { return ScopeArgs(7, AttrValue{}); });
-  instant_scope("aten::copy_", [&] { return ScopeArgs(3, AttrValue{}); });
+  scalar_div_scopes(out, AttrValue(n));
 }
 
 }  // namespace tl::detail

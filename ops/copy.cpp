@@ -1,6 +1,7 @@
 // ops/copy.cpp — copy_, clone, contiguous and to. Results of clone/to are fresh contiguous tensors;
 // contiguous and to return their input itself when there is nothing to do, as PyTorch does.
 #include "core/dispatch.h"
+#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -18,12 +19,19 @@ TensorList copy_(std::span<const Tensor> inputs, const Attrs&) {
   return {self};
 }
 
-TensorList clone(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& self = inputs[0];
-  Tensor out = Tensor::allocate(self.shape(), self.dtype());
+namespace {
+
+// A fresh contiguous copy of self in `dtype`, the copy recorded as ATen's clone and _to_copy record it.
+Tensor copied(const Tensor& self, DType dtype) {
+  Tensor out = Tensor::allocate(self.shape(), dtype);
+  RecordFunction copy("aten::copy_", [&] { return ScopeArgs{out, self, AttrValue(false)}; });
   detail::copy_elements(out, self);
-  return {out};
+  return out;
 }
+
+}  // namespace
+
+TensorList clone(std::span<const Tensor> inputs, const Attrs&) { return {copied(inputs[0], inputs[0].dtype())}; }
 
 // Dispatches clone, so profiles show aten::contiguous -> aten::clone as PyTorch's do.
 TensorList contiguous(std::span<const Tensor> inputs, const Attrs&) {
@@ -35,9 +43,10 @@ TensorList to(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& self = inputs[0];
   const DType dtype = attrs.get<DType>("dtype");
   if (self.dtype() == dtype) return {self};
-  Tensor out = Tensor::allocate(self.shape(), dtype);
-  detail::copy_elements(out, self);
-  return {out};
+  RecordFunction to_copy("aten::_to_copy", [&] {
+    return ScopeArgs{self, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
+  });
+  return {copied(self, dtype)};
 }
 
 }  // namespace tl::kernels

@@ -1,4 +1,4 @@
-// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn.
+// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn; and ones_like.
 // Random draws happen in row-major order on one thread, so results depend only on the seed. Sizes are
 // checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
 #include <cmath>
@@ -7,6 +7,8 @@
 #include "core/dispatch.h"
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -114,3 +116,16 @@ TensorList randn(std::span<const Tensor>, const Attrs& attrs) {
 }
 
 }  // namespace tl::kernels
+
+namespace tl {
+
+// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_.
+Tensor ones_like(const Tensor& x) {
+  RecordFunction scope("aten::ones_like", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}, AttrValue{},
+                                                                  AttrValue{}}; });
+  RecordFunction fill("aten::fill_",
+                      [&] { return ScopeArgs{TensorType{x.shape(), x.dtype()}, AttrValue(int64_t{1})}; });
+  return kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
+}
+
+}  // namespace tl

@@ -8,21 +8,25 @@
 
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "ops/aten_scope.h"
 
 namespace tl::kernels {
 namespace {
 
-// `mask`, when given, records which elements were kept.
-template <typename T>
-void drop(const T* in, T* out, bool* mask, int64_t n, double p) {
-  const double keep = 1.0 - p, scale = 1.0 / keep;
+// kept[i] = 1 with probability 1 - p, else 0 (bool or the input's type).
+template <typename Flag>
+void draw_kept(Flag* kept, int64_t n, double p) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  for (int64_t i = 0; i < n; ++i) {
-    const bool kept = gen.uniform() < keep;
-    out[i] = kept ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
-    if (mask) mask[i] = kept;
-  }
+  for (int64_t i = 0; i < n; ++i) kept[i] = static_cast<Flag>(gen.uniform() < 1.0 - p);
+}
+
+// out[i] = in[i] / (1 - p) where kept[i], else 0; kept may be out itself.
+template <typename T, typename Flag>
+void scale_kept(const T* in, const Flag* kept, T* out, int64_t n, double p) {
+  const double scale = 1.0 / (1.0 - p);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = kept[i] ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
 }
 
 double checked_p(const Attrs& attrs, const char* op) {
@@ -44,8 +48,16 @@ TensorList dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
       std::fill_n(out.data<scalar_t>(), out.numel(), static_cast<scalar_t>(0.0));
       return;
     }
+    // ATen's dropout is noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); x * noise: the kept
+    // flags are drawn into out (bernoulli_), and scaled as they are applied (mul).
     const Tensor src = x.contiguous();
-    drop(src.data<scalar_t>(), out.data<scalar_t>(), nullptr, x.numel(), p);
+    {
+      RecordFunction bernoulli("aten::bernoulli_", [&] { return ScopeArgs{out, AttrValue(1.0 - p), AttrValue{}}; });
+      draw_kept(out.data<scalar_t>(), x.numel(), p);
+    }
+    detail::scalar_div_scopes(TensorType{out.shape(), out.dtype()}, AttrValue(1.0 - p));
+    RecordFunction mul("aten::mul", [&] { return ScopeArgs{x, out}; });
+    scale_kept(src.data<scalar_t>(), out.data<scalar_t>(), out.data<scalar_t>(), x.numel(), p);
   });
   return {out};
 }
@@ -67,8 +79,8 @@ TensorList native_dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
       std::fill_n(mask.data<bool>(), mask.numel(), false);
       return;
     }
-    const Tensor src = x.contiguous();
-    drop(src.data<scalar_t>(), out.data<scalar_t>(), mask.data<bool>(), x.numel(), p);
+    draw_kept(mask.data<bool>(), x.numel(), p);
+    scale_kept(x.contiguous().data<scalar_t>(), mask.data<bool>(), out.data<scalar_t>(), x.numel(), p);
   });
   return {out, mask};
 }

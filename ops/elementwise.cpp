@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <string_view>
+
+#include "ops/aten_scope.h"
 
 namespace tl::detail {
 
@@ -186,6 +189,9 @@ BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attr
     const Scalar value = attrs.scalar(attr);
     r.other_dtype = value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
     r.dtype = result_type(inputs.first(1), std::span<const Scalar>(&value, 1));
+    // ATen wraps the number in a 0-d tensor of its own dtype, which TensorIterator converts to the
+    // result type (pow's Tensor_Scalar overload takes the number as it is).
+    if (r.other_dtype != r.dtype && std::string_view(op).substr(0, 3) != "pow") to_copy_scopes();
     r.other = scalar_to_tensor(value, r.dtype);
     r.other_is_scalar = true;
   }

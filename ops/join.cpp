@@ -1,8 +1,10 @@
 // ops/join.cpp — cat and stack. The result takes the promoted dtype of all inputs; each input is
 // copied (and converted) straight into its slice of the fresh output, whatever its strides.
+#include <optional>
 #include <vector>
 
 #include "core/dispatch.h"
+#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -79,10 +81,31 @@ TensorList stack(std::span<const Tensor> inputs, const Attrs& attrs) {
              inputs[0].shape(), " at entry 0 and ", inputs[i].shape(), " at entry ", i);
   }
   const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), inputs[0].dim() + 1, "stack");
+  // ATen's stack: below the last dim, cat along dim then a view that splits it (what the unsqueezed
+  // inputs' cat gives directly); at the last dim, a cat of unsqueezed inputs.
+  const bool split = dim < inputs[0].dim();
   std::vector<Tensor> views;
   views.reserve(inputs.size());
-  for (const Tensor& t : inputs) views.push_back(unsqueezed(t, dim));
-  return {cat_impl(views, dim)};
+  for (const Tensor& t : inputs) {
+    std::optional<RecordFunction> unsqueeze;
+    if (!split) unsqueeze.emplace("aten::unsqueeze", [&] { return ScopeArgs{t, AttrValue(dim)}; });
+    views.push_back(unsqueezed(t, dim));
+    if (!split)
+      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  }
+  Tensor out;
+  {
+    RecordFunction cat("aten::cat", [&] { return ScopeArgs{AttrValue{}, AttrValue(dim)}; });
+    out = cat_impl(views, dim);
+  }
+  if (split) {
+    detail::instant_scope("aten::view", [&] {
+      Shape joined = inputs[0].shape();
+      joined[dim] *= static_cast<int64_t>(inputs.size());
+      return ScopeArgs{TensorType{joined, out.dtype()}, AttrValue(out.shape())};
+    });
+  }
+  return {out};
 }
 
 }  // namespace tl::kernels

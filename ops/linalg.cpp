@@ -3,6 +3,7 @@
 // has no unit stride); results are fresh contiguous tensors. float32 and float64; bfloat16 (autocast's
 // products) multiplies in float32 and rounds the result once, as oneDNN's bf16 GEMM accumulates.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -113,6 +114,40 @@ Tensor as_matrix(const Tensor& v, bool row) {
              : Tensor::make(v.storage(), {k, 1}, {s, 1}, v.storage_offset(), v.dtype());
 }
 
+// What ATen's addmm_impl_cpu_ records before its gemm: resolve_conj of the result, then of each operand
+// it hands to BLAS as it is (a row-major one; a column-major one goes transposed, unresolved), mat2 first.
+void gemm_conj_scopes(const Tensor& out, const Tensor& mat1, const Tensor& mat2) {
+  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{out}; });
+  if (mat2.stride(1) == 1) detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
+  if (mat1.stride(1) == 1) detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat1}; });
+}
+
+// What ATen's bmm records before its products: resolve_conj of both operands, then, for products of 400
+// multiply-adds or more, per batch entry the select (-> as_strided) of the result, mat2 and self, and
+// gemm_conj_scopes of those matrices. Only instants: skipped when no profile observes the thread.
+void bmm_scopes(const Tensor& out, const Tensor& self, const Tensor& mat2) {
+  if (scope_observer() == nullptr) return;
+  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
+  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{self}; });
+  if (self.size(1) * self.size(2) * mat2.size(2) < 400) return;
+  auto select = [](const Tensor& t, int64_t i) {
+    RecordFunction scope("aten::select", [&] { return ScopeArgs{t, AttrValue(int64_t{0}), AttrValue(i)}; });
+    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    return Tensor::make(t.storage(), {t.size(1), t.size(2)}, {t.stride(1), t.stride(2)},
+                        t.storage_offset() + i * t.stride(0), t.dtype());
+  };
+  for (int64_t i = 0; i < out.size(0); ++i) {
+    const Tensor r = select(out, i), b = select(mat2, i), a = select(self, i);
+    gemm_conj_scopes(r, a, b);
+  }
+}
+
+// ATen's reshape of `t` to `size` where a view does: aten::reshape -> aten::_reshape_alias.
+void reshape_alias_scopes(const Tensor& t, const Shape& size) {
+  RecordFunction reshape("aten::reshape", [&] { return ScopeArgs{t, AttrValue(size)}; });
+  detail::instant_scope("aten::_reshape_alias", [&] { return ScopeArgs{t, AttrValue(size), AttrValue{}}; });
+}
+
 }  // namespace
 
 TensorList mm(std::span<const Tensor> inputs, const Attrs&) {
@@ -120,6 +155,7 @@ TensorList mm(std::span<const Tensor> inputs, const Attrs&) {
   const Tensor& b = inputs[1];
   check_matrices("mm", a, b);
   Tensor out = Tensor::allocate({a.size(0), b.size(1)}, a.dtype());
+  gemm_conj_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
   return {out};
 }
@@ -133,6 +169,7 @@ TensorList bmm(std::span<const Tensor> inputs, const Attrs&) {
   TL_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2), "bmm: expected mat2 of size [", a.size(0), ", ",
            a.size(2), ", *] to multiply self of size ", a.shape(), ", got ", b.shape());
   Tensor out = Tensor::allocate({a.size(0), a.size(1), b.size(2)}, a.dtype());
+  bmm_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
   return {out};
 }
@@ -157,14 +194,49 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
   full.push_back(m);
   full.push_back(n);
   Tensor out = Tensor::allocate(shape, a.dtype());
+  // The ops ATen's matmul runs, as scopes: mm for two matrices; reshape, mm, _unsafe_view for a batch of
+  // matrices times a matrix; expand and reshape of each operand, bmm, _unsafe_view for two 3-D operands.
+  // Vector operands (mv, dot) and other batch shapes record matmul alone.
   int64_t rows = 0, row_stride = 0;
   if (b2.dim() == 2 && a2.dim() > 2 && fold_rows(a2, rows, row_stride)) {
     // (batch..., m, k) @ (k, n) is one (batch * m, k) @ (k, n) product, as PyTorch folds it.
     const Tensor flat = Tensor::make(a2.storage(), {rows, k}, {row_stride, a2.stride(-1)}, a2.storage_offset(), a2.dtype());
-    batched_gemm(flat, b2, Tensor::make(out.storage(), {rows, n}, {n, 1}, 0, out.dtype()), 1, 0);
+    const Tensor flat_out = Tensor::make(out.storage(), {rows, n}, {n, 1}, 0, out.dtype());
+    if (b.dim() == 2) reshape_alias_scopes(a, flat.shape());
+    {
+      std::optional<RecordFunction> mm;
+      if (b.dim() == 2) {
+        mm.emplace("aten::mm", [&] { return ScopeArgs{flat, b}; });
+        gemm_conj_scopes(flat_out, flat, b);
+      }
+      batched_gemm(flat, b2, flat_out, 1, 0);
+    }
+    if (b.dim() == 2)
+      detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{flat_out, AttrValue(shape)}; });
     return {out};
   }
-  batched_gemm(a2, b2, Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype()), 1, 0);
+  const Tensor full_out = Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype());
+  if (a.dim() == 2 && b.dim() == 2) {
+    RecordFunction mm("aten::mm", [&] { return ScopeArgs{a, b}; });
+    gemm_conj_scopes(out, a, b);
+    batched_gemm(a2, b2, full_out, 1, 0);
+  } else if (a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0)) {
+    for (const Tensor* t : {&a, &b}) {
+      {
+        RecordFunction expand("aten::expand", [&] { return ScopeArgs{*t, AttrValue(t->shape()), AttrValue(false)}; });
+        detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{*t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      }
+      reshape_alias_scopes(*t, t->shape());
+    }
+    {
+      RecordFunction bmm("aten::bmm", [&] { return ScopeArgs{a, b}; });
+      bmm_scopes(out, a, b);
+      batched_gemm(a2, b2, full_out, 1, 0);
+    }
+    detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{out, AttrValue(shape)}; });
+  } else {
+    batched_gemm(a2, b2, full_out, 1, 0);
+  }
   return {out};
 }
 
@@ -197,8 +269,7 @@ TensorList addmm(std::span<const Tensor> inputs, const Attrs& attrs) {
                         [&] { return ScopeArgs{out, TensorType{product, self.dtype()}, AttrValue(false)}; });
     detail::copy_elements(out, self);
   }
-  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{out}; });
-  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat1}; });
+  gemm_conj_scopes(out, mat1, mat2);
   batched_gemm(mat1, mat2, out, alpha, beta);
   return {out};
 }

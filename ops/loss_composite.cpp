@@ -1,13 +1,15 @@
-// ops/loss_composite.cpp — nll_loss and cross_entropy_loss, composed only of other ops (no loops of
-// their own), so autograd records each part; the arithmetic follows PyTorch 1.13's LossNLL.cpp.
+// ops/loss_composite.cpp — nll_loss, nll_loss_nd and cross_entropy_loss, composed only of other ops (no
+// loops of their own), so autograd records each part; the arithmetic and the calls follow PyTorch 1.13's
+// LossNLL.cpp (cross_entropy -> log_softmax with the input's dtype, nll_loss_nd -> nll_loss).
 #include "core/dispatch.h"
+#include "core/record_function.h"
 #include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
 
 // (N, C, d1, ...) -> (N * d1 * ..., C) and its target (N, d1, ...) -> (N * d1 * ...): nll_loss_forward's shapes.
-Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
+Tensor nll_loss_rows(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
                    int64_t ignore_index) {
   TL_CHECK(self.dim() >= 1, "nll_loss: expected input of at least 1 dimension, (C), (N, C) or (N, C, d1, ...), got ",
            self.sizes());
@@ -52,7 +54,7 @@ Tensor cross_entropy_prob(const Tensor& lp, const Tensor& target, const Tensor& 
 // Class-index targets with label smoothing: (1 - eps) nll + eps / C * (the loss against a uniform target).
 Tensor cross_entropy_smoothed(const Tensor& lp, const Tensor& target, const Tensor& weight, int64_t reduction,
                               int64_t ignore_index, int64_t class_dim, double label_smoothing) {
-  const Tensor nll = nll_loss_nd(lp, target, weight, reduction, ignore_index);
+  const Tensor nll = tl::nll_loss_nd(lp, target, weight, reduction, ignore_index);
   const Tensor kept = target.ne(Scalar(ignore_index));
   const Tensor weighted = weight.defined() ? lp * class_weight(weight, lp.dim(), class_dim) : lp;
   const Tensor smooth = where(kept, -weighted.sum(Shape{class_dim}), zeros({}, lp.dtype()));
@@ -67,7 +69,7 @@ Tensor cross_entropy_smoothed(const Tensor& lp, const Tensor& target, const Tens
 }  // namespace
 
 TensorList nll_loss(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {nll_loss_nd(inputs[0], inputs[1], inputs[2], attrs.get<int64_t>("reduction"),
+  return {nll_loss_rows(inputs[0], inputs[1], inputs[2], attrs.get<int64_t>("reduction"),
                       attrs.get<int64_t>("ignore_index"))};
 }
 
@@ -90,11 +92,24 @@ TensorList cross_entropy_loss(std::span<const Tensor> inputs, const Attrs& attrs
     if (weight.defined())
       TL_CHECK(weight.dim() == 1 && weight.numel() == self.size(class_dim), "cross_entropy_loss: expected weight with "
                "one element per class (", self.size(class_dim), "), got shape ", weight.sizes());
-    return {cross_entropy_prob(tl::log_softmax(self, class_dim), target, weight, reduction, class_dim, label_smoothing)};
+    return {cross_entropy_prob(tl::log_softmax(self, class_dim, self.dtype()), target, weight, reduction, class_dim,
+                               label_smoothing)};
   }
-  const Tensor lp = tl::log_softmax(self, class_dim);
-  if (label_smoothing == 0.0) return {nll_loss_nd(lp, target, weight, reduction, ignore_index)};
+  const Tensor lp = tl::log_softmax(self, class_dim, self.dtype());
+  if (label_smoothing == 0.0) return {tl::nll_loss_nd(lp, target, weight, reduction, ignore_index)};
   return {cross_entropy_smoothed(lp, target, weight, reduction, ignore_index, class_dim, label_smoothing)};
 }
 
 }  // namespace tl::kernels
+
+namespace tl {
+
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
+                   int64_t ignore_index) {
+  RecordFunction scope("aten::nll_loss_nd", [&] {
+    return ScopeArgs{self, target, weight, AttrValue(reduction), AttrValue(ignore_index)};
+  });
+  return nll_loss(self, target, weight, reduction, ignore_index);
+}
+
+}  // namespace tl

@@ -1,8 +1,8 @@
 // ops/ops.h — the free-function op API (torch.* in PyTorch). Most functions are generated from the op
 // list (core/op_list.h, by core/gen_op_api.py: one per row whose variants name "function", with the
 // schema's parameters and defaults); the few below are written by hand because their C++ overloads
-// differ from their schema, or because they are not ops. Each one goes through dispatch::call; kernels
-// live in the other ops/ files.
+// differ from their schema, or because they are not ops. Each op among them goes through dispatch::call;
+// kernels live in the other ops/ files.
 #pragma once
 
 #include <array>
@@ -44,6 +44,14 @@ std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false
 Tensor nonzero(const Tensor& x);
 /// One int64 index tensor per dimension (torch.nonzero(x, as_tuple=True)).
 std::vector<Tensor> nonzero_tuple(const Tensor& x);
+/// nll_loss of input (C), (N, C) or (N, C, d1, ...) against its class indices, recorded as ATen's
+/// aten::nll_loss_nd around aten::nll_loss (F.nll_loss and cross_entropy call it, as PyTorch's do).
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                   int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
+
+// ---- not ops: never traced, not recorded by autograd; a profile shows them as ATen's ops ----
+/// A tensor of ones with x's shape and dtype (aten::ones_like: the seed gradient backward() makes).
+Tensor ones_like(const Tensor& x);
 
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).

@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -139,9 +140,18 @@ TensorList softmax_backward(std::span<const Tensor> inputs, const Attrs& attrs, 
   return {out};
 }
 
-// softmax(x, dim, dtype): x converted to dtype first (when given), then the primitive.
+// softmax(x, dim, dtype): x converted to dtype first (when given), then the primitive. ATen converts with
+// Tensor::toType, which records aten::to's dtype_layout overload (8 arguments) even for x's own dtype; a
+// real conversion here is our aten::to, which autograd records.
 Tensor converted(const Tensor& x, const Attrs& attrs) {
-  return attrs.is_none("dtype") ? x : x.to(attrs.get<DType>("dtype"));
+  if (attrs.is_none("dtype")) return x;
+  const DType dtype = attrs.get<DType>("dtype");
+  if (dtype != x.dtype()) return x.to(dtype);
+  detail::instant_scope("aten::to", [&] {
+    return ScopeArgs{x, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue(false),
+                     AttrValue{}};
+  });
+  return x;
 }
 
 }  // namespace

@@ -74,18 +74,27 @@ std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_s
   return strides;
 }
 
+// ATen's reshape: a view through _reshape_alias where the strides allow one, else a contiguous clone
+// (dispatched) viewed through _unsafe_view.
 Tensor reshape_impl(const Tensor& x, const Shape& shape, const char* op) {
   const Shape size = infer_size(shape, x.numel(), op);
-  if (std::optional<Strides> strides = view_strides(x.shape(), x.strides(), size))
+  if (std::optional<Strides> strides = view_strides(x.shape(), x.strides(), size)) {
+    RecordFunction alias("aten::_reshape_alias", [&] { return ScopeArgs{x, AttrValue(size), AttrValue(*strides)}; });
     return make_view(x, size, std::move(*strides));
-  return make_view(x.clone(), size, contiguous_strides(size), 0);
+  }
+  const Tensor copy = x.clone();
+  RecordFunction unsafe_view("aten::_unsafe_view", [&] { return ScopeArgs{copy, AttrValue(size)}; });
+  return make_view(copy, size, contiguous_strides(size), 0);
 }
 
 // The view ATen's view ops make with as_strided, inside that op's scope.
-Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides) {
+Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides, int64_t offset) {
   RecordFunction scope("aten::as_strided",
                        [&] { return ScopeArgs{x, AttrValue(sizes), AttrValue(strides), AttrValue{}}; });
-  return make_view(x, sizes, strides);
+  return make_view(x, sizes, strides, offset);
+}
+Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides) {
+  return as_strided(x, sizes, strides, x.storage_offset());
 }
 
 }  // namespace
@@ -117,11 +126,6 @@ TensorList flatten(std::span<const Tensor> inputs, const Attrs& attrs) {
   for (int64_t d = start; d <= end; ++d) flat *= x.shape()[d];
   shape.push_back(flat);
   for (int64_t d = end + 1; d < x.dim(); ++d) shape.push_back(x.shape()[d]);
-  // ATen's flatten reshapes, which views a contiguous input through _reshape_alias.
-  std::optional<RecordFunction> alias;
-  if (x.is_contiguous())
-    alias.emplace("aten::_reshape_alias",
-                  [&] { return ScopeArgs{x, AttrValue(shape), AttrValue(contiguous_strides(shape))}; });
   return {reshape_impl(x, shape, "flatten")};
 }
 
@@ -140,7 +144,7 @@ TensorList permute(std::span<const Tensor> inputs, const Attrs& attrs) {
     sizes[i] = x.shape()[d];
     strides[i] = x.strides()[d];
   }
-  return {make_view(x, sizes, strides)};
+  return {as_strided(x, sizes, strides)};
 }
 
 TensorList transpose(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -192,7 +196,7 @@ TensorList slice(std::span<const Tensor> inputs, const Attrs& attrs) {
   Strides strides = x.strides();
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  return {make_view(x, sizes, strides, x.storage_offset() + start * x.strides()[dim])};
+  return {as_strided(x, sizes, strides, x.storage_offset() + start * x.strides()[dim])};
 }
 
 TensorList select(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -207,7 +211,7 @@ TensorList select(std::span<const Tensor> inputs, const Attrs& attrs) {
   Strides strides = x.strides();
   sizes.erase(dim);
   strides.erase(dim);
-  return {make_view(x, sizes, strides, x.storage_offset() + i * x.strides()[dim])};
+  return {as_strided(x, sizes, strides, x.storage_offset() + i * x.strides()[dim])};
 }
 
 TensorList expand(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -253,7 +257,7 @@ TensorList squeeze(std::span<const Tensor> inputs, const Attrs& attrs) {
     sizes.push_back(x.shape()[d]);
     strides.push_back(x.strides()[d]);
   }
-  return {make_view(x, sizes, strides)};
+  return {as_strided(x, sizes, strides)};
 }
 
 TensorList unsqueeze(std::span<const Tensor> inputs, const Attrs& attrs) {
@@ -264,7 +268,7 @@ TensorList unsqueeze(std::span<const Tensor> inputs, const Attrs& attrs) {
   const int64_t stride = dim >= x.dim() ? 1 : sizes[dim] * strides[dim];
   sizes.insert(dim, 1);
   strides.insert(dim, stride);
-  return {make_view(x, sizes, strides)};
+  return {as_strided(x, sizes, strides)};
 }
 
 }  // namespace tl::kernels

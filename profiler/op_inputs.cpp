@@ -62,7 +62,10 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
     case OpKind::BatchNorm: missing = {"Scalar"}; break;  // cudnn_enabled
     case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: missing = {"Scalar"}; break;  // alpha
     case OpKind::Copy_: missing = {"Scalar"}; break;                                   // non_blocking
+    case OpKind::Clone: case OpKind::Contiguous: missing = {""}; break;                 // memory_format
+    case OpKind::To: missing = {"Scalar", "Scalar", ""}; break;  // non_blocking, copy, memory_format
     case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
+    case OpKind::AvgPool2d: missing = {""}; break;  // divisor_override
     case OpKind::Sum:
     case OpKind::Mean:
       missing = {""};  // dtype

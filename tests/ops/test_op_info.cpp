@@ -181,7 +181,10 @@ std::vector<size_t> pytorch_arguments(OpKind op) {
     case OpKind::BatchNorm: return {9};  // + cudnn_enabled
     case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: return {3};  // + alpha
     case OpKind::Copy_: return {3};  // + non_blocking
+    case OpKind::Clone: case OpKind::Contiguous: return {2};  // + memory_format
+    case OpKind::To: return {5};  // + non_blocking, copy, memory_format
     case OpKind::Empty: return {6};  // + layout, device, pin_memory, memory_format
+    case OpKind::AvgPool2d: return {7};  // + divisor_override
     case OpKind::Sum: case OpKind::Mean: return {2, 4};
     case OpKind::Nonzero: return {1};  // as_tuple is Python's
     default: return {};

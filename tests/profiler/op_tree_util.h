@@ -38,6 +38,7 @@ inline constexpr NotMirrored kNotMirrored[] = {
     {"aten::empty_like", "op", "a kernel's allocations (as above)"},
     {"aten::empty_strided", "op", "a kernel's allocations (as above)"},
     {"aten::as_strided_", "op", "mkldnn_convolution restrides the result it allocated (as above)"},
+    {"aten::resize_", "op", "an out= kernel sizes the result it allocated (as above)"},
     {"aten::zeros", "root", "Python's record_function allocates its handle before it opens the scope"},
     {"aten::empty", "scope start", "record_function's __enter__ allocates inside the scope it opens"},
     {"aten::detach", "scope", "host.numpy(): the NumPy bridge of Python's MyModule"},

@@ -229,7 +229,7 @@ TEST_CASE("chrome_trace: training links each forward op to its node's backward s
     CHECK(e["args"]["Sequence number"] == mul_seq);
   }
   // Ops that recorded nothing and the leaf's accumulator carry neither.
-  CHECK_FALSE(event_named(trace, "aten::ones")["args"].contains("Sequence number"));
+  CHECK_FALSE(event_named(trace, "aten::ones_like")["args"].contains("Sequence number"));  // backward()'s seed
   CHECK_FALSE(event_named(trace, "torch::autograd::AccumulateGrad")["args"].contains("Fwd thread id"));
 
   // One flow per node: "s" on the forward op, "f" bound to the node's scope.

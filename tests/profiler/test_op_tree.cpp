@@ -1,13 +1,14 @@
 // tests/profiler/test_op_tree.cpp — our op events against ATen's: the names, the nesting and the Input
-// Shapes of a ResNet18 and a MyModule inference forward equal PyTorch 1.13's, line for line
-// (tests/reference/op_tree_*.txt, from tests/reference/make_op_tree_references.py), but for the
-// events op_tree_util.h's kNotMirrored lists.
+// Shapes of a ResNet18 and a MyModule inference forward, and of one sample call per op a user meets, equal
+// PyTorch 1.13's, line for line (tests/reference/op_tree_*.txt, from tests/reference/make_op_tree_references.py),
+// but for the events op_tree_util.h's kNotMirrored lists.
 #include <doctest/doctest.h>
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "models/my_module.h"
 #include "models/resnet.h"
+#include "nn/functional.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
 #include "op_tree_util.h"
@@ -49,6 +50,71 @@ TEST_CASE("op tree: MyModule's forward records ATen's ops, nesting and Input Sha
     const EventList events = profile_forward([&] { module({input, mask}); });
     check_same_tree(our_tree(events), reference_tree("op_tree_my_module.txt",
                                                      use_nonzero ? "# use_nonzero=True" : "# use_nonzero=False"));
+  }
+}
+
+// One sample call per op, in the order a user meets them: the same calls, names and input shapes as
+// op_sample_lines() in make_op_tree_references.py (only the shapes of the inputs matter).
+struct OpSample {
+  std::string name;
+  std::function<void()> run;
+};
+
+std::vector<OpSample> op_samples() {
+  namespace F = nn::functional;
+  manual_seed(0);
+  const Tensor x = randn({4, 10}), y = randn({4, 10}), w = randn({10, 3}), weight = randn({3, 10});
+  const Tensor target = from_vector<int64_t>({1, 2, 3, 0}, {4});
+  const Tensor img = randn({2, 3, 8, 8});
+  const Tensor a = randn({4, 16, 32}), b = randn({4, 32, 8}), m = randn({32, 8});
+  return {
+      {"cross_entropy", [=] { F::cross_entropy(x, target); }},
+      {"nll_loss", [=] { F::nll_loss(x, target); }},
+      {"mse_loss", [=] { F::mse_loss(x, y); }},
+      {"mse_loss_sum", [=] { F::mse_loss(x, y, "sum"); }},
+      {"add_number", [=] { x + 2; }},
+      {"mul_number_", [=] { x.clone().mul_(0.5); }},
+      {"gt_number", [=] { [[maybe_unused]] const Tensor mask = x > 0; }},
+      {"relu", [=] { F::relu(x); }},
+      {"gelu", [=] { gelu(x); }},
+      {"softmax", [=] { F::softmax(x, 1); }},
+      {"log_softmax", [=] { F::log_softmax(x, 1); }},
+      {"dropout", [=] { F::dropout(x, 0.5, true); }},
+      {"max_pool2d", [=] { F::max_pool2d(img, 2); }},
+      {"avg_pool2d", [=] { F::avg_pool2d(img, 2); }},
+      {"adaptive_avg_pool2d", [=] { F::adaptive_avg_pool2d(img, 2); }},
+      {"flatten", [=] { flatten(img, 1); }},
+      {"reshape", [=] { img.reshape({2, -1}); }},
+      {"reshape_copy", [=] { img.transpose(1, 2).reshape({2, -1}); }},
+      {"view", [=] { img.view({2, -1}); }},
+      {"transpose", [=] { img.transpose(1, 2); }},
+      {"permute", [=] { img.permute({0, 2, 3, 1}); }},
+      {"unsqueeze", [=] { x.unsqueeze(0); }},
+      {"squeeze", [=] { img.slice(0, std::nullopt, 1).squeeze(0); }},
+      {"cat", [=] { cat(std::vector<Tensor>{x, x}, 1); }},
+      {"stack", [=] { stack(std::vector<Tensor>{x, x}); }},
+      {"stack_last", [=] { stack(std::vector<Tensor>{x, x}, 2); }},
+      {"contiguous", [=] { x.t().contiguous(); }},
+      {"clone", [=] { x.clone(); }},
+      {"to", [=] { x.to(DType::Float64); }},
+      {"mm", [=] { mm(x, w); }},
+      {"matmul", [=] { matmul(x, w); }},
+      {"matmul_folded", [=] { matmul(a, m); }},
+      {"bmm", [=] { bmm(a, b); }},
+      {"matmul_batched", [=] { matmul(a, b); }},
+      {"linear", [=] { linear(x, weight); }},
+      {"sum_dim", [=] { img.sum(Shape{1}); }},
+      {"mean", [=] { x.mean(); }},
+      {"mean_dim", [=] { img.mean(Shape{2, 3}); }},
+      {"ones_like", [=] { ones_like(x); }},
+  };
+}
+
+TEST_CASE("op tree: one sample call per op records ATen's ops, nesting and Input Shapes") {
+  for (const OpSample& sample : op_samples()) {
+    CAPTURE(sample.name);
+    const EventList events = profile_forward(sample.run);
+    check_same_tree(our_tree(events), reference_tree("op_tree_ops.txt", "# " + sample.name));
   }
 }
 

@@ -75,8 +75,8 @@ TEST_CASE("training profile: backward runs each node inside its evaluate_functio
                                           names.end());
   CHECK(backward == std::vector<std::string>{
                         "autograd::engine::evaluate_function: SumBackward1", "SumBackward1", "aten::unsqueeze",
-                        "aten::expand", "aten::as_strided", "autograd::engine::evaluate_function: MulBackward0", "MulBackward0",
-                        "aten::full", "aten::mul", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                        "aten::as_strided", "aten::expand", "aten::as_strided",
+                        "autograd::engine::evaluate_function: MulBackward0", "MulBackward0", "aten::full", "aten::mul", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
                         "torch::autograd::AccumulateGrad"});
   for (const char* node : {"SumBackward1", "MulBackward0"}) {
     const int64_t step = find_one(events, std::string(kEvaluate) + node), scope = find_one(events, node);
@@ -363,22 +363,13 @@ EventList profile_training_step(const ProfileOptions& options) {
 
 TEST_CASE("training profile: a ResNet18 step's forward events are PyTorch 1.13's") {
   const EventList events = profile_training_step({.record_shapes = true});
-  // Not compared: the loss (#20 item 3: torchless's cross_entropy_loss runs nll_loss_forward without ATen's
-  // nll_loss_nd -> nll_loss around it and log_softmax's `to`, and Tensor::contiguous() dispatches aten::contiguous
-  // even on contiguous input, where PyTorch's returns the tensor itself) and the seed gradient backward() makes
-  // (PyTorch's ones_like -> fill_, torchless's ones).
-  auto forward = [](const std::string& root) {
-    return !starts_with(root, "autograd::engine::") && !starts_with(root, "Optimizer.") &&
-           root != "aten::cross_entropy_loss" && root != "aten::ones_like" && root != "aten::ones";
+  // The whole forward: the model, the loss (cross_entropy_loss -> log_softmax, nll_loss_nd -> nll_loss ->
+  // nll_loss_forward) and the seed gradient backward() makes (ones_like -> fill_).
+  auto forward = [](const FunctionEvent& e) {
+    return !starts_with(e.name, "autograd::engine::") && !starts_with(e.name, "Optimizer.");
   };
-  std::vector<std::string> pytorch;
-  bool kept = true;
-  for (const std::string& line : testing::reference_tree("op_tree_resnet18_train.txt", "")) {
-    if (line[0] != ' ') kept = forward(line.substr(0, line.find(' ')));
-    if (kept) pytorch.push_back(line);
-  }
-  testing::check_same_tree(testing::our_tree(events, [&](const FunctionEvent& e) { return forward(e.name); }),
-                           pytorch);
+  testing::check_same_tree(testing::our_tree(events, forward),
+                           testing::reference_tree("op_tree_resnet18_train.txt", ""));
 }
 
 TEST_CASE("training profile: a ResNet18 step's backward and optimizer scopes are PyTorch 1.13's") {

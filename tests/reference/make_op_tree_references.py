@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Regenerates tests/reference/op_tree_resnet18.txt, op_tree_my_module.txt and op_tree_resnet18_train.txt: the
-op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes, for an inference forward of
-torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes it, and for the
-forward of a resnet18 training step. Compared by tests/profiler/test_op_tree.cpp and (the training step)
-tests/profiler/test_training_profile.cpp. Run with Debian's PyTorch 1.13:
+"""Regenerates tests/reference/op_tree_resnet18.txt, op_tree_my_module.txt, op_tree_resnet18_train.txt and
+op_tree_ops.txt: the op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes, for an
+inference forward of torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes
+it, for the forward of a resnet18 training step, and for one sample call of each op a user meets (losses,
+activations, pooling, shape ops, products, reductions). Compared by tests/profiler/test_op_tree.cpp
+and (the training step) tests/profiler/test_training_profile.cpp. Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_op_tree_references.py
 
 The tree is the profiler's own (experimental_event_tree: parents as recorded, nanosecond times); Debian's
@@ -80,6 +81,65 @@ def training_forward_lines():
     return event_lines(step, forward)
 
 
+def op_sample_lines():
+    """One sample call per op, in the order a user meets them, each after a "# name" line that
+    tests/profiler/test_op_tree.cpp's table of the same calls looks up. Inputs are made outside the profile;
+    only their shapes matter. No grad, as the table's calls run."""
+    torch.manual_seed(0)
+    x, y, w, weight = torch.randn(4, 10), torch.randn(4, 10), torch.randn(10, 3), torch.randn(3, 10)
+    target = torch.tensor([1, 2, 3, 0])
+    img = torch.randn(2, 3, 8, 8)
+    a, b, m = torch.randn(4, 16, 32), torch.randn(4, 32, 8), torch.randn(32, 8)
+    F = torch.nn.functional
+    samples = [
+        ("cross_entropy", lambda: F.cross_entropy(x, target)),
+        ("nll_loss", lambda: F.nll_loss(x, target)),
+        ("mse_loss", lambda: F.mse_loss(x, y)),
+        ("mse_loss_sum", lambda: F.mse_loss(x, y, reduction="sum")),
+        ("add_number", lambda: x + 2),
+        ("mul_number_", lambda: x.clone().mul_(0.5)),
+        ("gt_number", lambda: x > 0),
+        ("relu", lambda: F.relu(x)),
+        ("gelu", lambda: F.gelu(x)),
+        ("softmax", lambda: F.softmax(x, 1)),
+        ("log_softmax", lambda: F.log_softmax(x, 1)),
+        ("dropout", lambda: F.dropout(x, 0.5, True)),
+        ("max_pool2d", lambda: F.max_pool2d(img, 2)),
+        ("avg_pool2d", lambda: F.avg_pool2d(img, 2)),
+        ("adaptive_avg_pool2d", lambda: F.adaptive_avg_pool2d(img, 2)),
+        ("flatten", lambda: torch.flatten(img, 1)),
+        ("reshape", lambda: img.reshape(2, -1)),
+        ("reshape_copy", lambda: img.transpose(1, 2).reshape(2, -1)),
+        ("view", lambda: img.view(2, -1)),
+        ("transpose", lambda: img.transpose(1, 2)),
+        ("permute", lambda: img.permute(0, 2, 3, 1)),
+        ("unsqueeze", lambda: x.unsqueeze(0)),
+        ("squeeze", lambda: img[:1].squeeze(0)),
+        ("cat", lambda: torch.cat([x, x], 1)),
+        ("stack", lambda: torch.stack([x, x])),
+        ("stack_last", lambda: torch.stack([x, x], 2)),
+        ("contiguous", lambda: x.t().contiguous()),
+        ("clone", lambda: x.clone()),
+        ("to", lambda: x.to(torch.float64)),
+        ("mm", lambda: torch.mm(x, w)),
+        ("matmul", lambda: torch.matmul(x, w)),
+        ("matmul_folded", lambda: torch.matmul(a, m)),
+        ("bmm", lambda: torch.bmm(a, b)),
+        ("matmul_batched", lambda: torch.matmul(a, b)),
+        ("linear", lambda: F.linear(x, weight)),
+        ("sum_dim", lambda: img.sum(1)),
+        ("mean", lambda: x.mean()),
+        ("mean_dim", lambda: img.mean((2, 3))),
+        ("ones_like", lambda: torch.ones_like(x)),
+    ]
+    lines = []
+    with torch.no_grad():
+        for name, run in samples:
+            lines.append(f"# {name}")
+            lines += event_lines(run)
+    return lines
+
+
 def write(name, what, lines):
     compared_by = "test_training_profile.cpp" if name.endswith("_train.txt") else "test_op_tree.cpp"
     text = HEADER.format(version=torch.__version__, what=what, compared_by=compared_by) + "\n".join(lines) + "\n"
@@ -105,6 +165,8 @@ def main():
           "2 x 3 x 64 x 64, CrossEntropyLoss, SGD(lr=0.1, momentum=0.9), after one warm-up step), as "
           "make_profiler_references.py profiles it: every top-level event but the backward steps and the "
           "optimizer's", training_forward_lines())
+    write("op_tree_ops.txt", "one sample call per op, no_grad (x 4 x 10, img 2 x 3 x 8 x 8, a 4 x 16 x 32, "
+          "b 4 x 32 x 8; see op_sample_lines)", op_sample_lines())
     write("op_tree_my_module.txt", "the profiler tutorial's MyModule(500, 10) forward (no_grad, input 8 x 500, "
           "float32 mask 6 x 6 x 6), first with MASK INDICES through NumPy, then through nonzero()", lines)
 
