@@ -10,7 +10,8 @@
 // a binary one takes a number for its second operand, as Python's operators do) and
 // `nondeterministic_seeded` (draws from the generator). Variants, as native_functions.yaml's: "function"
 // (tl::add), "method" (x.add), "function, method", "manual" (the C++ API is written by hand in
-// ops/manual_api.cpp because its overloads differ from the schema) or "" (reached through
+// ops/manual_api.cpp: its overloads differ from the schema, or, as contiguous(), it returns its input
+// without an op when it can) or "" (reached through
 // dispatch::call only, e.g. by the inference passes). An op with a Python operator gets the C++
 // operator too; a pointwise binary op also takes a Scalar second operand, and an `int? dim=None`
 // argument gives two overloads, without it and with it (sum(x), sum(x, {1})), as ATen's C++ API has.
