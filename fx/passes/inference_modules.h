@@ -55,8 +55,12 @@ class MkldnnConv2d : public InferenceModule {
   int64_t input_channels(size_t index) const override {
     return index == 0 ? options_.in_channels : options_.out_channels;
   }
-  /// A float32 conv reads a dense image itself (the first conv: 3 channels would pad to 16 when blocked).
-  bool reads_dense(size_t index) const override { return index == 0 && dtype_ == DType::Float32; }
+  /// A float32 conv of fewer than 8 input channels (an image) reads it dense: blocked, 3 channels would
+  /// pad to 16, and oneDNN's first-layer kernels take NCHW. From 8 channels on, a dense input has no JIT
+  /// kernel (oneDNN runs its reference one), so it is blocked first.
+  bool reads_dense(size_t index) const override {
+    return index == 0 && dtype_ == DType::Float32 && options_.in_channels < 8;
+  }
   std::string type_name() const override { return "MkldnnConv2d"; }
   /// forward(x) or, with `sum`, forward(x, other).
   nn::ForwardSignature forward_signature() const override;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/generator.h"
+#include "core/warning.h"
 #include "fx/interpreter.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/passes/optimize_for_inference.h"
@@ -139,6 +140,29 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
   // Tracing the optimized module gives its own graph back.
   CHECK(symbolic_trace(optimized)->graph().str() == graph);
   check_logits((*optimized->clone())(x), expected);
+}
+
+TEST_CASE("optimize_for_inference: a conv after an op without an inference version gets blocked input") {
+  // Hardswish has no blocked version, so the second conv's 16 channels arrive dense: converted to the
+  // blocked layout, not run by oneDNN's reference kernel (which would warn that it is slow).
+  manual_seed(3);
+  auto model = std::make_shared<nn::Sequential>(
+      std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1}),
+      std::make_shared<nn::Hardswish>(),
+      std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 16, .out_channels = 8, .kernel_size = 3, .padding = 1}));
+  model->eval();
+  std::vector<std::string> warnings;
+  const WarningHandler previous = set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {1, 3, 32, 32}});
+  const Tensor x = randn({2, 3, 32, 32});
+  const Tensor got = (*optimized)(x);
+  set_warning_handler(previous);
+  for (const std::string& w : warnings) CHECK_MESSAGE(w.find("slow") == std::string::npos, w);
+  const std::string code = optimized->code();
+  INFO(code);
+  CHECK(code.find("to_mkldnn = torch.to_mkldnn(_1)") != std::string::npos);
+  CHECK(code.find("torch.to_mkldnn(x") == std::string::npos);  // the image itself stays dense
+  CHECK_TENSOR_CLOSE(got, (*model)(x), 1e-4, 1e-4);
 }
 
 TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result still matches eager") {
