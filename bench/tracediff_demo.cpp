@@ -53,16 +53,7 @@ void write_report(const trace::TraceSet& control, const trace::TraceSet& test, c
   };
   save("tracediff.txt", by_duration.table());
   save("tracediff.csv", by_duration.to_csv());
-  std::string n = std::to_string(top);
-  save("counts_diff.svg", trace::visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
-                                                       {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
-  save("duration_diff.svg",
-       trace::visualize_duration_diff(by_duration.head(top),
-                                      {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
-  save("self_duration_diff.svg",
-       trace::visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
-                                      {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
-                                       .self_duration = true}));
+  trace::write_diff_charts(table, out, top, "tracediff_demo");
   trace::OpsDiff d = trace::ops_diff(table);
   for (const auto& [title, rows] : {std::pair{"added", &d.added}, {"deleted", &d.deleted}}) {
     std::cout << title << ":";
