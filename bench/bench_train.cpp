@@ -6,30 +6,24 @@
 // max, each phase's median, peak RSS next to the allocator's peak of live tensors and a `RESULT ...` line
 // (read by bench/train_compare); --profile instead prints the profiler's table of one step after the
 // warm-up. Bad options exit with 2.
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/autocast.h"
+#include "bench/train_step.h"
 #include "core/generator.h"
 #include "core/storage.h"
-#include "models/resnet.h"
-#include "nn/loss.h"
-#include "ops/ops.h"
-#include "optim/sgd.h"
 #include "profiler/profile.h"
-#include "profiler/record_function.h"
 
 namespace {
 
+using tl::bench::StepMs;
 using tl::bench::Timing;
+using tl::bench::Trainer;
 
-constexpr int64_t kClasses = 1000;
 constexpr char kUsage[] = "usage: --batch N --precision fp32|bf16 --warmup N --runs N --threads N --profile";
 
 struct Options {
@@ -59,63 +53,12 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// The model, its optimizer and one fixed batch: input (N, 3, 224, 224) standard normal, labels (N) in
-// [0, 1000), both from the default generator after the model's initialisation.
-struct Trainer {
-  std::shared_ptr<tl::models::ResNet> model = tl::models::resnet18();
-  tl::optim::SGD sgd{model->parameters(), {.lr = 0.01, .momentum = 0.9, .weight_decay = 1e-4}};
-  tl::nn::CrossEntropyLoss criterion;
-  tl::Tensor input, labels;
-  bool bf16;  // forward and loss under tl::autocast (bfloat16 convolutions, float32 parameters)
-
-  Trainer(int64_t batch, bool bf16) : input(tl::randn({batch, 3, 224, 224})), bf16(bf16) {
-    std::vector<int64_t> l(batch);
-    for (int64_t& label : l) label = static_cast<int64_t>(tl::default_generator().next_u64() % kClasses);
-    labels = tl::from_vector(l, {batch});
-    model->train();
-  }
-};
-
-struct StepMs {
-  double total = 0, forward = 0, backward = 0, optimizer = 0;
-  float loss = 0;
-};
-
-// One step; each phase is a profiler scope, so a profiled step shows the phases' totals too.
-StepMs step(Trainer& t) {
-  StepMs ms;
-  const auto t0 = std::chrono::steady_clock::now();
-  t.sgd.zero_grad();
-  auto phase = std::chrono::steady_clock::now();
-  tl::profiler::RecordFunction forward("forward+loss");
-  tl::Tensor loss;
-  {
-    tl::autocast scope({.enabled = t.bf16});
-    loss = t.criterion((*t.model)(t.input), t.labels);
-  }
-  forward.end();
-  ms.forward = tl::bench::milliseconds_since(phase);
-  phase = std::chrono::steady_clock::now();
-  tl::profiler::RecordFunction backward("backward");
-  loss.backward();
-  backward.end();
-  ms.backward = tl::bench::milliseconds_since(phase);
-  phase = std::chrono::steady_clock::now();
-  tl::profiler::RecordFunction optimizer("optimizer.step");
-  t.sgd.step();
-  optimizer.end();
-  ms.optimizer = tl::bench::milliseconds_since(phase);
-  ms.total = tl::bench::milliseconds_since(t0);
-  ms.loss = loss.item<float>();
-  return ms;
-}
-
 void print_profile(const Options& o, Trainer& t) {
-  for (int i = 0; i < o.warmup; ++i) step(t);
+  for (int i = 0; i < o.warmup; ++i) tl::bench::train_step(t);
   tl::profiler::Profile prof;
   {
     auto running = prof.start();
-    step(t);
+    tl::bench::train_step(t);
   }
   std::printf("\none training step, batch %ld, after %d warm-up steps; sorted by self CPU time\n",
               static_cast<long>(o.batch), o.warmup);
@@ -133,7 +76,7 @@ void run_timed(const Options& o, Trainer& t) {
   std::vector<double> total, forward, backward, optimizer;
   float first_loss = 0, last_loss = 0;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
-    const StepMs ms = step(t);
+    const StepMs ms = tl::bench::train_step(t);
     if (i == 0) first_loss = ms.loss;
     last_loss = ms.loss;
     if (i < o.warmup) continue;

@@ -3,6 +3,8 @@
 //
 //   tracediff_demo resnet18 OUT_DIR [STEPS]           profile unfused vs fused ResNet18 (trace directories
 //                                                     OUT_DIR/unfused, OUT_DIR/fused), then report
+//   tracediff_demo resnet18-train OUT_DIR [STEPS]     profile ResNet18 training steps at batch 8 vs 16
+//                                                     (OUT_DIR/batch8, OUT_DIR/batch16), then report
 //   tracediff_demo report CONTROL TEST OUT_DIR [TOP]   e.g. unfused vs fused ResNet18 trace sets
 //   tracediff_demo stream SIZE_MB [DIR] [RUNS]         generate ~SIZE_MB of trace, load it RUNS times
 #include <algorithm>
@@ -11,15 +13,18 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/train_step.h"
 #include "core/error.h"
 #include "core/file_writer.h"
 #include "core/generator.h"
+#include "core/parallel.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "models/resnet.h"
 #include "ops/ops.h"
@@ -48,16 +53,7 @@ void write_report(const trace::TraceSet& control, const trace::TraceSet& test, c
   };
   save("tracediff.txt", by_duration.table());
   save("tracediff.csv", by_duration.to_csv());
-  std::string n = std::to_string(top);
-  save("counts_diff.svg", trace::visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
-                                                       {.title = "Op count comparison: top " + n + " by |diff_counts|"}));
-  save("duration_diff.svg",
-       trace::visualize_duration_diff(by_duration.head(top),
-                                      {.title = "Op duration comparison: top " + n + " by |diff_duration|"}));
-  save("self_duration_diff.svg",
-       trace::visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
-                                      {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
-                                       .self_duration = true}));
+  trace::write_diff_charts(table, out, top, "tracediff_demo");
   trace::OpsDiff d = trace::ops_diff(table);
   for (const auto& [title, rows] : {std::pair{"added", &d.added}, {"deleted", &d.deleted}}) {
     std::cout << title << ":";
@@ -150,18 +146,20 @@ void stream_check(double size_mb, const fs::path& dir, int runs) {
   }
 }
 
-// Profiles `steps` steps of `model` (ProfilerStep#N annotations, record_shapes) into `dir` as a
-// TensorBoard / HTA trace directory (resnet18.<ns>.pt.trace.json), replacing an earlier run's traces.
-void profile_steps(tl::nn::Module& model, const tl::Tensor& x, int64_t steps, const fs::path& dir) {
+// Profiles `steps` calls of `step` (ProfilerStep#N annotations, record_shapes) into `dir` as a
+// TensorBoard / HTA trace directory (<worker>.<ns>.pt.trace.json), replacing an earlier run's traces. Two
+// unprofiled calls come first (the schedule's wait and warm-up steps), so the allocator's block cache is
+// filled before the first recorded step.
+void profile_steps(const std::function<void()>& step, const std::string& worker, int64_t steps, const fs::path& dir) {
   if (fs::is_directory(dir))
     for (const fs::directory_entry& entry : fs::directory_iterator(dir))
       if (entry.path().filename().string().ends_with(".pt.trace.json")) fs::remove(entry.path());
   tl::profiler::Profile prof({.record_shapes = true,
                               .schedule = tl::profiler::Schedule{.wait = 1, .warmup = 1, .active = steps, .repeat = 1},
-                              .on_trace_ready = tl::profiler::tensorboard_trace_handler(dir.string(), "resnet18")});
+                              .on_trace_ready = tl::profiler::tensorboard_trace_handler(dir.string(), worker)});
   auto running = prof.start();
   for (int64_t i = 0; i < steps + 2; ++i) {
-    model(x);
+    step();
     prof.step();
   }
 }
@@ -173,13 +171,28 @@ void resnet18_report(const fs::path& out, int64_t steps) {
   model->eval();
   auto fused = tl::fx::fuse_conv_bn(model);
   const tl::Tensor x = tl::randn({2, 3, 224, 224});
-  profile_steps(*model, x, steps, out / "unfused");
-  profile_steps(*fused, x, steps, out / "fused");
+  profile_steps([&] { (*model)(x); }, "resnet18", steps, out / "unfused");
+  profile_steps([&] { (*fused)(x); }, "resnet18", steps, out / "fused");
   write_report(trace::load_trace_set(out / "unfused"), trace::load_trace_set(out / "fused"), out / "report", 10);
+}
+
+// TraceDiff on training: bench_train's ResNet18 step (SGD with momentum, synthetic batch, 2 threads) at
+// batch 8 against batch 16. The optimizer has one update path (per parameter), so the batch is the
+// configuration to vary: ops whose cost follows the activations double, the optimizer's stay.
+void resnet18_train_report(const fs::path& out, int64_t steps) {
+  tl::set_num_threads(2);
+  for (int64_t batch : {8, 16}) {
+    tl::manual_seed(0);
+    tl::bench::Trainer trainer(batch, false);
+    const std::string name = "batch" + std::to_string(batch);
+    profile_steps([&] { tl::bench::train_step(trainer); }, "resnet18_train_" + name, steps, out / name);
+  }
+  write_report(trace::load_trace_set(out / "batch8"), trace::load_trace_set(out / "batch16"), out / "report", 10);
 }
 
 int usage() {
   std::cerr << "usage: tracediff_demo resnet18 OUT_DIR [STEPS]\n"
+               "       tracediff_demo resnet18-train OUT_DIR [STEPS]\n"
                "       tracediff_demo report CONTROL TEST OUT_DIR [TOP]\n"
                "       tracediff_demo stream SIZE_MB [DIR] [RUNS]\n";
   return 2;
@@ -192,6 +205,10 @@ int main(int argc, char** argv) {
   try {
     if (args.size() >= 2 && args[0] == "resnet18") {
       resnet18_report(args[1], args.size() > 2 ? tl::bench::parse_number<int64_t>("STEPS", args[2], 1) : 3);
+      return 0;
+    }
+    if (args.size() >= 2 && args[0] == "resnet18-train") {
+      resnet18_train_report(args[1], args.size() > 2 ? tl::bench::parse_number<int64_t>("STEPS", args[2], 1) : 3);
       return 0;
     }
     if (args.size() >= 4 && args[0] == "report") {

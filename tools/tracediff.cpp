@@ -50,7 +50,8 @@ options:
                         --ranks for the control side; --test-rank too
   --control-steps LIST  use ProfilerStep#N with N in LIST (e.g. 2,3 or 2-5), overriding
                         --iterations for the control side; --test-steps too
-  --svg DIR             write counts_diff.svg and duration_diff.svg into DIR
+  --svg DIR             write counts_diff.svg, duration_diff.svg and
+                        self_duration_diff.svg (top N rows each) into DIR
   --csv FILE            write the whole (filtered, sorted) table as CSV
   --ops-diff            list the ops of each change category after the table
   -h, --help            show this help
@@ -222,19 +223,11 @@ void print_ops_diff(const trace::DiffTable& table) {
 }
 
 void write_charts(const trace::DiffTable& filtered, const fs::path& dir, size_t top) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  TL_CHECK(!ec, dir.string(), ": cannot create the directory: ", ec.message());
-  std::string n = std::to_string(top);
-  tl::write_file((dir / "counts_diff.svg").string(),
-                 trace::visualize_counts_diff(filtered.sort_values("abs_diff_counts", false).head(top),
-                                              {.title = "Op count comparison: top " + n + " by |diff_counts|"}),
-                 "--svg");
-  tl::write_file((dir / "duration_diff.svg").string(),
-                 trace::visualize_duration_diff(filtered.sort_values("abs_diff_duration", false).head(top),
-                                                {.title = "Op duration comparison: top " + n + " by |diff_duration|"}),
-                 "--svg");
-  std::cout << "wrote " << (dir / "counts_diff.svg").string() << " and " << (dir / "duration_diff.svg").string() << "\n";
+  const std::vector<fs::path> written = trace::write_diff_charts(filtered, dir, top, "--svg");
+  std::cout << "wrote";
+  for (size_t i = 0; i < written.size(); ++i)
+    std::cout << (i == 0 ? " " : i + 1 == written.size() ? " and " : ", ") << written[i].string();
+  std::cout << "\n";
 }
 
 int run(const Args& a) {

@@ -8,9 +8,12 @@
 #include <cstdio>
 #include <functional>
 #include <sstream>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "core/file_writer.h"
 
 namespace tl::trace {
 namespace {
@@ -239,6 +242,31 @@ std::string visualize_duration_diff(const DiffTable& table, const ChartOptions& 
     s.values.push_back({pick(r.control) / scale, pick(r.test) / scale, pick(r.diff) / scale});
   }
   return render(s, options);
+}
+
+std::vector<std::filesystem::path> write_diff_charts(const DiffTable& table, const std::filesystem::path& dir,
+                                                     size_t top, const std::string& what) {
+  TL_CHECK(top > 0, what, ": the number of chart rows must be > 0, got ", top);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  TL_CHECK(!ec, what, ": ", dir.string(), ": cannot create the directory: ", ec.message());
+  const std::string n = std::to_string(top);
+  const std::vector<std::pair<std::string, std::string>> charts = {
+      {"counts_diff.svg", visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
+                                                {.title = "Op count comparison: top " + n + " by |diff_counts|"})},
+      {"duration_diff.svg",
+       visualize_duration_diff(table.sort_values("abs_diff_duration", false).head(top),
+                               {.title = "Op duration comparison: top " + n + " by |diff_duration|"})},
+      {"self_duration_diff.svg",
+       visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
+                               {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
+                                .self_duration = true})}};
+  std::vector<std::filesystem::path> written;
+  for (const auto& [name, svg] : charts) {
+    written.push_back(dir / name);
+    write_file(written.back().string(), svg, what);
+  }
+  return written;
 }
 
 }  // namespace tl::trace

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "trace/trace_diff.h"
 
@@ -27,5 +29,14 @@ std::string visualize_counts_diff(const DiffTable& table, const ChartOptions& op
 
 /// The same for durations, in us, ms or s chosen from the largest value.
 std::string visualize_duration_diff(const DiffTable& table, const ChartOptions& options = {});
+
+/// Writes the three charts of `table`'s top `top` rows into `dir` (created when missing), in this order:
+/// counts_diff.svg (rows by |diff_counts|), duration_diff.svg (|diff_duration|) and
+/// self_duration_diff.svg (|diff_self_duration|), each through tl::write_file; returns their paths.
+/// Throws tl::Error starting with `what` (e.g. "--svg") when `top` is 0, `dir` cannot be created or a
+/// file cannot be written; the charts written before a failed one stay, the failed one keeps its old
+/// content.
+std::vector<std::filesystem::path> write_diff_charts(const DiffTable& table, const std::filesystem::path& dir,
+                                                     size_t top, const std::string& what);
 
 }  // namespace tl::trace

@@ -1,5 +1,6 @@
 // tests/trace/test_diff_chart.cpp — the SVG charts: one bar per value with lengths
-// proportional to it, negative bars left of zero, escaped and ellipsized labels with full tooltips.
+// proportional to it, negative bars left of zero, escaped and ellipsized labels with full tooltips;
+// write_diff_charts' three files.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "tests/trace/trace_test_util.h"
 #include "trace/diff_chart.h"
 
 namespace tl::trace {
@@ -118,6 +120,46 @@ TEST_CASE("diff_chart: an empty table still gives a valid chart") {
   std::string svg = visualize_counts_diff(make_table({}));
   CHECK(svg.find("no ops to compare") != std::string::npos);
   CHECK(svg.ends_with("</svg>\n"));
+}
+
+TEST_CASE("write_diff_charts: counts, inclusive and self time, each sorted by its own |diff| and cut to top") {
+  testing::TempDir dir;
+  OpDiff self_heavy = make_row("aten::convolution_backward", 2, 2);
+  self_heavy.diff.self_duration = 900;
+  const DiffTable t =
+      make_table({make_row("aten::add", 1, 5), make_row("aten::conv2d", 3, 3.5), self_heavy, make_row("x", 2, 1)});
+  const std::filesystem::path out = dir / "a/charts";
+  const std::vector<std::filesystem::path> written = write_diff_charts(t, out, 2, "--svg");
+  CHECK(written == std::vector<std::filesystem::path>{out / "counts_diff.svg", out / "duration_diff.svg",
+                                                      out / "self_duration_diff.svg"});
+  CHECK(tl::testing::dir_entries(out) ==
+        std::vector<std::string>{"counts_diff.svg", "duration_diff.svg", "self_duration_diff.svg"});
+  CHECK(testing::read_file(written[0]) ==
+        visualize_counts_diff(t.sort_values("abs_diff_counts", false).head(2),
+                              {.title = "Op count comparison: top 2 by |diff_counts|"}));
+  CHECK(testing::read_file(written[1]) ==
+        visualize_duration_diff(t.sort_values("abs_diff_duration", false).head(2),
+                                {.title = "Op duration comparison: top 2 by |diff_duration|"}));
+  const std::string self = testing::read_file(written[2]);
+  CHECK(self == visualize_duration_diff(t.sort_values("abs_diff_self_duration", false).head(2),
+                                        {.title = "Op self-time comparison: top 2 by |diff_self_duration|",
+                                         .self_duration = true}));
+  CHECK(self.find(">aten::convolution_backward</text>") != std::string::npos);
+  CHECK(self.find(">aten::conv2d</text>") == std::string::npos);
+}
+
+TEST_CASE("write_diff_charts: no rows or a directory that cannot be made is refused, nothing written") {
+  testing::TempDir dir;
+  const DiffTable t = make_table({make_row("aten::add", 1, 2)});
+  CHECK_THROWS_WITH_AS(write_diff_charts(t, dir / "charts", 0, "--svg"),
+                       "--svg: the number of chart rows must be > 0, got 0", Error);
+  CHECK(tl::testing::dir_entries(dir.path()).empty());
+  const std::filesystem::path file = dir.write("charts", "a file");
+  CHECK_THROWS_WITH_AS(write_diff_charts(t, file / "sub", 3, "tracediff_demo"),
+                       ("tracediff_demo: " + (file / "sub").string() + ": cannot create the directory: Not a directory")
+                           .c_str(),
+                       Error);
+  CHECK(testing::read_file(file) == "a file");
 }
 
 }  // namespace
