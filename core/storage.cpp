@@ -88,6 +88,7 @@ class BlockCache {
     if (auto it = by_capacity_.find(capacity); it != by_capacity_.end() && !it->second.empty()) {
       const auto block = it->second.back();
       it->second.pop_back();
+      if (it->second.empty()) by_capacity_.erase(it);
       void* p = block->second;
       bytes_ -= capacity;
       age_.erase(block);
@@ -107,13 +108,10 @@ class BlockCache {
     std::lock_guard lock(mutex_);
     held_ -= capacity;
     try {
+      std::vector<Blocks::iterator>& same = by_capacity_[capacity];
+      same.reserve(same.size() + 1);  // so that the push_back below cannot fail after age_ grew
       age_.emplace_back(capacity, p);
-      try {
-        by_capacity_[capacity].push_back(std::prev(age_.end()));
-      } catch (const std::bad_alloc&) {
-        age_.pop_back();
-        throw;
-      }
+      same.push_back(std::prev(age_.end()));
     } catch (const std::bad_alloc&) {
       std::free(p);  // no room to remember the block: release it instead
       return;
@@ -146,8 +144,9 @@ class BlockCache {
     const int64_t bound = peak_held_ - held_ + kCacheBytes;
     while (bytes_ > bound) {
       const auto oldest = age_.begin();
-      std::vector<Blocks::iterator>& same = by_capacity_.at(oldest->first);
-      same.erase(std::find(same.begin(), same.end(), oldest));  // the oldest of its size: near the front
+      const auto same = by_capacity_.find(oldest->first);
+      same->second.erase(same->second.begin());  // the oldest block of a capacity is its first
+      if (same->second.empty()) by_capacity_.erase(same);
       bytes_ -= oldest->first;
       std::free(oldest->second);
       age_.erase(oldest);
@@ -156,8 +155,10 @@ class BlockCache {
 
   std::mutex mutex_;
   Blocks age_;
-  std::unordered_map<int64_t, std::vector<Blocks::iterator>> by_capacity_;  // oldest first per capacity
-  int64_t bytes_ = 0;                                                        // cached
+  // The cached blocks of each capacity, oldest first. A key goes with its last block, so a program
+  // that meets many sizes keeps no entries for the ones it no longer holds.
+  std::unordered_map<int64_t, std::vector<Blocks::iterator>> by_capacity_;
+  int64_t bytes_ = 0;  // cached
   int64_t held_ = 0;  // cached-size blocks handed out and not yet given back
   int64_t peak_held_ = 0;
 };
