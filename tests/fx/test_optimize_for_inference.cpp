@@ -174,7 +174,7 @@ TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result
     std::string name;
     bool InferenceOptions::*flag;
   };
-  for (const Switch sw : {Switch{"fold_conv_bn", &InferenceOptions::fold_conv_bn},
+  for (const Switch& sw : {Switch{"fold_conv_bn", &InferenceOptions::fold_conv_bn},
                           Switch{"inference_layouts", &InferenceOptions::inference_layouts},
                           Switch{"fuse_relu", &InferenceOptions::fuse_relu}, Switch{"fuse_add", &InferenceOptions::fuse_add},
                           Switch{"inference_pools", &InferenceOptions::inference_pools}}) {
