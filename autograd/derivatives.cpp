@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "autograd/node.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "ops/ops.h"
 

@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "ops/ops.h"
 

@@ -11,24 +11,15 @@
 #include <variant>
 #include <vector>
 
-#include "core/op_list.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 
 namespace tl {
 
-enum class OpKind : uint16_t {
-#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop, tags, variants) Enum,
-  TL_FORALL_OPS(TL_OP_ENUM)
-#undef TL_OP_ENUM
-};
-
-inline constexpr int kNumOps = 0
-#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop, tags, variants) +1
-    TL_FORALL_OPS(TL_OP_COUNT)
-#undef TL_OP_COUNT
-    ;
+/// One op of the op list (core/op_list.h). Declared opaquely: its enumerators and kNumOps are in
+/// core/op_kind.h, which only the code that names an op includes.
+enum class OpKind : uint16_t;
 
 /// A non-tensor argument of an op. monostate stands for Python's None.
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, Shape, DType, std::string>;
@@ -156,12 +147,5 @@ class HookGuard {
 };
 
 }  // namespace dispatch
-
-namespace kernels {
-#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags, variants) \
-  TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
-TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
-#undef TL_OP_DECLARE_KERNEL
-}  // namespace kernels
 
 }  // namespace tl

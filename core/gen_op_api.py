@@ -245,7 +245,7 @@ def operator_overloads(ops):
 
 
 def sources(ops):
-    lines = ['#include "core/dispatch.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
+    lines = ['#include "core/dispatch.h"', '#include "core/op_kind.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
     for op in ops:
         variants = op.variants.split(", ")
         for ov in overloads(op):
@@ -287,8 +287,17 @@ def main():
             "", "}  // namespace tl"]
     else:
         body = sources(ops)
+    text = header + "\n".join(body) + "\n"
+    # An unchanged file keeps its timestamp: a row that adds no method leaves op_methods.h, and so every
+    # file that includes core/tensor.h, unbuilt.
+    try:
+        with open(sys.argv[3], encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
     with open(sys.argv[3], "w", encoding="utf-8") as f:
-        f.write(header + "\n".join(body) + "\n")
+        f.write(text)
 
 
 if __name__ == "__main__":

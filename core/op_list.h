@@ -1,6 +1,7 @@
 // core/op_list.h — every tensor op torchless has, declared once. This list generates the OpKind
-// enum, the kernel declarations, the profiler's names, the registry and (core/gen_op_api.py) the C++
-// API: free functions, Tensor methods and operators; a missing kernel fails to link.
+// enumerators (core/op_kind.h), the kernel declarations and the registry (ops/registry.cpp), the
+// profiler's names and (core/gen_op_api.py) the C++ API: free functions, Tensor methods and operators;
+// a missing kernel fails to link.
 //
 // _(Enum, kernel, "aten name", "schema (PyTorch's native_functions form)", "Python operator or empty", "tags",
 //   "variants")

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/op_kind.h"
 #include "fx/schema.h"
 #include "nn/module_hook.h"
 

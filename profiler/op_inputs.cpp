@@ -2,6 +2,7 @@
 // (core/schema.h).
 #include "profiler/op_inputs.h"
 
+#include "core/op_kind.h"
 #include "core/schema.h"
 
 namespace tl::profiler {

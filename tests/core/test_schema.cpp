@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/op_kind.h"
 #include "core/schema.h"
 
 namespace tl {

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "core/op_kind.h"
 #include "ops/ops.h"
 
 namespace tl::testing {

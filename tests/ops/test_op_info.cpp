@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "fx/interpreter.h"
 #include "fx/tracer.h"
