@@ -182,7 +182,9 @@ std::optional<OpKind> reflected_op(OpKind op) {
   const std::string_view py_operator = op_info(op).py_operator;
   if (py_operator.empty()) return std::nullopt;
   if (commutes(py_operator)) return op;
-  return op_by_py_operator("r" + std::string(py_operator));
+  std::string reflected = "r";
+  reflected += py_operator;
+  return op_by_py_operator(reflected);
 }
 
 OpKind unreflected_op(OpKind op) {
