@@ -237,8 +237,10 @@ TL_BINARY_KERNELS(Pow, pow)
 // ATen's rsub is sub(other, self), recorded with the number wrapped in a 0-d tensor and sub's alpha.
 TensorList rsub(std::span<const Tensor> inputs, const Attrs& attrs) {
   RecordFunction sub("aten::sub", [&] {
-    const ScopeArg other = inputs.size() > 1 ? ScopeArg(inputs[1]) : ScopeArg(TensorType{Shape{}, DType::Float64});
-    return ScopeArgs{other, inputs[0], AttrValue(int64_t{1})};
+    if (inputs.size() > 1) return ScopeArgs{inputs[1], inputs[0], AttrValue(int64_t{1})};
+    const Scalar s = attrs.scalar("other");
+    const DType wrapped = s.is_floating_point() ? DType::Float64 : s.is_integral() ? DType::Int64 : DType::Bool;
+    return ScopeArgs{TensorType{Shape{}, wrapped}, inputs[0], AttrValue(int64_t{1})};
   });
   return binary<Rsub>(inputs, attrs);
 }
