@@ -42,6 +42,9 @@ inline const std::vector<ReflectedForm>& reflected_forms() {
       {"x.mean(0)", [](const Tensor& x) { return x.mean(0); }},
       {"x.mean(-1)", [](const Tensor& x) { return x.mean(-1); }},
       {"torch.sum(x, 1)", [](const Tensor& x) { return sum(x, 1); }},
+      {"x.sum([0])", [](const Tensor& x) { return x.sum({0}); }},  // a braced list is a list
+      {"x.sum([])", [](const Tensor& x) { return x.sum({}); }},    // ... so {} means every dim
+      {"x.mean([])", [](const Tensor& x) { return x.mean({}); }},
       {"torch.rsub(x, 2.0)", [](const Tensor& x) { return rsub(x, 2.0); }},
       {"torch.rsub(x, x * x)", [](const Tensor& x) { return rsub(x, x * x); }},
       {"x.reciprocal()", [](const Tensor& x) { return x.reciprocal(); }},
