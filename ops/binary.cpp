@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/record_function.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -140,6 +141,7 @@ TensorList binary(std::span<const Tensor> inputs, const Attrs& attrs) {
   const BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName, Op::kOther);
   Op::check(b, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
+  detail::operand_to_scopes(b, dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
   Tensor out = Tensor::allocate(b.shape, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName);
@@ -158,14 +160,16 @@ TensorList binary_(std::span<const Tensor> inputs, const Attrs& attrs) {
            " can't be cast to the desired output type ", self.dtype());
   detail::check_no_internal_overlap(self, name);
   detail::check_no_partial_overlap(self, b.other, name);
+  detail::operand_to_scopes(b, dtype);
   const Tensor y = detail::to_dtype(b.other, dtype);
   if (dtype == self.dtype()) {
     run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name);
     return {self};
   }
-  // A wider result (float32 += float64) is computed apart, then rounded into self.
+  // A wider result (float32 += float64) is computed apart, then rounded into self with ATen's copy_.
   const Tensor wide = detail::to_dtype(self, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(wide, {wide, y}), name);
+  RecordFunction copy("aten::copy_", [&] { return ScopeArgs{self, wide, AttrValue(false)}; });
   detail::copy_elements(self, wide);
   return {self};
 }

@@ -415,9 +415,13 @@ TensorList sum_or_mean(const Tensor& x, const Attrs& attrs, bool mean) {
   auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
   const TensorType result{out.shape(), out.dtype()};
   const Shape filled = detail::reduced_shape(x.shape(), reduce, true);
+  const TensorType input{x.shape(), x.dtype()};
   if (!mean) {
-    if (attrs.is_none("dim")) run();
-    else detail::sum_scopes(result, keep, filled, run);
+    // The dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both).
+    std::optional<RecordFunction> dim_overload;
+    if (attrs.is_none("dim"))
+      dim_overload.emplace("aten::sum", [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
+    detail::sum_scopes(input, result, keep, filled, run);
     return {out};
   }
   // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
@@ -474,11 +478,23 @@ TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
   const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim(attrs));
   Tensor values = Tensor::allocate(shape, x.dtype());
   if (attrs.is_none("dim")) {
+    // ATen's max() fills a 0-d result with the value it found.
+    RecordFunction fill("aten::fill_", [&] { return ScopeArgs{TensorType{{}, x.dtype()}, AttrValue{}}; });
     TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_values<scalar_t, kMax>(x, values); });
     return {values};
   }
   Tensor indices = Tensor::allocate(shape, DType::Int64);
+  // Without keepdim, ATen reduces into its results unsqueezed at dim, then squeezes them.
+  const bool keep = keepdim(attrs) || x.dim() == 0;
+  const Shape kept = detail::reduced_shape(x.shape(), reduce, true);
+  const int64_t dim = attrs.get<int64_t>("dim");
+  auto restride = [&](const char* name, const Shape& from) {
+    for (const DType dtype : {x.dtype(), DType::Int64})
+      detail::instant_scope(name, [&] { return ScopeArgs{TensorType{from, dtype}, AttrValue(dim)}; });
+  };
+  if (!keep) restride("aten::unsqueeze_", shape);
   TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_indices<scalar_t, kMax>(x, reduce, &values, indices); });
+  if (!keep) restride("aten::squeeze_", kept);
   return {values, indices};
 }
 
@@ -496,6 +512,14 @@ TensorList argmax(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
   const std::vector<bool> reduce = single_dim(x, attrs, "argmax");
   Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), DType::Int64);
+  // ATen's argmax() reduces x reshaped to 1-D; without keepdim it views its result through as_strided.
+  if (attrs.is_none("dim")) {
+    std::vector<detail::ReduceDim> dims;
+    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back({x.size(d), x.stride(d)});
+    detail::reshape_scopes({x.shape(), x.dtype()}, Shape{-1}, detail::coalesce(dims).size() == 1);
+  }
+  if (!keepdim(attrs) && x.dim() > 0)
+    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{indices, AttrValue{}, AttrValue{}, AttrValue{}}; });
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
   return {indices};
 }
