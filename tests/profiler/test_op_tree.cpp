@@ -69,6 +69,9 @@ std::vector<OpSample> op_samples() {
   const Tensor a = randn({4, 16, 32}), b = randn({4, 32, 8}), m = randn({32, 8});
   const Tensor v = randn({10}), u = randn({32}), index = from_vector<int64_t>({0, 2}, {2});
   const Tensor b1 = b.slice(0, std::nullopt, 1), xd = x.to(DType::Float64), flags = x > 0;
+  std::vector<bool> third(40);
+  for (size_t i = 0; i < third.size(); ++i) third[i] = i % 3 == 0;
+  const Tensor every_third = from_vector<bool>(third, {4, 10}), every_third_row = every_third.select(0, 0);
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
@@ -131,6 +134,8 @@ std::vector<OpSample> op_samples() {
       {"argmax_dim", [=] { x.argmax(1); }},
       {"argmax_transposed", [=] { x.t().argmax(); }},
       {"index_select", [=] { x.index_select(1, index); }},
+      {"masked_select", [=] { x.masked_select(every_third); }},
+      {"masked_select_broadcast", [=] { x.masked_select(every_third_row); }},
       {"add_float64", [=] { x + xd; }},
       {"gt_float64", [=] { [[maybe_unused]] const Tensor mask = x > xd; }},
       {"mul_float64_", [=] { x.clone().mul_(xd); }},

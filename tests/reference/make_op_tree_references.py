@@ -92,6 +92,8 @@ def op_sample_lines():
     a, b, m = torch.randn(4, 16, 32), torch.randn(4, 32, 8), torch.randn(32, 8)
     v, u, index = torch.randn(10), torch.randn(32), torch.tensor([0, 2])
     b1, xd, flags = b[:1], x.double(), x > 0
+    every_third = torch.arange(40).reshape(4, 10) % 3 == 0  # a mask whose count does not depend on the seed
+    every_third_row = every_third[0]
     F = torch.nn.functional
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
@@ -155,6 +157,8 @@ def op_sample_lines():
         ("argmax_dim", lambda: x.argmax(1)),
         ("argmax_transposed", lambda: x.t().argmax()),
         ("index_select", lambda: x.index_select(1, index)),
+        ("masked_select", lambda: x.masked_select(every_third)),
+        ("masked_select_broadcast", lambda: x.masked_select(every_third_row)),
         ("add_float64", lambda: x + xd),
         ("gt_float64", lambda: x > xd),
         ("mul_float64_", lambda: x.clone().mul_(xd)),
