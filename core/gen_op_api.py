@@ -55,7 +55,9 @@ class Op:
         self.returns = [r.strip().split(" ")[0] for r in rets.split(",")]
 
     def binary_pointwise(self):
-        return self.pointwise and len(self.args) == 2 and all(a.base == "Tensor" for a in self.args)
+        """Two tensor operands, then only arguments with defaults (add's alpha)."""
+        return (self.pointwise and len(self.args) >= 2 and all(a.base == "Tensor" for a in self.args[:2])
+                and all(a.default is not None for a in self.args[2:]))
 
 
 def parse_op_list(path):
@@ -110,6 +112,15 @@ def cpp_default(arg):
     if d.startswith("'"):
         return '"' + d[1:-1] + '"'
     return d
+
+
+def fixed_default(arg):
+    """An argument's default as the AttrValue expression an overload without that parameter passes."""
+    if arg.default == "None":
+        return "AttrValue{}"
+    if arg.base == "Scalar":
+        return f"detail::attr(Scalar({arg.default}))"
+    return cpp_default(arg)
 
 
 def returns_type(op):
@@ -184,7 +195,7 @@ def overloads(op):
     dims = [i for i, a in enumerate(op.args) if a.name == "dim" and a.base in ("int?", "int[]?") and a.default == "None"]
     if dims and all(a.default is not None for a in op.args[dims[0]:]):
         i = dims[0]
-        fixed = {a.name: ("AttrValue{}" if a.default == "None" else cpp_default(a)) for a in op.args[i:]}
+        fixed = {a.name: fixed_default(a) for a in op.args[i:]}
         result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
     if op.binary_pointwise():
         result.append(Overload(op, op.args, {}, scalar_second=True))
@@ -232,7 +243,12 @@ def operator_overloads(ops):
             if op.pyop not in table:
                 continue
             other = op.args[1].name
-            for ov in overloads(op):
+            # An operator takes the two operands; the rest (add's alpha) keep their defaults.
+            rest = {a.name: fixed_default(a) for a in op.args[2:]}
+            operands = [Overload(op, op.args[:2], rest)]
+            if op.binary_pointwise():
+                operands.append(Overload(op, op.args[:2], rest, scalar_second=True))
+            for ov in operands:
                 t = "const Scalar&" if ov.scalar_second else "const Tensor&"
                 if compound:
                     decl = f"Tensor& operator{table[op.pyop]}(Tensor& self, {t} {other})"

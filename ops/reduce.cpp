@@ -12,6 +12,7 @@
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
+#include "ops/elementwise.h"
 #include "ops/reduce_plan.h"
 
 namespace tl {
@@ -402,33 +403,44 @@ void sum_typed(const Tensor& x, const std::vector<bool>& reduce, bool mean, Tens
   });
 }
 
-TensorList sum_or_mean(const Tensor& x, const Attrs& attrs, bool mean) {
+// `input` reduced, or, with a `dtype`, `input` converted to it first (the `to` sum_scopes records).
+TensorList sum_or_mean(const Tensor& input, const Attrs& attrs, bool mean) {
   const char* op = mean ? "mean" : "sum";
+  const std::optional<DType> dtype =
+      attrs.is_none("dtype") ? std::nullopt : std::optional(attrs.get<DType>("dtype"));
   if (mean) {
-    TL_CHECK(is_floating_point(x.dtype()), "mean(): could not infer output dtype. Input dtype must be either a "
-             "floating point or complex dtype. Got: ", short_name(x.dtype()));
+    TL_CHECK(dtype || is_floating_point(input.dtype()), "mean(): could not infer output dtype. Input dtype must be "
+             "either a floating point or complex dtype. Got: ", short_name(input.dtype()));
+    TL_CHECK(!dtype || is_floating_point(*dtype), "mean(): could not infer output dtype. Optional dtype must be "
+             "either a floating point or complex dtype. Got: ", short_name(dtype.value_or(DType::Float32)));
   }
+  const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
   const std::vector<bool> reduce = dim_list(x, attrs, op);
+  // A sum of integers accumulates in int64 (or the given dtype, converted at the end).
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
   const bool keep = keepdim(attrs);
   Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keep), out_dtype);
   auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
-  const TensorType result{out.shape(), out.dtype()};
+  const TensorType result{out.shape(), dtype.value_or(out.dtype())};
   const Shape filled = detail::reduced_shape(x.shape(), reduce, true);
-  const TensorType input{x.shape(), x.dtype()};
   if (!mean) {
     // The dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both).
     std::optional<RecordFunction> dim_overload;
-    if (attrs.is_none("dim"))
-      dim_overload.emplace("aten::sum", [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
-    detail::sum_scopes(input, result, keep, filled, run);
-    return {out};
+    if (attrs.is_none("dim")) {
+      dim_overload.emplace("aten::sum", [&] {
+        return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+      });
+    }
+    detail::sum_scopes({input.shape(), input.dtype()}, result, keep, filled, run);
+    return {dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out};
   }
   // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
   std::optional<RecordFunction> dim_overload;
   if (attrs.is_none("dim"))
-    dim_overload.emplace("aten::mean", [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
-  detail::mean_scopes(x, detail::attr_arg(attrs, "dim"), keep, result, filled,
+    dim_overload.emplace("aten::mean", [&] {
+      return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+    });
+  detail::mean_scopes(input, detail::attr_arg(attrs, "dim"), keep, result, filled,
                       out.numel() > 0 ? x.numel() / out.numel() : 0, run);
   return {out};
 }
