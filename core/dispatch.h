@@ -49,6 +49,8 @@ class Attrs {
   }
   /// A bool / int64 / double attribute as a Scalar.
   Scalar scalar(std::string_view name) const;
+  /// An `int[1]` attribute as a list: one int stands for a list of one, as ATen's IntArrayRef takes it.
+  Shape int_list(std::string_view name) const;
   const std::vector<Item>& items() const { return items_; }
   /// The value of `name`, or nullptr when absent.
   const AttrValue* find(std::string_view name) const;
@@ -61,9 +63,11 @@ using TensorList = std::vector<Tensor>;
 /// Signature shared by every kernel: tensor inputs (an undefined Tensor stands for None) and attrs.
 using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
 
-/// How the user spelled the call: `tl::add(a, b)`, `a.add(b)` or `a + b`. The tracer records
-/// call_function[torch.add], call_method[add] or call_function[operator.add] accordingly.
-enum class CallStyle : uint8_t { Function, Method, Operator };
+/// How the user spelled the call: `tl::add(a, b)`, `a.add(b)`, `a + b` or, with a number on the left,
+/// `2 + a` (Python's reflected operator: the op's own operands, add(a, 2), rsub(a, 2.0) for `2.0 - a`).
+/// The tracer records call_function[torch.add], call_method[add], call_function[operator.add](a, b) or
+/// call_function[operator.add](2, a) accordingly.
+enum class CallStyle : uint8_t { Function, Method, Operator, ReflectedOperator };
 
 struct OpInfo {
   const char* aten_name;   ///< "aten::add": what the profiler prints

@@ -21,6 +21,13 @@ VARIANTS = {"", "function", "method", "function, method", "manual"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
+# A number on the left, as Python runs it: `2 * x` is x.__rmul__(2), which is mul(x, 2) (add and mul
+# commute); `2.0 - x` and `1.0 / x` are the rows whose Python operator is rsub / rtruediv. A comparison
+# is mirrored (`2 < x` is x.__gt__(2)); eq and ne get C++ operators only with a number, where == cannot
+# mean comparing handles.
+REFLECTED_OPERATORS = {"add": "+", "mul": "*", "rsub": "-", "rtruediv": "/"}
+MIRRORED_COMPARISONS = {"gt": ("<", ">"), "lt": (">", "<"), "ge": ("<=", ">="), "le": (">=", "<="), "eq": ("==", "=="),
+                        "ne": ("!=", "!=")}
 
 
 class Arg:
@@ -74,8 +81,9 @@ def parse_op_list(path):
     return ops
 
 
-def cpp_type(arg, required=False):
-    """The C++ parameter type of a schema argument; `required` drops the optional of `int? dim`."""
+def cpp_type(arg, required=False, single=False, braced=False):
+    """The C++ parameter type of a schema argument; `required` drops the optional of `int? dim`, `single`
+    takes one int for an int list, `braced` a braced list."""
     t = arg.base
     optional = t.endswith("?") and not required
     t = t.rstrip("?")
@@ -83,6 +91,10 @@ def cpp_type(arg, required=False):
         return "const Tensor&"
     if t == "Tensor[]":
         return "std::span<const Tensor>"
+    if re.fullmatch(r"int\[\d*\]", t) and single:
+        return "int64_t"
+    if re.fullmatch(r"int\[\d*\]", t) and braced:
+        return "std::initializer_list<int64_t>"
     if re.fullmatch(r"int\[\d*\]", t):
         return "const std::optional<Shape>&" if optional else "const Shape&"
     if t == "bool[3]":
@@ -126,9 +138,10 @@ def returns_type(op):
 class Overload:
     """One C++ signature of an op: its parameters (schema args it takes) and the values of the rest."""
 
-    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False):
+    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False, single_dim=False, braced_dim=False):
         self.op, self.params, self.fixed = op, params, fixed  # fixed: arg name -> C++ value expression
         self.scalar_second, self.required_dim = scalar_second, required_dim
+        self.single_dim, self.braced_dim = single_dim, braced_dim
 
     def param_decls(self, skip_self, defaults=True):
         """The C++ parameter list; with `defaults`, the schema's defaults as far as C++ allows them."""
@@ -138,7 +151,8 @@ class Overload:
             if self.scalar_second and a is self.op.args[1]:
                 t = "const Scalar&"
             else:
-                t = cpp_type(a, required=self.required_dim and a.name == "dim")
+                is_dim = self.required_dim and a.name == "dim"
+                t = cpp_type(a, required=is_dim, single=is_dim and self.single_dim, braced=is_dim and self.braced_dim)
             decls.append([t, a.name, a.default])
         # C++ defaults must be trailing: a parameter without one removes the defaults before it.
         has_default = True
@@ -164,6 +178,8 @@ class Overload:
             elif a.base == "Tensor[]":
                 tensors = None
                 list_name = a.name
+            elif self.braced_dim and a.name == "dim":
+                attrs.append(f'{{"{a.name}", detail::attr(Shape({expr}))}}')
             else:
                 attrs.append(f'{{"{a.name}", detail::attr({expr})}}')
         attrs_expr = "{" + ", ".join(attrs) + "}"
@@ -181,11 +197,17 @@ class Overload:
 
 def overloads(op):
     result = [Overload(op, op.args, {})]
-    dims = [i for i, a in enumerate(op.args) if a.name == "dim" and a.base in ("int?", "int[]?") and a.default == "None"]
+    dims = [i for i, a in enumerate(op.args)
+            if a.name == "dim" and a.base in ("int?", "int[]?", "int[1]?") and a.default == "None"]
     if dims and all(a.default is not None for a in op.args[dims[0]:]):
         i = dims[0]
         fixed = {a.name: ("AttrValue{}" if a.default == "None" else cpp_default(a)) for a in op.args[i:]}
         result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
+        if op.args[i].base == "int[1]?":
+            # One int (x.sum(0)) is kept as an int, so a trace records it as written; a braced list
+            # ({}, {0}, {0, 1}) prefers std::initializer_list over both, so {} still means every dim.
+            result.append(Overload(op, op.args, {}, required_dim=True, single_dim=True))
+            result.append(Overload(op, op.args, {}, required_dim=True, braced_dim=True))
     if op.binary_pointwise():
         result.append(Overload(op, op.args, {}, scalar_second=True))
     return result
@@ -220,6 +242,19 @@ def operator_overloads(ops):
         if op.pyop == "neg":
             result.append(("Tensor operator-(const Tensor& self)",
                            f"return dispatch::call1(OpKind::{op.enum}, {{self}}, {{}}, CallStyle::Operator);"))
+        if op.pyop in REFLECTED_OPERATORS:
+            other = op.args[1].name
+            reflected = Overload(op, op.args, {}, scalar_second=True)
+            result.append((f"Tensor operator{REFLECTED_OPERATORS[op.pyop]}(const Scalar& {other}, const Tensor& self)",
+                           f"return {reflected.call('self', 'ReflectedOperator')};"))
+        if op.pyop in MIRRORED_COMPARISONS:
+            mirrored, own = MIRRORED_COMPARISONS[op.pyop]
+            other = op.args[1].name
+            result.append((f"Tensor operator{mirrored}(const Scalar& {other}, const Tensor& self)", f"return self {own} {other};"))
+            if op.pyop in ("eq", "ne"):
+                scalar = Overload(op, op.args, {}, scalar_second=True)
+                result.append((f"Tensor operator{own}(const Tensor& self, const Scalar& {other})",
+                               f"return {scalar.call('self', 'Operator')};"))
         for table, compound in ((BINARY_OPERATORS, False), (COMPOUND_OPERATORS, True)):
             if op.pyop not in table:
                 continue

@@ -1,5 +1,5 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; gelu,
-// hardswish.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; reciprocal,
+// gelu, hardswish.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <algorithm>
@@ -68,6 +68,11 @@ struct Rsqrt {
   static constexpr const char* kInplaceName = "rsqrt_";
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return A(1) / std::sqrt(x); }
+};
+struct Reciprocal {
+  static constexpr const char* kName = "reciprocal";
+  static constexpr bool kFloatResult = true;
+  template <typename A> static A f(A x) { return A(1) / x; }
 };
 struct Sigmoid {
   static constexpr const char* kName = "sigmoid";
@@ -162,6 +167,7 @@ TL_UNARY_KERNELS(Rsqrt, rsqrt)
 TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
 #undef TL_UNARY_KERNELS
+TensorList reciprocal(std::span<const Tensor> inputs, const Attrs&) { return unary<Reciprocal>(inputs); }
 
 namespace {
 

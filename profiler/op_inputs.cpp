@@ -61,7 +61,9 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
   std::vector<const char*> missing;  // the type names of PyTorch's further arguments
   switch (call.op) {
     case OpKind::BatchNorm: missing = {"Scalar"}; break;  // cudnn_enabled
-    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: missing = {"Scalar"}; break;  // alpha
+    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: case OpKind::Rsub:
+      missing = {"Scalar"};  // alpha
+      break;
     case OpKind::Copy_: missing = {"Scalar"}; break;                                   // non_blocking
     case OpKind::Clone: case OpKind::Contiguous: missing = {""}; break;                 // memory_format
     case OpKind::To: missing = {"Scalar", "Scalar", ""}; break;  // non_blocking, copy, memory_format

@@ -165,6 +165,7 @@ TL_UNARY_OPINFO(relu)
 TL_UNARY_OPINFO(sigmoid)
 TL_UNARY_OPINFO(tanh)
 #undef TL_UNARY_OPINFO
+Samples opinfo_reciprocal() { return unary(reciprocal); }
 Samples opinfo_gelu() {
   return {Sample{"none", [](const Tensor& x, const Tensor&) { return list(gelu(x)); }}.generic(),
           Sample{"tanh", [](const Tensor& x, const Tensor&) { return list(gelu(x, "tanh")); }}.generic(),
@@ -185,6 +186,15 @@ TL_BINARY_OPINFO(sub)
 TL_BINARY_OPINFO(mul)
 TL_BINARY_OPINFO(div)
 #undef TL_BINARY_OPINFO
+Samples opinfo_rsub() {
+  Samples s = binary(rsub);
+  s.push_back(Sample{"number", [](const Tensor& x, const Tensor&) { return list(2.0 - x); }}.generic());
+  return s;
+}
+Samples opinfo_rtruediv() {
+  return {Sample{"number", [](const Tensor& x, const Tensor&) { return list(1.0 / x); }}.generic().no_profile(
+      "Python's Tensor.__rtruediv__, not an ATen op: a profile holds the reciprocal and mul it runs")};
+}
 Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
 Samples opinfo_pow_() { return binary_(&Tensor::pow_); }
 Samples opinfo_clamp() { return one_generic([](const Tensor& x, const Tensor&) { return list(clamp(x, -1.0, 1.0)); }); }

@@ -180,7 +180,7 @@ TEST_CASE("op info: the traced GraphModule and the Interpreter equal eager bit f
 std::vector<size_t> pytorch_arguments(OpKind op) {
   switch (op) {
     case OpKind::BatchNorm: return {9};  // + cudnn_enabled
-    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: return {3};  // + alpha
+    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: case OpKind::Rsub: return {3};  // + alpha
     case OpKind::Copy_: return {3};  // + non_blocking
     case OpKind::Clone: case OpKind::Contiguous: return {2};  // + memory_format
     case OpKind::To: return {5};  // + non_blocking, copy, memory_format

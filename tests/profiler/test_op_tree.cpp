@@ -107,6 +107,16 @@ std::vector<OpSample> op_samples() {
       {"mean", [=] { x.mean(); }},
       {"mean_dim", [=] { img.mean(Shape{2, 3}); }},
       {"ones_like", [=] { ones_like(x); }},
+      {"rsub_number", [=] { 2.0 - x; }},
+      {"rsub", [=] { rsub(x, y); }},
+      {"rmul_number", [=] { 2 * x; }},
+      {"radd_number", [=] { 2 + x; }},
+      {"rtruediv_number", [=] { 1.0 / x; }},
+      {"reciprocal", [=] { x.reciprocal(); }},
+      {"rlt_number", [=] { [[maybe_unused]] const Tensor mask = 2 < x; }},
+      {"req_number", [=] { [[maybe_unused]] const Tensor mask = 2 == x; }},
+      {"sum_int_dim", [=] { x.sum(0); }},
+      {"mean_int_dim", [=] { x.mean(0); }},
   };
 }
 

@@ -131,6 +131,16 @@ def op_sample_lines():
         ("mean", lambda: x.mean()),
         ("mean_dim", lambda: img.mean((2, 3))),
         ("ones_like", lambda: torch.ones_like(x)),
+        ("rsub_number", lambda: 2.0 - x),
+        ("rsub", lambda: torch.rsub(x, y)),
+        ("rmul_number", lambda: 2 * x),
+        ("radd_number", lambda: 2 + x),
+        ("rtruediv_number", lambda: 1.0 / x),
+        ("reciprocal", lambda: x.reciprocal()),
+        ("rlt_number", lambda: 2 < x),
+        ("req_number", lambda: 2 == x),
+        ("sum_int_dim", lambda: x.sum(0)),
+        ("mean_int_dim", lambda: x.mean(0)),
     ]
     lines = []
     with torch.no_grad():
