@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "autograd/node.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "ops/ops.h"
 
@@ -81,9 +82,7 @@ Shape reduced_dims(const Attrs& a, size_t rank) {
     std::iota(all.begin(), all.end(), 0);
     return all;
   }
-  const AttrValue& v = *a.find("dim");
-  if (const auto* one = std::get_if<int64_t>(&v)) return Shape{*one};
-  const Shape& dims = std::get<Shape>(v);
+  const Shape dims = a.int_list("dim");
   if (dims.empty()) return reduced_dims(Attrs{}, rank);
   return dims;
 }
@@ -139,6 +138,10 @@ TensorList d_exp(const GradContext& c) { return {c.grad() * c.output(0)}; }
 TensorList d_log(const GradContext& c) { return {c.grad() / c.input(0)}; }
 TensorList d_sqrt(const GradContext& c) { return {c.grad() / (c.output(0) * 2.0)}; }
 TensorList d_rsqrt(const GradContext& c) { return {c.grad() * c.output(0).pow(3.0) * -0.5}; }
+TensorList d_reciprocal(const GradContext& c) {
+  const Tensor y = c.output(0);
+  return {c.grad().neg() * (y * y)};
+}
 TensorList d_relu(const GradContext& c) { return {threshold_backward(c.grad(), c.output(0), 0.0)}; }
 TensorList d_sigmoid(const GradContext& c) {
   const Tensor y = c.output(0);
@@ -162,6 +165,7 @@ Tensor times_alpha(const GradContext& c) {
 }
 TensorList d_add(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? times_alpha(c) : Tensor()}; }
 TensorList d_sub(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? times_alpha(c).neg() : Tensor()}; }
+TensorList d_rsub(const GradContext& c) { return {c.grad().neg(), has_tensor_other(c) ? c.grad() : Tensor()}; }
 TensorList d_mul(const GradContext& c) {
   return {c.needs(0) ? c.grad() * other_or_scalar(c, "other") : Tensor(),
           c.needs(1) ? c.grad() * c.input(0) : Tensor()};
@@ -468,6 +472,7 @@ Derivative make(OpKind op) {
     case OpKind::Log: case OpKind::Log_: return formula("LogBackward0", d_log, kIn0);
     case OpKind::Sqrt: case OpKind::Sqrt_: return formula("SqrtBackward0", d_sqrt, 0, kOut0);
     case OpKind::Rsqrt: case OpKind::Rsqrt_: return formula("RsqrtBackward0", d_rsqrt, 0, kOut0);
+    case OpKind::Reciprocal: return formula("ReciprocalBackward0", d_reciprocal, 0, kOut0);
     case OpKind::Relu: case OpKind::Relu_: return formula("ReluBackward0", d_relu, 0, kOut0);
     case OpKind::Sigmoid: case OpKind::Sigmoid_: return formula("SigmoidBackward0", d_sigmoid, 0, kOut0);
     case OpKind::Tanh: case OpKind::Tanh_: return formula("TanhBackward0", d_tanh, 0, kOut0);
@@ -478,6 +483,12 @@ Derivative make(OpKind op) {
     case OpKind::Mul: case OpKind::Mul_: return formula("MulBackward0", d_mul, kIn0 | kIn1);
     case OpKind::Div: case OpKind::Div_: return formula("DivBackward0", d_div, kIn0 | kIn1);
     case OpKind::Pow: case OpKind::Pow_: return formula("PowBackward0", d_pow, kIn0 | kIn1, kOut0);
+    case OpKind::Rsub: {
+      Derivative d = formula("RsubBackward0", d_rsub);
+      d.number_name = "RsubBackward1";  // rsub.Scalar: `2.0 - x`
+      return d;
+    }
+    case OpKind::Rtruediv: return composite();
     case OpKind::Clamp: case OpKind::Clamp_: return formula("ClampBackward1", d_clamp, kIn0);
     case OpKind::Where: return formula("WhereBackward0", d_where, kIn0);
     case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::HardswishBackward: case OpKind::NativeDropoutBackward:

@@ -71,6 +71,9 @@ struct Derivative {
   TensorList (*formula)(const GradContext&) = nullptr;
   /// Composite: what runs in grad mode, through ops that record themselves (null: the op's kernel).
   KernelFn decomposition = nullptr;
+  /// The name when the second operand is a number, where PyTorch's Scalar overload has its own
+  /// derivative (rsub.Scalar: "RsubBackward1"); null: `name`.
+  const char* number_name = nullptr;
 };
 
 /// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self).

@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "ops/ops.h"
 
@@ -19,7 +20,7 @@ namespace {
 class OpNode final : public Node {
  public:
   OpNode(OpKind op, const Derivative& d, const Attrs& attrs) : op_(op), d_(d), attrs_(attrs) {}
-  std::string name() const override { return d_.name; }
+  std::string name() const override { return d_.number_name && inputs_.size() == 1 ? d_.number_name : d_.name; }
 
   TensorList apply(TensorList grads) override {
     TL_CHECK(d_.kind == DerivativeKind::Formula, "the derivative for '", op_info(op_).aten_name,

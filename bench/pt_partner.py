@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch 1.13 side of bench/bench_resnet18: times torchvision ResNet18 variants and prints one
-JSON line per (variant, batch). Mirrors ../shared/anchors/pt_resnet18.py (same variants, no_grad,
-median of timed runs after warm-up); run with /usr/bin/python3.
+JSON line per (variant, batch): eager NCHW and channels_last, the FX conv-bn fusion and torch.jit.freeze +
+optimize_for_inference, under no_grad, the median of timed runs after warm-up; run with /usr/bin/python3.
 
 usage: pt_partner.py --batches 1 5 10 --variants eager_nchw fx_fused --warmup 10 --runs 20 --threads 2"""
 import argparse, copy, json, resource, statistics, sys, time

@@ -26,6 +26,11 @@ Scalar Attrs::scalar(std::string_view name) const {
   return false;
 }
 
+Shape Attrs::int_list(std::string_view name) const {
+  if (const AttrValue* v = find(name); v && std::holds_alternative<int64_t>(*v)) return Shape{std::get<int64_t>(*v)};
+  return get<Shape>(name);
+}
+
 const AttrValue* Attrs::find(std::string_view name) const {
   for (const Item& item : items_)
     if (item.name == name) return &item.value;

@@ -11,24 +11,15 @@
 #include <variant>
 #include <vector>
 
-#include "core/op_list.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 
 namespace tl {
 
-enum class OpKind : uint16_t {
-#define TL_OP_ENUM(Enum, kernel, aten, schema, pyop, tags, variants) Enum,
-  TL_FORALL_OPS(TL_OP_ENUM)
-#undef TL_OP_ENUM
-};
-
-inline constexpr int kNumOps = 0
-#define TL_OP_COUNT(Enum, kernel, aten, schema, pyop, tags, variants) +1
-    TL_FORALL_OPS(TL_OP_COUNT)
-#undef TL_OP_COUNT
-    ;
+/// One op of the op list (core/op_list.h). Declared opaquely: its enumerators and kNumOps are in
+/// core/op_kind.h, which only the code that names an op includes.
+enum class OpKind : uint16_t;
 
 /// A non-tensor argument of an op. monostate stands for Python's None.
 using AttrValue = std::variant<std::monostate, bool, int64_t, double, Shape, DType, std::string>;
@@ -58,6 +49,8 @@ class Attrs {
   }
   /// A bool / int64 / double attribute as a Scalar.
   Scalar scalar(std::string_view name) const;
+  /// An `int[1]` attribute as a list: one int stands for a list of one, as ATen's IntArrayRef takes it.
+  Shape int_list(std::string_view name) const;
   const std::vector<Item>& items() const { return items_; }
   /// The value of `name`, or nullptr when absent.
   const AttrValue* find(std::string_view name) const;
@@ -70,9 +63,11 @@ using TensorList = std::vector<Tensor>;
 /// Signature shared by every kernel: tensor inputs (an undefined Tensor stands for None) and attrs.
 using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
 
-/// How the user spelled the call: `tl::add(a, b)`, `a.add(b)` or `a + b`. The tracer records
-/// call_function[torch.add], call_method[add] or call_function[operator.add] accordingly.
-enum class CallStyle : uint8_t { Function, Method, Operator };
+/// How the user spelled the call: `tl::add(a, b)`, `a.add(b)`, `a + b` or, with a number on the left,
+/// `2 + a` (Python's reflected operator: the op's own operands, add(a, 2), rsub(a, 2.0) for `2.0 - a`).
+/// The tracer records call_function[torch.add], call_method[add], call_function[operator.add](a, b) or
+/// call_function[operator.add](2, a) accordingly.
+enum class CallStyle : uint8_t { Function, Method, Operator, ReflectedOperator };
 
 struct OpInfo {
   const char* aten_name;   ///< "aten::add": what the profiler prints
@@ -156,12 +151,5 @@ class HookGuard {
 };
 
 }  // namespace dispatch
-
-namespace kernels {
-#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags, variants) \
-  TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
-TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
-#undef TL_OP_DECLARE_KERNEL
-}  // namespace kernels
 
 }  // namespace tl

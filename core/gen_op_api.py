@@ -21,6 +21,13 @@ VARIANTS = {"", "function", "method", "function, method", "manual"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
+# A number on the left, as Python runs it: `2 * x` is x.__rmul__(2), which is mul(x, 2) (add and mul
+# commute); `2.0 - x` and `1.0 / x` are the rows whose Python operator is rsub / rtruediv. A comparison
+# is mirrored (`2 < x` is x.__gt__(2)); eq and ne get C++ operators only with a number, where == cannot
+# mean comparing handles.
+REFLECTED_OPERATORS = {"add": "+", "mul": "*", "rsub": "-", "rtruediv": "/"}
+MIRRORED_COMPARISONS = {"gt": ("<", ">"), "lt": (">", "<"), "ge": ("<=", ">="), "le": (">=", "<="), "eq": ("==", "=="),
+                        "ne": ("!=", "!=")}
 
 
 class Arg:
@@ -76,8 +83,9 @@ def parse_op_list(path):
     return ops
 
 
-def cpp_type(arg, required=False):
-    """The C++ parameter type of a schema argument; `required` drops the optional of `int? dim`."""
+def cpp_type(arg, required=False, single=False, braced=False):
+    """The C++ parameter type of a schema argument; `required` drops the optional of `int? dim`, `single`
+    takes one int for an int list, `braced` a braced list."""
     t = arg.base
     optional = t.endswith("?") and not required
     t = t.rstrip("?")
@@ -85,6 +93,10 @@ def cpp_type(arg, required=False):
         return "const Tensor&"
     if t == "Tensor[]":
         return "std::span<const Tensor>"
+    if re.fullmatch(r"int\[\d*\]", t) and single:
+        return "int64_t"
+    if re.fullmatch(r"int\[\d*\]", t) and braced:
+        return "std::initializer_list<int64_t>"
     if re.fullmatch(r"int\[\d*\]", t):
         return "const std::optional<Shape>&" if optional else "const Shape&"
     if t == "bool[3]":
@@ -137,9 +149,10 @@ def returns_type(op):
 class Overload:
     """One C++ signature of an op: its parameters (schema args it takes) and the values of the rest."""
 
-    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False):
+    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False, single_dim=False, braced_dim=False):
         self.op, self.params, self.fixed = op, params, fixed  # fixed: arg name -> C++ value expression
         self.scalar_second, self.required_dim = scalar_second, required_dim
+        self.single_dim, self.braced_dim = single_dim, braced_dim
 
     def param_decls(self, skip_self, defaults=True):
         """The C++ parameter list; with `defaults`, the schema's defaults as far as C++ allows them."""
@@ -149,7 +162,8 @@ class Overload:
             if self.scalar_second and a is self.op.args[1]:
                 t = "const Scalar&"
             else:
-                t = cpp_type(a, required=self.required_dim and a.name == "dim")
+                is_dim = self.required_dim and a.name == "dim"
+                t = cpp_type(a, required=is_dim, single=is_dim and self.single_dim, braced=is_dim and self.braced_dim)
             decls.append([t, a.name, a.default])
         # C++ defaults must be trailing: a parameter without one removes the defaults before it.
         has_default = True
@@ -175,6 +189,8 @@ class Overload:
             elif a.base == "Tensor[]":
                 tensors = None
                 list_name = a.name
+            elif self.braced_dim and a.name == "dim":
+                attrs.append(f'{{"{a.name}", detail::attr(Shape({expr}))}}')
             else:
                 attrs.append(f'{{"{a.name}", detail::attr({expr})}}')
         attrs_expr = "{" + ", ".join(attrs) + "}"
@@ -192,11 +208,17 @@ class Overload:
 
 def overloads(op):
     result = [Overload(op, op.args, {})]
-    dims = [i for i, a in enumerate(op.args) if a.name == "dim" and a.base in ("int?", "int[]?") and a.default == "None"]
+    dims = [i for i, a in enumerate(op.args)
+            if a.name == "dim" and a.base in ("int?", "int[]?", "int[1]?") and a.default == "None"]
     if dims and all(a.default is not None for a in op.args[dims[0]:]):
         i = dims[0]
         fixed = {a.name: fixed_default(a) for a in op.args[i:]}
         result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
+        if op.args[i].base == "int[1]?":
+            # One int (x.sum(0)) is kept as an int, so a trace records it as written; a braced list
+            # ({}, {0}, {0, 1}) prefers std::initializer_list over both, so {} still means every dim.
+            result.append(Overload(op, op.args, {}, required_dim=True, single_dim=True))
+            result.append(Overload(op, op.args, {}, required_dim=True, braced_dim=True))
     if op.binary_pointwise():
         result.append(Overload(op, op.args, {}, scalar_second=True))
     return result
@@ -206,30 +228,27 @@ def in_place(op):
     return op.args and op.args[0].write and op.returns == ["Tensor(a!)"]
 
 
-def method_decls(ops):
+def api_decls(ops, variant):
+    """The declarations of every op whose variants name `variant`: "method" (inside class Tensor, self
+    implicit) or "function" (free functions)."""
     lines = []
     for op in ops:
-        if "method" not in op.variants.split(", "):
+        if variant not in op.variants.split(", "):
             continue
         lines.append(f"/// aten::{op.schema}")
         for ov in overloads(op):
-            params = ov.param_decls(skip_self=True)
-            if in_place(op):
-                lines.append(f"Tensor& {op.name}({params});")
+            if variant == "function":
+                lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=False)});")
+            elif in_place(op):
+                lines.append(f"Tensor& {op.name}({ov.param_decls(skip_self=True)});")
             else:
-                lines.append(f"{returns_type(op)} {op.name}({params}) const;")
+                lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=True)}) const;")
     return lines
 
 
-def function_decls(ops):
-    lines = []
-    for op in ops:
-        if "function" not in op.variants.split(", "):
-            continue
-        lines.append(f"/// aten::{op.schema}")
-        for ov in overloads(op):
-            lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=False)});")
-    return lines
+def operator_defaults(op):
+    """An operator takes the two operands; the rest (add's alpha) keep their defaults."""
+    return {a.name: fixed_default(a) for a in op.args[2:]}
 
 
 def operator_overloads(ops):
@@ -239,15 +258,26 @@ def operator_overloads(ops):
         if op.pyop == "neg":
             result.append(("Tensor operator-(const Tensor& self)",
                            f"return dispatch::call1(OpKind::{op.enum}, {{self}}, {{}}, CallStyle::Operator);"))
+        if op.pyop in REFLECTED_OPERATORS:
+            other = op.args[1].name
+            reflected = Overload(op, op.args[:2], operator_defaults(op), scalar_second=True)
+            result.append((f"Tensor operator{REFLECTED_OPERATORS[op.pyop]}(const Scalar& {other}, const Tensor& self)",
+                           f"return {reflected.call('self', 'ReflectedOperator')};"))
+        if op.pyop in MIRRORED_COMPARISONS:
+            mirrored, own = MIRRORED_COMPARISONS[op.pyop]
+            other = op.args[1].name
+            result.append((f"Tensor operator{mirrored}(const Scalar& {other}, const Tensor& self)", f"return self {own} {other};"))
+            if op.pyop in ("eq", "ne"):
+                scalar = Overload(op, op.args, {}, scalar_second=True)
+                result.append((f"Tensor operator{own}(const Tensor& self, const Scalar& {other})",
+                               f"return {scalar.call('self', 'Operator')};"))
         for table, compound in ((BINARY_OPERATORS, False), (COMPOUND_OPERATORS, True)):
             if op.pyop not in table:
                 continue
             other = op.args[1].name
-            # An operator takes the two operands; the rest (add's alpha) keep their defaults.
-            rest = {a.name: fixed_default(a) for a in op.args[2:]}
-            operands = [Overload(op, op.args[:2], rest)]
+            operands = [Overload(op, op.args[:2], operator_defaults(op))]
             if op.binary_pointwise():
-                operands.append(Overload(op, op.args[:2], rest, scalar_second=True))
+                operands.append(Overload(op, op.args[:2], operator_defaults(op), scalar_second=True))
             for ov in operands:
                 t = "const Scalar&" if ov.scalar_second else "const Tensor&"
                 if compound:
@@ -261,7 +291,7 @@ def operator_overloads(ops):
 
 
 def sources(ops):
-    lines = ['#include "core/dispatch.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
+    lines = ['#include "core/dispatch.h"', '#include "core/op_kind.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
     for op in ops:
         variants = op.variants.split(", ")
         for ov in overloads(op):
@@ -295,16 +325,25 @@ def main():
     what = sys.argv[2]
     header = f"// Generated by core/gen_op_api.py from core/op_list.h ({what}); do not edit.\n"
     if what == "methods":
-        body = method_decls(ops)
+        body = api_decls(ops, "method")
     elif what == "operators":
         body = [d + ";" for d, _ in operator_overloads(ops)]
     elif what == "functions":
-        body = ["#pragma once", "", '#include "core/tensor.h"', "", "namespace tl {", ""] + function_decls(ops) + [
+        body = ["#pragma once", "", '#include "core/tensor.h"', "", "namespace tl {", ""] + api_decls(ops, "function") + [
             "", "}  // namespace tl"]
     else:
         body = sources(ops)
+    text = header + "\n".join(body) + "\n"
+    # An unchanged file keeps its timestamp: a row that adds no method leaves op_methods.h, and so every
+    # file that includes core/tensor.h, unbuilt.
+    try:
+        with open(sys.argv[3], encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
     with open(sys.argv[3], "w", encoding="utf-8") as f:
-        f.write(header + "\n".join(body) + "\n")
+        f.write(text)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // core/op_list.h — every tensor op torchless has, declared once. This list generates the OpKind
-// enum, the kernel declarations, the profiler's names, the registry and (core/gen_op_api.py) the C++
-// API: free functions, Tensor methods and operators; a missing kernel fails to link.
+// enumerators (core/op_kind.h), the kernel declarations and the registry (ops/registry.cpp), the
+// profiler's names and (core/gen_op_api.py) the C++ API: free functions, Tensor methods and operators;
+// a missing kernel fails to link.
 //
 // _(Enum, kernel, "aten name", "schema (PyTorch's native_functions form)", "Python operator or empty", "tags",
 //   "variants")
@@ -14,7 +15,12 @@
 // without an op when it can) or "" (reached through
 // dispatch::call only, e.g. by the inference passes). An op with a Python operator gets the C++
 // operator too; a pointwise binary op also takes a Scalar second operand, and an `int? dim=None`
-// argument gives two overloads, without it and with it (sum(x), sum(x, {1})), as ATen's C++ API has.
+// argument gives two overloads, without it and with it (sum(x), sum(x, {1})), as ATen's C++ API has;
+// an `int[1]` dim also takes one int (x.sum(0)), as ATen's IntArrayRef does. A number on the left is
+// Python's reflected operator: `2 * x` and `2 + x` are mul and add with the number second, a row
+// whose Python operator is `rsub` or `rtruediv` is what `2.0 - x` or `1.0 / x` runs, and `2 < x` is
+// `x > 2`. A row without an aten name is Python's, not ATen's: the profiler records only the ops it runs
+// (__rtruediv__ is reciprocal, then mul, as Tensor.__rtruediv__ in PyTorch 1.13).
 #pragma once
 
 // clang-format off
@@ -51,6 +57,7 @@
   _(Log, log, "aten::log", "log(Tensor self) -> Tensor", "", "pointwise", "function, method")                               \
   _(Sqrt, sqrt, "aten::sqrt", "sqrt(Tensor self) -> Tensor", "", "pointwise", "function, method")                           \
   _(Rsqrt, rsqrt, "aten::rsqrt", "rsqrt(Tensor self) -> Tensor", "", "pointwise", "function, method")                       \
+  _(Reciprocal, reciprocal, "aten::reciprocal", "reciprocal(Tensor self) -> Tensor", "", "pointwise", "function, method")     \
   _(Relu, relu, "aten::relu", "relu(Tensor self) -> Tensor", "", "pointwise", "function, method")                           \
   _(Sigmoid, sigmoid, "aten::sigmoid", "sigmoid(Tensor self) -> Tensor", "", "pointwise", "function, method")               \
   _(Tanh, tanh, "aten::tanh", "tanh(Tensor self) -> Tensor", "", "pointwise", "function, method")                           \
@@ -71,6 +78,8 @@
   _(Mul, mul, "aten::mul", "mul(Tensor self, Tensor other) -> Tensor", "mul", "pointwise", "function, method")              \
   _(Div, div, "aten::div", "div(Tensor self, Tensor other) -> Tensor", "truediv", "pointwise", "function, method")          \
   _(Pow, pow, "aten::pow", "pow(Tensor self, Tensor exponent) -> Tensor", "pow", "pointwise", "function, method")           \
+  _(Rsub, rsub, "aten::rsub", "rsub(Tensor self, Tensor other) -> Tensor", "rsub", "pointwise", "function")             \
+  _(Rtruediv, rtruediv, "", "__rtruediv__(Tensor self, Scalar other) -> Tensor", "rtruediv", "pointwise", "")          \
   _(Add_, add_, "aten::add_", "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "iadd", "pointwise", "method") \
   _(Sub_, sub_, "aten::sub_", "sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "isub", "pointwise", "method") \
   _(Mul_, mul_, "aten::mul_", "mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "imul", "pointwise", "method") \
@@ -95,8 +104,8 @@
   _(Allclose, allclose, "aten::allclose", "allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", "", "", "function") \
   _(Equal, equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "", "", "function")                    \
   /* reductions; max/min with a dim return (values, indices) */                                          \
-  _(Sum, sum, "aten::sum", "sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method")   \
-  _(Mean, mean, "aten::mean", "mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method") \
+  _(Sum, sum, "aten::sum", "sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method")   \
+  _(Mean, mean, "aten::mean", "mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method") \
   _(Max, max, "aten::max", "max(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", "", "", "manual") \
   _(Min, min, "aten::min", "min(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", "", "", "manual") \
   _(Argmax, argmax, "aten::argmax", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", "", "", "function, method") \

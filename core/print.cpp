@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/tensor.h"
+#include "core/tensor_base.h"
 
 namespace tl {
 namespace {
@@ -40,7 +40,7 @@ using Wide = std::conditional_t<std::is_floating_point_v<T> || std::is_same_v<T,
 
 // Appends the visible elements in row-major order, following the tensor's strides.
 template <typename T>
-void collect(const T* data, const Tensor& t, bool summarize, int64_t d, int64_t offset,
+void collect(const T* data, const TensorBase& t, bool summarize, int64_t d, int64_t offset,
              std::vector<Wide<T>>& out) {
   if (d == t.dim()) {
     out.push_back(static_cast<Wide<T>>(data[offset]));
@@ -178,7 +178,7 @@ class Layout {
   size_t next_ = 0;
 };
 
-std::string tensor_body(const Tensor& t) {
+std::string tensor_body(const TensorBase& t) {
   const bool summarize = t.numel() > kThreshold;
   int64_t width = 1;
   std::vector<std::string> items;
@@ -216,7 +216,7 @@ std::string with_suffixes(std::string text, const std::vector<std::string>& suff
 
 }  // namespace
 
-std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+std::ostream& operator<<(std::ostream& os, const TensorBase& t) {
   if (!t.defined()) return os << "None";
   if (t.is_proxy()) return os << kPrefix << "<proxy>)";
   std::vector<std::string> suffixes;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "core/op_kind.h"
+
 namespace tl {
 namespace {
 

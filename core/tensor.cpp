@@ -77,15 +77,15 @@ Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> si
   return t;
 }
 
-void Tensor::throw_unknown_sizes() const {
+void TensorBase::throw_unknown_sizes() const {
   detail::throw_error(impl_->proxy->describe() + " (its shape is unknown while tracing symbolically)");
 }
 
-int64_t Tensor::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+int64_t TensorBase::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
 
-int64_t Tensor::stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+int64_t TensorBase::stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
 
-bool Tensor::is_contiguous() const {
+bool TensorBase::is_contiguous() const {
   const TensorImpl& t = impl();
   int64_t expected = 1;
   for (int64_t i = t.sizes.size() - 1; i >= 0; --i) {
@@ -97,7 +97,7 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-bool Tensor::requires_grad() const {
+bool TensorBase::requires_grad() const {
   const TensorImpl& t = impl();
   if (t.autograd == nullptr) return false;
   const AutogradMeta& m = *t.autograd;
@@ -111,23 +111,23 @@ const Tensor& Tensor::grad() const {
   return t.autograd ? t.autograd->grad : kNone;
 }
 
-bool Tensor::is_leaf() const {
+bool TensorBase::is_leaf() const {
   const TensorImpl& t = impl();
   return t.autograd == nullptr || t.autograd->grad_fn == nullptr;
 }
 
-int64_t Tensor::_version() const {
+int64_t TensorBase::_version() const {
   const TensorImpl& t = impl();
   return t.storage ? t.storage->version() : 0;
 }
 
-void Tensor::check_data_access(DType requested) const {
+void TensorBase::check_data_access(DType requested) const {
   const TensorImpl& t = impl();
   TL_CHECK(t.proxy == nullptr, t.proxy ? t.proxy->describe() : std::string());
   TL_CHECK(requested == t.dtype, "data<T>(): tensor has dtype ", t.dtype, " but T is ", requested);
 }
 
-void* Tensor::raw_data() const {
+void* TensorBase::raw_data() const {
   const TensorImpl& t = impl();
   TL_CHECK(t.proxy == nullptr, t.proxy ? t.proxy->describe() : std::string());
   return static_cast<char*>(t.storage->data()) + t.offset * element_size();

@@ -1,12 +1,10 @@
-// core/tensor.h — Tensor: a cheap shared handle to (storage, sizes, strides, offset, dtype).
-// Copies of a Tensor share everything; views share storage. The op methods are generated from
-// core/op_list.h (core/gen_op_api.py) and defined in ops/, where each one goes through dispatch::call;
-// the autograd methods (requires_grad_, backward, ...) are defined by the autograd/ layer.
+// core/tensor.h — Tensor: TensorBase (core/tensor_base.h) with the op methods. The methods are generated
+// from core/op_list.h (core/gen_op_api.py) and defined in ops/, where each one goes through
+// dispatch::call; the autograd methods (requires_grad_, backward, ...) are defined by the autograd/ layer.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -15,37 +13,12 @@
 #include <utility>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/error.h"
 #include "core/scalar.h"
-#include "core/shape.h"
-#include "core/storage.h"
+#include "core/tensor_base.h"
 
 namespace tl {
 
-/// Marks a tensor that stands for a value not computed yet (a symbolic-tracing proxy). The layer
-/// that creates proxies subclasses it; any access to a proxy's data throws `describe()`'s text.
-class ProxyTag {
- public:
-  virtual ~ProxyTag() = default;
-  /// Why the data is not available, e.g. "symbolic tracing: ... %conv1 ...".
-  virtual std::string describe() const = 0;
-};
-
-struct AutogradMeta;
-
-struct TensorImpl {
-  std::shared_ptr<Storage> storage;
-  Shape sizes;
-  Strides strides;
-  int64_t offset = 0;  ///< in elements
-  DType dtype = DType::Float32;
-  std::shared_ptr<ProxyTag> proxy;
-  bool sizes_known = true;  ///< false for a proxy traced without example inputs
-  std::shared_ptr<AutogradMeta> autograd;  ///< null for a tensor autograd never touched
-};
-
-class Tensor {
+class Tensor : public TensorBase {
  public:
   /// An undefined tensor (stands for None).
   Tensor() = default;
@@ -61,50 +34,12 @@ class Tensor {
   static Tensor make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> sizes = std::nullopt,
                            DType dtype = DType::Float32, std::optional<Strides> strides = std::nullopt);
 
-  bool defined() const { return impl_ != nullptr; }
-  bool is_proxy() const { return impl_ && impl_->proxy != nullptr; }
-  ProxyTag* proxy() const { return impl_ ? impl_->proxy.get() : nullptr; }
-  /// True when both handles refer to the same tensor object (not merely equal values).
-  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
-
-  const Shape& shape() const { return meta().sizes; }
-  const Shape& sizes() const { return meta().sizes; }
-  const Strides& strides() const { return meta().strides; }
-  /// Size of dimension `dim` (negative counts from the end).
-  int64_t size(int64_t dim) const;
-  int64_t stride(int64_t dim) const;
-  int64_t dim() const { return meta().sizes.size(); }
-  int64_t numel() const { return numel_of(meta().sizes); }
-  DType dtype() const { return impl().dtype; }
-  int64_t element_size() const { return tl::element_size(dtype()); }
-  /// numel() * element_size(); throws tl::Error when int64 cannot count them (a broadcast view can
-  /// reach more elements than any storage holds).
-  int64_t nbytes() const {
-    int64_t bytes = 0;
-    TL_CHECK(!__builtin_mul_overflow(numel(), element_size(), &bytes), "nbytes: size ", shape(), " of ", dtype(),
-             " has more bytes than int64 can count");
-    return bytes;
-  }
-  int64_t storage_offset() const { return impl().offset; }
-  const std::shared_ptr<Storage>& storage() const { return impl().storage; }
-  bool is_contiguous() const;
-
-  /// Typed pointer to element 0 (honour strides()). Throws if T is not the dtype or for a proxy.
-  template <typename T>
-  T* data() const {
-    check_data_access(dtype_of<T>);
-    return static_cast<T*>(impl_->storage->data()) + impl_->offset;
-  }
-  /// Untyped pointer to element 0 (throws for a proxy or an undefined tensor).
-  void* raw_data() const;
-  /// The value of a one-element tensor, converted to T.
+  /// The value of a one-element tensor, converted to T (recorded as ATen's item -> _local_scalar_dense).
   template <typename T>
   T item() const;
   Scalar item() const;
 
   // ---- autograd (defined in autograd/) ----
-  /// True when operations on this tensor are recorded for backward().
-  bool requires_grad() const;
   /// Sets requires_grad of a leaf (torch.Tensor.requires_grad_). Throws tl::Error for a non-leaf and for
   /// a tensor that is not floating point.
   Tensor& requires_grad_(bool requires_grad = true);
@@ -112,9 +47,6 @@ class Tensor {
   const Tensor& grad() const;
   /// The gradient slot itself: assign to it to set or clear .grad (LibTorch's mutable_grad()).
   Tensor& mutable_grad();
-  /// True for a tensor not made by a recorded operation (requires_grad tensors the user made, and
-  /// every tensor that does not require grad).
-  bool is_leaf() const;
   /// The name of the node that made this tensor ("MulBackward0"), empty for a leaf.
   std::string grad_fn_name() const;
   /// Keeps .grad of this non-leaf tensor at the next backward().
@@ -125,8 +57,6 @@ class Tensor {
   void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
   /// A tensor sharing this one's data with no autograd history (requires_grad false).
   Tensor detach() const;
-  /// How many times an in-place op wrote this tensor's storage (torch's _version).
-  int64_t _version() const;
 
   // ---- ops: generated from core/op_list.h by core/gen_op_api.py (defined in ops/) ----
 #include "core/op_methods.h"
@@ -142,29 +72,9 @@ class Tensor {
   /// a profile records nothing); otherwise aten::contiguous, a contiguous copy. A traced proxy always
   /// records the op.
   Tensor contiguous() const;
-
- private:
-  const TensorImpl& impl() const {
-    TL_CHECK(impl_ != nullptr, "tensor is undefined (None)");
-    return *impl_;
-  }
-  // The impl, checked to have known sizes (a proxy traced without example inputs has none).
-  const TensorImpl& meta() const {
-    const TensorImpl& t = impl();
-    if (!t.sizes_known) [[unlikely]]
-      throw_unknown_sizes();
-    return t;
-  }
-  [[noreturn]] void throw_unknown_sizes() const;
-  void check_data_access(DType requested) const;
-  friend struct TensorAccess;
-  std::shared_ptr<TensorImpl> impl_;
 };
 
 #include "core/op_operators.h"
-
-/// Prints like PyTorch: tensor([[0.1000, 0.2000]]), summarised with "..." when large.
-std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 template <typename T>
 T Tensor::item() const {

@@ -9,6 +9,7 @@
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "core/storage.h"
 #include "fuzz/contract.h"
 #include "fuzz/targets.h"

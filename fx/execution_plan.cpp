@@ -37,7 +37,8 @@ PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<c
     s.inputs.push_back(slot_of.at(n->args()[0].node()));
     s.index = *index;
   } else if (s.kind) {
-    OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); });
+    s.kind = call_op(*n);
+    OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); }, s.style);
     s.attrs = std::move(a.attrs);
     for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
     // The schema's `out` is its last tensor argument: when the node passes none, a hook may supply it.

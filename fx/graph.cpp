@@ -10,6 +10,7 @@
 
 #include "core/schema.h"
 #include "fx/profiling_interpreter.h"
+#include "fx/schema.h"
 #include "nn/module.h"
 
 namespace tl::fx {
@@ -148,8 +149,12 @@ Node* Graph::call_module(const std::string& module_path, std::vector<Argument> a
 }
 
 Node* Graph::call_function(OpKind op, std::vector<Argument> args, Kwargs kwargs, CallStyle style) {
+  // rsub with the number first (`2.0 - x`) is operator.sub(2.0, x); rsub called by name is torch.rsub.
+  if (style == CallStyle::ReflectedOperator) op = unreflected_op(op);
   const OpInfo& info = op_info(op);
-  const bool as_operator = style == CallStyle::Operator && info.py_operator[0] != '\0';
+  const std::string_view py_operator = info.py_operator;
+  const bool as_operator = (style == CallStyle::Operator || style == CallStyle::ReflectedOperator) &&
+                           !py_operator.empty() && !py_operator.starts_with('r');
   std::string target = as_operator ? std::string("operator.") + info.py_operator : "torch." + std::string(op_name(op));
   return create_node(Opcode::CallFunction, std::move(target), std::move(args), std::move(kwargs), std::nullopt, op);
 }

@@ -69,7 +69,8 @@ class Graph {
   Node* placeholder(const std::string& name, std::string type_expr = "");
   Node* get_attr(const std::string& qualified_name);
   Node* call_module(const std::string& module_path, std::vector<Argument> args, Kwargs kwargs = {});
-  /// target "torch.<name>" (or "operator.<op>" for CallStyle::Operator).
+  /// target "torch.<name>" (or "operator.<op>" for CallStyle::Operator; for ReflectedOperator, args in
+  /// Python's order, the operator `op` is the reflection of: rsub's (2.0, x) is operator.sub).
   Node* call_function(OpKind op, std::vector<Argument> args, Kwargs kwargs = {},
                       CallStyle style = CallStyle::Function);
   /// target = the op's method name; args[0] is self.

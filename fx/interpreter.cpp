@@ -78,9 +78,9 @@ Value Interpreter::call_function(Node& n) {
              "getitem: index ", repr_arg(n.args().at(1)), " out of range for ", items.size(), " values");
     return items[static_cast<size_t>(*index < 0 ? *index + static_cast<int64_t>(items.size()) : *index)];
   }
-  TL_CHECK(n.op_kind().has_value(), "call_function: no op behind target '", n.target(), "'");
+  const OpKind op = call_op(n);
   OpArguments a = fetch_op_arguments(n);
-  TensorList out = dispatch::call(*n.op_kind(), a.inputs, a.attrs, call_style(n));
+  TensorList out = dispatch::call(op, a.inputs, a.attrs, call_style(n));
   if (out.size() == 1) return std::move(out[0]);
   return out;
 }
@@ -112,7 +112,8 @@ const Value& Interpreter::env(const Node* n) const {
 }
 
 OpArguments Interpreter::fetch_op_arguments(const Node& n) const {
-  return from_fx_args(*n.op_kind(), n.args(), n.kwargs(), [&](Node* in) { return env(in).tensor(in->name().c_str()); });
+  return from_fx_args(call_op(n), n.args(), n.kwargs(), [&](Node* in) { return env(in).tensor(in->name().c_str()); },
+                      call_style(n));
 }
 
 TensorList Interpreter::fetch_tensor_args(const Node& n) const {

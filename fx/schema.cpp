@@ -5,21 +5,28 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
+#include <utility>
 
+#include "core/op_kind.h"
 #include "fx/node.h"
 
 namespace tl::fx {
 namespace {
 
-// An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar). A
-// bool list (bool[3]) takes bools and becomes the Shape of 1 / 0 core/schema.h describes.
+// An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar), which an
+// int[1] keeps as it is (x.sum(0), Attrs::int_list). A bool list (bool[3]) takes bools and becomes the
+// Shape of 1 / 0 core/schema.h describes.
 AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) {
   const Argument::Value& v = a.value();
   if (std::holds_alternative<std::monostate>(v)) return std::monostate{};
   if (spec.list_length() >= 0) {
     const bool bools = spec.base_type() == "bool";
     const char* kind = bools ? "bools" : "ints";
-    if (auto* i = std::get_if<int64_t>(&v); i && !bools) return Shape(static_cast<size_t>(std::max(1, spec.list_length())), *i);
+    if (auto* i = std::get_if<int64_t>(&v); i && !bools) {
+      if (spec.list_length() == 1) return *i;
+      return Shape(static_cast<size_t>(std::max(1, spec.list_length())), *i);
+    }
     TL_CHECK(a.is_list(), op_info(op).aten_name, ": argument '", spec.name, "' expects a list of ", kind, ", got ",
              repr_arg(a));
     Shape values;
@@ -63,6 +70,15 @@ std::optional<Argument> bool_list_argument(const SchemaArg& spec, const AttrValu
   return Argument::list(std::move(items));
 }
 
+// Python operators that commute: their reflected form is the op itself with the number second.
+bool commutes(std::string_view py_operator) { return py_operator == "add" || py_operator == "mul"; }
+
+std::optional<OpKind> op_by_py_operator(std::string_view py_operator) {
+  for (int i = 0; i < kNumOps; ++i)
+    if (op_info(static_cast<OpKind>(i)).py_operator == py_operator) return static_cast<OpKind>(i);
+  return std::nullopt;
+}
+
 }  // namespace
 
 Argument attr_to_argument(const AttrValue& v) {
@@ -76,7 +92,7 @@ Argument attr_to_argument(const AttrValue& v) {
 }
 
 void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& attrs, std::vector<Argument>& args,
-                Kwargs& kwargs) {
+                Kwargs& kwargs, CallStyle style) {
   const Schema& schema = schema_of(op);
   size_t next_input = 0;
   struct Recorded {
@@ -115,11 +131,20 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
       args.push_back(recorded[i].value);
     }
   }
+  if (style == CallStyle::ReflectedOperator) {
+    TL_INTERNAL_ASSERT(args.size() == 2 && kwargs.empty(), op_info(op).aten_name, ": a reflected operator records 2 operands");
+    std::swap(args[0], args[1]);
+  }
 }
 
-OpArguments from_fx_args(OpKind op, const std::vector<Argument>& args, const Kwargs& kwargs,
-                         const std::function<Tensor(Node*)>& resolve) {
+OpArguments from_fx_args(OpKind op, const std::vector<Argument>& python_args, const Kwargs& kwargs,
+                         const std::function<Tensor(Node*)>& resolve, CallStyle style) {
   const Schema& schema = schema_of(op);
+  std::vector<Argument> args = python_args;
+  if (style == CallStyle::ReflectedOperator) {
+    TL_CHECK(args.size() == 2, op_info(op).aten_name, ": a reflected operator takes 2 operands, got ", args.size());
+    std::swap(args[0], args[1]);
+  }
   OpArguments out;
   std::vector<Attrs::Item> items;
   size_t positional = 0;
@@ -152,6 +177,23 @@ OpArguments from_fx_args(OpKind op, const std::vector<Argument>& args, const Kwa
   // The items' names point into the schema table, which lives as long as the program.
   out.attrs = Attrs(std::move(items));
   return out;
+}
+
+std::optional<OpKind> reflected_op(OpKind op) {
+  const std::string_view py_operator = op_info(op).py_operator;
+  if (py_operator.empty()) return std::nullopt;
+  if (commutes(py_operator)) return op;
+  std::string reflected = "r";
+  reflected += py_operator;
+  return op_by_py_operator(reflected);
+}
+
+OpKind unreflected_op(OpKind op) {
+  const std::string_view py_operator = op_info(op).py_operator;
+  if (!py_operator.starts_with('r')) return op;
+  const std::optional<OpKind> plain = op_by_py_operator(py_operator.substr(1));
+  TL_INTERNAL_ASSERT(plain.has_value(), op_info(op).schema, ": no op has the Python operator ", py_operator.substr(1));
+  return *plain;
 }
 
 }  // namespace tl::fx

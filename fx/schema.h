@@ -14,9 +14,10 @@
 namespace tl::fx {
 
 /// An op call's arguments as FX records them. `inputs` holds one Argument per tensor input (a Node,
-/// or None for an undefined tensor), in the call's order.
+/// or None for an undefined tensor), in the call's order. A ReflectedOperator call puts its two
+/// operands in Python's order: rsub(x, 2.0) of `2.0 - x` records (2.0, x).
 void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& attrs,
-                std::vector<Argument>& args, Kwargs& kwargs);
+                std::vector<Argument>& args, Kwargs& kwargs, CallStyle style = CallStyle::Function);
 
 /// The reverse: FX args/kwargs whose node references were already resolved to tensors by
 /// `resolve(i)` (the i-th node met, in order) back into kernel inputs and attrs.
@@ -26,7 +27,13 @@ struct OpArguments {
   Attrs attrs;
 };
 OpArguments from_fx_args(OpKind op, const std::vector<Argument>& args, const Kwargs& kwargs,
-                         const std::function<Tensor(Node*)>& resolve);
+                         const std::function<Tensor(Node*)>& resolve, CallStyle style = CallStyle::Function);
+
+/// The op Python runs for `op`'s operator with a number on the left (`2.0 - x`: rsub, `2 * x`: mul),
+/// if it has one.
+std::optional<OpKind> reflected_op(OpKind op);
+/// The reverse: the op whose operator a reflected op stands for (rsub: sub; mul: mul).
+OpKind unreflected_op(OpKind op);
 
 /// An attribute value as an FX argument (ints, floats, bools, None, dtype, int lists).
 Argument attr_to_argument(const AttrValue& v);

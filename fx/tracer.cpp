@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/op_kind.h"
 #include "fx/schema.h"
 #include "nn/module_hook.h"
 
@@ -93,7 +94,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const Tensor& t : call.inputs) inputs.push_back(argument(t));
     std::vector<Argument> args;
     Kwargs kwargs;
-    to_fx_args(call.op, inputs, call.attrs, args, kwargs);
+    to_fx_args(call.op, inputs, call.attrs, args, kwargs, call.style);
     Node* n = call.style == CallStyle::Method ? graph_.call_method(call.op, args, kwargs)
                                               : graph_.call_function(call.op, args, kwargs, call.style);
     TensorList real;

@@ -2,6 +2,7 @@
 #include "ops/autocast.h"
 
 #include "core/autocast.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 
 namespace tl::detail {

@@ -1,4 +1,5 @@
-// ops/binary.cpp — add, sub, mul, div, pow and their in-place forms, clamp and where: broadcasting,
+// ops/binary.cpp — add, sub, mul, div, pow and their in-place forms, rsub, Python's __rtruediv__, clamp
+// and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "core/record_function.h"
+#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -92,6 +95,13 @@ struct Mul : BinaryOpDefaults {
     else if constexpr (std::is_integral_v<A>) return wrapping(a, b, std::multiplies<>());
     else return a * b;
   }
+};
+
+// rsub(self, other) is other - self (`2.0 - x`), with sub's types and checks.
+struct Rsub : Sub {
+  static constexpr const char* kName = "rsub";
+  template <typename A>
+  static A f(A a, A b) { return Sub::f(b, a); }
 };
 
 // True division: integral and bool operands divide as float32.
@@ -255,6 +265,22 @@ TL_BINARY_KERNELS(Mul, mul)
 TL_BINARY_KERNELS(Div, div)
 TL_BINARY_KERNELS(Pow, pow)
 #undef TL_BINARY_KERNELS
+
+// ATen's rsub is sub(other, self), recorded with the number wrapped in a 0-d tensor and sub's alpha.
+TensorList rsub(std::span<const Tensor> inputs, const Attrs& attrs) {
+  RecordFunction sub("aten::sub", [&] {
+    if (inputs.size() > 1) return ScopeArgs{inputs[1], inputs[0], AttrValue(int64_t{1})};
+    const Scalar s = attrs.scalar("other");
+    const DType wrapped = s.is_floating_point() ? DType::Float64 : s.is_integral() ? DType::Int64 : DType::Bool;
+    return ScopeArgs{TensorType{Shape{}, wrapped}, inputs[0], AttrValue(int64_t{1})};
+  });
+  return binary<Rsub>(inputs, attrs);
+}
+
+// Python's Tensor.__rtruediv__ (`1.0 / x`) in PyTorch 1.13: reciprocal(x) * other, two ops.
+TensorList rtruediv(std::span<const Tensor> inputs, const Attrs& attrs) {
+  return {reciprocal(inputs[0]) * attrs.scalar("other")};
+}
 
 TensorList clamp(std::span<const Tensor> inputs, const Attrs& attrs) { return clamp_impl(inputs, attrs, false); }
 TensorList clamp_(std::span<const Tensor> inputs, const Attrs& attrs) { return clamp_impl(inputs, attrs, true); }

@@ -1,9 +1,10 @@
 // ops/inference_layout.cpp — to_mkldnn / to_dense: the reorders at the boundary of an optimized graph
-// (dense NCHW <-> fp32 nChw16c or bf16 NHWC), each a cached oneDNN reorder except fp32 -> bf16 (copy_,
-// which keeps denormals); blocked results keep their padded channels zero, as oneDNN requires.
+// (dense NCHW <-> fp32 nChw16c or bf16 NHWC), each a cached oneDNN reorder except fp32 -> bf16 (copy_'s element
+// copy, which keeps denormals); blocked results keep their padded channels zero, as oneDNN requires.
 #include "ops/inference_layout.h"
 
 #include "core/dispatch.h"
+#include "ops/elementwise.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
 #include "ops/onednn/primitive_cache.h"
@@ -92,8 +93,12 @@ TensorList to_mkldnn(std::span<const Tensor> inputs, const Attrs& attrs) {
     y = out.defined() ? out : inference::allocate_nhwc(n, c, h, w, dtype);
   }
   if (y.numel() == 0) return {y};
-  // oneDNN's f32 -> bf16 reorder flushes denormals to zero; copy_ rounds each value as PyTorch does.
-  if (dtype == DType::BFloat16 && x.dtype() == DType::Float32) return copy_(std::vector<Tensor>{y, x}, {});
+  // oneDNN's f32 -> bf16 reorder flushes denormals to zero; copy_'s element copy rounds each value as
+  // PyTorch does.
+  if (dtype == DType::BFloat16 && x.dtype() == DType::Float32) {
+    detail::copy_elements(y, x);
+    return {y};
+  }
   reorder("to_mkldnn", x, onednn::strided_desc(x), y, inference::activation_desc(y, c));
   return {y};
 }

@@ -364,7 +364,7 @@ void reduce_into(const Tensor& x, const std::vector<bool>& reduce, bool reorder,
 std::vector<bool> dim_list(const Tensor& x, const Attrs& attrs, const char* op) {
   std::vector<bool> reduce(static_cast<size_t>(x.dim()), attrs.is_none("dim"));
   if (attrs.is_none("dim")) return reduce;
-  const Shape& dims = attrs.get<Shape>("dim");
+  const Shape dims = attrs.int_list("dim");
   if (dims.empty()) return std::vector<bool>(static_cast<size_t>(x.dim()), true);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, x.dim(), op);

@@ -8,10 +8,21 @@
 #include "core/autocast.h"
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "ops/autocast.h"
 
 namespace tl {
+
+// Every kernel, declared here only: a kernel file defines its kernels without including the op list,
+// so a new row rebuilds the registry and not every kernel. A missing or mistyped kernel fails to link.
+namespace kernels {
+#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags, variants) \
+  TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
+TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
+#undef TL_OP_DECLARE_KERNEL
+}  // namespace kernels
+
 namespace {
 
 const OpInfo kRegistry[] = {

@@ -1,5 +1,5 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; gelu,
-// hardswish.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; reciprocal,
+// gelu, hardswish.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <algorithm>
@@ -68,6 +68,11 @@ struct Rsqrt {
   static constexpr const char* kInplaceName = "rsqrt_";
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return A(1) / std::sqrt(x); }
+};
+struct Reciprocal {
+  static constexpr const char* kName = "reciprocal";
+  static constexpr bool kFloatResult = true;
+  template <typename A> static A f(A x) { return A(1) / x; }
 };
 struct Sigmoid {
   static constexpr const char* kName = "sigmoid";
@@ -162,57 +167,55 @@ TL_UNARY_KERNELS(Rsqrt, rsqrt)
 TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
 #undef TL_UNARY_KERNELS
+TensorList reciprocal(std::span<const Tensor> inputs, const Attrs&) { return unary<Reciprocal>(inputs); }
+
+namespace {
+
+// A floating-point-only op, out = f(x) elementwise; `f` is generic over the element type (it computes in
+// detail::acc_type of it). Integral and bool input is refused, as PyTorch's gelu and hardswish refuse it.
+template <typename F>
+Tensor floating_map(const Tensor& x, const char* name, const F& f) {
+  TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
+  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
+  const detail::ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { detail::map_elements<scalar_t, scalar_t>(loop, f); });
+  return out;
+}
+
+}  // namespace
 
 // gelu: x/2 (1 + erf(x/sqrt 2)), or with approximate="tanh" x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-// Floating input only, as PyTorch's. NaN stays NaN and gelu(-inf) is NaN (-inf * 0), as PyTorch's.
-// PyTorch computes the exact form in float32 and bfloat16 through oneDNN, which gives +0.0 where the
-// result is zero (x = -0.0, large negative x); float64 and the tanh form keep ATen's -0.0.
+// NaN stays NaN and gelu(-inf) is NaN (-inf * 0), as PyTorch's. PyTorch computes the exact form in
+// float32 and bfloat16 through oneDNN, which gives +0.0 where the result is zero (x = -0.0, large negative
+// x); float64 and the tanh form keep ATen's -0.0.
 TensorList gelu(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];  // any shape
   const std::string approximate = attrs.get<std::string>("approximate");
   TL_CHECK(approximate == "none" || approximate == "tanh",
            "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
-  TL_CHECK(is_floating_point(x.dtype()), "gelu: expected a floating point dtype, got ", x.dtype());
-  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
-  const detail::ElementwiseLoop loop(out, {x});
-  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "gelu", [&] {
-    using T = scalar_t;
-    using A = detail::acc_type<T>;
-    if (approximate == "tanh") {
-      const A k_beta = A(M_SQRT2 * M_2_SQRTPI * 0.5), k_kappa = A(0.044715);
-      detail::map_elements<T, T>(loop, [=](T v) {
-        const A a = static_cast<A>(v);
-        return static_cast<T>(A(0.5) * a * (A(1) + std::tanh(k_beta * (a + k_kappa * a * a * a))));
-      });
-    } else {
-      // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
-      const A zero_sign = std::is_same_v<T, double> ? A(-0.0) : A(0);
-      detail::map_elements<T, T>(loop, [=](T v) {
-        const A a = static_cast<A>(v);
-        return static_cast<T>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
-      });
-    }
-  });
-  return {out};
+  if (approximate == "tanh")
+    return {floating_map(x, "gelu", [](auto v) {
+      using A = detail::acc_type<decltype(v)>;
+      const A a = static_cast<A>(v), k_beta = A(M_SQRT2 * M_2_SQRTPI * 0.5), k_kappa = A(0.044715);
+      return static_cast<decltype(v)>(A(0.5) * a * (A(1) + std::tanh(k_beta * (a + k_kappa * a * a * a))));
+    })};
+  return {floating_map(x, "gelu", [](auto v) {
+    using A = detail::acc_type<decltype(v)>;
+    // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
+    const A a = static_cast<A>(v), zero_sign = std::is_same_v<decltype(v), double> ? A(-0.0) : A(0);
+    return static_cast<decltype(v)>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
+  })};
 }
 
-// hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations; floating input only. NaN
-// stays NaN (max keeps a NaN operand, as ATen's vectorised maximum does).
+// hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations. NaN stays NaN (max keeps a
+// NaN operand, as ATen's vectorised maximum does).
 TensorList hardswish(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& x = inputs[0];  // any shape
-  TL_CHECK(is_floating_point(x.dtype()), "hardswish: expected a floating point dtype, got ", x.dtype());
-  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
-  const detail::ElementwiseLoop loop(out, {x});
-  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "hardswish", [&] {
-    using T = scalar_t;
-    using A = detail::acc_type<T>;
-    detail::map_elements<T, T>(loop, [](T v) {
-      const A a = static_cast<A>(v), shifted = a + A(3);
-      const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
-      return static_cast<T>(a * clipped / A(6));
-    });
-  });
-  return {out};
+  return {floating_map(inputs[0], "hardswish", [](auto v) {
+    using A = detail::acc_type<decltype(v)>;
+    const A a = static_cast<A>(v), shifted = a + A(3);
+    const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
+    return static_cast<decltype(v)>(a * clipped / A(6));
+  })};
 }
 
 }  // namespace tl::kernels

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/op_kind.h"
 #include "ops/conv_shape.h"
 
 namespace tl::profiler {

@@ -2,6 +2,7 @@
 // (core/schema.h).
 #include "profiler/op_inputs.h"
 
+#include "core/op_kind.h"
 #include "core/schema.h"
 
 namespace tl::profiler {
@@ -59,6 +60,7 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
   };
   std::vector<const char*> missing;  // the type names of PyTorch's further arguments
   switch (call.op) {
+    case OpKind::Rsub: missing = {"Scalar"}; break;  // alpha, which the rsub row lacks
     case OpKind::Clone: case OpKind::Contiguous: case OpKind::To: missing = {""}; break;  // memory_format
     case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
     case OpKind::Zeros: case OpKind::Ones: case OpKind::Full: case OpKind::Rand: case OpKind::Randn:

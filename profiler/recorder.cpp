@@ -22,6 +22,9 @@ thread_local uint64_t t_next_id = 0;
 
 constexpr int64_t kOpenEnd = INT64_MAX;
 
+// An op without an aten name is Python's (Tensor.__rtruediv__): PyTorch records only the ops it runs.
+bool is_aten(const OpCall& call) { return op_info(call.op).aten_name[0] != '\0'; }
+
 }  // namespace
 
 void claim_thread(Recorder* recorder) {
@@ -139,7 +142,7 @@ void Recorder::close_scope(uint64_t id) {
 }
 
 void Recorder::before(const OpCall& call) {
-  if (!enabled_.load(std::memory_order_relaxed)) return;
+  if (!enabled_.load(std::memory_order_relaxed) || !is_aten(call)) return;
   const int64_t entry = now_ns();
   const int64_t index = push_event(op_info(call.op).aten_name, EventKind::Op, call.sequence_nr, 0);
   RawEvent& e = events_[index];
@@ -155,8 +158,8 @@ void Recorder::before(const OpCall& call) {
   overhead_ns_ += start - entry;
 }
 
-void Recorder::after(const OpCall&, const TensorList*) {
-  if (!enabled_.load(std::memory_order_relaxed) || op_ids_.empty()) return;
+void Recorder::after(const OpCall& call, const TensorList*) {
+  if (!enabled_.load(std::memory_order_relaxed) || op_ids_.empty() || !is_aten(call)) return;
   const uint64_t id = op_ids_.back();
   op_ids_.pop_back();
   close_scope(id);

@@ -27,6 +27,9 @@ std::string default_worker_name() {
 std::function<void(Profile&)> tensorboard_trace_handler(const std::string& dir_name, const std::string& worker_name,
                                                         bool use_gzip) {
   TL_CHECK(!dir_name.empty(), "tensorboard_trace_handler: dir_name is empty");
+  // The worker name is part of a file name: a '/' in it would write outside dir_name.
+  TL_CHECK(worker_name.find('/') == std::string::npos && worker_name != "." && worker_name != "..",
+           "tensorboard_trace_handler: worker_name '", worker_name, "' must be a file name, without '/'");
   return [dir_name, worker_name, use_gzip](Profile& prof) {
     std::error_code error;
     if (!std::filesystem::is_directory(dir_name, error)) {

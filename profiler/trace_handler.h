@@ -15,7 +15,7 @@ class Profile;
 /// (PyTorch 1.13 writes milliseconds, later versions nanoseconds: two windows within a millisecond
 /// would share a name). The directory and its parents are created when missing. An empty
 /// `worker_name` stands for "{hostname}_{pid}", as in PyTorch. Throws tl::Error for an empty
-/// `dir_name`; the callback throws tl::Error naming the directory when it cannot create it, and
+/// `dir_name` and for a `worker_name` that is not a file name (a '/', "." or ".."); the callback throws tl::Error naming the directory when it cannot create it, and
 /// export_chrome_trace's errors when it cannot write the file.
 std::function<void(Profile&)> tensorboard_trace_handler(const std::string& dir_name, const std::string& worker_name = "",
                                                         bool use_gzip = false);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fails when a file includes a header from a higher layer (core < ops < autograd < data < nn < optim < fx < profiler < models),
 when trace/ (the trace analysis library, outside the runtime) includes anything but core/ and itself,
-or when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/.
+when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/, or when a
+header most files include (core/dispatch.h, core/tensor_base.h) includes the op list: a new op row then
+rebuilds only the files that name ops (core/op_kind.h's includers).
 
 Meson links static libraries inside one linker group, so the link alone does not catch an upward
 reference; this check does, for every source and header of the library folders.
@@ -11,6 +13,8 @@ import pathlib, re, sys
 LAYERS = ["core", "ops", "autograd", "data", "nn", "optim", "fx", "profiler", "models"]
 TRACE, TRACE_MAY_INCLUDE = "trace", {"core", "trace"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
+OP_LIST_FREE = ["core/dispatch.h", "core/tensor_base.h"]
+OP_LIST = re.compile(r'^\s*#\s*include\s*"core/op_(list|kind)\.h"')
 
 
 def includes(folder, pattern="*"):
@@ -37,6 +41,10 @@ for path, number, target in includes("torchless", "torchless.h"):  # the runtime
 for path, number, target in includes(TRACE):
     if target not in TRACE_MAY_INCLUDE:
         problems.append(f"{path}:{number}: trace/ includes {target}/; it may include only core/ and trace/")
+for header in OP_LIST_FREE:
+    for number, line in enumerate((root / header).read_text().splitlines(), 1):
+        if OP_LIST.match(line):
+            problems.append(f"{header}:{number}: includes the op list; include core/op_kind.h where an op is named")
 if problems:
     print("\n".join(problems))
     sys.exit(1)

@@ -251,15 +251,26 @@ std::vector<std::filesystem::path> write_diff_charts(const DiffTable& table, con
   std::filesystem::create_directories(dir, ec);
   TL_CHECK(!ec, what, ": ", dir.string(), ": cannot create the directory: ", ec.message());
   const std::string n = std::to_string(top);
+  // "Top n by |diff|" would claim an order that is not there when no row differs (a batch-size change
+  // keeps every count): the title says so instead, over the table's first rows.
+  auto title = [&](const std::string& chart, const char* column, const char* what_differs, auto field) {
+    const bool none = std::all_of(table.rows.begin(), table.rows.end(), [&](const OpDiff& r) { return field(r) == 0; });
+    return none ? chart + ": no op's " + what_differs + " differs (the first " + n + " rows)"
+                : chart + ": top " + n + " by |" + column + "|";
+  };
   const std::vector<std::pair<std::string, std::string>> charts = {
-      {"counts_diff.svg", visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
-                                                {.title = "Op count comparison: top " + n + " by |diff_counts|"})},
+      {"counts_diff.svg",
+       visualize_counts_diff(table.sort_values("abs_diff_counts", false).head(top),
+                             {.title = title("Op count comparison", "diff_counts", "count",
+                                             [](const OpDiff& r) { return r.diff.counts; })})},
       {"duration_diff.svg",
        visualize_duration_diff(table.sort_values("abs_diff_duration", false).head(top),
-                               {.title = "Op duration comparison: top " + n + " by |diff_duration|"})},
+                               {.title = title("Op duration comparison", "diff_duration", "duration",
+                                               [](const OpDiff& r) { return r.diff.duration; })})},
       {"self_duration_diff.svg",
        visualize_duration_diff(table.sort_values("abs_diff_self_duration", false).head(top),
-                               {.title = "Op self-time comparison: top " + n + " by |diff_self_duration|",
+                               {.title = title("Op self-time comparison", "diff_self_duration", "self time",
+                                               [](const OpDiff& r) { return r.diff.self_duration; }),
                                 .self_duration = true})}};
   std::vector<std::filesystem::path> written;
   for (const auto& [name, svg] : charts) {

@@ -3,6 +3,7 @@
 #include "fx/passes/inference_modules.h"
 
 #include "core/dispatch.h"
+#include "core/op_kind.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
 

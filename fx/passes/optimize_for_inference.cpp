@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "core/op_kind.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/tracer.h"

@@ -9,6 +9,7 @@
 #include "autograd/engine.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
+#include "tests/support/reflected_forms.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -21,6 +22,23 @@ void check_values(const Tensor& t, std::vector<float> expected) {
   REQUIRE(t.defined());
   const std::string diff = testing::compare_tensors(t, vec(expected).reshape(t.shape()), 1e-6, 1e-6);
   CHECK_MESSAGE(diff.empty(), diff);
+}
+
+TEST_CASE("a number on the left and one-int dims: PyTorch's grad_fn and gradients (reflected_operators.json)") {
+  const nlohmann::json ref = testing::reflected_reference();
+  for (const testing::ReflectedForm& form : testing::reflected_forms()) {
+    const nlohmann::json& expected = ref.at("forms").at(form.name);
+    Tensor x = testing::reference_input(ref, "x", DType::Float32).requires_grad_();
+    const Tensor y = form.f(x);
+    if (!expected.contains("grad")) {
+      CHECK_MESSAGE(!y.requires_grad(), form.name, " should not require grad, as in PyTorch");
+      continue;
+    }
+    CHECK_MESSAGE(y.grad_fn_name() == expected.at("grad_fn").get<std::string>(), form.name, ": ", y.grad_fn_name());
+    y.sum().backward();
+    const std::string diff = testing::compare_tensors(x.grad(), testing::reference_tensor(expected.at("grad")), 1e-6, 1e-7);
+    CHECK_MESSAGE(diff.empty(), form.name, ": ", diff);
+  }
 }
 
 TEST_CASE("a leaf that requires grad gets d(sum(x * y + x))/dx in .grad") {

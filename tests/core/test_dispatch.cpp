@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 
 namespace tl {

@@ -2,6 +2,7 @@
 // bookkeeping, insertion points, erase refusal, lint, dead code elimination, copy, printing.
 #include <doctest/doctest.h>
 
+#include "core/op_kind.h"
 #include "fx/graph.h"
 
 namespace tl::fx {

@@ -8,6 +8,7 @@
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "fx/interpreter.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "fx/tracer.h"

@@ -4,6 +4,7 @@
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "fx/interpreter.h"
 #include "fx/shape_prop.h"
 #include "fx/tracer.h"

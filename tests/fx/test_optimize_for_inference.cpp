@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "core/warning.h"
 #include "fx/interpreter.h"
 #include "fx/passes/inference_modules.h"

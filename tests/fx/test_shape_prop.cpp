@@ -3,6 +3,7 @@
 // tests/fx/gen_fx_printing_cases.py.
 #include <doctest/doctest.h>
 
+#include "core/op_kind.h"
 #include "fx/graph_module.h"
 #include "fx/shape_prop.h"
 #include "nn/container.h"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/op_kind.h"
 #include "fx/passes/subgraph_rewriter.h"
 #include "fx/tracer.h"
 #include "ops/ops.h"

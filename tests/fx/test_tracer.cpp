@@ -4,12 +4,16 @@
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
+#include "fx/interpreter.h"
 #include "tests/support/reference_files.h"
+#include "tests/support/reflected_forms.h"
+#include "tests/support/tensor_check.h"
 
 namespace tl::fx {
 namespace {
@@ -79,6 +83,68 @@ TEST_CASE("symbolic_trace: FX naming rules and targets for functions, methods an
         "    sum_1 = relu_2.sum([1]);  relu_2 = None\n"
         "    return sum_1\n"
         "    ");
+}
+
+// make_reflected_references.py's Reflected: numbers on the left of operators and one-int reductions.
+class Reflected : public nn::Module {
+ public:
+  std::string type_name() const override { return "Reflected"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    const Tensor a = 2.0 - x, b = 2 * x, c = 1.0 / x, d = 2 + x;
+    const Tensor lt = 2 < x, eq = 2 == x;
+    // One op per statement: C++ leaves the order of an expression's operands open, Python goes left to right.
+    const Tensor ab = a * b, cd = c - d, sum = ab + cd;
+    const Tensor lt_f = lt.to(DType::Float32), sum0 = x.sum(0), lt_sum = lt_f * sum0, sum2 = sum + lt_sum;
+    const Tensor eq_f = eq.to(DType::Float32), mean0 = x.mean(0), eq_mean = eq_f * mean0;
+    return sum2 + eq_mean;
+  }
+};
+
+TEST_CASE("symbolic_trace: a number on the left stays there, as torch.fx records it (reflected_operators.json)") {
+  const nlohmann::json ref = testing::reflected_reference();
+  const nlohmann::json& expected = ref.at("traced");
+  auto module = std::make_shared<Reflected>();
+  auto traced = symbolic_trace(module);
+  // PyTorch 1.13 prints "#users"; our printer writes the seed's (later FX's) "num_users", as resnet18_graph.txt.
+  std::string graph = expected.at("graph");
+  for (size_t at = graph.find("[#users="); at != std::string::npos; at = graph.find("[#users=", at))
+    graph.replace(at, 8, "[num_users=");
+  CHECK(traced->graph().str() == strip_trailing_newlines(graph));
+  CHECK(traced->code() == expected.at("code").get<std::string>());
+  CHECK(traced->graph().tabular() + "\n" == expected.at("tabular").get<std::string>());
+
+  const Tensor x = testing::reference_input(ref, "x", DType::Float32);
+  const Tensor eager = (*module)(x);
+  CHECK_TENSOR_CLOSE(eager, testing::reference_tensor(expected.at("output")), 1e-6, 0);
+  CHECK_TENSOR_CLOSE((*traced)(x), eager, 0, 0);
+  CHECK_TENSOR_CLOSE(Interpreter(traced).run(TensorList{x})[0], eager, 0, 0);
+  CHECK(symbolic_trace(traced)->code() == traced->code());  // traced again, the numbers stay on the left
+}
+
+TEST_CASE("GraphModule: an operator node with a number first runs Python's reflected operator") {
+  auto gm = symbolic_trace(std::make_shared<Reflected>());
+  Graph& g = gm->graph();
+  Node* x = g.find_nodes(Opcode::Placeholder).at(0);
+  Node* out = g.output_node();
+  Node* sub = nullptr;
+  Node* lt = nullptr;
+  {
+    auto guard = g.inserting_before(out);
+    sub = g.call_function(OpKind::Sub, {3.0, x}, {}, CallStyle::Operator);
+  }
+  out->update_arg(0, Argument(sub));
+  g.eliminate_dead_code();
+  gm->recompile();
+  const Tensor in = from_vector<float>({1.5f, -2.0f}, {2});
+  CHECK_TENSOR_CLOSE((*gm)(in), 3.0 - in, 0, 0);
+  CHECK(gm->code().find("sub_2 = 3.0 - x") != std::string::npos);
+  {
+    auto guard = g.inserting_before(out);
+    lt = g.call_function(OpKind::Lt, {int64_t{2}, x}, {}, CallStyle::Operator);
+  }
+  out->update_arg(0, Argument(lt));
+  CHECK_THROWS_WITH_AS(gm->recompile(), doctest::Contains("operator.lt with a number first (2) has no reflected op"), Error);
 }
 
 // A backward op's bool[3] output_mask: carried as 1 / 0 (core/schema.h), written as Python's bools.

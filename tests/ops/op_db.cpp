@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "core/op_kind.h"
 #include "ops/ops.h"
 
 namespace tl::testing {
@@ -164,6 +165,7 @@ TL_UNARY_OPINFO(relu)
 TL_UNARY_OPINFO(sigmoid)
 TL_UNARY_OPINFO(tanh)
 #undef TL_UNARY_OPINFO
+Samples opinfo_reciprocal() { return unary(reciprocal); }
 Samples opinfo_gelu() {
   return {Sample{"none", [](const Tensor& x, const Tensor&) { return list(gelu(x)); }}.generic(),
           Sample{"tanh", [](const Tensor& x, const Tensor&) { return list(gelu(x, "tanh")); }}.generic(),
@@ -202,6 +204,15 @@ TL_BINARY_OPINFO(div)
 TL_ALPHA_OPINFO(add, 2.5)
 TL_ALPHA_OPINFO(sub, 0.5)
 #undef TL_ALPHA_OPINFO
+Samples opinfo_rsub() {
+  Samples s = binary(rsub);
+  s.push_back(Sample{"number", [](const Tensor& x, const Tensor&) { return list(2.0 - x); }}.generic());
+  return s;
+}
+Samples opinfo_rtruediv() {
+  return {Sample{"number", [](const Tensor& x, const Tensor&) { return list(1.0 / x); }}.generic().no_profile(
+      "Python's Tensor.__rtruediv__, not an ATen op: a profile holds the reciprocal and mul it runs")};
+}
 Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
 Samples opinfo_pow_() {
   return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.pow_(other); });

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_kind.h"
 #include "core/op_list.h"
 #include "core/tensor.h"
 

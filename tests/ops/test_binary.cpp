@@ -15,6 +15,7 @@
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
 #include "tests/ops/nn_testing.h"
+#include "tests/support/reflected_forms.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -432,6 +433,25 @@ TEST_CASE("binary: operators and methods reach the same kernels") {
   c *= b;
   c /= b;
   CHECK_TENSOR_CLOSE(c, a, 1e-6, 1e-6);
+}
+
+TEST_CASE("a number on the left and one-int dims give PyTorch's dtypes and values (reflected_operators.json)") {
+  const nlohmann::json ref = testing::reflected_reference();
+  const Tensor x = testing::reference_input(ref, "x", F32), xi = testing::reference_input(ref, "x_int64", I64);
+  REQUIRE(ref.at("forms").size() == testing::reflected_forms().size());
+  for (const testing::ReflectedForm& form : testing::reflected_forms()) {
+    const nlohmann::json& expected = ref.at("forms").at(form.name);
+    for (const char* dtype : {"float32", "int64"}) {
+      if (!expected.contains(dtype)) continue;
+      const Tensor want = testing::reference_tensor(expected.at(dtype));
+      const Tensor got = form.f(std::string(dtype) == "float32" ? x : xi);
+      CHECK_MESSAGE(got.dtype() == want.dtype(), form.name, " on ", dtype, " gives ", got.dtype(), ", PyTorch ", want.dtype());
+      const std::string diff = testing::compare_tensors(got, want, 1e-6, 0);
+      CHECK_MESSAGE(diff.empty(), form.name, " on ", dtype, ": ", diff);
+    }
+  }
+  CHECK_THROWS_WITH_AS(x.mean(2), doctest::Contains("mean: dimension out of range (expected to be in range of [-2, 1], but got 2)"), Error);
+  CHECK_THROWS_WITH_AS(2.0 - x.to(B), doctest::Contains("rsub: Subtraction, the `-` operator, with a bool tensor"), Error);
 }
 
 // min(max(x, lo), hi) written out, with PyTorch's NaN propagation: a NaN x stays NaN, and a NaN bound

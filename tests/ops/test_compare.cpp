@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
 #include "tests/support/tensor_check.h"

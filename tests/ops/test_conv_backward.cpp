@@ -6,6 +6,7 @@
 #include <array>
 
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/ops/nn_references.h"
 #include "tests/ops/nn_testing.h"

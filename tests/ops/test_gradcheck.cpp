@@ -12,6 +12,7 @@
 #include "autograd/engine.h"
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/ops/op_db.h"
 #include "tests/support/tensor_check.h"

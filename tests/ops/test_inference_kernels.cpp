@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/support/tensor_check.h"
 

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "core/schema.h"
 #include "fx/interpreter.h"
 #include "fx/tracer.h"
@@ -178,6 +179,7 @@ TEST_CASE("op info: the traced GraphModule and the Interpreter equal eager bit f
 // dimless overload (self, dtype) besides (self, dim, keepdim, dtype).
 std::vector<size_t> pytorch_arguments(OpKind op) {
   switch (op) {
+    case OpKind::Rsub: return {3};  // + alpha, which the rsub row lacks
     case OpKind::Clone: case OpKind::Contiguous: return {2};  // + memory_format
     case OpKind::To: return {5};  // + memory_format
     case OpKind::Empty: return {6};  // + layout, device, pin_memory, memory_format

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/ops/op_db.h"
 #include "tests/support/tensor_check.h"

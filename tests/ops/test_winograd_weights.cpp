@@ -9,6 +9,7 @@
 
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/op_kind.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/winograd_weights.h"
 #include "ops/ops.h"

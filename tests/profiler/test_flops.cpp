@@ -2,6 +2,7 @@
 // multiply-adds directly, and the profiler giving them to the innermost op.
 #include <doctest/doctest.h>
 
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "profiler/flops.h"
 #include "profiler/profile.h"

@@ -67,6 +67,18 @@ TEST_CASE("tensorboard_trace_handler: use_gzip writes .pt.trace.json.gz; the wor
         std::vector<std::string>{"ProfilerStep#0"});
 }
 
+TEST_CASE("tensorboard_trace_handler: a worker name that is not a file name is refused before any profile") {
+  testing::ScratchDir scratch;
+  const std::string dir = (scratch.path() / "traces").string();
+  for (const char* worker : {"../x", "a/b", "/abs", ".", ".."}) {
+    CAPTURE(worker);
+    const std::string message =
+        std::string("tensorboard_trace_handler: worker_name '") + worker + "' must be a file name, without '/'";
+    CHECK_THROWS_WITH_AS(tensorboard_trace_handler(dir, worker), message.c_str(), Error);
+  }
+  CHECK(testing::dir_entries(scratch.path()).empty());
+}
+
 TEST_CASE("tensorboard_trace_handler: an empty directory name, or one it cannot create, is an error") {
   CHECK_THROWS_WITH_AS(tensorboard_trace_handler(""), "tensorboard_trace_handler: dir_name is empty", Error);
   testing::ScratchDir scratch;

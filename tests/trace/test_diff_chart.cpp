@@ -148,6 +148,21 @@ TEST_CASE("write_diff_charts: counts, inclusive and self time, each sorted by it
   CHECK(self.find(">aten::conv2d</text>") == std::string::npos);
 }
 
+TEST_CASE("write_diff_charts: a chart none of whose rows differs says so instead of 'top n by |diff|'") {
+  testing::TempDir dir;
+  OpDiff conv = make_row("aten::conv2d", 3, 3), add = make_row("aten::add", 2, 2);
+  conv.diff.duration = 40;  // the durations differ, the counts do not
+  add.diff.duration = -10;
+  const DiffTable t = make_table({conv, add});
+  const std::vector<std::filesystem::path> written = write_diff_charts(t, dir / "charts", 5, "--svg");
+  const std::string counts = testing::read_file(written[0]);
+  CHECK(counts.find("Op count comparison: no op's count differs (the first 5 rows)") != std::string::npos);
+  CHECK(counts.find("by |diff_counts|") == std::string::npos);
+  CHECK(testing::read_file(written[1]).find("Op duration comparison: top 5 by |diff_duration|") != std::string::npos);
+  CHECK(testing::read_file(written[2]).find("Op self-time comparison: no op's self time differs") !=
+        std::string::npos);
+}
+
 TEST_CASE("write_diff_charts: no rows or a directory that cannot be made is refused, nothing written") {
   testing::TempDir dir;
   const DiffTable t = make_table({make_row("aten::add", 1, 2)});
