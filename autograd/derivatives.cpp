@@ -156,8 +156,15 @@ TensorList d_gelu(const GradContext& c) {
   return {gelu_backward(c.grad(), c.input(0), c.attrs().get<std::string>("approximate"))};
 }
 
-TensorList d_add(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? c.grad() : Tensor()}; }
-TensorList d_sub(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? c.grad().neg() : Tensor()}; }
+// grad * alpha, or grad itself for alpha 1 (ATen's maybe_multiply).
+Tensor times_alpha(const GradContext& c) {
+  if (c.attrs().is_none("alpha")) return c.grad();
+  const Scalar alpha = c.attrs().scalar("alpha");
+  if (alpha.to<double>() == 1.0) return c.grad();
+  return c.grad() * alpha;
+}
+TensorList d_add(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? times_alpha(c) : Tensor()}; }
+TensorList d_sub(const GradContext& c) { return {c.grad(), has_tensor_other(c) ? times_alpha(c).neg() : Tensor()}; }
 TensorList d_rsub(const GradContext& c) { return {c.grad().neg(), has_tensor_other(c) ? c.grad() : Tensor()}; }
 TensorList d_mul(const GradContext& c) {
   return {c.needs(0) ? c.grad() * other_or_scalar(c, "other") : Tensor(),
@@ -189,16 +196,20 @@ TensorList d_where(const GradContext& c) {
   return {Tensor(), c.needs(1) ? where(cond, g, z) : Tensor(), c.needs(2) ? where(cond, z, g) : Tensor()};
 }
 
+// A gradient in the input's dtype, as ATen's engine casts it after a sum or mean with another `dtype`.
+Tensor in_input_dtype(const GradContext& c, const Tensor& grad) {
+  return grad.dtype() == c.info(0).dtype ? grad : grad.to(c.info(0).dtype);
+}
 TensorList d_sum(const GradContext& c) {
   const Shape& shape = c.info(0).shape;
-  return {unreduce(c.grad(), shape, reduced_dims(c.attrs(), shape.size()), keepdim_of(c.attrs()))};
+  return {in_input_dtype(c, unreduce(c.grad(), shape, reduced_dims(c.attrs(), shape.size()), keepdim_of(c.attrs())))};
 }
 TensorList d_mean(const GradContext& c) {
   const Shape& shape = c.info(0).shape;
   const Shape dims = reduced_dims(c.attrs(), shape.size());
   int64_t count = 1;
   for (int64_t d : dims) count *= shape[d < 0 ? d + shape.size() : d];
-  return {unreduce(c.grad(), shape, dims, keepdim_of(c.attrs())) / static_cast<double>(count)};
+  return {in_input_dtype(c, unreduce(c.grad(), shape, dims, keepdim_of(c.attrs())) / static_cast<double>(count))};
 }
 // max / min: a whole reduction shares the gradient evenly among the extreme elements; along a dim it
 // goes to the element the indices name.
@@ -371,8 +382,10 @@ TensorList d_max_pool2d_with_indices(const GradContext& c) {
 }
 TensorList d_avg_pool2d(const GradContext& c) {
   const Attrs& a = c.attrs();
+  const std::optional<int64_t> divisor =
+      a.is_none("divisor_override") ? std::nullopt : std::optional(a.get<int64_t>("divisor_override"));
   return {avg_pool2d_backward(c.grad(), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
-                              a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"), std::nullopt)};
+                              a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"), divisor)};
 }
 TensorList d_adaptive_avg_pool2d(const GradContext& c) { return {_adaptive_avg_pool2d_backward(c.grad(), c.input(0))}; }
 

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       std::vector<double> fwd, bwd;
       for (int r = 0; r < kWarmup + o.runs; ++r) {
         auto t0 = std::chrono::steady_clock::now();
-        tl::Tensor y = tl::batch_norm(x, weight, bias, running_mean, running_var, true, 0.1, 1e-5);
+        tl::Tensor y = tl::batch_norm(x, weight, bias, running_mean, running_var, true, 0.1, 1e-5, true);
         const double f = tl::bench::milliseconds_since(t0);
         t0 = std::chrono::steady_clock::now();
         auto g = tl::native_batch_norm_backward(grad, x, weight, {}, {}, {}, {}, true, 1e-5, {true, true, true});

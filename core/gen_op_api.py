@@ -62,7 +62,9 @@ class Op:
         self.returns = [r.strip().split(" ")[0] for r in rets.split(",")]
 
     def binary_pointwise(self):
-        return self.pointwise and len(self.args) == 2 and all(a.base == "Tensor" for a in self.args)
+        """Two tensor operands, then only arguments with defaults (add's alpha)."""
+        return (self.pointwise and len(self.args) >= 2 and all(a.base == "Tensor" for a in self.args[:2])
+                and all(a.default is not None for a in self.args[2:]))
 
 
 def parse_op_list(path):
@@ -122,6 +124,15 @@ def cpp_default(arg):
     if d.startswith("'"):
         return '"' + d[1:-1] + '"'
     return d
+
+
+def fixed_default(arg):
+    """An argument's default as the AttrValue expression an overload without that parameter passes."""
+    if arg.default == "None":
+        return "AttrValue{}"
+    if arg.base == "Scalar":
+        return f"detail::attr(Scalar({arg.default}))"
+    return cpp_default(arg)
 
 
 def returns_type(op):
@@ -201,7 +212,7 @@ def overloads(op):
             if a.name == "dim" and a.base in ("int?", "int[]?", "int[1]?") and a.default == "None"]
     if dims and all(a.default is not None for a in op.args[dims[0]:]):
         i = dims[0]
-        fixed = {a.name: ("AttrValue{}" if a.default == "None" else cpp_default(a)) for a in op.args[i:]}
+        fixed = {a.name: fixed_default(a) for a in op.args[i:]}
         result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
         if op.args[i].base == "int[1]?":
             # One int (x.sum(0)) is kept as an int, so a trace records it as written; a braced list
@@ -235,6 +246,11 @@ def api_decls(ops, variant):
     return lines
 
 
+def operator_defaults(op):
+    """An operator takes the two operands; the rest (add's alpha) keep their defaults."""
+    return {a.name: fixed_default(a) for a in op.args[2:]}
+
+
 def operator_overloads(ops):
     """(declaration, body) of each C++ operator the Python-operator column names."""
     result = []
@@ -244,7 +260,7 @@ def operator_overloads(ops):
                            f"return dispatch::call1(OpKind::{op.enum}, {{self}}, {{}}, CallStyle::Operator);"))
         if op.pyop in REFLECTED_OPERATORS:
             other = op.args[1].name
-            reflected = Overload(op, op.args, {}, scalar_second=True)
+            reflected = Overload(op, op.args[:2], operator_defaults(op), scalar_second=True)
             result.append((f"Tensor operator{REFLECTED_OPERATORS[op.pyop]}(const Scalar& {other}, const Tensor& self)",
                            f"return {reflected.call('self', 'ReflectedOperator')};"))
         if op.pyop in MIRRORED_COMPARISONS:
@@ -259,7 +275,10 @@ def operator_overloads(ops):
             if op.pyop not in table:
                 continue
             other = op.args[1].name
-            for ov in overloads(op):
+            operands = [Overload(op, op.args[:2], operator_defaults(op))]
+            if op.binary_pointwise():
+                operands.append(Overload(op, op.args[:2], operator_defaults(op), scalar_second=True))
+            for ov in operands:
                 t = "const Scalar&" if ov.scalar_second else "const Tensor&"
                 if compound:
                     decl = f"Tensor& operator{table[op.pyop]}(Tensor& self, {t} {other})"

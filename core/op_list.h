@@ -34,10 +34,10 @@
   _(Rand, rand, "aten::rand", "rand(int[] size, *, ScalarType dtype=torch.float32) -> Tensor", "", "nondeterministic_seeded", "function") \
   _(Randn, randn, "aten::randn", "randn(int[] size, *, ScalarType dtype=torch.float32) -> Tensor", "", "nondeterministic_seeded", "function") \
   /* copies and conversion */                                                                            \
-  _(Copy_, copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src) -> Tensor(a!)", "", "", "method")            \
+  _(Copy_, copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", "", "", "method")            \
   _(Clone, clone, "aten::clone", "clone(Tensor self) -> Tensor", "", "", "method")                                \
   _(Contiguous, contiguous, "aten::contiguous", "contiguous(Tensor(a) self) -> Tensor(a)", "", "", "manual")      \
-  _(To, to, "aten::to", "to(Tensor(a) self, ScalarType dtype) -> Tensor(a)", "", "", "method")                    \
+  _(To, to, "aten::to", "to(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor(a)", "", "", "method")                    \
   /* views: share storage with their input */                                                            \
   _(View, view, "aten::view", "view(Tensor(a) self, int[] size) -> Tensor(a)", "", "", "method")                  \
   _(Reshape, reshape, "aten::reshape", "reshape(Tensor(a) self, int[] shape) -> Tensor(a)", "", "", "function, method")     \
@@ -73,15 +73,15 @@
   _(Sigmoid_, sigmoid_, "aten::sigmoid_", "sigmoid_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise", "method")   \
   _(Tanh_, tanh_, "aten::tanh_", "tanh_(Tensor(a!) self) -> Tensor(a!)", "", "pointwise", "method")               \
   /* binary elementwise with broadcasting; `other` is a tensor input or a Scalar attribute */            \
-  _(Add, add, "aten::add", "add(Tensor self, Tensor other) -> Tensor", "add", "pointwise", "function, method")              \
-  _(Sub, sub, "aten::sub", "sub(Tensor self, Tensor other) -> Tensor", "sub", "pointwise", "function, method")              \
+  _(Add, add, "aten::add", "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "add", "pointwise", "function, method")              \
+  _(Sub, sub, "aten::sub", "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", "sub", "pointwise", "function, method")              \
   _(Mul, mul, "aten::mul", "mul(Tensor self, Tensor other) -> Tensor", "mul", "pointwise", "function, method")              \
   _(Div, div, "aten::div", "div(Tensor self, Tensor other) -> Tensor", "truediv", "pointwise", "function, method")          \
   _(Pow, pow, "aten::pow", "pow(Tensor self, Tensor exponent) -> Tensor", "pow", "pointwise", "function, method")           \
   _(Rsub, rsub, "aten::rsub", "rsub(Tensor self, Tensor other) -> Tensor", "rsub", "pointwise", "function")             \
   _(Rtruediv, rtruediv, "", "__rtruediv__(Tensor self, Scalar other) -> Tensor", "rtruediv", "pointwise", "")          \
-  _(Add_, add_, "aten::add_", "add_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "iadd", "pointwise", "method") \
-  _(Sub_, sub_, "aten::sub_", "sub_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "isub", "pointwise", "method") \
+  _(Add_, add_, "aten::add_", "add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "iadd", "pointwise", "method") \
+  _(Sub_, sub_, "aten::sub_", "sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", "isub", "pointwise", "method") \
   _(Mul_, mul_, "aten::mul_", "mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "imul", "pointwise", "method") \
   _(Div_, div_, "aten::div_", "div_(Tensor(a!) self, Tensor other) -> Tensor(a!)", "itruediv", "pointwise", "method") \
   _(Pow_, pow_, "aten::pow_", "pow_(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", "ipow", "pointwise", "method") \
@@ -104,8 +104,8 @@
   _(Allclose, allclose, "aten::allclose", "allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", "", "", "function") \
   _(Equal, equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "", "", "function")                    \
   /* reductions; max/min with a dim return (values, indices) */                                          \
-  _(Sum, sum, "aten::sum", "sum(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", "", "", "function, method")   \
-  _(Mean, mean, "aten::mean", "mean(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", "", "", "function, method") \
+  _(Sum, sum, "aten::sum", "sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method")   \
+  _(Mean, mean, "aten::mean", "mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", "", "", "function, method") \
   _(Max, max, "aten::max", "max(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", "", "", "manual") \
   _(Min, min, "aten::min", "min(Tensor self, int? dim=None, bool keepdim=False) -> (Tensor values, Tensor indices)", "", "", "manual") \
   _(Argmax, argmax, "aten::argmax", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", "", "", "function, method") \
@@ -124,9 +124,9 @@
   _(Linear, linear, "aten::linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", "", "", "function") \
   /* neural-network kernels (oneDNN) */                                                                  \
   _(Conv2d, conv2d, "aten::conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1) -> Tensor", "", "", "function") \
-  _(BatchNorm, batch_norm, "aten::batch_norm", "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> Tensor", "", "", "function") \
+  _(BatchNorm, batch_norm, "aten::batch_norm", "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor", "", "", "function") \
   _(MaxPool2d, max_pool2d, "aten::max_pool2d", "max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor", "", "", "function") \
-  _(AvgPool2d, avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", "", "", "function") \
+  _(AvgPool2d, avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", "", "", "function") \
   _(AdaptiveAvgPool2d, adaptive_avg_pool2d, "aten::adaptive_avg_pool2d", "adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", "", "", "function") \
   _(Dropout, dropout, "aten::dropout", "dropout(Tensor input, float p, bool train) -> Tensor", "", "nondeterministic_seeded", "function") \
   /* their backward kernels (autograd's derivative formulas call them); bool[3] output_mask says    */ \

@@ -18,7 +18,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
-  return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
 Tensor relu(const Tensor& input, bool inplace) {

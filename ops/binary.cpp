@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/record_function.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
@@ -47,6 +48,7 @@ enum class Types { All, Numeric, Floating };
 // checks PyTorch makes, and f over the compute type (float for bfloat16). Defaults first.
 struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
+  static constexpr bool kAlpha = false;  // takes `Scalar alpha=1`, the factor of other (add, sub)
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
 };
@@ -54,6 +56,7 @@ struct BinaryOpDefaults {
 struct Add : BinaryOpDefaults {
   static constexpr const char* kName = "add";
   static constexpr const char* kInplaceName = "add_";
+  static constexpr bool kAlpha = true;
   static constexpr Types kTypes = Types::All;
   template <typename A>
   static A f(A a, A b) {
@@ -66,6 +69,7 @@ struct Add : BinaryOpDefaults {
 struct Sub : BinaryOpDefaults {
   static constexpr const char* kName = "sub";
   static constexpr const char* kInplaceName = "sub_";
+  static constexpr bool kAlpha = true;
   static constexpr Types kTypes = Types::Numeric;
   static void check(const BinaryOperands& b, const char* name) {
     const bool self_bool = b.self.dtype() == DType::Bool, other_bool = b.other_dtype == DType::Bool;
@@ -127,21 +131,44 @@ struct Pow : BinaryOpDefaults {
   }
 };
 
+// f(a, b), or f(a, alpha * b) with a scale (ATen's add and sub with alpha != 1).
 template <typename Op, typename T>
-void binary_loop(const ElementwiseLoop& loop) {
+void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
   using A = detail::acc_type<T>;
-  detail::map_elements<T, T, T>(loop,
-                                [](T a, T b) { return static_cast<T>(Op::f(static_cast<A>(a), static_cast<A>(b))); });
+  if (!alpha) {
+    detail::map_elements<T, T, T>(loop,
+                                  [](T a, T b) { return static_cast<T>(Op::f(static_cast<A>(a), static_cast<A>(b))); });
+    return;
+  }
+  const A s = alpha->to<A>();
+  detail::map_elements<T, T, T>(
+      loop, [s](T a, T b) { return static_cast<T>(Op::f(static_cast<A>(a), Mul::f(s, static_cast<A>(b)))); });
 }
 
 template <typename Op>
-void run_loop(DType dtype, const ElementwiseLoop& loop, const char* name) {
+void run_loop(DType dtype, const ElementwiseLoop& loop, const char* name, const std::optional<Scalar>& alpha = {}) {
   if constexpr (Op::kTypes == Types::All) {
-    TL_DISPATCH_ALL_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop); });
+    TL_DISPATCH_ALL_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   } else if constexpr (Op::kTypes == Types::Numeric) {
-    TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop); });
+    TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   } else {
-    TL_DISPATCH_FLOATING_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop); });
+    TL_DISPATCH_FLOATING_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
+  }
+}
+
+// An op's alpha when it has one other than 1, after ATen's checks against the result type `dtype`.
+template <typename Op>
+std::optional<Scalar> alpha_of(const Attrs& attrs, DType dtype, const char* name) {
+  if constexpr (!Op::kAlpha) {
+    return std::nullopt;
+  } else {
+    if (attrs.is_none("alpha")) return std::nullopt;
+    const Scalar alpha = attrs.scalar("alpha");
+    TL_CHECK(!alpha.is_bool() || dtype == DType::Bool, name, ": Boolean alpha only supported for Boolean results.");
+    TL_CHECK(is_floating_point(dtype) || !alpha.is_floating_point(), name,
+             ": For integral input tensors, argument alpha must not be a floating point number.");
+    if (alpha.is_floating_point() ? alpha.to<double>() == 1.0 : alpha.to<int64_t>() == 1) return std::nullopt;
+    return alpha;
   }
 }
 
@@ -149,10 +176,12 @@ template <typename Op>
 TensorList binary(std::span<const Tensor> inputs, const Attrs& attrs) {
   const BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName, Op::kOther);
   Op::check(b, Op::kName);
+  const std::optional<Scalar> alpha = alpha_of<Op>(attrs, b.dtype, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
+  detail::operand_to_scopes(b, dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
   Tensor out = Tensor::allocate(b.shape, dtype);
-  run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName);
+  run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName, alpha);
   return {out};
 }
 
@@ -166,16 +195,19 @@ TensorList binary_(std::span<const Tensor> inputs, const Attrs& attrs) {
   const DType dtype = Op::compute_dtype(b.dtype);
   TL_CHECK(detail::can_cast(dtype, self.dtype()), name, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
+  const std::optional<Scalar> alpha = alpha_of<Op>(attrs, b.dtype, name);
   detail::check_no_internal_overlap(self, name);
   detail::check_no_partial_overlap(self, b.other, name);
+  detail::operand_to_scopes(b, dtype);
   const Tensor y = detail::to_dtype(b.other, dtype);
   if (dtype == self.dtype()) {
-    run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name);
+    run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name, alpha);
     return {self};
   }
-  // A wider result (float32 += float64) is computed apart, then rounded into self.
+  // A wider result (float32 += float64) is computed apart, then rounded into self with ATen's copy_.
   const Tensor wide = detail::to_dtype(self, dtype);
-  run_loop<Op>(dtype, ElementwiseLoop(wide, {wide, y}), name);
+  run_loop<Op>(dtype, ElementwiseLoop(wide, {wide, y}), name, alpha);
+  RecordFunction copy("aten::copy_", [&] { return ScopeArgs{self, wide, AttrValue(false)}; });
   detail::copy_elements(self, wide);
   return {self};
 }

@@ -52,6 +52,7 @@ Tensor compare_tensors(const Tensor& x, const Tensor& y, const Shape& shape) {
 template <typename Op>
 TensorList compare(std::span<const Tensor> inputs, const Attrs& attrs) {
   const detail::BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName);
+  detail::operand_to_scopes(b, b.dtype);
   return {compare_tensors<Op>(detail::to_dtype(b.self, b.dtype), detail::to_dtype(b.other, b.dtype), b.shape)};
 }
 

@@ -1,5 +1,5 @@
 // ops/copy.cpp — copy_, clone, contiguous and to. Results of clone/to are fresh contiguous tensors;
-// contiguous and to return their input itself when there is nothing to do, as PyTorch does.
+// contiguous and to (without copy=True) return their input itself when there is nothing to do, as PyTorch does.
 #include "core/dispatch.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
@@ -7,6 +7,7 @@
 namespace tl::kernels {
 
 // self: any shape, written in place; src broadcasts to self's shape and converts to self's dtype.
+// non_blocking changes nothing on the CPU.
 TensorList copy_(std::span<const Tensor> inputs, const Attrs&) {
   const Tensor& self = inputs[0];
   const Tensor& src = inputs[1];
@@ -42,7 +43,8 @@ TensorList contiguous(std::span<const Tensor> inputs, const Attrs&) {
 TensorList to(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& self = inputs[0];
   const DType dtype = attrs.get<DType>("dtype");
-  if (self.dtype() == dtype) return {self};
+  const bool copy = attrs.has("copy") && attrs.get<bool>("copy");
+  if (self.dtype() == dtype && !copy) return {self};
   RecordFunction to_copy("aten::_to_copy", [&] {
     return ScopeArgs{self, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
   });

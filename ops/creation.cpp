@@ -3,6 +3,7 @@
 // checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "core/dispatch.h"
 #include "core/generator.h"
@@ -13,9 +14,17 @@
 namespace tl::kernels {
 namespace {
 
+// ATen's factories fill an `empty` (a kernel allocation, not recorded here) in place: zeros with zero_,
+// the others with fill_ of the value.
 Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op) {
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
+  const bool zero = std::string_view(op) == "zeros";
+  RecordFunction fill(zero ? "aten::zero_" : "aten::fill_", [&] {
+    ScopeArgs args{TensorType{size, dtype}};
+    if (!zero) args.emplace_back(value.is_floating_point() ? AttrValue(value.to<double>()) : AttrValue(value.to<int64_t>()));
+    return args;
+  });
   TL_DISPATCH_ALL_TYPES(dtype, "full", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.raw_data());
     const scalar_t v = value.to<scalar_t>();  // not through double: int64 keeps every bit, overflow throws
@@ -26,13 +35,15 @@ Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* o
   return out;
 }
 
+// rand and randn fill an `empty` with uniform_(0, 1) and normal_(0, 1) (`fill_op`) in ATen.
 template <typename Draw>
-Tensor random(const Attrs& attrs, const char* op, Draw draw) {
+Tensor random(const Attrs& attrs, const char* op, const char* fill_op, Draw draw) {
   const DType dtype = attrs.get<DType>("dtype");
   TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
   const Shape& size = attrs.get<Shape>("size");
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
+  RecordFunction fill(fill_op, [&] { return ScopeArgs{TensorType{size, dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(dtype, op, [&] {
@@ -95,6 +106,11 @@ TensorList arange(std::span<const Tensor>, const Attrs& attrs) {
            start, ", end ", end, ", step ", step, ")");
   const DType dtype = attrs.get<DType>("dtype");
   TL_CHECK(dtype != DType::Bool, "arange: not implemented for ", dtype);
+  // ATen's arange runs arange.start_out into an empty result it then resizes (a kernel allocation).
+  RecordFunction out_overload("aten::arange", [&] {
+    return ScopeArgs{detail::attr_arg(attrs, "start"), detail::attr_arg(attrs, "end"), detail::attr_arg(attrs, "step"),
+                     TensorType{Shape{0}, dtype}};
+  });
   if (!is_floating_point(dtype))
     return {integral_arange(attrs.scalar("start"), attrs.scalar("end"), attrs.scalar("step"), dtype)};
   const double count = std::ceil((end - start) / step);
@@ -108,23 +124,21 @@ TensorList arange(std::span<const Tensor>, const Attrs& attrs) {
 }
 
 TensorList rand(std::span<const Tensor>, const Attrs& attrs) {
-  return {random(attrs, "rand", [](Generator& g) { return g.uniform(); })};
+  return {random(attrs, "rand", "aten::uniform_", [](Generator& g) { return g.uniform(); })};
 }
 
 TensorList randn(std::span<const Tensor>, const Attrs& attrs) {
-  return {random(attrs, "randn", [](Generator& g) { return g.normal(); })};
+  return {random(attrs, "randn", "aten::normal_", [](Generator& g) { return g.normal(); })};
 }
 
 }  // namespace tl::kernels
 
 namespace tl {
 
-// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_.
+// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_ (filled's).
 Tensor ones_like(const Tensor& x) {
   RecordFunction scope("aten::ones_like", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}, AttrValue{},
                                                                   AttrValue{}}; });
-  RecordFunction fill("aten::fill_",
-                      [&] { return ScopeArgs{TensorType{x.shape(), x.dtype()}, AttrValue(int64_t{1})}; });
   return kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
 }
 

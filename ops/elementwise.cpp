@@ -190,13 +190,23 @@ BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attr
     r.other_dtype = value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
     r.dtype = result_type(inputs.first(1), std::span<const Scalar>(&value, 1));
     // ATen wraps the number in a 0-d tensor of its own dtype, which TensorIterator converts to the
-    // result type (pow's Tensor_Scalar overload takes the number as it is).
-    if (r.other_dtype != r.dtype && std::string_view(op).substr(0, 3) != "pow") to_copy_scopes();
+    // result type; pow's Tensor_Scalar overload takes the number as it is and converts self with `to`.
+    if (std::string_view(op).substr(0, 3) == "pow") {
+      instant_scope("aten::result_type", [&] { return ScopeArgs{r.self, *attrs.find(attr)}; });
+      to_scopes(TensorType{r.self.shape(), r.self.dtype()}, r.dtype);
+    } else if (r.other_dtype != r.dtype) {
+      to_scopes(TensorType{{}, r.other_dtype}, r.dtype);
+    }
     r.other = scalar_to_tensor(value, r.dtype);
     r.other_is_scalar = true;
   }
   r.shape = broadcast_shapes(r.self.shape(), r.other.shape(), op);
   return r;
+}
+
+void operand_to_scopes(const BinaryOperands& b, DType dtype) {
+  if (b.self.dtype() != dtype) to_scopes(TensorType{b.self.shape(), b.self.dtype()}, dtype);
+  if (!b.other_is_scalar && b.other.dtype() != dtype) to_scopes(TensorType{b.other.shape(), b.other.dtype()}, dtype);
 }
 
 }  // namespace tl::detail

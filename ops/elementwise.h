@@ -274,4 +274,9 @@ struct BinaryOperands {
 BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
                                std::string_view attr = "other");
 
+/// What ATen's TensorIterator records converting the operands to the dtype it computes in: the `to` of
+/// each tensor operand of another dtype, self first (a number's is binary_operands'). The conversion is
+/// the caller's (to_dtype).
+void operand_to_scopes(const BinaryOperands& b, DType dtype);
+
 }  // namespace tl::detail

@@ -8,6 +8,7 @@
 
 #include "core/dispatch.h"
 #include "core/parallel.h"
+#include "ops/aten_scope.h"
 #include "ops/reduce_plan.h"
 
 namespace tl::kernels {
@@ -286,8 +287,8 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
   const Tensor& mask = inputs[1];
   TL_CHECK(mask.defined() && mask.dtype() == DType::Bool, "masked_select: expected a bool mask, got ",
            mask.defined() ? dtype_name(mask.dtype()) : "None");
-  Shape shape = broadcast_shapes(self.shape(), mask.shape(), "masked_select");
-  if (shape.empty()) shape = Shape{1};
+  const Shape broadcast = broadcast_shapes(self.shape(), mask.shape(), "masked_select");
+  const Shape shape = broadcast.empty() ? Shape{1} : broadcast;
   const auto broadcast_strides = [&](const Tensor& t) {
     Strides s(static_cast<size_t>(shape.size()), 0);
     for (int64_t d = 0; d < t.dim(); ++d) {
@@ -301,9 +302,30 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
   const Chunks chunks(numel_of(shape));
   const bool* m = mask.data<bool>();
   const int64_t ms = mask_strides[shape.size() - 1], ss = self_strides[shape.size() - 1];
-  const std::vector<int64_t> first = chunk_offsets(m, ms, walk, chunks);
+  // ATen expands operands of two shapes, counts the mask with sum (of its bools as int64) and item, sizes
+  // its result (as_strided) and, when it expanded, copies the mask dense first.
+  const bool expand = self.shape() != mask.shape();
+  if (expand) {
+    for (const Tensor* t : {&self, &mask}) {
+      RecordFunction scope("aten::expand", [&] { return ScopeArgs{*t, AttrValue(broadcast), AttrValue(false)}; });
+      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{*t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    }
+  }
+  const TensorType flags{broadcast, DType::Bool}, count{{}, DType::Int64};
+  std::vector<int64_t> first;
+  {
+    RecordFunction sum("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}}; });
+    RecordFunction dim_overload("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}, AttrValue(false), AttrValue{}}; });
+    detail::sum_scopes(flags, count, false, Shape(broadcast.size(), 1), [&] { first = chunk_offsets(m, ms, walk, chunks); });
+  }
+  {
+    RecordFunction item("aten::item", [&] { return ScopeArgs{count}; });
+    detail::instant_scope("aten::_local_scalar_dense", [&] { return ScopeArgs{count}; });
+  }
   Tensor out = Tensor::allocate({first.back()}, self.dtype());
   if (first.back() == 0) return {out};
+  detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  if (expand) detail::instant_scope("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
   const int64_t esize = self.element_size();
   const char* src = static_cast<const char*>(self.raw_data());
   char* dst = static_cast<char*>(out.raw_data());

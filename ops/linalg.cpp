@@ -142,10 +142,21 @@ void bmm_scopes(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   }
 }
 
-// ATen's reshape of `t` to `size` where a view does: aten::reshape -> aten::_reshape_alias.
-void reshape_alias_scopes(const Tensor& t, const Shape& size) {
-  RecordFunction reshape("aten::reshape", [&] { return ScopeArgs{t, AttrValue(size)}; });
-  detail::instant_scope("aten::_reshape_alias", [&] { return ScopeArgs{t, AttrValue(size), AttrValue{}}; });
+// The batch dims of `t` (rank >= 3) broadcast to `batch`, flattened into one, as a (B, r, c) view; false
+// when they do not share one stride (ATen's reshape then copies).
+bool flat_batch(const Tensor& t, const Shape& batch, Tensor& flat) {
+  const std::vector<ReduceDim> dims = detail::coalesce(batch_dims(t, batch));
+  if (dims.size() != 1) return false;
+  flat = Tensor::make(t.storage(), {numel_of(batch), t.size(-2), t.size(-1)}, {dims[0].stride, t.stride(-2), t.stride(-1)},
+                      t.storage_offset(), t.dtype());
+  return true;
+}
+
+// What ATen's mv records: addmv_ into its (m) result.
+void mv_scopes(const Tensor& mat, const Tensor& vec) {
+  detail::instant_scope("aten::addmv_", [&] {
+    return ScopeArgs{TensorType{{mat.size(0)}, mat.dtype()}, mat, vec, AttrValue(int64_t{0}), AttrValue(int64_t{1})};
+  });
 }
 
 }  // namespace
@@ -194,46 +205,73 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
   full.push_back(m);
   full.push_back(n);
   Tensor out = Tensor::allocate(shape, a.dtype());
-  // The ops ATen's matmul runs, as scopes: mm for two matrices; reshape, mm, _unsafe_view for a batch of
-  // matrices times a matrix; expand and reshape of each operand, bmm, _unsafe_view for two 3-D operands.
-  // Vector operands (mv, dot) and other batch shapes record matmul alone.
+  // The ops ATen's matmul runs, as scopes: dot, mv, or unsqueeze -> mm -> squeeze_ for a vector
+  // operand; mm for two matrices; reshape, mm (mv), _unsafe_view for a batch of matrices times a matrix
+  // (a vector); expand and reshape of each operand, bmm, _unsafe_view for broadcast batches. A vector or
+  // matrix times a batch, an unfoldable batch times a matrix, and batches whose broadcast does not flatten
+  // to a view record matmul alone.
+  const int64_t da = a.dim(), db = b.dim();
   int64_t rows = 0, row_stride = 0;
-  if (b2.dim() == 2 && a2.dim() > 2 && fold_rows(a2, rows, row_stride)) {
+  if (db <= 2 && da > 2 && fold_rows(a2, rows, row_stride)) {
     // (batch..., m, k) @ (k, n) is one (batch * m, k) @ (k, n) product, as PyTorch folds it.
     const Tensor flat = Tensor::make(a2.storage(), {rows, k}, {row_stride, a2.stride(-1)}, a2.storage_offset(), a2.dtype());
     const Tensor flat_out = Tensor::make(out.storage(), {rows, n}, {n, 1}, 0, out.dtype());
-    if (b.dim() == 2) reshape_alias_scopes(a, flat.shape());
+    detail::reshape_scopes({a.shape(), a.dtype()}, flat.shape(), true);
     {
-      std::optional<RecordFunction> mm;
-      if (b.dim() == 2) {
-        mm.emplace("aten::mm", [&] { return ScopeArgs{flat, b}; });
-        gemm_conj_scopes(flat_out, flat, b);
-      }
+      RecordFunction product(db == 2 ? "aten::mm" : "aten::mv", [&] { return ScopeArgs{flat, b}; });
+      if (db == 2) gemm_conj_scopes(flat_out, flat, b);
+      else mv_scopes(flat, b);
       batched_gemm(flat, b2, flat_out, 1, 0);
     }
-    if (b.dim() == 2)
-      detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{flat_out, AttrValue(shape)}; });
+    detail::instant_scope("aten::_unsafe_view", [&] {
+      return ScopeArgs{TensorType{db == 2 ? flat_out.shape() : Shape{rows}, out.dtype()}, AttrValue(shape)};
+    });
     return {out};
   }
   const Tensor full_out = Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype());
-  if (a.dim() == 2 && b.dim() == 2) {
+  Tensor flat_a, flat_b;
+  if (da == 1 && db == 1) {
+    RecordFunction dot("aten::dot", [&] { return ScopeArgs{a, b}; });
+    detail::instant_scope("aten::fill_", [&] { return ScopeArgs{TensorType{{}, out.dtype()}, AttrValue{}}; });
+    batched_gemm(a2, b2, full_out, 1, 0);
+  } else if (da == 2 && db == 1) {
+    RecordFunction mv("aten::mv", [&] { return ScopeArgs{a, b}; });
+    mv_scopes(a, b);
+    batched_gemm(a2, b2, full_out, 1, 0);
+  } else if (da == 1 && db == 2) {
+    {
+      RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{a, AttrValue(int64_t{0})}; });
+      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{a, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    }
+    {
+      RecordFunction mm("aten::mm", [&] { return ScopeArgs{a2, b}; });
+      gemm_conj_scopes(full_out, a2, b);
+      batched_gemm(a2, b2, full_out, 1, 0);
+    }
+    detail::instant_scope("aten::squeeze_", [&] { return ScopeArgs{full_out, AttrValue(int64_t{0})}; });
+  } else if (da == 2 && db == 2) {
     RecordFunction mm("aten::mm", [&] { return ScopeArgs{a, b}; });
     gemm_conj_scopes(out, a, b);
     batched_gemm(a2, b2, full_out, 1, 0);
-  } else if (a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0)) {
+  } else if (da >= 3 && db >= 3 && flat_batch(a, batch, flat_a) && flat_batch(b, batch, flat_b)) {
     for (const Tensor* t : {&a, &b}) {
+      Shape expanded = batch;
+      expanded.push_back(t->size(-2));
+      expanded.push_back(t->size(-1));
       {
-        RecordFunction expand("aten::expand", [&] { return ScopeArgs{*t, AttrValue(t->shape()), AttrValue(false)}; });
+        RecordFunction expand("aten::expand", [&] { return ScopeArgs{*t, AttrValue(expanded), AttrValue(false)}; });
         detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{*t, AttrValue{}, AttrValue{}, AttrValue{}}; });
       }
-      reshape_alias_scopes(*t, t->shape());
+      detail::reshape_scopes({expanded, t->dtype()}, (t == &a ? flat_a : flat_b).shape(), true);
     }
+    const Tensor flat_out = Tensor::make(out.storage(), {numel_of(batch), m, n}, contiguous_strides({numel_of(batch), m, n}),
+                                         0, out.dtype());
     {
-      RecordFunction bmm("aten::bmm", [&] { return ScopeArgs{a, b}; });
-      bmm_scopes(out, a, b);
+      RecordFunction bmm("aten::bmm", [&] { return ScopeArgs{flat_a, flat_b}; });
+      bmm_scopes(flat_out, flat_a, flat_b);
       batched_gemm(a2, b2, full_out, 1, 0);
     }
-    detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{out, AttrValue(shape)}; });
+    detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{flat_out, AttrValue(shape)}; });
   } else {
     batched_gemm(a2, b2, full_out, 1, 0);
   }

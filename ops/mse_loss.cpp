@@ -50,7 +50,7 @@ Tensor forward(const Tensor& self, const Tensor& target, int64_t reduction) {
   RecordFunction scope(reduction == 1 ? "aten::mean" : "aten::sum",
                        [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), AttrValue{}, out}; });
   if (reduction == 1) detail::mean_scopes(self, AttrValue{}, false, result, filled, n, reduce);
-  else detail::sum_scopes(result, false, filled, reduce);
+  else detail::sum_scopes(TensorType{self.shape(), self.dtype()}, result, false, filled, reduce);
   return out;
 }
 

@@ -215,8 +215,10 @@ void for_each_plane(const Tensor& x, const Tensor& out, int64_t work_per_plane, 
   });
 }
 
+// Each window's sum over its divisor, or over `divisor_override` when not 0.
 template <typename T>
-void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows, const AxisWindows& cols) {
+void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows, const AxisWindows& cols,
+                    int64_t divisor_override) {
   const int64_t oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
   for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
     for (int64_t i = 0; i < oh; ++i)
@@ -224,7 +226,8 @@ void average_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows,
         acc_t<T> sum = 0;
         for (int64_t h = rows.begin[i]; h < rows.end[i]; ++h)
           for (int64_t w = cols.begin[j]; w < cols.end[j]; ++w) sum += static_cast<acc_t<T>>(in[h * sh + w * sw]);
-        o[i * ow + j] = static_cast<T>(sum / static_cast<acc_t<T>>(rows.divisor[i] * cols.divisor[j]));
+        const int64_t divisor = divisor_override != 0 ? divisor_override : rows.divisor[i] * cols.divisor[j];
+        o[i * ow + j] = static_cast<T>(sum / static_cast<acc_t<T>>(divisor));
       }
   });
 }
@@ -307,9 +310,11 @@ bool uniform_windows(const AxisWindows& a, int64_t& kernel, int64_t& stride) {
   return stride > 0;
 }
 
-Tensor plain_average(const Tensor& x, const Shape& out_shape, const AxisWindows& rows, const AxisWindows& cols) {
+Tensor plain_average(const Tensor& x, const Shape& out_shape, const AxisWindows& rows, const AxisWindows& cols,
+                     int64_t divisor_override = 0) {
   Tensor out = Tensor::allocate(out_shape, x.dtype());
-  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "avg_pool2d", [&] { average_planes<scalar_t>(x, out, rows, cols); });
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "avg_pool2d",
+                             [&] { average_planes<scalar_t>(x, out, rows, cols, divisor_override); });
   return out;
 }
 
@@ -380,20 +385,24 @@ TensorList max_pool2d_with_indices(std::span<const Tensor> inputs, const Attrs& 
 TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
   const PoolParams p = onednn::parse_pool_params(attrs, "avg_pool2d", /*has_dilation=*/false);
   const bool include_pad = attrs.get<bool>("count_include_pad");
+  const int64_t divisor = attrs.is_none("divisor_override") ? 0 : attrs.get<int64_t>("divisor_override");
+  TL_CHECK(attrs.is_none("divisor_override") || divisor != 0, "avg_pool2d: divisor must be not zero");
   return {with_batch(inputs[0], [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "avg_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    // oneDNN divides by the whole kernel where PyTorch stops counting at the right padding.
+    // oneDNN divides by the whole kernel where PyTorch stops counting at the right padding, and knows
+    // no divisor_override.
     const Pair pad_r = right_padding(x, out_shape, p);
     const bool overhang = pad_r[0] > p.padding[0] || pad_r[1] > p.padding[1];
-    if (onednn_dtype(x.dtype()) && !(include_pad && overhang)) {
+    if (onednn_dtype(x.dtype()) && !(include_pad && overhang) && divisor == 0) {
       const auto algorithm =
           include_pad ? dnnl::algorithm::pooling_avg_include_padding : dnnl::algorithm::pooling_avg_exclude_padding;
       return *onednn_pool("avg_pool2d", algorithm, x, out_shape, p);
     }
     return plain_average(x, out_shape,
                          avg_axis(x.size(2), out_shape[2], p.kernel[0], p.stride[0], p.padding[0], include_pad),
-                         avg_axis(x.size(3), out_shape[3], p.kernel[1], p.stride[1], p.padding[1], include_pad));
+                         avg_axis(x.size(3), out_shape[3], p.kernel[1], p.stride[1], p.padding[1], include_pad),
+                         divisor);
   })};
 }
 

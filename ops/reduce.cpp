@@ -12,6 +12,7 @@
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
+#include "ops/elementwise.h"
 #include "ops/reduce_plan.h"
 
 namespace tl {
@@ -402,29 +403,44 @@ void sum_typed(const Tensor& x, const std::vector<bool>& reduce, bool mean, Tens
   });
 }
 
-TensorList sum_or_mean(const Tensor& x, const Attrs& attrs, bool mean) {
+// `input` reduced, or, with a `dtype`, `input` converted to it first (the `to` sum_scopes records).
+TensorList sum_or_mean(const Tensor& input, const Attrs& attrs, bool mean) {
   const char* op = mean ? "mean" : "sum";
+  const std::optional<DType> dtype =
+      attrs.is_none("dtype") ? std::nullopt : std::optional(attrs.get<DType>("dtype"));
   if (mean) {
-    TL_CHECK(is_floating_point(x.dtype()), "mean(): could not infer output dtype. Input dtype must be either a "
-             "floating point or complex dtype. Got: ", short_name(x.dtype()));
+    TL_CHECK(dtype || is_floating_point(input.dtype()), "mean(): could not infer output dtype. Input dtype must be "
+             "either a floating point or complex dtype. Got: ", short_name(input.dtype()));
+    TL_CHECK(!dtype || is_floating_point(*dtype), "mean(): could not infer output dtype. Optional dtype must be "
+             "either a floating point or complex dtype. Got: ", short_name(dtype.value_or(DType::Float32)));
   }
+  const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
   const std::vector<bool> reduce = dim_list(x, attrs, op);
+  // A sum of integers accumulates in int64 (or the given dtype, converted at the end).
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
   const bool keep = keepdim(attrs);
   Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keep), out_dtype);
   auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
-  const TensorType result{out.shape(), out.dtype()};
+  const TensorType result{out.shape(), dtype.value_or(out.dtype())};
   const Shape filled = detail::reduced_shape(x.shape(), reduce, true);
   if (!mean) {
-    if (attrs.is_none("dim")) run();
-    else detail::sum_scopes(result, keep, filled, run);
-    return {out};
+    // The dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both).
+    std::optional<RecordFunction> dim_overload;
+    if (attrs.is_none("dim")) {
+      dim_overload.emplace("aten::sum", [&] {
+        return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+      });
+    }
+    detail::sum_scopes({input.shape(), input.dtype()}, result, keep, filled, run);
+    return {dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out};
   }
   // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
   std::optional<RecordFunction> dim_overload;
   if (attrs.is_none("dim"))
-    dim_overload.emplace("aten::mean", [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
-  detail::mean_scopes(x, detail::attr_arg(attrs, "dim"), keep, result, filled,
+    dim_overload.emplace("aten::mean", [&] {
+      return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+    });
+  detail::mean_scopes(input, detail::attr_arg(attrs, "dim"), keep, result, filled,
                       out.numel() > 0 ? x.numel() / out.numel() : 0, run);
   return {out};
 }
@@ -474,11 +490,23 @@ TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
   const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim(attrs));
   Tensor values = Tensor::allocate(shape, x.dtype());
   if (attrs.is_none("dim")) {
+    // ATen's max() fills a 0-d result with the value it found.
+    RecordFunction fill("aten::fill_", [&] { return ScopeArgs{TensorType{{}, x.dtype()}, AttrValue{}}; });
     TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_values<scalar_t, kMax>(x, values); });
     return {values};
   }
   Tensor indices = Tensor::allocate(shape, DType::Int64);
+  // Without keepdim, ATen reduces into its results unsqueezed at dim, then squeezes them.
+  const bool keep = keepdim(attrs) || x.dim() == 0;
+  const Shape kept = detail::reduced_shape(x.shape(), reduce, true);
+  const int64_t dim = attrs.get<int64_t>("dim");
+  auto restride = [&](const char* name, const Shape& from) {
+    for (const DType dtype : {x.dtype(), DType::Int64})
+      detail::instant_scope(name, [&] { return ScopeArgs{TensorType{from, dtype}, AttrValue(dim)}; });
+  };
+  if (!keep) restride("aten::unsqueeze_", shape);
   TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_indices<scalar_t, kMax>(x, reduce, &values, indices); });
+  if (!keep) restride("aten::squeeze_", kept);
   return {values, indices};
 }
 
@@ -496,6 +524,14 @@ TensorList argmax(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Tensor& x = inputs[0];
   const std::vector<bool> reduce = single_dim(x, attrs, "argmax");
   Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), DType::Int64);
+  // ATen's argmax() reduces x reshaped to 1-D; without keepdim it views its result through as_strided.
+  if (attrs.is_none("dim")) {
+    std::vector<detail::ReduceDim> dims;
+    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back({x.size(d), x.stride(d)});
+    detail::reshape_scopes({x.shape(), x.dtype()}, Shape{-1}, detail::coalesce(dims).size() == 1);
+  }
+  if (!keepdim(attrs) && x.dim() > 0)
+    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{indices, AttrValue{}, AttrValue{}, AttrValue{}}; });
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
   return {indices};
 }

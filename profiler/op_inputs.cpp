@@ -43,11 +43,11 @@ Shape known_shape(const Tensor& t) {
   }
 }
 
-// Where torchless's schema row and the overload PyTorch records differ (#20 item 3: the rows should become
-// PyTorch's), turns the row's argument list into PyTorch's: arguments PyTorch has after the row's, which
-// torchless's kernels do not take, show as PyTorch shows their defaults (a value is a "Scalar", None is
-// ""); the dimless sum and mean are PyTorch's overloads without dim and keepdim; nonzero's as_tuple is
-// Python's, not an argument of aten::nonzero.
+// Where torchless's schema row and the overload PyTorch records differ (#20 item 3), turns the row's
+// argument list into PyTorch's: arguments PyTorch has after the row's, of types the schema language lacks
+// (MemoryFormat, Layout, Device), show as PyTorch shows their defaults (a value is a "Scalar", None is
+// ""); the dimless sum, mean, max and min are PyTorch's overloads without dim and keepdim; nonzero's
+// as_tuple is Python's, not an argument of aten::nonzero.
 void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::vector<std::string>& types) {
   const auto& args = schema_of(call.op).args;
   auto drop = [&](std::string_view name) {
@@ -60,18 +60,15 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
   };
   std::vector<const char*> missing;  // the type names of PyTorch's further arguments
   switch (call.op) {
-    case OpKind::BatchNorm: missing = {"Scalar"}; break;  // cudnn_enabled
-    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: case OpKind::Rsub:
-      missing = {"Scalar"};  // alpha
-      break;
-    case OpKind::Copy_: missing = {"Scalar"}; break;                                   // non_blocking
-    case OpKind::Clone: case OpKind::Contiguous: missing = {""}; break;                 // memory_format
-    case OpKind::To: missing = {"Scalar", "Scalar", ""}; break;  // non_blocking, copy, memory_format
+    case OpKind::Rsub: missing = {"Scalar"}; break;  // alpha, which the rsub row lacks
+    case OpKind::Clone: case OpKind::Contiguous: case OpKind::To: missing = {""}; break;  // memory_format
     case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
-    case OpKind::AvgPool2d: missing = {""}; break;  // divisor_override
+    case OpKind::Zeros: case OpKind::Ones: case OpKind::Full: case OpKind::Rand: case OpKind::Randn:
+    case OpKind::Arange: missing = {"", "", ""}; break;  // layout, device, pin_memory
     case OpKind::Sum:
     case OpKind::Mean:
-      missing = {""};  // dtype
+    case OpKind::Max:
+    case OpKind::Min:
       if (call.attrs.is_none("dim")) {
         drop("keepdim");
         drop("dim");

@@ -37,7 +37,7 @@ struct Net {
   }
   Tensor forward(const Tensor& x) {
     Tensor h = conv2d(x, p["conv1.weight"], {}, {1, 1}, {1, 1});
-    h = relu(batch_norm(h, p["bn.weight"], p["bn.bias"], p["bn.running_mean"], p["bn.running_var"], true, 0.1, 1e-5));
+    h = relu(batch_norm(h, p["bn.weight"], p["bn.bias"], p["bn.running_mean"], p["bn.running_var"], true, 0.1, 1e-5, true));
     h = relu(conv2d(h, p["conv2.weight"], p["conv2.bias"], {1, 1}, {1, 1}));
     return linear(max_pool2d(h, {2, 2}).flatten(1), p["fc.weight"], p["fc.bias"]);
   }

@@ -70,7 +70,7 @@ TEST_CASE("BatchNorm2d: buffers, defaults and eval forward equal batch_norm with
   bn.eval();
   const Tensor x = randn({2, 3, 4, 5});
   const Tensor expected = tl::batch_norm(x, bn.parameter("weight"), bn.parameter("bias"), bn.buffer("running_mean"),
-                                         bn.buffer("running_var"), false, 0.1, 1e-3);
+                                         bn.buffer("running_var"), false, 0.1, 1e-3, true);
   CHECK_TENSOR_CLOSE(bn(x), expected, 0.0, 0.0);
   CHECK(bn.buffer("num_batches_tracked").item<int64_t>() == 0);
 }
@@ -82,7 +82,7 @@ TEST_CASE("BatchNorm2d: training uses batch stats, updates running stats with mo
   const Tensor x = randn({3, 2, 4, 4});
   const Tensor out = bn(x);
   const Tensor expected =
-      tl::batch_norm(x, bn.parameter("weight"), bn.parameter("bias"), mean0, var0, true, 0.25, 1e-5);
+      tl::batch_norm(x, bn.parameter("weight"), bn.parameter("bias"), mean0, var0, true, 0.25, 1e-5, true);
   CHECK_TENSOR_CLOSE(out, expected, 0.0, 0.0);
   CHECK_TENSOR_CLOSE(bn.buffer("running_mean"), mean0, 0.0, 0.0);
   CHECK_TENSOR_CLOSE(bn.buffer("running_var"), var0, 0.0, 0.0);
@@ -97,8 +97,8 @@ TEST_CASE("BatchNorm2d: momentum=None averages cumulatively (factor 1 / num_batc
   bn(b);
   // The first batch replaces the initial stats (factor 1), the second averages in with factor 1/2.
   const Tensor mean = zeros({2}), var = ones({2});
-  tl::batch_norm(a, {}, {}, mean, var, true, 1.0, 1e-5);
-  tl::batch_norm(b, {}, {}, mean, var, true, 0.5, 1e-5);
+  tl::batch_norm(a, {}, {}, mean, var, true, 1.0, 1e-5, true);
+  tl::batch_norm(b, {}, {}, mean, var, true, 0.5, 1e-5, true);
   CHECK_TENSOR_CLOSE(bn.buffer("running_mean"), mean, 1e-6, 1e-7);
   CHECK_TENSOR_CLOSE(bn.buffer("running_var"), var, 1e-6, 1e-7);
 }
@@ -109,7 +109,7 @@ TEST_CASE("BatchNorm2d: without running stats or affine, eval still normalises w
   CHECK(bn.named_buffers().empty());
   bn.eval();
   const Tensor x = randn({2, 3, 2, 2});
-  CHECK_TENSOR_CLOSE(bn(x), tl::batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(bn(x), tl::batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5, true), 0.0, 0.0);
 }
 
 TEST_CASE("BatchNorm2d: input errors") {
@@ -194,7 +194,7 @@ TEST_CASE("functional: F's argument order and defaults map onto the ops") {
   namespace F = functional;
   const Tensor x = randn({2, 3, 6, 6});
   const Tensor mean = randn({3}), var = ones({3}), weight = randn({3});
-  CHECK_TENSOR_CLOSE(F::batch_norm(x, mean, var, weight), tl::batch_norm(x, weight, {}, mean, var, false, 0.1, 1e-5),
+  CHECK_TENSOR_CLOSE(F::batch_norm(x, mean, var, weight), tl::batch_norm(x, weight, {}, mean, var, false, 0.1, 1e-5, true),
                      0.0, 0.0);
   CHECK_TENSOR_CLOSE(F::max_pool2d(x, 2), tl::max_pool2d(x, {2, 2}, {2, 2}), 0.0, 0.0);
   CHECK_TENSOR_CLOSE(F::avg_pool2d(x, {3, 2}, 1), tl::avg_pool2d(x, {3, 2}, {1, 1}), 0.0, 0.0);

@@ -128,8 +128,10 @@ SAMPLES = {
     "native_dropout_backward": {"plain": lambda x, y: torch.ops.aten.native_dropout_backward(x, y > 1.0, 2.0)},
     "allclose": {"self": lambda x, y: torch.allclose(x, x), "equal_nan": lambda x, y: torch.allclose(x, x, equal_nan=True)},
     "equal": {"self": lambda x, y: torch.equal(x, x)},
-    "sum": {"all": lambda x, y: x.sum(), "dims": lambda x, y: x.sum([2, 3])},
-    "mean": {"all": lambda x, y: x.mean(), "dim": lambda x, y: x.mean([3])},
+    "sum": {"all": lambda x, y: x.sum(), "dims": lambda x, y: x.sum([2, 3]),
+            "dtype": lambda x, y: x.sum([2, 3], dtype=torch.float64)},
+    "mean": {"all": lambda x, y: x.mean(), "dim": lambda x, y: x.mean([3]),
+             "dtype": lambda x, y: x.mean([3], True, dtype=torch.float64)},
     "max": {"all": lambda x, y: x.max(), "dim": lambda x, y: tuple(x.max(3))},
     "min": {"all": lambda x, y: x.min(), "dim": lambda x, y: tuple(x.min(3))},
     "argmax": {"all": lambda x, y: x.argmax(), "dim": lambda x, y: x.argmax(3)},
@@ -154,7 +156,8 @@ SAMPLES = {
                    "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),
                    "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
     "avg_pool2d": {"k2": lambda x, y: F.avg_pool2d(x, 2), "k3s2p1": lambda x, y: F.avg_pool2d(x, 3, 2, 1),
-                   "ceil_exclude_pad": lambda x, y: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)},
+                   "ceil_exclude_pad": lambda x, y: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                   "divisor_override": lambda x, y: F.avg_pool2d(x, 3, 2, 1, divisor_override=5)},
     "adaptive_avg_pool2d": {"2x2": lambda x, y: F.adaptive_avg_pool2d(x, 2),
                             "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3)},
     "dropout": {"eval": lambda x, y: F.dropout(x, 0.5, False)},
@@ -259,6 +262,9 @@ for name in ["add", "sub", "mul", "div", "pow"]:
     SAMPLES[name] = {"self": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
                      "other": (lambda n: lambda x, y: getattr(torch, n)(y, x))(name)}
     SAMPLES[name + "_"] = {"self": inplace2(name + "_")}
+for name, alpha in [("add", 2.5), ("sub", 0.5)]:
+    SAMPLES[name]["alpha"] = (lambda n, a: lambda x, y: getattr(torch, n)(x, y, alpha=a))(name, alpha)
+    SAMPLES[name + "_"]["alpha"] = (lambda n, a: lambda x, y: getattr(x.clone(), n)(y, alpha=a))(name + "_", alpha)
 for name in ["gt", "lt", "ge", "le", "eq", "ne"]:
     SAMPLES[name] = {"xy": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
                      "xx": (lambda n: lambda x, y: getattr(torch, n)(x, x))(name)}

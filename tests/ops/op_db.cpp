@@ -62,8 +62,8 @@ Samples binary(Tensor (*f)(const Tensor&, const Tensor&)) {
   return {Sample{"self", [f](const Tensor& x, const Tensor& y) { return list(f(x, y)); }}.generic(),
           Sample{"other", [f](const Tensor& x, const Tensor& y) { return list(f(y, x)); }}.generic()};
 }
-Samples binary_(Tensor& (Tensor::*f)(const Tensor&)) {
-  return {Sample{"self", [f](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list((c.*f)(y)); }}.generic()};
+Samples binary_(Tensor& (*f)(Tensor&, const Tensor&)) {
+  return {Sample{"self", [f](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(f(c, y)); }}.generic()};
 }
 Samples compare(Tensor (Tensor::*f)(const Tensor&) const) {
   return {Sample{"xy", [f](const Tensor& x, const Tensor& y) { return list((x.*f)(y)); }}.generic(),
@@ -180,12 +180,30 @@ Samples opinfo_hardswish() {
 
 #define TL_BINARY_OPINFO(name)                                             \
   Samples opinfo_##name() { return binary(name); }                         \
-  Samples opinfo_##name##_() { return binary_(&Tensor::name##_); }
-TL_BINARY_OPINFO(add)
-TL_BINARY_OPINFO(sub)
+  Samples opinfo_##name##_() {                                             \
+    return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.name##_(other); }); \
+  }
 TL_BINARY_OPINFO(mul)
 TL_BINARY_OPINFO(div)
 #undef TL_BINARY_OPINFO
+// add and sub also with alpha, the factor of other.
+#define TL_ALPHA_OPINFO(name, alpha)                                                                               \
+  Samples opinfo_##name() {                                                                                      \
+    Samples s = binary([](const Tensor& a, const Tensor& b) { return name(a, b); });                               \
+    s.push_back(Sample{"alpha", [](const Tensor& x, const Tensor& y) { return list(name(x, y, alpha)); }}.generic()); \
+    return s;                                                                                                    \
+  }                                                                                                              \
+  Samples opinfo_##name##_() {                                                                                   \
+    Samples s = binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.name##_(other); });         \
+    s.push_back(Sample{"alpha", [](const Tensor& x, const Tensor& y) {                                           \
+                  Tensor c = x.clone();                                                                          \
+                  return list(c.name##_(y, alpha));                                                              \
+                }}.generic());                                                                                   \
+    return s;                                                                                                    \
+  }
+TL_ALPHA_OPINFO(add, 2.5)
+TL_ALPHA_OPINFO(sub, 0.5)
+#undef TL_ALPHA_OPINFO
 Samples opinfo_rsub() {
   Samples s = binary(rsub);
   s.push_back(Sample{"number", [](const Tensor& x, const Tensor&) { return list(2.0 - x); }}.generic());
@@ -196,7 +214,9 @@ Samples opinfo_rtruediv() {
       "Python's Tensor.__rtruediv__, not an ATen op: a profile holds the reciprocal and mul it runs")};
 }
 Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
-Samples opinfo_pow_() { return binary_(&Tensor::pow_); }
+Samples opinfo_pow_() {
+  return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.pow_(other); });
+}
 Samples opinfo_clamp() { return one_generic([](const Tensor& x, const Tensor&) { return list(clamp(x, -1.0, 1.0)); }); }
 Samples opinfo_clamp_() {
   return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_(-1.0, 1.0)); });
@@ -257,11 +277,13 @@ Samples opinfo_equal() {
 // ---- reductions ----
 Samples opinfo_sum() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(sum(x)); }}.sums(),
-          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(sum(x, {2, 3})); }}.sums()};
+          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(sum(x, {2, 3})); }}.sums(),
+          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(sum(x, {2, 3}, false, DType::Float64)); }}.sums()};
 }
 Samples opinfo_mean() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(mean(x)); }}.sums(),
-          Sample{"dim", [](const Tensor& x, const Tensor&) { return list(mean(x, {3})); }}.sums().generic()};
+          Sample{"dim", [](const Tensor& x, const Tensor&) { return list(mean(x, {3})); }}.sums().generic(),
+          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(mean(x, {3}, true, DType::Float64)); }}.sums()};
 }
 Samples opinfo_max() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(max(x)); }},
@@ -339,12 +361,12 @@ Samples opinfo_conv2d() {
 Samples opinfo_batch_norm() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) {
             const DType t = x.dtype();  // float32 here, float64 in the gradient check
-            return list(batch_norm(x, bn(0).to(t), bn(1).to(t), bn(2).to(t), bn(3).to(t), false, 0.1, 1e-5));
+            return list(batch_norm(x, bn(0).to(t), bn(1).to(t), bn(2).to(t), bn(3).to(t), false, 0.1, 1e-5, true));
           }}.sums().generic(),
           Sample{"train", [](const Tensor& x, const Tensor&) {
             const DType t = x.dtype();
             const Tensor rm = bn(2).to(t), rv = bn(3).to(t);
-            const Tensor out = batch_norm(x, bn(0).to(t), bn(1).to(t), rm, rv, true, 0.1, 1e-5);
+            const Tensor out = batch_norm(x, bn(0).to(t), bn(1).to(t), rm, rv, true, 0.1, 1e-5, true);
             return TensorList{out, rm, rv};
           }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
                              "updated again by every run")};
@@ -361,6 +383,9 @@ Samples opinfo_avg_pool2d() {
           Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }}.sums(),
           Sample{"ceil_exclude_pad", [](const Tensor& x, const Tensor&) {
             return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, false));
+          }}.sums(),
+          Sample{"divisor_override", [](const Tensor& x, const Tensor&) {
+            return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true, 5));
           }}.sums()};
 }
 Samples opinfo_adaptive_avg_pool2d() {

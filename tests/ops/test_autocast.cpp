@@ -43,7 +43,7 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"log_softmax", [] { return log_softmax(bf({4, 5}), 1); }},
       {"sum", [] { return sum(bf({4, 5})); }},
       {"batch_norm_float32",
-       [] { return batch_norm(f32({2, 3, 4, 4}), {}, {}, zeros({3}), ones({3}), true, 0.1, 1e-5); }},
+       [] { return batch_norm(f32({2, 3, 4, 4}), {}, {}, zeros({3}), ones({3}), true, 0.1, 1e-5, true); }},
       {"conv2d_in_disabled_scope",
        [] {
          autocast off({.enabled = false});

@@ -83,7 +83,7 @@ TEST_CASE("native_batch_norm_backward: the reference loops agree with central di
     const BnGradients want = reference_backward(grad, x, w, rm, rv, train);
     // L = sum(grad * batch_norm(x, w, b)); momentum 0 keeps the running stats as they are.
     const auto loss = [&] {
-      return (grad * batch_norm(x, w, b, rm, rv, train, 0.0, kEps)).sum().item<double>();
+      return (grad * batch_norm(x, w, b, rm, rv, train, 0.0, kEps, true)).sum().item<double>();
     };
     const double h = 1e-6;
     const std::pair<Tensor, Tensor> operands[] = {{x, want.input}, {w, want.weight}, {b, want.bias}};

@@ -14,6 +14,7 @@
 
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
+#include "tests/ops/nn_testing.h"
 #include "tests/support/reflected_forms.h"
 #include "tests/support/tensor_check.h"
 
@@ -23,6 +24,7 @@ namespace {
 using testing::kAllDTypes;
 using testing::kLayouts;
 using testing::Layout;
+using testing::to_doubles;
 
 constexpr DType F32 = DType::Float32, F64 = DType::Float64, I64 = DType::Int64, I32 = DType::Int32,
                 B = DType::Bool, BF = DType::BFloat16;
@@ -54,28 +56,25 @@ DType expected_result(DType da, const Shape& sa, DType db, const Shape& sb) {
 struct BinaryCase {
   const char* name;
   Tensor (*op)(const Tensor&, const Tensor&);
-  Tensor (Tensor::*with_scalar)(const Scalar&) const;
-  Tensor& (Tensor::*inplace)(const Tensor&);
+  Tensor (*with_scalar)(const Tensor&, const Scalar&);
+  Tensor& (*inplace)(Tensor&, const Tensor&);
   double (*reference)(double, double);
   double a_lo, a_hi, b_lo, b_hi;  ///< ranges that keep the reference finite and integers exact
 };
 
-using ScalarMethod = Tensor (Tensor::*)(const Scalar&) const;
-using InplaceMethod = Tensor& (Tensor::*)(const Tensor&);
-Tensor pow_tensors(const Tensor& a, const Tensor& b) { return tl::pow(a, b); }
-
+// The function, the method with a number and the in-place method of each op.
+#define TL_BINARY_CASE(name)                                                      \
+  #name, [](const Tensor& a, const Tensor& b) { return tl::name(a, b); },          \
+      [](const Tensor& a, const Scalar& b) { return a.name(b); },                 \
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.name##_(b); }
 const BinaryCase kCases[] = {
-    {"add", tl::add, static_cast<ScalarMethod>(&Tensor::add), static_cast<InplaceMethod>(&Tensor::add_),
-     [](double a, double b) { return a + b; }, -4, 4, -4, 4},
-    {"sub", tl::sub, static_cast<ScalarMethod>(&Tensor::sub), static_cast<InplaceMethod>(&Tensor::sub_),
-     [](double a, double b) { return a - b; }, -4, 4, -4, 4},
-    {"mul", tl::mul, static_cast<ScalarMethod>(&Tensor::mul), static_cast<InplaceMethod>(&Tensor::mul_),
-     [](double a, double b) { return a * b; }, -4, 4, -4, 4},
-    {"div", tl::div, static_cast<ScalarMethod>(&Tensor::div), static_cast<InplaceMethod>(&Tensor::div_),
-     [](double a, double b) { return a / b; }, -4, 4, 0.5, 4},
-    {"pow", pow_tensors, static_cast<ScalarMethod>(&Tensor::pow), static_cast<InplaceMethod>(&Tensor::pow_),
-     [](double a, double b) { return std::pow(a, b); }, 0.5, 3, 0, 3},
+    {TL_BINARY_CASE(add), [](double a, double b) { return a + b; }, -4, 4, -4, 4},
+    {TL_BINARY_CASE(sub), [](double a, double b) { return a - b; }, -4, 4, -4, 4},
+    {TL_BINARY_CASE(mul), [](double a, double b) { return a * b; }, -4, 4, -4, 4},
+    {TL_BINARY_CASE(div), [](double a, double b) { return a / b; }, -4, 4, 0.5, 4},
+    {TL_BINARY_CASE(pow), [](double a, double b) { return std::pow(a, b); }, 0.5, 3, 0, 3},
 };
+#undef TL_BINARY_CASE
 
 const std::pair<Shape, Shape> kShapePairs[] = {
     {{3}, {3}},         {{}, {5}},          {{5}, {}},          {{3, 1}, {1, 4}},     {{2, 3, 4}, {4}},
@@ -231,10 +230,10 @@ TEST_CASE("binary: Python numbers promote as wrapped scalars") {
         const DType scalar_dtype = s == 0 ? B : s == 1 ? I64 : F64;
         const std::string refused = refusal(c, dtype, scalar_dtype, compute);
         if (!refused.empty()) {
-          CHECK_THROWS_WITH_AS((a.*c.with_scalar)(scalars[s]), doctest::Contains(refused.c_str()), Error);
+          CHECK_THROWS_WITH_AS(c.with_scalar(a, scalars[s]), doctest::Contains(refused.c_str()), Error);
           continue;
         }
-        const Tensor out = (a.*c.with_scalar)(scalars[s]);
+        const Tensor out = c.with_scalar(a, scalars[s]);
         CHECK(out.dtype() == compute);
         const double value = scalars[s].to<double>();
         const Tensor ref = testing::reference(a.shape(), {a}, [&](const auto& v) {
@@ -263,14 +262,14 @@ TEST_CASE("binary: in-place forms cast back only where torch.can_cast allows") {
         const std::string refused = refusal(c, ds, dother, compute);
         const bool castable = !(is_floating_point(compute) && !is_floating_point(ds)) && (compute == B || ds != B);
         if (!refused.empty()) {
-          CHECK_THROWS_WITH_AS((self.*c.inplace)(other), doctest::Contains(refused.c_str()), Error);
+          CHECK_THROWS_WITH_AS(c.inplace(self, other), doctest::Contains(refused.c_str()), Error);
         } else if (!castable) {
           const std::string message = std::string(c.name) + "_: result type " + dtype_name(compute) +
                                       " can't be cast to the desired output type " + dtype_name(ds);
-          CHECK_THROWS_WITH_AS((self.*c.inplace)(other), message.c_str(), Error);
+          CHECK_THROWS_WITH_AS(c.inplace(self, other), message.c_str(), Error);
           CHECK(tl::equal(self, before));
         } else {
-          Tensor& r = (self.*c.inplace)(other);
+          Tensor& r = c.inplace(self, other);
           CHECK(&r == &self);
           CHECK(self.dtype() == ds);
           // The result is computed in `compute`, then rounded into self's dtype.
@@ -314,6 +313,28 @@ TEST_CASE("binary: in-place shape and memory errors") {
   Tensor square = arange(0, 9, 1, DType::Float32).view({3, 3});
   CHECK_THROWS_WITH_AS(square.sub_(square.t()), doctest::Contains("some elements of the input tensor"), Error);
   CHECK_THROWS_WITH_AS(tl::add(ones({2}), Tensor()), "add: expected a tensor for 'other', got None", Error);
+}
+
+TEST_CASE("binary: add and sub scale other by alpha, in and out of place; alpha's type is checked as ATen's") {
+  const Tensor a = from_vector<double>({1.5, -2.0, 0.25}, {3}), b = from_vector<double>({4.0, 0.5, -8.0}, {3});
+  std::vector<double> plus, minus;
+  for (size_t i = 0; i < 3; ++i) {
+    plus.push_back(to_doubles(a)[i] + 2.5 * to_doubles(b)[i]);
+    minus.push_back(to_doubles(a)[i] - 2.5 * to_doubles(b)[i]);
+  }
+  CHECK(to_doubles(tl::add(a, b, 2.5)) == plus);
+  CHECK(to_doubles(tl::sub(a, b, 2.5)) == minus);
+  Tensor inplace = a.clone();
+  CHECK(to_doubles(inplace.add_(b, 2.5)) == plus);
+  CHECK(to_doubles(a.sub(3.0, 2)) == to_doubles(a.sub(6.0)));
+  const Tensor i = from_vector<int64_t>({1, 2, 3}, {3});
+  CHECK(to_doubles(tl::add(i, i, -2)) == to_doubles(i.neg()));
+  CHECK_THROWS_WITH_AS(tl::add(i, i, 0.5), "add: For integral input tensors, argument alpha must not be a floating point number.",
+                       Error);
+  CHECK_THROWS_WITH_AS(tl::add(a, b, true), "add: Boolean alpha only supported for Boolean results.", Error);
+  Tensor unchanged = i.clone();
+  CHECK_THROWS_WITH_AS(unchanged.sub_(i, 1.5), doctest::Contains("sub_: For integral input tensors"), Error);
+  CHECK(to_doubles(unchanged) == to_doubles(i));
 }
 
 TEST_CASE("binary: integer arithmetic wraps around like two's complement") {

@@ -114,7 +114,7 @@ TEST_CASE("batch_norm float64: inference and training over shapes, layouts and m
           const Params p = random_params(shape[1], /*affine=*/momentum < 0.5);
           const testing::BatchNormReference ref =
               reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, training, momentum, 1e-5);
-          const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, training, momentum, 1e-5);
+          const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, training, momentum, 1e-5, true);
           CHECK(out.dtype() == kF64);
           CHECK_TENSOR_CLOSE(out, ref.out, kTol, kTol);
           CHECK_TENSOR_CLOSE(p.running_mean, ref.running_mean, kTol, kTol);
@@ -130,22 +130,22 @@ TEST_CASE("batch_norm float64: ranks 2 to 5 and no running statistics") {
     const Params p = random_params(3, true);
     const testing::BatchNormReference ref =
         reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.2, 1e-5);
-    CHECK_TENSOR_CLOSE(batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.2, 1e-5), ref.out, kTol, kTol);
+    CHECK_TENSOR_CLOSE(batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.2, 1e-5, true), ref.out, kTol, kTol);
     CHECK_TENSOR_CLOSE(p.running_var, ref.running_var, kTol, kTol);
-    CHECK_TENSOR_CLOSE(batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5), reference_batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5).out,
+    CHECK_TENSOR_CLOSE(batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5, true), reference_batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5).out,
                        kTol, kTol);
   }
 }
 
 TEST_CASE("batch_norm float64: mixed dtypes are rejected naming both") {
   const Tensor x = randn({2, 3, 4, 4}, kF64), c64 = ones({3}, kF64), c32 = ones({3});
-  CHECK_THROWS_WITH_AS(batch_norm(x, c32, c64, c64, c64, false, 0.1, 1e-5),
+  CHECK_THROWS_WITH_AS(batch_norm(x, c32, c64, c64, c64, false, 0.1, 1e-5, true),
                        "batch_norm: weight dtype torch.float32 differs from input dtype torch.float64", Error);
-  CHECK_THROWS_WITH_AS(batch_norm(x, c64, c64, c32, c64, true, 0.1, 1e-5),
+  CHECK_THROWS_WITH_AS(batch_norm(x, c64, c64, c32, c64, true, 0.1, 1e-5, true),
                        "batch_norm: running_mean dtype torch.float32 differs from input dtype torch.float64", Error);
-  CHECK_THROWS_WITH_AS(batch_norm(x.to(DType::Float32), {}, {}, c32, c64, false, 0.1, 1e-5),
+  CHECK_THROWS_WITH_AS(batch_norm(x.to(DType::Float32), {}, {}, c32, c64, false, 0.1, 1e-5, true),
                        "batch_norm: running_var dtype torch.float64 differs from input dtype torch.float32", Error);
-  CHECK_THROWS_WITH_AS(batch_norm(x.to(DType::BFloat16), {}, {}, c64, c64, false, 0.1, 1e-5),
+  CHECK_THROWS_WITH_AS(batch_norm(x.to(DType::BFloat16), {}, {}, c64, c64, false, 0.1, 1e-5, true),
                        "batch_norm: running_mean dtype torch.float64 differs from input dtype torch.bfloat16", Error);
 }
 

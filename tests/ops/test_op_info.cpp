@@ -179,14 +179,15 @@ TEST_CASE("op info: the traced GraphModule and the Interpreter equal eager bit f
 // dimless overload (self, dtype) besides (self, dim, keepdim, dtype).
 std::vector<size_t> pytorch_arguments(OpKind op) {
   switch (op) {
-    case OpKind::BatchNorm: return {9};  // + cudnn_enabled
-    case OpKind::Add: case OpKind::Add_: case OpKind::Sub: case OpKind::Sub_: case OpKind::Rsub: return {3};  // + alpha
-    case OpKind::Copy_: return {3};  // + non_blocking
+    case OpKind::Rsub: return {3};  // + alpha, which the rsub row lacks
     case OpKind::Clone: case OpKind::Contiguous: return {2};  // + memory_format
-    case OpKind::To: return {5};  // + non_blocking, copy, memory_format
+    case OpKind::To: return {5};  // + memory_format
     case OpKind::Empty: return {6};  // + layout, device, pin_memory, memory_format
-    case OpKind::AvgPool2d: return {7};  // + divisor_override
-    case OpKind::Sum: case OpKind::Mean: return {2, 4};
+    case OpKind::Zeros: case OpKind::Ones: case OpKind::Rand: case OpKind::Randn: return {5};  // + layout, device, pin_memory
+    case OpKind::Full: return {6};  // + layout, device, pin_memory
+    case OpKind::Arange: return {4, 7};  // + layout, device, pin_memory; 4: the start_out overload inside
+    case OpKind::Sum: case OpKind::Mean: return {2, 4};  // the dimless overload, and the dim one inside it
+    case OpKind::Max: case OpKind::Min: return {1, 3};
     case OpKind::Nonzero: return {1};  // as_tuple is Python's
     default: return {};
   }

@@ -76,7 +76,8 @@ Tensor reference_max_pool(const Tensor& x, const PoolCase& c) {
 
 /// PyTorch's rule: the window is clipped to [.., size + padding) for the divisor with
 /// count_include_pad, and to the input itself for the sum (and the divisor without it).
-Tensor reference_avg_pool(const Tensor& x, const PoolCase& c, bool count_include_pad) {
+// divisor_override: the divisor of every window when not 0.
+Tensor reference_avg_pool(const Tensor& x, const PoolCase& c, bool count_include_pad, int64_t divisor_override = 0) {
   const std::vector<double> in = to_doubles(x);
   const int64_t C = x.size(1), H = x.size(2), W = x.size(3);
   return pool_reference(x, c, [&](int64_t n, int64_t ch, int64_t h0, int64_t w0) {
@@ -86,7 +87,7 @@ Tensor reference_avg_pool(const Tensor& x, const PoolCase& c, bool count_include
     int64_t count = 0;
     for (int64_t h = std::max<int64_t>(h0, 0); h < std::min(h1, H); ++h)
       for (int64_t w = std::max<int64_t>(w0, 0); w < std::min(w1, W); ++w, ++count) sum += in[((n * C + ch) * H + h) * W + w];
-    return sum / static_cast<double>(count_include_pad ? padded_count : count);
+    return sum / static_cast<double>(divisor_override != 0 ? divisor_override : count_include_pad ? padded_count : count);
   });
 }
 
@@ -142,6 +143,23 @@ TEST_CASE("avg_pool2d: matches the naive reference with and without count_includ
           CHECK_TENSOR_CLOSE(out, reference_avg_pool(x, c, include_pad), tolerance(dtype), tolerance(dtype));
         }
   }
+}
+
+TEST_CASE("avg_pool2d: divisor_override divides every window's sum by it; zero is refused") {
+  manual_seed(23);
+  for (const PoolCase& c : kCases) {
+    if (c.dilation != Shape{1, 1}) continue;
+    for (DType dtype : {DType::Float32, DType::Float64})
+      for (bool include_pad : {true, false}) {
+        INFO("input ", c.input, " ", dtype, ", kernel ", c.kernel, ", stride ", c.stride, ", padding ", c.padding,
+             ", ceil_mode ", c.ceil_mode, ", count_include_pad ", include_pad);
+        const Tensor x = testing::random_nchw(c.input, testing::kNchwLayouts[0], dtype);
+        const Tensor out = avg_pool2d(x, c.kernel, c.stride, c.padding, c.ceil_mode, include_pad, 3);
+        CHECK_TENSOR_CLOSE(out, reference_avg_pool(x, c, include_pad, 3), tolerance(dtype), tolerance(dtype));
+      }
+  }
+  CHECK_THROWS_WITH_AS(avg_pool2d(randn({1, 1, 4, 4}), {2, 2}, {}, {0, 0}, false, true, 0),
+                       "avg_pool2d: divisor must be not zero", Error);
 }
 
 TEST_CASE("max_pool2d / avg_pool2d: default stride, single values, unbatched and empty input") {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/generator.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
@@ -291,6 +292,23 @@ TEST_CASE("reductions: full reductions honour keepdim, empty sums and means give
   CHECK(max(ones({4}), 0, true).first.shape() == Shape{1});
   CHECK(scalar_tensor(5.0, DType::Float32).max(0).second.item<int64_t>() == 0);
   CHECK(scalar_tensor(5.0, DType::Float32).sum({0}, true).shape() == Shape{});
+}
+
+TEST_CASE("sum and mean: a dtype converts the input first and gives a result of that dtype") {
+  manual_seed(31);
+  const Tensor x = randn({3, 4, 5});
+  const Tensor wide = x.to(DType::Float64);
+  CHECK_TENSOR_CLOSE(sum(x, {1, 2}, false, DType::Float64), sum(wide, {1, 2}), 0, 0);
+  CHECK_TENSOR_CLOSE(mean(x, {0}, true, DType::Float64), mean(wide, {0}, true), 0, 0);
+  const Tensor ints = ones({2, 3}, DType::Int32);
+  const Tensor narrow = sum(ints, {1}, false, DType::Int32);
+  CHECK(narrow.dtype() == DType::Int32);
+  CHECK_TENSOR_CLOSE(narrow, sum(ints, {1}).to(DType::Int32), 0, 0);
+  CHECK_TENSOR_CLOSE(mean(ints, {1}, false, DType::Float32), mean(ints.to(DType::Float32), {1}), 0, 0);
+  CHECK_THROWS_WITH_AS(mean(x, {0}, false, DType::Int64),
+                       "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+                       "complex dtype. Got: Long",
+                       Error);
 }
 
 TEST_CASE("reductions: errors name the op and the offending values") {

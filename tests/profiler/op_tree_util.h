@@ -29,7 +29,7 @@ inline std::string text_of(const Line& line) { return std::string(2 * line.depth
 struct NotMirrored {
   const char* name;
   // "op": when its parent is an op; "scope": when its parent is a user scope; "scope start": when it is a
-  // user scope's first child; "root": at the top
+  // user scope's first child; "root before scope": at the top, the next top-level event a user scope
   const char* where;
   const char* why;
 };
@@ -39,7 +39,7 @@ inline constexpr NotMirrored kNotMirrored[] = {
     {"aten::empty_strided", "op", "a kernel's allocations (as above)"},
     {"aten::as_strided_", "op", "mkldnn_convolution restrides the result it allocated (as above)"},
     {"aten::resize_", "op", "an out= kernel sizes the result it allocated (as above)"},
-    {"aten::zeros", "root", "Python's record_function allocates its handle before it opens the scope"},
+    {"aten::zeros", "root before scope", "Python's record_function allocates its handle before it opens the scope"},
     {"aten::empty", "scope start", "record_function's __enter__ allocates inside the scope it opens"},
     {"aten::detach", "scope", "host.numpy(): the NumPy bridge of Python's MyModule"},
     {"aten::to", "scope", "torch.from_numpy(): the NumPy bridge (as above)"},
@@ -48,11 +48,13 @@ inline constexpr NotMirrored kNotMirrored[] = {
     {"aten::lift_fresh", "scope", "the NumPy bridge (as above)"},
 };
 
-// `first`: the line is its parent's first child.
-inline bool not_mirrored(const Line& line, const Line* parent, bool first) {
-  const std::string where = parent == nullptr                      ? "root"
-                            : parent->name.rfind("aten::", 0) == 0 ? "op"
-                                                                   : "scope";
+inline bool is_op(const std::string& name) { return name.rfind("aten::", 0) == 0; }
+
+// `first`: the line is its parent's first child; `next_root`: the name of the next top-level line.
+inline bool not_mirrored(const Line& line, const Line* parent, bool first, const std::string& next_root) {
+  const std::string where = parent == nullptr ? (next_root.empty() || is_op(next_root) ? "root" : "root before scope")
+                            : is_op(parent->name) ? "op"
+                                                  : "scope";
   for (const NotMirrored& n : kNotMirrored)
     if (line.name == n.name && (where == n.where || (first && where == "scope" && std::string(n.where) == "scope start")))
       return true;
@@ -63,11 +65,8 @@ inline bool not_mirrored(const Line& line, const Line* parent, bool first) {
 // without kNotMirrored's events.
 inline std::vector<std::string> reference_tree(const std::string& file, const std::string& begin) {
   std::istringstream in(tl::testing::read_reference(file));
-  std::vector<std::string> out;
-  std::vector<Line> ancestors;  // the kept path to the current line
+  std::vector<std::string> section;
   bool inside = begin.empty();
-  int skip_below = -1;  // depth of a dropped event whose subtree is being skipped
-  int previous_depth = -1;
   for (std::string text; std::getline(in, text);) {
     if (text.empty()) continue;
     if (text[0] == '#') {
@@ -75,7 +74,17 @@ inline std::vector<std::string> reference_tree(const std::string& file, const st
       inside = inside || text == begin;
       continue;
     }
-    if (!inside) continue;
+    if (inside) section.push_back(text);
+  }
+  std::vector<std::string> out;
+  std::vector<Line> ancestors;  // the kept path to the current line
+  int skip_below = -1;  // depth of a dropped event whose subtree is being skipped
+  int previous_depth = -1;
+  for (size_t i = 0; i < section.size(); ++i) {
+    const std::string& text = section[i];
+    std::string next_root;
+    for (size_t k = i + 1; k < section.size() && next_root.empty(); ++k)
+      if (section[k][0] != ' ') next_root = section[k].substr(0, section[k].find(' '));
     Line line;
     line.depth = static_cast<int>(text.find_first_not_of(' ') / 2);
     const size_t name_end = text.find(' ', 2 * line.depth);
@@ -86,7 +95,7 @@ inline std::vector<std::string> reference_tree(const std::string& file, const st
     const bool first = line.depth > previous_depth;
     previous_depth = line.depth;
     ancestors.resize(static_cast<size_t>(line.depth));
-    if (not_mirrored(line, ancestors.empty() ? nullptr : &ancestors.back(), first)) {
+    if (not_mirrored(line, ancestors.empty() ? nullptr : &ancestors.back(), first, next_root)) {
       skip_below = line.depth;
       continue;
     }

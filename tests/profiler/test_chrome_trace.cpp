@@ -77,11 +77,14 @@ TEST_CASE("chrome_trace: complete events, memory instants and metadata parse bac
   }
   CHECK(complete[0]["cat"] == "user_annotation");
   CHECK(complete[1]["cat"] == "cpu_op");
-  CHECK(complete[1]["args"]["Input Dims"] == json::parse("[[], []]"));
-  CHECK(complete[1]["args"]["Input type"] == json::parse(R"(["ScalarList", "Int"])"));
-  CHECK(complete[2]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4], []]"));  // PyTorch's add has alpha
-  CHECK(complete[2]["args"]["Input type"] == json::parse(R"(["float", "float", "Scalar"])"));
-  CHECK(complete[2]["args"]["flops"] == 12);
+  // zeros (size, dtype, layout, device, pin_memory) holds the zero_ of its result, as ATen's does
+  CHECK(complete[1]["args"]["Input Dims"] == json::parse("[[], [], [], [], []]"));
+  CHECK(complete[1]["args"]["Input type"] == json::parse(R"(["ScalarList", "Int", "", "", ""])"));
+  CHECK(complete[2]["name"] == "aten::zero_");
+  CHECK(complete[2]["cat"] == "cpu_op");
+  CHECK(complete[3]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4], []]"));  // PyTorch's add has alpha
+  CHECK(complete[3]["args"]["Input type"] == json::parse(R"(["float", "float", "Scalar"])"));
+  CHECK(complete[3]["args"]["flops"] == 12);
   CHECK_FALSE(complete[0]["args"].contains("Input Dims"));
 
   const std::vector<json> memory = with_phase(trace, "i");

@@ -58,11 +58,17 @@ TEST_CASE("key_averages: group_by_input_shape separates calls by their argument 
   CHECK(by_name.at("aten::zeros").count == 4);
   CHECK(by_name.at("aten::zeros").input_shapes.empty());
   const KeyAverages by_shape = prof.key_averages({.group_by_input_shape = true});
-  REQUIRE(by_shape.size() == 2);
+  REQUIRE(by_shape.size() == 4);
   CHECK(by_shape[0].key == "SCOPE");
   CHECK(by_shape[0].input_shapes == "[]");
-  CHECK(by_shape[1].input_shapes == "[[], []]");
-  CHECK(by_shape[1].count == 4);  // zeros' arguments are an int list and a dtype: no tensor shapes
+  CHECK(by_shape[1].key == "aten::zeros");
+  CHECK(by_shape[1].input_shapes == "[[], [], [], [], []]");
+  CHECK(by_shape[1].count == 4);  // zeros' arguments are an int list, a dtype and Nones: no tensor shapes
+  CHECK(by_shape[2].key == "aten::zero_");  // the zero_ of each result, by its shape
+  CHECK(by_shape[2].input_shapes == "[[2]]");
+  CHECK(by_shape[2].count == 3);
+  CHECK(by_shape[3].input_shapes == "[[3]]");
+  CHECK(by_shape[3].count == 1);
   Profile shapes({.record_shapes = true});
   {
     auto running = shapes.start();

@@ -67,6 +67,11 @@ std::vector<OpSample> op_samples() {
   const Tensor target = from_vector<int64_t>({1, 2, 3, 0}, {4});
   const Tensor img = randn({2, 3, 8, 8});
   const Tensor a = randn({4, 16, 32}), b = randn({4, 32, 8}), m = randn({32, 8});
+  const Tensor v = randn({10}), u = randn({32}), index = from_vector<int64_t>({0, 2}, {2});
+  const Tensor b1 = b.slice(0, std::nullopt, 1), xd = x.to(DType::Float64), flags = x > 0;
+  std::vector<bool> third(40);
+  for (size_t i = 0; i < third.size(); ++i) third[i] = i % 3 == 0;
+  const Tensor every_third = from_vector<bool>(third, {4, 10}), every_third_row = every_third.select(0, 0);
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
@@ -117,6 +122,33 @@ std::vector<OpSample> op_samples() {
       {"req_number", [=] { [[maybe_unused]] const Tensor mask = 2 == x; }},
       {"sum_int_dim", [=] { x.sum(0); }},
       {"mean_int_dim", [=] { x.mean(0); }},
+      {"zeros", [=] { zeros({4, 10}); }},
+      {"ones", [=] { ones({4, 10}); }},
+      {"full", [=] { full({4, 10}, 2.5); }},
+      {"rand", [=] { rand({4, 10}); }},
+      {"randn", [=] { randn({4, 10}); }},
+      {"arange", [=] { arange(0, 1, 0.25); }},
+      {"sum", [=] { x.sum(); }},
+      {"sum_bool_dim", [=] { flags.sum(Shape{1}); }},
+      {"matmul_dot", [=] { matmul(v, v); }},
+      {"matmul_mv", [=] { matmul(x, v); }},
+      {"matmul_vm", [=] { matmul(v, w); }},
+      {"matmul_folded_vector", [=] { matmul(a, u); }},
+      {"matmul_broadcast", [=] { matmul(a, b1); }},
+      {"pow_number", [=] { x.pow(2); }},
+      {"max", [=] { max(x); }},
+      {"max_dim", [=] { max(x, 1); }},
+      {"min", [=] { min(x); }},
+      {"min_dim", [=] { min(x, 1); }},
+      {"argmax", [=] { x.argmax(); }},
+      {"argmax_dim", [=] { x.argmax(1); }},
+      {"argmax_transposed", [=] { x.t().argmax(); }},
+      {"index_select", [=] { x.index_select(1, index); }},
+      {"masked_select", [=] { x.masked_select(every_third); }},
+      {"masked_select_broadcast", [=] { x.masked_select(every_third_row); }},
+      {"add_float64", [=] { x + xd; }},
+      {"gt_float64", [=] { [[maybe_unused]] const Tensor mask = x > xd; }},
+      {"mul_float64_", [=] { x.clone().mul_(xd); }},
   };
 }
 

@@ -24,7 +24,7 @@ TEST_CASE("record_function: does nothing when no profile runs on the thread") {
     auto running = prof.start();
     Tensor t = zeros({1});
   }
-  CHECK(event_names(prof.events()) == std::vector<std::string>{"aten::zeros"});
+  CHECK(event_names(prof.events()) == std::vector<std::string>{"aten::zeros", "aten::zero_"});
 }
 
 TEST_CASE("record_function: nested scopes become nested user annotations") {
@@ -39,13 +39,14 @@ TEST_CASE("record_function: nested scopes become nested user annotations") {
     Tensor u = zeros({1});
   }
   const EventList& events = prof.events();
-  CHECK(event_names(events) == std::vector<std::string>{"A", "B", "aten::zeros", "aten::zeros"});
+  CHECK(event_names(events) ==
+        std::vector<std::string>{"A", "B", "aten::zeros", "aten::zero_", "aten::zeros", "aten::zero_"});
   const int64_t a = find_one(events, "A"), b = find_one(events, "B");
   CHECK(events[a].kind == EventKind::UserAnnotation);
   CHECK(events[b].parent == a);
   CHECK(events[2].parent == b);
-  CHECK(events[3].parent == a);
-  CHECK(events[b].end_ns <= events[3].start_ns);
+  CHECK(events[4].parent == a);
+  CHECK(events[b].end_ns <= events[4].start_ns);
 }
 
 TEST_CASE("record_function: end() closes the scope early") {
@@ -58,8 +59,9 @@ TEST_CASE("record_function: end() closes the scope early") {
     Tensor u = zeros({1});
   }
   const EventList& events = prof.events();
-  CHECK(events[2].parent == -1);
-  CHECK(events[0].end_ns <= events[2].start_ns);
+  CHECK(event_names(events) == std::vector<std::string>{"A", "aten::zeros", "aten::zero_", "aten::zeros", "aten::zero_"});
+  CHECK(events[3].parent == -1);
+  CHECK(events[0].end_ns <= events[3].start_ns);
 }
 
 TEST_CASE("record_function: closing an outer scope first also closes the inner one") {
@@ -133,7 +135,7 @@ TEST_CASE("record_function: a scope left open when a profile stops closes nothin
     Tensor t = zeros({1});
   }
   const EventList& events = prof.events();
-  CHECK(event_names(events) == std::vector<std::string>{"CURRENT", "aten::zeros"});
+  CHECK(event_names(events) == std::vector<std::string>{"CURRENT", "aten::zeros", "aten::zero_"});
   CHECK(events[1].parent == 0);
   CHECK(events[0].end_ns >= events[1].end_ns);
 }

@@ -109,7 +109,8 @@ std::vector<std::vector<std::string>> run(const Schedule& schedule, int steps, i
 std::vector<std::string> window(std::initializer_list<int> steps) {
   std::vector<std::string> names;
   for (int s : steps)
-    for (std::string n : {"ProfilerStep#" + std::to_string(s), "work " + std::to_string(s), std::string("aten::zeros")})
+    for (std::string n : {"ProfilerStep#" + std::to_string(s), "work " + std::to_string(s), std::string("aten::zeros"),
+                          std::string("aten::zero_")})
       names.push_back(n);
   return names;
 }

@@ -76,7 +76,7 @@ TEST_CASE("training profile: backward runs each node inside its evaluate_functio
   CHECK(backward == std::vector<std::string>{
                         "autograd::engine::evaluate_function: SumBackward1", "SumBackward1", "aten::unsqueeze",
                         "aten::as_strided", "aten::expand", "aten::as_strided",
-                        "autograd::engine::evaluate_function: MulBackward0", "MulBackward0", "aten::full", "aten::mul", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                        "autograd::engine::evaluate_function: MulBackward0", "MulBackward0", "aten::full", "aten::fill_", "aten::mul", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
                         "torch::autograd::AccumulateGrad"});
   for (const char* node : {"SumBackward1", "MulBackward0"}) {
     const int64_t step = find_one(events, std::string(kEvaluate) + node), scope = find_one(events, node);

@@ -3,7 +3,7 @@
 op_tree_ops.txt: the op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes, for an
 inference forward of torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes
 it, for the forward of a resnet18 training step, and for one sample call of each op a user meets (losses,
-activations, pooling, shape ops, products, reductions). Compared by tests/profiler/test_op_tree.cpp
+activations, pooling, shape ops, products, reductions, factories, mixed dtypes). Compared by tests/profiler/test_op_tree.cpp
 and (the training step) tests/profiler/test_training_profile.cpp. Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_op_tree_references.py
 
@@ -90,6 +90,10 @@ def op_sample_lines():
     target = torch.tensor([1, 2, 3, 0])
     img = torch.randn(2, 3, 8, 8)
     a, b, m = torch.randn(4, 16, 32), torch.randn(4, 32, 8), torch.randn(32, 8)
+    v, u, index = torch.randn(10), torch.randn(32), torch.tensor([0, 2])
+    b1, xd, flags = b[:1], x.double(), x > 0
+    every_third = torch.arange(40).reshape(4, 10) % 3 == 0  # a mask whose count does not depend on the seed
+    every_third_row = every_third[0]
     F = torch.nn.functional
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
@@ -141,6 +145,33 @@ def op_sample_lines():
         ("req_number", lambda: 2 == x),
         ("sum_int_dim", lambda: x.sum(0)),
         ("mean_int_dim", lambda: x.mean(0)),
+        ("zeros", lambda: torch.zeros(4, 10)),
+        ("ones", lambda: torch.ones(4, 10)),
+        ("full", lambda: torch.full((4, 10), 2.5)),
+        ("rand", lambda: torch.rand(4, 10)),
+        ("randn", lambda: torch.randn(4, 10)),
+        ("arange", lambda: torch.arange(0, 1, 0.25)),
+        ("sum", lambda: x.sum()),
+        ("sum_bool_dim", lambda: flags.sum(1)),
+        ("matmul_dot", lambda: torch.matmul(v, v)),
+        ("matmul_mv", lambda: torch.matmul(x, v)),
+        ("matmul_vm", lambda: torch.matmul(v, w)),
+        ("matmul_folded_vector", lambda: torch.matmul(a, u)),
+        ("matmul_broadcast", lambda: torch.matmul(a, b1)),
+        ("pow_number", lambda: x.pow(2)),
+        ("max", lambda: x.max()),
+        ("max_dim", lambda: x.max(1)),
+        ("min", lambda: x.min()),
+        ("min_dim", lambda: x.min(1)),
+        ("argmax", lambda: x.argmax()),
+        ("argmax_dim", lambda: x.argmax(1)),
+        ("argmax_transposed", lambda: x.t().argmax()),
+        ("index_select", lambda: x.index_select(1, index)),
+        ("masked_select", lambda: x.masked_select(every_third)),
+        ("masked_select_broadcast", lambda: x.masked_select(every_third_row)),
+        ("add_float64", lambda: x + xd),
+        ("gt_float64", lambda: x > xd),
+        ("mul_float64_", lambda: x.clone().mul_(xd)),
     ]
     lines = []
     with torch.no_grad():
