@@ -109,7 +109,9 @@ void write_event(std::ostream& out, const FunctionEvent& e, const std::vector<st
   out << ", \"dur\": ";
   write_us(out, e.cpu_time_total_ns());
   out << ", \"args\": {\"External id\": " << index + 1 << ", \"Ev Idx\": " << index;
-  if (shapes && e.kind == EventKind::Op) {
+  // As Kineto: every cpu_op with recorded inputs, the ATen scopes a kernel opens included; a runtime scope
+  // without inputs (autograd's evaluate_function) has none.
+  if (shapes && (e.kind == EventKind::Op || (e.kind == EventKind::Function && !e.input_shapes.empty()))) {
     out << ", \"Input Dims\": ";
     write_shapes(out, e.input_shapes);
     out << ", \"Input type\": ";

@@ -82,6 +82,9 @@ TEST_CASE("chrome_trace: complete events, memory instants and metadata parse bac
   CHECK(complete[1]["args"]["Input type"] == json::parse(R"(["ScalarList", "Int", "", "", ""])"));
   CHECK(complete[2]["name"] == "aten::zero_");
   CHECK(complete[2]["cat"] == "cpu_op");
+  // a scope the kernel opens carries its inputs too, as PyTorch's nested ops do
+  CHECK(complete[2]["args"]["Input Dims"] == json::parse("[[3, 4]]"));
+  CHECK(complete[2]["args"]["Input type"] == json::parse(R"(["float"])"));
   CHECK(complete[3]["args"]["Input Dims"] == json::parse("[[3, 4], [3, 4], []]"));  // PyTorch's add has alpha
   CHECK(complete[3]["args"]["Input type"] == json::parse(R"(["float", "float", "Scalar"])"));
   CHECK(complete[3]["args"]["flops"] == 12);
