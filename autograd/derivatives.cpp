@@ -200,16 +200,19 @@ TensorList d_where(const GradContext& c) {
 Tensor in_input_dtype(const GradContext& c, const Tensor& grad) {
   return grad.dtype() == c.info(0).dtype ? grad : grad.to(c.info(0).dtype);
 }
-TensorList d_sum(const GradContext& c) {
+// The gradient of a sum or mean expanded back over the reduced dims. The dimless sum() and mean() are
+// their own overloads (SumBackward0, MeanBackward0): the 0-d gradient expands as it is, no unsqueeze.
+Tensor unreduced(const GradContext& c) {
   const Shape& shape = c.info(0).shape;
-  return {in_input_dtype(c, unreduce(c.grad(), shape, reduced_dims(c.attrs(), shape.size()), keepdim_of(c.attrs())))};
+  if (c.attrs().is_none("dim")) return unreduce(c.grad(), shape, {}, true);
+  return unreduce(c.grad(), shape, reduced_dims(c.attrs(), shape.size()), keepdim_of(c.attrs()));
 }
+TensorList d_sum(const GradContext& c) { return {in_input_dtype(c, unreduced(c))}; }
 TensorList d_mean(const GradContext& c) {
   const Shape& shape = c.info(0).shape;
-  const Shape dims = reduced_dims(c.attrs(), shape.size());
   int64_t count = 1;
-  for (int64_t d : dims) count *= shape[d < 0 ? d + shape.size() : d];
-  return {in_input_dtype(c, unreduce(c.grad(), shape, dims, keepdim_of(c.attrs())) / static_cast<double>(count))};
+  for (int64_t d : reduced_dims(c.attrs(), shape.size())) count *= shape[d < 0 ? d + shape.size() : d];
+  return {in_input_dtype(c, unreduced(c) / static_cast<double>(count))};
 }
 // max / min: a whole reduction shares the gradient evenly among the extreme elements; along a dim it
 // goes to the element the indices name.
@@ -485,7 +488,7 @@ Derivative make(OpKind op) {
     case OpKind::Pow: case OpKind::Pow_: return formula("PowBackward0", d_pow, kIn0 | kIn1, kOut0);
     case OpKind::Rsub: {
       Derivative d = formula("RsubBackward0", d_rsub);
-      d.number_name = "RsubBackward1";  // rsub.Scalar: `2.0 - x`
+      d.overload_name = [](const Attrs&, size_t tensors) { return tensors == 1 ? "RsubBackward1" : "RsubBackward0"; };
       return d;
     }
     case OpKind::Rtruediv: return composite();
@@ -502,8 +505,16 @@ Derivative make(OpKind op) {
     case OpKind::Gt: case OpKind::Lt: case OpKind::Ge: case OpKind::Le: case OpKind::Eq: case OpKind::Ne:
     case OpKind::Allclose: case OpKind::Equal:
       return not_differentiable();
-    case OpKind::Sum: return formula("SumBackward1", d_sum);
-    case OpKind::Mean: return formula("MeanBackward1", d_mean);
+    case OpKind::Sum: {  // sum(): sum's own overload; sum(dim): sum.dim_IntList
+      Derivative d = formula("SumBackward1", d_sum);
+      d.overload_name = [](const Attrs& a, size_t) { return a.is_none("dim") ? "SumBackward0" : "SumBackward1"; };
+      return d;
+    }
+    case OpKind::Mean: {
+      Derivative d = formula("MeanBackward1", d_mean);
+      d.overload_name = [](const Attrs& a, size_t) { return a.is_none("dim") ? "MeanBackward0" : "MeanBackward1"; };
+      return d;
+    }
     case OpKind::Max: return formula("MaxBackward0", d_extreme, kIn0, kOut0 | kOut1);
     case OpKind::Min: return formula("MinBackward0", d_extreme, kIn0, kOut0 | kOut1);
     case OpKind::Argmax: case OpKind::Nonzero: case OpKind::Argwhere:

@@ -71,9 +71,10 @@ struct Derivative {
   TensorList (*formula)(const GradContext&) = nullptr;
   /// Composite: what runs in grad mode, through ops that record themselves (null: the op's kernel).
   KernelFn decomposition = nullptr;
-  /// The name when the second operand is a number, where PyTorch's Scalar overload has its own
-  /// derivative (rsub.Scalar: "RsubBackward1"); null: `name`.
-  const char* number_name = nullptr;
+  /// The node's name where PyTorch's overloads of the op name their derivatives apart, from the call's
+  /// attributes and its number of tensor inputs (rsub.Scalar, `2.0 - x`: "RsubBackward1"; the dimless
+  /// sum(): "SumBackward0"); null: `name` always.
+  const char* (*overload_name)(const Attrs& attrs, size_t tensor_inputs) = nullptr;
 };
 
 /// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self).

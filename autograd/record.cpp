@@ -20,7 +20,7 @@ namespace {
 class OpNode final : public Node {
  public:
   OpNode(OpKind op, const Derivative& d, const Attrs& attrs) : op_(op), d_(d), attrs_(attrs) {}
-  std::string name() const override { return d_.number_name && inputs_.size() == 1 ? d_.number_name : d_.name; }
+  std::string name() const override { return d_.overload_name ? d_.overload_name(attrs_, inputs_.size()) : d_.name; }
 
   TensorList apply(TensorList grads) override {
     TL_CHECK(d_.kind == DerivativeKind::Formula, "the derivative for '", op_info(op_).aten_name,

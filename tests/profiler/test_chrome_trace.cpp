@@ -251,9 +251,9 @@ TEST_CASE("chrome_trace: training links each forward op to its node's backward s
     CHECK(starts[i]["tid"] == tid);
     CHECK(finishes[i]["tid"] == tid);
   }
-  // Backward runs SumBackward1 first, so its flow comes first.
+  // Backward runs SumBackward0 first, so its flow comes first.
   CHECK(starts[0]["ts"] == sum["ts"]);
-  CHECK(finishes[0]["ts"] == event_named(trace, "SumBackward1")["ts"]);
+  CHECK(finishes[0]["ts"] == event_named(trace, "SumBackward0")["ts"]);
   CHECK(starts[1]["ts"] == mul["ts"]);
   CHECK(finishes[1]["ts"] == event_named(trace, "MulBackward0")["ts"]);
 }
