@@ -1,5 +1,5 @@
-// optim/sgd.cpp — SGD's update, step for step torch.optim.sgd._single_tensor_sgd so that float32
-// results round as PyTorch's do (each multiply by a hyper-parameter is its own rounded op).
+// optim/sgd.cpp — SGD's update, op for op torch.optim.sgd._single_tensor_sgd (each hyper-parameter passed
+// as add's alpha, as PyTorch passes it), so that float32 results round and profiles read as PyTorch's.
 #include "optim/sgd.h"
 
 #include <cmath>
@@ -38,18 +38,18 @@ void SGD::update(Tensor& param, const Tensor& grad, const Hyperparameters& o, Pa
   const double lr = option(o, "lr"), momentum = option(o, "momentum"), dampening = option(o, "dampening");
   const double weight_decay = option(o, "weight_decay");
   Tensor d_p = option(o, "maximize") ? grad.neg() : grad;
-  if (weight_decay != 0) d_p = d_p.add(param.mul(weight_decay));
+  if (weight_decay != 0) d_p = d_p.add(param, weight_decay);
   if (momentum != 0) {
     auto it = state.find("momentum_buffer");
     if (it == state.end()) {
       it = state.emplace("momentum_buffer", d_p.clone()).first;
     } else {
-      it->second.mul_(momentum).add_(d_p.mul(1 - dampening));
+      it->second.mul_(momentum).add_(d_p, 1 - dampening);
     }
     const Tensor& buf = it->second;
-    d_p = option(o, "nesterov") ? d_p.add(buf.mul(momentum)) : buf;
+    d_p = option(o, "nesterov") ? d_p.add(buf, momentum) : buf;
   }
-  param.add_(d_p.mul(-lr));
+  param.add_(d_p, -lr);
 }
 
 }  // namespace tl::optim

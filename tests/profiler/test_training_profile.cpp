@@ -239,8 +239,6 @@ TEST_CASE("training profile: an activation saved for backward is freed inside it
 //  - what runs below a formula's top ops (ATen's kernels call empty, as_strided, resolve_conj ...);
 //  - zero_grad's children: torchless has no aten::zero_, zero_grad(false) writes zeros with aten::copy_
 //    (the reference keeps the scope's name only);
-//  - the aten::mul before each aten::add_ in Optimizer.step: torchless's add_ has no alpha, so SGD
-//    multiplies by each hyper-parameter as its own op (optim/sgd.cpp) where PyTorch passes alpha=;
 //  - the steps kCoarserForward lists, where the coarser forward ops make backward run other nodes.
 
 // PyTorch's backward step for `pytorch_node`, and torchless's at the same place (null: torchless has no
@@ -328,11 +326,6 @@ std::vector<const char*> normalize(std::vector<Block>& pytorch, std::vector<Bloc
   for (size_t i = 0; i < ours.size(); ++i) {
     Block& block = ours[i];
     if (i < names_only.size() && names_only[i] != nullptr && block.size() > 2) block.resize(2);
-    if (!starts_with(block[0], "Optimizer.step#")) continue;
-    Block kept;
-    for (size_t k = 0; k < block.size(); ++k)
-      if (!(block[k] == "  aten::mul" && k + 1 < block.size() && block[k + 1] == "  aten::add_")) kept.push_back(block[k]);
-    block = std::move(kept);
   }
   return names_only;
 }
