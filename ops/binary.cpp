@@ -49,6 +49,7 @@ enum class Types { All, Numeric, Floating };
 struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
   static constexpr bool kAlpha = false;  // takes `Scalar alpha=1`, the factor of other (add, sub)
+  static constexpr detail::NumberOperand kNumber = detail::NumberOperand::Wrapped;
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
 };
@@ -118,6 +119,7 @@ struct Pow : BinaryOpDefaults {
   static constexpr const char* kName = "pow";
   static constexpr const char* kInplaceName = "pow_";
   static constexpr const char* kOther = "exponent";
+  static constexpr detail::NumberOperand kNumber = detail::NumberOperand::AsIs;  // pow.Tensor_Scalar
   static constexpr Types kTypes = Types::Numeric;
   static void check(const BinaryOperands& b, const char* name) {
     const bool integral = !is_floating_point(b.dtype) && b.dtype != DType::Bool;
@@ -174,7 +176,7 @@ std::optional<Scalar> alpha_of(const Attrs& attrs, DType dtype, const char* name
 
 template <typename Op>
 TensorList binary(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName, Op::kOther);
+  const BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName, Op::kOther, Op::kNumber);
   Op::check(b, Op::kName);
   const std::optional<Scalar> alpha = alpha_of<Op>(attrs, b.dtype, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
@@ -188,7 +190,7 @@ TensorList binary(std::span<const Tensor> inputs, const Attrs& attrs) {
 template <typename Op>
 TensorList binary_(std::span<const Tensor> inputs, const Attrs& attrs) {
   const char* name = Op::kInplaceName;
-  const BinaryOperands b = detail::binary_operands(inputs, attrs, name, Op::kOther);
+  const BinaryOperands b = detail::binary_operands(inputs, attrs, name, Op::kOther, Op::kNumber);
   const Tensor& self = b.self;
   Op::check(b, name);
   detail::check_inplace_broadcast(self, b.other.shape(), name);
@@ -270,9 +272,8 @@ TL_BINARY_KERNELS(Pow, pow)
 TensorList rsub(std::span<const Tensor> inputs, const Attrs& attrs) {
   RecordFunction sub("aten::sub", [&] {
     if (inputs.size() > 1) return ScopeArgs{inputs[1], inputs[0], AttrValue(int64_t{1})};
-    const Scalar s = attrs.scalar("other");
-    const DType wrapped = s.is_floating_point() ? DType::Float64 : s.is_integral() ? DType::Int64 : DType::Bool;
-    return ScopeArgs{TensorType{Shape{}, wrapped}, inputs[0], AttrValue(int64_t{1})};
+    return ScopeArgs{TensorType{Shape{}, detail::wrapped_number_dtype(attrs.scalar("other"))}, inputs[0],
+                     AttrValue(int64_t{1})};
   });
   return binary<Rsub>(inputs, attrs);
 }

@@ -2,8 +2,8 @@
 // Random draws happen in row-major order on one thread, so results depend only on the seed. Sizes are
 // checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
 #include <cmath>
+#include <cstdint>
 #include <limits>
-#include <string_view>
 
 #include "core/dispatch.h"
 #include "core/generator.h"
@@ -14,12 +14,14 @@
 namespace tl::kernels {
 namespace {
 
-// ATen's factories fill an `empty` (a kernel allocation, not recorded here) in place: zeros with zero_,
-// the others with fill_ of the value.
-Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op) {
+// The in-place op ATen's factory fills its `empty` with: zeros' zero_, or fill_ of the value.
+enum class FillOp : uint8_t { Zero, Fill };
+
+// ATen's factories fill an `empty` (a kernel allocation, not recorded here) in place with `fill_op`.
+Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op, FillOp fill_op = FillOp::Fill) {
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
-  const bool zero = std::string_view(op) == "zeros";
+  const bool zero = fill_op == FillOp::Zero;
   RecordFunction fill(zero ? "aten::zero_" : "aten::fill_", [&] {
     ScopeArgs args{TensorType{size, dtype}};
     if (!zero) args.emplace_back(value.is_floating_point() ? AttrValue(value.to<double>()) : AttrValue(value.to<int64_t>()));
@@ -86,7 +88,7 @@ TensorList empty(std::span<const Tensor>, const Attrs& attrs) {
 }
 
 TensorList zeros(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0, "zeros")};
+  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0, "zeros", FillOp::Zero)};
 }
 
 TensorList ones(std::span<const Tensor>, const Attrs& attrs) {

@@ -174,8 +174,12 @@ void check_inplace_broadcast(const Tensor& self, const Shape& other, const char*
            shape);
 }
 
+DType wrapped_number_dtype(const Scalar& value) {
+  return value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
+}
+
 BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
-                               std::string_view attr) {
+                               std::string_view attr, NumberOperand number) {
   TL_INTERNAL_ASSERT(!inputs.empty(), op, " without inputs");
   BinaryOperands r;
   r.self = inputs[0];
@@ -187,11 +191,9 @@ BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attr
     r.dtype = result_type(inputs.first(2));
   } else {
     const Scalar value = attrs.scalar(attr);
-    r.other_dtype = value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
+    r.other_dtype = wrapped_number_dtype(value);
     r.dtype = result_type(inputs.first(1), std::span<const Scalar>(&value, 1));
-    // ATen wraps the number in a 0-d tensor of its own dtype, which TensorIterator converts to the
-    // result type; pow's Tensor_Scalar overload takes the number as it is and converts self with `to`.
-    if (std::string_view(op).substr(0, 3) == "pow") {
+    if (number == NumberOperand::AsIs) {
       instant_scope("aten::result_type", [&] { return ScopeArgs{r.self, *attrs.find(attr)}; });
       to_scopes(TensorType{r.self.shape(), r.self.dtype()}, r.dtype);
     } else if (r.other_dtype != r.dtype) {

@@ -271,8 +271,14 @@ struct BinaryOperands {
   DType dtype = DType::Float32;  ///< PyTorch's result type of (self, other)
   Shape shape;                   ///< the broadcast shape
 };
+/// How ATen takes a number operand: wrapped in a 0-d tensor of its own dtype, which TensorIterator then
+/// converts to the result type (add, mul, compare, ...), or as it is, with self converted by `to` to the
+/// result type first (pow's Tensor_Scalar overload). Both record what ATen records.
+enum class NumberOperand : uint8_t { Wrapped, AsIs };
+/// The dtype ATen wraps a number in: float64, int64 or bool.
+DType wrapped_number_dtype(const Scalar& value);
 BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
-                               std::string_view attr = "other");
+                               std::string_view attr = "other", NumberOperand number = NumberOperand::Wrapped);
 
 /// What ATen's TensorIterator records converting the operands to the dtype it computes in: the `to` of
 /// each tensor operand of another dtype, self first (a number's is binary_operands'). The conversion is
