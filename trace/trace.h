@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file_writer.h"
+
 namespace tl::trace {
 
 /// One complete event ("ph": "X") reduced to what the analyses need. String fields are indices into
@@ -88,5 +90,12 @@ TraceSet load_trace_set(const std::filesystem::path& path);
 
 /// True when `name` looks like a trace file (*.json or *.json.gz).
 bool is_trace_file_name(const std::filesystem::path& name);
+
+/// Deprecated in 0.2.0, removed in 0.3.0: every file torchless writes goes through tl::write_file
+/// (core/file_writer.h); this calls it (CHANGELOG.md).
+[[deprecated("tl::trace::write_text_file is tl::write_file (core/file_writer.h)")]]
+inline void write_text_file(const std::filesystem::path& file, std::string_view text) {
+  write_file(file.string(), text, "text file");
+}
 
 }  // namespace tl::trace
