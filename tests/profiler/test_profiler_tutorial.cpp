@@ -1,7 +1,6 @@
-// tests/profiler/test_profiler_tutorial.cpp — the profiler tutorial's tables against PyTorch 1.13's: for each
-// act (float64 / float32 mask through NumPy, float32 through nonzero()), key_averages()'s names, counts, CPU
-// Mem and Self CPU Mem equal those of PyTorch's own event tree (tests/reference/profiler_tutorial_memory.txt,
-// from make_tutorial_memory_references.py), but for the events op_tree_util.h's kNotMirrored lists.
+// tests/profiler/test_profiler_tutorial.cpp — the profiler tutorial's three acts against PyTorch 1.13: each
+// key_averages() row's name, count and memory columns equal those of PyTorch's event tree
+// (tests/reference/profiler_tutorial_memory.txt), but for op_tree_util.h's kNotMirrored events.
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -1,7 +1,6 @@
-// tests/trace/test_trace_diff_gpu.cpp — TraceDiff on kineto GPU traces of a two-GPU training job
-// (tests/trace/data/kineto_ddp) against every number HTA's TraceDiff gives on the same files
-// (hta_expected.json, written by gen_kineto_ddp.py running HTA): device types, short names, ranks and
-// steps, HTA's shorten_name on tricky names, and the "stream" HTA reads from each form kineto may write.
+// tests/trace/test_trace_diff_gpu.cpp — TraceDiff on kineto GPU traces of a two-GPU job (data/kineto_ddp)
+// against every number HTA gives on them (hta_expected.json, from gen_kineto_ddp.py): device types, short
+// names, ranks and steps, HTA's shorten_name, and the "stream" HTA reads from each form kineto may write.
 #include <doctest/doctest.h>
 
 #include <algorithm>
