@@ -25,6 +25,10 @@ struct OpEvent {
   uint32_t category = 0;   ///< "cat"; "" when absent (PyTorch's legacy format has none)
   uint32_t shapes = 0;     ///< args "Input Dims" as compact JSON text ("[[2, 3], []]"), "" when absent
   uint32_t thread = 0;     ///< index into Trace::threads
+  /// args "stream" as HTA reads it (pandas' to_numeric, truncated to an integer), -1 when absent or not
+  /// a number. Kineto gives one to the events that run on a GPU stream: kernel, gpu_memcpy, gpu_memset
+  /// (and a newer kineto's cuda_sync); HTA's DeviceType calls an event GPU exactly when it is not -1.
+  int64_t stream = -1;
 };
 
 /// How the file was laid out.
@@ -56,7 +60,7 @@ struct Trace {
 };
 
 /// Loads one trace file, .json or .json.gz (gzip is recognised by its magic bytes). The JSON is
-/// parsed as a stream (SAX), so a 1 GB trace needs memory for its kept events only (about 50 bytes
+/// parsed as a stream (SAX), so a 1 GB trace needs memory for its kept events only (about 60 bytes
 /// per complete event), not for its text. Computes each event's self time and ProfilerStep.
 /// Only complete events become ops; begin/end pairs, flows, counters and metadata are counted in
 /// `other_events` and otherwise ignored.
