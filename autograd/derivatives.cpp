@@ -1,6 +1,6 @@
-// autograd/derivatives.cpp — the derivative of every op, in core/op_list.h's order: PyTorch's
+// autograd/derivatives.cpp — the derivative of every op, in the op rows' order (core/native_functions.toml): PyTorch's
 // derivatives.yaml as C++. Formulas run with grad mode off and return one gradient per tensor input;
-// the node sums broadcast gradients back to each input's shape. A row of op_list.h without a case
+// the node sums broadcast gradients back to each input's shape. A row without a case
 // here is a compile error (-Werror=switch below).
 #include "autograd/derivatives.h"
 

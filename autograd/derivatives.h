@@ -1,6 +1,6 @@
 // autograd/derivatives.h — what autograd knows of each op (PyTorch's derivatives.yaml): how its
 // backward is computed, which of its tensors the backward needs, and its node's name. One entry per
-// op row of core/op_list.h, in autograd/derivatives.cpp, in the rows' order; a row without an entry
+// op row (core/native_functions.toml), in autograd/derivatives.cpp, in the rows' order; a row without an entry
 // fails to compile there.
 #pragma once
 

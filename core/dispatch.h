@@ -17,7 +17,7 @@
 
 namespace tl {
 
-/// One op of the op list (core/op_list.h). Declared opaquely: its enumerators and kNumOps are in
+/// One op row (core/native_functions.toml). Declared opaquely: its enumerators and kNumOps are in
 /// core/op_kind.h, which only the code that names an op includes.
 enum class OpKind : uint16_t;
 

@@ -1,4 +1,4 @@
-// core/op_kind.h — the OpKind enumerators and the op count, generated from the op list. Only the code
+// core/op_kind.h — the OpKind enumerators and the op count, generated from the op rows (core/gen_ops.py writes TL_FORALL_OPS into core/op_list.h). Only the code
 // that names an op (OpKind::Add) or sizes a table by kNumOps includes it: core/dispatch.h declares
 // OpKind opaquely, so a new op list row rebuilds these files and not every file that dispatches.
 #pragma once

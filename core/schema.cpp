@@ -1,4 +1,4 @@
-// core/schema.cpp — the one parser of the schema strings in core/op_list.h, run once per op.
+// core/schema.cpp — the one parser of the schema strings of the op rows (core/native_functions.toml), run once per op.
 #include "core/schema.h"
 
 #include <algorithm>

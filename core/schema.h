@@ -1,4 +1,4 @@
-// core/schema.h — each op's schema (core/op_list.h) parsed once: argument names, types, defaults,
+// core/schema.h — each op's schema (core/native_functions.toml) parsed once: argument names, types, defaults,
 // which are keyword-only, alias and mutation marks, the returns and the op's tags. The tracer, code
 // generation, the passes, the profiler and the dispatch point's input checks all read it.
 #pragma once

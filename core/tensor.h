@@ -1,5 +1,5 @@
 // core/tensor.h — Tensor: TensorBase (core/tensor_base.h) with the op methods. The methods are generated
-// from core/op_list.h (core/gen_op_api.py) and defined in ops/, where each one goes through
+// from core/native_functions.toml (core/gen_ops.py) and defined in ops/, where each one goes through
 // dispatch::call; the autograd methods (requires_grad_, backward, ...) are defined by the autograd/ layer.
 #pragma once
 
@@ -59,7 +59,7 @@ class Tensor : public TensorBase {
   /// A tensor sharing this one's data with no autograd history (requires_grad false).
   Tensor detach() const;
 
-  // ---- ops: generated from core/op_list.h by core/gen_op_api.py (defined in ops/) ----
+  // ---- ops: generated from core/native_functions.toml by core/gen_ops.py (defined in ops/) ----
 #include "core/op_methods.h"
   // ---- ops whose C++ overloads differ from their schema (ops/manual_api.cpp) ----
   Tensor max() const;

@@ -1,6 +1,6 @@
-// ops/manual_api.cpp — the C++ API of the op rows marked "manual" in core/op_list.h, whose overloads
+// ops/manual_api.cpp — the C++ API of the op rows marked "manual" in core/native_functions.toml, whose overloads
 // differ from their schema or that may return their input without running the op (the rest is generated
-// by core/gen_op_api.py), and scalar_tensor.
+// by core/gen_ops.py), and scalar_tensor.
 #include "core/op_kind.h"
 #include "ops/attr_util.h"
 #include "ops/ops.h"

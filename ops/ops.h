@@ -1,5 +1,5 @@
 // ops/ops.h — the free-function op API (torch.* in PyTorch). Most functions are generated from the op
-// list (core/op_list.h, by core/gen_op_api.py: one per row whose variants name "function", with the
+// list (core/native_functions.toml, by core/gen_ops.py: one per row whose variants name "function", with the
 // schema's parameters and defaults); the few below are written by hand because their C++ overloads
 // differ from their schema, or because they are not ops. Each op among them goes through dispatch::call;
 // kernels live in the other ops/ files.

@@ -1,4 +1,4 @@
-// ops/registry.cpp — the kernel table generated from core/op_list.h, and dispatch::call, the one
+// ops/registry.cpp — the kernel table generated from the op rows (core/native_functions.toml), and dispatch::call, the one
 // function every op goes through.
 #include "core/dispatch.h"
 

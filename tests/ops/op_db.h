@@ -1,4 +1,4 @@
-// tests/ops/op_db.h — the one table of op samples (PyTorch's OpInfo): every row of core/op_list.h has
+// tests/ops/op_db.h — the one table of op samples (PyTorch's OpInfo): every op row (core/native_functions.toml) has
 // an opinfo_<kernel>() here, so an op without samples fails to link the test binary. The special-value
 // check (test_special_values.cpp) and the generic checks (test_op_info.cpp) run over it.
 #pragma once

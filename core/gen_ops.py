@@ -1,23 +1,26 @@
 #!/usr/bin/env python3
-"""core/gen_op_api.py — writes the C++ op API from the op list (core/op_list.h), as PyTorch's torchgen
-writes Functions.h and TensorBody.h from native_functions.yaml: each row's `variants` column says
+"""core/gen_ops.py — the one generator of the op rows' C++ (core/native_functions.toml), as PyTorch's
+torchgen writes Functions.h and TensorBody.h from native_functions.yaml: each row's `variants` say
 whether it gets a free function (tl::add), a Tensor method (x.add) or both; the schema gives the
-C++ parameters, their defaults and the attribute names; the Python-operator column gives the C++
-operators. A row marked "manual" has its C++ API written by hand in ops/ (its overloads differ
-from the schema, e.g. max(x) -> Tensor but max(x, dim) -> (values, indices)).
+C++ parameters, their defaults and the attribute names; `python_operator` gives the C++ operators. A
+row marked "manual" has its C++ API written by hand in ops/ (its overloads differ from the schema,
+e.g. max(x) -> Tensor but max(x, dim) -> (values, indices)).
 
-  gen_op_api.py OP_LIST methods   OUT   the Tensor method declarations (included inside class Tensor)
-  gen_op_api.py OP_LIST operators OUT   the operator declarations (namespace tl, after class Tensor)
-  gen_op_api.py OP_LIST functions OUT   the free-function declarations (ops/ops.h includes them)
-  gen_op_api.py OP_LIST sources   OUT   the definitions of all three (part of libtl_ops)
+  gen_ops.py native_functions.toml op_list   OUT   TL_FORALL_OPS, the rows as an X-macro
+  gen_ops.py native_functions.toml methods   OUT   the Tensor method declarations (included inside class Tensor)
+  gen_ops.py native_functions.toml operators OUT   the operator declarations (namespace tl, after class Tensor)
+  gen_ops.py native_functions.toml functions OUT   the free-function declarations (ops/ops.h includes them)
+  gen_ops.py native_functions.toml sources   OUT   the definitions of all three (part of libtl_ops)
 
 Only the C++ binding is read here; core/schema.cpp is the schema parser every runtime consumer uses.
 """
 import re
 import sys
+import tomllib
 
-ROW = re.compile(r'^\s*_\((\w+), (\w+), "([^"]*)", "([^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
-VARIANTS = {"", "function", "method", "function, method", "manual"}
+VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
+TAGS = {"pointwise", "nondeterministic_seeded"}
+FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast", "boxed_kernel"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
@@ -44,8 +47,9 @@ class Arg:
 
 
 class Op:
-    def __init__(self, enum, kernel, schema, pyop, tags, variants):
-        self.enum, self.kernel, self.schema, self.pyop, self.variants = enum, kernel, schema, pyop, variants
+    def __init__(self, enum, kernel, aten, schema, pyop, tags, variants):
+        self.enum, self.kernel, self.aten, self.schema, self.pyop, self.variants = enum, kernel, aten, schema, pyop, variants
+        self.tags = tags
         self.pointwise = "pointwise" in tags.split(", ")
         m = re.fullmatch(r"(\w+)\((.*)\) -> (.*)", schema)
         assert m, schema
@@ -67,20 +71,257 @@ class Op:
                 and all(a.default is not None for a in self.args[2:]))
 
 
-def parse_op_list(path):
+def camel_case(name):
+    """OpKind's enumerator for an op name: max_pool2d -> MaxPool2d, add_ -> Add_, _softmax -> Softmax."""
+    words = [w for w in name.strip("_").split("_") if w]
+    in_place = name.endswith("_") and not name.startswith("__")
+    return "".join(w[:1].upper() + w[1:] for w in words) + ("_" if in_place else "")
+
+
+def parse_declarations(path):
+    """The rows of core/native_functions.toml, in order, as Op objects; exits naming the row on a bad field."""
+    with open(path, "rb") as f:
+        rows = tomllib.load(f).get("op", [])
+    if not rows:
+        sys.exit(f"{path}: no [[op]] rows found")
     ops = []
-    for number, line in enumerate(open(path, encoding="utf-8"), 1):
-        m = ROW.match(line)
-        if line.lstrip().startswith("_(") and not m:
-            sys.exit(f"{path}:{number}: an op row needs 7 columns (Enum, kernel and 5 strings): {line.strip()}")
-        if m:
-            enum, kernel, _aten, schema, pyop, tags, variants = m.groups()
-            if variants not in VARIANTS:
-                sys.exit(f"{path}: op {enum}: variants must be one of {sorted(VARIANTS)}, got '{variants}'")
-            ops.append(Op(enum, kernel, schema, pyop, tags, variants))
-    if not ops:
-        sys.exit(f"{path}: no op rows found")
+    for number, row in enumerate(rows, 1):
+        where = f"{path}: op {number} ({row.get('func', '?')[:40]})"
+        unknown = set(row) - FIELDS
+        if unknown or "func" not in row or "variants" not in row:
+            sys.exit(f"{where}: needs func and variants, and only the fields {sorted(FIELDS)}; got {sorted(row)}")
+        if set(row["variants"]) not in VARIANTS:
+            sys.exit(f"{where}: variants must be one of {[sorted(v) for v in VARIANTS]}, got {row['variants']}")
+        if not set(row.get("tags", [])) <= TAGS:
+            sys.exit(f"{where}: tags must be among {sorted(TAGS)}, got {row['tags']}")
+        name = row["func"].split("(", 1)[0]
+        if row.get("autocast", "lower_precision") not in AUTOCAST:
+            sys.exit(f"{where}: autocast must be one of {sorted(AUTOCAST)}, got {row['autocast']}")
+        op = Op(row.get("enum", camel_case(name)), row.get("kernel", name), row.get("aten", "aten::" + name),
+                row["func"], row.get("python_operator", ""), ", ".join(row.get("tags", [])),
+                ", ".join(v for v in ("function", "method", "manual") if v in row["variants"]))
+        op.autocast = row.get("autocast", "")
+        op.boxed_kernel = row.get("boxed_kernel", False)
+        ops.append(op)
+    enums = [op.enum for op in ops]
+    if len(set(enums)) != len(enums):
+        sys.exit(f"{path}: two rows make the same OpKind: {sorted(e for e in enums if enums.count(e) > 1)}")
     return ops
+
+
+# ---- typed arguments: one struct per op of its non-tensor arguments (core/op_args.h) ----
+
+def args_name(op):
+    """The op's arguments struct: Conv2dArgs; an in-place op shares its out-of-place op's (add_: AddArgs)."""
+    return op.enum.rstrip("_") + "Args"
+
+
+def number_operand(op):
+    """The second of exactly two tensor operands of a pointwise op, which may come as a number (x + 2)."""
+    tensors = [a for a in op.args if a.is_tensor()]
+    return tensors[1] if op.pointwise and len(tensors) == 2 and len(op.args) >= 2 and op.args[1] is tensors[1] else None
+
+
+def field_type(arg):
+    """The C++ type of a non-tensor schema argument in its op's arguments struct."""
+    t, optional = arg.base.rstrip("?"), arg.base.endswith("?")
+    m = re.fullmatch(r"int\[(\d*)\]", t)
+    if m and m.group(1) == "1":
+        base = "IntList"  # one int or a list, kept as written (x.sum(0) traces as sum(0))
+    elif m and m.group(1):
+        base = f"std::array<int64_t, {m.group(1)}>"
+        optional = optional or arg.default == "[]"  # int[2] stride=[]: none given (a pool's stride is its kernel)
+    elif m:
+        base = "Shape"
+    elif t == "bool[3]":
+        base = "std::array<bool, 3>"
+    else:
+        base = {"int": "int64_t", "float": "double", "bool": "bool", "Scalar": "Scalar", "ScalarType": "DType",
+                "str": "std::string"}[t]
+    return f"std::optional<{base}>" if optional else base
+
+
+def field_default(arg):
+    """The member initializer of a field: the schema's default, or {} (value-initialized) without one."""
+    d, ftype = arg.default, field_type(arg)
+    if d is None or d == "None" or ftype.startswith("std::optional"):
+        return "{}"
+    m = re.fullmatch(r"int\[(\d+)\]\??", arg.base)
+    if m and not d.startswith("["):
+        return "{" + ", ".join([d] * int(m.group(1))) + "}"
+    if d.startswith("["):
+        return "{" + d[1:-1] + "}"
+    if d in ("True", "False"):
+        return "{" + d.lower() + "}"
+    if d.startswith("torch."):
+        return "{" + {"torch.float32": "DType::Float32", "torch.int64": "DType::Int64"}[d] + "}"
+    if d.startswith("'"):
+        return '{"' + d[1:-1] + '"}'
+    return "{" + (f"int64_t{{{d}}}" if ftype == "Scalar" and re.fullmatch(r"-?\d+", d) else d) + "}"
+
+
+def fields(op):
+    """(C++ type, name, initializer) of each field of the op's arguments struct, in schema order: the
+    non-tensor arguments, and for an op that takes a number for its second operand that number."""
+    out = []
+    for a in op.args:
+        if a is number_operand(op):
+            out.append(("std::optional<Scalar>", a.name, "{}"))
+        elif not a.is_tensor() and a.base != "Tensor[]":
+            out.append((field_type(a), a.name, field_default(a)))
+    return out
+
+
+def op_args_header(ops):
+    lines = ["#pragma once", "", "#include <array>", "#include <cstdint>", "#include <optional>", "#include <string>", "",
+             '#include "core/boxing.h"', '#include "core/op_kind.h"', "", "namespace tl {", ""]
+    shared = {}
+    for op in ops:
+        name = args_name(op)
+        body = fields(op)
+        if name in shared:
+            assert shared[name] == body, f"{op.schema}: an in-place op's arguments must be its out-of-place op's"
+            continue
+        shared[name] = body
+        lines.append(f"/// {op.schema}")
+        if not body:
+            continue
+        lines.append(f"struct {name} {{")
+        for ftype, fname, init in body:
+            lines.append(f"  {ftype} {fname}{init};")
+        lines.append("};")
+    lines += ["", "/// The arguments struct of each op: ArgsOf<OpKind::Conv2d> is Conv2dArgs.",
+              "template <OpKind Op>", "struct ArgsOfOp;"]
+    for op in ops:
+        struct = args_name(op) if fields(op) else "NoArgs"
+        lines.append(f"template <> struct ArgsOfOp<OpKind::{op.enum}> {{ using type = {struct}; }};")
+    lines += ["template <OpKind Op>", "using ArgsOf = typename ArgsOfOp<Op>::type;", "", "}  // namespace tl"]
+    return lines
+
+
+# ---- the registry: kernel declarations, the typed entry, boxing and the row table (ops/op_registry.cpp) ----
+
+AUTOCAST = {"lower_precision": "LowerPrecision", "float32": "Float32"}
+
+
+def kernel_return(op):
+    """What a typed kernel returns: Tensor, a std::tuple of them, a TensorList for Tensor[], or bool."""
+    if op.returns == ["bool"]:
+        return "bool"
+    if op.returns == ["Tensor[]"]:
+        return "TensorList"
+    if len(op.returns) == 1:
+        return "Tensor"
+    return "std::tuple<" + ", ".join(["Tensor"] * len(op.returns)) + ">"
+
+
+def kernel_params(op):
+    """The typed kernel's parameters: each tensor argument by name (a Tensor[] as a span), then the
+    arguments struct when the op has one."""
+    params = []
+    for a in op.args:
+        if a.base == "Tensor[]":
+            params.append(f"std::span<const Tensor> {a.name}")
+        elif a.is_tensor():
+            params.append(f"const Tensor& {a.name}")
+    if fields(op):
+        params.append(f"const {args_name(op)}& args")
+    return params
+
+
+def kernel_call(op):
+    """The typed kernel called on the dispatch point's span `in` and struct pointer `p`."""
+    args, i = [], 0
+    for a in op.args:
+        if a.base == "Tensor[]":
+            args.append("in")
+        elif a.is_tensor():
+            args.append(f"in[{i}]")
+            i += 1
+    if fields(op):
+        args.append(f"*static_cast<const {args_name(op)}*>(p)")
+    return f"kernels::{op.kernel}({', '.join(args)})"
+
+
+def registry_source(ops):
+    lines = ['#include <span>', '#include <tuple>', '', '#include "core/boxing.h"', '#include "core/op_args.h"',
+             '#include "ops/attr_util.h"', '', 'namespace tl {', '',
+             '// Every kernel, declared here only: a kernel file defines its kernels without including the op rows,',
+             '// so a new row rebuilds the registry and not every kernel. A missing or mistyped kernel fails to link.',
+             'namespace kernels {']
+    for op in ops:
+        if op.boxed_kernel:
+            lines.append(f"TensorList {op.kernel}(std::span<const Tensor> inputs, const Attrs& attrs);")
+        else:
+            lines.append(f"{kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
+    lines += ["}  // namespace kernels", "", "namespace {", ""]
+    for op in ops:
+        e, struct, body = op.enum, args_name(op), fields(op)
+        names = ", ".join(f'"{n}"' for _, n, _ in body)
+        lines.append(f"Attrs box_{e}([[maybe_unused]] const void* p) {{")
+        if body:
+            lines.append(f"  const auto& a = *static_cast<const {struct}*>(p);")
+            items = ", ".join(f'{{"{n}", detail::box(a.{n})}}' for _, n, _ in body)
+            lines.append(f"  return Attrs{{{items}}};")
+        else:
+            lines.append("  return {};")
+        lines.append("}")
+        lines.append(f"OpArgs unbox_{e}(const Attrs& attrs) {{")
+        lines.append(f'  detail::check_names(attrs, {{{names}}}, "{op.name}");')
+        if body:
+            lines.append(f"  {struct} a;")
+            schema_args = {a.name: a for a in op.args}
+            for _, n, _ in body:
+                required = schema_args[n].default is None and schema_args[n] is not number_operand(op)
+                lines.append(f'  detail::unbox_field(attrs, "{n}", a.{n}, "{op.name}", {str(required).lower()});')
+            lines.append(f"  return OpArgs(OpKind::{e}, std::move(a));")
+        else:
+            lines.append(f"  return OpArgs(OpKind::{e}, NoArgs{{}});")
+        lines.append("}")
+        if body:
+            lines.append(f"OpArgs own_{e}(const void* p) {{ return OpArgs(OpKind::{e}, *static_cast<const {struct}*>(p)); }}")
+        else:
+            lines.append(f"OpArgs own_{e}(const void*) {{ return OpArgs(OpKind::{e}, NoArgs{{}}); }}")
+        lines.append(f"TensorList run_{e}(std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
+        if op.boxed_kernel:
+            lines.append(f"  return kernels::{op.kernel}(in, box_{e}(p));")
+        else:
+            ret = kernel_return(op)
+            call = kernel_call(op)
+            if ret == "Tensor":
+                lines.append(f"  return {{{call}}};")
+            elif ret == "TensorList":
+                lines.append(f"  return {call};")
+            elif ret == "bool":
+                lines.append(f"  return {{detail::bool_scalar({call})}};")
+            else:
+                lines.append(f"  return std::apply([](auto&&... t) {{ return TensorList{{std::move(t)...}}; }}, {call});")
+        lines.append("}")
+        number = number_operand(op)
+        if number:
+            lines.append(f"const Scalar* number_{e}(const void* p) {{")
+            lines.append(f"  const auto& n = static_cast<const {struct}*>(p)->{number.name};")
+            lines.append("  return n ? &*n : nullptr;")
+            lines.append("}")
+        lines.append("")
+    lines += ["}  // namespace", "", "const OpInfo kOpRows[] = {"]
+    for op in ops:
+        e = op.enum
+        number = f"&number_{e}" if number_operand(op) else "nullptr"
+        cast = AUTOCAST.get(op.autocast, "None")
+        lines.append(f'    {{"{op.aten}", "{op.schema}", "{op.pyop}", "{op.tags}", &run_{e}, &box_{e}, &unbox_{e}, '
+                     f'&own_{e}, {number}, AutocastPolicy::{cast}}},')
+    lines += ["};", "", "}  // namespace tl"]
+    return lines
+
+
+def op_list(ops):
+    """The rows as the X-macro C++ code iterates: _(Enum, kernel, "aten", "schema", "pyop", "tags", "variants")."""
+    lines = ["#pragma once", "", "// clang-format off", "#define TL_FORALL_OPS(_) \\"]
+    for op in ops:
+        lines.append(f'  _({op.enum}, {op.kernel}, "{op.aten}", "{op.schema}", "{op.pyop}", "{op.tags}", "{op.variants}") \\')
+    lines[-1] = lines[-1][:-2]
+    return lines + ["// clang-format on"]
 
 
 def cpp_type(arg, required=False, single=False, braced=False):
@@ -319,12 +560,19 @@ def sources(ops):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[2] not in ("methods", "operators", "functions", "sources"):
-        sys.exit("usage: gen_op_api.py OP_LIST methods|operators|functions|sources OUT")
-    ops = parse_op_list(sys.argv[1])
+    outputs = ("op_list", "op_args", "registry", "methods", "operators", "functions", "sources")
+    if len(sys.argv) != 4 or sys.argv[2] not in outputs:
+        sys.exit(f"usage: gen_ops.py native_functions.toml {'|'.join(outputs)} OUT")
+    ops = parse_declarations(sys.argv[1])
     what = sys.argv[2]
-    header = f"// Generated by core/gen_op_api.py from core/op_list.h ({what}); do not edit.\n"
-    if what == "methods":
+    header = f"// Generated by core/gen_ops.py from core/native_functions.toml ({what}); do not edit.\n"
+    if what == "op_list":
+        body = op_list(ops)
+    elif what == "op_args":
+        body = op_args_header(ops)
+    elif what == "registry":
+        body = registry_source(ops)
+    elif what == "methods":
         body = api_decls(ops, "method")
     elif what == "operators":
         body = [d + ";" for d, _ in operator_overloads(ops)]
