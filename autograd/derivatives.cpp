@@ -382,9 +382,13 @@ TensorList d_batch_norm(const GradContext& c) {
                                       mask3(c, 0, 1, 2));
   return {std::get<0>(g), std::get<1>(g), std::get<2>(g), Tensor(), Tensor()};
 }
+// A pool's stride=[] is its kernel_size; its backward takes it resolved.
+Shape pool_stride(const Attrs& a) {
+  return a.get<Shape>("stride").empty() ? a.get<Shape>("kernel_size") : a.get<Shape>("stride");
+}
 TensorList d_max_pool2d_with_indices(const GradContext& c) {
   const Attrs& a = c.attrs();
-  return {max_pool2d_with_indices_backward(c.grad(0), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
+  return {max_pool2d_with_indices_backward(c.grad(0), c.input(0), a.get<Shape>("kernel_size"), pool_stride(a),
                                            a.get<Shape>("padding"), a.get<Shape>("dilation"),
                                            a.get<bool>("ceil_mode"), c.output(1))};
 }
@@ -392,16 +396,15 @@ TensorList d_avg_pool2d(const GradContext& c) {
   const Attrs& a = c.attrs();
   const std::optional<int64_t> divisor =
       a.is_none("divisor_override") ? std::nullopt : std::optional(a.get<int64_t>("divisor_override"));
-  return {avg_pool2d_backward(c.grad(), c.input(0), a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
+  return {avg_pool2d_backward(c.grad(), c.input(0), a.get<Shape>("kernel_size"), pool_stride(a),
                               a.get<Shape>("padding"), a.get<bool>("ceil_mode"), a.get<bool>("count_include_pad"), divisor)};
 }
 TensorList d_adaptive_avg_pool2d(const GradContext& c) { return {_adaptive_avg_pool2d_backward(c.grad(), c.input(0))}; }
 
 // max_pool2d in grad mode: max_pool2d_with_indices keeps the indices its backward needs.
 TensorList max_pool2d_decomposition(std::span<const Tensor> in, const Attrs& a) {
-  return {max_pool2d_with_indices(in[0], a.get<Shape>("kernel_size"), a.get<Shape>("stride"), a.get<Shape>("padding"),
-                                  a.get<Shape>("dilation"), a.get<bool>("ceil_mode"))
-              .first};
+  return {std::get<0>(max_pool2d_with_indices(in[0], a.get<Shape>("kernel_size"), a.get<Shape>("stride"),
+                                              a.get<Shape>("padding"), a.get<Shape>("dilation"), a.get<bool>("ceil_mode")))};
 }
 
 // ---- softmax and losses ----
@@ -451,7 +454,7 @@ TensorList dropout_decomposition(std::span<const Tensor> in, const Attrs& a) {
   const double p = a.get<double>("p");
   const bool train = a.get<bool>("train");
   if (!train || p == 0.0) return {in[0].clone()};
-  return {native_dropout(in[0], p, train).first};
+  return {std::get<0>(native_dropout(in[0], p, train))};
 }
 
 Derivative make(OpKind op) {

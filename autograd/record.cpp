@@ -190,21 +190,23 @@ void move_retained_grad(const Tensor& self, const std::shared_ptr<Node>& old_fn,
   now[meta.output_nr].push_back(TensorAccess::weak(self));
 }
 
-TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
+TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style) {
   const Derivative& d = derivative_of(op);
   if (d.kind == DerivativeKind::NotDifferentiable || is_proxy_call(inputs)) {
     NoGradGuard no_grad;
-    return dispatch::call_kernel(op, inputs, attrs, style);
+    return dispatch::call_kernel(op, inputs, args, style);
   }
   if (d.kind == DerivativeKind::Composite) {
-    const KernelFn kernel = d.decomposition ? d.decomposition : op_info(op).kernel;
-    if (!dispatch::has_hooks()) return kernel(inputs, attrs);
-    return dispatch::call_with_hooks(OpCall{op, style, inputs, attrs}, kernel);
+    auto run = [&] {
+      return d.decomposition ? d.decomposition(inputs, op_info(op).box(args)) : op_info(op).run(inputs, args);
+    };
+    if (!dispatch::has_hooks()) return run();
+    return dispatch::call_with_hooks(OpCall{op, style, inputs, args}, run);
   }
   const int w = written_input(op);
   if (w >= 0) check_inplace_target(op, inputs[w]);
 
-  auto node = std::make_shared<OpNode>(op, d, attrs);
+  auto node = std::make_shared<OpNode>(op, d, op_info(op).box(args));
   node->inputs_.resize(inputs.size());
   node->needs_.resize(inputs.size());
   node->saved_inputs_.resize(inputs.size());
@@ -226,7 +228,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
   TensorList out;
   {
     NoGradGuard no_grad;
-    out = dispatch::call_kernel(op, inputs, attrs, style, static_cast<int64_t>(node->sequence_nr));
+    out = dispatch::call_kernel(op, inputs, args, style, static_cast<int64_t>(node->sequence_nr));
   }
   for (const Tensor& o : out)
     if (o.defined() && o.is_proxy()) return out;

@@ -45,10 +45,10 @@ AutogradFn autograd_fn() { return g_autograd_fn; }
 
 bool has_hooks() { return !t_hooks.empty(); }
 
-TensorList call_with_hooks(const OpCall& call, KernelFn kernel) {
+TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>& run) {
   return t_hooks.run<TensorList>([&](DispatchHook& h) { h.before(call); },
                                  [&](DispatchHook& h, TensorList& out) { return h.intercept(call, out); },
-                                 [&] { return kernel(call.inputs, call.attrs); },
+                                 run,
                                  [&](DispatchHook& h, const TensorList* out) { h.after(call, out); });
 }
 

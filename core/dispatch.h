@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -60,8 +61,13 @@ class Attrs {
 };
 
 using TensorList = std::vector<Tensor>;
-/// Signature shared by every kernel: tensor inputs (an undefined Tensor stands for None) and attrs.
+/// A row's typed entry (generated, core/gen_ops.py): runs the op's kernel on its tensor inputs (an undefined
+/// Tensor stands for None) and its arguments struct (core/op_args.h: ArgsOf<op>).
+using RunFn = TensorList (*)(std::span<const Tensor> inputs, const void* args);
+/// A composite op's decomposition, run on the boxed arguments.
 using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
+
+class OpArgs;
 
 /// How the user spelled the call: `tl::add(a, b)`, `a.add(b)`, `a + b` or, with a number on the left,
 /// `2 + a` (Python's reflected operator: the op's own operands, add(a, 2), rsub(a, 2.0) for `2.0 - a`).
@@ -69,12 +75,23 @@ using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& att
 /// call_function[operator.add](2, a) accordingly.
 enum class CallStyle : uint8_t { Function, Method, Operator, ReflectedOperator };
 
+/// What autocast does to an op's floating inputs (PyTorch 1.13's CPU lists): cast them to the autocast
+/// dtype (convolutions, matrix products), to float32 (losses), or nothing.
+enum class AutocastPolicy : uint8_t { None, LowerPrecision, Float32 };
+
+/// One op row as the registry holds it (ops/op_registry.cpp, generated from core/native_functions.toml).
 struct OpInfo {
   const char* aten_name;   ///< "aten::add": what the profiler prints
   const char* schema;      ///< PyTorch-style signature with defaults
   const char* py_operator; ///< "add" for operator.add, "" when the op has no Python operator
   const char* tags;        ///< "pointwise", "nondeterministic_seeded" or "" (read through core/schema.h)
-  KernelFn kernel;
+  RunFn run;               ///< the kernel, typed
+  Attrs (*box)(const void* args);               ///< the arguments struct as Attrs (FX, the profiler)
+  OpArgs (*unbox)(const Attrs& attrs);          ///< Attrs checked into an arguments struct
+  OpArgs (*own)(const void* args);              ///< a copy of the arguments struct to keep
+  /// The number a pointwise op got for its second operand (x + 2), or nullptr; null for other ops.
+  const Scalar* (*number_operand)(const void* args);
+  AutocastPolicy autocast;
 };
 /// The registry row for `op` (defined with the registry in ops/registry.cpp).
 const OpInfo& op_info(OpKind op);
@@ -86,10 +103,13 @@ struct OpCall {
   OpKind op;
   CallStyle style;
   std::span<const Tensor> inputs;
-  const Attrs& attrs;
+  const void* args;  ///< the op's arguments struct (ArgsOf<op>)
   /// The sequence number of the backward node autograd recorded for this call, or -1 (the profiler
   /// links the op to the node's backward scopes by it).
   int64_t sequence_nr = -1;
+
+  /// The arguments boxed, by name, as FX and the profiler read them.
+  Attrs attrs() const { return op_info(op).box(args); }
 };
 
 /// Installed per thread; called for every op that thread dispatches, nested ops included.
@@ -105,12 +125,18 @@ class DispatchHook {
 
 namespace dispatch {
 
-/// Runs `op`: inside an autocast scope, casts the inputs of the ops autocast lists (core/autocast.h);
-/// records it for backward when an input requires grad; then hooks' before, the first intercepting
-/// hook or the kernel, hooks' after (reverse order).
+/// Runs `op` on its arguments struct `args` (ArgsOf<op>): inside an autocast scope, casts the inputs of the
+/// ops autocast lists; records it for backward when an input requires grad; then hooks' before, the
+/// first intercepting hook or the kernel, hooks' after (reverse order). The generated C++ API calls
+/// the typed form, dispatch::call<OpKind::Add>(inputs, args) (core/op_args.h).
+TensorList call_typed(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style);
+/// Runs an op on arguments kept by an FX plan step or an autograd node.
+TensorList call(const OpArgs& args, std::span<const Tensor> inputs, CallStyle style = CallStyle::Function);
+/// Runs `op` on boxed arguments (the untyped boundary: FX's interpreter, tests), checked against the
+/// op's schema first: an unknown name, a missing required argument or a wrong type is a tl::Error.
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
                 CallStyle style = CallStyle::Function);
-/// Convenience for single-output ops.
+/// Convenience for single-output ops on boxed arguments.
 Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
              CallStyle style = CallStyle::Function);
 Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
@@ -119,19 +145,19 @@ Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs
 /// Runs `op` below autograd: the hooks and the kernel, recording nothing, then bumps the version of
 /// each argument the op writes. dispatch::call comes here unless an input requires grad; autograd
 /// comes here with the `sequence_nr` of the node it recorded for the call.
-TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style,
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style,
                        int64_t sequence_nr = -1);
 
 /// The autograd layer's entry point: runs an op some input of which requires grad (grad mode on) and
 /// records it for backward. autograd/ installs it before any tensor can require grad.
-using AutogradFn = TensorList (*)(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style);
+using AutogradFn = TensorList (*)(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style);
 void set_autograd_fn(AutogradFn fn);
 AutogradFn autograd_fn();
 
 /// True when the calling thread has a hook installed.
 bool has_hooks();
-/// Runs `call` through the calling thread's hooks around `kernel`.
-TensorList call_with_hooks(const OpCall& call, KernelFn kernel);
+/// Runs `call` through the calling thread's hooks around `run`.
+TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>& run);
 
 /// Adds `hook` on top of the calling thread's hook stack.
 void push_hook(DispatchHook* hook);

@@ -144,6 +144,8 @@ def field_type(arg):
 def field_default(arg):
     """The member initializer of a field: the schema's default, or {} (value-initialized) without one."""
     d, ftype = arg.default, field_type(arg)
+    if d is None and ftype == "Scalar":
+        return "{int64_t{0}}"  # a required number: Scalar has no empty state; every caller sets it
     if d is None or d == "None" or ftype.startswith("std::optional"):
         return "{}"
     m = re.fullmatch(r"int\[(\d+)\]\??", arg.base)
@@ -160,6 +162,11 @@ def field_default(arg):
     return "{" + (f"int64_t{{{d}}}" if ftype == "Scalar" and re.fullmatch(r"-?\d+", d) else d) + "}"
 
 
+def box_function(arg):
+    """box, or box_list for an int[N] whose default [] made its field optional: none given boxes as []."""
+    return "box_list" if re.fullmatch(r"int\[\d+\]", arg.base) and arg.default == "[]" else "box"
+
+
 def fields(op):
     """(C++ type, name, initializer) of each field of the op's arguments struct, in schema order: the
     non-tensor arguments, and for an op that takes a number for its second operand that number."""
@@ -173,7 +180,8 @@ def fields(op):
 
 
 def op_args_header(ops):
-    lines = ["#pragma once", "", "#include <array>", "#include <cstdint>", "#include <optional>", "#include <string>", "",
+    lines = ["#pragma once", "", "#include <array>", "#include <cstdint>", "#include <initializer_list>", "#include <optional>",
+             "#include <span>", "#include <string>", "#include <tuple>", "",
              '#include "core/boxing.h"', '#include "core/op_kind.h"', "", "namespace tl {", ""]
     shared = {}
     for op in ops:
@@ -190,12 +198,26 @@ def op_args_header(ops):
         for ftype, fname, init in body:
             lines.append(f"  {ftype} {fname}{init};")
         lines.append("};")
-    lines += ["", "/// The arguments struct of each op: ArgsOf<OpKind::Conv2d> is Conv2dArgs.",
-              "template <OpKind Op>", "struct ArgsOfOp;"]
+    lines += ["", "/// Each op's arguments struct and what its kernel returns: OpTraits<OpKind::Conv2d>::Args is Conv2dArgs.",
+              "template <OpKind Op>", "struct OpTraits;"]
     for op in ops:
         struct = args_name(op) if fields(op) else "NoArgs"
-        lines.append(f"template <> struct ArgsOfOp<OpKind::{op.enum}> {{ using type = {struct}; }};")
-    lines += ["template <OpKind Op>", "using ArgsOf = typename ArgsOfOp<Op>::type;", "", "}  // namespace tl"]
+        lines.append(f"template <> struct OpTraits<OpKind::{op.enum}> {{ using Args = {struct}; "
+                     f"using Return = {kernel_return(op)}; }};")
+    lines += ["template <OpKind Op>", "using ArgsOf = typename OpTraits<Op>::Args;", "",
+              "namespace dispatch {", "",
+              "/// Runs `Op` through the dispatch point (call_typed) and returns what its kernel returns: the generated",
+              "/// C++ API's way in, checked by the compiler (`args` must be the op's struct).",
+              "template <OpKind Op>",
+              "typename OpTraits<Op>::Return call(std::span<const Tensor> inputs, const ArgsOf<Op>& args = {},",
+              "                                   CallStyle style = CallStyle::Function) {",
+              "  return detail::unpack_outputs<typename OpTraits<Op>::Return>(call_typed(Op, inputs, &args, style));",
+              "}",
+              "template <OpKind Op>",
+              "typename OpTraits<Op>::Return call(std::initializer_list<Tensor> inputs, const ArgsOf<Op>& args = {},",
+              "                                   CallStyle style = CallStyle::Function) {",
+              "  return call<Op>(std::span<const Tensor>(inputs.begin(), inputs.size()), args, style);",
+              "}", "", "}  // namespace dispatch", "}  // namespace tl"]
     return lines
 
 
@@ -245,7 +267,7 @@ def kernel_call(op):
 
 def registry_source(ops):
     lines = ['#include <span>', '#include <tuple>', '', '#include "core/boxing.h"', '#include "core/op_args.h"',
-             '#include "ops/attr_util.h"', '', 'namespace tl {', '',
+             '#include "ops/elementwise.h"', '', 'namespace tl {', '',
              '// Every kernel, declared here only: a kernel file defines its kernels without including the op rows,',
              '// so a new row rebuilds the registry and not every kernel. A missing or mistyped kernel fails to link.',
              'namespace kernels {']
@@ -261,7 +283,8 @@ def registry_source(ops):
         lines.append(f"Attrs box_{e}([[maybe_unused]] const void* p) {{")
         if body:
             lines.append(f"  const auto& a = *static_cast<const {struct}*>(p);")
-            items = ", ".join(f'{{"{n}", detail::box(a.{n})}}' for _, n, _ in body)
+            schema_args = {a.name: a for a in op.args}
+            items = ", ".join(f'{{"{n}", detail::{box_function(schema_args[n])}(a.{n})}}' for _, n, _ in body)
             lines.append(f"  return Attrs{{{items}}};")
         else:
             lines.append("  return {};")
@@ -293,7 +316,7 @@ def registry_source(ops):
             elif ret == "TensorList":
                 lines.append(f"  return {call};")
             elif ret == "bool":
-                lines.append(f"  return {{detail::bool_scalar({call})}};")
+                lines.append(f"  return {{detail::scalar_to_tensor({call}, DType::Bool)}};")
             else:
                 lines.append(f"  return std::apply([](auto&&... t) {{ return TensorList{{std::move(t)...}}; }}, {call});")
         lines.append("}")
@@ -304,14 +327,15 @@ def registry_source(ops):
             lines.append("  return n ? &*n : nullptr;")
             lines.append("}")
         lines.append("")
-    lines += ["}  // namespace", "", "const OpInfo kOpRows[] = {"]
+    lines.append("const OpInfo kOpRows[] = {")
     for op in ops:
         e = op.enum
         number = f"&number_{e}" if number_operand(op) else "nullptr"
         cast = AUTOCAST.get(op.autocast, "None")
         lines.append(f'    {{"{op.aten}", "{op.schema}", "{op.pyop}", "{op.tags}", &run_{e}, &box_{e}, &unbox_{e}, '
                      f'&own_{e}, {number}, AutocastPolicy::{cast}}},')
-    lines += ["};", "", "}  // namespace tl"]
+    lines += ["};", "static_assert(sizeof(kOpRows) / sizeof(kOpRows[0]) == kNumOps);", "", "}  // namespace", "",
+              "const OpInfo& op_info(OpKind op) { return kOpRows[static_cast<size_t>(op)]; }", "", "}  // namespace tl"]
     return lines
 
 
@@ -367,31 +391,16 @@ def cpp_default(arg):
     return d
 
 
-def fixed_default(arg):
-    """An argument's default as the AttrValue expression an overload without that parameter passes."""
-    if arg.default == "None":
-        return "AttrValue{}"
-    if arg.base == "Scalar":
-        return f"detail::attr(Scalar({arg.default}))"
-    return cpp_default(arg)
-
-
 def returns_type(op):
-    if op.returns == ["bool"]:
-        return "bool"
-    if op.returns == ["Tensor[]"]:
-        return "std::vector<Tensor>"
-    if len(op.returns) == 1:
-        return "Tensor"
-    kind = "std::pair" if len(op.returns) == 2 else "std::tuple"
-    return f"{kind}<" + ", ".join(["Tensor"] * len(op.returns)) + ">"
+    """The C++ API's return type, LibTorch's: Tensor, std::tuple of Tensors, std::vector<Tensor> or bool."""
+    return kernel_return(op).replace("TensorList", "std::vector<Tensor>")
 
 
 class Overload:
-    """One C++ signature of an op: its parameters (schema args it takes) and the values of the rest."""
+    """One C++ signature of an op: its parameters (schema args it takes); the rest keep their defaults."""
 
     def __init__(self, op, params, fixed, scalar_second=False, required_dim=False, single_dim=False, braced_dim=False):
-        self.op, self.params, self.fixed = op, params, fixed  # fixed: arg name -> C++ value expression
+        self.op, self.params, self.fixed = op, params, fixed  # fixed: names of the arguments left at their defaults
         self.scalar_second, self.required_dim = scalar_second, required_dim
         self.single_dim, self.braced_dim = single_dim, braced_dim
 
@@ -419,49 +428,51 @@ class Overload:
         return ", ".join(out)
 
     def call(self, self_expr, style):
-        """The body's dispatch of this overload; self_expr stands for the first argument."""
-        op, tensors, attrs = self.op, [], []
+        """The body's typed dispatch of this overload; self_expr stands for the first argument. Arguments
+        the overload does not take keep their struct defaults, which are the schema's."""
+        op, tensors, inits = self.op, [], []
         for i, a in enumerate(op.args):
             expr = self_expr if i == 0 and self_expr else a.name
             if a.name in self.fixed:
-                attrs.append(f'{{"{a.name}", {self.fixed[a.name]}}}')
-            elif a.is_tensor() and not (self.scalar_second and i == 1):
+                continue
+            if a.is_tensor() and not (self.scalar_second and i == 1):
                 tensors.append(expr)
             elif a.base == "Tensor[]":
                 tensors = None
                 list_name = a.name
+            elif self.scalar_second and i == 1:
+                inits.append(f".{a.name} = {expr}")
             elif self.braced_dim and a.name == "dim":
-                attrs.append(f'{{"{a.name}", detail::attr(Shape({expr}))}}')
+                inits.append(f".{a.name} = IntList{{Shape({expr}), false}}")
+            elif self.single_dim and a.name == "dim":
+                inits.append(f".{a.name} = IntList{{Shape{{{expr}}}, true}}")
+            elif a.base.startswith("int[1]") and self.required_dim and a.name == "dim":
+                inits.append(f".{a.name} = IntList{{{expr}, false}}")
+            elif re.sub(r"^const |&$", "", cpp_type(a)) == field_type(a):
+                inits.append(f".{a.name} = {expr}")
             else:
-                attrs.append(f'{{"{a.name}", detail::attr({expr})}}')
-        attrs_expr = "{" + ", ".join(attrs) + "}"
+                inits.append(f'.{a.name} = detail::to_field<{field_type(a)}>({expr}, "{op.name}", "{a.name}")')
+        struct = (args_name(op) + "{" + ", ".join(inits) + "}") if fields(op) else "{}"
         style_arg = f", CallStyle::{style}" if style != "Function" else ""
-        rt = returns_type(op)
-        if tensors is None:
-            return f"dispatch::call1(OpKind::{op.enum}, {list_name}, {attrs_expr}{style_arg})"
-        if rt in ("Tensor", "bool"):
-            call = f"dispatch::call1(OpKind::{op.enum}, {{{', '.join(tensors)}}}, {attrs_expr}{style_arg})"
-            return call + (".item<bool>()" if rt == "bool" else "")
-        return ("detail::unpack<" + rt + ">(dispatch::call(OpKind::" + op.enum + ", detail::inputs({" +
-                ", ".join(tensors) + "}), " + attrs_expr + (f", CallStyle::{style}" if style != "Function" else "") +
-                "))")
+        inputs = list_name if tensors is None else "{" + ", ".join(tensors) + "}"
+        return f"dispatch::call<OpKind::{op.enum}>({inputs}, {struct}{style_arg})"
 
 
 def overloads(op):
-    result = [Overload(op, op.args, {})]
+    result = [Overload(op, op.args, set())]
     dims = [i for i, a in enumerate(op.args)
             if a.name == "dim" and a.base in ("int?", "int[]?", "int[1]?") and a.default == "None"]
     if dims and all(a.default is not None for a in op.args[dims[0]:]):
         i = dims[0]
-        fixed = {a.name: fixed_default(a) for a in op.args[i:]}
-        result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, {}, required_dim=True)]
+        fixed = {a.name for a in op.args[i:]}
+        result = [Overload(op, op.args[:i], fixed), Overload(op, op.args, set(), required_dim=True)]
         if op.args[i].base == "int[1]?":
             # One int (x.sum(0)) is kept as an int, so a trace records it as written; a braced list
             # ({}, {0}, {0, 1}) prefers std::initializer_list over both, so {} still means every dim.
-            result.append(Overload(op, op.args, {}, required_dim=True, single_dim=True))
-            result.append(Overload(op, op.args, {}, required_dim=True, braced_dim=True))
+            result.append(Overload(op, op.args, set(), required_dim=True, single_dim=True))
+            result.append(Overload(op, op.args, set(), required_dim=True, braced_dim=True))
     if op.binary_pointwise():
-        result.append(Overload(op, op.args, {}, scalar_second=True))
+        result.append(Overload(op, op.args, set(), scalar_second=True))
     return result
 
 
@@ -489,7 +500,7 @@ def api_decls(ops, variant):
 
 def operator_defaults(op):
     """An operator takes the two operands; the rest (add's alpha) keep their defaults."""
-    return {a.name: fixed_default(a) for a in op.args[2:]}
+    return {a.name for a in op.args[2:]}
 
 
 def operator_overloads(ops):
@@ -498,7 +509,7 @@ def operator_overloads(ops):
     for op in ops:
         if op.pyop == "neg":
             result.append(("Tensor operator-(const Tensor& self)",
-                           f"return dispatch::call1(OpKind::{op.enum}, {{self}}, {{}}, CallStyle::Operator);"))
+                           f"return dispatch::call<OpKind::{op.enum}>({{self}}, {{}}, CallStyle::Operator);"))
         if op.pyop in REFLECTED_OPERATORS:
             other = op.args[1].name
             reflected = Overload(op, op.args[:2], operator_defaults(op), scalar_second=True)
@@ -509,7 +520,7 @@ def operator_overloads(ops):
             other = op.args[1].name
             result.append((f"Tensor operator{mirrored}(const Scalar& {other}, const Tensor& self)", f"return self {own} {other};"))
             if op.pyop in ("eq", "ne"):
-                scalar = Overload(op, op.args, {}, scalar_second=True)
+                scalar = Overload(op, op.args, set(), scalar_second=True)
                 result.append((f"Tensor operator{own}(const Tensor& self, const Scalar& {other})",
                                f"return {scalar.call('self', 'Operator')};"))
         for table, compound in ((BINARY_OPERATORS, False), (COMPOUND_OPERATORS, True)):
@@ -532,7 +543,7 @@ def operator_overloads(ops):
 
 
 def sources(ops):
-    lines = ['#include "core/dispatch.h"', '#include "core/op_kind.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
+    lines = ['#include "core/op_args.h"', '#include "ops/attr_util.h"', '#include "ops/ops.h"', "", "namespace tl {", ""]
     for op in ops:
         variants = op.variants.split(", ")
         for ov in overloads(op):

@@ -39,7 +39,7 @@ PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<c
   } else if (s.kind) {
     s.kind = call_op(*n);
     OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); }, s.style);
-    s.attrs = std::move(a.attrs);
+    s.args = op_info(*s.kind).unbox(a.attrs);
     for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
     // The schema's `out` is its last tensor argument: when the node passes none, a hook may supply it.
     if (schema_of(*s.kind).out_index() >= 0) s.out_input = static_cast<int64_t>(s.inputs.size()) - 1;
@@ -127,7 +127,7 @@ TensorList ExecutionPlan::run(const GraphModule& gm, const TensorList& inputs, S
           gather_args();
           if (s.out_input >= 0 && !args[static_cast<size_t>(s.out_input)].defined())
             args[static_cast<size_t>(s.out_input)] = h.out_for(i);
-          v = single_or_list(dispatch::call(*s.kind, args, s.attrs, s.style));
+          v = single_or_list(dispatch::call(s.args, args, s.style));
           break;
         }
         case Opcode::Output: {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/boxing.h"
 #include "fx/graph.h"
 #include "fx/value.h"
 #include "nn/module.h"
@@ -29,7 +30,7 @@ struct PlanStep {
   Opcode op = Opcode::Output;
   std::optional<OpKind> kind;   ///< call_function / call_method of an op; empty for operator.getitem
   CallStyle style = CallStyle::Function;
-  Attrs attrs;
+  OpArgs args;                  ///< the op's arguments struct, checked once when the plan is made
   std::vector<int64_t> inputs;  ///< slots of the tensor inputs (-1 for None); output: every returned value
   int64_t index = 0;            ///< placeholder position or getitem index
   int64_t out_input = -1;       ///< position in `inputs` of the op's `out=` result (core/schema.h), or -1

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/op_kind.h"
+#include "core/op_args.h"
 #include "fx/schema.h"
 #include "nn/module_hook.h"
 
@@ -85,7 +85,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
       // torch.fx's Proxy has no in-place operators, so Python runs `x += y` as `x = x + y`: FX records
       // operator.add, and x stands for its result from then on.
       TensorList result;
-      intercept(OpCall{*plain, CallStyle::Operator, call.inputs, call.attrs}, result);
+      intercept(OpCall{*plain, CallStyle::Operator, call.inputs, call.args}, result);
       static_cast<ProxyNode*>(call.inputs[0].proxy())->rebind(node_of(result[0]));
       outputs = {call.inputs[0]};
       return true;
@@ -94,11 +94,11 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const Tensor& t : call.inputs) inputs.push_back(argument(t));
     std::vector<Argument> args;
     Kwargs kwargs;
-    to_fx_args(call.op, inputs, call.attrs, args, kwargs, call.style);
+    to_fx_args(call.op, inputs, call.attrs(), args, kwargs, call.style);
     Node* n = call.style == CallStyle::Method ? graph_.call_method(call.op, args, kwargs)
                                               : graph_.call_function(call.op, args, kwargs, call.style);
     TensorList real;
-    if (with_examples_) real = op_info(call.op).kernel(real_inputs(call.inputs), call.attrs);
+    if (with_examples_) real = op_info(call.op).run(real_inputs(call.inputs), call.args);
     const size_t count = with_examples_ ? real.size() : expected_outputs(call);
     if (count == 1) {
       outputs = {proxy(n, with_examples_ ? &real[0] : nullptr)};
@@ -161,10 +161,11 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
 
   static size_t expected_outputs(const OpCall& call) {
     switch (call.op) {
-      case OpKind::Max:
-      case OpKind::Min: return call.attrs.is_none("dim") ? 1 : 2;
+      case OpKind::Max: return static_cast<const ArgsOf<OpKind::Max>*>(call.args)->dim ? 2 : 1;
+      case OpKind::Min: return static_cast<const ArgsOf<OpKind::Min>*>(call.args)->dim ? 2 : 1;
       case OpKind::Nonzero:
-        TL_CHECK(!call.attrs.get<bool>("as_tuple"), "symbolic_trace: nonzero(as_tuple=True) returns one tensor per "
+        TL_CHECK(!static_cast<const ArgsOf<OpKind::Nonzero>*>(call.args)->as_tuple,
+                 "symbolic_trace: nonzero(as_tuple=True) returns one tensor per "
                  "dimension, which is unknown without example inputs; trace with example inputs");
         return 1;
       default: return 1;

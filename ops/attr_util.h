@@ -1,45 +1,28 @@
-// ops/attr_util.h — turning C++ argument types into op attributes and back (internal to ops/).
+// ops/attr_util.h — C++ API arguments into the fields of an op's arguments struct (internal to ops/).
 #pragma once
 
 #include <algorithm>
 #include <array>
-#include <initializer_list>
-#include <optional>
-#include <span>
-#include <tuple>
-#include <utility>
+#include <string_view>
+#include <type_traits>
 
+#include "core/boxing.h"
 #include "core/dispatch.h"
 
 namespace tl::detail {
 
-/// A C++ argument as the attribute its schema type carries (what the generated API passes): a Scalar
-/// by its kind, an empty optional as None, a bool[3] as a Shape of 1 / 0, the rest as they are.
-inline AttrValue attr(const Scalar& s) {
-  if (s.is_bool()) return s.to<bool>();
-  if (s.is_integral()) return s.to<int64_t>();
-  return s.to<double>();
-}
-inline AttrValue attr(const std::array<bool, 3>& mask) { return Shape{mask[0], mask[1], mask[2]}; }
-template <typename T>
-AttrValue attr(const T& value) {
-  return AttrValue{value};
-}
-template <typename T>
-AttrValue attr(const std::optional<T>& value) {
-  return value ? attr(*value) : AttrValue{};
-}
-
-/// The tensors of an initializer list as dispatch::call's span; valid until the end of the full
-/// expression that wrote the list, which is the call.
-inline std::span<const Tensor> inputs(std::initializer_list<Tensor> tensors) { return {tensors.begin(), tensors.size()}; }
-
-/// A multi-output op's results as the C++ API returns them: std::pair or std::tuple of Tensors.
-template <typename Tuple>
-Tuple unpack(TensorList&& outputs) {
-  constexpr size_t n = std::tuple_size_v<Tuple>;
-  TL_CHECK(outputs.size() == n, "expected ", n, " outputs from the kernel, got ", outputs.size());
-  return [&]<size_t... I>(std::index_sequence<I...>) { return Tuple{std::move(outputs[I])...}; }(std::make_index_sequence<n>{});
+/// A C++ API argument as its field of the op's arguments struct: as it is where the types agree, else
+/// converted as a graph's value is (a Shape for an int[2] field takes 1 or 2 values; an empty one for a
+/// pool's stride=[] is none given), with unbox's tl::Error naming the op and the argument.
+template <typename Field, typename T>
+Field to_field(const T& value, const char* op, std::string_view name) {
+  if constexpr (std::is_constructible_v<Field, const T&>) {
+    return Field(value);
+  } else {
+    Field out{};
+    unbox(box(value), out, op, name);
+    return out;
+  }
 }
 
 /// Reads a bool[3] attribute back; throws unless it holds exactly three 0 / 1 values:

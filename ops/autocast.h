@@ -1,5 +1,5 @@
-// ops/autocast.h — the dispatch point's autocast step (internal to ops/): which ops autocast casts,
-// and the cast-then-call it runs for them.
+// ops/autocast.h — the dispatch point's autocast step (internal to ops/): the cast-then-call it runs for
+// the ops whose row names an autocast policy (core/native_functions.toml, PyTorch 1.13's CPU lists).
 #pragma once
 
 #include <span>
@@ -8,16 +8,10 @@
 
 namespace tl::detail {
 
-/// How autocast treats an op: leaves it alone, runs it in the lower precision, or in float32.
-enum class CastPolicy : uint8_t { None, LowerPrecision, Float32 };
-
-/// PyTorch 1.13's CPU autocast lists, restricted to the ops torchless has.
-CastPolicy autocast_policy(OpKind op);
-
 /// Casts the floating-point tensor inputs (not float64) of `op` as `policy` says, through the
-/// dispatch point (so autograd records the casts and profiles show aten::to), then runs `op` with
-/// autocast off for the ops it calls.
-TensorList autocast_call(OpKind op, CastPolicy policy, std::span<const Tensor> inputs, const Attrs& attrs,
+/// dispatch point (so autograd records the casts and profiles show aten::to), then runs `op` on its
+/// arguments struct `args` with autocast off for the ops it calls.
+TensorList autocast_call(OpKind op, AutocastPolicy policy, std::span<const Tensor> inputs, const void* args,
                          CallStyle style);
 
 }  // namespace tl::detail

@@ -13,7 +13,7 @@ Tensor nll_loss_rows(const Tensor& self, const Tensor& target, const Tensor& wei
                    int64_t ignore_index) {
   TL_CHECK(self.dim() >= 1, "nll_loss: expected input of at least 1 dimension, (C), (N, C) or (N, C, d1, ...), got ",
            self.sizes());
-  if (self.dim() <= 2) return tl::nll_loss_forward(self, target, weight, reduction, ignore_index).first;
+  if (self.dim() <= 2) return std::get<0>(tl::nll_loss_forward(self, target, weight, reduction, ignore_index));
   Shape expected{self.size(0)};
   for (int64_t d = 2; d < self.dim(); ++d) expected.push_back(self.size(d));
   TL_CHECK(target.sizes() == expected, "nll_loss: expected target of size (N, d1, ...) = ", expected, " for input ",
@@ -23,7 +23,7 @@ Tensor nll_loss_rows(const Tensor& self, const Tensor& target, const Tensor& wei
   to_last.push_back(1);
   const int64_t rows = target.numel();
   const Tensor flat = self.permute(to_last).reshape({rows, self.size(1)});
-  const Tensor out = tl::nll_loss_forward(flat, target.reshape({rows}), weight, reduction, ignore_index).first;
+  const Tensor out = std::get<0>(tl::nll_loss_forward(flat, target.reshape({rows}), weight, reduction, ignore_index));
   return reduction == Reduction::None ? out.reshape(target.sizes()) : out;
 }
 

@@ -1,5 +1,5 @@
-// ops/registry.cpp — the kernel table generated from the op rows (core/native_functions.toml), and dispatch::call, the one
-// function every op goes through.
+// ops/registry.cpp — dispatch::call, the one function every op goes through, over the row table that
+// core/gen_ops.py generates from core/native_functions.toml (ops/op_registry.cpp).
 #include "core/dispatch.h"
 
 #include <array>
@@ -7,6 +7,7 @@
 
 #include "core/autocast.h"
 #include "core/autograd_meta.h"
+#include "core/boxing.h"
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
 #include "core/schema.h"
@@ -14,29 +15,12 @@
 
 namespace tl {
 
-// Every kernel, declared here only: a kernel file defines its kernels without including the op list,
-// so a new row rebuilds the registry and not every kernel. A missing or mistyped kernel fails to link.
-namespace kernels {
-#define TL_OP_DECLARE_KERNEL(Enum, kernel, aten, schema, pyop, tags, variants) \
-  TensorList kernel(std::span<const Tensor> inputs, const Attrs& attrs);
-TL_FORALL_OPS(TL_OP_DECLARE_KERNEL)
-#undef TL_OP_DECLARE_KERNEL
-}  // namespace kernels
-
 namespace {
-
-const OpInfo kRegistry[] = {
-#define TL_OP_ROW(Enum, kernel, aten, schema, pyop, tags, variants) {aten, schema, pyop, tags, &kernels::kernel},
-    TL_FORALL_OPS(TL_OP_ROW)
-#undef TL_OP_ROW
-};
-static_assert(sizeof(kRegistry) / sizeof(kRegistry[0]) == kNumOps);
 
 // The tensor arguments of an op's schema, in order: what dispatch::call checks before a kernel runs.
 struct TensorArgs {
   std::vector<const SchemaArg*> args;
   bool list = false;         // a Tensor[] argument: any number of inputs, each defined
-  bool takes_number = false; // a pointwise op's second operand may be a number in attrs (x + 2)
   std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
   bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
 };
@@ -54,7 +38,6 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
       }
     for (int i = 0; i < kNumOps; ++i) {
       const Schema& s = schema_of(static_cast<OpKind>(i));
-      out[i].takes_number = out[i].args.size() == 2 && s.has_tag(OpTag::Pointwise);
       out[i].returns_view = !out[i].args.empty() && !out[i].args[0]->is_write && !out[i].args[0]->alias_set.empty() &&
                             !s.returns.empty() && s.returns[0].alias_set == out[i].args[0]->alias_set;
     }
@@ -65,9 +48,11 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
 
 // Kernels read their tensors by position: a missing or undefined required one must be a tl::Error
 // here rather than a read past the span or through a null tensor. The second operand of a Python
-// binary operator's op may instead come as a number in `attrs` (x + 2); the kernel reads it there.
+// binary operator's op may instead come as a number in its arguments struct (x + 2); the kernel reads it there.
 // Returns how many tensors the kernel reads: trailing optional ones a caller left out are passed as None.
-size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs) {
+// `has_number()` says whether a number came for the second operand.
+template <typename HasNumber>
+size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& has_number) {
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   if (spec.list) {
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -82,8 +67,8 @@ size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const Attrs& attr
     if (i < inputs.size()) {
       TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor for '", a.name, "', got None");
     } else {
-      TL_CHECK(i == 1 && spec.takes_number && attrs.find(a.name) != nullptr, op_name(op),
-               ": missing tensor argument '", a.name, "'");
+      TL_CHECK(i == 1 && op_info(op).number_operand && has_number(), op_name(op), ": missing tensor argument '",
+               a.name, "'");
       return inputs.size();
     }
   }
@@ -98,8 +83,6 @@ bool any_requires_grad(std::span<const Tensor> inputs) {
 
 }  // namespace
 
-const OpInfo& op_info(OpKind op) { return kRegistry[static_cast<size_t>(op)]; }
-
 std::string_view op_name(OpKind op) {
   std::string_view schema = op_info(op).schema;
   return schema.substr(0, schema.find('('));
@@ -107,29 +90,41 @@ std::string_view op_name(OpKind op) {
 
 namespace dispatch {
 
-TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
-  if (const size_t read = check_inputs(op, inputs, attrs); read > inputs.size()) [[unlikely]] {
+TensorList call_typed(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style) {
+  const auto has_number = [&] { return op_info(op).number_operand(args) != nullptr; };
+  if (const size_t read = check_inputs(op, inputs, has_number); read > inputs.size()) [[unlikely]] {
     TensorList padded(inputs.begin(), inputs.end());
     padded.resize(read);
-    return call(op, padded, attrs, style);
+    return call_typed(op, padded, args, style);
   }
   if (is_autocast_enabled()) [[unlikely]] {
-    if (const detail::CastPolicy policy = detail::autocast_policy(op); policy != detail::CastPolicy::None)
-      return detail::autocast_call(op, policy, inputs, attrs, style);
+    if (const AutocastPolicy policy = op_info(op).autocast; policy != AutocastPolicy::None)
+      return detail::autocast_call(op, policy, inputs, args, style);
   }
   if (GradMode::is_enabled() && any_requires_grad(inputs)) [[unlikely]] {
     const AutogradFn record = autograd_fn();
     TL_INTERNAL_ASSERT(record != nullptr, op_name(op), ": an input requires grad but no autograd is linked");
-    return record(op, inputs, attrs, style);
+    return record(op, inputs, args, style);
   }
-  return call_kernel(op, inputs, attrs, style);
+  return call_kernel(op, inputs, args, style);
 }
 
-TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style,
+TensorList call(const OpArgs& args, std::span<const Tensor> inputs, CallStyle style) {
+  return call_typed(args.op(), inputs, args.get(), style);
+}
+
+TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
+  // The tensors first: a tensor passed by name among the attributes is reported as the missing tensor.
+  check_inputs(op, inputs, [&] { return attrs.find(tensor_args()[static_cast<size_t>(op)].args[1]->name) != nullptr; });
+  return call(op_info(op).unbox(attrs), inputs, style);
+}
+
+TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style,
                        int64_t sequence_nr) {
-  const KernelFn kernel = kRegistry[static_cast<size_t>(op)].kernel;
-  TensorList out =
-      has_hooks() ? call_with_hooks(OpCall{op, style, inputs, attrs, sequence_nr}, kernel) : kernel(inputs, attrs);
+  const RunFn run = op_info(op).run;
+  TensorList out = has_hooks() ? call_with_hooks(OpCall{op, style, inputs, args, sequence_nr},
+                                                 [&] { return run(inputs, args); })
+                               : run(inputs, args);
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   for (size_t i : spec.written)
     if (i < inputs.size() && inputs[i].defined() && inputs[i].storage()) inputs[i].storage()->bump_version();

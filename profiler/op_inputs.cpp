@@ -48,7 +48,8 @@ Shape known_shape(const Tensor& t) {
 // (MemoryFormat, Layout, Device), show as PyTorch shows their defaults (a value is a "Scalar", None is
 // ""); the dimless sum, mean, max and min are PyTorch's overloads without dim and keepdim; nonzero's
 // as_tuple is Python's, not an argument of aten::nonzero.
-void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::vector<std::string>& types) {
+void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Shape>& shapes,
+                          std::vector<std::string>& types) {
   const auto& args = schema_of(call.op).args;
   auto drop = [&](std::string_view name) {
     for (size_t i = 0; i < args.size() && i < shapes.size(); ++i)
@@ -69,7 +70,7 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
     case OpKind::Mean:
     case OpKind::Max:
     case OpKind::Min:
-      if (call.attrs.is_none("dim")) {
+      if (attrs.is_none("dim")) {
         drop("keepdim");
         drop("dim");
       }
@@ -88,6 +89,7 @@ void to_pytorch_arguments(const OpCall& call, std::vector<Shape>& shapes, std::v
 void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector<std::string>& types) {
   shapes.clear();
   types.clear();
+  const Attrs attrs = call.attrs();
   size_t next_tensor = 0;
   for (const SchemaArg& arg : schema_of(call.op).args) {
     if (arg.is_tensor_list()) {
@@ -100,10 +102,10 @@ void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector
       types.emplace_back(t.defined() ? dtype_type_name(t.dtype()) : "");
     } else {
       shapes.emplace_back();
-      types.emplace_back(attr_type_name(call.attrs.find(arg.name), arg.is_tensor() || arg.base_type() == "Scalar"));
+      types.emplace_back(attr_type_name(attrs.find(arg.name), arg.is_tensor() || arg.base_type() == "Scalar"));
     }
   }
-  to_pytorch_arguments(call, shapes, types);
+  to_pytorch_arguments(call, attrs, shapes, types);
 }
 
 void describe_inputs(const ScopeArgs& args, std::vector<Shape>& shapes, std::vector<std::string>& types) {

@@ -151,7 +151,7 @@ void Recorder::before(const OpCall& call) {
     Inputs& in = inputs_.emplace_back();
     describe_inputs(call, in.shapes, in.types);
   }
-  if (options_.with_flops) e.flops = estimate_flops(call.op, call.inputs, call.attrs);
+  if (options_.with_flops) e.flops = estimate_flops(call.op, call.inputs, call.attrs());
   op_ids_.push_back(open_.back().id);
   const int64_t start = now_ns();
   e.start_ns = start;

@@ -1,16 +1,16 @@
-// fx/passes/inference_modules.cpp — the fused inference modules: attrs built from the layer options,
-// weights prepacked once per input signature under a lock, every kernel run through the dispatcher.
+// fx/passes/inference_modules.cpp — the fused inference modules: each kernel's arguments struct built
+// from the layer options, weights prepacked once per input signature under a lock, every kernel run
+// through the dispatcher.
 #include "fx/passes/inference_modules.h"
 
-#include "core/dispatch.h"
-#include "core/op_kind.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
 
 namespace tl::fx {
 namespace {
 
-Shape pair_shape(const nn::IntPair& p) { return p.shape(); }
+std::array<int64_t, 2> pair(const nn::IntPair& p) { return {p.h(), p.w()}; }
 
 }  // namespace
 
@@ -62,13 +62,11 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   auto it = packed_->by_input.find(key);
   if (it != packed_->by_input.end()) return it->second;
   const nn::Conv2dOptions& o = options_;
-  const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
-                    {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
-                    {"input_size", x.shape()},             {"input_stride", x.strides()},
-                    {"input_dtype", x.dtype()},            {"bias", parameter("bias").defined()},
-                    {"sum", sum_},                         {"relu", relu_},
-                    {"winograd", winograd}};
-  Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {parameter("weight")}, attrs);
+  Tensor packed = dispatch::call<OpKind::MkldnnReorderConv2dWeight>(
+      {parameter("weight")}, {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation),
+                              .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(),
+                              .input_dtype = x.dtype(), .bias = parameter("bias").defined(), .sum = sum_,
+                              .relu = relu_, .winograd = winograd});
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
   packed_->by_input.emplace(std::move(key), packed);
   return packed;
@@ -85,13 +83,11 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
   const Tensor& w = parameter("weight");
   const Tensor other = sum_ ? inputs[1] : Tensor();
   auto conv = [&](bool winograd) {
-    const Attrs attrs{{"padding", pair_shape(o.padding)},   {"stride", pair_shape(o.stride)},
-                      {"dilation", pair_shape(o.dilation)}, {"groups", o.groups},
-                      {"relu", relu_},                      {"winograd", winograd},
-                      // The profiler lists both; the kernel checks weight_size against the packed weight.
-                      {"weight_size", w.shape()},           {"packed_for", x.shape()}};
-    return dispatch::call1(OpKind::MkldnnConvolution, {x, packed_weight(x, winograd), parameter("bias"), other, out},
-                           attrs);
+    // The profiler lists weight_size and packed_for; the kernel checks weight_size against the packed weight.
+    return dispatch::call<OpKind::MkldnnConvolution>(
+        {x, packed_weight(x, winograd), parameter("bias"), other, out},
+        {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation), .groups = o.groups,
+         .relu = relu_, .winograd = winograd, .weight_size = w.shape(), .packed_for = x.shape()});
   };
   if (!winograd_) return conv(false);
   try {
@@ -110,16 +106,15 @@ std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_)
 Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnMaxPool2d: expected 1 input, got ", inputs.size());
   const nn::MaxPool2dOptions& o = options_;
-  const Shape stride = o.stride ? pair_shape(*o.stride) : Shape{};
-  const Attrs attrs{{"kernel_size", pair_shape(o.kernel_size)}, {"stride", stride},
-                    {"padding", pair_shape(o.padding)},          {"dilation", pair_shape(o.dilation)},
-                    {"ceil_mode", o.ceil_mode}};
-  return dispatch::call1(OpKind::MkldnnMaxPool2d, {inputs[0], out}, attrs);
+  return dispatch::call<OpKind::MkldnnMaxPool2d>(
+      {inputs[0], out}, {.kernel_size = pair(o.kernel_size),
+                         .stride = o.stride ? std::optional(pair(*o.stride)) : std::nullopt, .padding = pair(o.padding),
+                         .dilation = pair(o.dilation), .ceil_mode = o.ceil_mode});
 }
 
 Tensor MkldnnAdaptiveAvgPool2d::run(const TensorList& inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnAdaptiveAvgPool2d: expected 1 input, got ", inputs.size());
-  return dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {inputs[0], out}, {{"output_size", pair_shape(output_size_)}});
+  return dispatch::call<OpKind::MkldnnAdaptiveAvgPool2d>({inputs[0], out}, {.output_size = pair(output_size_)});
 }
 
 }  // namespace tl::fx

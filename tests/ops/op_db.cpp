@@ -408,7 +408,7 @@ TensorList bn_backward(const Tensor& grad, const Tensor& input, bool train) {
                                                        1e-5, {true, true, true});
   return {gi, gw, gb};
 }
-TensorList pair_list(const std::pair<Tensor, Tensor>& p) { return {p.first, p.second}; }
+TensorList pair_list(const std::tuple<Tensor, Tensor>& p) { return {std::get<0>(p), std::get<1>(p)}; }
 /// The top-left (1, 2, n, n) corner of t: a strided view, as a pool's grad_output.
 Tensor corner(const Tensor& t, int64_t n) { return t.slice(2, 0, n).slice(3, 0, n); }
 }  // namespace
@@ -436,7 +436,7 @@ Samples opinfo_max_pool2d_with_indices() {
 }
 Samples opinfo_max_pool2d_with_indices_backward() {
   const auto k3s2p1 = [](const Tensor& grad, const Tensor& self) {
-    const Tensor indices = max_pool2d_with_indices(self, {3, 3}, {2, 2}, {1, 1}).second;
+    const Tensor indices = std::get<1>(max_pool2d_with_indices(self, {3, 3}, {2, 2}, {1, 1}));
     return list(max_pool2d_with_indices_backward(grad, self, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, indices));
   };
   return {Sample{"grad_output", [=](const Tensor& x, const Tensor& y) { return k3s2p1(corner(x, 2), y); }},

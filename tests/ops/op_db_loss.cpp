@@ -9,7 +9,7 @@ namespace tl::testing {
 namespace {
 
 TensorList list(const Tensor& t) { return {t}; }
-TensorList pair(const std::pair<Tensor, Tensor>& p) { return {p.first, p.second}; }
+TensorList pair(const std::tuple<Tensor, Tensor>& p) { return {std::get<0>(p), std::get<1>(p)}; }
 Tensor rows(const Tensor& x) { return x.reshape({8, 4}); }  // eight rows of four classes
 /// Targets for rows(x): one ignored (-100), every class present.
 Tensor targets() { return from_vector<int64_t>({0, 3, -100, 1, 2, 3, 0, 1}, {8}); }

@@ -39,9 +39,9 @@ TEST_CASE("loss: nll_loss_backward is the derivative of the float64 nll_loss_for
       CAPTURE(w.defined());
       const Tensor g = grad_for(reduction, {6});
       const auto objective = [&](const Tensor& x) {
-        return sum(nll_loss_forward(x, target, w, reduction, -100).first * g).item<double>();
+        return sum(std::get<0>(nll_loss_forward(x, target, w, reduction, -100)) * g).item<double>();
       };
-      const Tensor total = nll_loss_forward(self, target, w, reduction, -100).second;
+      const Tensor total = std::get<1>(nll_loss_forward(self, target, w, reduction, -100));
       CHECK_TENSOR_CLOSE(nll_loss_backward(g, self, target, w, reduction, -100, total),
                          testing::numeric_gradient(objective, self), 1e-6, 1e-8);
     }

@@ -196,8 +196,8 @@ int64_t onednn_lookups() {
 }
 
 /// Values equal bit for bit as float64 (so -0.0 is not 0.0) and indices equal.
-void check_same_max(const std::pair<Tensor, Tensor>& got, const std::pair<Tensor, Tensor>& want) {
-  const std::vector<double> a = to_doubles(got.first), b = to_doubles(want.first);
+void check_same_max(const std::tuple<Tensor, Tensor>& got, const std::tuple<Tensor, Tensor>& want) {
+  const std::vector<double> a = to_doubles(std::get<0>(got)), b = to_doubles(std::get<0>(want));
   REQUIRE(a.size() == b.size());
   int64_t differing = 0, first = -1;
   for (size_t i = 0; i < a.size(); ++i)
@@ -205,7 +205,7 @@ void check_same_max(const std::pair<Tensor, Tensor>& got, const std::pair<Tensor
       first = first < 0 ? static_cast<int64_t>(i) : first, ++differing;
   INFO("first differing value at ", first, " of ", differing);
   CHECK(differing == 0);
-  CHECK_TENSOR_CLOSE(got.second, want.second, 0, 0);
+  CHECK_TENSOR_CLOSE(std::get<1>(got), std::get<1>(want), 0, 0);
 }
 
 // The plain kernel (run on float64, where oneDNN has no pooling) is the reference: it follows PyTorch's
@@ -246,7 +246,7 @@ TEST_CASE("max_pool2d (with indices): oneDNN's path equals the plain kernel on t
                                                   c.ceil_mode);
         check_same_max(got, want);
         const Tensor values = max_pool2d(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
-        check_same_max({values, got.second}, want);
+        check_same_max({values, std::get<1>(got)}, want);
       }
 }
 

@@ -44,7 +44,7 @@ Shape pooled(const PoolCase& c, bool dilated) {
 }
 
 /// Direct loops in double: the first maximum of each dilated window (NaN wins) and its h * W + w.
-std::pair<Tensor, Tensor> reference_max_with_indices(const Tensor& x, const PoolCase& c) {
+std::tuple<Tensor, Tensor> reference_max_with_indices(const Tensor& x, const PoolCase& c) {
   const std::vector<double> in = testing::to_doubles(x);
   const Shape out = pooled(c, true);
   const int64_t H = x.size(2), W = x.size(3);
@@ -127,8 +127,8 @@ TEST_CASE("max_pool2d_with_indices: values equal max_pool2d, indices the first m
         const auto want = reference_max_with_indices(x, c);
         CHECK(indices.dtype() == DType::Int64);
         CHECK_TENSOR_CLOSE(values, max_pool2d(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode), 0, 0);
-        CHECK_TENSOR_CLOSE(values, want.first, 0, 0);
-        CHECK_TENSOR_CLOSE(indices, want.second, 0, 0);
+        CHECK_TENSOR_CLOSE(values, std::get<0>(want), 0, 0);
+        CHECK_TENSOR_CLOSE(indices, std::get<1>(want), 0, 0);
         const Tensor grad = randn(values.shape(), dtype);
         const Tensor got = max_pool2d_with_indices_backward(grad, x, c.kernel, c.stride, c.padding, c.dilation,
                                                              c.ceil_mode, indices);
@@ -147,9 +147,9 @@ TEST_CASE("max_pool2d_with_indices: NaN wins (the last one), an all -inf window 
   CHECK(values.data<float>()[1] == 3);
   CHECK_TENSOR_CLOSE(indices, from_vector<int64_t>({4, 2}, {1, 1, 1, 2}), 0, 0);
   const Tensor all_inf = full({1, 1, 2, 2}, -inf);
-  CHECK(max_pool2d_with_indices(all_inf, {2, 2}, {2, 2}, {1, 1}).second.data<int64_t>()[3] == 3);
+  CHECK(std::get<1>(max_pool2d_with_indices(all_inf, {2, 2}, {2, 2}, {1, 1})).data<int64_t>()[3] == 3);
   const Tensor two_nans = from_vector<float>({static_cast<float>(nan), 0, 1, static_cast<float>(nan)}, {1, 1, 2, 2});
-  CHECK(max_pool2d_with_indices(two_nans, {2, 2}).second.item<int64_t>() == 3);
+  CHECK(std::get<1>(max_pool2d_with_indices(two_nans, {2, 2})).item<int64_t>() == 3);
   // Unbatched (C, H, W) input.
   const auto [v3, i3] = max_pool2d_with_indices(x.squeeze(0), {2, 2});
   CHECK(i3.shape() == Shape{1, 1, 2});
