@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates tests/reference/optim_trajectories.json, PyTorch 1.13's numbers for tests/optim/: for each
 optimizer option set that changes the math, the parameters after each of several steps with fixed
-gradients (one parameter skipped, its .grad None, at step 2), and the lr sequences of the schedulers.
+gradients (one parameter skipped, its .grad None, at step 2), the same with the second parameter appended
+to the first group's params after the first step (PyTorch keys state by parameter), and the lr sequences
+of the schedulers.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_optim_references.py
 
@@ -22,7 +24,8 @@ SHAPES = [(3, 5), (7,)]
 OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
 
 # (name, kind, options in torchless's names (betas as beta1 / beta2), options of a second group holding
-# the second parameter, or None for a single group)
+# the second parameter, or None for a single group; with "append", the second parameter is appended to the
+# first group's params before step APPEND_AT instead)
 CASES = [
     ("sgd_plain", "SGD", {"lr": 0.1}, None),
     ("sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, None),
@@ -44,7 +47,11 @@ CASES = [
     ("adamw_weight_decay", "AdamW", {"lr": 0.01, "weight_decay": 0.3}, None),
     ("adamw_amsgrad", "AdamW", {"lr": 0.01, "amsgrad": 1}, None),
     ("adamw_maximize", "AdamW", {"lr": 0.01, "weight_decay": 0.1, "maximize": 1}, None),
+    ("sgd_append", "SGD", {"lr": 0.1, "momentum": 0.9}, "append"),
+    ("adam_append", "Adam", {"lr": 0.01, "amsgrad": 1}, "append"),
+    ("adamw_append", "AdamW", {"lr": 0.02}, "append"),
 ]
+APPEND_AT = 1
 
 
 def torch_options(options):
@@ -63,11 +70,15 @@ def trajectory(name, kind, options, group2):
     initial = [p.detach().clone() for p in params]
     if group2 is None:
         opt = OPTIMIZERS[kind](params, **torch_options(options))
+    elif group2 == "append":
+        opt = OPTIMIZERS[kind]([params[0]], **torch_options(options))
     else:
         opt = OPTIMIZERS[kind]([params[0]], **torch_options(options))
         opt.add_param_group({"params": [params[1]], **torch_options(group2)})
     grads, after = [], []
     for step in range(STEPS):
+        if group2 == "append" and step == APPEND_AT:
+            opt.param_groups[0]["params"].append(params[1])
         step_grads = []
         for i, p in enumerate(params):
             # The second parameter has no gradient at step 2: the optimizer must skip it.
@@ -76,9 +87,12 @@ def trajectory(name, kind, options, group2):
         opt.step()
         grads.append(step_grads)
         after.append([p.detach().flatten().tolist() for p in params])
-    return {"name": name, "kind": kind, "options": options, "group2": group2,
-            "shapes": [list(s) for s in SHAPES], "initial": [t.flatten().tolist() for t in initial],
-            "grads": grads, "expected": after}
+    append_at = APPEND_AT if group2 == "append" else None
+    steps = [float(opt.state[p]["step"]) if "step" in opt.state[p] else None for p in params]
+    return {"name": name, "kind": kind, "options": options, "group2": None if append_at else group2,
+            "append_at": append_at, "shapes": [list(s) for s in SHAPES],
+            "initial": [t.flatten().tolist() for t in initial], "grads": grads, "expected": after,
+            "state_steps": steps}
 
 
 # (name, kind, scheduler arguments, group lrs, steps)
