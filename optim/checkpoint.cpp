@@ -83,7 +83,10 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
   lr_scheduler::SchedulerStateDict dict;
   try {
     dict.kind = json.at("kind").get<std::string>();
-    dict.last_epoch = json.at("last_epoch").get<int64_t>();
+    dict.last_epoch = json.at("last_epoch").get<double>();  // a float one too, as PyTorch keeps it
+    // get<int64_t> would truncate a float silently.
+    TL_CHECK(json.at("step_count").is_number_integer(), "load_checkpoint: ", path, ": step_count is ",
+             json.at("step_count").type_name(), ", not an integer");
     dict.step_count = json.at("step_count").get<int64_t>();
     dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
     dict.last_lr = json.at("last_lr").get<std::vector<double>>();

@@ -213,6 +213,36 @@ TEST_CASE("a CNN trained on digits through a DataLoader resumes from a checkpoin
   }
 }
 
+TEST_CASE("a checkpoint keeps a float last_epoch and a group added after the scheduler, as PyTorch's state keeps them") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  auto setup = [](Run& run, const Tensor& extra) {
+    run.opt->add_param_group({extra}, {{"lr", 0.05}});
+    lr_scheduler::SchedulerStateDict dict = run.sched->state_dict();
+    dict.last_epoch = 2.5;  // as PyTorch's step(epoch=2.5) leaves it
+    dict.last_lr.push_back(0.05);
+    run.sched->load_state_dict(dict);
+  };
+  Run source(3, kAdam, kCosine);
+  const Tensor extra = ones({3}).requires_grad_();
+  setup(source, extra);
+  source.train(0, 2);
+  CHECK(source.sched->last_epoch() == 4.5);
+  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+
+  Run resumed(4, kAdam, kCosine);
+  const Tensor resumed_extra = ones({3}).requires_grad_();
+  setup(resumed, resumed_extra);
+  load_checkpoint(path, *resumed.model, *resumed.opt, resumed.sched.get());
+  CHECK(resumed.sched->last_epoch() == 4.5);
+  CHECK(resumed.sched->get_last_lr() == source.sched->get_last_lr());
+  CHECK(resumed.sched->get_last_lr().size() == 2);
+  source.train(2, 5);
+  resumed.train(2, 5);
+  CHECK(resumed.sched->get_last_lr() == source.sched->get_last_lr());
+  CHECK(model_difference(*resumed.model, *source.model) == "");
+}
+
 TEST_CASE("the optimizer state dict round-trips and is loaded as a copy") {
   Run run(3, kAdam, kStep);
   run.train(0, 2);

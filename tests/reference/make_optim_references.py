@@ -3,7 +3,7 @@
 optimizer option set that changes the math, the parameters after each of several steps with fixed
 gradients (one parameter skipped, its .grad None, at step 2), the same with the second parameter appended
 to the first group's params after the first step (PyTorch keys state by parameter), and the lr sequences
-of the schedulers.
+of the schedulers, also with a group added after the scheduler was made and with a float last_epoch.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_optim_references.py
 
@@ -95,25 +95,37 @@ def trajectory(name, kind, options, group2):
             "state_steps": steps}
 
 
-# (name, kind, scheduler arguments, group lrs, steps)
+# (name, kind, scheduler arguments, group lrs, steps, the lr of a group added right after the scheduler
+# was made (or None), a last_epoch loaded into the scheduler right after that (or None))
 SCHEDULERS = [
-    ("step_lr", "StepLR", {"step_size": 3, "gamma": 0.5}, [0.1, 0.05], 12),
-    ("step_lr_default_gamma", "StepLR", {"step_size": 2}, [1.0], 7),
-    ("cosine", "CosineAnnealingLR", {"T_max": 5, "eta_min": 0.001}, [0.1, 0.3], 23),
-    ("cosine_zero_min", "CosineAnnealingLR", {"T_max": 4}, [0.5], 10),
+    ("step_lr", "StepLR", {"step_size": 3, "gamma": 0.5}, [0.1, 0.05], 12, None, None),
+    ("step_lr_default_gamma", "StepLR", {"step_size": 2}, [1.0], 7, None, None),
+    ("cosine", "CosineAnnealingLR", {"T_max": 5, "eta_min": 0.001}, [0.1, 0.3], 23, None, None),
+    ("cosine_zero_min", "CosineAnnealingLR", {"T_max": 4}, [0.5], 10, None, None),
+    ("step_lr_added_group", "StepLR", {"step_size": 2, "gamma": 0.5}, [0.1], 9, 0.3, None),
+    ("cosine_added_group", "CosineAnnealingLR", {"T_max": 3, "eta_min": 0.01}, [0.1, 0.2], 14, 0.4, None),
+    ("step_lr_float_epoch", "StepLR", {"step_size": 2, "gamma": 0.5}, [0.1], 6, None, 2.5),
+    ("cosine_float_epoch", "CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}, [0.1], 10, None, 1.5),
 ]
 
 
-def lr_sequence(name, kind, args, lrs, steps):
+def lr_sequence(name, kind, args, lrs, steps, added_lr, last_epoch):
     groups = [{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs]
     opt = torch.optim.SGD(groups, lr=lrs[0])
     sched = getattr(torch.optim.lr_scheduler, kind)(opt, **args)
+    if added_lr is not None:
+        # No initial_lr and no base lr: the closed-form branch of CosineAnnealingLR zips base_lrs with
+        # the groups and leaves this group's lr as it is.
+        opt.add_param_group({"params": [torch.zeros(1, requires_grad=True)], "lr": added_lr})
+    if last_epoch is not None:
+        sched.load_state_dict({**sched.state_dict(), "last_epoch": last_epoch})
     seq = [sched.get_last_lr()]
     for _ in range(steps):
         opt.step()
         sched.step()
         seq.append(sched.get_last_lr())
-    return {"name": name, "kind": kind, "args": args, "lrs": lrs, "expected": seq}
+    return {"name": name, "kind": kind, "args": args, "lrs": lrs, "added_lr": added_lr, "last_epoch": last_epoch,
+            "expected": seq}
 
 
 def main():
