@@ -351,27 +351,37 @@ void Module::train(bool on) {
 
 Module& Module::to(DType dtype) {
   TL_CHECK(is_floating_point(dtype), "nn.Module.to only accepts floating point dtypes, but got desired dtype=", dtype);
-  // Every copy is made before the first is swapped in, so a failed allocation changes nothing.
-  std::vector<Tensor*> slots;
-  std::vector<std::pair<Tensor, Tensor>> converted;  // (original, copy): a shared tensor is converted once
-  auto convert = [&](Tensor& t) {
-    if (!t.defined() || !is_floating_point(t.dtype()) || t.dtype() == dtype) return;
-    slots.push_back(&t);
-    for (const auto& entry : converted)
-      if (entry.first.is_same(t)) return;
-    // The converted parameter is again a leaf with the original's requires_grad (PyTorch's module.to).
-    Tensor copy = t.detach().to(dtype);
-    if (t.requires_grad()) copy.requires_grad_();
-    converted.emplace_back(t, copy);
+  const auto converts = [&](const Tensor& t) {
+    return t.defined() && is_floating_point(t.dtype()) && t.dtype() != dtype;
   };
+  // (tensor, converted copy), each tensor once: a tensor registered at several places is converted once.
+  using Conversions = std::vector<std::pair<Tensor, Tensor>>;
+  const auto add = [&](Conversions& list, const Tensor& t) {
+    if (!converts(t)) return;
+    for (const auto& entry : list)
+      if (entry.first.is_same(t)) return;
+    list.emplace_back(t, t.detach().to(dtype));
+  };
+  // Every copy is made before the first is used, so a failed allocation changes nothing.
+  Conversions data, buffers;  // parameters and their .grad take the new data in place; buffers are replaced
+  std::vector<Tensor*> buffer_slots;
   for (const std::shared_ptr<Module>& m : modules()) {
-    for (auto& entry : m->parameters_) convert(entry.second);
-    for (auto& entry : m->buffers_) convert(entry.second);
+    for (const auto& entry : m->parameters_) {
+      add(data, entry.second);
+      if (entry.second.defined()) add(data, entry.second.grad());
+    }
+    for (auto& entry : m->buffers_) {
+      if (converts(entry.second)) buffer_slots.push_back(&entry.second);
+      add(buffers, entry.second);
+    }
   }
-  for (Tensor* slot : slots)
-    for (const auto& [original, copy] : converted)
+  // As PyTorch's Module._apply: `param.data = converted` (and the same for param.grad), so every holder
+  // of a parameter (an optimizer, a traced module) sees the change; `module._buffers[name] = converted`.
+  for (const auto& [tensor, converted] : data) tensor.set_data(converted);
+  for (Tensor* slot : buffer_slots)
+    for (const auto& [original, converted] : buffers)
       if (original.is_same(*slot)) {
-        *slot = copy;
+        *slot = converted;
         break;
       }
   return *this;

@@ -127,12 +127,14 @@ class Module : public std::enable_shared_from_this<Module> {
   void apply(const std::function<void(Module&)>& fn);
 
   // ---- dtype ----
-  /// PyTorch's module.to(dtype) / .double() / .float(): every floating-point parameter and buffer of
-  /// this module and its descendants becomes a `dtype` copy, replacing it in the registry (integer
-  /// buffers such as num_batches_tracked keep theirs; a tensor registered at several places stays
-  /// shared). Tensors obtained before the call keep the old dtype. Throws tl::Error unless `dtype`
-  /// is floating point. All or nothing: every copy is made before the first replaces its original,
-  /// so a failure (e.g. the allocation limit) leaves every tensor as it was. Returns *this.
+  /// PyTorch's module.to(dtype) / .double() / .float() (Module._apply): every floating-point parameter
+  /// of this module and its descendants, and its .grad, takes a `dtype` copy of its data in place
+  /// (Tensor::set_data, PyTorch's `param.data = ...`): the same tensor objects, so an optimizer or a
+  /// traced module holding them trains on. Every floating-point buffer is replaced in the registry by a
+  /// copy, as PyTorch replaces buffers (integer buffers such as num_batches_tracked keep theirs; a
+  /// buffer registered at several places stays shared). Throws tl::Error unless `dtype` is floating
+  /// point. All or nothing: every copy is made before the first is used, so a failure (e.g. the
+  /// allocation limit) leaves every tensor as it was. Returns *this.
   Module& to(DType dtype);
 
   // ---- state dict (nn/state_dict.cpp) ----

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/autocast.h"
+#include "core/generator.h"
+#include "nn/linear.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
@@ -375,6 +377,35 @@ TEST_CASE("step inside an open autocast scope is refused and updates nothing") {
   CHECK(opt.state(0).empty());
   opt.step();
   CHECK(a.sum().item<float>() == doctest::Approx(1.8));
+}
+
+TEST_CASE("model->to(dtype) after the optimizer was built converts the tensors it holds, so training goes on") {
+  manual_seed(43);
+  auto net = std::make_shared<nn::Linear>(3, 2);
+  SGD opt(net->parameters(), {.lr = 0.5, .momentum = 0.9});
+  const Tensor weight = net->get_parameter("weight");
+  (*net)(randn({4, 3})).sum().backward();
+  const Tensor grad = weight.grad();
+  const Tensor grad_values = grad.clone();
+
+  net->to(DType::Float64);
+  CHECK(net->get_parameter("weight").is_same(weight));
+  CHECK(opt.param_groups()[0].params[0].dtype() == DType::Float64);
+  // Its gradient is converted in place too (PyTorch's param.grad.data = ...).
+  CHECK(weight.grad().is_same(grad));
+  CHECK(grad.dtype() == DType::Float64);
+  CHECK(equal(grad, grad_values.to(DType::Float64)));
+  CHECK(weight.requires_grad());
+  CHECK(weight.is_leaf());
+
+  for (int i = 0; i < 2; ++i) {
+    const Tensor start = weight.clone();
+    opt.step();
+    CHECK_FALSE(equal(weight, start));  // the optimizer updates the model's parameter
+    CHECK(opt.state(weight).at("momentum_buffer").dtype() == DType::Float64);
+    opt.zero_grad();
+    (*net)(randn({4, 3}, DType::Float64)).sum().backward();
+  }
 }
 
 }  // namespace tl::optim
