@@ -51,12 +51,12 @@ void LRScheduler::check_state_dict(const SchedulerStateDict& dict) const {
            " are not those of a constructed scheduler");
 }
 
-void LRScheduler::load_state_dict(const SchedulerStateDict& dict) {
+void LRScheduler::load_state_dict(SchedulerStateDict dict) {
   check_state_dict(dict);
   last_epoch_ = dict.last_epoch;
   step_count_ = dict.step_count;
-  base_lrs_ = dict.base_lrs;
-  last_lr_ = dict.last_lr;
+  base_lrs_ = std::move(dict.base_lrs);
+  last_lr_ = std::move(dict.last_lr);
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)

@@ -46,7 +46,9 @@ class LRScheduler {
   /// optimizer's state dict). Throws tl::Error, changing nothing, for another kind, another number of
   /// base lrs (or of last lrs than the optimizer has groups), different hyper-parameters, or a
   /// last_epoch that is negative or not finite.
-  void load_state_dict(const SchedulerStateDict& dict);
+  /// Past check_state_dict(dict) nothing in it can fail: `dict` is moved in.
+  void load_state_dict(SchedulerStateDict dict);
+  /// The checks of load_state_dict alone (load_checkpoint makes every check before it changes anything).
   void check_state_dict(const SchedulerStateDict& dict) const;
 
  protected:

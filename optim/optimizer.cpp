@@ -194,8 +194,7 @@ Optimizer::SavedParams Optimizer::saved_params(const OptimizerStateDict& dict) c
   return saved_params;
 }
 
-void Optimizer::check_state_dict(const OptimizerStateDict& dict) const {
-  const SavedParams saved_params = this->saved_params(dict);
+void Optimizer::check_state(const OptimizerStateDict& dict, const SavedParams& saved_params) const {
   for (const auto& [index, state] : dict.state) {
     const auto found = saved_params.find(index);
     TL_CHECK(found != saved_params.end(), kind(), ".load_state_dict: state of parameter ", index,
@@ -215,21 +214,25 @@ void Optimizer::check_state_dict(const OptimizerStateDict& dict) const {
   }
 }
 
-void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
-  check_state_dict(dict);
+Optimizer::PreparedLoad Optimizer::prepare_load(const OptimizerStateDict& dict) const {
   const SavedParams saved_params = this->saved_params(dict);
-  std::vector<Hyperparameters> options;
-  for (const auto& saved : dict.param_groups) options.push_back(complete(saved.options));
-  StateMap state;
+  check_state(dict, saved_params);
+  PreparedLoad prepared;
+  for (const auto& saved : dict.param_groups) prepared.options.push_back(complete(saved.options));
   for (const auto& [index, saved] : dict.state) {
     const Tensor& param = *saved_params.at(index).param;
-    Slot& slot = state.try_emplace(param.identity(), Slot{param, {}}).first->second;
+    Slot& slot = prepared.state.try_emplace(param.identity(), Slot{param, {}}).first->second;
     for (const auto& [key, value] : saved)
       slot.state[key] = key == "step" ? value.clone() : value.to(param.dtype()).clone();
   }
-  // Nothing below throws: the optimizer changes only now.
-  state_ = std::move(state);
-  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(options[g]);
+  return prepared;
 }
+
+void Optimizer::commit_load(PreparedLoad prepared) noexcept {
+  state_ = std::move(prepared.state);
+  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(prepared.options[g]);
+}
+
+void Optimizer::load_state_dict(const OptimizerStateDict& dict) { commit_load(prepare_load(dict)); }
 
 }  // namespace tl::optim

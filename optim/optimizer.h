@@ -86,8 +86,15 @@ class Optimizer {
   /// of parameters in a group, state for an index no group lists, a state entry this kind does not keep
   /// or a tensor whose shape differs from its parameter's, or invalid hyper-parameters.
   void load_state_dict(const OptimizerStateDict& dict);
-  /// The checks of load_state_dict alone (load_checkpoint validates everything before changing anything).
-  void check_state_dict(const OptimizerStateDict& dict) const;
+
+  /// What load_state_dict installs: checked, with every tensor copied and converted.
+  class PreparedLoad;
+  /// load_state_dict in two steps, so that a caller loading several objects (load_checkpoint) can make
+  /// every check and allocation before it changes any: prepare_load changes nothing and throws what
+  /// load_state_dict throws; commit_load cannot fail. Commit only what this optimizer prepared, with
+  /// its groups' params unchanged since.
+  PreparedLoad prepare_load(const OptimizerStateDict& dict) const;
+  void commit_load(PreparedLoad prepared) noexcept;
 
  protected:
   /// `defaults` must hold every option this kind has but the `required` ones (PyTorch's `required`
@@ -128,12 +135,20 @@ class Optimizer {
   const Tensor& param_at(int64_t index) const;
   /// load_state_dict's checks of kind and group sizes, then PyTorch's id_map of `dict`.
   SavedParams saved_params(const OptimizerStateDict& dict) const;
+  /// load_state_dict's checks of the state entries.
+  void check_state(const OptimizerStateDict& dict, const SavedParams& saved_params) const;
 
   const char* kind_;
   Hyperparameters defaults_;
   std::vector<std::string> required_;  // options without a default
   std::vector<ParamGroup> groups_;
   StateMap state_;
+};
+
+class Optimizer::PreparedLoad {
+  friend class Optimizer;
+  StateMap state;
+  std::vector<Hyperparameters> options;  // of each group
 };
 
 /// The value of `key` in `options`; TL_INTERNAL_ASSERT that it is there (complete groups always have it).

@@ -14,6 +14,7 @@
 #include "nn/module.h"
 #include "nn/module_hook.h"
 #include "ops/ops.h"
+#include "tests/support/allocation_limit.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::nn {
@@ -346,17 +347,7 @@ TEST_CASE("module: set_data, what to(dtype) converts parameters with, refuses wh
   CHECK(alias.storage() == data.storage());
 }
 
-// Sets the allocation limit for one scope and restores the previous one.
-class ScopedLimit {
- public:
-  explicit ScopedLimit(int64_t bytes) : previous_(set_allocation_limit(bytes)) {}
-  ~ScopedLimit() { set_allocation_limit(previous_); }
-  ScopedLimit(const ScopedLimit&) = delete;
-  ScopedLimit& operator=(const ScopedLimit&) = delete;
-
- private:
-  int64_t previous_;
-};
+using ScopedLimit = testing::ScopedAllocationLimit;
 
 /// Four float parameters of 1000 elements in a tree, and one shared between two modules.
 std::shared_ptr<Node> four_blocks() {

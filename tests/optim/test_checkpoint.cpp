@@ -25,6 +25,7 @@
 #include "optim/adam.h"
 #include "optim/checkpoint.h"
 #include "optim/sgd.h"
+#include "tests/support/allocation_limit.h"
 #include "tests/support/file_testing.h"
 #include "tests/support/tensor_check.h"
 
@@ -397,6 +398,53 @@ TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes 
                          doctest::Contains(": malformed lr_scheduler entry ([json.exception.type_error.302]"), Error);
   }
   unchanged();
+}
+
+TEST_CASE("load_checkpoint failing an allocation at any stage changes none of the three") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  Run source(3, kAdam, kCosine);
+  source.train(0, 3);
+  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+
+  Run target(8, kAdam, kCosine);
+  target.train(0, 1);
+  nn::StateDict model_before;
+  for (const auto& [name, t] : target.model->state_dict()) model_before.emplace_back(name, t.clone());
+  OptimizerStateDict opt_before = target.opt->state_dict();
+  for (auto& [index, state] : opt_before.state)
+    for (auto& [key, t] : state) t = t.clone();
+  const auto sched_before = target.sched->state_dict();
+  const nn::StateDict model_handles = target.model->state_dict();
+
+  // Room for more and more bytes: the load fails in reading the file, converting the optimizer's
+  // state or loading the model, until it has room for all of it.
+  const int64_t in_use = allocator_stats().bytes_in_use;
+  int failures = 0;
+  for (int64_t room = 0;; room += 8) {
+    CAPTURE(room);
+    try {
+      const testing::ScopedAllocationLimit limit(in_use + room);
+      load_checkpoint(path, *target.model, *target.opt, target.sched.get());
+      break;
+    } catch (const Error& e) {
+      CHECK_MESSAGE(std::string(e.what()).find("would exceed the allocation limit") != std::string::npos, e.what());
+    }
+    ++failures;
+    CHECK(model_difference(*target.model, *source.model) != "");
+    const nn::StateDict now = target.model->state_dict();
+    for (size_t i = 0; i < now.size(); ++i) {
+      CHECK(now[i].second.is_same(model_handles[i].second));
+      CHECK(testing::compare_tensors(now[i].second, model_before[i].second, 0, 0) == "");
+    }
+    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
+    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
+    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
+  }
+  CHECK(failures > 10);
+  CHECK(model_difference(*target.model, *source.model) == "");
+  CHECK(state_difference(target.opt->state_dict(), source.opt->state_dict()) == "");
+  CHECK(target.sched->get_last_lr() == source.sched->get_last_lr());
 }
 
 }  // namespace tl::optim
