@@ -51,7 +51,8 @@ void Optimizer::check_params(const std::vector<Tensor>& params, std::optional<si
   const size_t this_group = group ? *group : groups_.size();
   std::unordered_map<const void*, std::pair<size_t, size_t>> seen;  // identity -> (group, position) of its first use
   for (size_t g = 0; g < this_group; ++g)
-    for (size_t j = 0; j < groups_[g].params.size(); ++j) seen.emplace(groups_[g].params[j].identity(), std::pair(g, j));
+    for (size_t j = 0; j < groups_[g].params.size(); ++j)
+      seen.emplace(groups_[g].params[j].identity(), std::pair(g, j));
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     // "parameter 1" and "parameter 1 of the group" for a new group, "parameter 1 of group 0" for an existing one.

@@ -244,6 +244,20 @@ TEST_CASE("a checkpoint keeps a float last_epoch and a group added after the sch
   CHECK(model_difference(*resumed.model, *source.model) == "");
 }
 
+TEST_CASE("a checkpoint saved to a .gz path is gzip'd and resumes from it") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors.gz");
+  Run first(7, kSgd, kStep);
+  first.train(0, 2);
+  save_checkpoint(path, *first.model, *first.opt, first.sched.get());
+  CHECK(testing::read_file(path).substr(0, 2) == "\x1f\x8b");
+  Run resumed(99, kSgd, kStep);
+  load_checkpoint(path, *resumed.model, *resumed.opt, resumed.sched.get());
+  CHECK(model_difference(*resumed.model, *first.model) == "");
+  CHECK(state_difference(resumed.opt->state_dict(), first.opt->state_dict()) == "");
+  CHECK(resumed.sched->get_last_lr() == first.sched->get_last_lr());
+}
+
 TEST_CASE("the optimizer state dict round-trips and is loaded as a copy") {
   Run run(3, kAdam, kStep);
   run.train(0, 2);
