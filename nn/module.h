@@ -40,7 +40,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- calling ----
   /// The one call path: module hooks (tracing, profiling) see every call made here. Throws tl::Error
-  /// unless `inputs` has one tensor per argument of forward_signature().
+  /// (check_inputs) unless `inputs` has one defined tensor per argument of forward_signature().
   TensorList operator()(const TensorList& inputs);
   /// One tensor in, one out; throws tl::Error when forward() returns another count.
   Tensor operator()(const Tensor& input);
@@ -61,7 +61,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// forward()'s argument names and annotations; default: one unannotated argument `x`. The one
   /// declaration of how many inputs forward() takes: calls and symbolic tracing pass exactly that many.
   virtual ForwardSignature forward_signature() const { return {}; }
-  /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument.
+  /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument,
+  /// and for an undefined one (None), naming also the input and, inside a call, the module's path from
+  /// the module first called: "Conv2d.forward (module 'layer1.0.conv1' of ResNet): input 0 (x) is ...".
   void check_inputs(const TensorList& inputs) const;
   /// A deep copy: options copied, every tensor cloned, every child cloned (sharing inside the tree
   /// is kept: a tensor or module registered twice is copied once). Built-in layers, containers and

@@ -211,6 +211,33 @@ TEST_CASE("module: call path defaults and their errors") {
   CHECK(node(a).is_same(a));
 }
 
+/// Returns None (an undefined tensor) whatever it gets.
+class ReturnsNone : public Module {
+ public:
+  std::string type_name() const override { return "ReturnsNone"; }
+  Tensor forward(const Tensor&) override { return Tensor(); }
+};
+
+TEST_CASE("module: an undefined input is refused before forward runs, naming the module's type, path and input") {
+  auto linear = std::make_shared<Linear>(2, 2);
+  CHECK_THROWS_WITH_AS((*linear)(Tensor()), "Linear.forward: input 0 (x) is undefined (None)", Error);
+  Pair pair;
+  CHECK_THROWS_WITH_AS(pair({ones({1}), Tensor()}), "Pair.forward: input 1 (b) is undefined (None)", Error);
+
+  // Inside a tree, the path from the module first called.
+  auto bn = std::make_shared<BatchNorm2d>(BatchNorm2dOptions{.num_features = 2});
+  auto inner = std::make_shared<Sequential>(std::make_shared<ReturnsNone>(), bn);
+  Sequential outer(std::make_shared<ReLU>(), inner);
+  CHECK_THROWS_WITH_AS(outer(ones({1, 2, 3, 3})),
+                       "BatchNorm2d.forward (module '1.1' of Sequential): input 0 (x) is undefined (None)", Error);
+  CHECK(bn->buffer("num_batches_tracked").item<int64_t>() == 0);  // its forward never ran
+  CHECK_THROWS_WITH_AS((*inner)(ones({1, 2, 3, 3})),
+                       "BatchNorm2d.forward (module '1' of Sequential): input 0 (x) is undefined (None)", Error);
+  // The call stack unwound: a module called on its own is the first again.
+  CHECK_THROWS_WITH_AS((*bn)(Tensor()), "BatchNorm2d.forward: input 0 (x) is undefined (None)", Error);
+  CHECK((*linear)(ones({1, 2})).shape() == Shape{1, 2});
+}
+
 struct Recorder : ModuleHook {
   std::vector<std::string> events;
   std::string intercept_type;
