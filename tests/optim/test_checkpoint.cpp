@@ -113,6 +113,43 @@ const MakeOptimizer kAdamW = [](std::vector<Tensor> p) {
 const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
 const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
 
+// A checkpoint of `source` and a `target` to load it into, with what the target held before: a failed
+// load_checkpoint leaves all of it as it was.
+struct LoadFixture {
+  testing::ScratchDir dir;
+  std::string path = dir.file("ckpt.safetensors");
+  Run source{3, kAdam, kCosine};
+  Run target{8, kAdam, kCosine};
+  nn::StateDict model_handles, model_values;
+  OptimizerStateDict opt_before;
+  lr_scheduler::SchedulerStateDict sched_before;
+
+  LoadFixture() {
+    source.train(0, 2);
+    save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+    target.train(0, 1);
+    model_handles = target.model->state_dict();
+    for (const auto& [name, t] : model_handles) model_values.emplace_back(name, t.clone());
+    opt_before = target.opt->state_dict();
+    for (auto& [index, state] : opt_before.state)
+      for (auto& [key, t] : state) t = t.clone();
+    sched_before = target.sched->state_dict();
+  }
+
+  // The target holds the same tensors with the same values, the same optimizer state and scheduler.
+  void check_unchanged() const {
+    const nn::StateDict now = target.model->state_dict();
+    REQUIRE(now.size() == model_values.size());
+    for (size_t i = 0; i < now.size(); ++i) {
+      CHECK(now[i].second.is_same(model_handles[i].second));
+      CHECK(testing::compare_tensors(now[i].second, model_values[i].second, 0, 0) == "");
+    }
+    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
+    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
+    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
@@ -322,29 +359,11 @@ TEST_CASE("a mismatched state dict is an error naming the values; the optimizer 
 }
 
 TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes none of the three") {
-  const testing::ScratchDir dir;
-  const std::string path = dir.file("ckpt.safetensors");
-  Run source(3, kAdam, kCosine);
-  source.train(0, 2);
-  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
-
-  Run target(8, kAdam, kCosine);
-  target.train(0, 1);
-  const nn::StateDict model_before = [&] {
-    nn::StateDict copy;
-    for (const auto& [name, t] : target.model->state_dict()) copy.emplace_back(name, t.clone());
-    return copy;
-  }();
-  const OptimizerStateDict opt_before = target.opt->state_dict();
-  const auto sched_before = target.sched->state_dict();
-  auto unchanged = [&] {
-    const nn::StateDict now = target.model->state_dict();
-    for (size_t i = 0; i < now.size(); ++i)
-      CHECK(testing::compare_tensors(now[i].second, model_before[i].second, 0, 0) == "");
-    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
-    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
-    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
-  };
+  LoadFixture fixture;
+  const testing::ScratchDir& dir = fixture.dir;
+  const std::string& path = fixture.path;
+  Run& source = fixture.source;
+  Run& target = fixture.target;
 
   SUBCASE("a checkpoint of another model") {
     manual_seed(1);
@@ -411,26 +430,11 @@ TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes 
     CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
                          doctest::Contains(": malformed lr_scheduler entry ([json.exception.type_error.302]"), Error);
   }
-  unchanged();
+  fixture.check_unchanged();
 }
 
 TEST_CASE("load_checkpoint failing an allocation at any stage changes none of the three") {
-  const testing::ScratchDir dir;
-  const std::string path = dir.file("ckpt.safetensors");
-  Run source(3, kAdam, kCosine);
-  source.train(0, 3);
-  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
-
-  Run target(8, kAdam, kCosine);
-  target.train(0, 1);
-  nn::StateDict model_before;
-  for (const auto& [name, t] : target.model->state_dict()) model_before.emplace_back(name, t.clone());
-  OptimizerStateDict opt_before = target.opt->state_dict();
-  for (auto& [index, state] : opt_before.state)
-    for (auto& [key, t] : state) t = t.clone();
-  const auto sched_before = target.sched->state_dict();
-  const nn::StateDict model_handles = target.model->state_dict();
-
+  LoadFixture fixture;
   // Room for more and more bytes: the load fails in reading the file, converting the optimizer's
   // state or loading the model, until it has room for all of it.
   const int64_t in_use = allocator_stats().bytes_in_use;
@@ -439,26 +443,18 @@ TEST_CASE("load_checkpoint failing an allocation at any stage changes none of th
     CAPTURE(room);
     try {
       const testing::ScopedAllocationLimit limit(in_use + room);
-      load_checkpoint(path, *target.model, *target.opt, target.sched.get());
+      load_checkpoint(fixture.path, *fixture.target.model, *fixture.target.opt, fixture.target.sched.get());
       break;
     } catch (const Error& e) {
       CHECK_MESSAGE(std::string(e.what()).find("would exceed the allocation limit") != std::string::npos, e.what());
     }
     ++failures;
-    CHECK(model_difference(*target.model, *source.model) != "");
-    const nn::StateDict now = target.model->state_dict();
-    for (size_t i = 0; i < now.size(); ++i) {
-      CHECK(now[i].second.is_same(model_handles[i].second));
-      CHECK(testing::compare_tensors(now[i].second, model_before[i].second, 0, 0) == "");
-    }
-    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
-    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
-    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
+    fixture.check_unchanged();
   }
   CHECK(failures > 10);
-  CHECK(model_difference(*target.model, *source.model) == "");
-  CHECK(state_difference(target.opt->state_dict(), source.opt->state_dict()) == "");
-  CHECK(target.sched->get_last_lr() == source.sched->get_last_lr());
+  CHECK(model_difference(*fixture.target.model, *fixture.source.model) == "");
+  CHECK(state_difference(fixture.target.opt->state_dict(), fixture.source.opt->state_dict()) == "");
+  CHECK(fixture.target.sched->get_last_lr() == fixture.source.sched->get_last_lr());
 }
 
 }  // namespace tl::optim
