@@ -99,6 +99,8 @@ def op_sample_lines():
     b1, xd, flags = b[:1], x.double(), x > 0
     every_third = torch.arange(40).reshape(4, 10) % 3 == 0  # a mask whose count does not depend on the seed
     every_third_row = every_third[0]
+    # Large enough for ATen's mkldnn heuristic, which torchless's conv scopes follow.
+    image, filters, filter_bias = torch.randn(3, 64, 64), torch.randn(64, 3, 7, 7), torch.randn(64)
     F = torch.nn.functional
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
@@ -177,6 +179,7 @@ def op_sample_lines():
         ("add_float64", lambda: x + xd),
         ("gt_float64", lambda: x > xd),
         ("mul_float64_", lambda: x.clone().mul_(xd)),
+        ("conv2d_unbatched", lambda: F.conv2d(image, filters, filter_bias, 2, 3)),
     ]
     lines = []
     with torch.no_grad():
