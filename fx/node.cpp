@@ -131,7 +131,7 @@ Error with_node_context(const Node& n, const Error& e) {
 }
 
 std::string Node::format() const {
-  const std::string users = "[num_users=" + std::to_string(users_.size()) + "]";
+  const std::string users = "[#users=" + std::to_string(users_.size()) + "]";
   const std::string type = type_expr_.empty() ? "" : type_expr_ + " ";
   switch (op_) {
     case Opcode::Placeholder:

@@ -90,7 +90,7 @@ class Node {
   Node* next() const;  ///< nullptr at the end of the graph
   bool erased() const { return erased_; }
 
-  /// FX's format_node: "%conv1 : [num_users=1] = call_module[target=conv1](args = (%x,), kwargs = {})".
+  /// FX's format_node: "%conv1 : [#users=1] = call_module[target=conv1](args = (%x,), kwargs = {})".
   std::string format() const;
 
  private:

@@ -237,9 +237,9 @@ TEST_CASE("graph: prints as FX does and copies faithfully") {
   s.x->set_type_expr("torch.Tensor");
   const std::string expected =
       "graph():\n"
-      "    %x : torch.Tensor [num_users=2] = placeholder[target=x]\n"
-      "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%x,), kwargs = {})\n"
-      "    %add : [num_users=1] = call_function[target=operator.add](args = (%relu, %x), kwargs = {})\n"
+      "    %x : torch.Tensor [#users=2] = placeholder[target=x]\n"
+      "    %relu : [#users=1] = call_function[target=torch.relu](args = (%x,), kwargs = {})\n"
+      "    %add : [#users=1] = call_function[target=operator.add](args = (%relu, %x), kwargs = {})\n"
       "    return add";
   CHECK(s.g.str() == expected);
   std::unique_ptr<Graph> copy = s.g.copy();
@@ -257,11 +257,11 @@ TEST_CASE("graph: argument printing covers lists, tuples, kwargs and Python lite
   Node* cat = g.call_function(OpKind::Cat, {Argument::list({x, x}), 1});
   Node* clamp = g.call_function(OpKind::Clamp, {x}, {{"min", 1e-05}, {"max", Argument()}});
   Node* full = g.call_function(OpKind::Full, {Argument::int_list({2, 3}), 0.5}, {{"dtype", DType::Float64}});
-  CHECK(cat->format() == "%cat : [num_users=0] = call_function[target=torch.cat](args = ([%x, %x], 1), kwargs = {})");
+  CHECK(cat->format() == "%cat : [#users=0] = call_function[target=torch.cat](args = ([%x, %x], 1), kwargs = {})");
   CHECK(clamp->format() ==
-        "%clamp : [num_users=0] = call_function[target=torch.clamp](args = (%x,), kwargs = {min: 1e-05, max: None})");
+        "%clamp : [#users=0] = call_function[target=torch.clamp](args = (%x,), kwargs = {min: 1e-05, max: None})");
   CHECK(full->format() ==
-        "%full : [num_users=0] = call_function[target=torch.full](args = ([2, 3], 0.5), kwargs = {dtype: torch.float64})");
+        "%full : [#users=0] = call_function[target=torch.full](args = ([2, 3], 0.5), kwargs = {dtype: torch.float64})");
   CHECK(repr_arg(Argument(1e16)) == "1e+16");
   CHECK(repr_arg(Argument(123456.0)) == "123456.0");
   CHECK(repr_arg(Argument(0.1)) == "0.1");
