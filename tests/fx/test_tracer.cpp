@@ -197,6 +197,79 @@ TEST_CASE("symbolic_trace: with example inputs shapes are known and recorded") {
   CHECK(view->tensor_meta()->shape == Shape{2, 12});
 }
 
+// x.max(1)[0]: only the element used gets its getitem.
+class MaxValues : public nn::Module {
+ public:
+  std::string type_name() const override { return "MaxValues"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    auto [values, indices] = x.max(1);
+    return values;
+  }
+};
+
+// r = torch.min(x, 1); y = torch.relu(x); return r[1], y, r[0]: each getitem is made where it is used.
+class MinUsedLater : public nn::Module {
+ public:
+  std::string type_name() const override { return "MinUsedLater"; }
+  using nn::Module::forward;
+  TensorList forward(const TensorList& in) override {
+    auto [values, indices] = min(in[0], 1);
+    const Tensor y = relu(in[0]);
+    return {indices, y, values};
+  }
+};
+
+// Expected: PyTorch 1.13's graphs and code of the same modules (tests/fx/gen_fx_printing_cases.py).
+TEST_CASE("symbolic_trace: a multi-output op gets a getitem for each element used, where it is first used") {
+  auto max_values = symbolic_trace(std::make_shared<MaxValues>());
+  CHECK(max_values->graph().str() ==
+        "graph():\n    %x : [#users=1] = placeholder[target=x]\n    %max_1 : [#users=1] = call_method[target=max](args "
+        "= (%x, 1), kwargs = {})\n    %getitem : [#users=1] = call_function[target=operator.getitem](args = (%max_1, "
+        "0), kwargs = {})\n    return getitem");
+  CHECK(max_values->code() ==
+        "\n\n\ndef forward(self, x):\n    max_1 = x.max(1);  x = None\n    getitem = max_1[0];  max_1 = None\n    "
+        "return getitem\n    ");
+  auto min_later = symbolic_trace(std::make_shared<MinUsedLater>());
+  CHECK(min_later->graph().str() ==
+        "graph():\n    %x : [#users=2] = placeholder[target=x]\n    %min_1 : [#users=2] = "
+        "call_function[target=torch.min](args = (%x, 1), kwargs = {})\n    %relu : [#users=1] = "
+        "call_function[target=torch.relu](args = (%x,), kwargs = {})\n    %getitem : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%min_1, 1), kwargs = {})\n    %getitem_1 : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%min_1, 0), kwargs = {})\n    return (getitem, relu, "
+        "getitem_1)");
+  CHECK(min_later->code() ==
+        "\n\n\ndef forward(self, x):\n    min_1 = torch.min(x, 1)\n    relu = torch.relu(x);  x = None\n    getitem "
+        "= min_1[1]\n    getitem_1 = min_1[0];  min_1 = None\n    return (getitem, relu, getitem_1)\n    ");
+  const Tensor x = randn({2, 3});
+  const TensorList eager = MinUsedLater()(TensorList{x}), traced = (*min_later)(TensorList{x});
+  REQUIRE(traced.size() == 3);
+  for (size_t i = 0; i < 3; ++i) CHECK(equal(traced[i], eager[i]));
+  // With example inputs, a getitem made on use still records its element's shape.
+  auto with_shapes = symbolic_trace(std::make_shared<MaxValues>(), {randn({2, 3, 4})});
+  Node* getitem = with_shapes->graph().find_nodes(Opcode::CallFunction, std::string("operator.getitem")).at(0);
+  REQUIRE(getitem->tensor_meta() != nullptr);
+  CHECK(getitem->tensor_meta()->shape == Shape{2, 4});
+  CHECK(with_shapes->graph().find_nodes(Opcode::CallFunction, std::string("operator.getitem")).size() == 1);
+}
+
+class ReadsElement : public nn::Module {
+ public:
+  std::string type_name() const override { return "ReadsElement"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    auto [values, indices] = x.max(1);
+    return indices.item<int64_t>() > 0 ? values : x;  // reading an element not used before
+  }
+};
+
+TEST_CASE("symbolic_trace: reading an element of a multi-output op names the element") {
+  CHECK_THROWS_WITH_AS(symbolic_trace(std::make_shared<ReadsElement>()),
+                       doctest::Contains("symbolic tracing: element 1 of %max_1 is a traced value (a Proxy) in "
+                                         "ReadsElement.forward"),
+                       Error);
+}
+
 class AllLeaves : public Tracer {
  public:
   bool is_leaf_module(const nn::Module&, const std::string&) const override { return false; }
