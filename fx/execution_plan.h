@@ -56,6 +56,8 @@ class ExecutionPlan {
   /// copies of `gm` can share the plan.
   explicit ExecutionPlan(const GraphModule& gm);
 
+  /// The graph as compiled (what the steps point into).
+  const Graph& graph() const { return *graph_; }
   const std::vector<PlanStep>& steps() const { return steps_; }
   size_t num_placeholders() const { return placeholders_; }
   /// The placeholders' names and annotations and the output's annotation.

@@ -112,9 +112,9 @@ nn::ForwardSignature GraphModule::forward_signature() const { return plan_->sign
 GraphModule::GraphModule(const GraphModule& other)
     : nn::Module(other), graph_(other.graph_->copy()), class_name_(other.class_name_), plan_(other.plan_) {}
 
-std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_as<GraphModule>(); }
+std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_compiled<GraphModule>(); }
 
-std::string GraphModule::code() const { return python_code(*graph_); }
+std::string GraphModule::code() const { return python_code(plan_->graph()); }
 
 std::string GraphModule::str() const {
   return nn::repr(*this) + "\n" + code() + "\n# To see more debug info, please use `graph_module.print_readable()`";

@@ -29,7 +29,7 @@ class GraphModule : public nn::Module {
   ~GraphModule() override;
   /// Shares the submodules and tensors and the compiled plan, copies the graph as it is now (edits not
   /// yet recompiled included): the copy runs, prints and recompiles as the original would. Never
-  /// compiles, so it works whenever the original does; clone() is the deep copy.
+  /// compiles, so it works whenever the original does; clone() is the deep copy, compiled.
   GraphModule(const GraphModule& other);
 
   Graph& graph() { return *graph_; }
@@ -38,7 +38,8 @@ class GraphModule : public nn::Module {
   /// Throws tl::Error if the graph cannot run (lint, unknown ops, bad arguments), keeping the previous
   /// plan: the module goes on computing what it computed before the edit.
   virtual void recompile();
-  /// The Python source FX would generate for forward().
+  /// The Python source FX generated for forward() at the last successful recompile(), as PyTorch's
+  /// gm.code: graph edits show only once recompiled.
   std::string code() const;
   /// GraphModule.__str__: the repr, the code, then "# To see more debug info, please use
   /// `graph_module.print_readable()`", newline-separated.
@@ -51,7 +52,9 @@ class GraphModule : public nn::Module {
   /// the plan that runs them and retracing reproduces them.
   nn::ForwardSignature forward_signature() const override;
   bool is_leaf() const override { return false; }
-  /// A deep copy: graph, submodules and tensors.
+  /// A deep copy (graph, submodules, tensors) compiled from the graph as it is now, edits not yet
+  /// recompiled included, as PyTorch's deepcopy builds a new GraphModule from the graph. Throws
+  /// tl::Error, as recompile() does, when that graph does not compile.
   std::shared_ptr<nn::Module> clone() const override;
   /// The parameter, buffer or constant at `qualified_name` ("layer1.0.conv1.weight").
   Tensor fetch_attr(const std::string& qualified_name) const;
@@ -65,6 +68,13 @@ class GraphModule : public nn::Module {
  protected:
   /// The plan compiled at the last successful recompile().
   std::shared_ptr<const ExecutionPlan> plan() const { return plan_; }
+  /// clone() for a GraphModule type M (this must be an M): clone_as<M>(), then recompile() on the copy.
+  template <class M>
+  std::shared_ptr<nn::Module> clone_compiled() const {
+    std::shared_ptr<nn::Module> copy = clone_as<M>();
+    static_cast<M&>(*copy).recompile();
+    return copy;
+  }
 
  private:
   void copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets);

@@ -183,7 +183,7 @@ void InferenceGraphModule::recompile() {
 
 InferenceGraphModule::~InferenceGraphModule() = default;
 
-std::shared_ptr<nn::Module> InferenceGraphModule::clone() const { return clone_as<InferenceGraphModule>(); }
+std::shared_ptr<nn::Module> InferenceGraphModule::clone() const { return clone_compiled<InferenceGraphModule>(); }
 
 void InferenceGraphModule::check_input(const TensorList& inputs) const {
   TL_CHECK(inputs.size() == 1, type_name(), ".forward: expected 1 input, got ", inputs.size());

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# Prints the texts tests/fx/test_graph.cpp, test_graph_module.cpp, test_shape_prop.cpp and test_tracer.cpp expect, as
-# Debian's PyTorch 1.13 (and python3-tabulate 0.8.9) print them:
+# Prints the texts tests/fx/test_graph.cpp, test_graph_module.cpp, test_shape_prop.cpp and
+# test_tracer.cpp expect, as Debian's PyTorch 1.13 (and python3-tabulate 0.8.9) print them:
 #     /usr/bin/python3 tests/fx/gen_fx_printing_cases.py
 import pathlib
 import sys
