@@ -1,6 +1,6 @@
-// fx/graph_module.h — a Module whose forward() is a Graph. It owns deep copies of the submodules
-// and tensors its graph refers to (the module it was made from is never touched), and runs the
-// graph through an execution plan (fx/execution_plan.h) that recompile() rebuilds after graph edits.
+// fx/graph_module.h — a Module whose forward() is a Graph. As torch.fx's GraphModule, it holds the
+// very submodules and tensors of its root that the graph refers to (a pass that changes them works on
+// a copy), and runs the graph through an execution plan (fx/execution_plan.h) rebuilt by recompile().
 #pragma once
 
 #include <memory>
@@ -13,19 +13,17 @@
 
 namespace tl::fx {
 
-/// Whether a GraphModule copies what its graph refers to from the root, or shares it.
-enum class Targets { Copy, Share };
-
 class GraphModule : public nn::Module {
  public:
-  /// Copies, from `root`, every module a call_module node targets and every tensor a get_attr
-  /// node fetches, under the same dotted paths (intermediate levels become plain `Module`s), then
-  /// compiles the plan. `constants` (top-level names) are registered as buffers first. Throws
-  /// tl::Error if a target exists neither in `root` nor among the constants. Targets::Share
-  /// references root's modules and tensors instead (as FX does): for a root nobody else changes,
-  /// such as a pass's own intermediate module.
+  /// Registers, from `root`, every module a call_module node targets and every parameter or buffer a
+  /// get_attr node fetches, under the same dotted paths, then compiles the plan. They are root's own
+  /// (the same modules and tensors, requires_grad as it is), as torch.fx's GraphModule(root, graph)
+  /// holds them: training either module trains both. Intermediate levels are new plain `Module`s, so
+  /// set_submodule() on this module leaves root's tree alone. `constants` (top-level names) are
+  /// registered as buffers first. Throws tl::Error if a target exists neither in `root` nor among the
+  /// constants.
   GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name = "GraphModule",
-              const std::vector<std::pair<std::string, Tensor>>& constants = {}, Targets targets = Targets::Copy);
+              const std::vector<std::pair<std::string, Tensor>>& constants = {});
   ~GraphModule() override;
   /// Shares the submodules and tensors and the compiled plan, copies the graph as it is now (edits not
   /// yet recompiled included): the copy runs, prints and recompiles as the original would. Never
@@ -77,7 +75,7 @@ class GraphModule : public nn::Module {
   }
 
  private:
-  void copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets);
+  void register_target(const nn::Module& root, const std::string& target, bool is_module);
   std::unique_ptr<Graph> graph_;
   std::string class_name_;
   std::shared_ptr<const ExecutionPlan> plan_;

@@ -248,8 +248,8 @@ std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& r
 }
 
 std::shared_ptr<GraphModule> graph_module_of(const std::shared_ptr<nn::Module>& module) {
-  if (std::dynamic_pointer_cast<GraphModule>(module)) return std::static_pointer_cast<GraphModule>(module->clone());
-  return symbolic_trace(module);
+  std::shared_ptr<GraphModule> gm = std::dynamic_pointer_cast<GraphModule>(module);
+  return std::static_pointer_cast<GraphModule>((gm ? gm : symbolic_trace(module))->clone());
 }
 
 }  // namespace tl::fx

@@ -36,7 +36,9 @@ class InferenceModule : public nn::Module {
 /// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
 /// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
 /// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into
-/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures).
+/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures) until
+/// the weight changes (an in-place write, such as an optimizer step or load_state_dict, or another tensor
+/// registered as "weight"): the next call packs it again.
 class MkldnnConv2d : public InferenceModule {
  public:
   static constexpr size_t kMaxPackedShapes = 8;
@@ -81,6 +83,8 @@ class MkldnnConv2d : public InferenceModule {
 
   struct PackedWeights {
     std::mutex mutex;
+    Tensor weight;         ///< the weight they were packed from
+    int64_t version = -1;  ///< its version (Storage's counter of in-place writes) then
     std::map<std::vector<int64_t>, Tensor> by_input;
   };
   nn::Conv2dOptions options_;

@@ -171,7 +171,7 @@ void InferenceGraphModule::Plan::release(std::shared_ptr<Storage> arena) {
 
 InferenceGraphModule::InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                                            InferenceInputSpec input)
-    : GraphModule(root, std::move(graph), std::move(class_name), {}, Targets::Share), input_(input) {}
+    : GraphModule(root, std::move(graph), std::move(class_name)), input_(input) {}
 
 InferenceGraphModule::InferenceGraphModule(const InferenceGraphModule& other) : GraphModule(other), input_(other.input_) {}
 

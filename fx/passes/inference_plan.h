@@ -29,8 +29,8 @@ struct ArenaStats {
 
 class InferenceGraphModule : public GraphModule {
  public:
-  /// Shares `root`'s modules and tensors (Targets::Share): `root` is optimize_for_inference's own
-  /// intermediate, which nobody else holds.
+  /// Holds `root`'s modules and tensors, as every GraphModule does: `root` is optimize_for_inference's
+  /// own intermediate (a copy of the user's module), which nobody else holds.
   InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                        InferenceInputSpec input);
   InferenceGraphModule(const InferenceGraphModule& other);

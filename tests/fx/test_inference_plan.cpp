@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "nn/layers.h"
@@ -78,6 +79,24 @@ TEST_CASE("inference plan: a module swapped in after recording gives its own res
   const Tensor got = (*optimized)(x);
   CHECK(got.shape() == Shape{2, 4, 4});
   CHECK(equal(got, optimized->GraphModule::forward(TensorList{x})[0]));  // the plain plan, no arena
+}
+
+// The packed weight is derived from the module's weight: an in-place change of it (an optimizer step,
+// load_state_dict) is seen at the next call, as it is by the eager module.
+TEST_CASE("inference plan: a conv weight changed in place is packed again") {
+  manual_seed(5);
+  auto model = std::make_shared<Single>();
+  model->eval();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const Tensor x = randn({2, 3, 8, 8});
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);  // packs the weight for this shape
+  {
+    NoGradGuard no_grad;
+    model->get_parameter("conv.weight").mul_(-0.5);
+    optimized->get_parameter("conv.weight").mul_(-0.5);
+  }
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);  // in the arena
 }
 
 }  // namespace

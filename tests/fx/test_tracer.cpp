@@ -10,6 +10,7 @@
 #include "models/toy_fuser.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
+#include "optim/sgd.h"
 #include "fx/interpreter.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/reflected_forms.h"
@@ -305,30 +306,53 @@ TEST_CASE("symbolic_trace: tensors made inside forward become constants") {
   CHECK(equal(traced->fetch_attr("_tensor_constant0"), tl::ones({3})));
 }
 
-TEST_CASE("symbolic_trace: the GraphModule owns copies; the original is never touched") {
+// torch.fx's symbolic_trace gives a GraphModule holding the root's own submodules and parameters, so
+// training either one trains both; only the levels in between are the GraphModule's own.
+TEST_CASE("symbolic_trace: the GraphModule shares the root's submodules and parameters, as torch.fx does") {
+  manual_seed(0);
   auto model = models::toy_fuser_model();
+  model->eval();
   auto traced = symbolic_trace(model);
-  Tensor copied = traced->get_parameter("conv1.weight");
-  Tensor original = model->get_parameter("conv1.weight");
-  CHECK_FALSE(copied.is_same(original));
-  CHECK(copied.storage() != original.storage());
-  CHECK(equal(copied, original));
-  {
-    NoGradGuard no_grad;
-    copied.add_(1.0);
-  }
-  CHECK_FALSE(equal(copied, original));
+  CHECK(traced->get_submodule("conv1") == model->get_submodule("conv1"));
+  CHECK(traced->get_submodule("nested.0") == model->get_submodule("nested.0"));
+  CHECK(traced->get_submodule("nested") != model->get_submodule("nested"));
   CHECK(traced->get_submodule("nested")->type_name() == "Module");
+  CHECK(traced->get_parameter("conv1.weight").is_same(model->get_parameter("conv1.weight")));
+  const nn::StateDict state = traced->state_dict();  // the same keys, aliasing the root's tensors
+  REQUIRE(state.size() == model->state_dict().size());
+  for (size_t i = 0; i < state.size(); ++i) {
+    CHECK(state[i].first == model->state_dict()[i].first);
+    CHECK(state[i].second.is_same(model->state_dict()[i].second));
+  }
+  // One SGD step of the original: the traced module computes what the trained original computes.
+  const Tensor x = randn({2, 1, 4, 4});
+  const Tensor before = (*model)(x);
+  optim::SGD trains_model(model->parameters(), {.lr = 0.5});
+  (*model)(x).sum().backward();
+  trains_model.step();
+  const Tensor trained = (*model)(x);
+  CHECK(testing::compare_tensors(trained, before, 0.0, 0.0) != "");
+  CHECK_TENSOR_CLOSE((*traced)(x), trained, 0.0, 0.0);
+  // And a step through the traced module trains the original.
+  optim::SGD trains_traced(traced->parameters(), {.lr = 0.5});
+  trains_traced.zero_grad();
+  (*traced)(x).sum().backward();
+  trains_traced.step();
+  CHECK(testing::compare_tensors((*model)(x), trained, 0.0, 0.0) != "");
+  CHECK_TENSOR_CLOSE((*model)(x), (*traced)(x), 0.0, 0.0);
 }
 
-TEST_CASE("GraphModule: Targets::Share references the root's modules and tensors") {
+TEST_CASE("GraphModule: a parameter fetched by get_attr is the root's own, its requires_grad kept") {
   auto model = models::toy_fuser_model();
-  auto traced = symbolic_trace(model);
-  GraphModule shared(*model, traced->graph().copy(), "M", {}, Targets::Share);
-  CHECK(shared.get_submodule("conv1") == model->get_submodule("conv1"));
-  CHECK(shared.get_parameter("conv1.weight").is_same(model->get_parameter("conv1.weight")));
-  Tensor x = randn({1, 1, 4, 4});
-  CHECK(equal(shared(x), (*model)(x)));
+  model->get_parameter("conv2.weight").requires_grad_(false);  // frozen
+  TracedGraph traced = AllLeaves().trace(*model);
+  GraphModule gm(*model, std::move(traced.graph), "M", traced.constants);
+  REQUIRE(gm.graph().find_nodes(Opcode::GetAttr, std::string("conv2.weight")).size() == 1);
+  CHECK(gm.get_parameter("conv2.weight").is_same(model->get_parameter("conv2.weight")));
+  CHECK_FALSE(model->get_parameter("conv2.weight").requires_grad());
+  CHECK(gm.get_parameter("conv1.weight").requires_grad());
+  const Tensor x = randn({1, 1, 4, 4});
+  CHECK_TENSOR_CLOSE(gm(x), (*model)(x), 0.0, 0.0);
 }
 
 TEST_CASE("symbolic_trace: modules that are not submodules of the root are refused") {
