@@ -66,7 +66,7 @@ class ExecutionPlan {
   /// Runs the plan on `gm` (the module it was compiled from, or a copy with the same tree): one input
   /// per placeholder. Modules and attributes are looked up at each call, as FX does, so set_submodule()
   /// takes effect without a recompile. A failing node's error gains "while executing <node>" context.
-  TensorList run(const GraphModule& gm, const TensorList& inputs, StepHooks* hooks = nullptr) const;
+  TensorList run(const GraphModule& gm, std::span<const Tensor> inputs, StepHooks* hooks = nullptr) const;
 
  private:
   std::unique_ptr<const Graph> graph_;  ///< the graph as compiled; steps_' nodes live here

@@ -104,9 +104,9 @@ void GraphModule::recompile() {
   plan_ = std::make_shared<const ExecutionPlan>(*this);
 }
 
-TensorList GraphModule::forward(const TensorList& inputs) {
-  check_inputs(inputs);
-  return plan_->run(*this, inputs);
+TensorList GraphModule::forward(nn::Inputs inputs) {
+  check_inputs(inputs.tensors());
+  return plan_->run(*this, inputs.tensors());
 }
 
 nn::ForwardSignature GraphModule::forward_signature() const { return plan_->signature(); }

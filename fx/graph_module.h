@@ -44,7 +44,7 @@ class GraphModule : public nn::Module {
   std::string str() const override;
 
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override;
+  TensorList forward(nn::Inputs inputs) override;
   std::string type_name() const override { return class_name_; }
   /// The placeholders and annotations of the graph as last compiled, so calls are checked against
   /// the plan that runs them and retracing reproduces them.

@@ -148,7 +148,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const Tensor& t : inputs) args.push_back(argument(t));
     Node* n = graph_.call_module(it->second, std::move(args));
     TensorList real;
-    if (with_examples_) real = m.forward(real_inputs(inputs));
+    if (with_examples_) real = m.forward(nn::Inputs(m, real_inputs(inputs)));
     TL_CHECK(!with_examples_ || real.size() == 1, "symbolic_trace: leaf module '", it->second, "' returned ",
              real.size(), " tensors; leaf modules must return one");
     outputs = {proxy(n, with_examples_ ? real[0] : Tensor())};
@@ -227,7 +227,7 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   {
     dispatch::HookGuard op_guard(&session);
     nn::ModuleHookGuard module_guard(&session);
-    results = root.forward(proxies);
+    results = root.forward(nn::Inputs(root, proxies));
   }
   std::vector<Argument> outs;
   for (const Tensor& t : results) outs.push_back(session.argument(t));

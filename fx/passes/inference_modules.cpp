@@ -80,7 +80,7 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   return packed;
 }
 
-Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnConv2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   const size_t expected = sum_ ? 2 : 1;
   TL_CHECK(inputs.size() == expected, "MkldnnConv2d: expected ", expected, sum_ ? " inputs (x, residual)" : " input",
            ", got ", inputs.size());
@@ -113,7 +113,7 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
 
 std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_).extra_repr(); }
 
-Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnMaxPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnMaxPool2d: expected 1 input, got ", inputs.size());
   const nn::MaxPool2dOptions& o = options_;
   const Shape stride = o.stride ? pair_shape(*o.stride) : Shape{};
@@ -123,7 +123,7 @@ Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
   return dispatch::call1(OpKind::MkldnnMaxPool2d, {inputs[0], out}, attrs);
 }
 
-Tensor MkldnnAdaptiveAvgPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnAdaptiveAvgPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnAdaptiveAvgPool2d: expected 1 input, got ", inputs.size());
   return dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {inputs[0], out}, {{"output_size", pair_shape(output_size_)}});
 }

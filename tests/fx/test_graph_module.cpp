@@ -177,7 +177,7 @@ TEST_CASE("GraphModule: an argument of the wrong type is a user error naming it"
 class WithNone : public nn::Module {
  public:
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {relu(inputs[0]), Tensor()}; }
+  TensorList forward(nn::Inputs inputs) override { return {relu(inputs[0]), Tensor()}; }
   std::string type_name() const override { return "WithNone"; }
 };
 

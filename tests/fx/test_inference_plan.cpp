@@ -22,7 +22,7 @@ class Block : public nn::Module {
     register_module("conv2", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 16, .out_channels = 16, .kernel_size = 3, .padding = 1}));
   }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override {
+  TensorList forward(nn::Inputs inputs) override {
     const Tensor h = relu(submodule("conv1")(inputs[0]));
     const Tensor y = relu(submodule("conv2")(h) + h);
     return {max(y, 1).first};
@@ -56,7 +56,7 @@ class Single : public nn::Module {
  public:
   Single() { register_module("conv", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1})); }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {max(submodule("conv")(inputs[0]), 1).first}; }
+  TensorList forward(nn::Inputs inputs) override { return {max(submodule("conv")(inputs[0]), 1).first}; }
   std::string type_name() const override { return "Single"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Single>(); }
 };
@@ -78,7 +78,7 @@ TEST_CASE("inference plan: a module swapped in after recording gives its own res
   optimized->set_submodule(target, std::make_shared<MkldnnConv2d>(strided, false, false, DType::Float32));
   const Tensor got = (*optimized)(x);
   CHECK(got.shape() == Shape{2, 4, 4});
-  CHECK(equal(got, optimized->GraphModule::forward(TensorList{x})[0]));  // the plain plan, no arena
+  CHECK(equal(got, optimized->GraphModule::forward(nn::Inputs(*optimized, TensorList{x}))[0]));  // the plain plan, no arena
 }
 
 // The packed weight is derived from the module's weight: an in-place change of it (an optimizer step,

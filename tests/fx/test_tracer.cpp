@@ -214,7 +214,7 @@ class MinUsedLater : public nn::Module {
  public:
   std::string type_name() const override { return "MinUsedLater"; }
   using nn::Module::forward;
-  TensorList forward(const TensorList& in) override {
+  TensorList forward(nn::Inputs in) override {
     auto [values, indices] = min(in[0], 1);
     const Tensor y = relu(in[0]);
     return {indices, y, values};
@@ -353,6 +353,42 @@ TEST_CASE("GraphModule: a parameter fetched by get_attr is the root's own, its r
   CHECK(gm.get_parameter("conv1.weight").requires_grad());
   const Tensor x = randn({1, 1, 4, 4});
   CHECK_TENSOR_CLOSE(gm(x), (*model)(x), 0.0, 0.0);
+}
+
+// Reads a second input without declaring it.
+class ReadsTwo : public nn::Module {
+ public:
+  bool declares_two = false;
+  std::string type_name() const override { return "ReadsTwo"; }
+  using nn::Module::forward;
+  TensorList forward(nn::Inputs in) override { return {in[0] + in[1]}; }
+  nn::ForwardSignature forward_signature() const override {
+    return declares_two ? nn::ForwardSignature{{"a", "b"}, {}, ""} : nn::ForwardSignature{};
+  }
+};
+
+// Calls a ReadsTwo child, which tracing goes through (it is not a leaf).
+class CallsReadsTwo : public nn::Module {
+ public:
+  CallsReadsTwo() { register_module("inner", std::make_shared<ReadsTwo>()); }
+  std::string type_name() const override { return "CallsReadsTwo"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override { return submodule("inner")(x); }
+};
+
+TEST_CASE("symbolic_trace: a forward reading past its declared inputs is a tl::Error, never a read past them") {
+  auto m = std::make_shared<ReadsTwo>();
+  const char* message = "ReadsTwo.forward read input 1, but forward_signature() declares 1 input(s) (x); a module "
+                        "taking more inputs declares them by overriding forward_signature()";
+  CHECK_THROWS_WITH_AS(symbolic_trace(m), message, Error);
+  CHECK_THROWS_WITH_AS(symbolic_trace(m, {randn({2})}), message, Error);
+  CHECK_THROWS_WITH_AS(symbolic_trace(std::make_shared<CallsReadsTwo>()), message, Error);
+  // Nothing stays installed: eager calls run kernels, and the declared module traces.
+  const Tensor x = from_vector<float>({-1, 2}, {2});
+  CHECK_TENSOR_CLOSE(nn::ReLU()(x), relu(x), 0.0, 0.0);
+  m->declares_two = true;
+  auto traced = symbolic_trace(m);
+  CHECK_TENSOR_CLOSE((*traced)(TensorList{x, x})[0], x + x, 0.0, 0.0);
 }
 
 TEST_CASE("symbolic_trace: modules that are not submodules of the root are refused") {
