@@ -34,12 +34,18 @@ std::shared_ptr<GraphModule> traced_toy() {
 
 Node* output_value(GraphModule& gm) { return gm.graph().output_node()->args()[0].node(); }
 
-TEST_CASE("GraphModule: a failed recompile keeps the working module") {
-  auto gm = traced_toy();
-  const Tensor x = randn({2, 1, 5, 5});
-  const Tensor before = (*gm)(x);
-  const std::string code_before = gm->code();
+/// The traced toy model, an input, what it gives, its code and its returned node, before a test edits it.
+struct Toy {
+  std::shared_ptr<GraphModule> gm = traced_toy();
+  Tensor x = randn({2, 1, 5, 5});
+  Tensor before = (*gm)(x);
+  std::string code_before = gm->code();
   Node* last = output_value(*gm);
+};
+
+TEST_CASE("GraphModule: a failed recompile keeps the working module") {
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
   Node* add = nullptr;
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
@@ -57,11 +63,8 @@ TEST_CASE("GraphModule: a failed recompile keeps the working module") {
 }
 
 TEST_CASE("GraphModule: after a failed recompile a copy runs the last plan, and clone() refuses the graph") {
-  auto gm = traced_toy();
-  const Tensor x = randn({2, 1, 5, 5});
-  const Tensor before = (*gm)(x);
-  const std::string code_before = gm->code();
-  Node* last = output_value(*gm);
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
     Node* t = gm->graph().call_method(OpKind::Transpose, {last}, {{"dim0", "a"}, {"dim1", 0}});
@@ -100,11 +103,8 @@ TEST_CASE("GraphModule: after a failed recompile a copy runs the last plan, and 
 // PyTorch's GraphModule: `code` is the source generated at the last recompile(), and deepcopy builds a
 // GraphModule from the current graph, compiling it.
 TEST_CASE("GraphModule: code() is the last compiled code; clone() compiles the graph as it is now") {
-  auto gm = traced_toy();
-  const Tensor x = randn({2, 1, 5, 5});
-  const Tensor before = (*gm)(x);
-  const std::string code_before = gm->code();
-  Node* last = output_value(*gm);
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
     gm->graph().output_node()->update_arg(0, gm->graph().call_function(OpKind::Neg, {last}));

@@ -61,10 +61,15 @@ class Single : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Single>(); }
 };
 
-TEST_CASE("inference plan: a module swapped in after recording gives its own results") {
+std::shared_ptr<Single> single() {
   manual_seed(3);
-  auto model = std::make_shared<Single>();
-  model->eval();
+  auto m = std::make_shared<Single>();
+  m->eval();
+  return m;
+}
+
+TEST_CASE("inference plan: a module swapped in after recording gives its own results") {
+  auto model = single();
   auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
   const Tensor x = randn({2, 3, 8, 8});
   (*optimized)(x);  // records and plans this shape: the conv's 16 x 8 x 8 result in the arena
@@ -84,9 +89,7 @@ TEST_CASE("inference plan: a module swapped in after recording gives its own res
 // The packed weight is derived from the module's weight: an in-place change of it (an optimizer step,
 // load_state_dict) is seen at the next call, as it is by the eager module.
 TEST_CASE("inference plan: a conv weight changed in place is packed again") {
-  manual_seed(5);
-  auto model = std::make_shared<Single>();
-  model->eval();
+  auto model = single();
   auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
   const Tensor x = randn({2, 3, 8, 8});
   CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);  // packs the weight for this shape
