@@ -205,9 +205,9 @@ class MaxValues : public nn::Module {
   std::string type_name() const override { return "MaxValues"; }
   using nn::Module::forward;
   Tensor forward(const Tensor& x) override {
+    if (!reads_indices) return x.max(1).values;
     auto [values, indices] = x.max(1);
-    if (reads_indices && indices.item<int64_t>() > 0) return x;
-    return values;
+    return indices.item<int64_t>() > 0 ? x : values;
   }
 };
 
