@@ -27,12 +27,10 @@ class Inputs {
     return tensors_[i];
   }
   size_t size() const { return tensors_.size(); }
-  bool empty() const { return tensors_.empty(); }
   auto begin() const { return tensors_.begin(); }
   auto end() const { return tensors_.end(); }
   /// All of them, to pass on (ExecutionPlan::run, an inner call).
   std::span<const Tensor> tensors() const { return tensors_; }
-  const Module& module() const { return *module_; }
 
  private:
   [[noreturn]] void throw_out_of_range(size_t i) const;
