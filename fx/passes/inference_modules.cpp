@@ -58,21 +58,26 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   key.push_back(static_cast<int64_t>(x.dtype()));
   key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
   key.push_back(winograd);
+  const Tensor& weight = parameter("weight");
   std::lock_guard<std::mutex> lock(packed_->mutex);
+  if (!packed_->weight.is_same(weight) || packed_->version != weight._version()) {
+    packed_->by_input.clear();
+    packed_->weight = weight;
+    packed_->version = weight._version();
+  }
   auto it = packed_->by_input.find(key);
   if (it != packed_->by_input.end()) return it->second;
   const nn::Conv2dOptions& o = options_;
   Tensor packed = dispatch::call<OpKind::MkldnnReorderConv2dWeight>(
-      {parameter("weight")}, {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation),
-                              .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(),
-                              .input_dtype = x.dtype(), .bias = parameter("bias").defined(), .sum = sum_,
-                              .relu = relu_, .winograd = winograd});
+      {weight}, {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation),
+                 .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(), .input_dtype = x.dtype(),
+                 .bias = parameter("bias").defined(), .sum = sum_, .relu = relu_, .winograd = winograd});
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
   packed_->by_input.emplace(std::move(key), packed);
   return packed;
 }
 
-Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnConv2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   const size_t expected = sum_ ? 2 : 1;
   TL_CHECK(inputs.size() == expected, "MkldnnConv2d: expected ", expected, sum_ ? " inputs (x, residual)" : " input",
            ", got ", inputs.size());
@@ -103,7 +108,7 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
 
 std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_).extra_repr(); }
 
-Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnMaxPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnMaxPool2d: expected 1 input, got ", inputs.size());
   const nn::MaxPool2dOptions& o = options_;
   return dispatch::call<OpKind::MkldnnMaxPool2d>(
@@ -112,7 +117,7 @@ Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
                          .dilation = pair(o.dilation), .ceil_mode = o.ceil_mode});
 }
 
-Tensor MkldnnAdaptiveAvgPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnAdaptiveAvgPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnAdaptiveAvgPool2d: expected 1 input, got ", inputs.size());
   return dispatch::call<OpKind::MkldnnAdaptiveAvgPool2d>({inputs[0], out}, {.output_size = pair(output_size_)});
 }
