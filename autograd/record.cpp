@@ -97,6 +97,9 @@ class CopySlices final : public Node {
   void release_saved() override { fn_->release_saved(); }
   bool released() const override { return fn_->released(); }
 
+ protected:
+  void take_held_nodes(std::vector<std::shared_ptr<Node>>& out) override { out.push_back(std::move(fn_)); }
+
  private:
   Geometry base_, view_;
   int64_t bytes_;
