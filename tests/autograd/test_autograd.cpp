@@ -215,6 +215,52 @@ TEST_CASE("autograd::grad returns gradients without touching .grad") {
                        Error);
 }
 
+// torch.autograd.grad's results for these calls, from PyTorch 1.13: y = sum((x * w)^2) with x = [1, 2],
+// w = [3, 4], h = x * w, so dy/dh = 2h = [6, 16] and dy/dx = 2h * w = [18, 64], dy/dw = 2h * x = [6, 32].
+TEST_CASE("autograd::grad runs only what its inputs need: other leaves' .grad stay untouched") {
+  Tensor x = leaf({1, 2}), w = leaf({3, 4});
+  Tensor h = x * w;
+  h.retain_grad();
+  TensorList g = autograd::grad({(h * h).sum()}, {x});
+  check_values(g.at(0), {18, 64});
+  CHECK_FALSE(x.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+  check_values(h.grad(), {6, 16});  // h's node ran on the way to x: its retained gradient is kept, as in PyTorch
+}
+
+TEST_CASE("autograd::grad of a non-leaf input stops there: nothing below it runs") {
+  Tensor x = leaf({1, 2}), w = leaf({3, 4});
+  Tensor h = x * w;
+  h.retain_grad();
+  TensorList g = autograd::grad({(h * h).sum()}, {h});
+  check_values(g.at(0), {6, 16});
+  CHECK_FALSE(h.grad().defined());
+  CHECK_FALSE(x.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+}
+
+TEST_CASE("autograd::grad returns one gradient per input, repeats and unused ones included") {
+  Tensor x = leaf({1, 2}), w = leaf({3, 4}), unused = leaf({1});
+  TensorList g = autograd::grad({(x * w).sum()}, {x, w, x}, {}, true);
+  REQUIRE(g.size() == 3);
+  check_values(g[0], {3, 4});
+  check_values(g[1], {1, 2});
+  check_values(g[2], {3, 4});
+  g = autograd::grad({(x * w).sum()}, {unused, x}, {}, false, /*allow_unused=*/true);
+  CHECK_FALSE(g.at(0).defined());
+  check_values(g.at(1), {3, 4});
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("autograd::grad with no inputs refuses, as PyTorch's 'grad requires non-empty inputs.'") {
+  Tensor x = leaf({1, 2});
+  const Tensor y = (x * x).sum();
+  CHECK_THROWS_WITH_AS(autograd::grad({y}, {}), "grad requires non-empty inputs", Error);
+  CHECK_FALSE(x.grad().defined());
+  y.backward();  // the graph was neither run nor freed
+  check_values(x.grad(), {2, 4});
+}
+
 TEST_CASE("an op without a derivative records a node whose backward names it") {
   Tensor x = leaf({1, -2, 3});
   Tensor s = threshold_backward(vec({1, 1, 1}), x, 0.0);  // a backward op: no double backward
