@@ -72,7 +72,8 @@ AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
 
 TensorList AccumulateGrad::apply(TensorList grads) {
   Tensor& g = grads.at(0);
-  if (!g.defined()) return {};
+  // A leaf whose requires_grad was turned off since the forward gets nothing (PyTorch's check too).
+  if (!g.defined() || !leaf_.requires_grad()) return {};
   NoGradGuard no_grad;
   AutogradMeta& meta = TensorAccess::ensure_meta(leaf_);
   std::lock_guard lock(meta.mutex);

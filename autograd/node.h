@@ -89,7 +89,7 @@ class Node {
   friend void gather_nodes(Node& n, std::vector<std::shared_ptr<Node>>& stack);
 };
 
-/// The sink of a leaf's gradients: adds them into the leaf's .grad.
+/// The sink of a leaf's gradients: adds them into the leaf's .grad, unless the leaf no longer requires grad.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);

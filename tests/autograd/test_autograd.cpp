@@ -111,6 +111,17 @@ TEST_CASE("retain_grad keeps a non-leaf's gradient; other non-leaves keep none")
   CHECK_FALSE(k.grad().defined());
 }
 
+TEST_CASE("a leaf whose requires_grad was turned off after the forward gets no .grad (PyTorch's AccumulateGrad)") {
+  Tensor a = leaf({1, 2}), b = leaf({3, 4});
+  const Tensor y = (a * b).sum();
+  a.requires_grad_(false);
+  y.backward();
+  CHECK_FALSE(a.grad().defined());
+  check_values(b.grad(), {1, 2});
+  CHECK_THROWS_WITH_AS(autograd::grad({(b * 2.0).sum() + (a * b).sum()}, {a}), "grad: input 0 does not require grad",
+                       Error);
+}
+
 TEST_CASE("NoGradGuard and InferenceMode record nothing; detach cuts the history") {
   Tensor x = leaf({1, 2});
   {
