@@ -191,6 +191,41 @@ TEST_CASE("the version counter: modifying a tensor saved for backward raises at 
   CHECK_FALSE(x.grad().defined());
 }
 
+// PyTorch 1.13 saves what the formulas of the inputs that need grad read (derivatives.yaml's codegen):
+// linear and mul with a constant input keep that input only, so an optimizer step on the weight between
+// forward and backward is no error; div's self formula reads other, and convolution's one formula for
+// input, weight and bias reads both, so those still raise there as in PyTorch.
+TEST_CASE("saved tensors follow which inputs need grad: forward, step, backward with only the weight learning") {
+  const Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});  // no grad
+  Tensor w = from_vector<float>({1, 0, -1, 2, 1, 0}, {2, 3}).requires_grad_(), b = leaf({0, 0});
+  const Tensor out = linear(x, w, b).sum();
+  const Tensor product = (x.select(0, 0) * w.select(0, 0)).sum();
+  {
+    NoGradGuard step;
+    w.add_(1.0);
+    b.add_(1.0);
+  }
+  out.backward();
+  check_values(w.grad(), {5, 7, 9, 5, 7, 9});  // d/dw sum(x w^T + b) = x summed over the batch, per row
+  check_values(b.grad(), {2, 2});
+  product.backward();
+  check_values(w.grad(), {5 + 1, 7 + 2, 9 + 3, 5, 7, 9});
+
+  Tensor y = leaf({1, 2});
+  Tensor divisor = vec({2, 4});
+  const Tensor quotient = (y / divisor).sum();
+  divisor.add_(1.0);
+  CHECK_THROWS_WITH_AS(quotient.backward(), doctest::Contains("modified by an inplace operation"), Error);
+
+  Tensor kernel = ones({1, 1, 2, 2}).requires_grad_();
+  const Tensor conv = conv2d(ones({1, 1, 3, 3}), kernel).sum();
+  {
+    NoGradGuard step;
+    kernel.add_(1.0);
+  }
+  CHECK_THROWS_WITH_AS(conv.backward(), doctest::Contains("modified by an inplace operation"), Error);
+}
+
 TEST_CASE("gradients flow through views, and through an in-place op on a view into its base") {
   Tensor x = leaf({1, 2, 3, 4});
   Tensor m = x.view({2, 2}).t();
