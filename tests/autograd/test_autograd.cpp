@@ -63,6 +63,33 @@ TEST_CASE("gradients accumulate across backward calls until cleared") {
   check_values(x.grad(), {3, 3});
 }
 
+// PyTorch 1.13's `x.grad = g` refuses these, naming them as below, and keeps the old .grad.
+TEST_CASE("assigning .grad checks it as PyTorch's setter does: size, dtype, not the tensor itself") {
+  Tensor x = leaf({1, 2, 3});
+  const Tensor g = vec({2, 2, 2});
+  x.mutable_grad() = g;
+  CHECK(x.grad().is_same(g));
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = ones({3, 1}),
+                       "assigned grad has data of a different size: the tensor has size [3], the gradient [3, 1]",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = ones({3}, DType::Float64),
+                       "assigned grad has data of a different type: the tensor is torch.float32, the gradient "
+                       "torch.float64",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = x, "can't assign Variable as its own grad", Error);
+  CHECK(x.grad().is_same(g));
+  check_values(x.grad(), {2, 2, 2});
+  x.mutable_grad() = {};
+  CHECK_FALSE(x.grad().defined());
+
+  Tensor counts = from_vector<int64_t>({1, 2}, {2});  // any dtype may hold a .grad of its own dtype
+  counts.mutable_grad() = from_vector<int64_t>({3, 4}, {2});
+  CHECK(counts.grad().dtype() == DType::Int64);
+  Tensor h = x * 2.0;  // a non-leaf too
+  h.mutable_grad() = ones({3});
+  check_values(h.grad(), {1, 1, 1});
+}
+
 TEST_CASE("a leaf used twice sums both paths; broadcasting sums back to the input's shape") {
   Tensor x = leaf({1, 2}), b = leaf({10});
   Tensor loss = (x * x + x + b).sum();
@@ -351,7 +378,8 @@ TEST_CASE(".grad never shares memory with the gradient the caller passed or with
   (x + y).backward(g);
   {
     NoGradGuard no_grad;
-    y.mutable_grad().mul_(10.0);
+    Tensor& y_grad = y.mutable_grad();
+    y_grad.mul_(10.0);
   }
   check_values(x.grad(), {3, 3});
   check_values(y.grad(), {10, 10});
