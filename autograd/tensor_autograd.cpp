@@ -12,7 +12,8 @@ void install_recorder();
 
 namespace {
 
-const bool kRecorderInstalled = (autograd::install_recorder(), true);
+const bool kRecorderInstalled =
+    (autograd::install_recorder(), set_grad_fn_name_fn([](const Tensor& t) { return t.grad_fn_name(); }), true);
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -95,6 +96,11 @@ class GradSlot {
   Tensor owner_;
   Tensor& slot_;
 };
+
+/// Prints like PyTorch's print(t): tensor([[0.1000, 0.2000]]), summarised with "..." when large, with
+/// PyTorch's suffixes (dtype=..., requires_grad=True, grad_fn=<MulBackward0>) and, for a module's
+/// parameter, "Parameter containing:" on a line of its own first.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 #include "core/op_operators.h"
 
