@@ -378,14 +378,19 @@ TensorList d_addmm(const GradContext& c) {
 std::array<bool, 3> mask3(const GradContext& c, size_t a, size_t b, size_t d) { return {c.needs(a), c.needs(b), c.needs(d)}; }
 TensorList list3(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
 
+// An unbatched (C, H, W) input ran as a batch of one: its gradients do too.
 TensorList d_conv2d(const GradContext& c) {
   const Attrs& a = c.attrs();
   const Tensor weight = c.input(1);
   const std::optional<Shape> bias_sizes =
       c.num_inputs() > 2 && c.info(2).defined ? std::optional<Shape>(c.info(2).shape) : std::nullopt;
-  return list3(convolution_backward(c.grad(), c.input(0), weight, bias_sizes, a.get<Shape>("stride"),
-                                    a.get<Shape>("padding"), a.get<Shape>("dilation"), false, Shape{0, 0},
-                                    a.get<int64_t>("groups"), mask3(c, 0, 1, 2)));
+  const bool unbatched = c.info(0).shape.size() == 3;
+  auto batched = [&](const Tensor& t) { return unbatched ? t.unsqueeze(0) : t; };
+  TensorList g = list3(convolution_backward(batched(c.grad()), batched(c.input(0)), weight, bias_sizes,
+                                            a.get<Shape>("stride"), a.get<Shape>("padding"), a.get<Shape>("dilation"),
+                                            false, Shape{0, 0}, a.get<int64_t>("groups"), mask3(c, 0, 1, 2)));
+  if (unbatched && g[0].defined()) g[0] = g[0].squeeze(0);
+  return g;
 }
 // batch_norm(input, weight, bias, running_mean, running_var): training differentiates through the
 // batch statistics (recomputed from the saved input), evaluation through the running ones.

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/return_types.h"
 #include "core/scalar.h"
 #include "core/tensor_base.h"
 
@@ -66,10 +67,10 @@ class Tensor : public TensorBase {
 #include "core/op_methods.h"
   // ---- ops whose C++ overloads differ from their schema (ops/manual_api.cpp) ----
   Tensor max() const;
-  /// (values, indices) along `dim`.
-  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  /// (values, indices) along `dim`: `.values`, `.indices`, or `auto [values, indices] = x.max(1)`.
+  return_types::max max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
-  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  return_types::min min(int64_t dim, bool keepdim = false) const;
   /// (n, dim) int64 indices of the non-zero elements.
   Tensor nonzero() const;
   /// This tensor itself when it is already contiguous, with no op run (as PyTorch's Tensor::contiguous:

@@ -30,9 +30,6 @@ Conv2d::Conv2d(const Conv2dOptions& options) : options_(options) {
 void Conv2d::reset_parameters() { init::default_weight_and_bias_(parameter("weight"), parameter("bias")); }
 
 Tensor Conv2d::forward(const Tensor& input) {
-  // A symbolic-tracing proxy may not know its shape; the traced op is checked when it runs.
-  TL_CHECK(input.is_proxy() || input.dim() == 4, "Conv2d: expected 4D input (N, C, H, W) (got ", input.dim(),
-           "D input of size ", input.shape(), ")");
   const Conv2dOptions& o = options_;
   return functional::conv2d(input, parameter("weight"), parameter("bias"), o.stride, o.padding, o.dilation,
                             o.groups);

@@ -14,12 +14,6 @@ void check_pool_window(const char* layer, IntPair kernel_size, IntPair stride, I
   TL_CHECK(padding.h() >= 0 && padding.w() >= 0, layer, ": padding must be non-negative, got ", padding.repr());
 }
 
-/// A symbolic-tracing proxy may not know its shape; the traced op is checked when it runs.
-void check_4d(const char* layer, const Tensor& input) {
-  TL_CHECK(input.is_proxy() || input.dim() == 4, layer, ": expected 4D input (N, C, H, W) (got ", input.dim(), "D input of size ",
-           input.shape(), ")");
-}
-
 }  // namespace
 
 MaxPool2d::MaxPool2d(const MaxPool2dOptions& options) : options_(options) {
@@ -30,7 +24,6 @@ MaxPool2d::MaxPool2d(const MaxPool2dOptions& options) : options_(options) {
 }
 
 Tensor MaxPool2d::forward(const Tensor& input) {
-  check_4d("MaxPool2d", input);
   const MaxPool2dOptions& o = options_;
   return functional::max_pool2d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
 }
@@ -47,7 +40,6 @@ AvgPool2d::AvgPool2d(const AvgPool2dOptions& options) : options_(options) {
 }
 
 Tensor AvgPool2d::forward(const Tensor& input) {
-  check_4d("AvgPool2d", input);
   const AvgPool2dOptions& o = options_;
   return functional::avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
 }
@@ -63,7 +55,6 @@ AdaptiveAvgPool2d::AdaptiveAvgPool2d(IntPair output_size) : output_size_(output_
 }
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& input) {
-  check_4d("AdaptiveAvgPool2d", input);
   return functional::adaptive_avg_pool2d(input, output_size_);
 }
 

@@ -17,6 +17,9 @@ namespace tl::nn {
 /// Its tensors alias the module's: writing into them writes into the module.
 using StateDict = std::vector<std::pair<std::string, Tensor>>;
 
+/// Deprecated in 0.2.0, removed in 0.3.0: the name->tensor map is StateDict (CHANGELOG.md).
+using NamedTensors [[deprecated("tl::nn::NamedTensors is tl::nn::StateDict now")]] = StateDict;
+
 /// What load_state_dict(dict, strict=false) could not match (PyTorch's _IncompatibleKeys):
 /// model keys absent from the dict, in model order, and dict keys the model has no place for,
 /// in dict order.

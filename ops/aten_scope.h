@@ -24,6 +24,13 @@ void instant_scope(std::string_view name, const InputsFn& inputs) {
   RecordFunction scope(name, inputs);
 }
 
+/// ATen's as_strided of `t` (a Tensor or a TensorType): the view each of its view ops (unsqueeze, select,
+/// expand, ...) makes inside itself.
+template <typename T>
+void as_strided_scope(const T& t) {
+  instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+}
+
 /// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
 /// _to_copy -> copy_ (the copy is the caller's work, done as it reads `from`).
 inline void to_scopes(const TensorType& from, DType dtype) {
@@ -57,8 +64,7 @@ inline void reshape_scopes(const TensorType& t, const Shape& size, bool view) {
 /// whose dtype is not the result's (to_scopes) and fill_ (the zeroed accumulator). Then runs `reduce`.
 template <typename Reduce>
 void sum_scopes(const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled, Reduce&& reduce) {
-  if (!keepdim)
-    instant_scope("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  if (!keepdim) as_strided_scope(out);
   if (x.dtype != out.dtype) to_scopes(x, out.dtype);
   instant_scope("aten::fill_", [&] { return ScopeArgs{TensorType{filled, out.dtype}, AttrValue(int64_t{0})}; });
   std::forward<Reduce>(reduce)();

@@ -43,7 +43,6 @@ ConvParams parse_params(const Attrs& attrs) {
 
 void check_tensors(const Tensor& x, const Tensor& w, const Tensor& b, int64_t groups) {
   TL_CHECK(w.dim() == 4, "conv2d: expected 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
-  TL_CHECK(x.dim() == 4, "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ", x.shape());
   TL_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16,
            "conv2d: expected input to be float32, float64 or bfloat16, got ", x.dtype());
   TL_CHECK(w.dtype() == x.dtype(), "conv2d: weight dtype ", w.dtype(), " differs from input dtype ", x.dtype());
@@ -166,21 +165,33 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
 
 // input (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in / groups, kH, kW); bias (C_out) or None.
 TensorList conv2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
   const ConvParams p = parse_params(attrs);
   // ATen's conv2d: convolution -> _convolution -> (for float32) mkldnn_convolution, which does the work.
-  auto convolution_args = [&] {
-    return ScopeArgs{x, inputs[1], inputs[2], detail::attr_arg(attrs, "stride"), detail::attr_arg(attrs, "padding"),
-                     detail::attr_arg(attrs, "dilation"), AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(p.groups)};
+  auto convolution = [&](const Tensor& x) {
+    auto convolution_args = [&] {
+      return ScopeArgs{x, inputs[1], inputs[2], detail::attr_arg(attrs, "stride"), detail::attr_arg(attrs, "padding"),
+                       detail::attr_arg(attrs, "dilation"), AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(p.groups)};
+    };
+    RecordFunction scope("aten::convolution", convolution_args);
+    RecordFunction impl("aten::_convolution", [&] {
+      ScopeArgs args = convolution_args();
+      for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
+      return args;
+    });
+    return conv2d_4d(x, inputs[1], inputs[2], p);
   };
-  RecordFunction convolution("aten::convolution", convolution_args);
-  RecordFunction convolution_impl("aten::_convolution", [&] {
-    ScopeArgs args = convolution_args();
-    for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
-    return args;
-  });
-  if (x.dim() == 3) return {onednn::drop_batch_dim(conv2d_4d(onednn::add_batch_dim(x), inputs[1], inputs[2], p))};
-  return {conv2d_4d(x, inputs[1], inputs[2], p)};
+  const Tensor& x = inputs[0];
+  TL_CHECK(x.dim() == 3 || x.dim() == 4, "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ", x.shape());
+  if (x.dim() == 4) return {convolution(x)};
+  // An unbatched input runs as a batch of one, as ATen's conv2d does it: unsqueeze(0), convolution, squeeze(0).
+  {
+    RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{x, AttrValue(int64_t{0})}; });
+    detail::as_strided_scope(x);
+  }
+  const Tensor out = convolution(onednn::add_batch_dim(x));
+  RecordFunction squeeze("aten::squeeze", [&] { return ScopeArgs{out, AttrValue(int64_t{0})}; });
+  detail::as_strided_scope(out);
+  return {onednn::drop_batch_dim(out)};
 }
 
 }  // namespace tl::kernels

@@ -308,7 +308,7 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
   if (expand) {
     for (const Tensor* t : {&self, &mask}) {
       RecordFunction scope("aten::expand", [&] { return ScopeArgs{*t, AttrValue(broadcast), AttrValue(false)}; });
-      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{*t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      detail::as_strided_scope(*t);
     }
   }
   const TensorType flags{broadcast, DType::Bool}, count{{}, DType::Int64};
@@ -324,7 +324,7 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
   }
   Tensor out = Tensor::allocate({first.back()}, self.dtype());
   if (first.back() == 0) return {out};
-  detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  detail::as_strided_scope(out);
   if (expand) detail::instant_scope("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
   const int64_t esize = self.element_size();
   const char* src = static_cast<const char*>(self.raw_data());

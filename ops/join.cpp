@@ -91,7 +91,7 @@ TensorList stack(std::span<const Tensor> inputs, const Attrs& attrs) {
     if (!split) unsqueeze.emplace("aten::unsqueeze", [&] { return ScopeArgs{t, AttrValue(dim)}; });
     views.push_back(unsqueezed(t, dim));
     if (!split)
-      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      detail::as_strided_scope(t);
   }
   Tensor out;
   {

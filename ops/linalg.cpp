@@ -132,7 +132,7 @@ void bmm_scopes(const Tensor& out, const Tensor& self, const Tensor& mat2) {
   if (self.size(1) * self.size(2) * mat2.size(2) < 400) return;
   auto select = [](const Tensor& t, int64_t i) {
     RecordFunction scope("aten::select", [&] { return ScopeArgs{t, AttrValue(int64_t{0}), AttrValue(i)}; });
-    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    detail::as_strided_scope(t);
     return Tensor::make(t.storage(), {t.size(1), t.size(2)}, {t.stride(1), t.stride(2)},
                         t.storage_offset() + i * t.stride(0), t.dtype());
   };
@@ -241,7 +241,7 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
   } else if (da == 1 && db == 2) {
     {
       RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{a, AttrValue(int64_t{0})}; });
-      detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{a, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      detail::as_strided_scope(a);
     }
     {
       RecordFunction mm("aten::mm", [&] { return ScopeArgs{a2, b}; });
@@ -260,7 +260,7 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
       expanded.push_back(t->size(-1));
       {
         RecordFunction expand("aten::expand", [&] { return ScopeArgs{*t, AttrValue(expanded), AttrValue(false)}; });
-        detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{*t, AttrValue{}, AttrValue{}, AttrValue{}}; });
+        detail::as_strided_scope(*t);
       }
       detail::reshape_scopes({expanded, t->dtype()}, (t == &a ? flat_a : flat_b).shape(), true);
     }

@@ -10,9 +10,11 @@ namespace {
 
 Attrs whole_reduction() { return {{"dim", AttrValue{}}, {"keepdim", false}}; }
 
-std::pair<Tensor, Tensor> values_indices(OpKind op, const Tensor& x, int64_t dim, bool keepdim, CallStyle style) {
-  return detail::unpack<std::pair<Tensor, Tensor>>(
+template <class Result>
+Result values_indices(OpKind op, const Tensor& x, int64_t dim, bool keepdim, CallStyle style) {
+  auto [values, indices] = detail::unpack<std::pair<Tensor, Tensor>>(
       dispatch::call(op, detail::inputs({x}), {{"dim", dim}, {"keepdim", keepdim}}, style));
+  return {std::move(values), std::move(indices)};
 }
 
 }  // namespace
@@ -31,20 +33,20 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, DType 
 Tensor scalar_tensor(const Scalar& value, DType dtype) { return full({}, value, dtype); }
 
 Tensor max(const Tensor& x) { return dispatch::call1(OpKind::Max, {x}, whole_reduction()); }
-std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
-  return values_indices(OpKind::Max, x, dim, keepdim, CallStyle::Function);
+return_types::max max(const Tensor& x, int64_t dim, bool keepdim) {
+  return values_indices<return_types::max>(OpKind::Max, x, dim, keepdim, CallStyle::Function);
 }
 Tensor min(const Tensor& x) { return dispatch::call1(OpKind::Min, {x}, whole_reduction()); }
-std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
-  return values_indices(OpKind::Min, x, dim, keepdim, CallStyle::Function);
+return_types::min min(const Tensor& x, int64_t dim, bool keepdim) {
+  return values_indices<return_types::min>(OpKind::Min, x, dim, keepdim, CallStyle::Function);
 }
 Tensor Tensor::max() const { return dispatch::call1(OpKind::Max, {*this}, whole_reduction(), CallStyle::Method); }
-std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
-  return values_indices(OpKind::Max, *this, dim, keepdim, CallStyle::Method);
+return_types::max Tensor::max(int64_t dim, bool keepdim) const {
+  return values_indices<return_types::max>(OpKind::Max, *this, dim, keepdim, CallStyle::Method);
 }
 Tensor Tensor::min() const { return dispatch::call1(OpKind::Min, {*this}, whole_reduction(), CallStyle::Method); }
-std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
-  return values_indices(OpKind::Min, *this, dim, keepdim, CallStyle::Method);
+return_types::min Tensor::min(int64_t dim, bool keepdim) const {
+  return values_indices<return_types::min>(OpKind::Min, *this, dim, keepdim, CallStyle::Method);
 }
 
 Tensor nonzero(const Tensor& x) { return dispatch::call1(OpKind::Nonzero, {x}, {{"as_tuple", false}}); }

@@ -37,9 +37,9 @@ template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& size);
 Tensor max(const Tensor& x);
 /// (values, indices) along `dim`.
-std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+return_types::max max(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& x);
-std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+return_types::min min(const Tensor& x, int64_t dim, bool keepdim = false);
 /// (n, x.dim()) int64 coordinates of the non-zero elements, in row-major order.
 Tensor nonzero(const Tensor& x);
 /// One int64 index tensor per dimension (torch.nonzero(x, as_tuple=True)).

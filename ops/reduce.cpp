@@ -531,7 +531,7 @@ TensorList argmax(std::span<const Tensor> inputs, const Attrs& attrs) {
     detail::reshape_scopes({x.shape(), x.dtype()}, Shape{-1}, detail::coalesce(dims).size() == 1);
   }
   if (!keepdim(attrs) && x.dim() > 0)
-    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{indices, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    detail::as_strided_scope(indices);
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
   return {indices};
 }

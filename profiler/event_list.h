@@ -63,7 +63,8 @@ class EventList {
   int64_t profiler_overhead_ns() const { return info_.profiler_overhead_ns; }
 
   KeyAverages key_averages(const KeyAveragesOptions& options = {}) const;
-  /// One row per function event (no grouping), like PyTorch's prof.table().
+  /// One row per function event (no grouping; same-named only children folded as key_averages
+  /// folds them), like PyTorch's prof.table().
   std::string table(const TableOptions& options = {}) const;
   TableColumns table_columns() const { return {info_.profile_memory, info_.with_flops}; }
 

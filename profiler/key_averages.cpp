@@ -14,21 +14,55 @@ namespace {
 
 const std::vector<std::string> kNoStack;
 
-/// Calls on_event for each function event and on_memory for each memory event outside every
-/// event, merged in time order (PyTorch lists "[memory]" events among the others by start time).
+/// PyTorch's EventList._remove_dup_nodes, which shapes every table it prints: an event whose cpu_parent
+/// has its name and no other cpu child (the mean.dim inside aten::mean, div_.Tensor inside div_.Scalar)
+/// is folded into that parent, repeatedly down a chain. Returns, per event, the event it folds into, or -1.
+std::vector<int64_t> fold_targets(const EventList& list) {
+  std::vector<int64_t> into(list.size(), -1);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const FunctionEvent& e = list[i];
+    const int64_t p = e.cpu_parent;
+    if (!e.is_function() || p < 0 || list[p].name != e.name || list[p].cpu_children.size() != 1) continue;
+    into[i] = into[p] >= 0 ? into[p] : p;
+  }
+  return into;
+}
+
+/// A memory event outside every function event (Module scopes are Python frames to PyTorch, not events).
+bool is_loose(const EventList& list, const MemoryEvent& m) {
+  for (int64_t p = m.parent; p >= 0; p = list[p].parent)
+    if (list[p].is_function()) return false;
+  return true;
+}
+
+/// Calls on_event for each function event as PyTorch's tables see it (fold_targets: a folded event is no
+/// row; its self time, self memory and flops are its parent's) and on_memory for each memory event
+/// outside every function event, merged in time order (PyTorch lists "[memory]" events among the others
+/// by start time).
 void for_each_row_source(const EventList& list, const std::function<void(const FunctionEvent&, size_t)>& on_event,
                          const std::function<void(const MemoryEvent&)>& on_memory) {
   std::vector<const MemoryEvent*> loose;
   for (const MemoryEvent& m : list.memory_events())
-    if (m.parent < 0) loose.push_back(&m);
+    if (is_loose(list, m)) loose.push_back(&m);
   std::stable_sort(loose.begin(), loose.end(),
                    [](const MemoryEvent* a, const MemoryEvent* b) { return a->time_ns < b->time_ns; });
+  const std::vector<int64_t> into = fold_targets(list);
+  std::unordered_map<size_t, FunctionEvent> folded;  // the parents that took in folded events
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (into[i] < 0) continue;
+    const auto target = static_cast<size_t>(into[i]);
+    FunctionEvent& parent = folded.try_emplace(target, list[target]).first->second;
+    parent.self_cpu_time_total_ns += list[i].self_cpu_time_total_ns;
+    parent.self_cpu_memory_usage += list[i].self_cpu_memory_usage;
+    parent.flops += list[i].flops;
+  }
   size_t next = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     const FunctionEvent& e = list[i];
-    if (!e.is_function()) continue;
+    if (!e.is_function() || into[i] >= 0) continue;
     while (next < loose.size() && loose[next]->time_ns < e.start_ns) on_memory(*loose[next++]);
-    on_event(e, i);
+    const auto merged = folded.find(i);
+    on_event(merged == folded.end() ? e : merged->second, i);
   }
   while (next < loose.size()) on_memory(*loose[next++]);
 }

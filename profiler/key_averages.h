@@ -51,7 +51,9 @@ class KeyAverages {
 };
 
 /// Groups `events`' function events (Module scopes are not rows) and the memory events that
-/// happened outside every event (rows named "[memory]"). ProfilerStep#N rows are keyed
+/// happened outside every function event (rows named "[memory]"). As in PyTorch's tables, an event
+/// that is its same-named parent's only child is folded into it (its self time, self memory and
+/// flops count for the parent; EventList._remove_dup_nodes). ProfilerStep#N rows are keyed
 /// "ProfilerStep*", as PyTorch does, so steps aggregate.
 KeyAverages key_averages(const EventList& events, const KeyAveragesOptions& options = {});
 

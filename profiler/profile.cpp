@@ -3,7 +3,11 @@
 // step opens a window, the last one saves it), all on the thread that called start().
 #include "profiler/profile.h"
 
+#include <string>
+#include <vector>
+
 #include "core/error.h"
+#include "core/warning.h"
 #include "profiler/clock.h"
 #include "profiler/recorder.h"
 
@@ -12,7 +16,28 @@ namespace {
 
 bool is_recording(ProfilerAction a) { return a == ProfilerAction::Record || a == ProfilerAction::RecordAndSave; }
 
+// torch.profiler.profile's activities as PyTorch 1.13 takes them where CUDA is not available
+// (torch.autograd.profiler.profile.__init__): CUDA warns and is dropped; nothing left is an error.
+std::vector<ProfilerActivity> checked_activities(std::vector<ProfilerActivity> activities) {
+  if (activities.empty()) return supported_activities();
+  std::string listed;
+  bool cpu = false, cuda = false;
+  for (ProfilerActivity a : activities) {
+    TL_CHECK(a == ProfilerActivity::CPU || a == ProfilerActivity::CUDA, "profile: unknown ProfilerActivity ",
+             static_cast<int>(a), " in activities; expected CPU or CUDA");
+    cpu |= a == ProfilerActivity::CPU;
+    cuda |= a == ProfilerActivity::CUDA;
+    listed += std::string(listed.empty() ? "" : ", ") + (a == ProfilerActivity::CPU ? "CPU" : "CUDA");
+  }
+  if (cuda) warn("CUDA is not available, disabling CUDA profiling");
+  TL_CHECK(cpu, "profile: no activities left to record: activities {", listed,
+           "}, and CUDA is not available (torchless profiles the CPU); add ProfilerActivity::CPU");
+  return activities;
+}
+
 }  // namespace
+
+std::vector<ProfilerActivity> supported_activities() { return {ProfilerActivity::CPU}; }
 
 ProfileGuard::~ProfileGuard() {
   if (profile_ == nullptr || !profile_->is_running()) return;
@@ -26,6 +51,7 @@ ProfileGuard::~ProfileGuard() {
 Profile::Profile(ProfileOptions options)
     : options_(std::move(options)), recorder_(std::make_unique<detail::Recorder>(options_)) {
   if (options_.schedule) options_.schedule->validate();
+  options_.activities = checked_activities(std::move(options_.activities));
 }
 
 Profile::~Profile() {

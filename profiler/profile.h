@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "profiler/event_list.h"
 #include "profiler/key_averages.h"
@@ -24,8 +25,20 @@ namespace detail {
 class Recorder;
 }
 
+/// What a profile records (torch.profiler.ProfilerActivity). torchless runs on the CPU only: CUDA is
+/// taken as PyTorch 1.13 takes it on a machine without CUDA (see ProfileOptions::activities).
+enum class ProfilerActivity : uint8_t { CPU, CUDA };
+
+/// torch.profiler.supported_activities(): {CPU}.
+std::vector<ProfilerActivity> supported_activities();
+
 /// torch.profiler.profile's arguments.
 struct ProfileOptions {
+  /// torch.profiler.profile's `activities`; empty means supported_activities(). As PyTorch 1.13 where
+  /// CUDA is not available: CUDA is dropped with the warning "CUDA is not available, disabling CUDA
+  /// profiling" (tl::warn), and activities without CPU leave nothing to record, a tl::Error (PyTorch:
+  /// "No activities specified for the profiler"). Checked when the Profile is made (PyTorch: at start()).
+  std::vector<ProfilerActivity> activities;
   /// Record each op's argument shapes and types ("Input Shapes", trace "Input Dims").
   bool record_shapes = false;
   /// Record tensor allocations and releases ("CPU Mem", "Self CPU Mem", trace "[memory]" events).
@@ -72,7 +85,8 @@ class [[nodiscard]] ProfileGuard {
 /// threads can profile at the same time without mixing events. A thread runs one Profile at a time.
 class Profile {
  public:
-  /// Throws tl::Error for an invalid schedule.
+  /// Throws tl::Error for an invalid schedule and for activities without ProfilerActivity::CPU (after
+  /// warning about CUDA); an empty `activities` becomes supported_activities().
   explicit Profile(ProfileOptions options = {});
   /// Stops a running profile. Destroyed on another thread while running, it cannot remove its
   /// hooks (they are per thread): they stay inert until that thread starts its next profile.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text_table.h"
 #include "profiler/event.h"
 
 namespace tl::profiler {
@@ -54,5 +55,10 @@ std::string format_time(double ns);
 std::string format_memory(int64_t bytes);
 /// PyTorch's _format_time_share: "87.88%", or "NaN" when the total is 0.
 std::string format_time_share(int64_t part_ns, int64_t total_ns);
+
+/// Deprecated in 0.2.0, removed in 0.3.0: tables shorten names with tl::shorten_name, PyTorch's rule (the
+/// start and "...", not start and end around "..."); this calls it (CHANGELOG.md).
+[[deprecated("tl::profiler::shorten is tl::shorten_name (core/text_table.h), which cuts as PyTorch does")]]
+inline std::string shorten(std::string_view text, int64_t width) { return shorten_name(text, width); }
 
 }  // namespace tl::profiler

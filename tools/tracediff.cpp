@@ -42,6 +42,11 @@ options:
   --include GLOB        keep only ops whose name matches GLOB (repeatable)
   --group-by KEY        name (default), category, shape or category,shape
   --category CAT        keep only events whose "cat" is CAT (repeatable)
+  --device WHICH        all (default), gpu: only events with an args "stream" (kineto's
+                        kernel, gpu_memcpy, gpu_memset), or cpu: the others (HTA's device_type)
+  --short-names         name rows as HTA's use_short_name does: without template and function
+                        arguments and return types (memory kernels unchanged), so a kernel's
+                        template instances share one row
   --iterations WHICH    first (default, as HTA) or all: every ProfilerStep, averaged per iteration
   --totals              compare totals instead of per-iteration means
   --ranks WHICH         first (default, as HTA: the lowest rank; a trace without one is 0)
@@ -97,6 +102,12 @@ trace::Ranks parse_ranks(std::string_view text) {
   throw UsageError{"--ranks: expected first or all, got '" + std::string(text) + "'"};
 }
 
+trace::DeviceType parse_device(std::string_view text) {
+  for (trace::DeviceType d : {trace::DeviceType::CPU, trace::DeviceType::GPU, trace::DeviceType::All})
+    if (text == trace::device_type_name(d)) return d;
+  throw UsageError{"--device: expected cpu, gpu or all, got '" + std::string(text) + "'"};
+}
+
 trace::Iterations parse_iterations(std::string_view text) {
   if (text == "first") return trace::Iterations::First;
   if (text == "all") return trace::Iterations::All;
@@ -140,6 +151,7 @@ void apply(Args& a, std::string_view opt, const std::string& v) {
   else if (opt == "--include") a.include.push_back(v);
   else if (opt == "--group-by") set_group_by(v, o);
   else if (opt == "--category") o.categories.push_back(v);
+  else if (opt == "--device") o.device_type = parse_device(v);
   else if (opt == "--iterations") o.iterations = parse_iterations(v);
   else if (opt == "--ranks") o.ranks = parse_ranks(v);
   else if (opt == "--control-rank") o.control_ranks.push_back(parse_integer(opt, v, 0));
@@ -165,9 +177,11 @@ Args parse_args(int argc, char** argv) {
       a.compare.per_iteration = false;
     } else if (arg == "--ops-diff") {
       a.ops_diff = true;
+    } else if (arg == "--short-names") {
+      a.compare.use_short_name = true;
     } else {
       static const std::vector<std::string_view> kValued = {
-          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--iterations", "--ranks",
+          "--sort", "--top", "--exclude", "--include", "--group-by", "--category", "--device", "--iterations", "--ranks",
           "--control-rank", "--test-rank", "--control-steps", "--test-steps", "--svg", "--csv"};
       size_t eq = arg.find('=');
       std::string_view opt = arg.substr(0, eq);

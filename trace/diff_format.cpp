@@ -95,6 +95,11 @@ std::string DiffTable::format_table(size_t name_width) const {
      << ")\n";
   os << (per_iteration ? "Counts and durations are per-iteration means" : "Counts and durations are totals")
      << "; total = inclusive, self = exclusive of direct children.\n";
+  if (device_type != DeviceType::All || short_names)
+    os << (device_type == DeviceType::GPU   ? "GPU events only (args \"stream\")"
+           : device_type == DeviceType::CPU ? "CPU events only (no args \"stream\")"
+                                            : "CPU and GPU events")
+       << (short_names ? "; names shortened as HTA's use_short_name.\n" : ".\n");
 
   std::string rule = std::string(name_width, '-') + "  " + std::string(kChange, '-');
   for (size_t i = 0; i < std::size(headers); ++i) rule += "  " + std::string(kNum, '-');

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <numeric>
+#include <set>
 
 #include "core/error.h"
 #include "trace/trace_index.h"
@@ -12,29 +13,46 @@
 namespace tl::trace {
 namespace {
 
-struct StepSpan {
-  int64_t start, end, step;
-};
-
+// As HTA's add_iteration: an event is in step N when a ProfilerStep#N span (on any thread: the CPU's,
+// and kineto's gpu_user_annotation copy on the GPU timeline) holds its start, start <= ts < start + dur;
+// when several do, the one latest in file order wins, as HTA keeps the last match. So where the GPU span
+// of step N overlaps step N + 1 on the CPU (the GPU runs behind), HTA puts those CPU events in step N,
+// and so do we. One sweep over the span boundaries, keeping the spans open at each.
 void assign_steps(Trace& trace) {
   std::vector<int64_t> step_of(trace.strings.size(), -1);
   for (size_t i = 0; i < trace.strings.size(); ++i) step_of[i] = profiler_step_number(trace.strings[i]);
-  std::vector<StepSpan> spans;
-  for (const OpEvent& e : trace.events)
-    if (step_of[e.name] >= 0) spans.push_back({e.ts, e.ts + e.dur, step_of[e.name]});
-  std::sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
-
-  for (const StepSpan& s : spans) trace.steps.push_back(s.step);
+  struct Boundary {
+    int64_t ts;
+    bool opens;
+    uint32_t span;  // the span's event index: its file order
+  };
+  std::vector<Boundary> boundaries;
+  for (uint32_t i = 0; i < trace.events.size(); ++i) {
+    const OpEvent& e = trace.events[i];
+    if (step_of[e.name] < 0) continue;
+    trace.steps.push_back(step_of[e.name]);
+    if (e.dur > 0) boundaries.insert(boundaries.end(), {{e.ts, true, i}, {e.ts + e.dur, false, i}});
+  }
   std::sort(trace.steps.begin(), trace.steps.end());
   trace.steps.erase(std::unique(trace.steps.begin(), trace.steps.end()), trace.steps.end());
-  if (spans.empty()) return;
+  if (boundaries.empty()) return;
+  std::sort(boundaries.begin(), boundaries.end(), [](const Boundary& a, const Boundary& b) { return a.ts < b.ts; });
 
+  // starts[k]: where the k-th stretch of time begins; owner[k]: its step (-1: no span holds it).
+  std::vector<int64_t> starts, owner;
+  std::set<uint32_t> open;
+  for (size_t b = 0; b < boundaries.size();) {
+    const int64_t ts = boundaries[b].ts;
+    for (; b < boundaries.size() && boundaries[b].ts == ts; ++b) {
+      if (boundaries[b].opens) open.insert(boundaries[b].span);
+      else open.erase(boundaries[b].span);
+    }
+    starts.push_back(ts);
+    owner.push_back(open.empty() ? -1 : step_of[trace.events[*open.rbegin()].name]);
+  }
   for (OpEvent& e : trace.events) {
-    auto after = std::upper_bound(spans.begin(), spans.end(), e.ts,
-                                  [](int64_t ts, const StepSpan& s) { return ts < s.start; });
-    if (after == spans.begin()) continue;
-    const StepSpan& s = *(after - 1);
-    if (e.ts < s.end || e.ts == s.start) e.step = s.step;
+    const auto after = std::upper_bound(starts.begin(), starts.end(), e.ts);
+    if (after != starts.begin()) e.step = owner[static_cast<size_t>(after - starts.begin()) - 1];
   }
 }
 

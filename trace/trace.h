@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/file_writer.h"
+
 namespace tl::trace {
 
 /// One complete event ("ph": "X") reduced to what the analyses need. String fields are indices into
@@ -23,6 +25,10 @@ struct OpEvent {
   uint32_t category = 0;   ///< "cat"; "" when absent (PyTorch's legacy format has none)
   uint32_t shapes = 0;     ///< args "Input Dims" as compact JSON text ("[[2, 3], []]"), "" when absent
   uint32_t thread = 0;     ///< index into Trace::threads
+  /// args "stream" as HTA reads it (pandas' to_numeric, truncated to an integer), -1 when absent or not
+  /// a number. Kineto gives one to the events that run on a GPU stream: kernel, gpu_memcpy, gpu_memset
+  /// (and a newer kineto's cuda_sync); HTA's DeviceType calls an event GPU exactly when it is not -1.
+  int64_t stream = -1;
 };
 
 /// How the file was laid out.
@@ -54,7 +60,7 @@ struct Trace {
 };
 
 /// Loads one trace file, .json or .json.gz (gzip is recognised by its magic bytes). The JSON is
-/// parsed as a stream (SAX), so a 1 GB trace needs memory for its kept events only (about 50 bytes
+/// parsed as a stream (SAX), so a 1 GB trace needs memory for its kept events only (about 60 bytes
 /// per complete event), not for its text. Computes each event's self time and ProfilerStep.
 /// Only complete events become ops; begin/end pairs, flows, counters and metadata are counted in
 /// `other_events` and otherwise ignored.
@@ -84,5 +90,12 @@ TraceSet load_trace_set(const std::filesystem::path& path);
 
 /// True when `name` looks like a trace file (*.json or *.json.gz).
 bool is_trace_file_name(const std::filesystem::path& name);
+
+/// Deprecated in 0.2.0, removed in 0.3.0: every file torchless writes goes through tl::write_file
+/// (core/file_writer.h); this calls it (CHANGELOG.md).
+[[deprecated("tl::trace::write_text_file is tl::write_file (core/file_writer.h)")]]
+inline void write_text_file(const std::filesystem::path& file, std::string_view text) {
+  write_file(file.string(), text, "text file");
+}
 
 }  // namespace tl::trace

@@ -56,6 +56,10 @@ void add_ns(int64_t& total, int64_t ns, const Trace& trace, uint32_t name) {
 
 // Adds one trace's kept events to `side`, aggregating by interned ids first (cheap), then by text.
 // A trace with ProfilerSteps keeps only events inside the `steps` spans; one without is taken whole.
+bool on_device(const OpEvent& e, DeviceType device_type) {
+  return device_type == DeviceType::All || (e.stream != -1) == (device_type == DeviceType::GPU);
+}
+
 void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const CompareOptions& o, SideSummary& side) {
   std::vector<char> category_kept(trace.strings.size(), o.categories.empty());
   for (const std::string& c : o.categories)
@@ -74,14 +78,15 @@ void add_trace(const Trace& trace, const std::vector<int64_t>& steps, const Comp
   };
   std::unordered_map<IdKey, Totals, IdHash> by_id;
   for (const OpEvent& e : trace.events) {
-    if (!category_kept[e.category] || (!whole && !contains(steps, e.step))) continue;
+    if (!category_kept[e.category] || !on_device(e, o.device_type) || (!whole && !contains(steps, e.step))) continue;
     Totals& t = by_id[{e.name, o.group_by_category ? e.category : 0u, o.group_by_input_shape ? e.shapes : 0u}];
     ++t.counts;
     add_ns(t.dur_ns, e.dur, trace, e.name);
     add_ns(t.self_ns, e.self, trace, e.name);
   }
   for (const auto& [k, t] : by_id) {
-    Totals& row = side.rows[{trace.str(k.name), trace.str(k.category), trace.str(k.shapes)}];
+    const std::string& name = trace.str(k.name);
+    Totals& row = side.rows[{o.use_short_name ? short_name(name) : name, trace.str(k.category), trace.str(k.shapes)}];
     row.counts += t.counts;
     add_ns(row.dur_ns, t.dur_ns, trace, k.name);
     add_ns(row.self_ns, t.self_ns, trace, k.name);
@@ -199,7 +204,46 @@ std::optional<bool> match_set(std::string_view pattern, size_t& p, char c) {
   return std::nullopt;
 }
 
+// HTA's is_memory_kernel: re.match(r"(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)", name).
+bool is_memory_kernel(std::string_view name) {
+  for (std::string_view prefix : {"Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma"})
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string_view device_type_name(DeviceType device_type) {
+  switch (device_type) {
+    case DeviceType::CPU: return "cpu";
+    case DeviceType::GPU: return "gpu";
+    case DeviceType::All: return "all";
+  }
+  return "?";
+}
+
+// HTA's shorten_name, character for character (on bytes: the brackets and the space are ASCII, so a
+// UTF-8 sequence is kept or dropped whole).
+std::string short_name(std::string_view name) {
+  if (is_memory_kernel(name) || name.find_first_of("<(") == std::string_view::npos) return std::string(name);
+  std::string kept;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name.compare(i, 2, "->") == 0) {  // name.replace("->", "")
+      ++i;
+      continue;
+    }
+    const char c = name[i];
+    if (c == '>' || c == ')') {
+      const char open = c == '>' ? '<' : '(';
+      while (!kept.empty() && kept.back() != open) kept.pop_back();
+      if (!kept.empty()) kept.pop_back();
+    } else {
+      kept += c;
+    }
+  }
+  const size_t space = kept.rfind(' ');  // .split(" ")[-1]
+  return space == std::string::npos ? kept : kept.substr(space + 1);
+}
 
 std::string_view change_name(Change change) {
   switch (change) {
@@ -242,6 +286,8 @@ DiffTable compare_traces(const TraceSet& control, const TraceSet& test, const Co
   table.per_iteration = options.per_iteration;
   table.grouped_by_category = options.group_by_category;
   table.grouped_by_input_shape = options.group_by_input_shape;
+  table.device_type = options.device_type;
+  table.short_names = options.use_short_name;
 
   std::map<RowKey, std::pair<Totals, Totals>> merged;
   for (const auto& [k, v] : c.rows) merged[k].first = v;

@@ -37,6 +37,23 @@ enum class Ranks {
   All,    ///< every trace of the set
 };
 
+/// Which events compare_traces() counts, as HTA's DeviceType: an event is a GPU event when its args
+/// carry a "stream" (OpEvent::stream != -1; in kineto's traces: kernel, gpu_memcpy, gpu_memset, and a
+/// newer kineto's cuda_sync), a CPU event otherwise (cpu_op, user_annotation, cuda_runtime,
+/// python_function, and gpu_user_annotation, which kineto writes without a stream).
+enum class DeviceType { CPU, GPU, All };
+
+/// "cpu", "gpu", "all".
+std::string_view device_type_name(DeviceType device_type);
+
+/// HTA's shorten_name, the name use_short_name compares by: `name` without its template arguments
+/// ("<...>"), function arguments and comments ("(...)"), "->" and return type, which leaves the part
+/// after the last space: "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" reads
+/// "at::native::vectorized_elementwise_kernel". Unchanged: memory kernels (names starting "Memcpy",
+/// "Memset", "hipMemcpy", "hipMemset" or "dma") and names without '<' and '('. Brackets are matched as
+/// HTA matches them: a '>' or ')' drops everything back to its opening bracket, or to the start.
+std::string short_name(std::string_view name);
+
 /// What compare_traces() keeps and how it aggregates. Filters apply before counting. As HTA, events
 /// outside every ProfilerStep span (start not in [step ts, ts + dur)) are left out; a trace without any
 /// ProfilerStep is taken whole as one iteration (HTA refuses such a trace).
@@ -56,6 +73,10 @@ struct CompareOptions {
   std::vector<int64_t> control_steps, test_steps;  ///< keep events inside these ProfilerStep#N (HTA's
                                                    ///< control_iteration / test_iteration); empty: `iterations`
   std::vector<std::string> categories;             ///< keep only these "cat" values; empty keeps all
+  DeviceType device_type = DeviceType::All;        ///< HTA's device_type: CPU or GPU events only, or all
+  /// HTA's use_short_name: one row per short_name() of the event names (all the template instances of
+  /// a kernel in one row), also in ops_diff().
+  bool use_short_name = false;
 
   /// Throws tl::Error naming the option and its value unless every rank and step is >= 0.
   void validate() const;
@@ -94,6 +115,8 @@ class DiffTable {
   std::vector<int64_t> control_steps, test_steps;       ///< the ProfilerStep numbers kept, ascending
   bool per_iteration = true;
   bool grouped_by_category = false, grouped_by_input_shape = false;
+  DeviceType device_type = DeviceType::All;
+  bool short_names = false;  ///< rows are named by short_name()
 
   /// Column names accepted by sort_values(): name, change, {control,test,diff}_counts,
   /// {control,test,diff}_duration, {control,test,diff}_self_duration, and abs_diff_counts,
@@ -112,7 +135,8 @@ class DiffTable {
   /// Rows with the given change category.
   DiffTable only(Change change) const;
 
-  /// A plain-text table: a header naming both sides and the normalisation, then one line per row
+  /// A plain-text table: a header naming both sides, the normalisation and the device and name
+  /// filters (when set), then one line per row
   /// with counts, inclusive and self durations (control, test, diff; adaptive us/ms/s units).
   /// The name column fits the widest label, so distinct rows never print the same name.
   std::string table() const;

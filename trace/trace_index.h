@@ -21,8 +21,9 @@ struct Correlations {
 
 /// Fills `steps`, each event's `step` and each event's `self` time (its duration minus the part
 /// covered by its direct children on the same thread). As HTA's add_iteration: a CPU event is in
-/// the ProfilerStep#N span containing its start; a GPU event is in its launching event's step (-1
-/// when the trace lacks it), wherever on the timeline the GPU ran it.
+/// the ProfilerStep#N span containing its start (of several, the last in file order); a GPU event
+/// is in its launching event's step (-1 when the trace lacks it), wherever on the timeline the GPU
+/// ran it.
 void index_trace(Trace& trace, const Correlations& correlations = {});
 
 /// N for a name HTA reads as step N: "ProfilerStep#N", spaces allowed around the '#' ("ProfilerStep #N"),

@@ -1,6 +1,8 @@
 // trace/trace_reader.cpp — load_trace(): a SAX handler over nlohmann::json that keeps only the
 // fields the analyses need, so a trace is never held as a DOM. Errors name the file and the event.
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <istream>
 #include <new>
@@ -75,6 +77,30 @@ struct Value {
   const std::string* raw = nullptr;
 };
 
+// args "stream" as HTA normalises it: pd.to_numeric(errors="coerce").fillna(-1).astype(int). Numbers,
+// booleans and numeric text (spaces around allowed) are truncated toward zero; anything else, and what
+// int64 cannot hold, is -1.
+int64_t stream_number(const Value& v) {
+  double d = 0;
+  switch (v.kind) {
+    case Kind::Integer:
+    case Kind::Boolean: return v.i;
+    case Kind::Unsigned: return v.u <= static_cast<uint64_t>(INT64_MAX) ? static_cast<int64_t>(v.u) : -1;
+    case Kind::Float: d = v.d; break;
+    case Kind::String: {
+      std::string_view text = *v.text;
+      const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+      while (!text.empty() && space(text.front())) text.remove_prefix(1);
+      while (!text.empty() && space(text.back())) text.remove_suffix(1);
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return -1;
+      break;
+    }
+    default: return -1;
+  }
+  return std::isfinite(d) && std::abs(d) < 9.2e18 ? static_cast<int64_t>(d) : -1;
+}
+
 // Re-serialises one JSON value compactly ("[[2, 3], []]") from SAX events.
 class JsonWriter {
  public:
@@ -128,7 +154,7 @@ class JsonWriter {
 struct RawEvent {
   std::string name, ph, cat, shapes, pid, tid;
   int64_t ts = 0, dur = 0, bytes = 0;
-  int64_t stream = -1, correlation = -1;  // kineto's args: a GPU event has a stream > 0
+  int64_t stream = -1, correlation = -1;  // kineto's args: see OpEvent::stream
   bool has_name = false, has_ph = false, has_ts = false, has_dur = false, has_pid = false, has_tid = false;
 };
 
@@ -223,9 +249,10 @@ bool TraceSax::scalar(const Value& v) {
       } else if (key_ == "Bytes") {
         if (v.kind != Kind::Integer && v.kind != Kind::Unsigned) fail_type("Bytes", "an integer", v.kind);
         raw_.bytes = v.kind == Kind::Integer ? v.i : static_cast<int64_t>(v.u);
-      } else if ((key_ == "stream" || key_ == "correlation") && (v.kind == Kind::Integer || v.kind == Kind::Unsigned)) {
-        const int64_t value = v.kind == Kind::Integer ? v.i : static_cast<int64_t>(v.u);
-        (key_ == "stream" ? raw_.stream : raw_.correlation) = value;
+      } else if (key_ == "stream") {
+        raw_.stream = stream_number(v);
+      } else if (key_ == "correlation" && (v.kind == Kind::Integer || v.kind == Kind::Unsigned)) {
+        raw_.correlation = v.kind == Kind::Integer ? v.i : static_cast<int64_t>(v.u);
       }
       break;
     case Frame::DistributedInfo:
@@ -396,6 +423,7 @@ void TraceSax::finish_event() {
     e.category = intern(raw_.cat);
     e.shapes = intern(raw_.shapes);
     e.thread = thread(raw_.pid, raw_.tid);
+    e.stream = raw_.stream;
     const auto index = static_cast<uint32_t>(trace_.events.size());
     if (raw_.stream > 0)
       correlations_.gpu.emplace_back(index, raw_.correlation);

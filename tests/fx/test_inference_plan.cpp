@@ -24,7 +24,7 @@ class Block : public nn::Module {
   TensorList forward(const TensorList& inputs) override {
     const Tensor h = relu(submodule("conv1")(inputs[0]));
     const Tensor y = relu(submodule("conv2")(h) + h);
-    return {max(y, 1).first};
+    return {max(y, 1).values};
   }
   std::string type_name() const override { return "Block"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Block>(); }
@@ -55,7 +55,7 @@ class Single : public nn::Module {
  public:
   Single() { register_module("conv", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1})); }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {max(submodule("conv")(inputs[0]), 1).first}; }
+  TensorList forward(const TensorList& inputs) override { return {max(submodule("conv")(inputs[0]), 1).values}; }
   std::string type_name() const override { return "Single"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Single>(); }
 };

@@ -11,15 +11,26 @@ meson install -C "$build" --destdir "$stage" --quiet
 pc=$(dirname "$(find "$stage" -name torchless.pc | head -n 1)")
 # The .pc files find their prefix from their own place: no sysroot needed for the staged tree.
 export PKG_CONFIG_PATH="$pc"
-g++ -std=c++20 -O2 examples/quickstart.cpp -o "$stage/quickstart" $(pkg-config --cflags --libs torchless)
+# A user project with folders named as ours (core/, nn/) must still get torchless's headers: the installed
+# headers include each other as <torchless/...> and the .pc names only the include root.
+user=$stage/user_project
+mkdir -p "$user/core" "$user/nn"
+for h in core/tensor.h core/dispatch.h nn/module.h; do
+  echo "#error \"the user's own $h was included instead of torchless's\"" >"$user/$h"
+done
+if grep -rnE '^\s*#\s*include\s+"(core|ops|autograd|data|nn|optim|fx|profiler|models|trace)/' \
+     "$(pkg-config --variable=includedir torchless)/torchless"; then
+  echo "installed headers include a torchless header by its source-tree path (above)"; exit 1
+fi
+g++ -std=c++20 -O2 -I"$user" examples/quickstart.cpp -o "$stage/quickstart" $(pkg-config --cflags --libs torchless)
 "$stage/quickstart" > "$stage/out.txt"
-echo "install check: built and ran examples/quickstart.cpp against the installed torchless"
+echo "install check: built and ran examples/quickstart.cpp against the installed torchless, beside a project with its own core/ and nn/"
 cat "$stage/out.txt"
 
 cat > "$stage/trace_check.cpp" <<'CPP'
 #include <cstdio>
 #include <torchless/trace.h>
-#include "core/file_writer.h"
+#include <torchless/core/file_writer.h>
 
 int main(int, char** argv) {
   const std::string path = std::string(argv[1]) + "/t.json.gz";
@@ -30,7 +41,7 @@ int main(int, char** argv) {
               static_cast<long long>(t.events[0].dur));
 }
 CPP
-g++ -std=c++20 -O2 "$stage/trace_check.cpp" -o "$stage/trace_check" $(pkg-config --cflags --libs torchless-trace)
+g++ -std=c++20 -O2 -I"$user" "$stage/trace_check.cpp" -o "$stage/trace_check" $(pkg-config --cflags --libs torchless-trace)
 echo "install check: built and ran a trace program against the installed torchless-trace"
 "$stage/trace_check" "$stage"
 

@@ -2,6 +2,7 @@
 // options; parameter shapes and defaults; BatchNorm2d's mode rules; input errors; containers.
 #include <doctest/doctest.h>
 
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,8 +55,8 @@ TEST_CASE("Conv2d: option and input errors") {
   CHECK_THROWS_WITH_AS(Conv2d(Conv2dOptions{.in_channels = 2, .out_channels = 2, .kernel_size = 1, .stride = {1, 0}}),
                        "Conv2d: stride must be positive, got (1, 0)", Error);
   Conv2d conv(3, 4, 3);
-  CHECK_THROWS_WITH_AS(conv(zeros({3, 8, 8})),
-                       "Conv2d: expected 4D input (N, C, H, W) (got 3D input of size [3, 8, 8])", Error);
+  CHECK_THROWS_WITH_AS(conv(zeros({3, 8})), "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got [3, 8]",
+                       Error);
   CHECK_THROWS_AS(conv(zeros({1, 5, 8, 8})), Error);  // channel count: the kernel's own error
 }
 
@@ -155,9 +156,39 @@ TEST_CASE("pooling layers: forward equals the ops; stride defaults to kernel_siz
   CHECK(adaptive(x).shape() == Shape{2, 3, 1, 1});
   CHECK_TENSOR_CLOSE(adaptive(x), tl::adaptive_avg_pool2d(x, {1, 1}), 0.0, 0.0);
   CHECK_THROWS_WITH_AS(adaptive(zeros({3, 9})),
-                       "AdaptiveAvgPool2d: expected 4D input (N, C, H, W) (got 2D input of size [3, 9])", Error);
-  CHECK_THROWS_WITH_AS(max_pool(zeros({9})), doctest::Contains("MaxPool2d: expected 4D input"), Error);
+                       "adaptive_avg_pool2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got [3, 9]", Error);
+  CHECK_THROWS_WITH_AS(max_pool(zeros({9})),
+                       "max_pool2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got [9]", Error);
   CHECK_THROWS_WITH_AS(MaxPool2d(0), "MaxPool2d: kernel_size must be positive, got 0", Error);
+}
+
+TEST_CASE("Conv2d and pooling layers take an unbatched (C, H, W) input as a batch of one, as PyTorch 1.13") {
+  const Tensor x = randn({3, 9, 8});
+  const Tensor batch = x.unsqueeze(0);
+  Conv2d conv(Conv2dOptions{.in_channels = 3, .out_channels = 4, .kernel_size = 3, .padding = 1});
+  MaxPool2d max_pool(MaxPool2dOptions{.kernel_size = 3, .stride = 2, .padding = 1, .ceil_mode = true});
+  AvgPool2d avg(AvgPool2dOptions{.kernel_size = {3, 2}, .padding = 1, .count_include_pad = false});
+  AdaptiveAvgPool2d adaptive(IntPair(2, 3));
+  for (Module* m : std::initializer_list<Module*>{&conv, &max_pool, &avg, &adaptive}) {
+    CAPTURE(m->type_name());
+    const Tensor y = (*m)(x);
+    CHECK(y.dim() == 3);
+    CHECK_TENSOR_CLOSE(y, (*m)(batch).squeeze(0), 0.0, 0.0);
+  }
+}
+
+TEST_CASE("Conv2d: an unbatched input's gradients equal those of a batch of one") {
+  Conv2d conv(Conv2dOptions{.in_channels = 3, .out_channels = 4, .kernel_size = 3, .stride = 2});
+  const Tensor x = randn({3, 9, 8}).requires_grad_();
+  conv(x).sum().backward();
+  const Tensor gx = x.grad(), gw = conv.parameter("weight").grad().clone(), gb = conv.parameter("bias").grad().clone();
+  for (const char* name : {"weight", "bias"}) conv.parameter(name).mutable_grad() = Tensor();
+  const Tensor xb = x.detach().unsqueeze(0).requires_grad_();
+  conv(xb).sum().backward();
+  CHECK(gx.shape() == Shape{3, 9, 8});
+  CHECK_TENSOR_CLOSE(gx, xb.grad().squeeze(0), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(gw, conv.parameter("weight").grad(), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(gb, conv.parameter("bias").grad(), 0.0, 0.0);
 }
 
 TEST_CASE("Linear: parameters and forward equal linear; the kernel rejects a wrong feature count") {

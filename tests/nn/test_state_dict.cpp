@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/generator.h"
@@ -140,6 +141,18 @@ TEST_CASE("load_state_dict: a repeated key keeps its last tensor, like building 
   fc.load_state_dict(dict);
   CHECK(fc.parameter("weight").item<double>() == 2.0);
 }
+
+// Deprecated names keep working, with a warning, for one version (CHANGELOG.md says what replaces them).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: NamedTensors is StateDict for one more version") {
+  static_assert(std::is_same_v<NamedTensors, StateDict>);
+  Linear fc(2, 1, false);
+  NamedTensors dict = fc.state_dict();
+  CHECK(dict.size() == 1);
+  CHECK(dict[0].first == "weight");
+}
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace tl::nn

@@ -289,14 +289,14 @@ Samples opinfo_max() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(max(x)); }},
           Sample{"dim", [](const Tensor& x, const Tensor&) {
             const auto vi = max(x, 3);
-            return TensorList{vi.first, vi.second};
+            return TensorList{vi.values, vi.indices};
           }}.generic()};
 }
 Samples opinfo_min() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(min(x)); }},
           Sample{"dim", [](const Tensor& x, const Tensor&) {
             const auto vi = min(x, 3);
-            return TensorList{vi.first, vi.second};
+            return TensorList{vi.values, vi.indices};
           }}.generic()};
 }
 Samples opinfo_argmax() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -283,14 +284,30 @@ TEST_CASE("max, min and argmax: NaN propagates and its first index is reported")
   CHECK_TENSOR_CLOSE(argmax(y, 1, true), from_vector<int64_t>({0, 0}, {2, 1}), 0, 0);
 }
 
+TEST_CASE("max and min along a dim: torch.return_types' named pairs, destructurable, printed as PyTorch") {
+  const Tensor x = from_vector<float>({1, 5, 2, 4, 0, 3}, {2, 3});
+  const return_types::max m = x.max(1);
+  CHECK_TENSOR_CLOSE(m.values, from_vector<float>({5, 4}, {2}), 0, 0);
+  CHECK_TENSOR_CLOSE(m.indices, from_vector<int64_t>({1, 0}, {2}), 0, 0);
+  const auto [values, indices] = min(x, 0);
+  CHECK_TENSOR_CLOSE(values, from_vector<float>({1, 0, 2}, {3}), 0, 0);
+  CHECK_TENSOR_CLOSE(indices, from_vector<int64_t>({0, 1, 0}, {3}), 0, 0);
+  // PyTorch 1.13: x = torch.tensor([[1., 5., 2.], [4., 0., 3.]]); print(x.max(1)); print(x.min(0))
+  std::ostringstream printed;
+  printed << m << "\n" << x.min(0);
+  CHECK(printed.str() ==
+        "torch.return_types.max(\nvalues=tensor([5., 4.]),\nindices=tensor([1, 0]))\n"
+        "torch.return_types.min(\nvalues=tensor([1., 0., 2.]),\nindices=tensor([0, 1, 0]))");
+}
+
 TEST_CASE("reductions: full reductions honour keepdim, empty sums and means give 0 and NaN") {
   const Tensor x = zeros({2, 0});
   CHECK_TENSOR_CLOSE(x.sum(), scalar_tensor(0.0, DType::Float32), 0, 0);
   CHECK_TENSOR_CLOSE(mean(x, {1}), full({2}, NAN), 0, 0);
   CHECK(sum(ones({2, 3}), {}, true).shape() == Shape{1, 1});
   CHECK(sum(ones({2, 3}, DType::Bool)).item<int64_t>() == 6);
-  CHECK(max(ones({4}), 0, true).first.shape() == Shape{1});
-  CHECK(scalar_tensor(5.0, DType::Float32).max(0).second.item<int64_t>() == 0);
+  CHECK(max(ones({4}), 0, true).values.shape() == Shape{1});
+  CHECK(scalar_tensor(5.0, DType::Float32).max(0).indices.item<int64_t>() == 0);
   CHECK(scalar_tensor(5.0, DType::Float32).sum({0}, true).shape() == Shape{});
 }
 
@@ -329,7 +346,7 @@ TEST_CASE("reductions: errors name the op and the offending values") {
                        "max: expected reduction dim 0 to have non-zero size, got input of size [0, 3]", Error);
   CHECK_THROWS_WITH_AS(zeros({3, 0}).argmax(-1), doctest::Contains("argmax: expected reduction dim 1"), Error);
   CHECK_THROWS_WITH_AS(argmax(zeros({3}, DType::Bool)), "argmax: not implemented for torch.bool", Error);
-  CHECK(zeros({0, 3}).max(1).first.shape() == Shape{0});
+  CHECK(zeros({0, 3}).max(1).values.shape() == Shape{0});
 }
 
 }  // namespace

@@ -47,6 +47,58 @@ TEST_CASE("key_averages: groups by name in first-seen order and sums times, memo
                        "key_averages: no row \"aten::zzz\"; rows are: aten::b, aten::a, aten::c, [memory]", Error);
 }
 
+// PyTorch's tables fold an event into its parent when the parent has its name and no other child
+// (EventList._remove_dup_nodes): mean(dtype) -> mean.dim and div_.Scalar -> div_.Tensor print one row each.
+TEST_CASE("key_averages: an event that is its same-named parent's only child is folded into it, as in PyTorch") {
+  const auto op = [](const char* name, int64_t start, int64_t end, int64_t parent = -1) {
+    return make_event(name, EventKind::Op, start, end, parent);
+  };
+  std::vector<FunctionEvent> events = {
+      op("aten::mean", 0, 100), op("aten::mean", 10, 90, 0), op("aten::sum", 20, 40, 1), op("aten::div_", 50, 80, 1),
+      op("aten::div_", 55, 75, 3), op("aten::to", 60, 70, 4),
+      op("aten::x", 200, 300), op("aten::x", 210, 250, 6), op("aten::y", 260, 280, 6),  // two children: kept
+      op("aten::z", 400, 500), op("aten::z", 410, 490, 9), op("aten::z", 420, 480, 10)};  // a chain: one row
+  events[1].flops = 3;
+  const std::vector<MemoryEvent> memory = {make_memory(15, 4, 1), make_memory(52, 8, 3), make_memory(65, 4, 5),
+                                           make_memory(77, -4, 4), make_memory(79, -8, 3)};
+  const EventList list(events, memory, {.profile_memory = true});
+  const KeyAverages avg = list.key_averages();
+  CHECK(keys(avg) == std::vector<std::string>{"aten::mean", "aten::sum", "aten::div_", "aten::to", "aten::x", "aten::y",
+                                              "aten::z"});
+  const FunctionEventAvg& mean = avg.at("aten::mean");
+  CHECK(mean.count == 1);
+  CHECK(mean.cpu_time_total_ns == 100);
+  CHECK(mean.self_cpu_time_total_ns == 100 - 20 - 30);  // the outer's 20 and the inner's 30
+  CHECK(mean.cpu_memory_usage == 4);
+  CHECK(mean.self_cpu_memory_usage == 4);  // allocated by the inner
+  CHECK(mean.flops == 3);
+  const FunctionEventAvg& div = avg.at("aten::div_");
+  CHECK(div.count == 1);
+  CHECK(div.self_cpu_time_total_ns == 30 - 10);
+  CHECK(div.cpu_memory_usage == 0);
+  CHECK(div.self_cpu_memory_usage == -4);  // the outer's +8 - 8, the inner's release of to's 4
+  CHECK(avg.at("aten::to").cpu_memory_usage == 4);
+  CHECK(avg.at("aten::x").count == 2);
+  CHECK(avg.at("aten::z").count == 1);
+  CHECK(avg.at("aten::z").self_cpu_time_total_ns == 100);
+  CHECK(avg.self_cpu_time_total_ns() == list.self_cpu_time_total_ns());
+  const std::string table = list.table();  // one row per event, folded the same way
+  CHECK(table.find("aten::mean") == table.rfind("aten::mean"));
+  CHECK(table.find("aten::z") == table.rfind("aten::z"));
+  CHECK(table.find("aten::x") != table.rfind("aten::x"));
+}
+
+TEST_CASE("key_averages: memory inside a module scope but outside every op is a \"[memory]\" row") {
+  // Module scopes are PyTorch's Python frames, which are no events of its tables.
+  const EventList list({make_event("nn.Module: M_0", EventKind::Module, 0, 100), make_event("aten::a", EventKind::Op, 10, 20, 0)},
+                       {make_memory(5, 16, 0), make_memory(50, -7, 0), make_memory(15, 2, 1)}, {.profile_memory = true});
+  const KeyAverages avg = list.key_averages();
+  CHECK(keys(avg) == std::vector<std::string>{kMemoryEventName, "aten::a"});
+  CHECK(avg.at(kMemoryEventName).count == 2);
+  CHECK(avg.at(kMemoryEventName).cpu_memory_usage == 16 - 7);
+  CHECK(avg.at("aten::a").cpu_memory_usage == 2);
+}
+
 TEST_CASE("key_averages: group_by_input_shape separates calls by their argument shapes") {
   Profile prof({.record_shapes = true});
   {

@@ -72,6 +72,7 @@ std::vector<OpSample> op_samples() {
   std::vector<bool> third(40);
   for (size_t i = 0; i < third.size(); ++i) third[i] = i % 3 == 0;
   const Tensor every_third = from_vector<bool>(third, {4, 10}), every_third_row = every_third.select(0, 0);
+  const Tensor image = randn({3, 64, 64}), filters = randn({64, 3, 7, 7}), filter_bias = randn({64});
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
@@ -149,6 +150,7 @@ std::vector<OpSample> op_samples() {
       {"add_float64", [=] { x + xd; }},
       {"gt_float64", [=] { [[maybe_unused]] const Tensor mask = x > xd; }},
       {"mul_float64_", [=] { x.clone().mul_(xd); }},
+      {"conv2d_unbatched", [=] { F::conv2d(image, filters, filter_bias, 2, 3); }},
   };
 }
 

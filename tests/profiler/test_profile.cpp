@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/warning.h"
 #include "ops/ops.h"
 #include "profiler/clock.h"
 #include "profiler/profile.h"
@@ -260,6 +261,42 @@ TEST_CASE("profile: misuse gives clear errors") {
   prof.stop();
   CHECK_FALSE(prof.is_running());
   CHECK_NOTHROW((void)other.start());
+}
+
+// PyTorch 1.13 without CUDA: profile(activities=[CPU, CUDA]) warns "CUDA is not available, disabling CUDA
+// profiling" and records the CPU; activities=[CUDA] warns the same and asserts "No activities specified
+// for the profiler"; no activities (None or []) means supported_activities(), {CPU}.
+TEST_CASE("profile: activities as torch.profiler.profile's, on a build that profiles the CPU only") {
+  CHECK(supported_activities() == std::vector<ProfilerActivity>{ProfilerActivity::CPU});
+  std::vector<std::string> warnings;
+  const WarningHandler previous = set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
+  const auto records_ops = [](Profile& prof) {
+    {
+      auto running = prof.start();
+      Tensor a = ones({4});
+    }
+    return !prof.events().empty();
+  };
+  Profile by_default;
+  CHECK(by_default.options().activities == supported_activities());
+  CHECK(records_ops(by_default));
+  Profile cpu({.activities = {ProfilerActivity::CPU}, .record_shapes = true});
+  CHECK(records_ops(cpu));
+  CHECK(warnings.empty());
+  Profile both({.activities = {ProfilerActivity::CPU, ProfilerActivity::CUDA}});
+  CHECK(warnings == std::vector<std::string>{"CUDA is not available, disabling CUDA profiling"});
+  CHECK(records_ops(both));
+  warnings.clear();
+  CHECK_THROWS_WITH_AS(Profile({.activities = {ProfilerActivity::CUDA}}),
+                       "profile: no activities left to record: activities {CUDA}, and CUDA is not available "
+                       "(torchless profiles the CPU); add ProfilerActivity::CPU",
+                       Error);
+  CHECK(warnings == std::vector<std::string>{"CUDA is not available, disabling CUDA profiling"});
+  CHECK_THROWS_WITH_AS(Profile({.activities = {static_cast<ProfilerActivity>(7)}}),
+                       "profile: unknown ProfilerActivity 7 in activities; expected CPU or CUDA", Error);
+  set_warning_handler(previous);
+  Profile after;  // the failed ones claimed nothing: this thread profiles as before
+  CHECK(records_ops(after));
 }
 
 TEST_CASE("profile: destroyed on another thread while running, it goes inert; its thread can profile again") {

@@ -398,5 +398,14 @@ TEST_CASE("table: header, top-level-only rows and the Input Shapes column") {
   CHECK(table.find("[[128, 500], [10, 500], [10]]") != std::string::npos);
 }
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: profiler::shorten is tl::shorten_name for one more version") {
+  CHECK(shorten("aten::_scaled_dot_product_attention_backward", 20) ==
+        shorten_name("aten::_scaled_dot_product_attention_backward", 20));
+  CHECK(shorten("aten::add", 20) == "aten::add");
+}
+#pragma GCC diagnostic pop
+
 }  // namespace
 }  // namespace tl::profiler

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <span>
 #include <string>
@@ -432,6 +433,19 @@ TEST_CASE("trace: a trace held in memory loads as from a file, plain or gzip'd, 
                        doctest::Contains("<bytes>: truncated gzip data"), Error);
   CHECK_THROWS_WITH_AS(load_trace(std::span<const std::byte>()), doctest::Contains("<bytes>: malformed JSON"), Error);
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: trace::write_text_file is tl::write_file for one more version") {
+  tl::testing::ScratchDir dir;
+  write_text_file(dir.path() / "a.txt", "text");
+  std::ifstream in(dir.file("a.txt"));
+  std::string read;
+  std::getline(in, read);
+  CHECK(read == "text");
+  CHECK_THROWS_AS(write_text_file(dir.path() / "missing" / "a.txt", "text"), Error);
+}
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace tl::trace
