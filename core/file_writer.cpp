@@ -1,5 +1,6 @@
 // core/file_writer.cpp — FileWriter: a buffered streambuf over the temporary's descriptor, through
-// zlib's deflate for ".gz". The first failure removes the temporary at once and is kept to be rethrown.
+// zlib's deflate for ".gz". The first failure removes the temporary at once and is kept to be rethrown;
+// after a commit every write is refused.
 #include "core/file_writer.h"
 
 #include <fcntl.h>
@@ -53,6 +54,11 @@ struct FileWriter::Impl : std::streambuf {
   void commit();
   void check() const {
     if (!error.empty()) throw Error(error);
+  }
+  // Before a write: the first failure, or a commit, ends the writer.
+  void check_writable() const {
+    check();
+    TL_CHECK(!committed, what, ": ", path, ": the file was already committed; nothing more can be written");
   }
 
   std::string path, what, dir, temp;
@@ -160,7 +166,7 @@ bool FileWriter::Impl::put(const char* data, size_t n, int flush) {
 }
 
 bool FileWriter::Impl::drain() {
-  if (!error.empty()) return false;
+  if (!error.empty() || committed) return false;
   const size_t n = static_cast<size_t>(pptr() - pbase());
   setp(buffer.data(), buffer.data() + buffer.size());
   flushed += n;
@@ -206,6 +212,7 @@ void FileWriter::Impl::commit() {
   drain();
   if (gzip) put(nullptr, 0, Z_FINISH);
   check();
+  setp(nullptr, nullptr);  // a write through stream() from now on reaches overflow(), which refuses it
   if (::fsync(fd) != 0 && !(in_place && errno == EINVAL)) fail("syncing", std::strerror(errno));
   check();
   const int closing = fd;
@@ -233,10 +240,13 @@ FileWriter::FileWriter(std::string path, std::string what)
 
 FileWriter::~FileWriter() = default;
 
-std::ostream& FileWriter::stream() { return impl_->out; }
+std::ostream& FileWriter::stream() {
+  impl_->check_writable();
+  return impl_->out;
+}
 
 void FileWriter::write(const void* data, size_t bytes) {
-  impl_->check();
+  impl_->check_writable();
   if (bytes > 0) impl_->sputn(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   impl_->check();
 }

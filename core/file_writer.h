@@ -32,11 +32,14 @@ class FileWriter {
   FileWriter& operator=(const FileWriter&) = delete;
 
   /// For text writers. A failed write sets badbit and is reported by commit(); tellp() counts the
-  /// bytes written so far (before compression).
+  /// bytes written so far (before compression). Throws tl::Error after commit(); a write through a
+  /// stream obtained before then sets badbit.
   std::ostream& stream();
-  /// Appends `bytes` bytes from `data`; throws at once on failure.
+  /// Appends `bytes` bytes from `data`; throws at once on failure, and after commit() (the bytes would
+  /// never reach the file).
   void write(const void* data, size_t bytes);
-  /// Moves the written content to `path`; the writer is finished afterwards.
+  /// Moves the written content to `path`; the writer is finished afterwards: a second commit() and
+  /// every write throw tl::Error.
   void commit();
 
  private:

@@ -77,6 +77,27 @@ Tensor Tensor::make_proxy(std::shared_ptr<ProxyTag> tag, std::optional<Shape> si
   return t;
 }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  TL_CHECK(defined() && new_data.defined(), "set_data: ", defined() ? "the new data" : "the tensor",
+           " is undefined (None)");
+  TL_CHECK(!is_proxy() && !new_data.is_proxy(), "set_data: a symbolic proxy has no data to replace or give");
+  TL_CHECK(!requires_grad() || is_floating_point(new_data.dtype()),
+           "data set to a tensor that requires gradients must be floating point or complex dtype, got ",
+           new_data.dtype());
+  TensorImpl& self = *impl_;
+  const TensorImpl& from = *new_data.impl_;
+  if (self.autograd && self.dtype != from.dtype) {
+    // As PyTorch's set_data: a gradient accumulator made for the old dtype is not reused.
+    std::lock_guard lock(self.autograd->mutex);
+    self.autograd->grad_accumulator.reset();
+  }
+  self.storage = from.storage;
+  self.sizes = from.sizes;
+  self.strides = from.strides;
+  self.offset = from.offset;
+  self.dtype = from.dtype;
+}
+
 void TensorBase::throw_unknown_sizes() const {
   detail::throw_error(impl_->proxy->describe() + " (its shape is unknown while tracing symbolically)");
 }

@@ -62,6 +62,12 @@ class Tensor : public TensorBase {
   void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
   /// A tensor sharing this one's data with no autograd history (requires_grad false).
   Tensor detach() const;
+  /// PyTorch's `t.data = new_data` (Tensor::set_data): this tensor object takes new_data's storage,
+  /// sizes, strides, offset and dtype and keeps its own autograd state (requires_grad, .grad), so every
+  /// handle to it (a module's registry, an optimizer) sees the new data. The version counter is the new
+  /// storage's. Throws tl::Error, changing nothing, for an undefined tensor or new_data, a proxy, and a
+  /// non-floating new_data for a tensor that requires grad.
+  void set_data(const Tensor& new_data) const;
 
   // ---- ops: generated from core/op_list.h by core/gen_op_api.py (defined in ops/) ----
 #include "core/op_methods.h"

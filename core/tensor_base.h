@@ -49,6 +49,9 @@ class TensorBase {
   ProxyTag* proxy() const { return impl_ ? impl_->proxy.get() : nullptr; }
   /// True when both handles refer to the same tensor object (not merely equal values).
   bool is_same(const TensorBase& other) const { return impl_ == other.impl_; }
+  /// The tensor object's identity (Python's id(t)): equal for two handles exactly when is_same(), null
+  /// when undefined. A key for maps of tensors by identity; unique while a handle keeps the object alive.
+  const void* identity() const { return impl_.get(); }
 
   const Shape& shape() const { return meta().sizes; }
   const Shape& sizes() const { return meta().sizes; }

@@ -72,6 +72,7 @@ TensorDataset load_digits(const std::string& path) {
   std::string row;
   for (int64_t line = 1; std::getline(text, row); ++line) {
     if (!row.empty() && row.back() == '\r') row.pop_back();
+    if (row.empty()) continue;  // numpy.loadtxt, sklearn's reader, skips empty lines (not lines of spaces)
     parse_row(row, path, line, pixels, labels);
   }
   TL_CHECK(!labels.empty(), "load_digits: ", path, ": no rows");

@@ -51,6 +51,34 @@ void upsert(Entries& entries, const std::string& name, Value value) {
     entries.emplace_back(name, std::move(value));
 }
 
+/// The modules whose operator() runs on this thread, outermost first: a module knows no path of its
+/// own, so an error names it by its path from the outermost one.
+thread_local std::vector<const Module*> t_calls;
+
+struct CallScope {
+  explicit CallScope(const Module* module) { t_calls.push_back(module); }
+  ~CallScope() { t_calls.pop_back(); }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+};
+
+/// "1.0.conv": the innermost running module's path from the outermost, each step found among the
+/// caller's descendants (a GraphModule calls nested modules directly).
+std::string call_path() {
+  std::string path;
+  for (size_t i = 1; i < t_calls.size(); ++i) {
+    if (t_calls[i] == t_calls[i - 1]) continue;
+    std::string step = "<unregistered " + t_calls[i]->type_name() + ">";
+    for (const auto& [name, m] : t_calls[i - 1]->named_modules())
+      if (m.get() == t_calls[i] && !name.empty()) {
+        step = name;
+        break;
+      }
+    path = join_path(path, step);
+  }
+  return path;
+}
+
 /// What a deep copy in progress has already copied, so shared tensors and modules stay shared.
 struct CloneMemo {
   std::vector<std::pair<Tensor, Tensor>> tensors;
@@ -66,15 +94,24 @@ Module::~Module() = default;
 
 void Module::check_inputs(const TensorList& inputs) const {
   const ForwardSignature sig = forward_signature();
-  if (inputs.size() == sig.arg_names.size()) [[likely]]
-    return;
-  std::string names;
-  for (const std::string& name : sig.arg_names) names += (names.empty() ? "" : ", ") + name;
-  TL_CHECK(false, type_name(), ".forward takes ", sig.arg_names.size(), " input(s) (", names, "), got ", inputs.size(),
-           "; a module taking other inputs declares them by overriding forward_signature()");
+  if (inputs.size() != sig.arg_names.size()) [[unlikely]] {
+    std::string names;
+    for (const std::string& name : sig.arg_names) names += (names.empty() ? "" : ", ") + name;
+    TL_CHECK(false, type_name(), ".forward takes ", sig.arg_names.size(), " input(s) (", names, "), got ",
+             inputs.size(), "; a module taking other inputs declares them by overriding forward_signature()");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].defined()) [[likely]]
+      continue;
+    const std::string path = !t_calls.empty() && t_calls.back() == this ? call_path() : "";
+    TL_CHECK(false, type_name(), ".forward",
+             path.empty() ? "" : tl::detail::str_cat(" (module '", path, "' of ", t_calls.front()->type_name(), ")"),
+             ": input ", i, " (", sig.arg_names[i], ") is undefined (None)");
+  }
 }
 
 TensorList Module::operator()(const TensorList& inputs) {
+  const CallScope scope(this);
   check_inputs(inputs);
   if (!has_module_hooks()) [[likely]]
     return forward(inputs);
@@ -355,28 +392,37 @@ void Module::train(bool on) {
 
 Module& Module::to(DType dtype) {
   TL_CHECK(is_floating_point(dtype), "nn.Module.to only accepts floating point dtypes, but got desired dtype=", dtype);
-  // Every copy is made before the first is swapped in, so a failed allocation changes nothing.
-  std::vector<Tensor*> slots;
-  std::vector<std::pair<Tensor, Tensor>> converted;  // (original, copy): a shared tensor is converted once
-  auto convert = [&](Tensor& t) {
-    if (!t.defined() || !is_floating_point(t.dtype()) || t.dtype() == dtype) return;
-    slots.push_back(&t);
-    for (const auto& entry : converted)
-      if (entry.first.is_same(t)) return;
-    // The converted parameter is again a leaf with the original's requires_grad (PyTorch's module.to).
-    Tensor copy = t.detach().to(dtype);
-    if (t.requires_grad()) copy.requires_grad_();
-    if (t.is_parameter()) TensorAccess::mark_parameter(copy);
-    converted.emplace_back(t, copy);
+  const auto converts = [&](const Tensor& t) {
+    return t.defined() && is_floating_point(t.dtype()) && t.dtype() != dtype;
   };
+  // (tensor, converted copy), each tensor once: a tensor registered at several places is converted once.
+  using Conversions = std::vector<std::pair<Tensor, Tensor>>;
+  const auto add = [&](Conversions& list, const Tensor& t) {
+    if (!converts(t)) return;
+    for (const auto& entry : list)
+      if (entry.first.is_same(t)) return;
+    list.emplace_back(t, t.detach().to(dtype));
+  };
+  // Every copy is made before the first is used, so a failed allocation changes nothing.
+  Conversions data, buffers;  // parameters and their .grad take the new data in place; buffers are replaced
+  std::vector<Tensor*> buffer_slots;
   for (const std::shared_ptr<Module>& m : modules()) {
-    for (auto& entry : m->parameters_) convert(entry.second);
-    for (auto& entry : m->buffers_) convert(entry.second);
+    for (const auto& entry : m->parameters_) {
+      add(data, entry.second);
+      if (entry.second.defined()) add(data, entry.second.grad());
+    }
+    for (auto& entry : m->buffers_) {
+      if (converts(entry.second)) buffer_slots.push_back(&entry.second);
+      add(buffers, entry.second);
+    }
   }
-  for (Tensor* slot : slots)
-    for (const auto& [original, copy] : converted)
+  // As PyTorch's Module._apply: `param.data = converted` (and the same for param.grad), so every holder
+  // of a parameter (an optimizer, a traced module) sees the change; `module._buffers[name] = converted`.
+  for (const auto& [tensor, converted] : data) tensor.set_data(converted);
+  for (Tensor* slot : buffer_slots)
+    for (const auto& [original, converted] : buffers)
       if (original.is_same(*slot)) {
-        *slot = copy;
+        *slot = converted;
         break;
       }
   return *this;

@@ -40,7 +40,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- calling ----
   /// The one call path: module hooks (tracing, profiling) see every call made here. Throws tl::Error
-  /// unless `inputs` has one tensor per argument of forward_signature().
+  /// (check_inputs) unless `inputs` has one defined tensor per argument of forward_signature().
   TensorList operator()(const TensorList& inputs);
   /// One tensor in, one out; throws tl::Error when forward() returns another count.
   Tensor operator()(const Tensor& input);
@@ -61,7 +61,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// forward()'s argument names and annotations; default: one unannotated argument `x`. The one
   /// declaration of how many inputs forward() takes: calls and symbolic tracing pass exactly that many.
   virtual ForwardSignature forward_signature() const { return {}; }
-  /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument.
+  /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument,
+  /// and for an undefined one (None), naming also the input and, inside a call, the module's path from
+  /// the module first called: "Conv2d.forward (module 'layer1.0.conv1' of ResNet): input 0 (x) is ...".
   void check_inputs(const TensorList& inputs) const;
   /// A deep copy: options copied, every tensor cloned, every child cloned (sharing inside the tree
   /// is kept: a tensor or module registered twice is copied once). Built-in layers, containers and
@@ -127,12 +129,14 @@ class Module : public std::enable_shared_from_this<Module> {
   void apply(const std::function<void(Module&)>& fn);
 
   // ---- dtype ----
-  /// PyTorch's module.to(dtype) / .double() / .float(): every floating-point parameter and buffer of
-  /// this module and its descendants becomes a `dtype` copy, replacing it in the registry (integer
-  /// buffers such as num_batches_tracked keep theirs; a tensor registered at several places stays
-  /// shared). Tensors obtained before the call keep the old dtype. Throws tl::Error unless `dtype`
-  /// is floating point. All or nothing: every copy is made before the first replaces its original,
-  /// so a failure (e.g. the allocation limit) leaves every tensor as it was. Returns *this.
+  /// PyTorch's module.to(dtype) / .double() / .float() (Module._apply): every floating-point parameter
+  /// of this module and its descendants, and its .grad, takes a `dtype` copy of its data in place
+  /// (Tensor::set_data, PyTorch's `param.data = ...`): the same tensor objects, so an optimizer or a
+  /// traced module holding them trains on. Every floating-point buffer is replaced in the registry by a
+  /// copy, as PyTorch replaces buffers (integer buffers such as num_batches_tracked keep theirs; a
+  /// buffer registered at several places stays shared). Throws tl::Error unless `dtype` is floating
+  /// point. All or nothing: every copy is made before the first is used, so a failure (e.g. the
+  /// allocation limit) leaves every tensor as it was. Returns *this.
   Module& to(DType dtype);
 
   // ---- state dict (nn/state_dict.cpp) ----

@@ -1,5 +1,6 @@
 // nn/safetensors.cpp — safetensors reader and writer. The header is parsed and every entry checked
-// against the file size before any tensor is allocated, so a hostile file costs at most its own size.
+// against the file size before any tensor is allocated, so a hostile file costs at most its own
+// (decompressed) size in memory.
 #include "nn/safetensors.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -15,6 +17,7 @@
 #include <span>
 
 #include "core/file_writer.h"
+#include "core/gzip.h"
 
 namespace tl::nn {
 namespace {
@@ -66,6 +69,13 @@ std::string brief(const ReadJson& value) {
 
 std::string errno_text() { return std::strerror(errno); }
 
+void check_regular_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  TL_FILE_CHECK(std::filesystem::exists(status), path, "file not found");
+  TL_FILE_CHECK(std::filesystem::is_regular_file(status), path, "not a regular file");
+}
+
 // The bytes of a safetensors file, read piecewise: from disk or from a caller's buffer. `name` (the
 // path, or what the caller calls the buffer) starts every error message.
 class Input {
@@ -88,10 +98,8 @@ class Input {
 class InputFile : public Input {
  public:
   explicit InputFile(const std::string& path) : Input(path), file_(nullptr, &std::fclose) {
+    check_regular_file(path);
     std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    TL_FILE_CHECK(std::filesystem::exists(status), path, "file not found");
-    TL_FILE_CHECK(std::filesystem::is_regular_file(status), path, "not a regular file");
     size_ = static_cast<int64_t>(std::filesystem::file_size(path, ec));
     TL_FILE_CHECK(!ec, path, "cannot read the file size (", ec.message(), ")");
     file_.reset(std::fopen(path.c_str(), "rb"));
@@ -108,6 +116,55 @@ class InputFile : public Input {
 
  private:
   std::unique_ptr<std::FILE, decltype(&std::fclose)> file_;
+};
+
+// A gzip'd file (a ".gz" path, as save_safetensors writes one), decompressed as it is read. The
+// decompressed size is counted by a first pass, so a header is checked against it as against a
+// file's size; reads then come in ascending order of offset (read_tensors reads in file order).
+class InputGzipFile : public Input {
+ public:
+  explicit InputGzipFile(const std::string& path) : Input(path) {
+    check_regular_file(path);
+    open();
+    std::vector<char> scratch(kChunk);
+    while (const size_t n = reader_->read(scratch.data(), scratch.size())) size_ += static_cast<int64_t>(n);
+    open();
+  }
+
+  void read(int64_t offset, void* dst, int64_t bytes) override {
+    if (bytes == 0) return;
+    TL_INTERNAL_ASSERT(offset >= position_, "safetensors: a gzip'd file is read forward, but offset ", offset,
+                       " comes after ", position_);
+    std::vector<char> skipped(static_cast<size_t>(std::min<int64_t>(offset - position_, kChunk)));
+    while (position_ < offset) next(skipped.data(), std::min<int64_t>(offset - position_, kChunk));
+    next(static_cast<char*>(dst), bytes);
+  }
+
+ private:
+  static constexpr int64_t kChunk = int64_t{1} << 16;
+
+  // Starts decompressing from the first byte; errors name the file as every safetensors error does.
+  void open() {
+    reader_.reset();
+    file_ = std::make_unique<std::filebuf>();
+    TL_FILE_CHECK(file_->open(name_, std::ios::in | std::ios::binary), name_, "cannot open (", errno_text(), ")");
+    reader_ = std::make_unique<GzipReader>(*file_, "safetensors: " + name_);
+    position_ = 0;
+  }
+  // Reads exactly `bytes` decompressed bytes into `out`.
+  void next(char* out, int64_t bytes) {
+    for (int64_t done = 0; done < bytes;) {
+      const size_t n = reader_->read(out + done, static_cast<size_t>(bytes - done));
+      TL_FILE_CHECK(n > 0, name_, "the gzip data ended after ", position_ + done,
+                    " bytes, before the size its first reading counted (the file changed?)");
+      done += static_cast<int64_t>(n);
+    }
+    position_ += bytes;
+  }
+
+  std::unique_ptr<std::filebuf> file_;
+  std::unique_ptr<GzipReader> reader_;
+  int64_t position_ = 0;  ///< decompressed bytes read so far
 };
 
 class InputBytes : public Input {
@@ -427,12 +484,15 @@ StateDict read_tensors(Input& input) {
   return out;
 }
 
+// The file at `path`, decompressed when the path ends in ".gz" as FileWriter compresses it.
+std::unique_ptr<Input> open_input(const std::string& path) {
+  if (path.ends_with(".gz")) return std::make_unique<InputGzipFile>(path);
+  return std::make_unique<InputFile>(path);
+}
+
 }  // namespace
 
-StateDict load_safetensors(const std::string& path) {
-  InputFile file(path);
-  return read_tensors(file);
-}
+StateDict load_safetensors(const std::string& path) { return read_tensors(*open_input(path)); }
 
 StateDict load_safetensors(std::span<const std::byte> data, const std::string& name) {
   InputBytes bytes(data, name);
@@ -440,8 +500,7 @@ StateDict load_safetensors(std::span<const std::byte> data, const std::string& n
 }
 
 SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
-  InputFile file(path);
-  return read_header(file).metadata;
+  return read_header(*open_input(path)).metadata;
 }
 
 void save_safetensors(const std::string& path, const StateDict& tensors,

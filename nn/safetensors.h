@@ -17,8 +17,11 @@ namespace tl::nn {
 using SafetensorsMetadata = std::map<std::string, std::string>;
 
 /// Every tensor of the safetensors file at `path`, in the order of its JSON header, each a fresh
-/// contiguous tensor that shares nothing with the file. Supported dtypes: F32, F64, I64, I32, BOOL,
-/// BF16. Throws tl::Error naming the file and the problem when the file is missing or unreadable,
+/// contiguous tensor that shares nothing with the file. A path ending in ".gz" is gzip data, as
+/// save_safetensors writes it: decompressed as it is read (once more first, to know its size), with
+/// every check below made on the decompressed bytes. Supported dtypes: F32, F64, I64, I32, BOOL,
+/// BF16. Throws tl::Error naming the file and the problem when the file is missing or unreadable, its
+/// gzip data is corrupt or truncated (core/gzip.h's words),
 /// shorter than 8 bytes, declares a header beyond the file or over 100 MB, holds invalid JSON, JSON
 /// nested deeper than 128 levels or a JSON value other than an object, an entry without a string
 /// dtype, an integer shape and two integer data_offsets, an unsupported dtype, a negative or
@@ -42,7 +45,7 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path);
 /// 8 bytes, contiguous little-endian data without gaps. The file is written through tl::FileWriter (a
 /// unique temporary beside `path`, renamed into place), so a failed save leaves an existing file
 /// untouched and no temporary behind; like every FileWriter target, a path ending in ".gz" is
-/// gzip-compressed (load_safetensors reads uncompressed files only). Throws tl::Error for an undefined
+/// gzip-compressed (and load_safetensors reads it back). Throws tl::Error for an undefined
 /// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
 /// that is not valid UTF-8, or an I/O failure.
 void save_safetensors(const std::string& path, const StateDict& tensors,

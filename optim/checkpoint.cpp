@@ -83,7 +83,10 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
   lr_scheduler::SchedulerStateDict dict;
   try {
     dict.kind = json.at("kind").get<std::string>();
-    dict.last_epoch = json.at("last_epoch").get<int64_t>();
+    dict.last_epoch = json.at("last_epoch").get<double>();  // a float one too, as PyTorch keeps it
+    // get<int64_t> would truncate a float silently.
+    TL_CHECK(json.at("step_count").is_number_integer(), "load_checkpoint: ", path, ": step_count is ",
+             json.at("step_count").type_name(), ", not an integer");
     dict.step_count = json.at("step_count").get<int64_t>();
     dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
     dict.last_lr = json.at("last_lr").get<std::vector<double>>();
@@ -119,18 +122,18 @@ void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& opti
     else if (name.starts_with(kState)) state_tensors.emplace_back(name, std::move(tensor));
     else TL_CHECK(false, "load_checkpoint: ", path, ": tensor '", name, "' is neither model.* nor optimizer.state.*");
   }
-  const OptimizerStateDict optimizer_state =
-      optimizer_dict(parse_entry(metadata, "optimizer", path), state_tensors, path);
-  optimizer.check_state_dict(optimizer_state);
+  // Everything that can fail happens before the first change: the optimizer's state is checked and
+  // copied, the scheduler's checked, and Module::load_state_dict changes nothing when it throws.
+  Optimizer::PreparedLoad optimizer_state =
+      optimizer.prepare_load(optimizer_dict(parse_entry(metadata, "optimizer", path), state_tensors, path));
   lr_scheduler::SchedulerStateDict scheduler_state;
   if (scheduler) {
     scheduler_state = scheduler_dict(parse_entry(metadata, "lr_scheduler", path), path);
     scheduler->check_state_dict(scheduler_state);
   }
-  // Module::load_state_dict changes nothing when it throws; the two loads after it were validated above.
   model.load_state_dict(model_tensors);
-  optimizer.load_state_dict(optimizer_state);
-  if (scheduler) scheduler->load_state_dict(scheduler_state);
+  optimizer.commit_load(std::move(optimizer_state));
+  if (scheduler) scheduler->load_state_dict(std::move(scheduler_state));
 }
 
 }  // namespace tl::optim

@@ -26,7 +26,8 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 /// part is validated before any is changed: a file load_safetensors rejects, a missing or malformed
 /// "optimizer" / "lr_scheduler" entry, a tensor outside the layout above, and every mismatch
 /// Module::load_state_dict (strict), Optimizer::load_state_dict and LRScheduler::load_state_dict
-/// report throw tl::Error naming the file, and leave all three unchanged.
+/// report throw tl::Error naming the file, and leave all three unchanged; so does a failed allocation
+/// (the optimizer's state is copied before the model is loaded, and nothing after that can fail).
 void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
                      lr_scheduler::LRScheduler* scheduler = nullptr);
 

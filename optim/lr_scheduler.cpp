@@ -1,6 +1,7 @@
 // optim/lr_scheduler.cpp — the schedulers' step, state dict and PyTorch 1.13's get_lr formulas.
 #include "optim/lr_scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -21,11 +22,15 @@ void LRScheduler::initial_step() {
 
 void LRScheduler::step() {
   ++step_count_;
-  ++last_epoch_;
-  std::vector<double> lrs = get_lr();
+  last_epoch_ += 1;
+  const std::vector<double> lrs = get_lr();
   auto& groups = optimizer_.param_groups();
-  for (size_t g = 0; g < groups.size(); ++g) groups[g].options["lr"] = lrs[g];
-  last_lr_ = std::move(lrs);
+  std::vector<double> last_lr;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (g < lrs.size()) groups[g].options["lr"] = lrs[g];
+    last_lr.push_back(option(groups[g].options, "lr"));
+  }
+  last_lr_ = std::move(last_lr);
 }
 
 SchedulerStateDict LRScheduler::state_dict() const {
@@ -34,21 +39,24 @@ SchedulerStateDict LRScheduler::state_dict() const {
 
 void LRScheduler::check_state_dict(const SchedulerStateDict& dict) const {
   TL_CHECK(dict.kind == kind(), kind(), ".load_state_dict: the state dict is of a ", dict.kind, " scheduler");
-  TL_CHECK(dict.base_lrs.size() == base_lrs_.size() && dict.last_lr.size() == base_lrs_.size(), kind(),
+  const size_t groups = optimizer_.param_groups().size();
+  TL_CHECK(dict.base_lrs.size() == base_lrs_.size() && dict.last_lr.size() == groups, kind(),
            ".load_state_dict: the state dict has ", dict.base_lrs.size(), " base lrs and ", dict.last_lr.size(),
-           " last lrs for an optimizer with ", base_lrs_.size(), " parameter groups");
+           " last lrs for an optimizer with ", groups, " parameter groups",
+           base_lrs_.size() == groups ? "" : detail::str_cat(" (", base_lrs_.size(), " when the scheduler was made)"));
   TL_CHECK(dict.options == options_, kind(),
            ".load_state_dict: the state dict's hyper-parameters differ from this scheduler's");
-  TL_CHECK(dict.last_epoch >= 0 && dict.step_count >= 1, kind(), ".load_state_dict: last_epoch ", dict.last_epoch,
-           " and step count ", dict.step_count, " are not those of a constructed scheduler");
+  TL_CHECK(std::isfinite(dict.last_epoch) && dict.last_epoch >= 0 && dict.step_count >= 1, kind(),
+           ".load_state_dict: last_epoch ", dict.last_epoch, " and step count ", dict.step_count,
+           " are not those of a constructed scheduler");
 }
 
-void LRScheduler::load_state_dict(const SchedulerStateDict& dict) {
+void LRScheduler::load_state_dict(SchedulerStateDict dict) {
   check_state_dict(dict);
   last_epoch_ = dict.last_epoch;
   step_count_ = dict.step_count;
-  base_lrs_ = dict.base_lrs;
-  last_lr_ = dict.last_lr;
+  base_lrs_ = std::move(dict.base_lrs);
+  last_lr_ = std::move(dict.last_lr);
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
@@ -57,13 +65,13 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
   initial_step();
 }
 
+// Divisibility does not depend on the sign, so fmod decides as Python's % does (for a float last_epoch too).
 std::vector<double> StepLR::get_lr() const {
-  const auto step_size = static_cast<int64_t>(options_.at("step_size"));
-  const double gamma = options_.at("gamma");
+  const double step_size = options_.at("step_size"), gamma = options_.at("gamma");
   std::vector<double> lrs;
   for (const ParamGroup& group : optimizer_.param_groups()) {
     const double lr = option(group.options, "lr");
-    lrs.push_back(last_epoch_ == 0 || last_epoch_ % step_size != 0 ? lr : lr * gamma);
+    lrs.push_back(last_epoch_ == 0 || std::fmod(last_epoch_, step_size) != 0 ? lr : lr * gamma);
   }
   return lrs;
 }
@@ -77,15 +85,16 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double
 std::vector<double> CosineAnnealingLR::get_lr() const {
   const double T_max = options_.at("T_max"), eta_min = options_.at("eta_min");
   const double pi = std::numbers::pi;
-  const auto t_max = static_cast<int64_t>(T_max);
   const auto& groups = optimizer_.param_groups();
+  // The branch that adds a base lr zips base_lrs with the groups: a group added later keeps its lr.
+  const bool from_base = last_epoch_ != 0 && std::fmod(last_epoch_ - 1 - T_max, 2 * T_max) == 0;
+  const size_t count = from_base ? std::min(groups.size(), base_lrs_.size()) : groups.size();
   std::vector<double> lrs;
-  for (size_t g = 0; g < groups.size(); ++g) {
+  for (size_t g = 0; g < count; ++g) {
     const double lr = option(groups[g].options, "lr");
-    // Divisibility does not depend on the sign, so C++'s % decides as Python's does here.
     if (last_epoch_ == 0)
       lrs.push_back(lr);
-    else if ((last_epoch_ - 1 - t_max) % (2 * t_max) == 0)
+    else if (from_base)
       lrs.push_back(lr + (base_lrs_[g] - eta_min) * (1 - std::cos(pi / T_max)) / 2);
     else
       lrs.push_back((1 + std::cos(pi * last_epoch_ / T_max)) / (1 + std::cos(pi * (last_epoch_ - 1) / T_max)) *

@@ -1,5 +1,6 @@
 // optim/lr_scheduler.h — learning-rate schedulers (torch.optim.lr_scheduler): StepLR and
-// CosineAnnealingLR with PyTorch 1.13's recursive (chainable) formulas, which read each group's current lr.
+// CosineAnnealingLR with PyTorch 1.13's recursive (chainable) formulas, which read each group's current lr;
+// base lrs are those of the groups the scheduler was made with, zipped with the groups as PyTorch zips them.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +12,11 @@
 namespace tl::optim::lr_scheduler {
 
 /// A scheduler's state_dict(): its kind ("StepLR", ...), its counters and learning rates, and its own
-/// hyper-parameters by PyTorch's names (step_size, gamma; T_max, eta_min).
+/// hyper-parameters by PyTorch's names (step_size, gamma; T_max, eta_min). last_epoch is a number, as
+/// PyTorch's (a float one, which step(epoch) may leave there, is kept: the formulas take it as it is).
 struct SchedulerStateDict {
   std::string kind;
-  int64_t last_epoch = 0;
+  double last_epoch = 0;
   int64_t step_count = 0;
   std::vector<double> base_lrs;
   std::vector<double> last_lr;
@@ -22,8 +24,10 @@ struct SchedulerStateDict {
 };
 
 /// torch.optim.lr_scheduler._LRScheduler with last_epoch=-1: construction records each group's
-/// "initial_lr" (when absent) as its base lr and takes the first step (last_epoch 0). The scheduler
-/// refers to the optimizer, which must outlive it.
+/// "initial_lr" (when absent) as its base lr and takes the first step (last_epoch 0). A group added to the
+/// optimizer later has no initial_lr and no base lr: formulas that read only the current lr schedule it,
+/// one that needs a base lr leaves its lr as it is (PyTorch zips base_lrs with the groups). The
+/// scheduler refers to the optimizer, which must outlive it.
 class LRScheduler {
  public:
   virtual ~LRScheduler() = default;
@@ -31,29 +35,33 @@ class LRScheduler {
   LRScheduler& operator=(const LRScheduler&) = delete;
 
   virtual const char* kind() const = 0;
-  /// Advances last_epoch by one and writes the new lr into every group.
+  /// Advances last_epoch by one and writes the new lr into every group get_lr() computed one for.
   void step();
-  /// The lr of each group that the last step() set.
+  /// The lr of each group after the last step().
   const std::vector<double>& get_last_lr() const { return last_lr_; }
-  int64_t last_epoch() const { return last_epoch_; }
+  double last_epoch() const { return last_epoch_; }
 
   SchedulerStateDict state_dict() const;
   /// Restores counters and lrs (the optimizer's groups are not touched: their lr comes with the
   /// optimizer's state dict). Throws tl::Error, changing nothing, for another kind, another number of
-  /// groups or different hyper-parameters.
-  void load_state_dict(const SchedulerStateDict& dict);
+  /// base lrs (or of last lrs than the optimizer has groups), different hyper-parameters, or a
+  /// last_epoch that is negative or not finite.
+  /// Past check_state_dict(dict) nothing in it can fail: `dict` is moved in.
+  void load_state_dict(SchedulerStateDict dict);
+  /// The checks of load_state_dict alone (load_checkpoint makes every check before it changes anything).
   void check_state_dict(const SchedulerStateDict& dict) const;
 
  protected:
   LRScheduler(Optimizer& optimizer, Hyperparameters options);
   /// Called by the derived constructor once its members are set (PyTorch's _initial_step).
   void initial_step();
-  /// The lr of each group for last_epoch_ (PyTorch's get_lr()).
+  /// The lr for last_epoch_ of each group, or of the first base_lrs_.size() groups for a formula that
+  /// reads the base lr (PyTorch's get_lr()).
   virtual std::vector<double> get_lr() const = 0;
 
   Optimizer& optimizer_;
   Hyperparameters options_;
-  int64_t last_epoch_ = -1;
+  double last_epoch_ = -1;
   int64_t step_count_ = 0;
   std::vector<double> base_lrs_;
   std::vector<double> last_lr_;

@@ -3,6 +3,7 @@
 #include "optim/optimizer.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 
 #include "core/autocast.h"
@@ -26,62 +27,100 @@ void Optimizer::add_first_group(std::vector<Tensor> params) {
 
 Hyperparameters Optimizer::complete(const Hyperparameters& options) const {
   Hyperparameters full = defaults_;
+  const auto is_required = [&](const std::string& key) {
+    return std::find(required_.begin(), required_.end(), key) != required_.end();
+  };
   for (const auto& [key, value] : options) {
     // initial_lr is the schedulers' entry (PyTorch keeps it in the group as well).
-    TL_CHECK(defaults_.count(key) || key == "initial_lr", kind(), ": unknown option '", key,
+    TL_CHECK(defaults_.count(key) || is_required(key) || key == "initial_lr", kind(), ": unknown option '", key,
              "' in a parameter group");
     full[key] = value;
   }
+  for (const std::string& key : required_)
+    TL_CHECK(full.count(key), kind(), ": parameter group didn't specify a value of required optimization parameter ",
+             key);
   check_options(full);
   return full;
 }
 
-void Optimizer::add_param_group(std::vector<Tensor> params, const Hyperparameters& options) {
-  TL_CHECK(!params.empty(), "optimizer got an empty parameter list");
+void Optimizer::check_params(const std::vector<Tensor>& params, std::optional<size_t> group) const {
+  const Tensor* first = nullptr;
+  for (const ParamGroup& g : groups_)
+    if (!first && !g.params.empty()) first = &g.params[0];
+  if (!first && !params.empty()) first = &params[0];
+  const size_t this_group = group ? *group : groups_.size();
+  std::unordered_map<const void*, std::pair<size_t, size_t>> seen;  // identity -> (group, position) of its first use
+  for (size_t g = 0; g < this_group; ++g)
+    for (size_t j = 0; j < groups_[g].params.size(); ++j)
+      seen.emplace(groups_[g].params[j].identity(), std::pair(g, j));
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
-    TL_CHECK(p.defined(), kind(), ": parameter ", i, " of the group is undefined (None)");
-    TL_CHECK(is_floating_point(p.dtype()), kind(), ": can only optimize floating-point tensors, parameter ", i,
-             " is ", p.dtype());
-    TL_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor (parameter ", i, " of the group)");
+    // "parameter 1" and "parameter 1 of the group" for a new group, "parameter 1 of group 0" for an existing one.
+    const std::string name =
+        group ? detail::str_cat("parameter ", i, " of group ", *group) : detail::str_cat("parameter ", i);
+    const std::string full = group ? name : name + " of the group";
+    TL_CHECK(p.defined(), kind(), ": ", full, " is undefined (None)");
+    TL_CHECK(is_floating_point(p.dtype()), kind(), ": can only optimize floating-point tensors, ", name, " is ",
+             p.dtype());
+    TL_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor (", full, ")");
     // One dtype per optimizer: bfloat16 compute keeps float32 parameters and runs under tl::autocast.
-    const Tensor& first = groups_.empty() ? params[0] : groups_[0].params[0];
-    TL_CHECK(p.dtype() == first.dtype(), kind(), ": parameter ", i, " of the group is ", p.dtype(),
-             " but the optimizer's first parameter is ", first.dtype(),
+    TL_CHECK(p.dtype() == first->dtype(), kind(), ": ", full, " is ", p.dtype(),
+             " but the optimizer's first parameter is ", first->dtype(),
              "; one optimizer updates parameters of one dtype (for bfloat16 compute keep float32 parameters and "
              "run the forward under tl::autocast)");
-    for (size_t j = 0; j < i; ++j)
-      TL_CHECK(!params[j].is_same(p), "some parameters appear in more than one parameter group (parameter ", i,
-               " is parameter ", j, " of the same group)");
-    for (size_t g = 0; g < groups_.size(); ++g)
-      for (const Tensor& q : groups_[g].params)
-        TL_CHECK(!q.is_same(p), "some parameters appear in more than one parameter group (parameter ", i,
-                 " is in group ", g, ")");
+    const auto [it, fresh] = seen.emplace(p.identity(), std::pair(this_group, i));
+    const auto [g, j] = it->second;
+    TL_CHECK(fresh || g != this_group, "some parameters appear in more than one parameter group (", name,
+             " is parameter ", j, " of the same group)");
+    TL_CHECK(fresh, "some parameters appear in more than one parameter group (", name, " is in group ", g, ")");
   }
+}
+
+void Optimizer::add_param_group(std::vector<Tensor> params, const Hyperparameters& options) {
+  TL_CHECK(!params.empty(), "optimizer got an empty parameter list");
+  check_params(params, std::nullopt);
   Hyperparameters full = complete(options);
-  state_.resize(state_.size() + params.size());
   groups_.push_back({std::move(params), std::move(full)});
 }
 
-const ParamState& Optimizer::state(int64_t index) const {
-  TL_CHECK(index >= 0 && index < static_cast<int64_t>(state_.size()), kind(), ": parameter index ", index,
-           " out of range for ", state_.size(), " parameters");
-  return state_[index];
+const Tensor& Optimizer::param_at(int64_t index) const {
+  int64_t count = 0;
+  for (const ParamGroup& group : groups_) {
+    const auto size = static_cast<int64_t>(group.params.size());
+    if (index >= 0 && index < count + size) return group.params[index - count];
+    count += size;
+  }
+  TL_CHECK(false, kind(), ": parameter index ", index, " out of range for ", count, " parameters");
+  return groups_[0].params[0];  // not reached
 }
+
+const ParamState& Optimizer::state(const Tensor& param) const {
+  static const ParamState kEmpty;
+  const auto it = state_.find(param.identity());
+  return it == state_.end() ? kEmpty : it->second.state;
+}
+
+const ParamState& Optimizer::state(int64_t index) const { return state(param_at(index)); }
 
 void Optimizer::check_step() const {
   TL_CHECK(!is_autocast_enabled(), kind(), ".step: called inside an open tl::autocast scope (",
            get_autocast_dtype(), "); close the scope after the forward pass and the loss, before backward() and step()");
   size_t index = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
-    check_options(complete(groups_[g].options));
+    try {
+      complete(groups_[g].options);
+    } catch (const Error& e) {
+      if (groups_.size() == 1) throw;  // the one group needs no name
+      throw Error(detail::str_cat(e.what(), " (parameter group ", g, ")"));
+    }
+    check_params(groups_[g].params, g);
     const std::vector<std::string> keys = state_keys(groups_[g].options);
     for (const Tensor& param : groups_[g].params) {
       const Tensor& grad = param.grad();
       TL_CHECK(!grad.defined() || (grad.shape() == param.shape() && grad.dtype() == param.dtype()), kind(),
                ".step: parameter ", index, " of shape ", param.shape(), " and dtype ", param.dtype(),
                " has a gradient of shape ", grad.shape(), " and dtype ", grad.dtype());
-      const ParamState& state = state_[index];
+      const ParamState& state = this->state(param);
       for (const std::string& key : keys)
         TL_CHECK(state.empty() || state.count(key), kind(), ".step: parameter ", index, " has no state '", key,
                  "', which its group's options need (were they changed after its first step?)");
@@ -95,12 +134,12 @@ void Optimizer::step() {
   RecordFunction scope([this] { return std::string("Optimizer.step#") + kind() + ".step"; }, RecordScope::UserScope);
   check_step();
   NoGradGuard no_grad;
-  size_t index = 0;
   for (ParamGroup& group : groups_)
     for (Tensor& param : group.params) {
-      ParamState& state = state_[index++];
       const Tensor& grad = param.grad();
-      if (grad.defined()) update(param, grad, group.options, state);
+      if (!grad.defined()) continue;
+      Slot& slot = state_.try_emplace(param.identity(), Slot{param, {}}).first->second;
+      update(param, grad, group.options, slot.state);
     }
 }
 
@@ -119,25 +158,29 @@ void Optimizer::zero_grad(bool set_to_none) {
 
 OptimizerStateDict Optimizer::state_dict() const {
   OptimizerStateDict dict{kind(), {}, {}};
-  int64_t index = 0;
+  std::unordered_map<const void*, int64_t> index_of;  // PyTorch's param_mappings: first index of each parameter
+  int64_t start = 0;
   for (const ParamGroup& group : groups_) {
     OptimizerStateDict::Group packed{{}, group.options};
-    for (size_t i = 0; i < group.params.size(); ++i, ++index) {
-      packed.params.push_back(index);
-      if (!state_[index].empty()) dict.state[index] = state_[index];
-    }
+    for (size_t i = 0; i < group.params.size(); ++i)
+      packed.params.push_back(index_of.try_emplace(group.params[i].identity(), start + i).first->second);
+    start += static_cast<int64_t>(group.params.size());
     dict.param_groups.push_back(std::move(packed));
+  }
+  // The state of a tensor no group holds any more has no index (PyTorch's state_dict raises a KeyError).
+  for (const auto& [identity, slot] : state_) {
+    const auto it = index_of.find(identity);
+    if (it != index_of.end() && !slot.state.empty()) dict.state[it->second] = slot.state;
   }
   return dict;
 }
 
-void Optimizer::check_state_dict(const OptimizerStateDict& dict) const {
+Optimizer::SavedParams Optimizer::saved_params(const OptimizerStateDict& dict) const {
   TL_CHECK(dict.kind == kind(), kind(), ".load_state_dict: the state dict is of a ", dict.kind, " optimizer");
   TL_CHECK(dict.param_groups.size() == groups_.size(), kind(),
            ".load_state_dict: loaded state dict has a different number of parameter groups (", dict.param_groups.size(),
            ", the optimizer has ", groups_.size(), ")");
-  std::vector<const Tensor*> params;
-  std::vector<const Hyperparameters*> options;
+  SavedParams saved_params;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const auto& saved = dict.param_groups[g];
     TL_CHECK(saved.params.size() == groups_[g].params.size(), kind(),
@@ -145,16 +188,20 @@ void Optimizer::check_state_dict(const OptimizerStateDict& dict) const {
              "optimizer's group (group ", g, " has ", saved.params.size(), " parameters, the optimizer's ",
              groups_[g].params.size(), ")");
     complete(saved.options);
-    for (const Tensor& p : groups_[g].params) {
-      params.push_back(&p);
-      options.push_back(&saved.options);
-    }
+    // PyTorch's id_map: the saved index at each position names the parameter now at that position.
+    for (size_t i = 0; i < saved.params.size(); ++i)
+      saved_params.insert_or_assign(saved.params[i], SavedParam{&groups_[g].params[i], &saved.options});
   }
+  return saved_params;
+}
+
+void Optimizer::check_state(const OptimizerStateDict& dict, const SavedParams& saved_params) const {
   for (const auto& [index, state] : dict.state) {
-    TL_CHECK(index >= 0 && index < static_cast<int64_t>(params.size()), kind(), ".load_state_dict: state of parameter ",
-             index, " but the optimizer has ", params.size(), " parameters");
-    const Tensor& param = *params[index];
-    const std::vector<std::string> keys = state_keys(complete(*options[index]));
+    const auto found = saved_params.find(index);
+    TL_CHECK(found != saved_params.end(), kind(), ".load_state_dict: state of parameter ", index,
+             " but the optimizer has ", saved_params.size(), " parameters");
+    const Tensor& param = *found->second.param;
+    const std::vector<std::string> keys = state_keys(complete(*found->second.options));
     for (const auto& [key, value] : state) {
       TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end(), kind(), ".load_state_dict: parameter ",
                index, " has state '", key, "', which this optimizer with these options does not keep");
@@ -168,20 +215,25 @@ void Optimizer::check_state_dict(const OptimizerStateDict& dict) const {
   }
 }
 
-void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
-  check_state_dict(dict);
-  std::vector<ParamState> state(state_.size());
-  std::vector<Hyperparameters> options;
-  for (const auto& saved : dict.param_groups) options.push_back(complete(saved.options));
-  std::vector<DType> dtypes;
-  for (const ParamGroup& group : groups_)
-    for (const Tensor& p : group.params) dtypes.push_back(p.dtype());
-  for (const auto& [index, saved] : dict.state)
+Optimizer::PreparedLoad Optimizer::prepare_load(const OptimizerStateDict& dict) const {
+  const SavedParams saved_params = this->saved_params(dict);
+  check_state(dict, saved_params);
+  PreparedLoad prepared;
+  for (const auto& saved : dict.param_groups) prepared.options.push_back(complete(saved.options));
+  for (const auto& [index, saved] : dict.state) {
+    const Tensor& param = *saved_params.at(index).param;
+    Slot& slot = prepared.state.try_emplace(param.identity(), Slot{param, {}}).first->second;
     for (const auto& [key, value] : saved)
-      state[index][key] = key == "step" ? value.clone() : value.to(dtypes[index]).clone();
-  // Nothing below throws: the optimizer changes only now.
-  state_ = std::move(state);
-  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(options[g]);
+      slot.state[key] = key == "step" ? value.clone() : value.to(param.dtype()).clone();
+  }
+  return prepared;
 }
+
+void Optimizer::commit_load(PreparedLoad prepared) noexcept {
+  state_ = std::move(prepared.state);
+  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(prepared.options[g]);
+}
+
+void Optimizer::load_state_dict(const OptimizerStateDict& dict) { commit_load(prepare_load(dict)); }
 
 }  // namespace tl::optim

@@ -1,11 +1,13 @@
 // optim/optimizer.h — the Optimizer base (torch.optim.Optimizer): parameter groups with their own
-// hyper-parameters, lazily created per-parameter state, zero_grad and the state dict. Each update
-// validates nothing it could not validate up front: options are checked when a group is added or loaded.
+// hyper-parameters, per-parameter state created lazily and keyed by the parameter (PyTorch's state[p]),
+// zero_grad and the state dict. step() validates every group (options and params may be edited) first.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,7 +19,8 @@ namespace tl::optim {
 /// Adam's betas are "beta1" and "beta2". The schedulers add "initial_lr" as PyTorch's do.
 using Hyperparameters = std::map<std::string, double>;
 
-/// One of PyTorch's param_groups: tensors optimized with the same hyper-parameters.
+/// One of PyTorch's param_groups: tensors optimized with the same hyper-parameters. Both may be edited
+/// between steps (params appended, removed or replaced); step() checks them.
 struct ParamGroup {
   std::vector<Tensor> params;
   Hyperparameters options;
@@ -28,8 +31,8 @@ struct ParamGroup {
 using ParamState = std::map<std::string, Tensor>;
 
 /// optimizer.state_dict(): the kind ("SGD", "Adam", "AdamW"), each group's parameter indices (counted
-/// across groups in order) and hyper-parameters, and the state of each parameter that has one, by index.
-/// Its tensors alias the optimizer's.
+/// across groups in order; a parameter listed twice keeps its first index, as PyTorch packs it) and
+/// hyper-parameters, and the state of each parameter that has one, by index. Its tensors alias the optimizer's.
 struct OptimizerStateDict {
   struct Group {
     std::vector<int64_t> params;
@@ -51,42 +54,60 @@ class Optimizer {
 
   /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
   /// place on the parameters' data and without recording autograd history. Throws tl::Error, before
-  /// updating anything, for a group's invalid options, a .grad whose shape or dtype differs from its
-  /// parameter's, or a state missing an entry its group's options need (amsgrad turned on later).
+  /// updating anything, for a group's invalid options (naming the group when there are several), a
+  /// parameter add_param_group would refuse (edited into a group), a .grad whose shape or dtype differs
+  /// from its parameter's, or a state missing an entry its group's options need (amsgrad turned on later).
   /// A profile sees it as the scope "Optimizer.step#<kind>.step", as PyTorch's.
   void step();
-  /// Clears each parameter's .grad (set_to_none) or zeroes it in place; a profile sees the scope
-  /// "Optimizer.zero_grad#<kind>.zero_grad".
-  void zero_grad(bool set_to_none = true);
+  /// Zeroes each parameter's .grad in place (PyTorch 1.13's default), or clears it with set_to_none; a
+  /// profile sees the scope "Optimizer.zero_grad#<kind>.zero_grad".
+  void zero_grad(bool set_to_none = false);
 
   /// Adds `params` with `options` overriding the defaults the optimizer was made with. Throws tl::Error
   /// for an empty list, an undefined, non-floating-point or non-leaf tensor, a tensor already in a
   /// group, an unknown option name or an invalid value (the constructor's messages); nothing changes then.
   void add_param_group(std::vector<Tensor> params, const Hyperparameters& options = {});
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
-  /// The groups for changing hyper-parameters (group.options["lr"] = ..., as schedulers do). Changing
-  /// `params` here is not supported; use add_param_group.
+  /// The groups for changing hyper-parameters (group.options["lr"] = ..., as schedulers do) or params
+  /// (a tensor appended to a group is updated from the next step on; state follows each parameter).
   std::vector<ParamGroup>& param_groups() { return groups_; }
+  /// The state of `param` (PyTorch's optimizer.state[p]); empty before its first update, and for a
+  /// tensor this optimizer never updated.
+  const ParamState& state(const Tensor& param) const;
   /// The state of the parameter at `index` (counted across groups); empty before its first update.
   const ParamState& state(int64_t index) const;
 
   /// The state and hyper-parameters by parameter index (see OptimizerStateDict); aliases the state.
   OptimizerStateDict state_dict() const;
-  /// Replaces state and hyper-parameters with (copies of) `dict`'s, tensors converted to the dtype of
-  /// their parameter ("step" excepted). Throws tl::Error, changing nothing, when `dict` is of another
-  /// kind, has another number of groups or of parameters in a group, a state index out of range, a
-  /// state entry this kind does not keep or a tensor whose shape differs from its parameter's, or
-  /// invalid hyper-parameters.
+  /// Replaces state and hyper-parameters with (copies of) `dict`'s: the saved index at each position of
+  /// the groups names the parameter now at that position (PyTorch's id_map), tensors are converted to
+  /// the dtype of their parameter ("step" excepted), and the state of any other tensor is dropped.
+  /// Throws tl::Error, changing nothing, when `dict` is of another kind, has another number of groups or
+  /// of parameters in a group, state for an index no group lists, a state entry this kind does not keep
+  /// or a tensor whose shape differs from its parameter's, or invalid hyper-parameters.
   void load_state_dict(const OptimizerStateDict& dict);
-  /// The checks of load_state_dict alone (load_checkpoint validates everything before changing anything).
-  void check_state_dict(const OptimizerStateDict& dict) const;
+
+  /// What load_state_dict installs: checked, with every tensor copied and converted.
+  class PreparedLoad;
+  /// load_state_dict in two steps, so that a caller loading several objects (load_checkpoint) can make
+  /// every check and allocation before it changes any: prepare_load changes nothing and throws what
+  /// load_state_dict throws; commit_load cannot fail. Commit only what this optimizer prepared, with
+  /// its groups' params unchanged since.
+  PreparedLoad prepare_load(const OptimizerStateDict& dict) const;
+  void commit_load(PreparedLoad prepared) noexcept;
 
  protected:
-  /// `defaults` must hold every option this kind has. The derived constructor adds the first group
+  /// `defaults` must hold every option this kind has but the `required` ones (PyTorch's `required`
+  /// sentinel: SGD's lr), which a group must then specify. The derived constructor adds the first group
   /// with add_first_group (check_options is not callable before it runs).
-  Optimizer(const char* kind, Hyperparameters defaults) : kind_(kind), defaults_(std::move(defaults)) {}
+  Optimizer(const char* kind, Hyperparameters defaults, std::vector<std::string> required = {})
+      : kind_(kind), defaults_(std::move(defaults)), required_(std::move(required)) {}
   /// add_param_group(params), with the empty-list check PyTorch's constructor makes.
   void add_first_group(std::vector<Tensor> params);
+  /// Throws tl::Error with PyTorch's wording unless each of `params` is a defined floating-point leaf of
+  /// the optimizer's dtype that no other position holds. `group` is the index of an existing group (its
+  /// params are checked against the groups before it), or nullopt for a group about to be added.
+  void check_params(const std::vector<Tensor>& params, std::optional<size_t> group) const;
   /// Throws tl::Error with PyTorch's wording when a value of a complete option set is invalid.
   virtual void check_options(const Hyperparameters& options) const = 0;
   /// The state entries a parameter has after its first update with `options`.
@@ -95,13 +116,39 @@ class Optimizer {
   virtual void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) = 0;
 
  private:
+  /// A parameter and its state; holding the parameter keeps its identity (the map's key) unique.
+  struct Slot {
+    Tensor param;
+    ParamState state;
+  };
+  using StateMap = std::unordered_map<const void*, Slot>;  // by param.identity()
+  /// A saved index's parameter now, and the saved options of its group.
+  struct SavedParam {
+    const Tensor* param;
+    const Hyperparameters* options;
+  };
+  using SavedParams = std::unordered_map<int64_t, SavedParam>;
+
   Hyperparameters complete(const Hyperparameters& options) const;
   void check_step() const;
+  /// The parameter at `index` counted across groups; throws tl::Error when out of range.
+  const Tensor& param_at(int64_t index) const;
+  /// load_state_dict's checks of kind and group sizes, then PyTorch's id_map of `dict`.
+  SavedParams saved_params(const OptimizerStateDict& dict) const;
+  /// load_state_dict's checks of the state entries.
+  void check_state(const OptimizerStateDict& dict, const SavedParams& saved_params) const;
 
   const char* kind_;
   Hyperparameters defaults_;
+  std::vector<std::string> required_;  // options without a default
   std::vector<ParamGroup> groups_;
-  std::vector<ParamState> state_;  // by parameter index across groups
+  StateMap state_;
+};
+
+class Optimizer::PreparedLoad {
+  friend class Optimizer;
+  StateMap state;
+  std::vector<Hyperparameters> options;  // of each group
 };
 
 /// The value of `key` in `options`; TL_INTERNAL_ASSERT that it is there (complete groups always have it).

@@ -8,22 +8,30 @@
 
 namespace tl::optim {
 
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
-    : Optimizer("SGD", {{"lr", o.lr},
-                        {"momentum", o.momentum},
-                        {"dampening", o.dampening},
-                        {"weight_decay", o.weight_decay},
-                        {"nesterov", o.nesterov ? 1.0 : 0.0},
-                        {"maximize", o.maximize ? 1.0 : 0.0}}) {
+namespace {
+
+Hyperparameters sgd_defaults(const SGDOptions& o) {
+  Hyperparameters defaults{{"momentum", o.momentum},
+                           {"dampening", o.dampening},
+                           {"weight_decay", o.weight_decay},
+                           {"nesterov", o.nesterov ? 1.0 : 0.0},
+                           {"maximize", o.maximize ? 1.0 : 0.0}};
+  if (o.lr) defaults["lr"] = *o.lr;
+  return defaults;
+}
+
+}  // namespace
+
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& o) : Optimizer("SGD", sgd_defaults(o), {"lr"}) {
   add_first_group(std::move(params));
 }
 
+// `x >= 0` rather than PyTorch's SGD's `not x < 0`: a NaN is refused, as Adam's `not 0.0 <= x` refuses it.
 void SGD::check_options(const Hyperparameters& o) const {
-  TL_CHECK(!std::isnan(option(o, "lr")),
-           "SGD: parameter group didn't specify a value of required optimization parameter lr");
   TL_CHECK(option(o, "lr") >= 0, "SGD: Invalid learning rate: ", option(o, "lr"));
   TL_CHECK(option(o, "momentum") >= 0, "SGD: Invalid momentum value: ", option(o, "momentum"));
   TL_CHECK(option(o, "weight_decay") >= 0, "SGD: Invalid weight_decay value: ", option(o, "weight_decay"));
+  TL_CHECK(!std::isnan(option(o, "dampening")), "SGD: Invalid dampening value: ", option(o, "dampening"));
   TL_CHECK(!option(o, "nesterov") || (option(o, "momentum") > 0 && option(o, "dampening") == 0),
            "SGD: Nesterov momentum requires a momentum and zero dampening (momentum=", option(o, "momentum"),
            ", dampening=", option(o, "dampening"), ")");

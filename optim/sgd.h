@@ -2,17 +2,17 @@
 // weight decay and maximize: torch.optim.SGD, with PyTorch 1.13's order of operations.
 #pragma once
 
-#include <limits>
+#include <optional>
 #include <vector>
 
 #include "optim/optimizer.h"
 
 namespace tl::optim {
 
-/// SGD's hyper-parameters (PyTorch's names and defaults). lr is required, as in PyTorch: left out, it
-/// is NaN and the constructor throws.
+/// SGD's hyper-parameters (PyTorch's names and defaults). lr is required, as in PyTorch: left out, the
+/// constructor throws.
 struct SGDOptions {
-  double lr = std::numeric_limits<double>::quiet_NaN();
+  std::optional<double> lr;
   double momentum = 0;
   double dampening = 0;
   double weight_decay = 0;
@@ -21,8 +21,9 @@ struct SGDOptions {
 };
 
 /// torch.optim.SGD. State per parameter after its first update with momentum != 0: "momentum_buffer".
-/// Throws tl::Error for an empty parameter list ("optimizer got an empty parameter list"), no lr, lr < 0,
-/// momentum < 0, weight_decay < 0, or nesterov without momentum or with dampening.
+/// Throws tl::Error for an empty parameter list ("optimizer got an empty parameter list"), no lr, and
+/// with PyTorch's words for lr < 0, momentum < 0, weight_decay < 0 (each NaN too, as Adam's checks refuse
+/// it: "Invalid learning rate: nan"), a NaN dampening, or nesterov without momentum or with dampening.
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, const SGDOptions& options);

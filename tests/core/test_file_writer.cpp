@@ -49,6 +49,26 @@ TEST_CASE("file_writer: commit replaces the file and leaves nothing else in the 
   CHECK_THROWS_WITH_AS(w.commit(), ("test: " + path + ": the file was already committed").c_str(), Error);
 }
 
+TEST_CASE("file_writer: writing after commit is refused, not dropped, and the file stays as committed") {
+  ScratchDir dir;
+  const std::string path = dir.file("out.txt");
+  FileWriter w(path, "test");
+  std::ostream& stream = w.stream();
+  stream << "kept";
+  w.commit();
+  const std::string refused = "test: " + path + ": the file was already committed; nothing more can be written";
+  CHECK_THROWS_WITH_AS(w.write("more", 4), refused.c_str(), Error);
+  CHECK_THROWS_WITH_AS(w.write("", 0), refused.c_str(), Error);
+  CHECK_THROWS_WITH_AS(w.stream(), refused.c_str(), Error);
+  // A stream obtained before the commit fails instead of buffering bytes that never reach the file.
+  stream << "more";
+  stream.flush();
+  CHECK(stream.bad());
+  CHECK(read_file(path) == "kept");
+  CHECK_THROWS_WITH_AS(w.commit(), ("test: " + path + ": the file was already committed").c_str(), Error);
+  CHECK(dir_entries(dir.path()) == Names{"out.txt"});
+}
+
 TEST_CASE("file_writer: a writer destroyed without commit removes its temporary") {
   ScratchDir dir;
   const std::string path = dir.file("out.txt");

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/storage.h"
 #include "core/tensor.h"
+#include "tests/support/allocation_limit.h"
 
 namespace tl {
 namespace {
@@ -43,15 +44,7 @@ class ScopedHook {
   AllocationHook* previous_;
 };
 
-// Sets the allocation limit for one scope and restores the previous one.
-class ScopedLimit {
- public:
-  explicit ScopedLimit(int64_t bytes) : previous_(set_allocation_limit(bytes)) {}
-  ~ScopedLimit() { set_allocation_limit(previous_); }
-
- private:
-  int64_t previous_;
-};
+using ScopedLimit = testing::ScopedAllocationLimit;
 
 // The message a request of `bytes` gets at the current limit and bytes in use.
 std::string limit_message(int64_t bytes) {

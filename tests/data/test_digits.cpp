@@ -76,6 +76,28 @@ TEST_CASE("load_digits: a small file, rows in order") {
   CHECK_TENSOR_CLOSE(same.target(), digits.target(), 0.0, 0.0);
 }
 
+TEST_CASE("load_digits: empty lines are skipped anywhere, as numpy.loadtxt (sklearn's reader) skips them") {
+  ScratchDir dir;
+  const std::string good = read_file("tests/data/fixtures/digits_good.csv");
+  const TensorDataset digits = load_digits(gzipped_fixture(dir, "digits_good.csv"));
+  const size_t second = good.find('\n') + 1;
+  for (const std::string& text : {good + "\n", good + "\n\n", good + "\r\n", "\n" + good,
+                                  good.substr(0, second) + "\n" + good.substr(second)}) {
+    CAPTURE(text.size());
+    write_file(dir.file("blank.csv.gz"), text, "test fixture");
+    const TensorDataset same = load_digits(dir.file("blank.csv.gz"));
+    CHECK_TENSOR_CLOSE(same.data(), digits.data(), 0.0, 0.0);
+    CHECK_TENSOR_CLOSE(same.target(), digits.target(), 0.0, 0.0);
+  }
+  // A line of spaces is not empty: numpy reads one column there, and refuses it.
+  const std::string path = dir.file("spaces.csv.gz");
+  write_file(path, good + "  \n", "test fixture");
+  CHECK_THROWS_WITH_AS(load_digits(path),
+                       ("load_digits: " + path + ":4: expected 65 comma-separated fields (64 pixels, then the label), got 1")
+                           .c_str(),
+                       Error);
+}
+
 TEST_CASE("load_digits: each malformed file is refused, naming the path and the line") {
   ScratchDir dir;
   struct Case {

@@ -14,6 +14,7 @@
 #include "nn/module.h"
 #include "nn/module_hook.h"
 #include "ops/ops.h"
+#include "tests/support/allocation_limit.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::nn {
@@ -210,6 +211,33 @@ TEST_CASE("module: call path defaults and their errors") {
   CHECK(node(a).is_same(a));
 }
 
+/// Returns None (an undefined tensor) whatever it gets.
+class ReturnsNone : public Module {
+ public:
+  std::string type_name() const override { return "ReturnsNone"; }
+  Tensor forward(const Tensor&) override { return Tensor(); }
+};
+
+TEST_CASE("module: an undefined input is refused before forward runs, naming the module's type, path and input") {
+  auto linear = std::make_shared<Linear>(2, 2);
+  CHECK_THROWS_WITH_AS((*linear)(Tensor()), "Linear.forward: input 0 (x) is undefined (None)", Error);
+  Pair pair;
+  CHECK_THROWS_WITH_AS(pair({ones({1}), Tensor()}), "Pair.forward: input 1 (b) is undefined (None)", Error);
+
+  // Inside a tree, the path from the module first called.
+  auto bn = std::make_shared<BatchNorm2d>(BatchNorm2dOptions{.num_features = 2});
+  auto inner = std::make_shared<Sequential>(std::make_shared<ReturnsNone>(), bn);
+  Sequential outer(std::make_shared<ReLU>(), inner);
+  CHECK_THROWS_WITH_AS(outer(ones({1, 2, 3, 3})),
+                       "BatchNorm2d.forward (module '1.1' of Sequential): input 0 (x) is undefined (None)", Error);
+  CHECK(bn->buffer("num_batches_tracked").item<int64_t>() == 0);  // its forward never ran
+  CHECK_THROWS_WITH_AS((*inner)(ones({1, 2, 3, 3})),
+                       "BatchNorm2d.forward (module '1' of Sequential): input 0 (x) is undefined (None)", Error);
+  // The call stack unwound: a module called on its own is the first again.
+  CHECK_THROWS_WITH_AS((*bn)(Tensor()), "BatchNorm2d.forward: input 0 (x) is undefined (None)", Error);
+  CHECK((*linear)(ones({1, 2})).shape() == Shape{1, 2});
+}
+
 struct Recorder : ModuleHook {
   std::vector<std::string> events;
   std::string intercept_type;
@@ -294,6 +322,8 @@ TEST_CASE("module: to(dtype) converts floating-point parameters and buffers in p
   init::uniform_(net.get_buffer("1.running_mean"), -1.0, 1.0);
   net.eval();
   const StateDict before = net.state_dict();
+  StateDict before_values;
+  for (const auto& [name, t] : before) before_values.emplace_back(name, t.clone());
   const Tensor x = randn({2, 3, 6, 6});
   const Tensor expected = net(x);
 
@@ -303,9 +333,12 @@ TEST_CASE("module: to(dtype) converts floating-point parameters and buffers in p
   for (size_t i = 0; i < after.size(); ++i) {
     INFO(after[i].first);
     const bool integral = after[i].first == "1.num_batches_tracked";
+    // Parameters keep their identity (PyTorch's param.data = ...); buffers are replaced, as PyTorch's.
+    const bool parameter = net.has_parameter(after[i].first) || after[i].first.ends_with("weight") ||
+                           after[i].first.ends_with("bias");
     CHECK(after[i].second.dtype() == (integral ? DType::Int64 : DType::Float64));
-    CHECK(after[i].second.is_same(before[i].second) == integral);
-    CHECK(equal(after[i].second.to(before[i].second.dtype()), before[i].second));
+    CHECK(after[i].second.is_same(before[i].second) == (integral || parameter));
+    CHECK(equal(after[i].second.to(before_values[i].second.dtype()), before_values[i].second));
   }
   CHECK(net.get_parameter("tied").is_same(net.get_parameter("0.weight")));
   CHECK(net.clone()->get_parameter("0.bias").dtype() == DType::Float64);
@@ -316,22 +349,32 @@ TEST_CASE("module: to(dtype) converts floating-point parameters and buffers in p
   net.to(DType::Float32);
   CHECK(net.get_parameter("0.weight").dtype() == DType::Float32);
   CHECK(net.get_buffer("1.running_var").dtype() == DType::Float32);
-  CHECK(equal(net.get_parameter("0.weight"), before[0].second));
+  CHECK(equal(net.get_parameter("0.weight"), before_values[0].second));
   CHECK_THROWS_WITH_AS(net.to(DType::Int64),
                        "nn.Module.to only accepts floating point dtypes, but got desired dtype=torch.int64", Error);
 }
 
-// Sets the allocation limit for one scope and restores the previous one.
-class ScopedLimit {
- public:
-  explicit ScopedLimit(int64_t bytes) : previous_(set_allocation_limit(bytes)) {}
-  ~ScopedLimit() { set_allocation_limit(previous_); }
-  ScopedLimit(const ScopedLimit&) = delete;
-  ScopedLimit& operator=(const ScopedLimit&) = delete;
+TEST_CASE("module: set_data, what to(dtype) converts parameters with, refuses what PyTorch refuses and changes nothing") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(p.set_data(zeros({2}, DType::Int64)),
+                       "data set to a tensor that requires gradients must be floating point or complex dtype, got "
+                       "torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(p.set_data(Tensor()), "set_data: the new data is undefined (None)", Error);
+  CHECK_THROWS_WITH_AS(Tensor().set_data(p), "set_data: the tensor is undefined (None)", Error);
+  CHECK(p.dtype() == DType::Float32);
+  CHECK(p.sum().item<float>() == 2);
+  const Tensor alias = p;
+  const Tensor data = zeros({3}, DType::Float64);
+  p.set_data(data);
+  CHECK(alias.shape() == Shape{3});
+  CHECK(alias.dtype() == DType::Float64);
+  CHECK(alias.requires_grad());
+  CHECK(alias.is_leaf());
+  CHECK(alias.storage() == data.storage());
+}
 
- private:
-  int64_t previous_;
-};
+using ScopedLimit = testing::ScopedAllocationLimit;
 
 /// Four float parameters of 1000 elements in a tree, and one shared between two modules.
 std::shared_ptr<Node> four_blocks() {
@@ -379,6 +422,24 @@ TEST_CASE("module: a to(dtype) that fails half way leaves every tensor as it was
   net->to(DType::Float64);
   for (const auto& [name, t] : net->state_dict()) CHECK(t.dtype() == DType::Float64);
   CHECK(net->get_parameter("a.c.p3").is_same(net->get_parameter("p0")));
+}
+
+TEST_CASE("module: a to(dtype) that fails converting a gradient leaves parameters and gradients as they were") {
+  manual_seed(44);
+  auto net = four_blocks();
+  for (const char* name : {"p0", "p1"}) net->get_parameter(name).mutable_grad() = ones({1000});
+  const Tensor grad = net->get_parameter("p1").grad();
+  const auto before = snapshot(*net);
+  {
+    // Room for Float64 copies of p0, its gradient and p1 (8000 bytes each), not for p1's gradient.
+    ScopedLimit limit(allocator_stats().bytes_in_use + 28000);
+    CHECK_THROWS_WITH_AS(net->to(DType::Float64), doctest::Contains("bytes would exceed the allocation limit of"),
+                         Error);
+  }
+  check_unchanged(*net, before);
+  CHECK(net->get_parameter("p1").grad().is_same(grad));
+  CHECK(grad.dtype() == DType::Float32);
+  CHECK(grad.sum().item<float>() == 1000);
 }
 
 TEST_CASE("module: a load_state_dict that fails converting half way leaves every tensor as it was") {

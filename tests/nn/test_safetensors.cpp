@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "core/file_writer.h"
 #include "nn/layers.h"
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
@@ -554,6 +556,45 @@ TEST_CASE("safetensors: a file held in memory loads exactly as from disk, and fa
                        "safetensors: <bytes>: the file is 0 bytes, shorter than the 8-byte header length", Error);
 }
 
+TEST_CASE("safetensors: a .gz path is written gzip'd and read back, header, metadata and tensors") {
+  ScratchDir tmp;
+  const std::string path = tmp.file("all.safetensors.gz");
+  StateDict tensors;
+  for (DType dtype : kAllDTypes) tensors.emplace_back(detail::str_cat(dtype), filled({2, 3}, dtype));
+  tensors.emplace_back("empty", filled({0, 4}, DType::Float32));
+  tensors.emplace_back("big", filled({300, 301}, DType::Float64));  // more than a gzip reader's chunk
+  save_safetensors(path, tensors, {{"format", "pt"}});
+  CHECK(read_file(path).substr(0, 2) == "\x1f\x8b");
+  const StateDict loaded = load_safetensors(path);
+  REQUIRE(loaded.size() == tensors.size());
+  for (const auto& [name, t] : tensors) {
+    CAPTURE(name);
+    const auto it = std::find_if(loaded.begin(), loaded.end(), [&](const auto& e) { return e.first == name; });
+    REQUIRE(it != loaded.end());
+    check_same(it->second, t);
+  }
+  CHECK(load_safetensors_metadata(path) == SafetensorsMetadata{{"format", "pt"}});
+
+  // A damaged or cut stream is reported as the gzip reader words it, after the file's name.
+  const std::string bytes = read_file(path);
+  const std::string cut = tmp.file("cut.safetensors.gz");
+  write_file_bytes(cut, bytes.substr(0, bytes.size() / 2));
+  CHECK_THROWS_WITH_AS(load_safetensors(cut), doctest::Contains(("safetensors: " + cut + ": truncated gzip data").c_str()),
+                       Error);
+  const std::string plain = tmp.file("plain.safetensors.gz");
+  write_file_bytes(plain, file_bytes("{}"));
+  CHECK_THROWS_WITH_AS(load_safetensors_metadata(plain),
+                       ("safetensors: " + plain + ": corrupt gzip data at byte 2: not a gzip file (bad magic bytes)").c_str(),
+                       Error);
+  // The checks of an uncompressed file hold for the decompressed bytes.
+  const std::string short_header = tmp.file("short.safetensors.gz");
+  write_file(short_header, le64(100) + "{}", "test");
+  CHECK_THROWS_WITH_AS(load_safetensors(short_header),
+                       ("safetensors: " + short_header + ": header length 100 runs past the end of the file (10 bytes)")
+                           .c_str(),
+                       Error);
+}
+
 // ---- nn::save / nn::load ----
 
 std::shared_ptr<Sequential> small_model() {
@@ -604,6 +645,16 @@ TEST_CASE("serialize: save then load restores every parameter and buffer under P
   check_state_equal(*target, snapshot(*source));
   const StateDict after = target->state_dict();
   for (size_t i = 0; i < handles.size(); ++i) CHECK(after[i].second.is_same(handles[i].second));
+}
+
+TEST_CASE("serialize: a module saved to a .gz path loads back from it") {
+  ScratchDir tmp;
+  const std::string path = tmp.file("model.safetensors.gz");
+  auto source = small_model();
+  save(*source, path);
+  auto target = small_model();
+  load(*target, path);
+  check_state_equal(*target, snapshot(*source));
 }
 
 TEST_CASE("serialize: save leaves a user's <path>.tmp alone") {

@@ -25,6 +25,7 @@
 #include "optim/adam.h"
 #include "optim/checkpoint.h"
 #include "optim/sgd.h"
+#include "tests/support/allocation_limit.h"
 #include "tests/support/file_testing.h"
 #include "tests/support/tensor_check.h"
 
@@ -111,6 +112,43 @@ const MakeOptimizer kAdamW = [](std::vector<Tensor> p) {
 };
 const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
 const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
+
+// A checkpoint of `source` and a `target` to load it into, with what the target held before: a failed
+// load_checkpoint leaves all of it as it was.
+struct LoadFixture {
+  testing::ScratchDir dir;
+  std::string path = dir.file("ckpt.safetensors");
+  Run source{3, kAdam, kCosine};
+  Run target{8, kAdam, kCosine};
+  nn::StateDict model_handles, model_values;
+  OptimizerStateDict opt_before;
+  lr_scheduler::SchedulerStateDict sched_before;
+
+  LoadFixture() {
+    source.train(0, 2);
+    save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+    target.train(0, 1);
+    model_handles = target.model->state_dict();
+    for (const auto& [name, t] : model_handles) model_values.emplace_back(name, t.clone());
+    opt_before = target.opt->state_dict();
+    for (auto& [index, state] : opt_before.state)
+      for (auto& [key, t] : state) t = t.clone();
+    sched_before = target.sched->state_dict();
+  }
+
+  // The target holds the same tensors with the same values, the same optimizer state and scheduler.
+  void check_unchanged() const {
+    const nn::StateDict now = target.model->state_dict();
+    REQUIRE(now.size() == model_values.size());
+    for (size_t i = 0; i < now.size(); ++i) {
+      CHECK(now[i].second.is_same(model_handles[i].second));
+      CHECK(testing::compare_tensors(now[i].second, model_values[i].second, 0, 0) == "");
+    }
+    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
+    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
+    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
+  }
+};
 
 }  // namespace
 
@@ -213,6 +251,50 @@ TEST_CASE("a CNN trained on digits through a DataLoader resumes from a checkpoin
   }
 }
 
+TEST_CASE("a checkpoint keeps a float last_epoch and a group added after the scheduler, as PyTorch's state keeps them") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  auto setup = [](Run& run, const Tensor& extra) {
+    run.opt->add_param_group({extra}, {{"lr", 0.05}});
+    lr_scheduler::SchedulerStateDict dict = run.sched->state_dict();
+    dict.last_epoch = 2.5;  // as PyTorch's step(epoch=2.5) leaves it
+    dict.last_lr.push_back(0.05);
+    run.sched->load_state_dict(dict);
+  };
+  Run source(3, kAdam, kCosine);
+  const Tensor extra = ones({3}).requires_grad_();
+  setup(source, extra);
+  source.train(0, 2);
+  CHECK(source.sched->last_epoch() == 4.5);
+  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
+
+  Run resumed(4, kAdam, kCosine);
+  const Tensor resumed_extra = ones({3}).requires_grad_();
+  setup(resumed, resumed_extra);
+  load_checkpoint(path, *resumed.model, *resumed.opt, resumed.sched.get());
+  CHECK(resumed.sched->last_epoch() == 4.5);
+  CHECK(resumed.sched->get_last_lr() == source.sched->get_last_lr());
+  CHECK(resumed.sched->get_last_lr().size() == 2);
+  source.train(2, 5);
+  resumed.train(2, 5);
+  CHECK(resumed.sched->get_last_lr() == source.sched->get_last_lr());
+  CHECK(model_difference(*resumed.model, *source.model) == "");
+}
+
+TEST_CASE("a checkpoint saved to a .gz path is gzip'd and resumes from it") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors.gz");
+  Run first(7, kSgd, kStep);
+  first.train(0, 2);
+  save_checkpoint(path, *first.model, *first.opt, first.sched.get());
+  CHECK(testing::read_file(path).substr(0, 2) == "\x1f\x8b");
+  Run resumed(99, kSgd, kStep);
+  load_checkpoint(path, *resumed.model, *resumed.opt, resumed.sched.get());
+  CHECK(model_difference(*resumed.model, *first.model) == "");
+  CHECK(state_difference(resumed.opt->state_dict(), first.opt->state_dict()) == "");
+  CHECK(resumed.sched->get_last_lr() == first.sched->get_last_lr());
+}
+
 TEST_CASE("the optimizer state dict round-trips and is loaded as a copy") {
   Run run(3, kAdam, kStep);
   run.train(0, 2);
@@ -277,29 +359,11 @@ TEST_CASE("a mismatched state dict is an error naming the values; the optimizer 
 }
 
 TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes none of the three") {
-  const testing::ScratchDir dir;
-  const std::string path = dir.file("ckpt.safetensors");
-  Run source(3, kAdam, kCosine);
-  source.train(0, 2);
-  save_checkpoint(path, *source.model, *source.opt, source.sched.get());
-
-  Run target(8, kAdam, kCosine);
-  target.train(0, 1);
-  const nn::StateDict model_before = [&] {
-    nn::StateDict copy;
-    for (const auto& [name, t] : target.model->state_dict()) copy.emplace_back(name, t.clone());
-    return copy;
-  }();
-  const OptimizerStateDict opt_before = target.opt->state_dict();
-  const auto sched_before = target.sched->state_dict();
-  auto unchanged = [&] {
-    const nn::StateDict now = target.model->state_dict();
-    for (size_t i = 0; i < now.size(); ++i)
-      CHECK(testing::compare_tensors(now[i].second, model_before[i].second, 0, 0) == "");
-    CHECK(state_difference(target.opt->state_dict(), opt_before) == "");
-    CHECK(target.sched->last_epoch() == sched_before.last_epoch);
-    CHECK(target.sched->get_last_lr() == sched_before.last_lr);
-  };
+  LoadFixture fixture;
+  const testing::ScratchDir& dir = fixture.dir;
+  const std::string& path = fixture.path;
+  Run& source = fixture.source;
+  Run& target = fixture.target;
 
   SUBCASE("a checkpoint of another model") {
     manual_seed(1);
@@ -366,7 +430,31 @@ TEST_CASE("load_checkpoint rejects another model, optimizer or file and changes 
     CHECK_THROWS_WITH_AS(load_checkpoint(path, *target.model, *target.opt, target.sched.get()),
                          doctest::Contains(": malformed lr_scheduler entry ([json.exception.type_error.302]"), Error);
   }
-  unchanged();
+  fixture.check_unchanged();
+}
+
+TEST_CASE("load_checkpoint failing an allocation at any stage changes none of the three") {
+  LoadFixture fixture;
+  // Room for more and more bytes: the load fails in reading the file, converting the optimizer's
+  // state or loading the model, until it has room for all of it.
+  const int64_t in_use = allocator_stats().bytes_in_use;
+  int failures = 0;
+  for (int64_t room = 0;; room += 8) {
+    CAPTURE(room);
+    try {
+      const testing::ScopedAllocationLimit limit(in_use + room);
+      load_checkpoint(fixture.path, *fixture.target.model, *fixture.target.opt, fixture.target.sched.get());
+      break;
+    } catch (const Error& e) {
+      CHECK_MESSAGE(std::string(e.what()).find("would exceed the allocation limit") != std::string::npos, e.what());
+    }
+    ++failures;
+    fixture.check_unchanged();
+  }
+  CHECK(failures > 10);
+  CHECK(model_difference(*fixture.target.model, *fixture.source.model) == "");
+  CHECK(state_difference(fixture.target.opt->state_dict(), fixture.source.opt->state_dict()) == "");
+  CHECK(fixture.target.sched->get_last_lr() == fixture.source.sched->get_last_lr());
 }
 
 }  // namespace tl::optim

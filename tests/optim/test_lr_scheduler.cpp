@@ -2,6 +2,7 @@
 // (tests/reference/make_optim_references.py), their state dicts and errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -39,18 +40,38 @@ TEST_CASE("StepLR and CosineAnnealingLR give PyTorch 1.13's lr sequences exactly
     CAPTURE(name);
     auto opt = sgd_with_groups(c.at("lrs"));
     auto sched = make_scheduler(c.at("kind"), *opt, c.at("args"));
+    // A group added after the scheduler was made, and a (float) last_epoch loaded into it.
+    if (!c.at("added_lr").is_null())
+      opt->add_param_group({zeros({1}).requires_grad_()}, {{"lr", c.at("added_lr").get<double>()}});
+    double first_epoch = 0;
+    if (!c.at("last_epoch").is_null()) {
+      SchedulerStateDict dict = sched->state_dict();
+      dict.last_epoch = first_epoch = c.at("last_epoch").get<double>();
+      sched->load_state_dict(dict);
+    }
     const Json& expected = c.at("expected");
     for (size_t step = 0; step < expected.size(); ++step) {
       CAPTURE(step);
       if (step > 0) sched->step();
-      CHECK(sched->last_epoch() == static_cast<int64_t>(step));
+      CHECK(sched->last_epoch() == first_epoch + static_cast<double>(step));
       CHECK(sched->get_last_lr() == expected[step].get<std::vector<double>>());
-      for (size_t g = 0; g < opt->param_groups().size(); ++g)
+      for (size_t g = 0; g < sched->get_last_lr().size(); ++g)
         CHECK(opt->param_groups()[g].options.at("lr") == sched->get_last_lr()[g]);
     }
-    for (size_t g = 0; g < opt->param_groups().size(); ++g)
+    for (size_t g = 0; g < c.at("lrs").size(); ++g)
       CHECK(opt->param_groups()[g].options.at("initial_lr") == c.at("lrs")[g].get<double>());
+    if (!c.at("added_lr").is_null()) CHECK_FALSE(opt->param_groups().back().options.count("initial_lr"));
   }
+}
+
+TEST_CASE("a NaN lr a scheduler computes is refused by the optimizer's step, naming the value") {
+  auto opt = sgd_with_groups({0.1});
+  opt->param_groups()[0].params[0].mutable_grad() = ones({1});
+  StepLR sched(*opt, 1, NAN);
+  sched.step();
+  CHECK(std::isnan(sched.get_last_lr()[0]));
+  CHECK_THROWS_WITH_AS(opt->step(), "SGD: Invalid learning rate: nan", Error);
+  CHECK(opt->param_groups()[0].params[0].item<float>() == 0);
 }
 
 TEST_CASE("a scheduler's state dict restores its counters into a fresh scheduler") {
@@ -105,6 +126,17 @@ TEST_CASE("scheduler errors name the values and a failed load changes nothing") 
   CHECK_THROWS_WITH_AS(
       sched.load_state_dict(unstarted),
       "StepLR.load_state_dict: last_epoch -1 and step count 2 are not those of a constructed scheduler", Error);
+  SchedulerStateDict infinite = before;
+  infinite.last_epoch = INFINITY;
+  CHECK_THROWS_WITH_AS(
+      sched.load_state_dict(infinite),
+      "StepLR.load_state_dict: last_epoch inf and step count 2 are not those of a constructed scheduler", Error);
+  // A group added after the scheduler was made has a last lr but no base lr.
+  opt->add_param_group({zeros({1}).requires_grad_()}, {{"lr", 0.5}});
+  CHECK_THROWS_WITH_AS(sched.load_state_dict(before),
+                       "StepLR.load_state_dict: the state dict has 1 base lrs and 1 last lrs for an optimizer with 2 "
+                       "parameter groups (1 when the scheduler was made)",
+                       Error);
   const SchedulerStateDict after = sched.state_dict();
   CHECK(after.last_epoch == before.last_epoch);
   CHECK(after.step_count == before.step_count);

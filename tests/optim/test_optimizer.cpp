@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/autocast.h"
+#include "core/generator.h"
+#include "nn/linear.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
@@ -67,7 +69,10 @@ TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") 
     for (size_t i = 0; i < c.at("shapes").size(); ++i)
       params.push_back(float_tensor(c.at("initial")[i], Shape(c.at("shapes")[i].get<std::vector<int64_t>>())).requires_grad_());
     std::unique_ptr<Optimizer> opt;
-    if (c.at("group2").is_null()) {
+    const bool appends = !c.at("append_at").is_null();
+    if (appends) {
+      opt = make_optimizer(c.at("kind"), {params[0]}, c.at("options"));
+    } else if (c.at("group2").is_null()) {
       opt = make_optimizer(c.at("kind"), params, c.at("options"));
     } else {
       opt = make_optimizer(c.at("kind"), {params[0]}, c.at("options"));
@@ -75,6 +80,8 @@ TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") 
       REQUIRE(opt->param_groups().size() == 2);
     }
     for (size_t step = 0; step < c.at("grads").size(); ++step) {
+      // PyTorch's param_groups[0]["params"].append(p): p is updated from this step on.
+      if (appends && step == c.at("append_at").get<size_t>()) opt->param_groups()[0].params.push_back(params[1]);
       for (size_t i = 0; i < params.size(); ++i) {
         const Json& grad = c.at("grads")[step][i];
         params[i].mutable_grad() = grad.is_null() ? Tensor() : float_tensor(grad, params[i].shape());
@@ -88,11 +95,97 @@ TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") 
       }
     }
     // The parameter skipped once (its .grad None at step 2) took one step fewer.
-    if (c.at("kind") != "SGD") {
+    if (c.at("kind") != "SGD" && !appends) {
       CHECK(opt->state(0).at("step").item<float>() == 5);
       CHECK(opt->state(1).at("step").item<float>() == 4);
     }
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Json& steps = c.at("state_steps")[i];
+      if (!steps.is_null()) CHECK(opt->state(params[i]).at("step").item<float>() == steps.get<float>());
+    }
   }
+}
+
+TEST_CASE("state follows each parameter when a group's params are edited, and the state dict packs it by position") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_(), c = ones({1}).requires_grad_();
+  Adam opt({a}, {.lr = 0.1});
+  a.mutable_grad() = ones({2});
+  b.mutable_grad() = ones({3});
+  c.mutable_grad() = ones({1});
+  opt.step();
+  opt.param_groups()[0].params.push_back(b);
+  opt.add_param_group({c});
+  opt.step();
+  CHECK(opt.state(a).at("step").item<float>() == 2);
+  CHECK(opt.state(b).at("step").item<float>() == 1);
+  CHECK(opt.state(c).at("step").item<float>() == 1);
+  CHECK(opt.state(c).at("exp_avg").shape() == Shape{1});
+  CHECK(opt.state(1).at("exp_avg").is_same(opt.state(b).at("exp_avg")));
+
+  // Removing a from the group: b, c move up a position; their state goes with them.
+  opt.param_groups()[0].params.erase(opt.param_groups()[0].params.begin());
+  const OptimizerStateDict dict = opt.state_dict();
+  REQUIRE(dict.param_groups.size() == 2);
+  CHECK(dict.param_groups[0].params == std::vector<int64_t>{0});
+  CHECK(dict.param_groups[1].params == std::vector<int64_t>{1});
+  REQUIRE(dict.state.size() == 2);
+  CHECK(dict.state.at(0).at("exp_avg").shape() == Shape{3});
+  CHECK(dict.state.at(1).at("exp_avg").shape() == Shape{1});
+  CHECK(opt.state(a).at("step").item<float>() == 2);  // kept, as PyTorch's state[p], but no longer packed
+
+  // Loaded into an optimizer over copies, positions name the parameters; the state of a tensor no
+  // group holds is dropped.
+  Tensor b2 = ones({3}).requires_grad_(), c2 = ones({1}).requires_grad_();
+  Adam other({a, b2}, {.lr = 0.1});
+  other.add_param_group({c2});
+  a.mutable_grad() = ones({2});
+  b2.mutable_grad() = ones({3});
+  c2.mutable_grad() = ones({1});
+  other.step();
+  other.param_groups()[0].params.erase(other.param_groups()[0].params.begin());
+  other.load_state_dict(dict);
+  CHECK(other.state(a).empty());
+  CHECK(other.state(b2).at("step").item<float>() == 1);
+  CHECK_FALSE(other.state(b2).at("exp_avg").is_same(opt.state(b).at("exp_avg")));
+  opt.step();
+  other.step();
+  CHECK(b.sum().item<float>() == b2.sum().item<float>());
+  CHECK(c.sum().item<float>() == c2.sum().item<float>());
+}
+
+TEST_CASE("step refuses an edited group whose params add_param_group would refuse, and updates nothing") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+  SGD opt({a}, {.lr = 0.1, .momentum = 0.9});
+  opt.add_param_group({b});
+  a.mutable_grad() = ones({2});
+  b.mutable_grad() = ones({2});
+  auto& params = opt.param_groups()[1].params;
+  params.push_back(Tensor());
+  CHECK_THROWS_WITH_AS(opt.step(), "SGD: parameter 1 of group 1 is undefined (None)", Error);
+  params.back() = zeros({2}, DType::Int64);
+  CHECK_THROWS_WITH_AS(opt.step(), "SGD: can only optimize floating-point tensors, parameter 1 of group 1 is torch.int64",
+                       Error);
+  params.back() = a.mul(2);
+  CHECK_THROWS_WITH_AS(opt.step(), "can't optimize a non-leaf Tensor (parameter 1 of group 1)", Error);
+  params.back() = ones({2}, DType::Float64);
+  CHECK_THROWS_WITH_AS(opt.step(), doctest::Contains("SGD: parameter 1 of group 1 is torch.float64 but the optimizer's first "
+                                                     "parameter is torch.float32"),
+                       Error);
+  params.back() = a;
+  CHECK_THROWS_WITH_AS(opt.step(),
+                       "some parameters appear in more than one parameter group (parameter 1 of group 1 is in group 0)",
+                       Error);
+  params.back() = b;
+  CHECK_THROWS_WITH_AS(opt.step(),
+                       "some parameters appear in more than one parameter group (parameter 1 of group 1 is parameter "
+                       "0 of the same group)",
+                       Error);
+  CHECK(a.sum().item<float>() == 2);
+  CHECK(b.sum().item<float>() == 2);
+  CHECK(opt.state(a).empty());
+  params.pop_back();
+  opt.step();
+  CHECK(opt.state(b).at("momentum_buffer").shape() == Shape{2});
 }
 
 TEST_CASE("state is created lazily, per parameter, with PyTorch's entries") {
@@ -132,16 +225,16 @@ TEST_CASE("amsgrad's running maximum propagates NaN as torch.maximum does") {
   CHECK(m.select(0, 2).item<float>() == opt.state(0).at("exp_avg_sq").select(0, 2).item<float>());
 }
 
-TEST_CASE("zero_grad clears .grad or zeroes it in place") {
+TEST_CASE("zero_grad zeroes .grad in place by default, as PyTorch 1.13's, or clears it") {
   Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
   SGD opt({a, b}, {.lr = 0.1});
   a.mutable_grad() = from_vector<float>({3, NAN}, {2});
   const Tensor kept = a.grad();
-  opt.zero_grad(false);
+  opt.zero_grad();
   CHECK(a.grad().is_same(kept));
   CHECK(kept.sum().item<float>() == 0);
   CHECK_FALSE(b.grad().defined());
-  opt.zero_grad();
+  opt.zero_grad(true);
   CHECK_FALSE(a.grad().defined());
 }
 
@@ -166,6 +259,34 @@ TEST_CASE("constructor errors use PyTorch's wording and the values") {
   CHECK_THROWS_WITH_AS(Adam({p}, {.betas = {0.9, -0.1}}), "Adam: Invalid beta parameter at index 1: -0.1", Error);
   CHECK_THROWS_WITH_AS(AdamW({p}, {.betas = {0.9, 1.5}}), "AdamW: Invalid beta parameter at index 1: 1.5", Error);
   CHECK_THROWS_WITH_AS(AdamW({p}, {.weight_decay = -0.01}), "AdamW: Invalid weight_decay value: -0.01", Error);
+}
+
+TEST_CASE("a NaN hyper-parameter is refused with PyTorch's words and the value, given or set later") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = NAN}), "SGD: Invalid learning rate: nan", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .momentum = NAN}), "SGD: Invalid momentum value: nan", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .dampening = NAN}), "SGD: Invalid dampening value: nan", Error);
+  CHECK_THROWS_WITH_AS(SGD({p}, {.lr = 0.1, .weight_decay = NAN}), "SGD: Invalid weight_decay value: nan", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.lr = NAN}), "Adam: Invalid learning rate: nan", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.eps = NAN}), "Adam: Invalid epsilon value: nan", Error);
+  CHECK_THROWS_WITH_AS(Adam({p}, {.betas = {NAN, 0.999}}), "Adam: Invalid beta parameter at index 0: nan", Error);
+  CHECK_THROWS_WITH_AS(AdamW({p}, {.weight_decay = NAN}), "AdamW: Invalid weight_decay value: nan", Error);
+
+  // Set on a group later (by hand or by a scheduler): step names the group when there are several.
+  Tensor q = ones({2}).requires_grad_();
+  SGD opt({p}, {.lr = 0.1});
+  p.mutable_grad() = ones({2});
+  opt.param_groups()[0].options["lr"] = NAN;
+  CHECK_THROWS_WITH_AS(opt.step(), "SGD: Invalid learning rate: nan", Error);
+  opt.param_groups()[0].options["lr"] = 0.1;
+  opt.add_param_group({q}, {{"lr", 0.2}});
+  q.mutable_grad() = ones({2});
+  opt.param_groups()[1].options["lr"] = NAN;
+  CHECK_THROWS_WITH_AS(opt.step(), "SGD: Invalid learning rate: nan (parameter group 1)", Error);
+  CHECK(p.sum().item<float>() == 2);
+  CHECK(q.sum().item<float>() == 2);
+  // An empty list is reported before a missing lr, as by PyTorch's constructor.
+  CHECK_THROWS_WITH_AS(SGD({}, {}), "optimizer got an empty parameter list", Error);
 }
 
 TEST_CASE("parameters must be distinct floating-point leaves") {
@@ -258,6 +379,35 @@ TEST_CASE("step inside an open autocast scope is refused and updates nothing") {
   CHECK(opt.state(0).empty());
   opt.step();
   CHECK(a.sum().item<float>() == doctest::Approx(1.8));
+}
+
+TEST_CASE("model->to(dtype) after the optimizer was built converts the tensors it holds, so training goes on") {
+  manual_seed(43);
+  auto net = std::make_shared<nn::Linear>(3, 2);
+  SGD opt(net->parameters(), {.lr = 0.5, .momentum = 0.9});
+  const Tensor weight = net->get_parameter("weight");
+  (*net)(randn({4, 3})).sum().backward();
+  const Tensor grad = weight.grad();
+  const Tensor grad_values = grad.clone();
+
+  net->to(DType::Float64);
+  CHECK(net->get_parameter("weight").is_same(weight));
+  CHECK(opt.param_groups()[0].params[0].dtype() == DType::Float64);
+  // Its gradient is converted in place too (PyTorch's param.grad.data = ...).
+  CHECK(weight.grad().is_same(grad));
+  CHECK(grad.dtype() == DType::Float64);
+  CHECK(equal(grad, grad_values.to(DType::Float64)));
+  CHECK(weight.requires_grad());
+  CHECK(weight.is_leaf());
+
+  for (int i = 0; i < 2; ++i) {
+    const Tensor start = weight.clone();
+    opt.step();
+    CHECK_FALSE(equal(weight, start));  // the optimizer updates the model's parameter
+    CHECK(opt.state(weight).at("momentum_buffer").dtype() == DType::Float64);
+    opt.zero_grad();
+    (*net)(randn({4, 3}, DType::Float64)).sum().backward();
+  }
 }
 
 }  // namespace tl::optim

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates tests/reference/optim_trajectories.json, PyTorch 1.13's numbers for tests/optim/: for each
 optimizer option set that changes the math, the parameters after each of several steps with fixed
-gradients (one parameter skipped, its .grad None, at step 2), and the lr sequences of the schedulers.
+gradients (one parameter skipped, its .grad None, at step 2), the same with the second parameter appended
+to the first group's params after the first step (PyTorch keys state by parameter), and the lr sequences
+of the schedulers, also with a group added after the scheduler was made and with a float last_epoch.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_optim_references.py
 
@@ -22,7 +24,8 @@ SHAPES = [(3, 5), (7,)]
 OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
 
 # (name, kind, options in torchless's names (betas as beta1 / beta2), options of a second group holding
-# the second parameter, or None for a single group)
+# the second parameter, or None for a single group; with "append", the second parameter is appended to the
+# first group's params before step APPEND_AT instead)
 CASES = [
     ("sgd_plain", "SGD", {"lr": 0.1}, None),
     ("sgd_momentum", "SGD", {"lr": 0.1, "momentum": 0.9}, None),
@@ -44,7 +47,11 @@ CASES = [
     ("adamw_weight_decay", "AdamW", {"lr": 0.01, "weight_decay": 0.3}, None),
     ("adamw_amsgrad", "AdamW", {"lr": 0.01, "amsgrad": 1}, None),
     ("adamw_maximize", "AdamW", {"lr": 0.01, "weight_decay": 0.1, "maximize": 1}, None),
+    ("sgd_append", "SGD", {"lr": 0.1, "momentum": 0.9}, "append"),
+    ("adam_append", "Adam", {"lr": 0.01, "amsgrad": 1}, "append"),
+    ("adamw_append", "AdamW", {"lr": 0.02}, "append"),
 ]
+APPEND_AT = 1
 
 
 def torch_options(options):
@@ -63,11 +70,15 @@ def trajectory(name, kind, options, group2):
     initial = [p.detach().clone() for p in params]
     if group2 is None:
         opt = OPTIMIZERS[kind](params, **torch_options(options))
+    elif group2 == "append":
+        opt = OPTIMIZERS[kind]([params[0]], **torch_options(options))
     else:
         opt = OPTIMIZERS[kind]([params[0]], **torch_options(options))
         opt.add_param_group({"params": [params[1]], **torch_options(group2)})
     grads, after = [], []
     for step in range(STEPS):
+        if group2 == "append" and step == APPEND_AT:
+            opt.param_groups[0]["params"].append(params[1])
         step_grads = []
         for i, p in enumerate(params):
             # The second parameter has no gradient at step 2: the optimizer must skip it.
@@ -76,30 +87,45 @@ def trajectory(name, kind, options, group2):
         opt.step()
         grads.append(step_grads)
         after.append([p.detach().flatten().tolist() for p in params])
-    return {"name": name, "kind": kind, "options": options, "group2": group2,
-            "shapes": [list(s) for s in SHAPES], "initial": [t.flatten().tolist() for t in initial],
-            "grads": grads, "expected": after}
+    append_at = APPEND_AT if group2 == "append" else None
+    steps = [float(opt.state[p]["step"]) if "step" in opt.state[p] else None for p in params]
+    return {"name": name, "kind": kind, "options": options, "group2": None if append_at else group2,
+            "append_at": append_at, "shapes": [list(s) for s in SHAPES],
+            "initial": [t.flatten().tolist() for t in initial], "grads": grads, "expected": after,
+            "state_steps": steps}
 
 
-# (name, kind, scheduler arguments, group lrs, steps)
+# (name, kind, scheduler arguments, group lrs, steps, the lr of a group added right after the scheduler
+# was made (or None), a last_epoch loaded into the scheduler right after that (or None))
 SCHEDULERS = [
-    ("step_lr", "StepLR", {"step_size": 3, "gamma": 0.5}, [0.1, 0.05], 12),
-    ("step_lr_default_gamma", "StepLR", {"step_size": 2}, [1.0], 7),
-    ("cosine", "CosineAnnealingLR", {"T_max": 5, "eta_min": 0.001}, [0.1, 0.3], 23),
-    ("cosine_zero_min", "CosineAnnealingLR", {"T_max": 4}, [0.5], 10),
+    ("step_lr", "StepLR", {"step_size": 3, "gamma": 0.5}, [0.1, 0.05], 12, None, None),
+    ("step_lr_default_gamma", "StepLR", {"step_size": 2}, [1.0], 7, None, None),
+    ("cosine", "CosineAnnealingLR", {"T_max": 5, "eta_min": 0.001}, [0.1, 0.3], 23, None, None),
+    ("cosine_zero_min", "CosineAnnealingLR", {"T_max": 4}, [0.5], 10, None, None),
+    ("step_lr_added_group", "StepLR", {"step_size": 2, "gamma": 0.5}, [0.1], 9, 0.3, None),
+    ("cosine_added_group", "CosineAnnealingLR", {"T_max": 3, "eta_min": 0.01}, [0.1, 0.2], 14, 0.4, None),
+    ("step_lr_float_epoch", "StepLR", {"step_size": 2, "gamma": 0.5}, [0.1], 6, None, 2.5),
+    ("cosine_float_epoch", "CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}, [0.1], 10, None, 1.5),
 ]
 
 
-def lr_sequence(name, kind, args, lrs, steps):
+def lr_sequence(name, kind, args, lrs, steps, added_lr, last_epoch):
     groups = [{"params": [torch.zeros(1, requires_grad=True)], "lr": lr} for lr in lrs]
     opt = torch.optim.SGD(groups, lr=lrs[0])
     sched = getattr(torch.optim.lr_scheduler, kind)(opt, **args)
+    if added_lr is not None:
+        # No initial_lr and no base lr: the closed-form branch of CosineAnnealingLR zips base_lrs with
+        # the groups and leaves this group's lr as it is.
+        opt.add_param_group({"params": [torch.zeros(1, requires_grad=True)], "lr": added_lr})
+    if last_epoch is not None:
+        sched.load_state_dict({**sched.state_dict(), "last_epoch": last_epoch})
     seq = [sched.get_last_lr()]
     for _ in range(steps):
         opt.step()
         sched.step()
         seq.append(sched.get_last_lr())
-    return {"name": name, "kind": kind, "args": args, "lrs": lrs, "expected": seq}
+    return {"name": name, "kind": kind, "args": args, "lrs": lrs, "added_lr": added_lr, "last_epoch": last_epoch,
+            "expected": seq}
 
 
 def main():
