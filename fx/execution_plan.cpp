@@ -93,7 +93,7 @@ ExecutionPlan::ExecutionPlan(const GraphModule& gm) {
     for (const Node* d : dead) steps_[static_cast<size_t>(slot_of.at(user))].frees.push_back(slot_of.at(d));
 }
 
-TensorList ExecutionPlan::run(const GraphModule& gm, const TensorList& inputs, StepHooks* hooks) const {
+TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inputs, StepHooks* hooks) const {
   StepHooks plain;
   StepHooks& h = hooks ? *hooks : plain;
   TL_CHECK(inputs.size() == placeholders_, gm.type_name(), ".forward: expected ", placeholders_, " inputs, got ",

@@ -56,6 +56,8 @@ class ExecutionPlan {
   /// copies of `gm` can share the plan.
   explicit ExecutionPlan(const GraphModule& gm);
 
+  /// The graph as compiled (what the steps point into).
+  const Graph& graph() const { return *graph_; }
   const std::vector<PlanStep>& steps() const { return steps_; }
   size_t num_placeholders() const { return placeholders_; }
   /// The placeholders' names and annotations and the output's annotation.
@@ -64,7 +66,7 @@ class ExecutionPlan {
   /// Runs the plan on `gm` (the module it was compiled from, or a copy with the same tree): one input
   /// per placeholder. Modules and attributes are looked up at each call, as FX does, so set_submodule()
   /// takes effect without a recompile. A failing node's error gains "while executing <node>" context.
-  TensorList run(const GraphModule& gm, const TensorList& inputs, StepHooks* hooks = nullptr) const;
+  TensorList run(const GraphModule& gm, std::span<const Tensor> inputs, StepHooks* hooks = nullptr) const;
 
  private:
   std::unique_ptr<const Graph> graph_;  ///< the graph as compiled; steps_' nodes live here

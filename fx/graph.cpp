@@ -122,6 +122,7 @@ Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> ar
   const std::string candidate = name ? *name : candidate_name(op, target);
   check_placement(op, candidate);
   check_inputs(candidate, insert_before_, args, kwargs);
+  if (op_kind) check_keywords(*op_kind, args.size(), kwargs);
   const std::string unique = names_.create_name(candidate);
   owned_.push_back(std::unique_ptr<Node>(new Node(this, unique, op, std::move(target), op_kind)));
   Node* n = owned_.back().get();

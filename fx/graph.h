@@ -61,8 +61,8 @@ class Graph {
 
   /// Creates a node at the insertion point (the end by default). `name` defaults to FX's
   /// candidate for the target; it is made unique. Throws tl::Error, creating nothing, if an argument
-  /// is not a live node of this graph before the insertion point, or if the node would follow the
-  /// output node (or be a second output).
+  /// is not a live node of this graph before the insertion point, if a keyword is not one of `op_kind`'s
+  /// arguments or repeats one, or if the node would follow the output node (or be a second output).
   Node* create_node(Opcode op, std::string target, std::vector<Argument> args = {}, Kwargs kwargs = {},
                     std::optional<std::string> name = std::nullopt, std::optional<OpKind> op_kind = std::nullopt);
   /// A forward() input; throws tl::Error unless `name` is a Python identifier no other input has.

@@ -1,4 +1,5 @@
-// fx/graph_module.cpp — copying the referenced module tree, the execution plan, and running it.
+// fx/graph_module.cpp — registering the root's referenced modules and tensors, the execution plan, and
+// running it.
 #include "fx/graph_module.h"
 
 #include "fx/codegen.h"
@@ -8,7 +9,7 @@
 namespace tl::fx {
 namespace {
 
-// An intermediate level of the copied tree, like FX's empty torch.nn.Module().
+// An intermediate level of the tree, like FX's empty torch.nn.Module().
 class PlainModule : public nn::Module {
  public:
   std::string type_name() const override { return "Module"; }
@@ -42,24 +43,24 @@ OpKind call_op(const Node& n) {
 }
 
 GraphModule::GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
-                         const std::vector<std::pair<std::string, Tensor>>& constants, Targets targets)
+                         const std::vector<std::pair<std::string, Tensor>>& constants)
     : graph_(std::move(graph)), class_name_(std::move(class_name)) {
   TL_CHECK(graph_ != nullptr, "GraphModule: graph is null");
   train(root.is_training());  // before any child exists: sets only this module's flag, as FX does
   for (const auto& [name, value] : constants) register_buffer(name, value);
   for (Node* n : graph_->nodes()) {
-    if (n->op() == Opcode::CallModule) copy_target(root, n->target(), true, targets);
-    if (n->op() == Opcode::GetAttr) copy_target(root, n->target(), false, targets);
+    if (n->op() == Opcode::CallModule) register_target(root, n->target(), true);
+    if (n->op() == Opcode::GetAttr) register_target(root, n->target(), false);
   }
   recompile();
 }
 
 GraphModule::~GraphModule() = default;
 
-void GraphModule::copy_target(const nn::Module& root, const std::string& target, bool is_module, Targets targets) {
-  const bool share = targets == Targets::Share;
+// FX's _copy_attr: the target itself is root's; the levels above it are made here.
+void GraphModule::register_target(const nn::Module& root, const std::string& target, bool is_module) {
   const auto [owner_path, leaf] = split_path(target);
-  // Walk (and create) the intermediate levels of the copy.
+  // Walk (and create) the intermediate levels.
   nn::Module* owner = this;
   std::string walked;
   for (size_t start = 0; start < owner_path.size();) {
@@ -74,16 +75,20 @@ void GraphModule::copy_target(const nn::Module& root, const std::string& target,
     start = dot == std::string::npos ? owner_path.size() : dot + 1;
   }
   if (is_module) {
-    if (owner->has_child(leaf) && owner->child(leaf)->type_name() != "Module") return;  // copied already
-    const std::shared_ptr<nn::Module> module = root.get_submodule(target);
-    owner->register_module(leaf, share ? module : module->clone());
+    if (owner->has_child(leaf) && owner->child(leaf)->type_name() != "Module") return;  // registered already
+    owner->register_module(leaf, root.get_submodule(target));
     return;
   }
   if (owner->has_parameter(leaf) || owner->has_buffer(leaf)) return;
   const std::shared_ptr<nn::Module> source = root.get_submodule(owner_path);
-  if (source->has_parameter(leaf)) owner->register_parameter(leaf, share ? source->parameter(leaf) : source->parameter(leaf).clone());
-  else if (source->has_buffer(leaf)) owner->register_buffer(leaf, share ? source->buffer(leaf) : source->buffer(leaf).clone());
-  else TL_CHECK(false, "GraphModule: '", target, "' is not a parameter or buffer of ", source->type_name());
+  if (source->has_parameter(leaf)) {
+    const Tensor& p = source->parameter(leaf);
+    owner->register_parameter(leaf, p, p.defined() && p.requires_grad());  // a frozen parameter stays frozen
+  } else if (source->has_buffer(leaf)) {
+    owner->register_buffer(leaf, source->buffer(leaf));
+  } else {
+    TL_CHECK(false, "GraphModule: '", target, "' is not a parameter or buffer of ", source->type_name());
+  }
 }
 
 Tensor GraphModule::fetch_attr(const std::string& qualified_name) const {
@@ -99,9 +104,9 @@ void GraphModule::recompile() {
   plan_ = std::make_shared<const ExecutionPlan>(*this);
 }
 
-TensorList GraphModule::forward(const TensorList& inputs) {
-  check_inputs(inputs);
-  return plan_->run(*this, inputs);
+TensorList GraphModule::forward(nn::Inputs inputs) {
+  check_inputs(inputs.tensors());
+  return plan_->run(*this, inputs.tensors());
 }
 
 nn::ForwardSignature GraphModule::forward_signature() const { return plan_->signature(); }
@@ -112,9 +117,9 @@ nn::ForwardSignature GraphModule::forward_signature() const { return plan_->sign
 GraphModule::GraphModule(const GraphModule& other)
     : nn::Module(other), graph_(other.graph_->copy()), class_name_(other.class_name_), plan_(other.plan_) {}
 
-std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_as<GraphModule>(); }
+std::shared_ptr<nn::Module> GraphModule::clone() const { return clone_compiled<GraphModule>(); }
 
-std::string GraphModule::code() const { return python_code(*graph_); }
+std::string GraphModule::code() const { return python_code(plan_->graph()); }
 
 std::string GraphModule::str() const {
   return nn::repr(*this) + "\n" + code() + "\n# To see more debug info, please use `graph_module.print_readable()`";

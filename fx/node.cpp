@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fx/graph.h"
+#include "fx/schema.h"
 
 namespace tl::fx {
 
@@ -51,6 +52,7 @@ void Node::unlink_inputs() {
 void Node::assign(std::vector<Argument> args, Kwargs kwargs) {
   TL_CHECK(!erased_, "fx: node '", name_, "' was erased; its arguments cannot change");
   graph_->check_inputs(name_, this, args, kwargs);
+  if (op_kind_) check_keywords(*op_kind_, args.size(), kwargs);
   unlink_inputs();
   args_ = std::move(args);
   kwargs_ = std::move(kwargs);
@@ -131,7 +133,7 @@ Error with_node_context(const Node& n, const Error& e) {
 }
 
 std::string Node::format() const {
-  const std::string users = "[num_users=" + std::to_string(users_.size()) + "]";
+  const std::string users = "[#users=" + std::to_string(users_.size()) + "]";
   const std::string type = type_expr_.empty() ? "" : type_expr_ + " ";
   switch (op_) {
     case Opcode::Placeholder:

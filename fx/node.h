@@ -57,8 +57,11 @@ class Node {
   const std::vector<Argument>& args() const { return args_; }
   const Kwargs& kwargs() const { return kwargs_; }
   /// Replaces all args (users bookkeeping updated). Throws tl::Error, changing nothing, if an argument
-  /// is a node of another graph, an erased node, this node or one that comes after it.
+  /// is a node of another graph, an erased node, this node or one that comes after it, or (for a node
+  /// calling an op) if a keyword is not one of the op's arguments or repeats one (fx/schema.h's
+  /// check_keywords).
   void set_args(std::vector<Argument> args);
+  /// Replaces all kwargs; checks as set_args does.
   void set_kwargs(Kwargs kwargs);
   /// Replaces args[i]; throws tl::Error if i is out of range.
   void update_arg(size_t i, Argument value);
@@ -90,7 +93,7 @@ class Node {
   Node* next() const;  ///< nullptr at the end of the graph
   bool erased() const { return erased_; }
 
-  /// FX's format_node: "%conv1 : [num_users=1] = call_module[target=conv1](args = (%x,), kwargs = {})".
+  /// FX's format_node: "%conv1 : [#users=1] = call_module[target=conv1](args = (%x,), kwargs = {})".
   std::string format() const;
 
  private:

@@ -2,6 +2,7 @@
 // (core/schema.h).
 #include "fx/schema.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -137,6 +138,24 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
   }
 }
 
+void check_keywords(OpKind op, size_t positional, const Kwargs& kwargs) {
+  const std::vector<SchemaArg>& specs = schema_of(op).args;
+  for (auto kw = kwargs.begin(); kw != kwargs.end(); ++kw) {
+    const std::string& key = kw->first;
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const SchemaArg& a) { return a.name == key; });
+    if (spec == specs.end()) {
+      std::string names;
+      for (const SchemaArg& a : specs) names += (names.empty() ? "" : ", ") + a.name;
+      TL_CHECK(false, op_info(op).aten_name, ": got an unexpected keyword argument '", key, "' (arguments: ", names, ")");
+    }
+    // Positional arguments fill the schema's arguments before its '*' in order.
+    TL_CHECK(spec->kwarg_only || static_cast<size_t>(spec - specs.begin()) >= positional, op_info(op).aten_name,
+             ": got multiple values for argument '", key, "'");
+    TL_CHECK(std::none_of(kwargs.begin(), kw, [&](const auto& earlier) { return earlier.first == key; }),
+             op_info(op).aten_name, ": got multiple values for keyword argument '", key, "'");
+  }
+}
+
 OpArguments from_fx_args(OpKind op, const std::vector<Argument>& python_args, const Kwargs& kwargs,
                          const std::function<Tensor(Node*)>& resolve, CallStyle style) {
   const Schema& schema = schema_of(op);
@@ -145,6 +164,7 @@ OpArguments from_fx_args(OpKind op, const std::vector<Argument>& python_args, co
     TL_CHECK(args.size() == 2, op_info(op).aten_name, ": a reflected operator takes 2 operands, got ", args.size());
     std::swap(args[0], args[1]);
   }
+  check_keywords(op, args.size(), kwargs);
   OpArguments out;
   std::vector<Attrs::Item> items;
   size_t positional = 0;

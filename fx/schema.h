@@ -19,8 +19,14 @@ namespace tl::fx {
 void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& attrs,
                 std::vector<Argument>& args, Kwargs& kwargs, CallStyle style = CallStyle::Function);
 
+/// Throws tl::Error, as Python's argument binding raises TypeError, unless each keyword of `kwargs`
+/// names an argument of `op`'s schema, once, that the first `positional` arguments do not already
+/// give: "aten::relu: got an unexpected keyword argument 'foo' (arguments: self)".
+void check_keywords(OpKind op, size_t positional, const Kwargs& kwargs);
+
 /// The reverse: FX args/kwargs whose node references were already resolved to tensors by
-/// `resolve(i)` (the i-th node met, in order) back into kernel inputs and attrs.
+/// `resolve(i)` (the i-th node met, in order) back into kernel inputs and attrs. Throws tl::Error for
+/// keywords the op does not take (check_keywords), missing arguments and values of the wrong type.
 struct OpArguments {
   TensorList inputs;
   std::vector<Node*> input_nodes;  ///< the node behind each input (nullptr for None)

@@ -26,7 +26,7 @@ bool is_contiguous(const Shape& shape, const Strides& strides, MemoryFormat form
 TensorMeta extract_tensor_metadata(const Tensor& t);
 
 /// The graph printed with each node's shape and dtype after its name, e.g.
-/// "%conv1 : [num_users=1] [5, 64, 112, 112] torch.float32 = call_module[target=conv1](...)".
+/// "%conv1 : [#users=1] [5, 64, 112, 112] torch.float32 = call_module[target=conv1](...)".
 std::string graph_with_shapes(const Graph& graph);
 
 }  // namespace tl::fx

@@ -2,6 +2,7 @@
 // hook that records leaf-module calls, both installed only on the tracing thread.
 #include "fx/tracer.h"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -13,32 +14,55 @@
 namespace tl::fx {
 namespace {
 
+// Records the shape and dtype of `real` (a traced example's value) on `n`.
+void record_meta(Node* n, const Tensor& real) {
+  if (real.defined()) n->meta()["tensor_meta"] = TensorMeta{real.shape(), real.dtype()};
+}
+
+// A traced value: a node, or an element of a multi-output node whose operator.getitem is made only when
+// the element is first used, as Python's `x.max(1)[0]` makes one getitem and none for the unused index.
 class ProxyNode : public ProxyTag {
  public:
-  ProxyNode(Node* node, std::string context) : node_(node), context_(std::move(context)) {}
-  Node* node() const { return node_; }
+  ProxyNode(Node* node, std::string context, Tensor real)
+      : node_(node), context_(std::move(context)), real_(std::move(real)) {}
+  ProxyNode(Node* tuple, int64_t index, std::string context, Tensor real)
+      : tuple_(tuple), index_(index), context_(std::move(context)), real_(std::move(real)) {}
+  /// The node this value is; an element's getitem is made now (at the graph's insertion point) if not yet.
+  Node* node() {
+    if (node_ == nullptr) {
+      node_ = tuple_->graph().getitem(tuple_, index_);
+      record_meta(node_, real_);
+    }
+    return node_;
+  }
+  /// The example's value (tracing with example inputs), else undefined.
+  const Tensor& real() const { return real_; }
   /// Makes the proxy stand for `node`: Python rebinds `x` in `x += y`, which FX records as `x + y`.
   void rebind(Node* node) { node_ = node; }
   std::string describe() const override {
-    return "symbolic tracing: %" + node_->name() + " is a traced value (a Proxy) in " + context_ +
+    const std::string value = node_ ? "%" + node_->name() : "element " + std::to_string(index_) + " of %" + tuple_->name();
+    return "symbolic tracing: " + value + " is a traced value (a Proxy) in " + context_ +
            "; tracing records operations without running them, so reading its data (data(), item(), printing) "
            "or branching on it is not possible — trace with example inputs, or mark the module as a leaf";
   }
 
  private:
-  Node* node_;
+  Node* node_ = nullptr;
+  Node* tuple_ = nullptr;  // with index_: the element this proxy is, until node_ is made
+  int64_t index_ = 0;
   std::string context_;
+  Tensor real_;
 };
 
+ProxyNode* proxy_of(const Tensor& t) { return t.defined() ? dynamic_cast<ProxyNode*>(t.proxy()) : nullptr; }
+
 Node* node_of(const Tensor& t) {
-  auto* p = t.defined() ? dynamic_cast<ProxyNode*>(t.proxy()) : nullptr;
+  ProxyNode* p = proxy_of(t);
   return p ? p->node() : nullptr;
 }
 
 bool any_proxy(std::span<const Tensor> ts) {
-  for (const Tensor& t : ts)
-    if (node_of(t)) return true;
-  return false;
+  return std::any_of(ts.begin(), ts.end(), [](const Tensor& t) { return proxy_of(t) != nullptr; });
 }
 
 class TraceSession : public DispatchHook, public nn::ModuleHook {
@@ -57,14 +81,10 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   using DispatchHook::after;
   using DispatchHook::before;
 
-  Tensor proxy(Node* n, const Tensor* real) {
-    auto tag = std::make_shared<ProxyNode>(n, context_.back());
-    if (real && real->defined()) {
-      n->meta()["tensor_meta"] = TensorMeta{real->shape(), real->dtype()};
-      reals_[n] = *real;
-      return Tensor::make_proxy(tag, real->shape(), real->dtype(), real->strides());
-    }
-    return Tensor::make_proxy(tag);
+  /// The traced value of `n`; `real` is its example value (or undefined).
+  Tensor proxy(Node* n, const Tensor& real) {
+    record_meta(n, real);
+    return make_proxy(std::make_shared<ProxyNode>(n, context_.back(), real));
   }
 
   /// A tensor as an FX argument: its node, a get_attr of the parameter/buffer/constant, or None.
@@ -86,7 +106,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
       // operator.add, and x stands for its result from then on.
       TensorList result;
       intercept(OpCall{*plain, CallStyle::Operator, call.inputs, call.attrs}, result);
-      static_cast<ProxyNode*>(call.inputs[0].proxy())->rebind(node_of(result[0]));
+      proxy_of(call.inputs[0])->rebind(node_of(result[0]));
       outputs = {call.inputs[0]};
       return true;
     }
@@ -100,12 +120,13 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     TensorList real;
     if (with_examples_) real = op_info(call.op).kernel(real_inputs(call.inputs), call.attrs);
     const size_t count = with_examples_ ? real.size() : expected_outputs(call);
+    real.resize(count);
     if (count == 1) {
-      outputs = {proxy(n, with_examples_ ? &real[0] : nullptr)};
+      outputs = {proxy(n, real[0])};
       return true;
     }
     for (size_t i = 0; i < count; ++i)
-      outputs.push_back(proxy(graph_.getitem(n, static_cast<int64_t>(i)), with_examples_ ? &real[i] : nullptr));
+      outputs.push_back(make_proxy(std::make_shared<ProxyNode>(n, static_cast<int64_t>(i), context_.back(), real[i])));
     return true;
   }
 
@@ -127,33 +148,39 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const Tensor& t : inputs) args.push_back(argument(t));
     Node* n = graph_.call_module(it->second, std::move(args));
     TensorList real;
-    if (with_examples_) real = m.forward(real_inputs(inputs));
+    if (with_examples_) real = m.forward(nn::Inputs(m, real_inputs(inputs)));
     TL_CHECK(!with_examples_ || real.size() == 1, "symbolic_trace: leaf module '", it->second, "' returned ",
              real.size(), " tensors; leaf modules must return one");
-    outputs = {proxy(n, with_examples_ ? &real[0] : nullptr)};
+    outputs = {proxy(n, with_examples_ ? real[0] : Tensor())};
     return true;
   }
 
  private:
   Node* get_attr(const std::string& name, const Tensor& t) {
     Node* n = graph_.get_attr(name);
-    if (with_examples_) proxy(n, &t);
+    if (with_examples_) record_meta(n, t);
     return n;
   }
 
-  TensorList real_inputs(std::span<const Tensor> inputs) const {
+  static TensorList real_inputs(std::span<const Tensor> inputs) {
     TensorList out;
     for (const Tensor& t : inputs) {
-      Node* n = node_of(t);
-      out.push_back(n ? reals_.at(n) : t);
+      const ProxyNode* p = proxy_of(t);
+      out.push_back(p ? p->real() : t);
     }
     return out;
+  }
+
+  static Tensor make_proxy(std::shared_ptr<ProxyNode> tag) {
+    const Tensor& real = tag->real();
+    if (real.defined()) return Tensor::make_proxy(std::move(tag), real.shape(), real.dtype(), real.strides());
+    return Tensor::make_proxy(std::move(tag));
   }
 
   // The out-of-place op of an in-place Python operator (`x += y`: add) applied to a proxy.
   static std::optional<OpKind> out_of_place_operator(const OpCall& call) {
     const std::string_view py_operator = op_info(call.op).py_operator;
-    if (call.style != CallStyle::Operator || !py_operator.starts_with('i') || !node_of(call.inputs[0]))
+    if (call.style != CallStyle::Operator || !py_operator.starts_with('i') || !proxy_of(call.inputs[0]))
       return std::nullopt;
     const std::string_view name = op_name(call.op);
     return op_by_name(std::string(name.substr(0, name.size() - 1)));
@@ -177,7 +204,6 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   bool with_examples_;
   std::unordered_map<const nn::Module*, std::string> paths_;
   std::vector<std::pair<Tensor, std::string>> attributes_;
-  std::unordered_map<const Node*, Tensor> reals_;
   std::vector<std::string> context_;
 };
 
@@ -195,13 +221,13 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   TensorList proxies;
   for (size_t i = 0; i < sig.arg_names.size(); ++i) {
     Node* p = graph->placeholder(sig.arg_names[i], i < sig.arg_types.size() ? sig.arg_types[i] : "");
-    proxies.push_back(session.proxy(p, example_inputs ? &(*example_inputs)[i] : nullptr));
+    proxies.push_back(session.proxy(p, example_inputs ? (*example_inputs)[i] : Tensor()));
   }
   TensorList results;
   {
     dispatch::HookGuard op_guard(&session);
     nn::ModuleHookGuard module_guard(&session);
-    results = root.forward(proxies);
+    results = root.forward(nn::Inputs(root, proxies));
   }
   std::vector<Argument> outs;
   for (const Tensor& t : results) outs.push_back(session.argument(t));
@@ -222,8 +248,8 @@ std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& r
 }
 
 std::shared_ptr<GraphModule> graph_module_of(const std::shared_ptr<nn::Module>& module) {
-  if (std::dynamic_pointer_cast<GraphModule>(module)) return std::static_pointer_cast<GraphModule>(module->clone());
-  return symbolic_trace(module);
+  std::shared_ptr<GraphModule> gm = std::dynamic_pointer_cast<GraphModule>(module);
+  return std::static_pointer_cast<GraphModule>((gm ? gm : symbolic_trace(module))->clone());
 }
 
 }  // namespace tl::fx

@@ -32,12 +32,14 @@ class Tracer {
   TracedGraph trace(nn::Module& root, const std::optional<TensorList>& example_inputs = std::nullopt);
 };
 
-/// FX's symbolic_trace: a GraphModule (owning copies of the submodules it calls) of `root`.
+/// FX's symbolic_trace: a GraphModule of `root`, holding root's own submodules and tensors (see
+/// GraphModule's constructor): training `root` changes what it computes, as in torch.fx.
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root);
 /// The same, with example inputs: node meta holds shapes and dtypes.
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root, const TensorList& example_inputs);
-/// What a pass rewrites: a deep copy of `module` when it already is a GraphModule, else its symbolic
-/// trace. The caller's module is never touched.
+/// What a pass rewrites, as the seed's fuser deep-copies before it traces: a clone() of `module` when it
+/// already is a GraphModule, else of its symbolic trace (copies of the submodules and tensors the graph
+/// refers to). The caller's module, and any module sharing with it, is never touched.
 std::shared_ptr<GraphModule> graph_module_of(const std::shared_ptr<nn::Module>& module);
 
 }  // namespace tl::fx

@@ -62,7 +62,7 @@ MyModule::MyModule(const MyModuleOptions& options) : options_(options) {
 
 std::string MyModule::extra_repr() const { return options_.use_nonzero ? "mask_indices=nonzero" : "mask_indices=numpy"; }
 
-TensorList MyModule::forward(const TensorList& inputs) {
+TensorList MyModule::forward(nn::Inputs inputs) {
   TL_CHECK(inputs.size() == 2, "MyModule: expected (input, mask), got ", inputs.size(), " inputs");
   const Tensor& input = inputs[0];
   const Tensor& mask = inputs[1];

@@ -29,7 +29,7 @@ class MyModule : public nn::Module {
   explicit MyModule(const MyModuleOptions& options = {});
 
   /// Throws tl::Error unless given exactly (input, mask).
-  TensorList forward(const TensorList& inputs) override;
+  TensorList forward(nn::Inputs inputs) override;
   /// forward(self, input, mask): two inputs, so symbolic tracing makes two placeholders.
   nn::ForwardSignature forward_signature() const override { return {{"input", "mask"}, {}, ""}; }
   std::string type_name() const override { return "MyModule"; }

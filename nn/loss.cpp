@@ -12,8 +12,8 @@ Tensor Loss::operator()(const Tensor& input, const Tensor& target) {
   return std::move(out[0]);
 }
 
-TensorList Loss::forward(const TensorList& inputs) {
-  check_inputs(inputs);
+TensorList Loss::forward(Inputs inputs) {
+  check_inputs(inputs.tensors());
   return {forward(inputs[0], inputs[1])};
 }
 

@@ -17,7 +17,7 @@ class Loss : public Module {
   using Module::forward;
   /// criterion(input, target), through Module's one call path (hooks see it).
   Tensor operator()(const Tensor& input, const Tensor& target);
-  TensorList forward(const TensorList& inputs) override;
+  TensorList forward(Inputs inputs) override;
   virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
   ForwardSignature forward_signature() const override { return {.arg_names = {"input", "target"}}; }
   bool is_leaf() const override { return true; }

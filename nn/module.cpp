@@ -92,7 +92,7 @@ Module::~Module() = default;
 
 // ---- calling ----
 
-void Module::check_inputs(const TensorList& inputs) const {
+void Module::check_inputs(std::span<const Tensor> inputs) const {
   const ForwardSignature sig = forward_signature();
   if (inputs.size() != sig.arg_names.size()) [[unlikely]] {
     std::string names;
@@ -114,7 +114,7 @@ TensorList Module::operator()(const TensorList& inputs) {
   const CallScope scope(this);
   check_inputs(inputs);
   if (!has_module_hooks()) [[likely]]
-    return forward(inputs);
+    return forward(Inputs(*this, inputs));
   return call_with_module_hooks(*this, inputs);
 }
 
@@ -125,7 +125,7 @@ Tensor Module::operator()(const Tensor& input) {
   return std::move(out[0]);
 }
 
-TensorList Module::forward(const TensorList& inputs) {
+TensorList Module::forward(Inputs inputs) {
   TL_CHECK(inputs.size() == 1, type_name(), ": forward takes one input tensor, got ", inputs.size());
   return {forward(inputs[0])};
 }

@@ -13,6 +13,7 @@
 
 #include "core/dispatch.h"
 #include "core/tensor.h"
+#include "nn/inputs.h"
 #include "nn/state_dict.h"
 
 namespace tl::nn {
@@ -44,8 +45,9 @@ class Module : public std::enable_shared_from_this<Module> {
   TensorList operator()(const TensorList& inputs);
   /// One tensor in, one out; throws tl::Error when forward() returns another count.
   Tensor operator()(const Tensor& input);
+  /// `inputs[i]` throws tl::Error naming the module past the inputs it declares (nn/inputs.h).
   /// Default: exactly one input, passed to forward(const Tensor&); throws otherwise.
-  virtual TensorList forward(const TensorList& inputs);
+  virtual TensorList forward(Inputs inputs);
   /// Default: throws tl::Error naming the module (like PyTorch's missing "forward").
   virtual Tensor forward(const Tensor& input);
 
@@ -64,7 +66,7 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument,
   /// and for an undefined one (None), naming also the input and, inside a call, the module's path from
   /// the module first called: "Conv2d.forward (module 'layer1.0.conv1' of ResNet): input 0 (x) is ...".
-  void check_inputs(const TensorList& inputs) const;
+  void check_inputs(std::span<const Tensor> inputs) const;
   /// A deep copy: options copied, every tensor cloned, every child cloned (sharing inside the tree
   /// is kept: a tensor or module registered twice is copied once). Built-in layers, containers and
   /// the models implement it with clone_as<T>(); the default throws tl::Error.

@@ -22,7 +22,7 @@ bool has_module_hooks() { return !t_module_hooks.empty(); }
 TensorList call_with_module_hooks(Module& module, const TensorList& inputs) {
   return t_module_hooks.run<TensorList>([&](ModuleHook& h) { h.before(module, inputs); },
                                         [&](ModuleHook& h, TensorList& out) { return h.intercept(module, inputs, out); },
-                                        [&] { return module.forward(inputs); },
+                                        [&] { return module.forward(Inputs(module, inputs)); },
                                         [&](ModuleHook& h, const TensorList* out) { h.after(module, out); });
 }
 

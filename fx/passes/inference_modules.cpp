@@ -58,7 +58,13 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   key.push_back(static_cast<int64_t>(x.dtype()));
   key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
   key.push_back(winograd);
+  const Tensor& weight = parameter("weight");
   std::lock_guard<std::mutex> lock(packed_->mutex);
+  if (!packed_->weight.is_same(weight) || packed_->version != weight._version()) {
+    packed_->by_input.clear();
+    packed_->weight = weight;
+    packed_->version = weight._version();
+  }
   auto it = packed_->by_input.find(key);
   if (it != packed_->by_input.end()) return it->second;
   const nn::Conv2dOptions& o = options_;
@@ -68,13 +74,13 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
                     {"input_dtype", x.dtype()},            {"bias", parameter("bias").defined()},
                     {"sum", sum_},                         {"relu", relu_},
                     {"winograd", winograd}};
-  Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {parameter("weight")}, attrs);
+  Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {weight}, attrs);
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
   packed_->by_input.emplace(std::move(key), packed);
   return packed;
 }
 
-Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnConv2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   const size_t expected = sum_ ? 2 : 1;
   TL_CHECK(inputs.size() == expected, "MkldnnConv2d: expected ", expected, sum_ ? " inputs (x, residual)" : " input",
            ", got ", inputs.size());
@@ -107,7 +113,7 @@ Tensor MkldnnConv2d::run(const TensorList& inputs, const Tensor& out) {
 
 std::string MkldnnMaxPool2d::extra_repr() const { return nn::MaxPool2d(options_).extra_repr(); }
 
-Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnMaxPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnMaxPool2d: expected 1 input, got ", inputs.size());
   const nn::MaxPool2dOptions& o = options_;
   const Shape stride = o.stride ? pair_shape(*o.stride) : Shape{};
@@ -117,7 +123,7 @@ Tensor MkldnnMaxPool2d::run(const TensorList& inputs, const Tensor& out) {
   return dispatch::call1(OpKind::MkldnnMaxPool2d, {inputs[0], out}, attrs);
 }
 
-Tensor MkldnnAdaptiveAvgPool2d::run(const TensorList& inputs, const Tensor& out) {
+Tensor MkldnnAdaptiveAvgPool2d::run(std::span<const Tensor> inputs, const Tensor& out) {
   TL_CHECK(inputs.size() == 1, "MkldnnAdaptiveAvgPool2d: expected 1 input, got ", inputs.size());
   return dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {inputs[0], out}, {{"output_size", pair_shape(output_size_)}});
 }

@@ -19,7 +19,7 @@ class InferenceModule : public nn::Module {
  public:
   /// Runs forward on `inputs`, writing into `out` when it is defined (it must then have exactly the
   /// layout forward would allocate); returns the result.
-  virtual Tensor run(const TensorList& inputs, const Tensor& out) = 0;
+  virtual Tensor run(std::span<const Tensor> inputs, const Tensor& out) = 0;
   /// The position of an input whose memory the result may take over when nothing reads that input
   /// afterwards (the memory planner then gives `out` the input's bytes), or -1.
   virtual int64_t reusable_input() const { return -1; }
@@ -29,14 +29,16 @@ class InferenceModule : public nn::Module {
   /// Whether input `index` may stay dense NCHW: the module reads it without a conversion.
   virtual bool reads_dense(size_t /*index*/) const { return false; }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {run(inputs, Tensor())}; }
+  TensorList forward(nn::Inputs inputs) override { return {run(inputs.tensors(), Tensor())}; }
   bool is_leaf() const override { return true; }
 };
 
 /// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
 /// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
 /// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into
-/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures).
+/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures) until
+/// the weight changes (an in-place write, such as an optimizer step or load_state_dict, or another tensor
+/// registered as "weight"): the next call packs it again.
 class MkldnnConv2d : public InferenceModule {
  public:
   static constexpr size_t kMaxPackedShapes = 8;
@@ -48,7 +50,7 @@ class MkldnnConv2d : public InferenceModule {
   MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd = false);
   MkldnnConv2d(const MkldnnConv2d& other);
 
-  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
   /// With `sum`, the residual: oneDNN's sum post-op accumulates into dst, so dst may be its memory.
   int64_t reusable_input() const override { return sum_ ? 1 : -1; }
   /// in_channels for x, out_channels for the residual.
@@ -81,6 +83,8 @@ class MkldnnConv2d : public InferenceModule {
 
   struct PackedWeights {
     std::mutex mutex;
+    Tensor weight;         ///< the weight they were packed from
+    int64_t version = -1;  ///< its version (Storage's counter of in-place writes) then
     std::map<std::vector<int64_t>, Tensor> by_input;
   };
   nn::Conv2dOptions options_;
@@ -94,7 +98,7 @@ class MkldnnConv2d : public InferenceModule {
 class MkldnnMaxPool2d : public InferenceModule {
  public:
   explicit MkldnnMaxPool2d(const nn::MaxPool2dOptions& options) : options_(options) {}
-  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
   std::string type_name() const override { return "MkldnnMaxPool2d"; }
   std::string extra_repr() const override;
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnMaxPool2d>(); }
@@ -107,7 +111,7 @@ class MkldnnMaxPool2d : public InferenceModule {
 class MkldnnAdaptiveAvgPool2d : public InferenceModule {
  public:
   explicit MkldnnAdaptiveAvgPool2d(nn::IntPair output_size) : output_size_(output_size) {}
-  Tensor run(const TensorList& inputs, const Tensor& out) override;
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
   std::string type_name() const override { return "MkldnnAdaptiveAvgPool2d"; }
   std::string extra_repr() const override { return "output_size=" + output_size_.repr(); }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MkldnnAdaptiveAvgPool2d>(); }

@@ -134,7 +134,7 @@ struct InferenceGraphModule::Plan {
 Tensor InferenceGraphModule::Plan::execute(const GraphModule& gm, const Tensor& input, std::shared_ptr<Storage> arena,
                                            bool record) {
   ArenaHooks hooks(layouts, std::move(arena), record);
-  TensorList out = exec->run(gm, {input}, &hooks);
+  TensorList out = exec->run(gm, std::span<const Tensor>(&input, 1), &hooks);
   TL_CHECK(out.size() == 1, gm.type_name(), ".forward: the graph returns ", out.size(), " tensors, expected 1");
   return out[0];
 }
@@ -171,7 +171,7 @@ void InferenceGraphModule::Plan::release(std::shared_ptr<Storage> arena) {
 
 InferenceGraphModule::InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                                            InferenceInputSpec input)
-    : GraphModule(root, std::move(graph), std::move(class_name), {}, Targets::Share), input_(input) {}
+    : GraphModule(root, std::move(graph), std::move(class_name)), input_(input) {}
 
 InferenceGraphModule::InferenceGraphModule(const InferenceGraphModule& other) : GraphModule(other), input_(other.input_) {}
 
@@ -183,9 +183,9 @@ void InferenceGraphModule::recompile() {
 
 InferenceGraphModule::~InferenceGraphModule() = default;
 
-std::shared_ptr<nn::Module> InferenceGraphModule::clone() const { return clone_as<InferenceGraphModule>(); }
+std::shared_ptr<nn::Module> InferenceGraphModule::clone() const { return clone_compiled<InferenceGraphModule>(); }
 
-void InferenceGraphModule::check_input(const TensorList& inputs) const {
+void InferenceGraphModule::check_input(std::span<const Tensor> inputs) const {
   TL_CHECK(inputs.size() == 1, type_name(), ".forward: expected 1 input, got ", inputs.size());
   const Tensor& x = inputs[0];
   const std::string expected = input_.channels >= 0 ? "(N, " + std::to_string(input_.channels) + ", H, W)" : "(N, C, H, W)";
@@ -200,11 +200,11 @@ std::shared_ptr<InferenceGraphModule::Plan> InferenceGraphModule::plan_for(const
   return it == plans_.end() ? nullptr : it->second;
 }
 
-TensorList InferenceGraphModule::forward(const TensorList& inputs) {
+TensorList InferenceGraphModule::forward(nn::Inputs inputs) {
   // Symbolic tracing records the graph's own calls; shapes are unknown then.
   if (inputs.size() == 1 && inputs[0].is_proxy()) return GraphModule::forward(inputs);
   NoGradGuard no_grad;  // an inference module records no history (it runs in eval mode only)
-  check_input(inputs);
+  check_input(inputs.tensors());
   const Tensor& x = inputs[0];
   if (std::shared_ptr<Plan> plan = plan_for(x.shape())) {
     std::shared_ptr<Storage> arena = plan->acquire();
@@ -229,7 +229,7 @@ TensorList InferenceGraphModule::forward(const TensorList& inputs) {
 }
 
 ArenaStats InferenceGraphModule::arena_stats(const Shape& input_shape) {
-  if (!plan_for(input_shape)) forward(TensorList{zeros(input_shape)});
+  if (!plan_for(input_shape)) forward(nn::Inputs(*this, TensorList{zeros(input_shape)}));
   std::shared_ptr<Plan> plan = plan_for(input_shape);
   std::lock_guard<std::mutex> lock(plan->mutex);
   return plan->stats;

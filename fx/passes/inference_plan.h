@@ -29,8 +29,8 @@ struct ArenaStats {
 
 class InferenceGraphModule : public GraphModule {
  public:
-  /// Shares `root`'s modules and tensors (Targets::Share): `root` is optimize_for_inference's own
-  /// intermediate, which nobody else holds.
+  /// Holds `root`'s modules and tensors, as every GraphModule does: `root` is optimize_for_inference's
+  /// own intermediate (a copy of the user's module), which nobody else holds.
   InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                        InferenceInputSpec input);
   InferenceGraphModule(const InferenceGraphModule& other);
@@ -42,7 +42,7 @@ class InferenceGraphModule : public GraphModule {
   /// in the arena. Throws tl::Error naming the expected shape for input of another rank, channel
   /// count or dtype. Plans follow the graph as it was at the last successful recompile().
   using GraphModule::forward;
-  TensorList forward(const TensorList& inputs) override;
+  TensorList forward(nn::Inputs inputs) override;
   std::shared_ptr<nn::Module> clone() const override;
   /// GraphModule::recompile, then drops every per-shape plan: the next call of each shape compiles
   /// the edited graph. A failed recompile keeps the plans and steps of the previous graph.
@@ -53,7 +53,7 @@ class InferenceGraphModule : public GraphModule {
 
  private:
   struct Plan;
-  void check_input(const TensorList& inputs) const;
+  void check_input(std::span<const Tensor> inputs) const;
   std::shared_ptr<Plan> plan_for(const Shape& shape) const;
 
   InferenceInputSpec input_;

@@ -214,7 +214,8 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   copy_annotations(gm->graph(), *traced.graph);
   auto optimized = std::make_shared<InferenceGraphModule>(*gm, std::move(traced.graph), gm->type_name(),
                                                           InferenceInputSpec{rewriter.input_channels()});
-  if (!options.example_input_shape.empty()) optimized->forward(TensorList{zeros(options.example_input_shape)});
+  if (!options.example_input_shape.empty())
+    optimized->forward(nn::Inputs(*optimized, TensorList{zeros(options.example_input_shape)}));
   return optimized;
 }
 

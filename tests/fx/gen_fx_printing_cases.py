@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# Prints the texts tests/fx/test_graph.cpp, test_graph_module.cpp and test_shape_prop.cpp expect, as
-# Debian's PyTorch 1.13 (and python3-tabulate 0.8.9) print them:
+# Prints the texts tests/fx/test_graph.cpp, test_graph_module.cpp, test_shape_prop.cpp and
+# test_tracer.cpp expect, as Debian's PyTorch 1.13 (and python3-tabulate 0.8.9) print them:
 #     /usr/bin/python3 tests/fx/gen_fx_printing_cases.py
 import pathlib
 import sys
@@ -52,3 +52,22 @@ for t in [torch.randn(2, 3, 1, 1), torch.empty(0, 3, 4, 5).transpose(1, 2), torc
     formats = [f for f in (torch.contiguous_format, torch.channels_last, torch.channels_last_3d)
                if t.is_contiguous(memory_format=f)]
     print(f"size {tuple(t.shape)} stride {t.stride()}: contiguous in {formats}")
+
+
+# Multi-output ops: a getitem only for each element used, made where it is first used.
+class MaxValues(nn.Module):
+    def forward(self, x):
+        return x.max(1)[0]
+
+
+class MinUsedLater(nn.Module):
+    def forward(self, x):
+        r = torch.min(x, 1)
+        y = torch.relu(x)
+        return r[1], y, r[0]
+
+
+for module in (MaxValues(), MinUsedLater()):
+    traced = fx.symbolic_trace(module)
+    print(f"{type(module).__name__} graph:", repr(str(traced.graph)))
+    print(f"{type(module).__name__} code:", repr(traced.code))

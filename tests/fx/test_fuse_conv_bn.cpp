@@ -6,6 +6,7 @@
 
 #include "core/generator.h"
 #include "fx/passes/fuse_conv_bn.h"
+#include "fx/passes/optimize_for_inference.h"
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
@@ -170,6 +171,39 @@ TEST_CASE("fuse_conv_bn: a GraphModule input is copied, not modified") {
   auto fused = fuse_conv_bn(traced);
   CHECK(traced->code() == code_before);
   CHECK(fused->code() != code_before);
+}
+
+// symbolic_trace shares the module's submodules and tensors; the passes copy them first (as the seed's
+// fuser deep-copies), so neither the module nor a traced module sharing with it changes.
+TEST_CASE("fuse_conv_bn and optimize_for_inference never modify the module, nor a trace sharing its tensors") {
+  manual_seed(4);
+  auto model = models::toy_fuser_model();
+  testing::calibrate_batch_norms(*model, {2, 1, 5, 5});
+  model->eval();
+  auto traced = symbolic_trace(model);
+  const std::string graph_before = traced->graph().str();
+  const nn::StateDict before = model->state_dict();
+  std::vector<Tensor> copies;
+  for (const auto& entry : before) copies.push_back(entry.second.clone());
+  const Tensor x = randn({2, 1, 5, 5});
+  const Tensor expected = (*model)(x);
+  for (const std::shared_ptr<nn::Module>& input : {std::shared_ptr<nn::Module>(model), std::shared_ptr<nn::Module>(traced)}) {
+    CAPTURE(input->type_name());
+    std::vector<std::shared_ptr<GraphModule>> results{fuse_conv_bn(input),
+                                                      optimize_for_inference(input, {.example_input_shape = {}})};
+    for (const std::shared_ptr<GraphModule>& result : results) {
+      CHECK_TENSOR_CLOSE((*result)(x), expected, 1e-5, 1e-6);
+      for (const auto& [name, m] : model->named_modules())
+        for (const auto& [result_name, r] : result->named_modules()) CHECK(m != r);
+      for (const Tensor& p : model->parameters())
+        for (const Tensor& r : result->parameters()) CHECK_FALSE(p.is_same(r));
+    }
+  }
+  for (size_t i = 0; i < before.size(); ++i) CHECK(equal(model->state_dict()[i].second, copies[i]));
+  CHECK(model->get_submodule("bn1")->type_name() == "BatchNorm2d");
+  CHECK(traced->get_submodule("bn1") == model->get_submodule("bn1"));
+  CHECK(traced->graph().str() == graph_before);
+  CHECK_TENSOR_CLOSE((*traced)(x), expected, 0.0, 0.0);
 }
 
 }  // namespace

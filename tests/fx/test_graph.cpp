@@ -4,6 +4,7 @@
 
 #include "core/op_kind.h"
 #include "fx/graph.h"
+#include "fx/schema.h"
 
 namespace tl::fx {
 namespace {
@@ -170,6 +171,37 @@ TEST_CASE("graph: a refused argument edit leaves args and users as they were") {
   CHECK(s.x->users() == std::vector<Node*>{s.relu});
 }
 
+// PyTorch raises TypeError("relu() got an unexpected keyword argument 'foo'") when such a call runs;
+// a node is refused when it is made or edited, so it never reaches recompile().
+TEST_CASE("graph: a keyword argument the op does not take is refused, naming the op and the argument") {
+  Small s;
+  const std::string before = s.g.str();
+  const std::vector<Node*> x_users = s.x->users();
+  const char* unknown = "aten::relu: got an unexpected keyword argument 'foo' (arguments: self)";
+  {
+    auto guard = s.g.inserting_before(s.out);
+    CHECK_THROWS_WITH_AS(s.g.call_function(OpKind::Relu, {s.x}, {{"foo", 1}}), unknown, Error);
+    CHECK_THROWS_WITH_AS(s.g.call_method(OpKind::Relu, {s.x}, {{"foo", s.relu}}), unknown, Error);
+    CHECK_THROWS_WITH_AS(s.g.call_function(OpKind::Transpose, {s.x, 0, 1}, {{"dim0", 1}}),
+                         "aten::transpose: got multiple values for argument 'dim0'", Error);
+  }
+  CHECK_THROWS_WITH_AS(s.relu->update_kwarg("foo", 1), unknown, Error);
+  CHECK_THROWS_WITH_AS(s.relu->set_kwargs({{"foo", s.x}}), unknown, Error);
+  CHECK_THROWS_WITH_AS(s.add->update_kwarg("alpah", 2),
+                       "aten::add: got an unexpected keyword argument 'alpah' (arguments: self, other, alpha)", Error);
+  CHECK_THROWS_WITH_AS(s.add->set_kwargs({{"alpha", 2}, {"alpha", 3}}),
+                       "aten::add: got multiple values for keyword argument 'alpha'", Error);
+  CHECK(s.g.str() == before);
+  CHECK(s.x->users() == x_users);
+  CHECK(s.relu->kwargs().empty());
+  CHECK(s.add->kwargs().empty());
+  s.add->update_kwarg("alpha", 2);  // a keyword the op takes
+  CHECK(s.add->kwargs().size() == 1);
+  s.g.lint();
+  // The binding every runner uses refuses it too.
+  CHECK_THROWS_WITH_AS(from_fx_args(OpKind::Relu, {s.x}, {{"foo", 1}}, [](Node*) { return Tensor(); }), unknown, Error);
+}
+
 TEST_CASE("graph: an erased node cannot be edited, a null replacement and a bad input name are refused") {
   Small s;
   Node* neg = nullptr;
@@ -237,9 +269,9 @@ TEST_CASE("graph: prints as FX does and copies faithfully") {
   s.x->set_type_expr("torch.Tensor");
   const std::string expected =
       "graph():\n"
-      "    %x : torch.Tensor [num_users=2] = placeholder[target=x]\n"
-      "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%x,), kwargs = {})\n"
-      "    %add : [num_users=1] = call_function[target=operator.add](args = (%relu, %x), kwargs = {})\n"
+      "    %x : torch.Tensor [#users=2] = placeholder[target=x]\n"
+      "    %relu : [#users=1] = call_function[target=torch.relu](args = (%x,), kwargs = {})\n"
+      "    %add : [#users=1] = call_function[target=operator.add](args = (%relu, %x), kwargs = {})\n"
       "    return add";
   CHECK(s.g.str() == expected);
   std::unique_ptr<Graph> copy = s.g.copy();
@@ -257,11 +289,11 @@ TEST_CASE("graph: argument printing covers lists, tuples, kwargs and Python lite
   Node* cat = g.call_function(OpKind::Cat, {Argument::list({x, x}), 1});
   Node* clamp = g.call_function(OpKind::Clamp, {x}, {{"min", 1e-05}, {"max", Argument()}});
   Node* full = g.call_function(OpKind::Full, {Argument::int_list({2, 3}), 0.5}, {{"dtype", DType::Float64}});
-  CHECK(cat->format() == "%cat : [num_users=0] = call_function[target=torch.cat](args = ([%x, %x], 1), kwargs = {})");
+  CHECK(cat->format() == "%cat : [#users=0] = call_function[target=torch.cat](args = ([%x, %x], 1), kwargs = {})");
   CHECK(clamp->format() ==
-        "%clamp : [num_users=0] = call_function[target=torch.clamp](args = (%x,), kwargs = {min: 1e-05, max: None})");
+        "%clamp : [#users=0] = call_function[target=torch.clamp](args = (%x,), kwargs = {min: 1e-05, max: None})");
   CHECK(full->format() ==
-        "%full : [num_users=0] = call_function[target=torch.full](args = ([2, 3], 0.5), kwargs = {dtype: torch.float64})");
+        "%full : [#users=0] = call_function[target=torch.full](args = ([2, 3], 0.5), kwargs = {dtype: torch.float64})");
   CHECK(repr_arg(Argument(1e16)) == "1e+16");
   CHECK(repr_arg(Argument(123456.0)) == "123456.0");
   CHECK(repr_arg(Argument(0.1)) == "0.1");

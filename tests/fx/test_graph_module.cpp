@@ -1,7 +1,7 @@
 // tests/fx/test_graph_module.cpp — GraphModule's strong guarantee: a failed recompile() keeps the
 // previous plan (and a copy runs it too), a successful one replaces every compiled plan (the optimized
-// module's per-shape ones too), and the Interpreter and code() read the graph as it is now, with
-// tl::Error for bad nodes.
+// module's per-shape ones too); code() is the last compiled code, clone() and the Interpreter read the
+// graph as it is now, with tl::Error for bad nodes.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -9,6 +9,7 @@
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
+#include "fx/codegen.h"
 #include "fx/interpreter.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "fx/tracer.h"
@@ -33,12 +34,18 @@ std::shared_ptr<GraphModule> traced_toy() {
 
 Node* output_value(GraphModule& gm) { return gm.graph().output_node()->args()[0].node(); }
 
-TEST_CASE("GraphModule: a failed recompile keeps the working module") {
-  auto gm = traced_toy();
-  const Tensor x = randn({2, 1, 5, 5});
-  const Tensor before = (*gm)(x);
-  const std::string code_before = gm->code();
+/// The traced toy model, an input, what it gives, its code and its returned node, before a test edits it.
+struct Toy {
+  std::shared_ptr<GraphModule> gm = traced_toy();
+  Tensor x = randn({2, 1, 5, 5});
+  Tensor before = (*gm)(x);
+  std::string code_before = gm->code();
   Node* last = output_value(*gm);
+};
+
+TEST_CASE("GraphModule: a failed recompile keeps the working module") {
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
   Node* add = nullptr;
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
@@ -55,11 +62,9 @@ TEST_CASE("GraphModule: a failed recompile keeps the working module") {
   CHECK_TENSOR_CLOSE((*gm->clone())(x), before, 0.0, 0.0);
 }
 
-TEST_CASE("GraphModule: a copy made after a failed recompile behaves exactly as the original") {
-  auto gm = traced_toy();
-  const Tensor x = randn({2, 1, 5, 5});
-  const Tensor before = (*gm)(x);
-  Node* last = output_value(*gm);
+TEST_CASE("GraphModule: after a failed recompile a copy runs the last plan, and clone() refuses the graph") {
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
     Node* t = gm->graph().call_method(OpKind::Transpose, {last}, {{"dim0", "a"}, {"dim1", 0}});
@@ -67,29 +72,53 @@ TEST_CASE("GraphModule: a copy made after a failed recompile behaves exactly as 
   }
   const char* refusal = "aten::transpose: argument 'dim0' (int) cannot take 'a'";
   CHECK_THROWS_WITH_AS(gm->recompile(), refusal, Error);
-  const std::string edited_code = gm->code();
-  // Both copies (sharing and deep) used to compile the edited graph and throw; they run the old plan,
-  // print the edited graph and refuse to recompile it with the original's error.
+  CHECK(gm->code() == code_before);
+  // A plain copy shares the plan: it runs and prints what the original last compiled, and refuses to
+  // recompile the edited graph with the original's error.
   GraphModule shared(*gm);
-  auto deep = std::static_pointer_cast<GraphModule>(gm->clone());
-  for (GraphModule* copy : {&shared, deep.get()}) {
-    CHECK_TENSOR_CLOSE((*copy)(x), before, 0.0, 0.0);
-    CHECK(copy->code() == edited_code);
-    CHECK(copy->forward_signature().arg_names == gm->forward_signature().arg_names);
-    CHECK_THROWS_WITH_AS(copy->recompile(), refusal, Error);
-    CHECK_TENSOR_CLOSE((*copy)(x), before, 0.0, 0.0);
-  }
-  // The deep copy's graph and tensors are its own: fixing it there leaves the original broken, and the
-  // original's plan outlives the original itself in the copies that share it.
-  Node* copy_out = deep->graph().output_node();
+  GraphModule kept(*gm);
+  CHECK_TENSOR_CLOSE(shared(x), before, 0.0, 0.0);
+  CHECK(shared.code() == code_before);
+  CHECK(shared.forward_signature().arg_names == gm->forward_signature().arg_names);
+  CHECK_THROWS_WITH_AS(shared.recompile(), refusal, Error);
+  CHECK_TENSOR_CLOSE(shared(x), before, 0.0, 0.0);
+  // clone() compiles the graph as it is now, as PyTorch's deepcopy does: the same refusal, the
+  // original as it was.
+  CHECK_THROWS_WITH_AS(gm->clone(), refusal, Error);
+  CHECK_TENSOR_CLOSE((*gm)(x), before, 0.0, 0.0);
+  // The copy's graph is its own: fixing it there leaves the original broken, and the original's plan
+  // outlives the original itself in a copy that shares it.
+  Node* copy_out = shared.graph().output_node();
   Node* t = copy_out->args()[0].node();
   copy_out->update_arg(0, t->args()[0]);
-  deep->graph().erase_node(t);
-  deep->recompile();
-  CHECK_TENSOR_CLOSE((*deep)(x), before, 0.0, 0.0);
+  shared.graph().erase_node(t);
+  shared.recompile();
+  CHECK_TENSOR_CLOSE(shared(x), before, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE((*shared.clone())(x), before, 0.0, 0.0);
   CHECK_THROWS_WITH_AS(gm->recompile(), refusal, Error);
   gm.reset();
-  CHECK_TENSOR_CLOSE(shared(x), before, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(kept(x), before, 0.0, 0.0);
+}
+
+// PyTorch's GraphModule: `code` is the source generated at the last recompile(), and deepcopy builds a
+// GraphModule from the current graph, compiling it.
+TEST_CASE("GraphModule: code() is the last compiled code; clone() compiles the graph as it is now") {
+  Toy toy;
+  auto& [gm, x, before, code_before, last] = toy;
+  {
+    auto guard = gm->graph().inserting_before(gm->graph().output_node());
+    gm->graph().output_node()->update_arg(0, gm->graph().call_function(OpKind::Neg, {last}));
+  }
+  CHECK(gm->code() == code_before);  // edited, not recompiled
+  CHECK(gm->str().find("neg") == std::string::npos);
+  auto copy = std::static_pointer_cast<GraphModule>(gm->clone());
+  CHECK_TENSOR_CLOSE((*copy)(x), neg(before), 0.0, 0.0);
+  CHECK(copy->code() == python_code(gm->graph()));
+  CHECK(copy->code().find("neg = torch.neg(wrapped_mod)") != std::string::npos);
+  CHECK_TENSOR_CLOSE((*gm)(x), before, 0.0, 0.0);  // the original still runs what it compiled
+  gm->recompile();
+  CHECK(gm->code() == copy->code());
+  CHECK_TENSOR_CLOSE((*gm)(x), neg(before), 0.0, 0.0);
 }
 
 TEST_CASE("GraphModule: recompile refuses a call of the module itself") {
@@ -148,7 +177,7 @@ TEST_CASE("GraphModule: an argument of the wrong type is a user error naming it"
 class WithNone : public nn::Module {
  public:
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {relu(inputs[0]), Tensor()}; }
+  TensorList forward(nn::Inputs inputs) override { return {relu(inputs[0]), Tensor()}; }
   std::string type_name() const override { return "WithNone"; }
 };
 
@@ -184,14 +213,16 @@ TEST_CASE("Interpreter: reads the graph as it is at each run") {
   CHECK_TENSOR_CLOSE(interp.run(x), before + x, 0.0, 0.0);
 }
 
-TEST_CASE("GraphModule: code() of a node without its operands is a tl::Error") {
+TEST_CASE("GraphModule: the code of a node without its operands is a tl::Error; code() keeps the last compiled") {
   auto gm = traced_toy();
+  const std::string code_before = gm->code();
   {
     auto guard = gm->graph().inserting_before(gm->graph().output_node());
     gm->graph().call_method(OpKind::Neg, {});
   }
-  CHECK_THROWS_WITH_AS(gm->code(), "code: call_method node 'neg' has no self argument", Error);
+  CHECK_THROWS_WITH_AS(python_code(gm->graph()), "code: call_method node 'neg' has no self argument", Error);
   CHECK_THROWS_AS(gm->recompile(), Error);
+  CHECK(gm->code() == code_before);
 }
 
 // Expected: str(symbolic_trace(M().eval())) in PyTorch 1.13 (GraphModule.__str__: the module repr,

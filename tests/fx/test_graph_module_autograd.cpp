@@ -19,7 +19,9 @@ TEST_CASE("a traced resnet18's parameter gradients equal the module's, in traini
   manual_seed(0);
   auto model = models::resnet18({.num_classes = 10});
   model->train();
-  auto gm = fx::symbolic_trace(model);
+  // The GraphModule holds the traced module's own parameters and buffers, so the eager run is made on
+  // a deep copy: each run accumulates gradients and updates running statistics of its own tensors.
+  auto gm = fx::symbolic_trace(model->clone());
   gm->train();
   const Tensor x = randn({2, 3, 32, 32});
   const Tensor target = from_vector<int64_t>({3, 7}, {2});

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "nn/layers.h"
@@ -21,7 +22,7 @@ class Block : public nn::Module {
     register_module("conv2", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 16, .out_channels = 16, .kernel_size = 3, .padding = 1}));
   }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override {
+  TensorList forward(nn::Inputs inputs) override {
     const Tensor h = relu(submodule("conv1")(inputs[0]));
     const Tensor y = relu(submodule("conv2")(h) + h);
     return {max(y, 1).values};
@@ -55,15 +56,20 @@ class Single : public nn::Module {
  public:
   Single() { register_module("conv", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1})); }
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return {max(submodule("conv")(inputs[0]), 1).values}; }
+  TensorList forward(nn::Inputs inputs) override { return {max(submodule("conv")(inputs[0]), 1).values}; }
   std::string type_name() const override { return "Single"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Single>(); }
 };
 
-TEST_CASE("inference plan: a module swapped in after recording gives its own results") {
+std::shared_ptr<Single> single() {
   manual_seed(3);
-  auto model = std::make_shared<Single>();
-  model->eval();
+  auto m = std::make_shared<Single>();
+  m->eval();
+  return m;
+}
+
+TEST_CASE("inference plan: a module swapped in after recording gives its own results") {
+  auto model = single();
   auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
   const Tensor x = randn({2, 3, 8, 8});
   (*optimized)(x);  // records and plans this shape: the conv's 16 x 8 x 8 result in the arena
@@ -77,7 +83,23 @@ TEST_CASE("inference plan: a module swapped in after recording gives its own res
   optimized->set_submodule(target, std::make_shared<MkldnnConv2d>(strided, false, false, DType::Float32));
   const Tensor got = (*optimized)(x);
   CHECK(got.shape() == Shape{2, 4, 4});
-  CHECK(equal(got, optimized->GraphModule::forward(TensorList{x})[0]));  // the plain plan, no arena
+  CHECK(equal(got, optimized->GraphModule::forward(nn::Inputs(*optimized, TensorList{x}))[0]));  // the plain plan, no arena
+}
+
+// The packed weight is derived from the module's weight: an in-place change of it (an optimizer step,
+// load_state_dict) is seen at the next call, as it is by the eager module.
+TEST_CASE("inference plan: a conv weight changed in place is packed again") {
+  auto model = single();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const Tensor x = randn({2, 3, 8, 8});
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);  // packs the weight for this shape
+  {
+    NoGradGuard no_grad;
+    model->get_parameter("conv.weight").mul_(-0.5);
+    optimized->get_parameter("conv.weight").mul_(-0.5);
+  }
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-5, 1e-5);  // in the arena
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ TEST_CASE("Interpreter and GraphModule: a failing node is named in the error") {
   auto traced = symbolic_trace(model);
   Interpreter interp(traced);
   const char* expected =
-      "while executing %conv1 : [num_users=1] = call_module[target=conv1](args = (%x,), kwargs = {}): ";
+      "while executing %conv1 : [#users=1] = call_module[target=conv1](args = (%x,), kwargs = {}): ";
   CHECK_THROWS_WITH_AS(interp.run(randn({1, 4, 32, 32})), doctest::Contains(expected), Error);
   CHECK_THROWS_WITH_AS((*traced)(randn({1, 4, 32, 32})), doctest::Contains(expected), Error);
   CHECK_THROWS_WITH_AS(interp.run(TensorList{}), doctest::Contains("missing input for placeholder 'x'"), Error);
@@ -107,7 +107,7 @@ TEST_CASE("ShapeProp fills every node's shape and dtype") {
     CHECK(n->tensor_meta()->dtype == DType::Float32);
   }
   CHECK(traced->graph().find_nodes(Opcode::CallModule, std::string("fc")).at(0)->tensor_meta()->shape == Shape{2, 1000});
-  CHECK(graph_with_shapes(traced->graph()).find("%maxpool : [num_users=2] [2, 64, 16, 16] torch.float32 = call_module") !=
+  CHECK(graph_with_shapes(traced->graph()).find("%maxpool : [#users=2] [2, 64, 16, 16] torch.float32 = call_module") !=
         std::string::npos);
 }
 

@@ -18,14 +18,14 @@
 namespace tl::fx {
 namespace {
 
-using Body = std::function<TensorList(const TensorList&)>;
+using Body = std::function<TensorList(nn::Inputs)>;
 
 // A module whose forward() is `body` over the named inputs, as the reference's Python functions.
 class Fn : public nn::Module {
  public:
   Fn(std::vector<std::string> names, Body body) : names_(std::move(names)), body_(std::move(body)) {}
   using nn::Module::forward;
-  TensorList forward(const TensorList& inputs) override { return body_(inputs); }
+  TensorList forward(nn::Inputs inputs) override { return body_(inputs); }
   nn::ForwardSignature forward_signature() const override { return {names_, {}, ""}; }
   std::string type_name() const override { return "Fn"; }
 
@@ -49,30 +49,30 @@ std::map<std::string, Case> cases() {
   std::map<std::string, Case> c;
   c["docstring"] = {
       trace({"x", "w1", "w2"},
-            [](const TensorList& in) {
+            [](nn::Inputs in) {
               const Tensor m1 = cat2(in[1], in[2]).sum();
               const Tensor m2 = cat2(in[1], in[2]).sum();
               const Tensor left = in[0] + max(m1);  // C++ leaves the order of operands open: name them
               return TensorList{left + max(m2)};
             }),
-      trace({"w1", "w2"}, [](const TensorList& in) { return TensorList{cat2(in[0], in[1]).sum()}; }),
-      trace({"w1", "w2"}, [](const TensorList& in) { return TensorList{stack(std::array<Tensor, 2>{in[0], in[1]})}; })};
-  const auto double_relu = [] { return trace({"x"}, [](const TensorList& in) { return TensorList{relu(relu(in[0]))}; }); };
-  const auto to_sigmoid = [] { return trace({"x"}, [](const TensorList& in) { return TensorList{sigmoid(in[0])}; }); };
-  c["overlap"] = {trace({"x"}, [](const TensorList& in) { return TensorList{relu(relu(relu(in[0])))}; }), double_relu(),
+      trace({"w1", "w2"}, [](nn::Inputs in) { return TensorList{cat2(in[0], in[1]).sum()}; }),
+      trace({"w1", "w2"}, [](nn::Inputs in) { return TensorList{stack(std::array<Tensor, 2>{in[0], in[1]})}; })};
+  const auto double_relu = [] { return trace({"x"}, [](nn::Inputs in) { return TensorList{relu(relu(in[0]))}; }); };
+  const auto to_sigmoid = [] { return trace({"x"}, [](nn::Inputs in) { return TensorList{sigmoid(in[0])}; }); };
+  c["overlap"] = {trace({"x"}, [](nn::Inputs in) { return TensorList{relu(relu(relu(in[0])))}; }), double_relu(),
                   to_sigmoid()};
   c["leak"] = {trace({"x"},
-                     [](const TensorList& in) {
+                     [](nn::Inputs in) {
                        const Tensor y = relu(in[0]);
                        return TensorList{neg(y) + y};
                      }),
-               trace({"x"}, [](const TensorList& in) { return TensorList{neg(relu(in[0]))}; }), to_sigmoid()};
-  c["constant"] = {trace({"a"}, [](const TensorList& in) { return TensorList{in[0] * 3.0 + 2.0}; }),
-                   trace({"x", "y"}, [](const TensorList& in) { return TensorList{in[0] + in[1]}; }),
-                   trace({"x", "y"}, [](const TensorList& in) { return TensorList{sub(in[0], in[1])}; })};
+               trace({"x"}, [](nn::Inputs in) { return TensorList{neg(relu(in[0]))}; }), to_sigmoid()};
+  c["constant"] = {trace({"a"}, [](nn::Inputs in) { return TensorList{in[0] * 3.0 + 2.0}; }),
+                   trace({"x", "y"}, [](nn::Inputs in) { return TensorList{in[0] + in[1]}; }),
+                   trace({"x", "y"}, [](nn::Inputs in) { return TensorList{sub(in[0], in[1])}; })};
   c["two_anchors"] = {
       trace({"x", "y"},
-            [](const TensorList& in) {
+            [](nn::Inputs in) {
               const Tensor a = relu(in[0]);
               const Tensor left = a * neg(in[0]);
               const Tensor b = relu(in[1]);
@@ -80,11 +80,11 @@ std::map<std::string, Case> cases() {
               return TensorList{left + right};
             }),
       trace({"x"},
-            [](const TensorList& in) {
+            [](nn::Inputs in) {
               const Tensor a = relu(in[0]);
               return TensorList{a, neg(in[0])};
             }),
-      trace({"x"}, [](const TensorList& in) {
+      trace({"x"}, [](nn::Inputs in) {
         const Tensor a = tanh(in[0]);
         return TensorList{a, sigmoid(in[0])};
       })};
@@ -127,9 +127,9 @@ TEST_CASE("replace_pattern: the rewritten module computes the replacement's func
 }
 
 TEST_CASE("replace_pattern: no match leaves the code as it was (PyTorch 1.13 raises KeyError)") {
-  auto module = trace({"x"}, [](const TensorList& in) { return TensorList{relu(in[0])}; });
-  auto pattern = trace({"x"}, [](const TensorList& in) { return TensorList{tanh(in[0])}; });
-  auto replacement = trace({"x"}, [](const TensorList& in) { return TensorList{neg(in[0])}; });
+  auto module = trace({"x"}, [](nn::Inputs in) { return TensorList{relu(in[0])}; });
+  auto pattern = trace({"x"}, [](nn::Inputs in) { return TensorList{tanh(in[0])}; });
+  auto replacement = trace({"x"}, [](nn::Inputs in) { return TensorList{neg(in[0])}; });
   const std::string before = module->code();
   CHECK(subgraph_rewriter::replace_pattern(*module, pattern->graph(), replacement->graph()).empty());
   CHECK(module->code() == before);
@@ -139,14 +139,14 @@ TEST_CASE("replace_pattern: a refused pattern or replacement changes nothing") {
   Case c = cases().at("docstring");
   const std::string before = c.module->code();
   const std::string graph_before = c.module->graph().str();
-  auto one_input = trace({"w1"}, [](const TensorList& in) { return TensorList{stack(std::array<Tensor, 1>{in[0]})}; });
+  auto one_input = trace({"w1"}, [](nn::Inputs in) { return TensorList{stack(std::array<Tensor, 1>{in[0]})}; });
   CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*c.module, c.pattern->graph(), one_input->graph()),
                        "replace_pattern: the replacement takes 1 inputs but the pattern 2", Error);
-  auto two_outputs = trace({"w1", "w2"}, [](const TensorList& in) { return TensorList{in[0], in[1]}; });
+  auto two_outputs = trace({"w1", "w2"}, [](nn::Inputs in) { return TensorList{in[0], in[1]}; });
   CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*c.module, c.pattern->graph(), two_outputs->graph()),
                        "replace_pattern: the replacement returns 2 values but the pattern 1", Error);
   // The replacement returns its input w1 (a node of gm); the rewrite is fine, but it calls a module gm lacks.
-  auto with_module = symbolic_trace(std::make_shared<Fn>(std::vector<std::string>{"w1", "w2"}, [](const TensorList& in) {
+  auto with_module = symbolic_trace(std::make_shared<Fn>(std::vector<std::string>{"w1", "w2"}, [](nn::Inputs in) {
     return TensorList{in[0]};
   }));
   Graph& g = with_module->graph();
@@ -165,7 +165,7 @@ TEST_CASE("replace_pattern: a refused pattern or replacement changes nothing") {
 
   Case constant = cases().at("constant");
   const std::string constant_before = constant.module->code();
-  auto returns_y = trace({"x", "y"}, [](const TensorList& in) { return TensorList{in[1]}; });
+  auto returns_y = trace({"x", "y"}, [](nn::Inputs in) { return TensorList{in[1]}; });
   CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*constant.module, constant.pattern->graph(), returns_y->graph()),
                        "replace_pattern: the replacement returns the constant 2.0 in place of node 'add'", Error);
   CHECK(constant.module->code() == constant_before);
@@ -179,8 +179,8 @@ TEST_CASE("replace_pattern: a refused pattern or replacement changes nothing") {
 }
 
 TEST_CASE("replace_pattern: gm's own graph as the pattern or the replacement is refused, gm unchanged") {
-  auto module = trace({"x"}, [](const TensorList& in) { return TensorList{neg(relu(in[0]))}; });
-  auto relu_pattern = trace({"x"}, [](const TensorList& in) { return TensorList{relu(in[0])}; });
+  auto module = trace({"x"}, [](nn::Inputs in) { return TensorList{neg(relu(in[0]))}; });
+  auto relu_pattern = trace({"x"}, [](nn::Inputs in) { return TensorList{relu(in[0])}; });
   const std::string before = module->code();
   CHECK_THROWS_WITH_AS(subgraph_rewriter::replace_pattern(*module, module->graph(), relu_pattern->graph()),
                        "replace_pattern: the pattern is the module's own graph; pass a copy (graph().copy())", Error);

@@ -154,7 +154,7 @@ TEST_CASE("my_module: arguments and repr") {
                        "MyModule.forward takes 2 input(s) (input, mask), got 1; a module taking other inputs declares "
                        "them by overriding forward_signature()",
                        Error);
-  CHECK_THROWS_WITH_AS(model->forward(TensorList{zeros({1, 3})}), "MyModule: expected (input, mask), got 1 inputs",
+  CHECK_THROWS_WITH_AS(model->forward(nn::Inputs(*model, TensorList{zeros({1, 3})})), "MyModule: expected (input, mask), got 1 inputs",
                        Error);
   CHECK(model->extra_repr() == "mask_indices=numpy");
   CHECK(model->child("linear")->type_name() == "Linear");

@@ -43,7 +43,7 @@ class Node : public Module {
 class Pair : public Module {
  public:
   std::string type_name() const override { return "Pair"; }
-  TensorList forward(const TensorList& inputs) override { return {inputs[1], inputs[0]}; }
+  TensorList forward(Inputs inputs) override { return {inputs[1], inputs[0]}; }
   ForwardSignature forward_signature() const override { return {{"a", "b"}, {}, ""}; }
 };
 
@@ -201,7 +201,7 @@ TEST_CASE("module: call path defaults and their errors") {
                        "Node.forward takes 1 input(s) (x), got 2; a module taking other inputs declares them by "
                        "overriding forward_signature()",
                        Error);
-  CHECK_THROWS_WITH_AS(static_cast<Module&>(node).forward(TensorList{a, b}), "Node: forward takes one input tensor, got 2",
+  CHECK_THROWS_WITH_AS(static_cast<Module&>(node).forward(Inputs(node, TensorList{a, b})), "Node: forward takes one input tensor, got 2",
                        Error);
   // A module declaring two inputs is never called with another count (its forward reads inputs[1]).
   CHECK_THROWS_WITH_AS(pair(TensorList{a}),
@@ -236,6 +236,28 @@ TEST_CASE("module: an undefined input is refused before forward runs, naming the
   // The call stack unwound: a module called on its own is the first again.
   CHECK_THROWS_WITH_AS((*bn)(Tensor()), "BatchNorm2d.forward: input 0 (x) is undefined (None)", Error);
   CHECK((*linear)(ones({1, 2})).shape() == Shape{1, 2});
+}
+
+/// Reads a second input without declaring it, unless told to declare it.
+class ReadsTwo : public Module {
+ public:
+  bool declares_two = false;
+  std::string type_name() const override { return "ReadsTwo"; }
+  TensorList forward(Inputs in) override { return {in[0] + in[1]}; }
+  ForwardSignature forward_signature() const override {
+    return declares_two ? ForwardSignature{{"a", "b"}, {}, ""} : ForwardSignature{};
+  }
+};
+
+TEST_CASE("module: forward reading past its declared inputs is a tl::Error naming the module, index and signature") {
+  ReadsTwo m;
+  const Tensor a = ones({2}), b = full({2}, 2.0);
+  CHECK_THROWS_WITH_AS(m(TensorList{a}),
+                       "ReadsTwo.forward read input 1, but forward_signature() declares 1 input(s) (x); a module "
+                       "taking more inputs declares them by overriding forward_signature()",
+                       Error);
+  m.declares_two = true;  // the module is left as it was: declared, the same call path works
+  CHECK_TENSOR_CLOSE(m(TensorList{a, b})[0], full({2}, 3.0), 0.0, 0.0);
 }
 
 struct Recorder : ModuleHook {

@@ -120,7 +120,7 @@ class SampleModule : public nn::Module {
  public:
   explicit SampleModule(SampleFn fn) : fn_(std::move(fn)) {}
   using nn::Module::forward;
-  TensorList forward(const TensorList& in) override { return fn_(in.at(0), in.at(1)); }
+  TensorList forward(nn::Inputs in) override { return fn_(in[0], in[1]); }
   nn::ForwardSignature forward_signature() const override { return {.arg_names = {"x", "y"}}; }
   std::string type_name() const override { return "SampleModule"; }
 

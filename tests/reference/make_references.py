@@ -94,9 +94,6 @@ def main():
         "toy_fuser_model.txt": toy_fuser_text(),
     }
     for name, text in texts.items():
-        # PyTorch 1.13 prints "[#users=1]"; the tutorials, made with a later PyTorch, print
-        # "[num_users=1]", and that is the text torchless reproduces.
-        text = text.replace("[#users=", "[num_users=")
         (HERE / name).write_text(text)
         print(f"wrote {HERE / name} ({len(text)} characters)")
 
