@@ -305,7 +305,7 @@ def registry_source(ops):
             lines.append(f"OpArgs own_{e}(const void* p) {{ return OpArgs(OpKind::{e}, *static_cast<const {struct}*>(p)); }}")
         else:
             lines.append(f"OpArgs own_{e}(const void*) {{ return OpArgs(OpKind::{e}, NoArgs{{}}); }}")
-        lines.append(f"TensorList run_{e}(std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
+        lines.append(f"TensorList run_{e}([[maybe_unused]] std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
         if op.boxed_kernel:
             lines.append(f"  return kernels::{op.kernel}(in, box_{e}(p));")
         else:
