@@ -1,6 +1,7 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum) in GB/s next to std::memcpy of the same
-// bytes, and a 1024^3 float32 matmul in GFLOP/s. The benchmarks take turns run by run, so a change
-// in machine load hits an op and its memcpy partner alike.
+// bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a 1-element
+// a + b, ns per op). The benchmarks take turns run by run, so a change in machine load hits an op and
+// its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -23,11 +24,12 @@ namespace {
 constexpr int kWarmup = 3;
 constexpr int64_t kBytes = int64_t{64} << 20;  // each float32 operand: 64 MiB
 constexpr int64_t kMatmulN = 1024;
+constexpr int64_t kTinyOps = 100000;  // 1-element adds per run: the dispatch point's own cost
 
 struct Bench {
   const char* name;
   double work;       // bytes read + written, or flops, per run
-  const char* unit;  // "GB/s" or "GFLOP/s"
+  const char* unit;  // "GB/s", "GFLOP/s" or "ns/op" (work: ops per run)
   std::function<void()> run;
   std::vector<double> seconds;
   std::string unavailable;  // why the op cannot run (e.g. its kernel is not written yet)
@@ -61,7 +63,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double rate(const Bench& b) { return b.work / median(b.seconds) / 1e9; }
+double rate(const Bench& b) {
+  return std::string(b.unit) == "ns/op" ? median(b.seconds) / b.work * 1e9 : b.work / median(b.seconds) / 1e9;
+}
 
 // One table row: median, min and max time, the rate at the median, and the rate relative to `base`.
 void print_row(const Bench& b, double base) {
@@ -99,6 +103,7 @@ int main(int argc, char** argv) try {
   tl::manual_seed(0);
   tl::Tensor a = tl::rand({n}), b = tl::rand({n}), acc = tl::rand({n}), dst = tl::zeros({n});
   tl::Tensor x = tl::rand({kMatmulN, kMatmulN}), w = tl::rand({kMatmulN, kMatmulN});
+  const tl::Tensor one_a = tl::rand({1}), one_b = tl::rand({1});
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -111,6 +116,10 @@ int main(int argc, char** argv) try {
       {"sum (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.sum().item<double>(); }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
+      {"a + b, 1 element (overhead)", static_cast<double>(kTinyOps), "ns/op",
+       [&] {
+         for (int64_t i = 0; i < kTinyOps; ++i) sink = sink + (one_a + one_b).numel();
+       }},
   };
   run_all(benches, opt.runs);
 
