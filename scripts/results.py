@@ -186,7 +186,7 @@ def chart(log, bench):
     bars = series(log, bench)
     bar, gap, pad = 14, 2, 16
     group = len(bars) * (bar + gap) + pad
-    left, plot_w, top = 120, 560, 100
+    left, plot_w, top = 120, 600, 108
     width = left + plot_w + 90
     bottom = top + group * len(configs)
     height = bottom + 60
@@ -194,17 +194,21 @@ def chart(log, bench):
     step = nice_step(peak * 1.05)
     axis_max = step * -(-peak * 1.05 // step)
     x = lambda v: left + v / axis_max * plot_w
+    date, conditions = log.conditions().split("; ", 1)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="{FONT}" font-size="12">',
            '<rect width="100%" height="100%" fill="#ffffff"/>',
-           f'<text x="16" y="28" font-size="17" font-weight="bold" fill="#111">'
-           f'{escape(BENCH_TITLES.get(bench, bench))}: images per second, higher is better</text>',
-           f'<text x="16" y="48" fill="#555">{escape(log.conditions())}</text>']
+           f'<text x="16" y="26" font-size="17" font-weight="bold" fill="#111">'
+           f'{escape(BENCH_TITLES.get(bench, bench).split(" (")[0])}: images per second, higher is better</text>',
+           f'<text x="16" y="46" fill="#555">{escape(date)}</text>',
+           f'<text x="16" y="62" fill="#555">{escape(conditions)}</text>']
     legend_x = 16
     for key, label, _ in bars:
-        out.append(f'<rect x="{legend_x}" y="64" width="12" height="12" fill="{COLORS.get(key, "#8172b3")}"/>'
-                   f'<text x="{legend_x + 17}" y="74">{escape(label)}</text>')
+        out.append(f'<rect x="{legend_x}" y="72" width="12" height="12" fill="{COLORS.get(key, "#8172b3")}"/>'
+                   f'<text x="{legend_x + 17}" y="82">{escape(label)}</text>')
         legend_x += 17 + 7 * len(label) + 22
+    for i in range(1, len(configs), 2):  # bands first, so that the grid and the bars lie on top
+        out.append(f'<rect x="0" y="{top + group * i - pad / 2}" width="{width}" height="{group}" fill="#f6f6f6"/>')
     tick = 0.0
     while tick <= axis_max + step / 1000:
         out.append(f'<line x1="{x(tick):.1f}" y1="{top - pad / 2}" x2="{x(tick):.1f}" y2="{bottom - pad / 2 + 5}" '
@@ -216,9 +220,6 @@ def chart(log, bench):
                f'images per second (median run)</text>')
     for i, (precision, batch) in enumerate(configs):
         y = top + group * i
-        if i % 2:
-            out.append(f'<rect x="0" y="{y - pad / 2}" width="{width}" height="{group}" fill="#f6f6f6" '
-                       f'fill-opacity="0.7"/>')
         out.append(f'<text x="{left - 10}" y="{y + (group - pad) / 2}" dy="0.35em" text-anchor="end" fill="#222">'
                    f'{precision}, batch {batch}</text>')
         for k, (key, label, values) in enumerate(bars):
@@ -238,7 +239,8 @@ def chart(log, bench):
 # ---- the results page ----
 
 def logs_in(root):
-    return [Log(p, p.read_text()) for p in sorted((root / "docs" / "results").glob("*.txt"))]
+    logs = [Log(p, p.read_text()) for p in (root / "docs" / "results").glob("*.txt")]
+    return sorted(logs, key=lambda log: (log.header.get("date", ""), log.path.name))
 
 
 def generated(root):
@@ -250,7 +252,8 @@ def generated(root):
                                      f"{log.path.stem}.svg")
             files[svg] = chart(log, bench)
             header, rows = ROWS[bench](log) if bench in ROWS else (["?"], [])
-            parts.append(f"### {BENCH_TITLES.get(bench, bench)}\n\n"
+            precisions = ", ".join(dict.fromkeys(p for p, _ in log.configs(bench)))
+            parts.append(f"### {BENCH_TITLES.get(bench, bench)}: {precisions}\n\n"
                          f"`{log.header.get('command', '?')}`, raw log [{log.path.name}](results/{log.path.name}): "
                          f"{log.conditions()}.\n\n{markdown_table(header, rows)}\n\n"
                          f"![{escape(BENCH_TITLES.get(bench, bench))}](results/{svg.name})")
