@@ -35,6 +35,13 @@ Tensor GradContext::output(size_t i) const {
   return saved_outputs_[i].unpack(node_);
 }
 
+Reads saved_by(const Derivative& d, const std::vector<bool>& needs) {
+  Reads saved;
+  for (size_t i = 0; i < needs.size() && i < d.reads.size(); ++i)
+    if (needs[i]) saved = saved | d.reads[i];
+  return saved;
+}
+
 Tensor sum_to(const Tensor& g, const Shape& shape) {
   if (g.shape() == shape) return g;
   const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
@@ -49,7 +56,16 @@ Tensor sum_to(const Tensor& g, const Shape& shape) {
 namespace {
 
 using Kind = DerivativeKind;
-constexpr uint32_t kIn0 = 1, kIn1 = 2, kIn2 = 4, kIn3 = 8, kIn4 = 16, kOut0 = 1, kOut1 = 2;
+
+// An entry of Derivative::reads: reads_input(0, 1) = "reads tensor inputs 0 and 1".
+template <typename... I>
+Reads reads_input(I... i) {
+  return {(0u | ... | (1u << i)), 0};
+}
+template <typename... K>
+Reads reads_output(K... k) {
+  return {0, (0u | ... | (1u << k))};
+}
 
 bool keepdim_of(const Attrs& a) {
   const AttrValue* v = a.find("keepdim");
@@ -315,25 +331,30 @@ TensorList d_stack(const GradContext& c) {
 }
 
 // matmul of any ranks: 1-D operands act as a row (self) or column (other) vector, batch dims broadcast.
+// self's gradient reads other and other's reads self.
 TensorList d_matmul(const GradContext& c) {
-  Tensor a = c.input(0), b = c.input(1), g = c.grad();
-  const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
-  if (a_vec && b_vec) return {c.needs(0) ? g * b : Tensor(), c.needs(1) ? g * a : Tensor()};  // a dot product
+  Shape a_shape = c.info(0).shape, b_shape = c.info(1).shape;
+  const bool a_vec = a_shape.size() == 1, b_vec = b_shape.size() == 1;
+  Tensor g = c.grad();
+  if (a_vec && b_vec)  // a dot product
+    return {c.needs(0) ? g * c.input(1) : Tensor(), c.needs(1) ? g * c.input(0) : Tensor()};
   if (a_vec) {
-    a = a.unsqueeze(0);
+    a_shape.insert(0, 1);
     g = g.unsqueeze(-2);
   }
   if (b_vec) {
-    b = b.unsqueeze(-1);
+    b_shape.push_back(1);
     g = g.unsqueeze(-1);
   }
   Tensor ga, gb;
   if (c.needs(0)) {
-    ga = sum_to(g.matmul(b.transpose(-1, -2)), a.shape());
+    const Tensor b = b_vec ? c.input(1).unsqueeze(-1) : c.input(1);
+    ga = sum_to(g.matmul(b.transpose(-1, -2)), a_shape);
     if (a_vec) ga = ga.squeeze(0);
   }
   if (c.needs(1)) {
-    gb = sum_to(a.transpose(-1, -2).matmul(g), b.shape());
+    const Tensor a = a_vec ? c.input(0).unsqueeze(0) : c.input(0);
+    gb = sum_to(a.transpose(-1, -2).matmul(g), b_shape);
     if (b_vec) gb = gb.squeeze(-1);
   }
   return {ga, gb};
@@ -429,21 +450,22 @@ TensorList d_mse_loss(const GradContext& c) {
 }
 
 TensorList d_linear(const GradContext& c) {
-  const Tensor x = c.input(0), w = c.input(1), g = c.grad();
-  const Tensor g2 = g.reshape({-1, w.size(0)});
-  return {c.needs(0) ? g.matmul(w) : Tensor(),
-          c.needs(1) ? g2.t().mm(x.reshape({-1, w.size(1)})) : Tensor(),
+  const Shape& w = c.info(1).shape;  // (out_features, in_features)
+  const Tensor g = c.grad();
+  const Tensor g2 = g.reshape({-1, w[0]});
+  return {c.needs(0) ? g.matmul(c.input(1)) : Tensor(),
+          c.needs(1) ? g2.t().mm(c.input(0).reshape({-1, w[1]})) : Tensor(),
           c.needs(2) ? g2.sum(Shape{0}) : Tensor()};
 }
 
-Derivative formula(const char* name, TensorList (*fn)(const GradContext&), uint32_t save_inputs = 0,
-                   uint32_t save_outputs = 0) {
-  return Derivative{Kind::Formula, name, save_inputs, save_outputs, fn, nullptr};
+// `reads`: per tensor input, what its gradient's formula reads (derivatives.yaml's saved values).
+Derivative formula(const char* name, TensorList (*fn)(const GradContext&), std::vector<Reads> reads = {}) {
+  return Derivative{Kind::Formula, name, std::move(reads), fn, nullptr};
 }
-Derivative not_differentiable() { return Derivative{Kind::NotDifferentiable, "", 0, 0, nullptr, nullptr}; }
-Derivative not_implemented(const char* name) { return Derivative{Kind::NotImplemented, name, 0, 0, nullptr, nullptr}; }
+Derivative not_differentiable() { return Derivative{Kind::NotDifferentiable, "", {}, nullptr, nullptr}; }
+Derivative not_implemented(const char* name) { return Derivative{Kind::NotImplemented, name, {}, nullptr, nullptr}; }
 Derivative composite(KernelFn decomposition = nullptr) {
-  return Derivative{Kind::Composite, "", 0, 0, nullptr, decomposition};
+  return Derivative{Kind::Composite, "", {}, nullptr, decomposition};
 }
 
 // dropout in grad mode: native_dropout keeps the mask its backward needs.
@@ -475,30 +497,31 @@ Derivative make(OpKind op) {
     case OpKind::Squeeze: return formula("SqueezeBackward0", d_reshape);
     case OpKind::Unsqueeze: return formula("UnsqueezeBackward0", d_reshape);
     case OpKind::Neg: case OpKind::Neg_: return formula("NegBackward0", d_neg);
-    case OpKind::Abs: case OpKind::Abs_: return formula("AbsBackward0", d_abs, kIn0);
-    case OpKind::Exp: case OpKind::Exp_: return formula("ExpBackward0", d_exp, 0, kOut0);
-    case OpKind::Log: case OpKind::Log_: return formula("LogBackward0", d_log, kIn0);
-    case OpKind::Sqrt: case OpKind::Sqrt_: return formula("SqrtBackward0", d_sqrt, 0, kOut0);
-    case OpKind::Rsqrt: case OpKind::Rsqrt_: return formula("RsqrtBackward0", d_rsqrt, 0, kOut0);
-    case OpKind::Reciprocal: return formula("ReciprocalBackward0", d_reciprocal, 0, kOut0);
-    case OpKind::Relu: case OpKind::Relu_: return formula("ReluBackward0", d_relu, 0, kOut0);
-    case OpKind::Sigmoid: case OpKind::Sigmoid_: return formula("SigmoidBackward0", d_sigmoid, 0, kOut0);
-    case OpKind::Tanh: case OpKind::Tanh_: return formula("TanhBackward0", d_tanh, 0, kOut0);
-    case OpKind::Gelu: return formula("GeluBackward0", d_gelu, kIn0);
-    case OpKind::Hardswish: return formula("HardswishBackward0", d_hardswish, kIn0);
+    case OpKind::Abs: case OpKind::Abs_: return formula("AbsBackward0", d_abs, {reads_input(0)});
+    case OpKind::Exp: case OpKind::Exp_: return formula("ExpBackward0", d_exp, {reads_output(0)});
+    case OpKind::Log: case OpKind::Log_: return formula("LogBackward0", d_log, {reads_input(0)});
+    case OpKind::Sqrt: case OpKind::Sqrt_: return formula("SqrtBackward0", d_sqrt, {reads_output(0)});
+    case OpKind::Rsqrt: case OpKind::Rsqrt_: return formula("RsqrtBackward0", d_rsqrt, {reads_output(0)});
+    case OpKind::Reciprocal: return formula("ReciprocalBackward0", d_reciprocal, {reads_output(0)});
+    case OpKind::Relu: case OpKind::Relu_: return formula("ReluBackward0", d_relu, {reads_output(0)});
+    case OpKind::Sigmoid: case OpKind::Sigmoid_: return formula("SigmoidBackward0", d_sigmoid, {reads_output(0)});
+    case OpKind::Tanh: case OpKind::Tanh_: return formula("TanhBackward0", d_tanh, {reads_output(0)});
+    case OpKind::Gelu: return formula("GeluBackward0", d_gelu, {reads_input(0)});
+    case OpKind::Hardswish: return formula("HardswishBackward0", d_hardswish, {reads_input(0)});
     case OpKind::Add: case OpKind::Add_: return formula("AddBackward0", d_add);
     case OpKind::Sub: case OpKind::Sub_: return formula("SubBackward0", d_sub);
-    case OpKind::Mul: case OpKind::Mul_: return formula("MulBackward0", d_mul, kIn0 | kIn1);
-    case OpKind::Div: case OpKind::Div_: return formula("DivBackward0", d_div, kIn0 | kIn1);
-    case OpKind::Pow: case OpKind::Pow_: return formula("PowBackward0", d_pow, kIn0 | kIn1, kOut0);
+    case OpKind::Mul: case OpKind::Mul_: return formula("MulBackward0", d_mul, {reads_input(1), reads_input(0)});
+    case OpKind::Div: case OpKind::Div_: return formula("DivBackward0", d_div, {reads_input(1), reads_input(0, 1)});
+    case OpKind::Pow: case OpKind::Pow_:
+      return formula("PowBackward0", d_pow, {reads_input(0, 1), reads_input(0, 1) | reads_output(0)});
     case OpKind::Rsub: {
       Derivative d = formula("RsubBackward0", d_rsub);
       d.overload_name = [](const Attrs&, size_t tensors) { return tensors == 1 ? "RsubBackward1" : "RsubBackward0"; };
       return d;
     }
     case OpKind::Rtruediv: return composite();
-    case OpKind::Clamp: case OpKind::Clamp_: return formula("ClampBackward1", d_clamp, kIn0);
-    case OpKind::Where: return formula("WhereBackward0", d_where, kIn0);
+    case OpKind::Clamp: case OpKind::Clamp_: return formula("ClampBackward1", d_clamp, {reads_input(0)});
+    case OpKind::Where: return formula("WhereBackward0", d_where, {{}, reads_input(0), reads_input(0)});
     case OpKind::ThresholdBackward: case OpKind::GeluBackward: case OpKind::HardswishBackward: case OpKind::NativeDropoutBackward:
       return not_implemented("a backward op (double backward is not supported)");
     case OpKind::NativeDropout: return formula("NativeDropoutBackward0", [](const GradContext& c) -> TensorList {
@@ -506,7 +529,7 @@ Derivative make(OpKind op) {
         const double p = c.attrs().get<double>("p");
         const bool train = c.attrs().is_none("train") || c.attrs().get<bool>("train");
         return {native_dropout_backward(c.grad(0), c.output(1), !train ? 1.0 : p < 1.0 ? 1.0 / (1.0 - p) : 0.0)};
-      }, 0, kOut1);
+      }, {reads_output(1)});
     case OpKind::Gt: case OpKind::Lt: case OpKind::Ge: case OpKind::Le: case OpKind::Eq: case OpKind::Ne:
     case OpKind::Allclose: case OpKind::Equal:
       return not_differentiable();
@@ -520,36 +543,42 @@ Derivative make(OpKind op) {
       d.overload_name = [](const Attrs& a, size_t) { return a.is_none("dim") ? "MeanBackward0" : "MeanBackward1"; };
       return d;
     }
-    case OpKind::Max: return formula("MaxBackward0", d_extreme, kIn0, kOut0 | kOut1);
-    case OpKind::Min: return formula("MinBackward0", d_extreme, kIn0, kOut0 | kOut1);
+    case OpKind::Max: return formula("MaxBackward0", d_extreme, {reads_input(0) | reads_output(0, 1)});
+    case OpKind::Min: return formula("MinBackward0", d_extreme, {reads_input(0) | reads_output(0, 1)});
     case OpKind::Argmax: case OpKind::Nonzero: case OpKind::Argwhere:
       return not_differentiable();
-    case OpKind::IndexSelect: return formula("IndexSelectBackward0", d_index_select, kIn1);
-    case OpKind::MaskedSelect: return formula("MaskedSelectBackward0", d_masked_select, kIn1);
+    case OpKind::IndexSelect: return formula("IndexSelectBackward0", d_index_select, {reads_input(1)});
+    case OpKind::MaskedSelect: return formula("MaskedSelectBackward0", d_masked_select, {reads_input(1)});
     case OpKind::Cat: return formula("CatBackward0", d_cat);
     case OpKind::Stack: return formula("StackBackward0", d_stack);
-    case OpKind::Matmul: return formula("MmBackward0", d_matmul, kIn0 | kIn1);
-    case OpKind::Mm: return formula("MmBackward0", d_mm, kIn0 | kIn1);
-    case OpKind::Bmm: return formula("BmmBackward0", d_bmm, kIn0 | kIn1);
-    case OpKind::Addmm: return formula("AddmmBackward0", d_addmm, kIn1 | kIn2);
-    case OpKind::Linear: return formula("AddmmBackward0", d_linear, kIn0 | kIn1);
-    case OpKind::Conv2d: return formula("ConvolutionBackward0", d_conv2d, kIn0 | kIn1);
-    case OpKind::BatchNorm: return formula("NativeBatchNormBackward0", d_batch_norm, kIn0 | kIn1 | kIn3 | kIn4);
+    case OpKind::Matmul: return formula("MmBackward0", d_matmul, {reads_input(1), reads_input(0)});
+    case OpKind::Mm: return formula("MmBackward0", d_mm, {reads_input(1), reads_input(0)});
+    case OpKind::Bmm: return formula("BmmBackward0", d_bmm, {reads_input(1), reads_input(0)});
+    case OpKind::Addmm: return formula("AddmmBackward0", d_addmm, {{}, reads_input(2), reads_input(1)});
+    case OpKind::Linear: return formula("AddmmBackward0", d_linear, {reads_input(1), reads_input(0), {}});
+    case OpKind::Conv2d:  // one formula (convolution_backward) for input, weight and bias
+      return formula("ConvolutionBackward0", d_conv2d, {reads_input(0, 1), reads_input(0, 1), reads_input(0, 1)});
+    case OpKind::BatchNorm: {  // one formula (native_batch_norm_backward) for input, weight and bias
+      const Reads all = reads_input(0, 1, 3, 4);
+      return formula("NativeBatchNormBackward0", d_batch_norm, {all, all, all});
+    }
     case OpKind::MaxPool2d: return composite(max_pool2d_decomposition);
-    case OpKind::AvgPool2d: return formula("AvgPool2DBackward0", d_avg_pool2d, kIn0);
-    case OpKind::AdaptiveAvgPool2d: return formula("AdaptiveAvgPool2DBackward0", d_adaptive_avg_pool2d, kIn0);
+    case OpKind::AvgPool2d: return formula("AvgPool2DBackward0", d_avg_pool2d, {reads_input(0)});
+    case OpKind::AdaptiveAvgPool2d:
+      return formula("AdaptiveAvgPool2DBackward0", d_adaptive_avg_pool2d, {reads_input(0)});
     case OpKind::Dropout: return composite(dropout_decomposition);
     case OpKind::MaxPool2dWithIndices:
-      return formula("MaxPool2DWithIndicesBackward0", d_max_pool2d_with_indices, kIn0, kOut1);
+      return formula("MaxPool2DWithIndicesBackward0", d_max_pool2d_with_indices, {reads_input(0) | reads_output(1)});
     case OpKind::ConvolutionBackward: case OpKind::NativeBatchNormBackward: case OpKind::MaxPool2dWithIndicesBackward:
     case OpKind::AvgPool2dBackward: case OpKind::AdaptiveAvgPool2dBackward:
       return not_implemented(op_info(op).aten_name);
-    case OpKind::SoftmaxForward: return formula("SoftmaxBackward0", d_softmax, 0, kOut0);
-    case OpKind::LogSoftmaxForward: return formula("LogSoftmaxBackward0", d_log_softmax, 0, kOut0);
+    case OpKind::SoftmaxForward: return formula("SoftmaxBackward0", d_softmax, {reads_output(0)});
+    case OpKind::LogSoftmaxForward: return formula("LogSoftmaxBackward0", d_log_softmax, {reads_output(0)});
     case OpKind::Softmax: case OpKind::LogSoftmax: case OpKind::NllLoss: case OpKind::CrossEntropyLoss:
       return composite();
-    case OpKind::NllLossForward: return formula("NllLossBackward0", d_nll_loss_forward, kIn0 | kIn1 | kIn2, kOut1);
-    case OpKind::MseLoss: return formula("MseLossBackward0", d_mse_loss, kIn0 | kIn1);
+    case OpKind::NllLossForward:  // the target and the class weights get no gradient
+      return formula("NllLossBackward0", d_nll_loss_forward, {reads_input(0, 1, 2) | reads_output(1)});
+    case OpKind::MseLoss: return formula("MseLossBackward0", d_mse_loss, {reads_input(0, 1), reads_input(0, 1)});
     case OpKind::SoftmaxBackwardData: case OpKind::LogSoftmaxBackwardData: case OpKind::NllLossBackward:
     case OpKind::MseLossBackward:
       return not_implemented(op_info(op).aten_name);

@@ -36,7 +36,7 @@ class GradContext {
   Tensor grad(size_t i = 0) const;
   bool has_grad(size_t i) const { return i < grads_.size() && grads_[i].defined(); }
   const Attrs& attrs() const { return attrs_; }
-  /// Saved tensor input / output `i` (the entry must have asked to save it).
+  /// Saved tensor input / output `i`: read only in the formula of an input whose Reads name it.
   Tensor input(size_t i) const;
   Tensor output(size_t i) const;
   size_t num_inputs() const { return inputs_.size(); }
@@ -61,13 +61,25 @@ enum class DerivativeKind : uint8_t {
   NotImplemented,     ///< recorded, but backward through it throws tl::Error naming the op
 };
 
+/// What the gradient formula of one tensor input reads from the forward call: bit i of `inputs` is
+/// tensor input i, bit k of `outputs` is output k. A formula shared by several inputs (convolution's
+/// "input, weight, bias") reads the same for each of them.
+struct Reads {
+  uint32_t inputs = 0;
+  uint32_t outputs = 0;
+  Reads operator|(Reads other) const { return {inputs | other.inputs, outputs | other.outputs}; }
+};
+
 struct Derivative {
   DerivativeKind kind = DerivativeKind::NotImplemented;
-  const char* name = "";       ///< the node's name, as PyTorch names it ("MulBackward0")
-  uint32_t save_inputs = 0;    ///< bit i: tensor input i is saved for backward
-  uint32_t save_outputs = 0;   ///< bit i: output i is saved
+  const char* name = "";  ///< the node's name, as PyTorch names it ("MulBackward0")
+  /// reads[i]: what the formula of tensor input i reads (inputs past the end read nothing). A call
+  /// saves what the formulas of its inputs that need grad read, and nothing else, as derivatives.yaml's
+  /// generated code does: mul saves `other` only when self needs grad.
+  std::vector<Reads> reads;
   /// One gradient per tensor input (undefined where none); broadcast results are summed back to the
-  /// input's shape and converted to its dtype by the node.
+  /// input's shape and converted to its dtype by the node. The gradient of input i is asked for (and
+  /// may read the saved tensors) only when input i needs grad.
   TensorList (*formula)(const GradContext&) = nullptr;
   /// Composite: what runs in grad mode, through ops that record themselves (null: the op's kernel).
   KernelFn decomposition = nullptr;
@@ -79,6 +91,9 @@ struct Derivative {
 
 /// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self).
 const Derivative& derivative_of(OpKind op);
+
+/// What a call of `d` saves: the union of the Reads of the inputs that need grad (`needs[i]`).
+Reads saved_by(const Derivative& d, const std::vector<bool>& needs);
 
 /// `g` summed over the dimensions broadcasting added or expanded, to `shape`.
 Tensor sum_to(const Tensor& g, const Shape& shape);

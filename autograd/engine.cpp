@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autograd/node.h"
 #include "core/autocast.h"
@@ -16,15 +17,20 @@
 namespace tl::autograd {
 namespace {
 
-// What a run of the graph collects instead of accumulating into leaves (autograd::grad).
+// What autograd::grad collects: the gradients arriving at its inputs' edges, instead of running on.
 struct Capture {
-  std::unordered_map<const Node*, size_t> slot_of;  // the input's accumulator -> index in `grads`
+  struct Slot {
+    uint32_t input_nr;  // which gradient of the node's buffer
+    size_t index;       // where in `grads` (an input given twice has two slots)
+  };
+  std::unordered_map<const Node*, std::vector<Slot>> at;
   TensorList grads;
 };
 
 struct NodeState {
   int dependencies = 0;
-  TensorList buffer;  // one gradient per forward output
+  TensorList buffer;    // one gradient per forward output
+  bool needed = true;   // with a Capture: some captured edge lies below this node
 };
 
 // The root gradient for `t`: the given one (checked against t) or, for a one-element tensor, ones_like(t)
@@ -73,6 +79,34 @@ ScopeLink forward_link(const Node& n) {
   return {static_cast<int64_t>(n.sequence_nr), n.forward_thread};
 }
 
+// PyTorch's init_to_execute for autograd::grad: a node runs only when a captured edge lies below it,
+// so neither the leaves' accumulators nor the history below a non-leaf input run. Post-order over the
+// graph (iterative: a graph may be a million nodes deep), children before their parents.
+void mark_needed(const std::vector<Edge>& roots, std::unordered_map<Node*, NodeState>& state, const Capture& capture) {
+  struct Frame {
+    Node* node;
+    size_t next = 0;
+  };
+  std::unordered_set<Node*> visited;
+  std::vector<Frame> stack;
+  for (const Edge& e : roots)
+    if (visited.insert(e.fn.get()).second) stack.push_back({e.fn.get()});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next < f.node->next_edges.size()) {
+      Node* child = f.node->next_edges[f.next++].fn.get();
+      if (child != nullptr && visited.insert(child).second) stack.push_back({child});
+      continue;
+    }
+    Node* n = f.node;
+    stack.pop_back();
+    bool needed = false;
+    for (const Edge& e : n->next_edges)
+      if (e.valid()) needed = needed || state.at(e.fn.get()).needed || capture.at.count(e.fn.get()) > 0;
+    state.at(n).needed = needed;
+  }
+}
+
 void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_graph, Capture* capture) {
   // Dependencies: how many gradients each reachable node waits for.
   std::unordered_map<Node*, NodeState> state;
@@ -93,6 +127,7 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
       if (fresh) stack.push_back(e.fn.get());
     }
   }
+  if (capture) mark_needed(roots, state, *capture);
   for (auto& [node, s] : state) s.buffer.resize(node->output_meta.size());
   for (size_t i = 0; i < roots.size(); ++i) accumulate(state[roots[i].fn.get()].buffer.at(roots[i].input_nr), root_grads[i]);
 
@@ -113,11 +148,15 @@ void run(const std::vector<Edge>& roots, TensorList root_grads, bool retain_grap
     RecordFunction step([n] { return "autograd::engine::evaluate_function: " + n->name(); }, RecordScope::Function,
                         link);
     NodeState& s = state[n];
+    if (capture) {
+      if (auto it = capture->at.find(n); it != capture->at.end())
+        for (const Capture::Slot& slot : it->second) capture->grads[slot.index] = s.buffer.at(slot.input_nr);
+      // Nothing captured lies below: the nodes behind this one wait for gradients that never come.
+      if (!s.needed) continue;
+    }
     retain_grads(*n, s.buffer);
     TensorList in;
-    if (capture && capture->slot_of.count(n)) {
-      accumulate(capture->grads[capture->slot_of[n]], s.buffer.at(0));
-    } else {
+    {
       RecordFunction node_scope([n] { return n->name(); }, RecordScope::Function, link);
       in = n->apply(std::move(s.buffer));
     }
@@ -159,17 +198,17 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors, bool re
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
                 bool retain_graph, bool allow_unused) {
+  TL_CHECK(!inputs.empty(), "grad requires non-empty inputs");
   TensorList root_grads;
   const std::vector<Edge> roots = root_edges(outputs, grad_outputs, root_grads);
   Capture capture;
   capture.grads.resize(inputs.size());
+  // An input's accumulator is held weakly by its leaf: kept alive here so the captured node stays the same.
   std::vector<std::shared_ptr<Node>> keep;
   for (size_t i = 0; i < inputs.size(); ++i) {
     TL_CHECK(inputs[i].defined() && inputs[i].requires_grad(), "grad: input ", i, " does not require grad");
     const Edge e = gradient_edge(inputs[i]);
-    TL_CHECK(dynamic_cast<const AccumulateGrad*>(e.fn.get()) != nullptr, "grad: input ", i,
-             " is not a leaf (only leaves are supported)");
-    capture.slot_of[e.fn.get()] = i;
+    capture.at[e.fn.get()].push_back({e.input_nr, i});
     keep.push_back(e.fn);
   }
   run(roots, std::move(root_grads), retain_graph, &capture);

@@ -16,8 +16,12 @@ namespace tl::autograd {
 /// an earlier backward.
 void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
 
-/// The gradients of `outputs` with respect to `inputs`, returned instead of accumulated into .grad.
-/// An input the outputs do not depend on gets an undefined tensor when `allow_unused`, else tl::Error.
+/// torch.autograd.grad: the gradients of `outputs` with respect to `inputs` (leaves or not; an input
+/// given twice gets its gradient twice), returned instead of accumulated. Only the nodes between the
+/// outputs and the inputs run: no leaf's .grad changes, and a retained gradient changes only on a node
+/// that ran. An input the outputs do not depend on gets an undefined tensor when `allow_unused`, else
+/// tl::Error. Throws tl::Error, before running anything, for no inputs ("grad requires non-empty inputs")
+/// and for an input that does not require grad.
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
                 bool retain_graph = false, bool allow_unused = false);
 

@@ -40,6 +40,30 @@ Tensor SavedTensor::unpack(const Node& owner) const {
 Node::Node()
     : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)), forward_thread(current_thread_id()) {}
 
+// PyTorch's gatherFunctions: moves into `stack` the nodes that only `n` keeps alive and lets go of the
+// others, so that destroying `n` afterwards destroys no other node.
+void gather_nodes(Node& n, std::vector<std::shared_ptr<Node>>& stack) {
+  auto take = [&](std::shared_ptr<Node>& fn) {
+    if (fn.use_count() == 1) stack.push_back(std::move(fn));
+    else fn.reset();
+  };
+  for (Edge& e : n.next_edges) take(e.fn);
+  std::vector<std::shared_ptr<Node>> held;
+  n.take_held_nodes(held);
+  for (std::shared_ptr<Node>& fn : held) take(fn);
+}
+
+Node::~Node() {
+  // The derived part is gone already (a CopySlices released its op node itself, the same way).
+  std::vector<std::shared_ptr<Node>> stack;
+  gather_nodes(*this, stack);
+  while (!stack.empty()) {
+    std::shared_ptr<Node> fn = std::move(stack.back());
+    stack.pop_back();
+    gather_nodes(*fn, stack);
+  }  // fn, now with nothing behind it, is destroyed here
+}
+
 AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
   output_meta.push_back({leaf_.shape(), leaf_.dtype()});
   // A leaf's accumulator runs after every node that feeds it.
@@ -48,7 +72,8 @@ AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
 
 TensorList AccumulateGrad::apply(TensorList grads) {
   Tensor& g = grads.at(0);
-  if (!g.defined()) return {};
+  // A leaf whose requires_grad was turned off since the forward gets nothing (PyTorch's check too).
+  if (!g.defined() || !leaf_.requires_grad()) return {};
   NoGradGuard no_grad;
   AutogradMeta& meta = TensorAccess::ensure_meta(leaf_);
   std::lock_guard lock(meta.mutex);

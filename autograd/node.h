@@ -53,7 +53,10 @@ class SavedTensor {
 class Node {
  public:
   Node();
-  virtual ~Node() = default;
+  /// Releases the graph behind this node iteratively (PyTorch's deleteNode): the nodes only this one
+  /// keeps alive are taken into a worklist and emptied before they are destroyed, so dropping a chain
+  /// of any length recurses once, not once per node. Nodes someone else holds stay intact.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -76,9 +79,17 @@ class Node {
   uint64_t forward_thread;
   /// Non-leaf tensors that asked retain_grad(), per forward output.
   std::vector<std::vector<std::weak_ptr<TensorImpl>>> retained;
+
+ protected:
+  /// Moves into `out` the nodes this node keeps alive besides its next edges' (CopySlices' op node),
+  /// so that they are released with the edges, iteratively.
+  virtual void take_held_nodes(std::vector<std::shared_ptr<Node>>&) {}
+
+ private:
+  friend void gather_nodes(Node& n, std::vector<std::shared_ptr<Node>>& stack);
 };
 
-/// The sink of a leaf's gradients: adds them into the leaf's .grad.
+/// The sink of a leaf's gradients: adds them into the leaf's .grad, unless the leaf no longer requires grad.
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf);

@@ -97,6 +97,9 @@ class CopySlices final : public Node {
   void release_saved() override { fn_->release_saved(); }
   bool released() const override { return fn_->released(); }
 
+ protected:
+  void take_held_nodes(std::vector<std::shared_ptr<Node>>& out) override { out.push_back(std::move(fn_)); }
+
  private:
   Geometry base_, view_;
   int64_t bytes_;
@@ -217,11 +220,15 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
     node->inputs_[i] = {t.shape(), t.dtype(), true};
     node->next_edges.push_back(gradient_edge(t));
     node->needs_[i] = node->next_edges.back().valid() && is_floating_point(t.dtype());
-    if (i < 32 && (d.save_inputs >> i & 1u)) {
-      // An in-place op overwrites self: its formula needs the value self had.
-      node->saved_inputs_[i] = static_cast<int>(i) == w ? SavedTensor(t.clone(), false) : SavedTensor(t, false);
-      node->has_saved_ = true;
-    }
+  }
+  // Only what the formulas of the inputs that need grad read: a constant operand's partner is not kept.
+  const Reads saved = saved_by(d, node->needs_);
+  for (size_t i = 0; i < inputs.size() && i < 32; ++i) {
+    if (!inputs[i].defined() || !(saved.inputs >> i & 1u)) continue;
+    // An in-place op overwrites self: its formula needs the value self had.
+    const Tensor& t = inputs[i];
+    node->saved_inputs_[i] = static_cast<int>(i) == w ? SavedTensor(t.clone(), false) : SavedTensor(t, false);
+    node->has_saved_ = true;
   }
   TensorList out;
   {
@@ -235,7 +242,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
   for (size_t k = 0; k < out.size(); ++k) {
     const Tensor& o = out[k];
     node->output_meta.push_back(o.defined() ? GradMeta{o.shape(), o.dtype()} : GradMeta{});
-    if (k < 32 && (d.save_outputs >> k & 1u) && o.defined()) {
+    if (k < 32 && (saved.outputs >> k & 1u) && o.defined()) {
       node->saved_outputs_[k] = SavedTensor(o, true);
       node->has_saved_ = true;
     }

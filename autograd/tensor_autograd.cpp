@@ -12,7 +12,8 @@ void install_recorder();
 
 namespace {
 
-const bool kRecorderInstalled = (autograd::install_recorder(), true);
+const bool kRecorderInstalled =
+    (autograd::install_recorder(), set_grad_fn_name_fn([](const Tensor& t) { return t.grad_fn_name(); }), true);
 
 }  // namespace
 
@@ -30,7 +31,20 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   return *this;
 }
 
-Tensor& Tensor::mutable_grad() { return TensorAccess::ensure_meta(*this).grad; }
+GradSlot Tensor::mutable_grad() { return GradSlot(*this, TensorAccess::ensure_meta(*this).grad); }
+
+// PyTorch's THPVariable_set_grad: the checks of `x.grad = g`, in its order.
+GradSlot& GradSlot::operator=(const Tensor& grad) {
+  if (grad.defined()) {
+    TL_CHECK(!grad.is_same(owner_), "can't assign Variable as its own grad");
+    TL_CHECK(grad.dtype() == owner_.dtype(), "assigned grad has data of a different type: the tensor is ",
+             owner_.dtype(), ", the gradient ", grad.dtype());
+    TL_CHECK(grad.shape() == owner_.shape(), "assigned grad has data of a different size: the tensor has size ",
+             owner_.shape(), ", the gradient ", grad.shape());
+  }
+  slot_ = grad;
+  return *this;
+}
 
 std::string Tensor::grad_fn_name() const {
   autograd::gradient_edge(*this);  // a view's history may need rebuilding first

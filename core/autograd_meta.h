@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "core/tensor.h"
 
@@ -33,8 +34,15 @@ struct AutogradMeta {
   int64_t view_version = 0;
 };
 
-/// Access to a tensor's AutogradMeta for the dispatch point and the autograd/ layer (Tensor names
-/// TensorAccess its friend); user code has Tensor's autograd methods instead.
+/// The name of `t`'s grad_fn ("MulBackward0"; "" for none), as the printer shows it. The nodes are the
+/// autograd layer's: it installs this with its recorder, before any tensor can have a grad_fn.
+using GradFnNameFn = std::string (*)(const Tensor& t);
+void set_grad_fn_name_fn(GradFnNameFn fn);
+/// The installed function, or nullptr.
+GradFnNameFn grad_fn_name_fn();
+
+/// Access to a tensor's AutogradMeta for the dispatch point and the autograd/ layer, and to its
+/// parameter mark for nn/ (Tensor names TensorAccess its friend); user code has Tensor's methods instead.
 struct TensorAccess {
   /// The tensor's autograd state, or nullptr when it has none.
   static AutogradMeta* meta(const Tensor& t) { return t.impl_ ? t.impl_->autograd.get() : nullptr; }
@@ -52,13 +60,20 @@ struct TensorAccess {
   }
   /// How many Tensor handles share this tensor object.
   static long use_count(const Tensor& t) { return t.impl_.use_count(); }
-  /// A new tensor object over the same storage and geometry, with no autograd state.
+  /// A new tensor object over the same storage and geometry, with no autograd state (a plain tensor,
+  /// also when `t` is a parameter).
   static Tensor alias(const Tensor& t) {
     TL_CHECK(t.impl_ != nullptr, "autograd: tensor is undefined (None)");
     Tensor out;
     out.impl_ = std::make_shared<TensorImpl>(*t.impl_);
     out.impl_->autograd = nullptr;
+    out.impl_->is_parameter = false;
     return out;
+  }
+  /// Marks `t` as a module's parameter (nn's register_parameter): print(t) says "Parameter containing:".
+  static void mark_parameter(const Tensor& t) {
+    TL_CHECK(t.impl_ != nullptr, "mark_parameter: tensor is undefined (None)");
+    t.impl_->is_parameter = true;
   }
   /// Records that `view` (an op's result sharing `input`'s storage) views input's base.
   static void mark_view(const Tensor& view, const Tensor& input) {

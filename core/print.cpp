@@ -1,5 +1,6 @@
 // core/print.cpp — prints tensors exactly as PyTorch 1.13 does with its default print options
-// (torch/_tensor_str.py). Reads elements through sizes/strides, so every strided view prints right.
+// (torch/_tensor_str.py, and nn.Parameter's repr). Reads elements through sizes/strides, so every
+// strided view prints right.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,7 +9,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/tensor_base.h"
+#include "core/autograd_meta.h"
+#include "core/tensor.h"
 
 namespace tl {
 namespace {
@@ -214,11 +216,20 @@ std::string with_suffixes(std::string text, const std::vector<std::string>& suff
   return text + ")";
 }
 
+// _str_intern's autograd suffix: the node that made the tensor, or requires_grad=True for a leaf.
+std::string autograd_suffix(const Tensor& t) {
+  if (!t.requires_grad()) return "";
+  const GradFnNameFn name_of = grad_fn_name_fn();
+  const std::string grad_fn = name_of ? name_of(t) : std::string();
+  return grad_fn.empty() ? "requires_grad=True" : "grad_fn=<" + grad_fn + ">";
+}
+
 }  // namespace
 
-std::ostream& operator<<(std::ostream& os, const TensorBase& t) {
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "None";
   if (t.is_proxy()) return os << kPrefix << "<proxy>)";
+  if (t.is_parameter()) os << "Parameter containing:\n";
   std::vector<std::string> suffixes;
   std::string body = "[]";
   if (t.numel() == 0) {
@@ -232,6 +243,7 @@ std::ostream& operator<<(std::ostream& os, const TensorBase& t) {
     }
     body = tensor_body(t);
   }
+  if (std::string grad = autograd_suffix(t); !grad.empty()) suffixes.push_back(std::move(grad));
   return os << with_suffixes(kPrefix + body, suffixes);
 }
 

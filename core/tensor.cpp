@@ -118,6 +118,16 @@ bool TensorBase::is_contiguous() const {
   return true;
 }
 
+namespace {
+
+GradFnNameFn g_grad_fn_name_fn = nullptr;
+
+}  // namespace
+
+void set_grad_fn_name_fn(GradFnNameFn fn) { g_grad_fn_name_fn = fn; }
+
+GradFnNameFn grad_fn_name_fn() { return g_grad_fn_name_fn; }
+
 bool TensorBase::requires_grad() const {
   const TensorImpl& t = impl();
   if (t.autograd == nullptr) return false;

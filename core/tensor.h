@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,6 +19,8 @@
 #include "core/tensor_base.h"
 
 namespace tl {
+
+class GradSlot;
 
 class Tensor : public TensorBase {
  public:
@@ -46,8 +49,9 @@ class Tensor : public TensorBase {
   Tensor& requires_grad_(bool requires_grad = true);
   /// The accumulated gradient (undefined until backward() reaches this tensor).
   const Tensor& grad() const;
-  /// The gradient slot itself: assign to it to set or clear .grad (LibTorch's mutable_grad()).
-  Tensor& mutable_grad();
+  /// The .grad slot: `x.mutable_grad() = g` is PyTorch's `x.grad = g`, checked as PyTorch checks it
+  /// (see GradSlot); `x.mutable_grad() = {}` clears it.
+  GradSlot mutable_grad();
   /// The name of the node that made this tensor ("MulBackward0"), empty for a leaf.
   std::string grad_fn_name() const;
   /// Keeps .grad of this non-leaf tensor at the next backward().
@@ -80,6 +84,30 @@ class Tensor : public TensorBase {
   /// records the op.
   Tensor contiguous() const;
 };
+
+/// A tensor's .grad as an assignable slot (what Tensor::mutable_grad() returns; lives for one expression).
+class GradSlot {
+ public:
+  /// Sets .grad to `grad` (the same tensor object, not a copy); an undefined `grad` clears it. Throws
+  /// tl::Error, leaving .grad as it was, when `grad` is the tensor itself or differs from it in dtype
+  /// or size, as PyTorch's setter does ("assigned grad has data of a different size: ...").
+  GradSlot& operator=(const Tensor& grad);
+  GradSlot& operator=(const GradSlot& other) { return *this = static_cast<const Tensor&>(other); }
+  /// The slot itself, as LibTorch's mutable_grad() returns it, for in-place updates of the gradient
+  /// (`Tensor& g = x.mutable_grad(); g.mul_(2.0);`). Assigning through this reference is not checked.
+  operator Tensor&() const { return slot_; }
+
+ private:
+  friend class Tensor;
+  GradSlot(const Tensor& owner, Tensor& slot) : owner_(owner), slot_(slot) {}
+  Tensor owner_;
+  Tensor& slot_;
+};
+
+/// Prints like PyTorch's print(t): tensor([[0.1000, 0.2000]]), summarised with "..." when large, with
+/// PyTorch's suffixes (dtype=..., requires_grad=True, grad_fn=<MulBackward0>) and, for a module's
+/// parameter, "Parameter containing:" on a line of its own first.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 #include "core/op_operators.h"
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +36,7 @@ struct TensorImpl {
   std::shared_ptr<ProxyTag> proxy;
   bool sizes_known = true;  ///< false for a proxy traced without example inputs
   std::shared_ptr<AutogradMeta> autograd;  ///< null for a tensor autograd never touched
+  bool is_parameter = false;  ///< registered as a module's parameter (torch.nn.Parameter); not inherited by views
 };
 
 class TensorBase {
@@ -92,6 +92,9 @@ class TensorBase {
   bool is_leaf() const;
   /// How many times an in-place op wrote this tensor's storage (torch's _version).
   int64_t _version() const;
+  /// True for a tensor a module registered as its parameter (isinstance(t, nn.Parameter)): it prints
+  /// as "Parameter containing:". A view, a detach()ed alias or an op's result is a plain tensor.
+  bool is_parameter() const { return impl().is_parameter; }
 
  protected:
   const TensorImpl& impl() const {
@@ -111,8 +114,5 @@ class TensorBase {
   std::shared_ptr<TensorImpl> impl_;
   friend struct TensorAccess;
 };
-
-/// Prints like PyTorch: tensor([[0.1000, 0.2000]]), summarised with "..." when large.
-std::ostream& operator<<(std::ostream& os, const TensorBase& t);
 
 }  // namespace tl

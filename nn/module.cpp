@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/autograd_meta.h"
 #include "nn/module_hook.h"
 
 namespace tl::nn {
@@ -163,9 +164,11 @@ void Module::deep_copy_registry() {
         t = copy;
         return;
       }
-    // A copy is a new leaf with the original's requires_grad, as copy.deepcopy gives in PyTorch.
+    // A copy is a new leaf with the original's requires_grad (and a parameter's copy a parameter), as
+    // copy.deepcopy gives in PyTorch.
     Tensor copy = t.detach().clone();
     if (t.requires_grad()) copy.requires_grad_();
+    if (t.is_parameter()) TensorAccess::mark_parameter(copy);
     memo.tensors.emplace_back(t, copy);
     t = std::move(copy);
   };
@@ -198,6 +201,7 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
   if (t.defined() && !t.is_proxy()) {
     if (!t.is_leaf()) t = t.detach();
     if (is_floating_point(t.dtype())) t.requires_grad_(requires_grad);
+    TensorAccess::mark_parameter(t);
   }
   upsert(parameters_, name, t);
   return t;

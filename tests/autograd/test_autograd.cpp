@@ -63,6 +63,33 @@ TEST_CASE("gradients accumulate across backward calls until cleared") {
   check_values(x.grad(), {3, 3});
 }
 
+// PyTorch 1.13's `x.grad = g` refuses these, naming them as below, and keeps the old .grad.
+TEST_CASE("assigning .grad checks it as PyTorch's setter does: size, dtype, not the tensor itself") {
+  Tensor x = leaf({1, 2, 3});
+  const Tensor g = vec({2, 2, 2});
+  x.mutable_grad() = g;
+  CHECK(x.grad().is_same(g));
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = ones({3, 1}),
+                       "assigned grad has data of a different size: the tensor has size [3], the gradient [3, 1]",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = ones({3}, DType::Float64),
+                       "assigned grad has data of a different type: the tensor is torch.float32, the gradient "
+                       "torch.float64",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.mutable_grad() = x, "can't assign Variable as its own grad", Error);
+  CHECK(x.grad().is_same(g));
+  check_values(x.grad(), {2, 2, 2});
+  x.mutable_grad() = {};
+  CHECK_FALSE(x.grad().defined());
+
+  Tensor counts = from_vector<int64_t>({1, 2}, {2});  // any dtype may hold a .grad of its own dtype
+  counts.mutable_grad() = from_vector<int64_t>({3, 4}, {2});
+  CHECK(counts.grad().dtype() == DType::Int64);
+  Tensor h = x * 2.0;  // a non-leaf too
+  h.mutable_grad() = ones({3});
+  check_values(h.grad(), {1, 1, 1});
+}
+
 TEST_CASE("a leaf used twice sums both paths; broadcasting sums back to the input's shape") {
   Tensor x = leaf({1, 2}), b = leaf({10});
   Tensor loss = (x * x + x + b).sum();
@@ -109,6 +136,17 @@ TEST_CASE("retain_grad keeps a non-leaf's gradient; other non-leaves keep none")
   k.sum().backward();
   check_values(h.grad(), {2, 2});
   CHECK_FALSE(k.grad().defined());
+}
+
+TEST_CASE("a leaf whose requires_grad was turned off after the forward gets no .grad (PyTorch's AccumulateGrad)") {
+  Tensor a = leaf({1, 2}), b = leaf({3, 4});
+  const Tensor y = (a * b).sum();
+  a.requires_grad_(false);
+  y.backward();
+  CHECK_FALSE(a.grad().defined());
+  check_values(b.grad(), {1, 2});
+  CHECK_THROWS_WITH_AS(autograd::grad({(b * 2.0).sum() + (a * b).sum()}, {a}), "grad: input 0 does not require grad",
+                       Error);
 }
 
 TEST_CASE("NoGradGuard and InferenceMode record nothing; detach cuts the history") {
@@ -180,6 +218,41 @@ TEST_CASE("the version counter: modifying a tensor saved for backward raises at 
   CHECK_FALSE(x.grad().defined());
 }
 
+// PyTorch 1.13 saves what the formulas of the inputs that need grad read (derivatives.yaml's codegen):
+// linear and mul with a constant input keep that input only, so an optimizer step on the weight between
+// forward and backward is no error; div's self formula reads other, and convolution's one formula for
+// input, weight and bias reads both, so those still raise there as in PyTorch.
+TEST_CASE("saved tensors follow which inputs need grad: forward, step, backward with only the weight learning") {
+  const Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});  // no grad
+  Tensor w = from_vector<float>({1, 0, -1, 2, 1, 0}, {2, 3}).requires_grad_(), b = leaf({0, 0});
+  const Tensor out = linear(x, w, b).sum();
+  const Tensor product = (x.select(0, 0) * w.select(0, 0)).sum();
+  {
+    NoGradGuard step;
+    w.add_(1.0);
+    b.add_(1.0);
+  }
+  out.backward();
+  check_values(w.grad(), {5, 7, 9, 5, 7, 9});  // d/dw sum(x w^T + b) = x summed over the batch, per row
+  check_values(b.grad(), {2, 2});
+  product.backward();
+  check_values(w.grad(), {5 + 1, 7 + 2, 9 + 3, 5, 7, 9});
+
+  Tensor y = leaf({1, 2});
+  Tensor divisor = vec({2, 4});
+  const Tensor quotient = (y / divisor).sum();
+  divisor.add_(1.0);
+  CHECK_THROWS_WITH_AS(quotient.backward(), doctest::Contains("modified by an inplace operation"), Error);
+
+  Tensor kernel = ones({1, 1, 2, 2}).requires_grad_();
+  const Tensor conv = conv2d(ones({1, 1, 3, 3}), kernel).sum();
+  {
+    NoGradGuard step;
+    kernel.add_(1.0);
+  }
+  CHECK_THROWS_WITH_AS(conv.backward(), doctest::Contains("modified by an inplace operation"), Error);
+}
+
 TEST_CASE("gradients flow through views, and through an in-place op on a view into its base") {
   Tensor x = leaf({1, 2, 3, 4});
   Tensor m = x.view({2, 2}).t();
@@ -213,6 +286,47 @@ TEST_CASE("autograd::grad returns gradients without touching .grad") {
   Tensor unused = leaf({1});
   CHECK_THROWS_WITH_AS(autograd::grad({(x * 2.0).sum()}, {unused}), doctest::Contains("was not used in the graph"),
                        Error);
+}
+
+// torch.autograd.grad's results for these calls, from PyTorch 1.13: y = sum((x * w)^2) with x = [1, 2],
+// w = [3, 4], h = x * w, so dy/dh = 2h = [6, 16] and dy/dx = 2h * w = [18, 64], dy/dw = 2h * x = [6, 32].
+TEST_CASE("autograd::grad runs only what its inputs need: no leaf's .grad changes") {
+  Tensor x = leaf({1, 2}), w = leaf({3, 4});
+  Tensor h = x * w;
+  h.retain_grad();
+  const Tensor y = (h * h).sum();
+  SUBCASE("a leaf input: the nodes on the way run, the leaves' accumulators do not") {
+    check_values(autograd::grad({y}, {x}).at(0), {18, 64});
+    check_values(h.grad(), {6, 16});  // h's node ran on the way to x: its retained gradient is kept, as in PyTorch
+  }
+  SUBCASE("a non-leaf input: nothing below it runs") {
+    check_values(autograd::grad({y}, {h}).at(0), {6, 16});
+    CHECK_FALSE(h.grad().defined());
+  }
+  CHECK_FALSE(x.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+}
+
+TEST_CASE("autograd::grad returns one gradient per input, repeats and unused ones included") {
+  Tensor x = leaf({1, 2}), w = leaf({3, 4}), unused = leaf({1});
+  TensorList g = autograd::grad({(x * w).sum()}, {x, w, x}, {}, true);
+  REQUIRE(g.size() == 3);
+  check_values(g[0], {3, 4});
+  check_values(g[1], {1, 2});
+  check_values(g[2], {3, 4});
+  g = autograd::grad({(x * w).sum()}, {unused, x}, {}, false, /*allow_unused=*/true);
+  CHECK_FALSE(g.at(0).defined());
+  check_values(g.at(1), {3, 4});
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("autograd::grad with no inputs refuses, as PyTorch's 'grad requires non-empty inputs.'") {
+  Tensor x = leaf({1, 2});
+  const Tensor y = (x * x).sum();
+  CHECK_THROWS_WITH_AS(autograd::grad({y}, {}), "grad requires non-empty inputs", Error);
+  CHECK_FALSE(x.grad().defined());
+  y.backward();  // the graph was neither run nor freed
+  check_values(x.grad(), {2, 4});
 }
 
 TEST_CASE("an op without a derivative records a node whose backward names it") {
@@ -259,7 +373,8 @@ TEST_CASE(".grad never shares memory with the gradient the caller passed or with
   (x + y).backward(g);
   {
     NoGradGuard no_grad;
-    y.mutable_grad().mul_(10.0);
+    Tensor& y_grad = y.mutable_grad();
+    y_grad.mul_(10.0);
   }
   check_values(x.grad(), {3, 3});
   check_values(y.grad(), {10, 10});

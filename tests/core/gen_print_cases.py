@@ -226,18 +226,22 @@ def generate():
     return "\n".join(lines) + "\n"
 
 
-def main():
-    table = generate()
+def emit(table, path, begin=BEGIN):
+    """Prints `table`; with --write, puts it into `path` in place of the lines from `begin` to END
+    (tests/nn/gen_print_grad_cases.py writes its table this way too)."""
     if "--write" not in sys.argv:
         sys.stdout.write(table)
         return
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_print.cpp")
     with open(path) as f:
         source = f.read()
-    head, rest = source.split(BEGIN + "\n", 1)
+    head, rest = source.split(begin + "\n", 1)
     _, tail = rest.split(END + "\n", 1)
     with open(path, "w") as f:
         f.write(head + table + tail)
+
+
+def main():
+    emit(generate(), os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_print.cpp"))
 
 
 if __name__ == "__main__":

@@ -189,7 +189,8 @@ TEST_CASE("training profile: optimizers open PyTorch's step and zero_grad scopes
 TEST_CASE("training profile: an optimizer step that throws still closes its scope") {
   Tensor p = randn({4}).requires_grad_();
   optim::SGD sgd({p}, {.lr = 0.1});
-  p.mutable_grad() = randn({5});  // a gradient of the wrong shape
+  Tensor& p_grad = p.mutable_grad();  // the raw slot: assigning .grad would refuse the wrong shape
+  p_grad = randn({5});               // a gradient of the wrong shape
   Profile prof;
   {
     auto running = prof.start();
