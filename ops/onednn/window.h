@@ -1,9 +1,10 @@
-// ops/onednn/window.h — sliding-window attributes shared by conv2d and the 2-D pools: int[2]
-// attributes and the right padding oneDNN needs to reproduce PyTorch's output sizes (ops/conv_shape.h).
+// ops/onednn/window.h — sliding windows shared by conv2d and the 2-D pools: (H, W) pairs, a pool's
+// checked window, and the right padding oneDNN needs to reproduce PyTorch's output sizes (ops/conv_shape.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "core/dispatch.h"
 #include "ops/conv_shape.h"
@@ -27,15 +28,12 @@ struct PoolParams {
   bool ceil_mode = false;
 };
 
-/// Reads and checks kernel_size, stride (empty: the kernel), padding (at most half the kernel),
-/// dilation (1 when the op has none) and ceil_mode, with PyTorch's error messages.
-inline PoolParams parse_pool_params(const Attrs& attrs, const char* op, bool has_dilation) {
-  PoolParams p;
-  p.kernel = pair_attr(attrs, "kernel_size", op);
-  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : pair_attr(attrs, "stride", op);
-  p.padding = pair_attr(attrs, "padding", op);
-  p.dilation = has_dilation ? pair_attr(attrs, "dilation", op) : Pair{1, 1};
-  p.ceil_mode = attrs.get<bool>("ceil_mode");
+/// The window of `op` from its arguments' fields (stride none given: the kernel; dilation {1, 1} for an
+/// op that has none), checked with PyTorch's error messages: kernel_size, stride and dilation positive,
+/// padding at most half the kernel.
+inline PoolParams pool_params(const char* op, const Pair& kernel_size, const std::optional<Pair>& stride,
+                              const Pair& padding, const Pair& dilation, bool ceil_mode) {
+  const PoolParams p{kernel_size, stride.value_or(kernel_size), padding, dilation, ceil_mode};
   check_positive(op, "kernel_size", p.kernel);
   check_positive(op, "stride", p.stride);
   check_positive(op, "padding", p.padding, /*allow_zero=*/true);
