@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/dispatch.h"
+#include "core/error.h"
 #include "ops/conv_shape.h"
 
 namespace tl::onednn {
@@ -14,13 +14,6 @@ namespace tl::onednn {
 using Pair = std::array<int64_t, 2>;
 
 inline Shape to_shape(const Pair& p) { return Shape{p[0], p[1]}; }
-
-/// An int[2] attribute; as in PyTorch, one value stands for both dimensions.
-inline Pair pair_attr(const Attrs& attrs, std::string_view name, const char* op) {
-  const Shape& s = attrs.get<Shape>(name);
-  TL_CHECK(s.size() == 1 || s.size() == 2, op, ": expected ", name, " to have 1 or 2 values, got ", s);
-  return s.size() == 1 ? Pair{s[0], s[0]} : Pair{s[0], s[1]};
-}
 
 /// A 2-D pooling window as max_pool2d / avg_pool2d take it.
 struct PoolParams {
