@@ -358,7 +358,8 @@ def registry_source(ops):
 
 # ---- derivatives beside their ops (autograd/op_derivatives.cpp) ----
 
-IDENT = re.compile(r"[A-Za-z_]\w*")
+# A name the expression uses by itself (not a member: self_info.shape does not read a field `shape`).
+IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 
 
 def tensor_inputs(op):
