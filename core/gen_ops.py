@@ -20,7 +20,8 @@ import tomllib
 
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
 TAGS = {"pointwise", "nondeterministic_seeded"}
-FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast", "boxed_kernel"}
+FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast", "boxed_kernel",
+          "kernel_returns"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
@@ -102,6 +103,9 @@ def parse_declarations(path):
                 ", ".join(v for v in ("function", "method", "manual") if v in row["variants"]))
         op.autocast = row.get("autocast", "")
         op.boxed_kernel = row.get("boxed_kernel", False)
+        op.kernel_returns = row.get("kernel_returns")
+        if op.kernel_returns not in (None, "Tensor[]"):
+            sys.exit(f"{where}: kernel_returns can only be \"Tensor[]\", got {op.kernel_returns!r}")
         ops.append(op)
     enums = [op.enum for op in ops]
     if len(set(enums)) != len(enums):
@@ -237,6 +241,12 @@ def kernel_return(op):
     return "std::tuple<" + ", ".join(["Tensor"] * len(op.returns)) + ">"
 
 
+def typed_kernel_return(op):
+    """What the op's typed kernel returns: its schema's return, or a TensorList where the row's
+    kernel_returns says its output count depends on the arguments (max() without a dim: the values alone)."""
+    return "TensorList" if op.kernel_returns else kernel_return(op)
+
+
 def kernel_params(op):
     """The typed kernel's parameters: each tensor argument by name (a Tensor[] as a span), then the
     arguments struct when the op has one."""
@@ -275,7 +285,7 @@ def registry_source(ops):
         if op.boxed_kernel:
             lines.append(f"TensorList {op.kernel}(std::span<const Tensor> inputs, const Attrs& attrs);")
         else:
-            lines.append(f"{kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
+            lines.append(f"{typed_kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
     lines += ["}  // namespace kernels", "", "namespace {", ""]
     for op in ops:
         e, struct, body = op.enum, args_name(op), fields(op)
@@ -309,7 +319,7 @@ def registry_source(ops):
         if op.boxed_kernel:
             lines.append(f"  return kernels::{op.kernel}(in, box_{e}(p));")
         else:
-            ret = kernel_return(op)
+            ret = typed_kernel_return(op)
             call = kernel_call(op)
             if ret == "Tensor":
                 lines.append(f"  return {{{call}}};")
