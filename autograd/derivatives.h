@@ -1,12 +1,16 @@
 // autograd/derivatives.h — what autograd knows of each op (PyTorch's derivatives.yaml): how its
-// backward is computed, which of its tensors the backward needs, and its node's name. One entry per
-// op row (core/native_functions.toml), in autograd/derivatives.cpp, in the rows' order; a row without an entry
-// fails to compile there.
+// backward is computed, which of its tensors the backward needs, and its node's name. Each op row of
+// core/native_functions.toml names its derivative beside it; core/gen_ops.py generates the entries
+// (autograd/op_derivatives.cpp): one formula per differentiable input, the values each reads inferred
+// from the formula, which calls helpers of autograd/formulas.h.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
+#include "core/boxing.h"
 #include "core/dispatch.h"
 #include "core/tensor.h"
 
@@ -22,32 +26,44 @@ struct InputInfo {
   bool defined = false;
 };
 
-/// What a derivative formula sees: the gradients of the op's outputs, its attrs, the tensors it saved
-/// and which inputs need a gradient.
+/// What a derivative formula sees: the gradients of the op's outputs, its arguments struct, the
+/// tensors it saved and which inputs need a gradient.
 class GradContext {
  public:
-  GradContext(const Node& node, const TensorList& grads, const Attrs& attrs, const std::vector<InputInfo>& inputs,
+  GradContext(const Node& node, const TensorList& grads, const OpArgs& args, const std::vector<InputInfo>& inputs,
               const std::vector<SavedTensor>& saved_inputs, const std::vector<SavedTensor>& saved_outputs,
               const std::vector<bool>& needs)
-      : node_(node), grads_(grads), attrs_(attrs), inputs_(inputs), saved_inputs_(saved_inputs),
+      : node_(node), grads_(grads), args_(args), inputs_(inputs), saved_inputs_(saved_inputs),
         saved_outputs_(saved_outputs), needs_(needs) {}
 
   /// The gradient of output `i`; zeros of the output's shape when nothing flowed into it.
   Tensor grad(size_t i = 0) const;
   bool has_grad(size_t i) const { return i < grads_.size() && grads_[i].defined(); }
-  const Attrs& attrs() const { return attrs_; }
-  /// Saved tensor input / output `i`: read only in the formula of an input whose Reads name it.
+  /// The call's arguments struct (ArgsOf<op>).
+  template <typename Args>
+  const Args& args() const {
+    return args_.as<Args>();
+  }
+  /// Saved tensor input / output `i`: read only in the formula of an input whose Reads name it. An output
+  /// the call did not make is undefined (max() without a dim has no indices).
   Tensor input(size_t i) const;
   Tensor output(size_t i) const;
+  /// An optional tensor input (`Tensor?`): undefined when the call passed None.
+  Tensor optional_input(size_t i) const { return info(i).defined ? input(i) : Tensor(); }
+  /// A pointwise op's second operand: the saved tensor, or the number it got (x * 2) as a 0-d tensor of
+  /// the first input's dtype.
+  Tensor input_or_number(size_t i, const std::optional<Scalar>& number) const;
   size_t num_inputs() const { return inputs_.size(); }
   const InputInfo& info(size_t i) const { return inputs_.at(i); }
+  const std::vector<InputInfo>& infos() const { return inputs_; }
   /// True when input `i` needs a gradient (a formula may skip the others).
   bool needs(size_t i) const { return i < needs_.size() && needs_[i]; }
+  bool any_needs() const;
 
  private:
   const Node& node_;
   const TensorList& grads_;
-  const Attrs& attrs_;
+  const OpArgs& args_;
   const std::vector<InputInfo>& inputs_;
   const std::vector<SavedTensor>& saved_inputs_;
   const std::vector<SavedTensor>& saved_outputs_;
@@ -72,7 +88,8 @@ struct Reads {
 
 struct Derivative {
   DerivativeKind kind = DerivativeKind::NotImplemented;
-  const char* name = "";  ///< the node's name, as PyTorch names it ("MulBackward0")
+  /// The node's name, as PyTorch names it ("MulBackward0"); for NotImplemented, the op's aten name.
+  const char* name = "";
   /// reads[i]: what the formula of tensor input i reads (inputs past the end read nothing). A call
   /// saves what the formulas of its inputs that need grad read, and nothing else, as derivatives.yaml's
   /// generated code does: mul saves `other` only when self needs grad.
@@ -81,15 +98,17 @@ struct Derivative {
   /// input's shape and converted to its dtype by the node. The gradient of input i is asked for (and
   /// may read the saved tensors) only when input i needs grad.
   TensorList (*formula)(const GradContext&) = nullptr;
-  /// Composite: what runs in grad mode, through ops that record themselves (null: the op's kernel).
-  KernelFn decomposition = nullptr;
+  /// Composite: what runs in grad mode on the call's arguments struct, through ops that record
+  /// themselves (null: the op's kernel).
+  TensorList (*decomposition)(std::span<const Tensor> inputs, const void* args) = nullptr;
   /// The node's name where PyTorch's overloads of the op name their derivatives apart, from the call's
-  /// attributes and its number of tensor inputs (rsub.Scalar, `2.0 - x`: "RsubBackward1"; the dimless
-  /// sum(): "SumBackward0"); null: `name` always.
-  const char* (*overload_name)(const Attrs& attrs, size_t tensor_inputs) = nullptr;
+  /// arguments struct (rsub with a number, `2.0 - x`: "RsubBackward1"; the dimless sum(): "SumBackward0");
+  /// null: `name` always.
+  const char* (*overload_name)(const void* args) = nullptr;
 };
 
-/// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self).
+/// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self);
+/// generated from the op rows (autograd/op_derivatives.cpp).
 const Derivative& derivative_of(OpKind op);
 
 /// What a call of `d` saves: the union of the Reads of the inputs that need grad (`needs[i]`).

@@ -19,13 +19,13 @@ namespace {
 // The node of one recorded op.
 class OpNode final : public Node {
  public:
-  OpNode(OpKind op, const Derivative& d, const Attrs& attrs) : op_(op), d_(d), attrs_(attrs) {}
-  std::string name() const override { return d_.overload_name ? d_.overload_name(attrs_, inputs_.size()) : d_.name; }
+  OpNode(OpKind op, const Derivative& d, OpArgs args) : op_(op), d_(d), args_(std::move(args)) {}
+  std::string name() const override { return d_.overload_name ? d_.overload_name(args_.get()) : d_.name; }
 
   TensorList apply(TensorList grads) override {
     TL_CHECK(d_.kind == DerivativeKind::Formula, "the derivative for '", op_info(op_).aten_name,
              "' is not implemented");
-    const GradContext ctx(*this, grads, attrs_, inputs_, saved_inputs_, saved_outputs_, needs_);
+    const GradContext ctx(*this, grads, args_, inputs_, saved_inputs_, saved_outputs_, needs_);
     TensorList out = d_.formula(ctx);
     out.resize(inputs_.size());
     for (size_t i = 0; i < out.size(); ++i) {
@@ -54,7 +54,7 @@ class OpNode final : public Node {
  private:
   OpKind op_;
   const Derivative& d_;
-  Attrs attrs_;
+  OpArgs args_;  ///< the call's arguments struct, which the formula and the node's name read
   bool released_ = false;
 };
 
@@ -200,16 +200,14 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
     return dispatch::call_kernel(op, inputs, args, style);
   }
   if (d.kind == DerivativeKind::Composite) {
-    auto run = [&] {
-      return d.decomposition ? d.decomposition(inputs, op_info(op).box(args)) : op_info(op).run(inputs, args);
-    };
+    auto run = [&] { return d.decomposition ? d.decomposition(inputs, args) : op_info(op).run(inputs, args); };
     if (!dispatch::has_hooks()) return run();
     return dispatch::call_with_hooks(OpCall{op, style, inputs, args}, run);
   }
   const int w = written_input(op);
   if (w >= 0) check_inplace_target(op, inputs[w]);
 
-  auto node = std::make_shared<OpNode>(op, d, op_info(op).box(args));
+  auto node = std::make_shared<OpNode>(op, d, op_info(op).own(args));
   node->inputs_.resize(inputs.size());
   node->needs_.resize(inputs.size());
   node->saved_inputs_.resize(inputs.size());

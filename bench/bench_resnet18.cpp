@@ -3,8 +3,9 @@
 //
 //   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16] [--batch 1,5,10] [--warmup 10]
 //                  [--runs 20] [--threads 2] [--no-partner]
-// Optimized mode prints first-inference time, the planned arena and a `RESULT ...` line per batch
-// (read by bench/compare), next to PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16).
+// Optimized mode prints first-inference time, the planned arena and, per batch, a `RESULT bench=inference ...`
+// line for torchless and one for PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16), read by
+// bench/compare and scripts/plot_results.py.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -145,13 +146,20 @@ void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& 
     const double rss_mib = tl::bench::peak_rss_mib();  // before the eager reference run below
     const double error = relative_error(first, (*model)(x));
     std::printf("  logits vs eager fp32: relative error %.2e\n", error);
-    const double pt_ms = pt.count(pt_variant) ? pt.at(pt_variant).median_ms : 0;
-    if (pt_ms > 0) std::printf("  torchless optimized vs PyTorch %s: %.2fx\n", pt_variant.c_str(), pt_ms / t.median_ms);
-    std::printf("RESULT precision=%s batch=%ld median_ms=%.2f min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=%ld "
-                "error=%.2e pt_variant=%s pt_median_ms=%.2f pt_rss_mib=%.0f rss_mib=%.0f\n",
+    if (pt.count(pt_variant))
+      std::printf("  torchless optimized vs PyTorch %s: %.2fx\n", pt_variant.c_str(),
+                  pt.at(pt_variant).median_ms / t.median_ms);
+    std::printf("RESULT bench=inference impl=torchless variant=optimized precision=%s batch=%ld median_ms=%.2f "
+                "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=%ld error=%.2e rss_mib=%.0f\n",
                 o.precision.c_str(), static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms,
-                static_cast<long>(arena.planned_bytes), error, pt_variant.c_str(), pt_ms,
-                pt_rss.count(pt_variant) ? pt_rss.at(pt_variant) : 0.0, rss_mib);
+                static_cast<long>(arena.planned_bytes), error, rss_mib);
+    if (pt.count(pt_variant)) {
+      const Timing& p = pt.at(pt_variant);
+      std::printf("RESULT bench=inference impl=pytorch variant=%s precision=%s batch=%ld median_ms=%.2f min_ms=%.2f "
+                  "max_ms=%.2f rss_mib=%.0f\n",
+                  pt_variant.c_str(), o.precision.c_str(), static_cast<long>(batch), p.median_ms, p.min_ms, p.max_ms,
+                  pt_rss.count(pt_variant) ? pt_rss.at(pt_variant) : 0.0);
+    }
   }
 }
 

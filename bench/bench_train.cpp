@@ -3,9 +3,9 @@
 //
 //   bench_train [--batch 8] [--precision fp32|bf16] [--warmup 3] [--runs 10] [--threads 2] [--profile]
 // A step is zero_grad + forward + loss + backward + optimizer step. Prints the step's median, min and
-// max, each phase's median, peak RSS next to the allocator's peak of live tensors and a `RESULT ...` line
-// (read by bench/train_compare); --profile instead prints the profiler's table of one step after the
-// warm-up. Bad options exit with 2.
+// max, each phase's median, peak RSS next to the allocator's peak of live tensors and a
+// `RESULT bench=train ...` line (read by bench/train_compare and scripts/plot_results.py); --profile
+// instead prints the profiler's table of one step after the warm-up. Bad options exit with 2.
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -102,9 +102,9 @@ void run_timed(const Options& o, Trainer& t) {
               first_loss, last_loss);
   std::printf("  peak RSS %.0f MiB; live tensors at most %.0f MiB, freed blocks cached for reuse at the end %.0f MiB\n",
               rss_mib, tensors_mib, static_cast<double>(mem.cached_bytes) / 1048576.0);
-  std::printf("RESULT impl=torchless variant=nchw precision=%s batch=%ld median_ms=%.2f min_ms=%.2f max_ms=%.2f "
-              "forward_ms=%.2f backward_ms=%.2f optimizer_ms=%.2f loss_first=%.4f loss_last=%.4f rss_mib=%.0f "
-              "tensors_mib=%.0f\n",
+  std::printf("RESULT bench=train impl=torchless variant=nchw precision=%s batch=%ld median_ms=%.2f min_ms=%.2f "
+              "max_ms=%.2f forward_ms=%.2f backward_ms=%.2f optimizer_ms=%.2f loss_first=%.4f loss_last=%.4f "
+              "rss_mib=%.0f tensors_mib=%.0f\n",
               o.precision.c_str(), static_cast<long>(o.batch), step_t.median_ms, step_t.min_ms, step_t.max_ms,
               forward_t.median_ms, backward_t.median_ms, optimizer_t.median_ms, first_loss, last_loss, rss_mib,
               tensors_mib);

@@ -1,15 +1,15 @@
 // bench/ort_partner.js — ONNX Runtime side of bench/compare: times ResNet18 on the CPU execution provider
-// with 2 intra-op threads and full graph optimization, one line per batch size:
-//   ORT <version> bs=<N> median <ms> ms <img/s> img/s
+// with 2 intra-op threads and full graph optimization, one line per batch size in bench_resnet18's
+// RESULT format (read by bench/compare and scripts/plot_results.py):
+//   RESULT bench=inference impl=onnxruntime variant=<version> precision=fp32 batch=<N> median_ms=<ms> min_ms=<ms> max_ms=<ms>
 // The models rn18_b<N>.onnx are torchvision's ResNet18 exported by bench/export_onnx.py into the
 // working directory.
-//   NODE_PATH=<dir>/node_modules node bench/ort_partner.js [BATCH...]      (default 1 5 10)
+//   NODE_PATH=<dir>/node_modules node bench/ort_partner.js [--warmup N] [--runs N] [BATCH...]
+// (defaults: 10 warm-up runs, 20 timed runs, batches 1 5 10; bench/compare passes its own --warmup and --runs)
 'use strict';
 const fs = require('fs');
 const ort = require('onnxruntime-node');
 
-const kWarmup = 10;
-const kRuns = 20;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -17,7 +17,7 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-async function timeBatch(batch) {
+async function timeBatch(batch, warmup, runs) {
   const file = `rn18_b${batch}.onnx`;
   if (!fs.existsSync(file)) {
     console.error(`ort_partner: no ${file} in ${process.cwd()} (bench/export_onnx.py writes it); batch ${batch} skipped`);
@@ -30,21 +30,29 @@ async function timeBatch(batch) {
   const data = new Float32Array(numel);
   for (let i = 0; i < numel; i++) data[i] = Math.random();
   const feeds = {x: new ort.Tensor('float32', data, [batch, 3, 224, 224])};
-  for (let i = 0; i < kWarmup; i++) await session.run(feeds);
+  for (let i = 0; i < warmup; i++) await session.run(feeds);
   const ms = [];
-  for (let i = 0; i < kRuns; i++) {
+  for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
     await session.run(feeds);
     ms.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  const m = median(ms);
   const version = require('onnxruntime-node/package.json').version;
-  console.log(`ORT ${version} bs=${batch} median ${m.toFixed(2)} ms ${(batch / m * 1000).toFixed(1)} img/s`);
+  console.log(`RESULT bench=inference impl=onnxruntime variant=${version} precision=fp32 batch=${batch} ` +
+              `median_ms=${median(ms).toFixed(2)} min_ms=${Math.min(...ms).toFixed(2)} max_ms=${Math.max(...ms).toFixed(2)}`);
 }
 
 (async () => {
-  const batches = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [1, 5, 10];
-  for (const batch of batches) await timeBatch(batch);
+  const options = {warmup: 10, runs: 20};
+  const batches = [];
+  for (let i = 2; i < process.argv.length; i++) {
+    const flag = process.argv[i].replace(/^--/, '');
+    if (flag in options) options[flag] = Number(process.argv[++i]);
+    else batches.push(Number(process.argv[i]));
+  }
+  if (!(options.warmup >= 0 && options.runs >= 1) || batches.some((b) => !(b >= 1)))
+    throw new Error(`usage: [--warmup N] [--runs N] [BATCH...], got ${process.argv.slice(2).join(' ')}`);
+  for (const batch of batches.length ? batches : [1, 5, 10]) await timeBatch(batch, options.warmup, options.runs);
 })().catch((e) => {
   console.error(`ort_partner: ${e.message}`);
   process.exit(1);

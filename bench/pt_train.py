@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """PyTorch 1.13 side of bench/bench_train: torchvision ResNet18 training steps at 224x224 in eager mode
 (train mode, CrossEntropyLoss, SGD lr 0.01 momentum 0.9 weight_decay 1e-4) on one fixed synthetic batch.
-Prints the step's and each phase's medians and one `RESULT ...` line with bench_train's keys; run one
-variant per process (bench/train_compare does) so that its peak RSS is its own. Run with /usr/bin/python3.
+Prints the step's and each phase's medians and one `RESULT bench=train ...` line with bench_train's keys;
+run one variant per process (bench/train_compare does) so that its peak RSS is its own. Run with
+/usr/bin/python3.
 
 usage: pt_train.py [--variant nchw|channels_last] [--precision fp32|bf16] [--batch 8] [--warmup 3] [--runs 10]
                    [--threads 2]
@@ -71,8 +72,8 @@ def main():
         print(f"  {label:16s} {med[key]:9.1f} {min(v):9.1f} {max(v):9.1f} {100 * med[key] / phases:8.1f}%")
     print(f"  {a.batch / med['step'] * 1e3:.1f} img/s; loss {losses[0]:.4f} at the first step, {losses[-1]:.4f} "
           f"at the last; peak RSS {rss:.0f} MiB")
-    print(f"RESULT impl=pytorch variant={a.variant} precision={a.precision} batch={a.batch} median_ms={med['step']:.2f} "
-          f"min_ms={min(total):.2f} max_ms={max(total):.2f} forward_ms={med['forward']:.2f} "
+    print(f"RESULT bench=train impl=pytorch variant={a.variant} precision={a.precision} batch={a.batch} "
+          f"median_ms={med['step']:.2f} min_ms={min(total):.2f} max_ms={max(total):.2f} forward_ms={med['forward']:.2f} "
           f"backward_ms={med['backward']:.2f} optimizer_ms={med['optimizer']:.2f} loss_first={losses[0]:.4f} "
           f"loss_last={losses[-1]:.4f} rss_mib={rss:.0f}", flush=True)
 

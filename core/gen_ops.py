@@ -21,7 +21,8 @@ import tomllib
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
 TAGS = {"pointwise", "nondeterministic_seeded"}
 FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast", "boxed_kernel",
-          "kernel_returns"}
+          "kernel_returns", "derivative", "decomposition"}
+DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
@@ -65,6 +66,7 @@ class Op:
         if rets.startswith("("):
             rets = rets[1:-1]
         self.returns = [r.strip().split(" ")[0] for r in rets.split(",")]
+        self.return_names = [(r.strip().split(" ") + [""])[1] for r in rets.split(",")]
 
     def binary_pointwise(self):
         """Two tensor operands, then only arguments with defaults (add's alpha)."""
@@ -102,6 +104,13 @@ def parse_declarations(path):
                 row["func"], row.get("python_operator", ""), ", ".join(row.get("tags", [])),
                 ", ".join(v for v in ("function", "method", "manual") if v in row["variants"]))
         op.autocast = row.get("autocast", "")
+        op.derivative = row.get("derivative")
+        op.decomposition = row.get("decomposition")
+        if isinstance(op.derivative, str) and op.derivative not in DERIVATIVE_KINDS:
+            sys.exit(f"{where}: derivative must be a table of formulas or one of {sorted(DERIVATIVE_KINDS)}, "
+                     f"got {op.derivative!r}")
+        if op.decomposition and op.derivative != "composite":
+            sys.exit(f"{where}: a decomposition belongs to a composite derivative")
         op.boxed_kernel = row.get("boxed_kernel", False)
         op.kernel_returns = row.get("kernel_returns")
         if op.kernel_returns not in (None, "Tensor[]"):
@@ -349,6 +358,177 @@ def registry_source(ops):
     return lines
 
 
+# ---- derivatives beside their ops (autograd/op_derivatives.cpp) ----
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def tensor_inputs(op):
+    """The op's tensor arguments in call order: (name, index among the tensor inputs, schema arg)."""
+    out = []
+    for a in op.args:
+        if a.is_tensor() or a.base == "Tensor[]":
+            out.append((a.name, len(out), a))
+    return out
+
+
+class Formula:
+    """One `inputs: expression` of a row's derivative: the inputs it gives gradients to and what it reads."""
+
+    def __init__(self, op, key, expr):
+        self.op, self.expr = op, expr
+        tensors = {name: (i, a) for name, i, a in tensor_inputs(op)}
+        self.targets = [k.strip() for k in key.split(",")]
+        for t in self.targets:
+            if t not in tensors:
+                sys.exit(f"{op.schema}: derivative for '{t}', which is not a tensor argument")
+        self.indices = [tensors[t][0] for t in self.targets]
+        self.names = set(IDENT.findall(expr))
+        self.reads_inputs = sorted({tensors[n][0] for n in self.names if n in tensors})
+        self.reads_outputs = sorted({k for k in range(len(op.returns)) if self.output_name(k) & self.names})
+
+    def output_name(self, k):
+        names = {f"result{k}"} | ({"result"} if k == 0 else set())
+        return names | ({self.op.return_names[k]} if self.op.return_names[k] else set())
+
+
+def derivative_of(op, by_name):
+    """The row whose derivative `op` uses: its own, or for an in-place op without one its out-of-place op's."""
+    if op.derivative is not None:
+        return op
+    base = by_name.get(op.name.rstrip("_")) if op.name.endswith("_") and not op.name.startswith("__") else None
+    if base is None or base.derivative is None:
+        sys.exit(f"{op.schema}: every row names its derivative (a table of formulas, "
+                 f"{', '.join(sorted(DERIVATIVE_KINDS))}); an in-place row may leave it to its out-of-place row")
+    return base
+
+
+def formula_locals(op, formula, names):
+    """Declarations of what a formula's expression names: grad, results, inputs (saved), their _info,
+    argument fields, grad_input_mask."""
+    lines = []
+    tensors = tensor_inputs(op)
+    number = number_operand(op)
+    field_names = {n for _, n, _ in fields(op)}
+    if "grad" in names:
+        lines.append("const Tensor grad = c.grad(0);")
+    for k in range(len(op.returns)):
+        for n in sorted(formula.output_name(k) & names):
+            lines.append(f"const Tensor {n} = c.output({k});")
+    for name, i, a in tensors:
+        if a.base == "Tensor[]":
+            if name in names:
+                sys.exit(f"{op.schema}: a formula reads the tensors of a list; it may read {name}_info")
+            if f"{name}_info" in names:
+                lines.append(f"const std::vector<InputInfo>& {name}_info = c.infos();")
+            continue
+        if name in names:
+            if a is number:
+                lines.append(f"const Tensor {name} = c.input_or_number({i}, args.{name});")
+            elif a.base.endswith("?"):
+                lines.append(f"const Tensor {name} = c.optional_input({i});")
+            else:
+                lines.append(f"const Tensor {name} = c.input({i});")
+        if f"{name}_info" in names:
+            lines.append(f"const InputInfo& {name}_info = c.info({i});")
+    tensor_names = {name for name, _, _ in tensors}
+    for n in sorted(names & field_names - tensor_names):
+        lines.append(f"const auto& {n} = args.{n};")
+    return lines
+
+
+def derivative_function(op, formulas):
+    struct = args_name(op) if fields(op) else None
+    lines = [f"TensorList backward_{op.enum}(const GradContext& c) {{"]
+    if struct:
+        lines.append(f"  [[maybe_unused]] const auto& args = c.args<{struct}>();")
+    list_input = any(a.base == "Tensor[]" for a in op.args)
+    lines.append("  TensorList grads(c.num_inputs());" if list_input else f"  TensorList grads({len(tensor_inputs(op))});")
+    for f in formulas:
+        needs = " || ".join(f"c.needs({i})" for i in f.indices) if not list_input else "c.any_needs()"
+        lines.append(f"  if ({needs}) {{")
+        for decl in formula_locals(op, f, f.names):
+            lines.append("    " + decl)
+        if len(f.indices) > 1:
+            mask = ", ".join(f"c.needs({i})" for i in f.indices)
+            lines.append(f"    [[maybe_unused]] const std::array<bool, {len(f.indices)}> grad_input_mask{{{mask}}};")
+            lines.append(f"    set_grads(grads, {{{', '.join(map(str, f.indices))}}}, {f.expr});")
+        elif list_input:
+            lines.append(f"    grads = {f.expr};")
+        else:
+            lines.append(f"    grads[{f.indices[0]}] = {f.expr};")
+        lines.append("  }")
+    lines += ["  return grads;", "}", ""]
+    return lines
+
+
+def name_function(op, name):
+    """A node name that depends on the call (sum(): SumBackward0, sum(dim): SumBackward1), from the fields."""
+    lines = [f"const char* node_name_{op.enum}(const void* p) {{",
+             f"  [[maybe_unused]] const auto& args = *static_cast<const {args_name(op)}*>(p);"]
+    for n in sorted(set(IDENT.findall(name)) & {f for _, f, _ in fields(op)}):
+        lines.append(f"  const auto& {n} = args.{n};")
+    return lines + [f"  return {name};", "}", ""]
+
+
+def derivatives_source(ops):
+    by_name = {op.name: op for op in ops}
+    lines = ['#include <array>', '#include <span>', '', '#include "autograd/formulas.h"', '#include "core/op_args.h"',
+             '#include "ops/ops.h"', '', 'namespace tl::autograd {', 'namespace {', '']
+    rows = []
+    for op in ops:
+        d = derivative_of(op, by_name)
+        if d is not op:
+            rows.append(("same as", d.enum))  # an in-place op: its out-of-place op's entry, filled in below
+            continue
+        if isinstance(op.derivative, dict):
+            table = dict(op.derivative)
+            name = table.pop("name", None)
+            if not name:
+                sys.exit(f"{op.schema}: a derivative table names its node (name = \"MulBackward0\")")
+            formulas = [Formula(op, key, expr) for key, expr in table.items()]
+            lines += derivative_function(op, formulas)
+            reads = {}
+            for f in formulas:
+                for i in f.indices:
+                    reads[i] = f
+            n_inputs = len(tensor_inputs(op))
+            read_items = []
+            for i in range(n_inputs):
+                f = reads.get(i)
+                ins = " | ".join(f"(1u << {r})" for r in f.reads_inputs) if f and f.reads_inputs else "0"
+                outs = " | ".join(f"(1u << {r})" for r in f.reads_outputs) if f and f.reads_outputs else "0"
+                read_items.append(f"{{{ins}, {outs}}}")
+            if re.fullmatch(r"\w+", name):
+                name_expr, overload = f'"{name}"', "nullptr"
+            else:
+                lines += name_function(op, name)
+                name_expr, overload = '""', f"&node_name_{op.enum}"
+            rows.append(f"  {{Kind::Formula, {name_expr}, {{{', '.join(read_items)}}}, &backward_{op.enum}, nullptr, "
+                        f"{overload}}},")
+        elif op.derivative == "composite":
+            decomposition = "nullptr"
+            if op.decomposition:
+                lines += [f"TensorList decompose_{op.enum}(std::span<const Tensor> in, const void* p) {{",
+                          f"  return {op.decomposition}(in, *static_cast<const {args_name(op)}*>(p));", "}", ""]
+                decomposition = f"&decompose_{op.enum}"
+            rows.append(f'  {{Kind::Composite, "", {{}}, nullptr, {decomposition}, nullptr}},')
+        elif op.derivative == "not_differentiable":
+            rows.append('  {Kind::NotDifferentiable, "", {}, nullptr, nullptr, nullptr},')
+        else:
+            rows.append(f'  {{Kind::NotImplemented, "{op.aten or op.name}", {{}}, nullptr, nullptr, nullptr}},')
+    index = {op.enum: i for i, op in enumerate(ops)}
+    final = []
+    for row in rows:
+        final.append(rows[index[row[1]]] if isinstance(row, tuple) else row)
+    lines += ["using Kind = DerivativeKind;", "", "}  // namespace", "",
+              "const Derivative& derivative_of(OpKind op) {",
+              "  static const Derivative table[] = {"] + ["  " + r for r in final] + [
+              "  };", "  static_assert(sizeof(table) / sizeof(table[0]) == kNumOps);",
+              "  return table[static_cast<size_t>(op)];", "}", "", "}  // namespace tl::autograd"]
+    return lines
+
+
 def op_list(ops):
     """The rows as the X-macro C++ code iterates: _(Enum, kernel, "aten", "schema", "pyop", "tags", "variants")."""
     lines = ["#pragma once", "", "// clang-format off", "#define TL_FORALL_OPS(_) \\"]
@@ -581,7 +761,7 @@ def sources(ops):
 
 
 def main():
-    outputs = ("op_list", "op_args", "registry", "methods", "operators", "functions", "sources")
+    outputs = ("op_list", "op_args", "registry", "derivatives", "methods", "operators", "functions", "sources")
     if len(sys.argv) != 4 or sys.argv[2] not in outputs:
         sys.exit(f"usage: gen_ops.py native_functions.toml {'|'.join(outputs)} OUT")
     ops = parse_declarations(sys.argv[1])
@@ -593,6 +773,8 @@ def main():
         body = op_args_header(ops)
     elif what == "registry":
         body = registry_source(ops)
+    elif what == "derivatives":
+        body = derivatives_source(ops)
     elif what == "methods":
         body = api_decls(ops, "method")
     elif what == "operators":

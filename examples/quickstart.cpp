@@ -1,4 +1,4 @@
-// examples/quickstart.cpp — the README's first program, built out of tree against the installed copy.
+// examples/quickstart.cpp — docs/deployment.md's first program, built out of tree against the installed copy.
 #include <iostream>
 #include <torchless/torchless.h>
 

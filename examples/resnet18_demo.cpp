@@ -1,4 +1,4 @@
-// examples/resnet18_demo.cpp — the README's main demo: ResNet18 built in C++, traced into an FX
+// examples/resnet18_demo.cpp — the demo scripts/demo.sh runs: ResNet18 built in C++, traced into an FX
 // graph, profiled node by node and op by op, conv-bn fused (outputs checked), and timed unfused vs
 // fused vs optimize_for_inference.
 #include <cstdio>

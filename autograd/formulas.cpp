@@ -1,0 +1,295 @@
+// autograd/formulas.cpp — the derivative formulas' helpers (PyTorch's FunctionsManual.cpp); each is the
+// math of one op's backward, called from the generated entries with what the op's row names.
+#include "autograd/formulas.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ops/ops.h"
+
+namespace tl::autograd {
+namespace {
+
+Shape shape_of(const std::array<int64_t, 2>& pair) { return Shape{pair[0], pair[1]}; }
+
+// A reduced gradient put back where the reduced dimensions were (keepdim=false removed them).
+Tensor unreduce(const Tensor& g, const Shape& input_shape, const Shape& dims, bool keepdim) {
+  Tensor r = g;
+  if (!keepdim) {
+    Shape sorted = dims;
+    for (int64_t& d : sorted) d = d < 0 ? d + static_cast<int64_t>(input_shape.size()) : d;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t d : sorted) r = r.unsqueeze(d);
+  }
+  return r.expand(input_shape);
+}
+
+// The dims a sum or mean reduced: every dim for none or an empty list.
+Shape reduced_dims(const std::optional<IntList>& dim, size_t rank) {
+  if (dim && !dim->values.empty()) return dim->values;
+  Shape all(rank);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+// The gradient of a sum or mean expanded back over the reduced dims.
+Tensor unreduced(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+  if (!dim) return unreduce(grad, self.shape, {}, true);
+  return unreduce(grad, self.shape, reduced_dims(dim, self.shape.size()), keepdim);
+}
+
+// A gradient in the input's dtype, as ATen's engine casts it after a sum or mean with another `dtype`.
+Tensor in_dtype(const Tensor& grad, DType dtype) { return grad.dtype() == dtype ? grad : grad.to(dtype); }
+
+}  // namespace
+
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
+  return alpha.to<double>() == 1.0 ? grad : grad * alpha;
+}
+
+Tensor permute_backward(const Tensor& grad, const Shape& dims) {
+  const int64_t rank = dims.size();
+  Shape inverse(rank);
+  for (int64_t i = 0; i < rank; ++i) inverse[dims[i] < 0 ? dims[i] + rank : dims[i]] = i;
+  return grad.permute(inverse);
+}
+
+Tensor slice_backward(const Tensor& grad, const InputInfo& self, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor z = zeros(self.shape, self.dtype);
+  z.slice(dim, start, end, step).copy_(grad);
+  return z;
+}
+
+Tensor select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, int64_t index) {
+  Tensor z = zeros(self.shape, self.dtype);
+  z.select(dim, index).copy_(grad);
+  return z;
+}
+
+Tensor abs_backward(const Tensor& grad, const Tensor& self) {
+  const DType t = self.dtype();
+  return grad * (self.gt(0.0).to(t) - self.lt(0.0).to(t));
+}
+
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) {
+  return grad * result * (ones({}, result.dtype()) - result);
+}
+
+Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (ones({}, result.dtype()) - result * result); }
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  return where(exponent.eq(0.0), zeros({}, self.dtype()), grad * exponent * self.pow(exponent - 1.0));
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  return where(self.eq(0.0) * exponent.ge(0.0), zeros({}, self.dtype()), grad * result * self.log());
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor keep = ones(self.shape(), DType::Bool);
+  if (min) keep = keep * self.ge(*min);
+  if (max) keep = keep * self.le(*max);
+  return where(keep, grad, zeros({}, self.dtype()));
+}
+
+double dropout_scale(double p, const std::optional<bool>& train) {
+  if (train && !*train) return 1.0;
+  return p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+}
+
+Tensor sum_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+  return in_dtype(unreduced(grad, self, dim, keepdim), self.dtype);
+}
+
+Tensor mean_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+  int64_t count = 1;
+  const int64_t rank = self.shape.size();
+  for (int64_t d : reduced_dims(dim, rank)) count *= self.shape[d < 0 ? d + rank : d];
+  return in_dtype(unreduced(grad, self, dim, keepdim) / static_cast<double>(count), self.dtype);
+}
+
+Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& values, const Tensor& indices,
+                        const std::optional<int64_t>& dim, bool keepdim) {
+  if (!dim) {
+    // The extreme elements: equal to the result, or NaN where the result is NaN (x != x), as PyTorch's
+    // evenly_distribute_backward masks them.
+    const Tensor hit = where(values.ne(values), self.ne(self), self.eq(values)).to(self.dtype());
+    return hit * (grad / hit.sum());
+  }
+  if (self.dim() == 0) return grad;
+  const int64_t d = *dim < 0 ? *dim + self.dim() : *dim;
+  Tensor idx = indices, g = grad;
+  if (!keepdim) {
+    idx = idx.unsqueeze(d);
+    g = g.unsqueeze(d);
+  }
+  Shape pos_shape(self.dim(), 1);
+  pos_shape[d] = self.size(d);
+  const Tensor positions = arange(0, self.size(d)).reshape(pos_shape);
+  return where(positions.eq(idx), g, zeros({}, self.dtype()));
+}
+
+// Gathered instead of scattered: round k takes, for every position, the k-th slice that selected it (or a
+// zero slice), so duplicates need as many rounds as the most repeated index.
+Tensor index_select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, const Tensor& index) {
+  if (self.shape.empty()) return grad.reshape(self.shape);
+  const int64_t rank = self.shape.size();
+  const int64_t d = dim < 0 ? dim + rank : dim, size = self.shape[d];
+  const Tensor flat = index.reshape({-1}).contiguous();
+  const int64_t n = flat.numel();
+  std::vector<std::vector<int64_t>> picked_by(static_cast<size_t>(size));
+  size_t rounds = 0;
+  const int64_t* idx = flat.data<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    auto& list = picked_by[static_cast<size_t>(idx[i])];
+    list.push_back(i);
+    rounds = std::max(rounds, list.size());
+  }
+  Shape zero_shape = grad.shape();
+  zero_shape[d] = 1;
+  const Tensor padded = cat(TensorList{grad, zeros(zero_shape, grad.dtype())}, d);  // slice n is zeros
+  Tensor result = zeros(self.shape, self.dtype);
+  for (size_t k = 0; k < rounds; ++k) {
+    std::vector<int64_t> take(static_cast<size_t>(size), n);
+    for (int64_t s = 0; s < size; ++s)
+      if (k < picked_by[s].size()) take[s] = picked_by[s][k];
+    result = k == 0 ? padded.index_select(d, from_vector(take, {size}))
+                    : result + padded.index_select(d, from_vector(take, {size}));
+  }
+  return result;
+}
+
+// A gather from (0, g...): position j reads 1 + its rank among the selected, or 0.
+Tensor masked_select_backward(const Tensor& grad, const InputInfo& self, const Tensor& mask) {
+  const Shape shape = broadcast_shapes(self.shape, mask.shape(), "masked_select");
+  const Tensor m = mask.expand(shape).contiguous();
+  const bool* mp = m.data<bool>();
+  std::vector<int64_t> take(static_cast<size_t>(m.numel()), 0);
+  int64_t next = 0;
+  for (int64_t j = 0; j < static_cast<int64_t>(take.size()); ++j)
+    if (mp[j]) take[j] = ++next;
+  const Tensor padded = cat(TensorList{zeros({1}, grad.dtype()), grad.reshape({-1})}, 0);
+  return padded.index_select(0, from_vector(take, {m.numel()})).reshape(shape);
+}
+
+TensorList cat_backward(const Tensor& grad, const std::vector<InputInfo>& tensors, int64_t dim) {
+  TensorList out;
+  int64_t offset = 0;
+  if (dim < 0) dim += grad.dim();
+  for (const InputInfo& in : tensors) {
+    if (in.shape.size() == 1 && in.shape[0] == 0 && grad.dim() != 1) {  // legacy empty (0,) inputs take no part
+      out.push_back(zeros(in.shape, in.dtype));
+      continue;
+    }
+    out.push_back(grad.slice(dim, offset, offset + in.shape[dim]));
+    offset += in.shape[dim];
+  }
+  return out;
+}
+
+TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim) {
+  TensorList out;
+  if (dim < 0) dim += grad.dim();
+  for (size_t i = 0; i < count; ++i) out.push_back(grad.select(dim, static_cast<int64_t>(i)));
+  return out;
+}
+
+Tensor matmul_backward_self(const Tensor& grad, const InputInfo& self, const Tensor& other) {
+  const bool a_vec = self.shape.size() == 1, b_vec = other.dim() == 1;
+  if (a_vec && b_vec) return grad * other;  // a dot product
+  Shape a_shape = self.shape;
+  Tensor g = grad;
+  if (a_vec) {
+    a_shape.insert(0, 1);
+    g = g.unsqueeze(-2);
+  }
+  if (b_vec) g = g.unsqueeze(-1);
+  const Tensor b = b_vec ? other.unsqueeze(-1) : other;
+  Tensor ga = sum_to(g.matmul(b.transpose(-1, -2)), a_shape);
+  return a_vec ? ga.squeeze(0) : ga;
+}
+
+Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const InputInfo& other) {
+  const bool a_vec = self.dim() == 1, b_vec = other.shape.size() == 1;
+  if (a_vec && b_vec) return grad * self;
+  Shape b_shape = other.shape;
+  Tensor g = grad;
+  if (a_vec) g = g.unsqueeze(-2);
+  if (b_vec) {
+    b_shape.push_back(1);
+    g = g.unsqueeze(-1);
+  }
+  const Tensor a = a_vec ? self.unsqueeze(0) : self;
+  Tensor gb = sum_to(a.transpose(-1, -2).matmul(g), b_shape);
+  return b_vec ? gb.squeeze(-1) : gb;
+}
+
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const InputInfo& weight) {
+  const Shape& w = weight.shape;  // (out_features, in_features)
+  return grad.reshape({-1, w[0]}).t().mm(input.reshape({-1, w[1]}));
+}
+
+Tensor linear_backward_bias(const Tensor& grad, const InputInfo& weight) {
+  return grad.reshape({-1, weight.shape[0]}).sum(Shape{0});
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                   const InputInfo& bias, const Conv2dArgs& args,
+                                                   const std::array<bool, 3>& grad_input_mask) {
+  const bool unbatched = input.dim() == 3;
+  auto batched = [&](const Tensor& t) { return unbatched ? t.unsqueeze(0) : t; };
+  auto [gi, gw, gb] = convolution_backward(batched(grad), batched(input), weight,
+                                           bias.defined ? std::optional<Shape>(bias.shape) : std::nullopt,
+                                           shape_of(args.stride), shape_of(args.padding), shape_of(args.dilation),
+                                           false, Shape{0, 0}, args.groups, grad_input_mask);
+  if (unbatched && gi.defined()) gi = gi.squeeze(0);
+  return {gi, gw, gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                       const Tensor& running_mean, const Tensor& running_var,
+                                                       const BatchNormArgs& args,
+                                                       const std::array<bool, 3>& grad_input_mask) {
+  const bool training = args.training;
+  return native_batch_norm_backward(grad, input, weight, training ? Tensor() : running_mean,
+                                    training ? Tensor() : running_var, Tensor(), Tensor(), training, args.eps,
+                                    grad_input_mask);
+}
+
+Tensor max_pool2d_grad(const Tensor& grad, const Tensor& self, const MaxPool2dWithIndicesArgs& args,
+                       const Tensor& indices) {
+  return max_pool2d_with_indices_backward(grad, self, shape_of(args.kernel_size),
+                                          shape_of(args.stride.value_or(args.kernel_size)), shape_of(args.padding),
+                                          shape_of(args.dilation), args.ceil_mode, indices);
+}
+
+Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& self, const AvgPool2dArgs& args) {
+  return avg_pool2d_backward(grad, self, shape_of(args.kernel_size), shape_of(args.stride.value_or(args.kernel_size)),
+                             shape_of(args.padding), args.ceil_mode, args.count_include_pad, args.divisor_override);
+}
+
+std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                          int64_t reduction, const std::array<bool, 2>& grad_input_mask) {
+  const Tensor g = mse_loss_backward(grad, self, target, reduction);
+  return {g, grad_input_mask[1] ? g.neg() : Tensor()};
+}
+
+Tensor constant_input_grad(const char* op, const char* input, const char* why) {
+  TL_CHECK(false, "the derivative for '", input, "' of ", op, " is not implemented (", why, "); detach() them");
+  return {};
+}
+
+TensorList max_pool2d_decomposition(std::span<const Tensor> in, const MaxPool2dArgs& args) {
+  return {std::get<0>(max_pool2d_with_indices(in[0], shape_of(args.kernel_size),
+                                              args.stride ? shape_of(*args.stride) : Shape{}, shape_of(args.padding),
+                                              shape_of(args.dilation), args.ceil_mode))};
+}
+
+TensorList dropout_decomposition(std::span<const Tensor> in, const DropoutArgs& args) {
+  if (!args.train || args.p == 0.0) return {in[0].clone()};
+  return {std::get<0>(native_dropout(in[0], args.p, args.train))};
+}
+
+}  // namespace tl::autograd

@@ -1,0 +1,103 @@
+// autograd/formulas.h — the helpers the op rows' derivative formulas call (core/native_functions.toml),
+// as PyTorch's FunctionsManual: each takes the gradient, the saved values and the call's fields, and
+// returns the gradient of the inputs its formula names. They run with grad mode off.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "autograd/derivatives.h"
+#include "core/op_args.h"
+
+namespace tl::autograd {
+
+/// grad * alpha, or grad itself for alpha 1 (ATen's maybe_multiply).
+Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
+
+// ---- views ----
+/// grad permuted back by the inverse of `dims`.
+Tensor permute_backward(const Tensor& grad, const Shape& dims);
+/// grad written into zeros of the input's shape where slice / select took it.
+Tensor slice_backward(const Tensor& grad, const InputInfo& self, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
+Tensor select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, int64_t index);
+
+// ---- elementwise ----
+/// grad * sign(self), 0 at 0.
+Tensor abs_backward(const Tensor& grad, const Tensor& self);
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& result);
+Tensor tanh_backward(const Tensor& grad, const Tensor& result);
+/// d/dx x^e = e x^(e-1), taken as 0 where e == 0 (x^0 is constant, also at x = 0).
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+/// d/de x^e = x^e log x, taken as 0 where x == 0 and e >= 0, as PyTorch does.
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+/// grad where self lies within [min, max] (each bound optional), 0 elsewhere.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+/// native_dropout's scale: 1 / (1 - p) in training, 1 outside it (where it is the identity).
+double dropout_scale(double p, const std::optional<bool>& train);
+
+// ---- reductions and indexing ----
+/// sum's gradient expanded back over the reduced dims, in the input's dtype. The dimless sum() is its
+/// own overload (SumBackward0): the 0-d gradient expands as it is.
+Tensor sum_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim);
+Tensor mean_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim);
+/// max / min: a whole reduction shares the gradient evenly among the extreme elements (NaN where the
+/// result is NaN); along a dim it goes to the element `indices` names.
+Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& values, const Tensor& indices,
+                        const std::optional<int64_t>& dim, bool keepdim);
+/// Each gradient slice added where its index points, gathered in rounds so nothing is multiplied (inf stays inf).
+Tensor index_select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, const Tensor& index);
+/// The k-th gradient element put at the k-th selected position.
+Tensor masked_select_backward(const Tensor& grad, const InputInfo& self, const Tensor& mask);
+/// Each input's slice of grad (a legacy empty (0,) input gets zeros).
+TensorList cat_backward(const Tensor& grad, const std::vector<InputInfo>& tensors, int64_t dim);
+TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim);
+
+// ---- products ----
+/// matmul of any ranks: 1-D operands act as a row (self) or column (other) vector, batch dims broadcast.
+Tensor matmul_backward_self(const Tensor& grad, const InputInfo& self, const Tensor& other);
+Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const InputInfo& other);
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const InputInfo& weight);
+Tensor linear_backward_bias(const Tensor& grad, const InputInfo& weight);
+
+// ---- neural-network ops: their backward kernels ----
+/// convolution_backward for (input, weight, bias); an unbatched (C, H, W) input ran as a batch of one.
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                   const InputInfo& bias, const Conv2dArgs& args,
+                                                   const std::array<bool, 3>& grad_input_mask);
+/// native_batch_norm_backward for (input, weight, bias): training differentiates through the batch
+/// statistics (recomputed from the saved input), evaluation through the running ones.
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                       const Tensor& running_mean, const Tensor& running_var,
+                                                       const BatchNormArgs& args,
+                                                       const std::array<bool, 3>& grad_input_mask);
+/// The pools' backward kernels with the forward's window (a stride=[] is the kernel_size).
+Tensor max_pool2d_grad(const Tensor& grad, const Tensor& self, const MaxPool2dWithIndicesArgs& args,
+                       const Tensor& indices);
+Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& self, const AvgPool2dArgs& args);
+/// mse_loss_backward for (self, target): target's gradient is self's negated.
+std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                          int64_t reduction, const std::array<bool, 2>& grad_input_mask);
+/// Throws tl::Error: `op`'s `input` gets no gradient, as in PyTorch (`why` says so to the user).
+Tensor constant_input_grad(const char* op, const char* input, const char* why);
+
+// ---- composite ops in grad mode ----
+/// max_pool2d: max_pool2d_with_indices keeps the indices its backward needs.
+TensorList max_pool2d_decomposition(std::span<const Tensor> in, const MaxPool2dArgs& args);
+/// dropout: native_dropout keeps the mask its backward needs.
+TensorList dropout_decomposition(std::span<const Tensor> in, const DropoutArgs& args);
+
+/// Puts a joint formula's gradients (a tuple, one per input it names) at those inputs.
+template <typename... T>
+void set_grads(TensorList& grads, std::initializer_list<size_t> at, const std::tuple<T...>& values) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((grads[*(at.begin() + I)] = std::get<I>(values)), ...);
+  }(std::index_sequence_for<T...>{});
+}
+
+}  // namespace tl::autograd

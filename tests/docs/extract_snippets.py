@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""tests/docs/extract_snippets.py — one C++ translation unit from every ```cpp block of a Markdown page, so
+that the build compiles and links the manual's code (tests/docs/meson.build) and a broken snippet fails it.
+
+A block's info string says how it is compiled:
+  ```cpp             declarations at namespace scope (functions, classes); a block defining `int main(`
+                     is a whole program and stays at global scope (one per page)
+  ```cpp fragment    statements: the body of a function of their own
+  ```cpp continued   more statements of the fragment before it, in the same scope (one session in steps)
+Any other info string starting with cpp, c++, cc or cxx is refused, so no C++ block goes unchecked.
+Each block lands in a namespace of its own, its #include lines hoisted to the top of the unit (after
+<iostream> and <torchless/torchless.h>, which every block may assume), and `#line` directives make
+compiler errors name the page's lines.
+Includes are written as a user writes them against the installed library (<torchless/models/resnet.h>);
+in the source tree they become the project-rooted paths ("models/resnet.h").
+
+  extract_snippets.py PAGE.md OUT.cpp                  writes the unit
+  extract_snippets.py --unlisted ROOT PAGE.md...       names each page under ROOT with a C++ block that is
+                                                       not among PAGE.md... (exits 1 if there is one)
+"""
+import pathlib
+import re
+import sys
+
+FENCE = re.compile(r"^(`{3,}|~{3,})\s*(.*)$")
+CPP = re.compile(r"^(cpp|c\+\+|cc|cxx)(\s|$)", re.I)
+INCLUDE = re.compile(r"^\s*#\s*include\s*([<\"])([^>\"]+)[>\"]")
+KINDS = ("", "fragment", "continued")
+MAIN = re.compile(r"^int\s+main\s*\(")
+
+
+class SnippetError(Exception):
+    pass
+
+
+def blocks(text, name):
+    """(kind, first line number, lines) of each C++ block in `text`; other blocks are skipped."""
+    out, fence, info, start, body = [], None, "", 0, []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if fence is None:
+            m = FENCE.match(stripped)
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):  # CommonMark: no ` in a ``` info string
+                fence, info, start, body = m.group(1), m.group(2).strip(), number + 1, []
+            continue
+        if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):  # the closing fence
+            if CPP.match(info):
+                words = info.split()
+                kind = words[1] if len(words) == 2 else None if len(words) > 2 else ""
+                if words[0] != "cpp" or kind not in KINDS:
+                    raise SnippetError(f"{name}:{start - 1}: C++ block with info string '{info}': write ```cpp, "
+                                       "```cpp fragment or ```cpp continued, so that the block is compiled")
+                out.append((kind, start, body))
+            fence = None
+        else:
+            body.append(line)
+    if fence is not None:
+        raise SnippetError(f"{name}:{start - 1}: code block never closed")
+    return out
+
+
+def source_include(line, root):
+    """An #include line as the source tree spells it: <torchless/core/tensor.h> is "core/tensor.h" (the
+    installed headers' own folder holds only the umbrella headers, torchless/torchless.h and trace.h)."""
+    m = INCLUDE.match(line)
+    target = m.group(2)
+    if m.group(1) == "<" and target.startswith("torchless/") and not (root / target).exists():
+        return f'"{target[len("torchless/"):]}"'
+    return f"<{target}>" if m.group(1) == "<" else f'"{target}"'
+
+
+def unit(text, name, root):
+    """The translation unit of a page: hoisted includes, then one namespace per block or fragment; the
+    block defining `int main(` (at most one) stays at global scope as the program's main."""
+    includes, parts, program = ["<iostream>", "<torchless/torchless.h>"], [], None
+    fragment_open = False
+    for index, (kind, start, body) in enumerate(blocks(text, name), 1):
+        lines = []
+        for line in body:
+            if INCLUDE.match(line):
+                spelled = source_include(line, root)
+                if spelled not in includes:
+                    includes.append(spelled)
+                line = ""
+            lines.append(line)
+        code = f'#line {start} "{name}"\n' + "\n".join(lines)
+        if kind == "continued":
+            if not fragment_open:
+                raise SnippetError(f"{name}:{start - 1}: a ```cpp continued block must follow a ```cpp fragment "
+                                   "or another continued block")
+            parts.append(code)
+            continue
+        if fragment_open:
+            parts.append("}\n}")
+        fragment_open = kind == "fragment"
+        if not fragment_open and any(MAIN.match(line) for line in lines):
+            if program is not None:
+                raise SnippetError(f"{name}:{start - 1}: a second block with `int main(` (the first is at line "
+                                   f"{program - 1}): a page holds one program")
+            program = start
+            parts.append(code)
+            continue
+        parts.append(f"namespace docs_snippet_{index} {{" + ("\nvoid fragment() {" if fragment_open else ""))
+        parts.append(code)
+        if not fragment_open:
+            parts.append("}")
+    if fragment_open:
+        parts.append("}\n}")
+    head = [f"// Generated by tests/docs/extract_snippets.py from {name}: its C++ blocks, compiled and linked."]
+    tail = [] if program else ["int main() {}"]
+    return "\n".join(head + [f"#include {i}" for i in includes] + parts + tail + [""])
+
+
+def main(argv):
+    try:
+        if len(argv) >= 2 and argv[0] == "--unlisted":
+            root = pathlib.Path(argv[1]).resolve()
+            listed = {pathlib.Path(p).resolve() for p in argv[2:]}
+            pages = [root / "README.md"] + sorted((root / "docs").rglob("*.md"))
+            unlisted = [p for p in pages if p not in listed and blocks(p.read_text(), str(p.relative_to(root)))]
+            for p in unlisted:
+                print(f"{p.relative_to(root)} has C++ blocks but is not compiled: add it to tests/docs/meson.build")
+            return 1 if unlisted else 0
+        if len(argv) == 2:
+            page = pathlib.Path(argv[0]).resolve()
+            root = page.parent
+            while not (root / "torchless" / "torchless.h").exists() and root != root.parent:
+                root = root.parent
+            text = unit(page.read_text(), str(page.relative_to(root)), root)
+            out = pathlib.Path(argv[1])
+            if not out.exists() or out.read_text() != text:
+                out.write_text(text)
+            return 0
+    except SnippetError as e:
+        print(f"extract_snippets.py: {e}", file=sys.stderr)
+        return 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
