@@ -271,11 +271,15 @@ def kernel_params(op):
 
 
 def kernel_call(op):
-    """The typed kernel called on the dispatch point's span `in` and struct pointer `p`."""
+    """The typed kernel called on the dispatch point's span `in` and struct pointer `p`. A number for the
+    second operand (x + 2) comes with one tensor in the span: the kernel gets an undefined one (kNoTensor)."""
     args, i = [], 0
     for a in op.args:
         if a.base == "Tensor[]":
             args.append("in")
+        elif a is number_operand(op):
+            args.append(f"(in.size() > {i} ? in[{i}] : kNoTensor)")
+            i += 1
         elif a.is_tensor():
             args.append(f"in[{i}]")
             i += 1
@@ -296,6 +300,9 @@ def registry_source(ops):
         else:
             lines.append(f"{typed_kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
     lines += ["}  // namespace kernels", "", "namespace {", ""]
+    if any(number_operand(op) and not op.boxed_kernel for op in ops):
+        lines += ["// The tensor a typed kernel gets for its second operand when the op got a number instead (x + 2).",
+                  "const Tensor kNoTensor;", ""]
     for op in ops:
         e, struct, body = op.enum, args_name(op), fields(op)
         names = ", ".join(f'"{n}"' for _, n, _ in body)
@@ -324,7 +331,7 @@ def registry_source(ops):
             lines.append(f"OpArgs own_{e}(const void* p) {{ return OpArgs(OpKind::{e}, *static_cast<const {struct}*>(p)); }}")
         else:
             lines.append(f"OpArgs own_{e}(const void*) {{ return OpArgs(OpKind::{e}, NoArgs{{}}); }}")
-        lines.append(f"TensorList run_{e}(std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
+        lines.append(f"TensorList run_{e}([[maybe_unused]] std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
         if op.boxed_kernel:
             lines.append(f"  return kernels::{op.kernel}(in, box_{e}(p));")
         else:
