@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 
 namespace tl::kernels {
 namespace {
@@ -74,27 +73,11 @@ std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_s
   return strides;
 }
 
-// ATen's reshape: a view through _reshape_alias where the strides allow one, else a contiguous clone
-// (dispatched) viewed through _unsafe_view.
+// A view through the strides where they allow one, else a contiguous clone (dispatched) viewed as `shape`.
 Tensor reshape_impl(const Tensor& x, const Shape& shape, const char* op) {
   const Shape size = infer_size(shape, x.numel(), op);
-  if (std::optional<Strides> strides = view_strides(x.shape(), x.strides(), size)) {
-    RecordFunction alias("aten::_reshape_alias", [&] { return ScopeArgs{x, AttrValue(size), AttrValue(*strides)}; });
-    return make_view(x, size, std::move(*strides));
-  }
-  const Tensor copy = x.clone();
-  RecordFunction unsafe_view("aten::_unsafe_view", [&] { return ScopeArgs{copy, AttrValue(size)}; });
-  return make_view(copy, size, contiguous_strides(size), 0);
-}
-
-// The view ATen's view ops make with as_strided, inside that op's scope.
-Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides, int64_t offset) {
-  RecordFunction scope("aten::as_strided",
-                       [&] { return ScopeArgs{x, AttrValue(sizes), AttrValue(strides), AttrValue{}}; });
-  return make_view(x, sizes, strides, offset);
-}
-Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides) {
-  return as_strided(x, sizes, strides, x.storage_offset());
+  if (std::optional<Strides> strides = view_strides(x.shape(), x.strides(), size)) return make_view(x, size, std::move(*strides));
+  return make_view(x.clone(), size, contiguous_strides(size), 0);
 }
 
 }  // namespace
@@ -139,7 +122,7 @@ Tensor permute(const Tensor& x, const PermuteArgs& args) {
     sizes[i] = x.shape()[d];
     strides[i] = x.strides()[d];
   }
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 Tensor transpose(const Tensor& x, const TransposeArgs& args) {
@@ -154,7 +137,7 @@ Tensor transpose(const Tensor& x, const TransposeArgs& args) {
     wrap_dim(args.dim0, 0, "transpose");
     wrap_dim(args.dim1, 0, "transpose");
   }
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 Tensor t(const Tensor& x) {
@@ -163,11 +146,7 @@ Tensor t(const Tensor& x) {
   Strides strides = x.strides();
   std::reverse(sizes.begin(), sizes.end());
   std::reverse(strides.begin(), strides.end());
-  // ATen's t() is transpose(0, 1) (transpose(0, 0) below two dimensions).
-  RecordFunction scope("aten::transpose", [&] {
-    return ScopeArgs{x, AttrValue(int64_t{0}), AttrValue(int64_t{x.dim() < 2 ? 0 : 1})};
-  });
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 Tensor slice(const Tensor& x, const SliceArgs& args) {
@@ -188,7 +167,7 @@ Tensor slice(const Tensor& x, const SliceArgs& args) {
   Strides strides = x.strides();
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  return as_strided(x, sizes, strides, x.storage_offset() + start * x.strides()[dim]);
+  return make_view(x, sizes, strides, x.storage_offset() + start * x.strides()[dim]);
 }
 
 Tensor select(const Tensor& x, const SelectArgs& args) {
@@ -202,7 +181,7 @@ Tensor select(const Tensor& x, const SelectArgs& args) {
   Strides strides = x.strides();
   sizes.erase(dim);
   strides.erase(dim);
-  return as_strided(x, sizes, strides, x.storage_offset() + i * x.strides()[dim]);
+  return make_view(x, sizes, strides, x.storage_offset() + i * x.strides()[dim]);
 }
 
 Tensor expand(const Tensor& x, const ExpandArgs& args) {
@@ -233,7 +212,7 @@ Tensor expand(const Tensor& x, const ExpandArgs& args) {
     sizes[i] = size;
     strides[i] = stride;
   }
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 Tensor squeeze(const Tensor& x, const SqueezeArgs& args) {
@@ -246,7 +225,7 @@ Tensor squeeze(const Tensor& x, const SqueezeArgs& args) {
     sizes.push_back(x.shape()[d]);
     strides.push_back(x.strides()[d]);
   }
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 Tensor unsqueeze(const Tensor& x, const UnsqueezeArgs& args) {
@@ -256,7 +235,7 @@ Tensor unsqueeze(const Tensor& x, const UnsqueezeArgs& args) {
   const int64_t stride = dim >= x.dim() ? 1 : sizes[dim] * strides[dim];
   sizes.insert(dim, 1);
   strides.insert(dim, stride);
-  return as_strided(x, sizes, strides);
+  return make_view(x, sizes, strides);
 }
 
 }  // namespace tl::kernels

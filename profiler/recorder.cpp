@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "ops/aten_tree.h"
 #include "profiler/clock.h"
 #include "profiler/flops.h"
 #include "profiler/module_scope.h"
@@ -152,17 +153,22 @@ void Recorder::before(const OpCall& call) {
     describe_inputs(call, in.shapes, in.types);
   }
   if (options_.with_flops) e.flops = estimate_flops(call.op, call.inputs, call.attrs());
-  op_ids_.push_back(open_.back().id);
+  ops_.push_back({open_.back().id, tree_open_.size()});
   const int64_t start = now_ns();
   e.start_ns = start;
   overhead_ns_ += start - entry;
+  // The ATen ops the call records inside itself before its kernel runs (their own clock reads).
+  if (tl::detail::has_aten_tree(call.op)) tl::detail::emit_aten_tree(call, nullptr, *this, tree_open_);
 }
 
-void Recorder::after(const OpCall& call, const TensorList*) {
-  if (!enabled_.load(std::memory_order_relaxed) || op_ids_.empty() || !is_aten(call)) return;
-  const uint64_t id = op_ids_.back();
-  op_ids_.pop_back();
-  close_scope(id);
+void Recorder::after(const OpCall& call, const TensorList* outputs) {
+  if (!enabled_.load(std::memory_order_relaxed) || ops_.empty() || !is_aten(call)) return;
+  const OpInProgress op = ops_.back();
+  ops_.pop_back();
+  // The rest of the call's ATen tree, when the kernel returned; closing the op closes what is still open.
+  if (outputs != nullptr && tl::detail::has_aten_tree(call.op)) tl::detail::emit_aten_tree(call, outputs, *this, tree_open_);
+  tree_open_.resize(std::min(tree_open_.size(), op.tree_open));
+  close_scope(op.id);
 }
 
 void Recorder::on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) {
@@ -235,7 +241,8 @@ void Recorder::discard() {
 
 void Recorder::reset() {
   open_.clear();
-  op_ids_.clear();
+  ops_.clear();
+  tree_open_.clear();
   discard();
 }
 

@@ -114,7 +114,14 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   std::vector<uint64_t> frames_;  ///< per event with_stack: a count, then that many return addresses
   std::vector<MemoryEvent> memory_;
   std::vector<Open> open_;        ///< open events, outermost first
-  std::vector<uint64_t> op_ids_;  ///< ids of the ops in progress (before() without after())
+  /// An op in progress (before() without after()): its event's id, and where its ATen tree's open scopes
+  /// (ops/aten_tree.h) start in tree_open_.
+  struct OpInProgress {
+    uint64_t id;
+    size_t tree_open;
+  };
+  std::vector<OpInProgress> ops_;
+  std::vector<uint64_t> tree_open_;  ///< ids of the ATen tree scopes kept open around kernels, innermost last
   int64_t overhead_ns_ = 0;
   AllocationHook* previous_allocation_hook_ = nullptr;
   ScopeObserver* previous_scope_observer_ = nullptr;

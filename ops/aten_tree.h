@@ -1,0 +1,88 @@
+// ops/aten_tree.h — (internal) ATen's op tree as data: the child scopes PyTorch 1.13 records under an op on
+// CPU (conv2d -> convolution -> _convolution -> mkldnn_convolution, rsub's sub, sum's sum.dim_IntList), declared
+// per op and call in one table (ops/aten_tree.cpp) and emitted by the profiler at the op's own scope, so
+// that a kernel's insides never shape a profile. Unobserved, nothing here runs.
+//
+// Design. A row is a function of the call (its typed arguments, its inputs and, after the kernel, its
+// results) that describes the tree with AtenTree's verbs: open / close / leaf a child scope with the argument
+// list ATen records, and work() where the kernel runs. Call variants (a dtype that differs, keepdim, a view
+// that is possible, a number operand) are plain conditions in the row. The recorder runs the row twice:
+// before the kernel (opening what precedes work(), leaving open the scopes work() sits in, so the kernel's
+// own dispatched ops nest there) and after it (recording what follows work(), which may read the results).
+// Argument lists are built only under record_shapes. Kernels keep scopes only around real work of their own.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/record_function.h"
+
+namespace tl::detail {
+
+/// Describes an op call's ATen child scopes to the profiler's observer; one row of the table runs it.
+/// Each verb acts only in the phase it belongs to (before the kernel or after it), so a row is written
+/// once, top to bottom, in the order ATen records:
+///   t.open("aten::_to_copy", [&] { return ScopeArgs{...}; });  // stays open: what follows nests in it
+///   t.leaf("aten::copy_", ...);                                  // opened and closed
+///   t.close();
+///   if (!t.work()) return;                                       // the kernel runs here
+///   t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue(t.result().shape()), ...}; });
+/// Without work(), the kernel runs after the row's last scope, inside the scopes it left open. What a row
+/// computes before work() must not throw: the kernel has not checked the call yet.
+class AtenTree {
+ public:
+  /// `outputs` is null before the kernel runs. `open` holds the ids of the scopes this call's row keeps
+  /// open around the kernel: pushed before it, popped (and closed) after it.
+  AtenTree(ScopeObserver& observer, const TensorList* outputs, std::vector<uint64_t>& open)
+      : observer_(observer), outputs_(outputs), open_(open) {}
+
+  /// Opens child scope `name` of the innermost open scope (the op's at first), with the arguments `args()`
+  /// returns (ScopeArgs, called only when shapes are recorded); it stays open until close().
+  template <typename ArgsFn>
+  void open(const char* name, const ArgsFn& args) {
+    if (!live()) return;
+    const ScopeInputs inputs(args);
+    open_.push_back(observer_.open_scope(name, RecordScope::Function, {}, &inputs));
+  }
+  /// Closes the innermost scope open() left open.
+  void close() {
+    if (!live()) return;
+    observer_.close_scope(open_.back());
+    open_.pop_back();
+  }
+  /// A scope with nothing inside: open then close.
+  template <typename ArgsFn>
+  void leaf(const char* name, const ArgsFn& args) {
+    open(name, args);
+    close();
+  }
+  /// The point at which the kernel runs, inside the scopes open then. Returns false before the kernel has
+  /// run: the row returns, as what follows (which may read results) belongs to the call's second pass.
+  [[nodiscard]] bool work() {
+    worked_ = true;
+    return outputs_ != nullptr;
+  }
+  /// The kernel's output `i`; only after work().
+  const Tensor& result(size_t i = 0) const {
+    TL_INTERNAL_ASSERT(worked_ && outputs_ != nullptr && i < outputs_->size(), "aten tree: a result read before work()");
+    return (*outputs_)[i];
+  }
+
+ private:
+  bool live() const { return worked_ == (outputs_ != nullptr); }
+
+  ScopeObserver& observer_;
+  const TensorList* outputs_;
+  std::vector<uint64_t>& open_;
+  bool worked_ = false;
+};
+
+/// True when `op` has a row: ATen records scopes under it for some call.
+bool has_aten_tree(OpKind op);
+/// Runs the row of `call.op` (which has one): before its kernel with `outputs` null, after it with its
+/// outputs; see AtenTree. `open` is the recorder's stack of the ids rows keep open.
+void emit_aten_tree(const OpCall& call, const TensorList* outputs, ScopeObserver& observer,
+                    std::vector<uint64_t>& open);
+
+}  // namespace tl::detail
