@@ -1,13 +1,13 @@
-// ops/aten_scope.h — (internal) the ATen ops a kernel's work stands for, opened as profiler scopes
-// (core/record_function.h), so that a profile nests as PyTorch 1.13's does on CPU
-// (tests/profiler/test_op_tree.cpp). Unobserved, a scope costs one thread-local read; its argument
-// list is built only when observed.
+// ops/aten_scope.h — (internal) the ATen ops a kernel's work stands for, opened by the kernel itself as
+// profiler scopes (core/record_function.h): the old way, for the ops ops/aten_tree.cpp's table does not
+// cover yet. Unobserved, a scope costs one thread-local read; its argument list is built only when observed.
 #pragma once
 
 #include <string_view>
 #include <utility>
 
 #include "core/record_function.h"
+#include "ops/aten_tree.h"
 
 namespace tl::detail {
 
@@ -25,17 +25,12 @@ void as_strided_scope(const T& t) {
   instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
 }
 
-/// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
-/// _to_copy -> copy_ (the copy is the caller's work, done as it reads `from`).
+/// What ATen's Tensor::to records converting `from` to `dtype` (to_children); the copy is the caller's work.
 inline void to_scopes(const TensorType& from, DType dtype) {
-  RecordFunction to("aten::to", [&] {
-    return ScopeArgs{from, AttrValue(dtype), AttrValue(false), AttrValue(false), AttrValue{}};
-  });
-  if (from.dtype == dtype) return;
-  RecordFunction to_copy("aten::_to_copy", [&] {
-    return ScopeArgs{from, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
-  });
-  instant_scope("aten::copy_", [&] { return ScopeArgs{TensorType{from.sizes, dtype}, from, AttrValue(false)}; });
+  if (ScopeObserver* observer = scope_observer()) {
+    AtenTree t(*observer);
+    to_children(t, from, dtype);
+  }
 }
 
 /// ATen's reshape of `t` to `size`: _reshape_alias where a view does (`view`), else a clone (its copy_)
@@ -53,25 +48,22 @@ inline void reshape_scopes(const TensorType& t, const Shape& size, bool view) {
   instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{t, AttrValue(size)}; });
 }
 
-/// What ATen's sum records inside itself before it reduces `x` into a result of type `out` through a
-/// keepdim-shaped view (`filled` sizes): as_strided (that view, when not keepdim), the `to` of an input
-/// whose dtype is not the result's (to_scopes) and fill_ (the zeroed accumulator). Then runs `reduce`.
+/// ATen's sum's children (sum_children) of a reduction of `x` into `out`, then `reduce`.
 template <typename Reduce>
 void sum_scopes(const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled, Reduce&& reduce) {
-  if (!keepdim) as_strided_scope(out);
-  if (x.dtype != out.dtype) to_scopes(x, out.dtype);
-  instant_scope("aten::fill_", [&] { return ScopeArgs{TensorType{filled, out.dtype}, AttrValue(int64_t{0})}; });
+  if (ScopeObserver* observer = scope_observer()) {
+    AtenTree t(*observer);
+    sum_children(t, x, out, keepdim, filled);
+  }
   std::forward<Reduce>(reduce)();
 }
 
-/// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d tensor
-/// for div_.Tensor, which converts that tensor (int64 or float64) to self's dtype where they differ
-/// (to_scopes). The division itself is the caller's work, done with another op's.
+/// ATen's in-place division of `self` by a number (scalar_div_children); the division is the caller's work.
 inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) {
-  RecordFunction div("aten::div_", [&] { return ScopeArgs{self, divisor}; });
-  RecordFunction div_tensor("aten::div_", [&] { return ScopeArgs{self, divisor}; });
-  const DType number = std::holds_alternative<int64_t>(divisor) ? DType::Int64 : DType::Float64;
-  if (number != self.dtype) to_scopes(TensorType{{}, number}, self.dtype);
+  if (ScopeObserver* observer = scope_observer()) {
+    AtenTree t(*observer);
+    scalar_div_children(t, self, divisor);
+  }
 }
 
 /// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): sum into

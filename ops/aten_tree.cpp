@@ -6,11 +6,46 @@
 
 #include "core/op_args.h"
 #include "core/op_kind.h"
+#include "ops/elementwise.h"
+#include "ops/reduce_plan.h"
 
 namespace tl::detail {
+
+void to_children(AtenTree& t, const TensorType& from, DType dtype) {
+  t.open("aten::to", [&] { return ScopeArgs{from, AttrValue(dtype), AttrValue(false), AttrValue(false), AttrValue{}}; });
+  if (from.dtype != dtype) {
+    t.open("aten::_to_copy", [&] {
+      return ScopeArgs{from, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
+    });
+    t.leaf("aten::copy_", [&] { return ScopeArgs{TensorType{from.sizes, dtype}, from, AttrValue(false)}; });
+    t.close();
+  }
+  t.close();
+}
+
+void sum_children(AtenTree& t, const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled) {
+  if (!keepdim) t.leaf("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  if (x.dtype != out.dtype) to_children(t, x, out.dtype);
+  t.leaf("aten::fill_", [&] { return ScopeArgs{TensorType{filled, out.dtype}, AttrValue(int64_t{0})}; });
+}
+
+void scalar_div_children(AtenTree& t, const TensorType& self, const AttrValue& divisor) {
+  t.open("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  t.open("aten::div_", [&] { return ScopeArgs{self, divisor}; });
+  const DType number = std::holds_alternative<int64_t>(divisor) ? DType::Int64 : DType::Float64;
+  if (number != self.dtype) to_children(t, TensorType{{}, number}, self.dtype);
+  t.close();
+  t.close();
+}
+
 namespace {
 
 using Inputs = std::span<const Tensor>;
+
+TensorType type_of(const Tensor& x) { return {x.shape(), x.dtype()}; }
+
+// The tensor input `i` of a call, or an undefined one where the caller passed none (a number instead).
+Tensor input(Inputs in, size_t i) { return i < in.size() ? in[i] : Tensor{}; }
 
 // ---- views ----
 
@@ -50,6 +85,69 @@ void reshape_(Inputs in, const Args&, AtenTree& t) {
   t.leaf("aten::_unsafe_view", [&] { return ScopeArgs{TensorType{self.shape(), self.dtype()}, AttrValue(out.shape())}; });
 }
 
+// ---- copies ----
+
+// ATen's clone copies into the result it allocated: copy_, which the kernel's work is.
+void clone_(Inputs in, const NoArgs&, AtenTree& t) {
+  const Tensor& self = in[0];
+  t.open("aten::copy_", [&] { return ScopeArgs{type_of(self), self, AttrValue(false)}; });
+}
+
+// ATen's to: nothing when self already has the dtype (and no copy is asked), else _to_copy -> copy_, the
+// kernel's work.
+void to_(Inputs in, const ToArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (self.dtype() == a.dtype && !a.copy) return;
+  t.open("aten::_to_copy", [&] {
+    return ScopeArgs{self, AttrValue(a.dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
+  });
+  t.open("aten::copy_", [&] { return ScopeArgs{TensorType{self.shape(), a.dtype}, self, AttrValue(false)}; });
+}
+
+// ---- pointwise ----
+
+// ATen's rsub is sub(other, self), recorded with a number wrapped in a 0-d tensor and sub's alpha.
+void rsub_(Inputs in, const RsubArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  const Tensor other = input(in, 1);
+  t.open("aten::sub", [&] {
+    if (other.defined() || !a.other) return ScopeArgs{other, self, AttrValue(int64_t{1})};
+    return ScopeArgs{TensorType{Shape{}, wrapped_number_dtype(*a.other)}, self, AttrValue(int64_t{1})};
+  });
+}
+
+// ---- reductions ----
+
+// The keepdim-shaped sizes ATen's sum and mean fill and reduce into: self's, with the reduced dims 1.
+template <typename Args>
+Shape filled_sizes(const Tensor& self, const Args& a, const char* op) {
+  return reduced_shape(self.shape(), reduced_dims(self, a.dim, op), true);
+}
+
+// ATen's sum: the dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both);
+// sum_children describe the reduction's view, conversion and accumulator.
+void sum_(Inputs in, const SumArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!a.dim) t.open("aten::sum", [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), box(a.dtype)}; });
+  if (!t.work()) return;
+  sum_children(t, type_of(self), type_of(t.result()), a.keepdim, filled_sizes(self, a, "sum"));
+}
+
+// ATen's mean.dim (under the dimless overload's mean): sum into the result (sum.IntList_out, with
+// sum_children), then an in-place division by the element count. torchless divides inside its reduction,
+// which runs in mean.dim.
+void mean_(Inputs in, const MeanArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!a.dim) t.open("aten::mean", [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), box(a.dtype)}; });
+  if (!t.work()) return;
+  const TensorType out = type_of(t.result());
+  t.open("aten::sum", [&] { return ScopeArgs{self, box(a.dim), AttrValue(a.keepdim), AttrValue{}, out}; });
+  sum_children(t, type_of(self), out, a.keepdim, filled_sizes(self, a, "mean"));
+  t.close();
+  const int64_t n = t.result().numel() > 0 ? self.numel() / t.result().numel() : 0;
+  scalar_div_children(t, out, AttrValue(n));
+}
+
 // ---- the table ----
 
 using Row = void (*)(const OpCall& call, AtenTree& t);
@@ -79,6 +177,11 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::T, t_>(rows);
   add<OpKind::Reshape, reshape_>(rows);
   add<OpKind::Flatten, reshape_>(rows);
+  add<OpKind::Clone, clone_>(rows);
+  add<OpKind::To, to_>(rows);
+  add<OpKind::Rsub, rsub_>(rows);
+  add<OpKind::Sum, sum_>(rows);
+  add<OpKind::Mean, mean_>(rows);
   return rows;
 }();
 

@@ -36,6 +36,14 @@ class AtenTree {
   /// open around the kernel: pushed before it, popped (and closed) after it.
   AtenTree(ScopeObserver& observer, const TensorList* outputs, std::vector<uint64_t>& open)
       : observer_(observer), outputs_(outputs), open_(open) {}
+  /// Immediate: every verb acts now, and the destructor closes what is left open. For a kernel that records
+  /// ATen ops its op's row does not cover yet (aten_scope.h), with the shared subtrees below.
+  explicit AtenTree(ScopeObserver& observer) : observer_(observer), outputs_(nullptr), open_(own_), immediate_(true) {}
+  ~AtenTree() {
+    if (immediate_ && !own_.empty()) observer_.close_scope(own_.front());
+  }
+  AtenTree(const AtenTree&) = delete;
+  AtenTree& operator=(const AtenTree&) = delete;
 
   /// Opens child scope `name` of the innermost open scope (the op's at first), with the arguments `args()`
   /// returns (ScopeArgs, called only when shapes are recorded); it stays open until close().
@@ -70,13 +78,28 @@ class AtenTree {
   }
 
  private:
-  bool live() const { return worked_ == (outputs_ != nullptr); }
+  bool live() const { return immediate_ || worked_ == (outputs_ != nullptr); }
 
   ScopeObserver& observer_;
   const TensorList* outputs_;
+  std::vector<uint64_t> own_;
   std::vector<uint64_t>& open_;
+  bool immediate_ = false;
   bool worked_ = false;
 };
+
+// Subtrees several ops record, shared by the table's rows and the kernels aten_scope.h still serves.
+
+/// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
+/// _to_copy -> copy_.
+void to_children(AtenTree& t, const TensorType& from, DType dtype);
+/// What ATen's sum records inside itself around its reduction of `x` into a result of type `out` through a
+/// keepdim-shaped view (`filled` sizes): as_strided (that view, when not keepdim), the `to` of an input
+/// whose dtype is not the result's and fill_ (the zeroed accumulator).
+void sum_children(AtenTree& t, const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled);
+/// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d
+/// tensor for div_.Tensor, which converts that tensor (int64 or float64) to self's dtype where they differ.
+void scalar_div_children(AtenTree& t, const TensorType& self, const AttrValue& divisor);
 
 /// True when `op` has a row: ATen records scopes under it for some call.
 bool has_aten_tree(OpKind op);

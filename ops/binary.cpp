@@ -277,14 +277,8 @@ Tensor pow_(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
   return binary_<Pow>(self, exponent, args.exponent);
 }
 
-// ATen's rsub is sub(other, self), recorded with the number wrapped in a 0-d tensor and sub's alpha.
-Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) {
-  RecordFunction sub("aten::sub", [&] {
-    if (other.defined() || !args.other) return ScopeArgs{other, self, AttrValue(int64_t{1})};
-    return ScopeArgs{TensorType{Shape{}, detail::wrapped_number_dtype(*args.other)}, self, AttrValue(int64_t{1})};
-  });
-  return binary<Rsub>(self, other, args.other);
-}
+// other - self (ATen's rsub, recorded as its sub by ops/aten_tree.cpp).
+Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) { return binary<Rsub>(self, other, args.other); }
 
 // Python's Tensor.__rtruediv__ (`1.0 / x`) in PyTorch 1.13: reciprocal(x) * other, two ops.
 Tensor rtruediv(const Tensor& self, const RtruedivArgs& args) { return tl::reciprocal(self) * args.other; }

@@ -1,7 +1,6 @@
 // ops/copy.cpp — copy_, clone, contiguous and to. Results of clone/to are fresh contiguous tensors;
 // contiguous and to (without copy=True) return their input itself when there is nothing to do, as PyTorch does.
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -20,10 +19,9 @@ Tensor copy_(const Tensor& self, const Tensor& src, const CopyArgs&) {
 
 namespace {
 
-// A fresh contiguous copy of self in `dtype`, the copy recorded as ATen's clone and _to_copy record it.
+// A fresh contiguous copy of self in `dtype`.
 Tensor copied(const Tensor& self, DType dtype) {
   Tensor out = Tensor::allocate(self.shape(), dtype);
-  RecordFunction copy("aten::copy_", [&] { return ScopeArgs{out, self, AttrValue(false)}; });
   detail::copy_elements(out, self);
   return out;
 }
@@ -41,9 +39,6 @@ Tensor contiguous(const Tensor& self) {
 Tensor to(const Tensor& self, const ToArgs& args) {
   const DType dtype = args.dtype;
   if (self.dtype() == dtype && !args.copy) return self;
-  RecordFunction to_copy("aten::_to_copy", [&] {
-    return ScopeArgs{self, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
-  });
   return copied(self, dtype);
 }
 

@@ -60,6 +60,20 @@ ReducePlan make_reduce_plan(const Tensor& x, const std::vector<bool>& reduce, bo
   return plan;
 }
 
+std::vector<bool> reduced_dims(const Tensor& x, const std::optional<IntList>& dim, const char* op) {
+  std::vector<bool> reduce(static_cast<size_t>(x.dim()), !dim);
+  if (!dim) return reduce;
+  const Shape& dims = dim->values;
+  if (dims.empty()) return std::vector<bool>(static_cast<size_t>(x.dim()), true);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, x.dim(), op);
+    if (x.dim() == 0) continue;
+    TL_CHECK(!reduce[w], op, ": dim ", w, " appears multiple times in the list of dims ", dims);
+    reduce[w] = true;
+  }
+  return reduce;
+}
+
 }  // namespace detail
 
 namespace kernels {
@@ -362,21 +376,6 @@ void reduce_into(const Tensor& x, const std::vector<bool>& reduce, bool reorder,
 
 // ---- arguments ----
 
-// The dims of a sum/mean: a list (empty means all) or None.
-std::vector<bool> dim_list(const Tensor& x, const std::optional<IntList>& dim, const char* op) {
-  std::vector<bool> reduce(static_cast<size_t>(x.dim()), !dim);
-  if (!dim) return reduce;
-  const Shape& dims = dim->values;
-  if (dims.empty()) return std::vector<bool>(static_cast<size_t>(x.dim()), true);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, x.dim(), op);
-    if (x.dim() == 0) continue;
-    TL_CHECK(!reduce[w], op, ": dim ", w, " appears multiple times in the list of dims ", dims);
-    reduce[w] = true;
-  }
-  return reduce;
-}
-
 // PyTorch's short dtype names, used in messages copied from PyTorch.
 const char* short_name(DType dtype) {
   switch (dtype) {
@@ -403,7 +402,7 @@ void sum_typed(const Tensor& x, const std::vector<bool>& reduce, bool mean, Tens
   });
 }
 
-// `input` reduced over `dim`, or, with a `dtype`, `input` converted to it first (the `to` sum_scopes records).
+// `input` reduced over `dim`, or, with a `dtype`, `input` converted to it first (the `to` sum_children records).
 Tensor sum_or_mean(const Tensor& input, const std::optional<IntList>& dim, bool keep, std::optional<DType> dtype,
                    bool mean) {
   const char* op = mean ? "mean" : "sum";
@@ -414,33 +413,12 @@ Tensor sum_or_mean(const Tensor& input, const std::optional<IntList>& dim, bool 
              "either a floating point or complex dtype. Got: ", short_name(dtype.value_or(DType::Float32)));
   }
   const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
-  const std::vector<bool> reduce = dim_list(x, dim, op);
+  const std::vector<bool> reduce = detail::reduced_dims(x, dim, op);
   // A sum of integers accumulates in int64 (or the given dtype, converted at the end).
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
   Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keep), out_dtype);
-  auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
-  const TensorType result{out.shape(), dtype.value_or(out.dtype())};
-  const Shape filled = detail::reduced_shape(x.shape(), reduce, true);
-  if (!mean) {
-    // The dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both).
-    std::optional<RecordFunction> dim_overload;
-    if (!dim) {
-      dim_overload.emplace("aten::sum", [&] {
-        return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::box(dtype)};
-      });
-    }
-    detail::sum_scopes({input.shape(), input.dtype()}, result, keep, filled, run);
-    return dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out;
-  }
-  // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
-  std::optional<RecordFunction> dim_overload;
-  if (!dim)
-    dim_overload.emplace("aten::mean", [&] {
-      return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::box(dtype)};
-    });
-  detail::mean_scopes(input, detail::box(dim), keep, result, filled, out.numel() > 0 ? x.numel() / out.numel() : 0,
-                      run);
-  return out;
+  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); });
+  return dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out;
 }
 
 // ---- max / min / argmax ----

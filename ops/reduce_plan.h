@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "core/boxing.h"
 #include "core/tensor.h"
 
 namespace tl::detail {
@@ -36,6 +38,10 @@ std::vector<ReduceDim> coalesce(const std::vector<ReduceDim>& dims);
 
 /// The output shape: reduced dims removed, or kept as size 1 with `keepdim`.
 Shape reduced_shape(const Shape& sizes, const std::vector<bool>& reduce, bool keepdim);
+
+/// The dims a sum or mean of `x` reduces, one flag per dim: those in `dim` (wrapped; an empty list or
+/// None means all). Throws tl::Error, naming `op`, for a dim out of range or listed twice.
+std::vector<bool> reduced_dims(const Tensor& x, const std::optional<IntList>& dim, const char* op);
 
 /// Walks a row-major index over `dims`, keeping the matching strided offset. `dims` must outlive
 /// the counter and have no zero size.
