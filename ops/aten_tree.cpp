@@ -148,6 +148,53 @@ void mean_(Inputs in, const MeanArgs& a, AtenTree& t) {
   scalar_div_children(t, out, AttrValue(n));
 }
 
+// ---- convolution ----
+
+// ATen's conv2d: convolution -> _convolution -> (float32 and bfloat16, with work to do) mkldnn_convolution,
+// in which the kernel's work runs. An unbatched input runs as a batch of one: unsqueeze(0) before,
+// squeeze(0) after. The row reads only dims that exist: the kernel has not checked the call yet.
+void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
+  const Tensor &self = in[0], &weight = in[1];
+  const Tensor bias = input(in, 2);
+  if (self.dim() != 3 && self.dim() != 4) return;
+  const bool unbatched = self.dim() == 3;
+  Shape batched = self.shape();
+  if (unbatched) {
+    batched.insert(0, 1);
+    t.open("aten::unsqueeze", [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
+    t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    t.close();
+  }
+  const TensorType x{batched, self.dtype()};
+  const auto convolution_args = [&] {
+    return ScopeArgs{x, weight, bias, box(a.stride), box(a.padding), box(a.dilation), AttrValue(false),
+                     AttrValue(Shape{0, 0}), AttrValue(a.groups)};
+  };
+  t.open("aten::convolution", convolution_args);
+  t.open("aten::_convolution", [&] {
+    ScopeArgs args = convolution_args();
+    for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
+    return args;
+  });
+  const bool onednn = self.dtype() != DType::Float64 && weight.dim() == 4 && batched[0] > 0 && batched[1] > 0 &&
+                      weight.size(0) > 0;
+  if (onednn) {
+    t.open("aten::mkldnn_convolution", [&] {
+      return ScopeArgs{x, weight, bias, box(a.padding), box(a.stride), box(a.dilation), AttrValue(a.groups)};
+    });
+  }
+  if (!t.work()) return;
+  if (onednn) t.close();
+  t.close();
+  t.close();
+  if (!unbatched) return;
+  TensorType out{t.result().shape(), t.result().dtype()};
+  out.sizes.insert(0, 1);
+  t.open("aten::squeeze", [&] { return ScopeArgs{out, AttrValue(int64_t{0})}; });
+  t.leaf("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  t.close();
+}
+
 // ---- the table ----
 
 using Row = void (*)(const OpCall& call, AtenTree& t);
@@ -182,6 +229,7 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Rsub, rsub_>(rows);
   add<OpKind::Sum, sum_>(rows);
   add<OpKind::Mean, mean_>(rows);
+  add<OpKind::Conv2d, conv2d_>(rows);
   return rows;
 }();
 

@@ -8,7 +8,6 @@
 
 #include "core/dispatch.h"
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 #include "ops/conv_f64.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -139,10 +138,6 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
                            ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation),
                            ", groups ", p.groups);
   };
-  RecordFunction mkldnn("aten::mkldnn_convolution", [&] {
-    return ScopeArgs{x, weight, bias, AttrValue(onednn::to_shape(p.padding)), AttrValue(onednn::to_shape(p.stride)),
-                     AttrValue(onednn::to_shape(p.dilation)), AttrValue(p.groups)};
-  });
   onednn::guarded("conv2d", context, [&] {
     const Tensor b = bias.defined() ? onednn::to_contiguous(bias, "conv2d") : bias;
     onednn::PrimitiveKey key("conv2d");
@@ -159,32 +154,11 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
 // input (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in / groups, kH, kW); bias (C_out) or None.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
   check_args(args);
-  // ATen's conv2d: convolution -> _convolution -> (for float32) mkldnn_convolution, which does the work.
-  auto convolution = [&](const Tensor& x) {
-    auto convolution_args = [&] {
-      return ScopeArgs{x, weight, bias, detail::box(args.stride), detail::box(args.padding), detail::box(args.dilation),
-                       AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(args.groups)};
-    };
-    RecordFunction scope("aten::convolution", convolution_args);
-    RecordFunction impl("aten::_convolution", [&] {
-      ScopeArgs scope_args = convolution_args();
-      for (bool flag : {false, false, true, true}) scope_args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
-      return scope_args;
-    });
-    return conv2d_4d(x, weight, bias, args);
-  };
   TL_CHECK(input.dim() == 3 || input.dim() == 4, "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ",
            input.shape());
-  if (input.dim() == 4) return convolution(input);
-  // An unbatched input runs as a batch of one, as ATen's conv2d does it: unsqueeze(0), convolution, squeeze(0).
-  {
-    RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{input, AttrValue(int64_t{0})}; });
-    detail::as_strided_scope(input);
-  }
-  const Tensor out = convolution(onednn::add_batch_dim(input));
-  RecordFunction squeeze("aten::squeeze", [&] { return ScopeArgs{out, AttrValue(int64_t{0})}; });
-  detail::as_strided_scope(out);
-  return onednn::drop_batch_dim(out);
+  if (input.dim() == 4) return conv2d_4d(input, weight, bias, args);
+  // An unbatched input runs as a batch of one, as ATen's conv2d does it.
+  return onednn::drop_batch_dim(conv2d_4d(onednn::add_batch_dim(input), weight, bias, args));
 }
 
 }  // namespace tl::kernels
