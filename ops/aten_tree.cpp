@@ -23,6 +23,16 @@ void to_children(AtenTree& t, const TensorType& from, DType dtype) {
   t.close();
 }
 
+void open_fill(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value) {
+  if (!value) {
+    t.open("aten::zero_", [&] { return ScopeArgs{out}; });
+    return;
+  }
+  t.open("aten::fill_", [&] {
+    return ScopeArgs{out, value->is_floating_point() ? AttrValue(value->to<double>()) : AttrValue(value->to<int64_t>())};
+  });
+}
+
 void sum_children(AtenTree& t, const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled) {
   if (!keepdim) t.leaf("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
   if (x.dtype != out.dtype) to_children(t, x, out.dtype);
@@ -102,6 +112,26 @@ void to_(Inputs in, const ToArgs& a, AtenTree& t) {
     return ScopeArgs{self, AttrValue(a.dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
   });
   t.open("aten::copy_", [&] { return ScopeArgs{TensorType{self.shape(), a.dtype}, self, AttrValue(false)}; });
+}
+
+// ---- factories ----
+
+// ATen's factories fill the `empty` they made (a kernel allocation, not recorded) in place: zeros with
+// zero_, ones and full with fill_, rand and randn with uniform_(0, 1) and normal_(0, 1).
+void zeros_(Inputs, const ZerosArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, std::nullopt); }
+void ones_(Inputs, const OnesArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, Scalar(int64_t{1})); }
+void full_(Inputs, const FullArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, a.fill_value); }
+
+template <typename Args>
+void random_(const char* fill, const Args& a, AtenTree& t) {
+  t.open(fill, [&] { return ScopeArgs{TensorType{a.size, a.dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
+}
+void rand_(Inputs, const RandArgs& a, AtenTree& t) { random_("aten::uniform_", a, t); }
+void randn_(Inputs, const RandnArgs& a, AtenTree& t) { random_("aten::normal_", a, t); }
+
+// ATen's arange runs arange.start_out into an empty result it then resizes (a kernel allocation).
+void arange_(Inputs, const ArangeArgs& a, AtenTree& t) {
+  t.open("aten::arange", [&] { return ScopeArgs{box(a.start), box(a.end), box(a.step), TensorType{Shape{0}, a.dtype}}; });
 }
 
 // ---- pointwise ----
@@ -230,6 +260,12 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Sum, sum_>(rows);
   add<OpKind::Mean, mean_>(rows);
   add<OpKind::Conv2d, conv2d_>(rows);
+  add<OpKind::Zeros, zeros_>(rows);
+  add<OpKind::Ones, ones_>(rows);
+  add<OpKind::Full, full_>(rows);
+  add<OpKind::Rand, rand_>(rows);
+  add<OpKind::Randn, randn_>(rows);
+  add<OpKind::Arange, arange_>(rows);
   return rows;
 }();
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -93,6 +94,9 @@ class AtenTree {
 /// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
 /// _to_copy -> copy_.
 void to_children(AtenTree& t, const TensorType& from, DType dtype);
+/// The in-place fill ATen's factories record on the `empty` they made: zero_ without a value, else fill_ of
+/// it. Left open: the fill is the caller's work.
+void open_fill(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value);
 /// What ATen's sum records inside itself around its reduction of `x` into a result of type `out` through a
 /// keepdim-shaped view (`filled` sizes): as_strided (that view, when not keepdim), the `to` of an input
 /// whose dtype is not the result's and fill_ (the zeroed accumulator).

@@ -8,25 +8,16 @@
 #include "core/generator.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
+#include "ops/aten_tree.h"
 #include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
 
-// The in-place op ATen's factory fills its `empty` with: zeros' zero_, or fill_ of the value.
-enum class FillOp : uint8_t { Zero, Fill };
-
-// ATen's factories fill an `empty` (a kernel allocation, not recorded here) in place with `fill_op`.
-Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op, FillOp fill_op = FillOp::Fill) {
+// A new tensor of `size` holding `value` everywhere.
+Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* op) {
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
-  const bool zero = fill_op == FillOp::Zero;
-  RecordFunction fill(zero ? "aten::zero_" : "aten::fill_", [&] {
-    ScopeArgs args{TensorType{size, dtype}};
-    if (!zero) args.emplace_back(value.is_floating_point() ? AttrValue(value.to<double>()) : AttrValue(value.to<int64_t>()));
-    return args;
-  });
   TL_DISPATCH_ALL_TYPES(dtype, "full", [&] {
     scalar_t* p = static_cast<scalar_t*>(out.raw_data());
     const scalar_t v = value.to<scalar_t>();  // not through double: int64 keeps every bit, overflow throws
@@ -37,13 +28,12 @@ Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* o
   return out;
 }
 
-// rand and randn fill an `empty` with uniform_(0, 1) and normal_(0, 1) (`fill_op`) in ATen.
+// A new tensor of `size` filled with `draw`s from the default generator, in row-major order.
 template <typename Draw>
-Tensor random(const Shape& size, DType dtype, const char* op, const char* fill_op, Draw draw) {
+Tensor random(const Shape& size, DType dtype, const char* op, Draw draw) {
   TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
-  RecordFunction fill(fill_op, [&] { return ScopeArgs{TensorType{size, dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(dtype, op, [&] {
@@ -84,7 +74,7 @@ Tensor empty(const EmptyArgs& args) {
   return Tensor::allocate(args.size, args.dtype);
 }
 
-Tensor zeros(const ZerosArgs& args) { return filled(args.size, args.dtype, 0, "zeros", FillOp::Zero); }
+Tensor zeros(const ZerosArgs& args) { return filled(args.size, args.dtype, 0, "zeros"); }
 
 Tensor ones(const OnesArgs& args) { return filled(args.size, args.dtype, 1, "ones"); }
 
@@ -98,10 +88,6 @@ Tensor arange(const ArangeArgs& args) {
            start, ", end ", end, ", step ", step, ")");
   const DType dtype = args.dtype;
   TL_CHECK(dtype != DType::Bool, "arange: not implemented for ", dtype);
-  // ATen's arange runs arange.start_out into an empty result it then resizes (a kernel allocation).
-  RecordFunction out_overload("aten::arange", [&] {
-    return ScopeArgs{detail::box(args.start), detail::box(args.end), detail::box(args.step), TensorType{Shape{0}, dtype}};
-  });
   if (!is_floating_point(dtype)) return integral_arange(args.start, args.end, args.step, dtype);
   const double count = std::ceil((end - start) / step);
   TL_CHECK(count < 9.0e18, "arange: range ", start, " -> ", end, " step ", step, " has too many elements");
@@ -114,21 +100,24 @@ Tensor arange(const ArangeArgs& args) {
 }
 
 Tensor rand(const RandArgs& args) {
-  return random(args.size, args.dtype, "rand", "aten::uniform_", [](Generator& g) { return g.uniform(); });
+  return random(args.size, args.dtype, "rand", [](Generator& g) { return g.uniform(); });
 }
 
 Tensor randn(const RandnArgs& args) {
-  return random(args.size, args.dtype, "randn", "aten::normal_", [](Generator& g) { return g.normal(); });
+  return random(args.size, args.dtype, "randn", [](Generator& g) { return g.normal(); });
 }
 
 }  // namespace tl::kernels
 
 namespace tl {
 
-// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_ (filled's).
+// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_. Not a dispatched op,
+// so it opens its scopes itself (an immediate AtenTree).
 Tensor ones_like(const Tensor& x) {
   RecordFunction scope("aten::ones_like", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}, AttrValue{},
                                                                   AttrValue{}}; });
+  std::optional<detail::AtenTree> fill;
+  if (ScopeObserver* observer = scope_observer()) detail::open_fill(fill.emplace(*observer), {x.shape(), x.dtype()}, Scalar(int64_t{1}));
   return kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
 }
 
