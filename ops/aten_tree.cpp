@@ -23,12 +23,12 @@ void to_children(AtenTree& t, const TensorType& from, DType dtype) {
   t.close();
 }
 
-void open_fill(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value) {
+void fill_leaf(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value) {
   if (!value) {
-    t.open("aten::zero_", [&] { return ScopeArgs{out}; });
+    t.leaf("aten::zero_", [&] { return ScopeArgs{out}; });
     return;
   }
-  t.open("aten::fill_", [&] {
+  t.leaf("aten::fill_", [&] {
     return ScopeArgs{out, value->is_floating_point() ? AttrValue(value->to<double>()) : AttrValue(value->to<int64_t>())};
   });
 }
@@ -97,34 +97,43 @@ void reshape_(Inputs in, const Args&, AtenTree& t) {
 
 // ---- copies ----
 
-// ATen's clone copies into the result it allocated: copy_, which the kernel's work is.
+// ATen's clone copies into the result it allocated with copy_.
 void clone_(Inputs in, const NoArgs&, AtenTree& t) {
   const Tensor& self = in[0];
-  t.open("aten::copy_", [&] { return ScopeArgs{type_of(self), self, AttrValue(false)}; });
+  if (!t.work()) return;
+  t.leaf("aten::copy_", [&] { return ScopeArgs{t.result(), self, AttrValue(false)}; });
 }
 
-// ATen's to: nothing when self already has the dtype (and no copy is asked), else _to_copy -> copy_, the
-// kernel's work.
+// ATen's to: nothing when self already has the dtype (and no copy is asked), else _to_copy (the kernel's
+// work), which copies into its result with copy_.
 void to_(Inputs in, const ToArgs& a, AtenTree& t) {
   const Tensor& self = in[0];
   if (self.dtype() == a.dtype && !a.copy) return;
   t.open("aten::_to_copy", [&] {
     return ScopeArgs{self, AttrValue(a.dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
   });
-  t.open("aten::copy_", [&] { return ScopeArgs{TensorType{self.shape(), a.dtype}, self, AttrValue(false)}; });
+  if (!t.work()) return;
+  t.leaf("aten::copy_", [&] { return ScopeArgs{t.result(), self, AttrValue(false)}; });
 }
 
 // ---- factories ----
 
 // ATen's factories fill the `empty` they made (a kernel allocation, not recorded) in place: zeros with
 // zero_, ones and full with fill_, rand and randn with uniform_(0, 1) and normal_(0, 1).
-void zeros_(Inputs, const ZerosArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, std::nullopt); }
-void ones_(Inputs, const OnesArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, Scalar(int64_t{1})); }
-void full_(Inputs, const FullArgs& a, AtenTree& t) { open_fill(t, {a.size, a.dtype}, a.fill_value); }
+void zeros_(Inputs, const ZerosArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {a.size, a.dtype}, std::nullopt);
+}
+void ones_(Inputs, const OnesArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {a.size, a.dtype}, Scalar(int64_t{1}));
+}
+void full_(Inputs, const FullArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {a.size, a.dtype}, a.fill_value);
+}
 
 template <typename Args>
 void random_(const char* fill, const Args& a, AtenTree& t) {
-  t.open(fill, [&] { return ScopeArgs{TensorType{a.size, a.dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
+  if (!t.work()) return;
+  t.leaf(fill, [&] { return ScopeArgs{TensorType{a.size, a.dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
 }
 void rand_(Inputs, const RandArgs& a, AtenTree& t) { random_("aten::uniform_", a, t); }
 void randn_(Inputs, const RandnArgs& a, AtenTree& t) { random_("aten::normal_", a, t); }

@@ -7,8 +7,13 @@
 // results) that describes the tree with AtenTree's verbs: open / close / leaf a child scope with the argument
 // list ATen records, and work() where the kernel runs. Call variants (a dtype that differs, keepdim, a view
 // that is possible, a number operand) are plain conditions in the row. The recorder runs the row twice:
-// before the kernel (opening what precedes work(), leaving open the scopes work() sits in, so the kernel's
-// own dispatched ops nest there) and after it (recording what follows work(), which may read the results).
+// before the kernel (opening what precedes work(), leaving open the scopes work() sits in) and after it
+// (recording what follows work(), which may read the results). Where a scope goes:
+// - before work(): the ATen ops that enclose the op's whole call (conv's convolution -> _convolution ->
+//   mkldnn_convolution, rsub's sub, sum.dim_IntList, to's _to_copy). The kernel's time, its allocations and
+//   its own dispatched ops fall in them; a call that throws shows them.
+// - after work(): the ATen ops a part of the kernel stands for (as_strided, fill_, copy_, _unsafe_view).
+//   They take no time of their own (it counts in the scope around them), and a call that throws shows none.
 // Argument lists are built only under record_shapes. Kernels keep scopes only around real work of their own.
 #pragma once
 
@@ -94,9 +99,8 @@ class AtenTree {
 /// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
 /// _to_copy -> copy_.
 void to_children(AtenTree& t, const TensorType& from, DType dtype);
-/// The in-place fill ATen's factories record on the `empty` they made: zero_ without a value, else fill_ of
-/// it. Left open: the fill is the caller's work.
-void open_fill(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value);
+/// The in-place fill ATen's factories record on the `empty` they made: zero_ without a value, else fill_ of it.
+void fill_leaf(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value);
 /// What ATen's sum records inside itself around its reduction of `x` into a result of type `out` through a
 /// keepdim-shaped view (`filled` sizes): as_strided (that view, when not keepdim), the `to` of an input
 /// whose dtype is not the result's and fill_ (the zeroed accumulator).

@@ -112,13 +112,16 @@ Tensor randn(const RandnArgs& args) {
 namespace tl {
 
 // ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_. Not a dispatched op,
-// so it opens its scopes itself (an immediate AtenTree).
+// so it records its scopes itself (an immediate AtenTree).
 Tensor ones_like(const Tensor& x) {
   RecordFunction scope("aten::ones_like", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}, AttrValue{},
                                                                   AttrValue{}}; });
-  std::optional<detail::AtenTree> fill;
-  if (ScopeObserver* observer = scope_observer()) detail::open_fill(fill.emplace(*observer), {x.shape(), x.dtype()}, Scalar(int64_t{1}));
-  return kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
+  Tensor out = kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
+  if (ScopeObserver* observer = scope_observer()) {
+    detail::AtenTree t(*observer);
+    detail::fill_leaf(t, {x.shape(), x.dtype()}, Scalar(int64_t{1}));
+  }
+  return out;
 }
 
 }  // namespace tl
