@@ -202,7 +202,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
   if (d.kind == DerivativeKind::Composite) {
     auto run = [&] { return d.decomposition ? d.decomposition(inputs, args) : op_info(op).run(inputs, args); };
     if (!dispatch::has_hooks()) return run();
-    return dispatch::call_with_hooks(OpCall{op, style, inputs, args}, run);
+    return dispatch::call_with_hooks(OpCall{op, style, inputs, args, -1, d.decomposition != nullptr}, run);
   }
   const int w = written_input(op);
   if (w >= 0) check_inplace_target(op, inputs[w]);

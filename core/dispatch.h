@@ -110,6 +110,8 @@ struct OpCall {
   /// The sequence number of the backward node autograd recorded for this call, or -1 (the profiler
   /// links the op to the node's backward scopes by it).
   int64_t sequence_nr = -1;
+  /// True when the op runs as its decomposition's ops (autograd's composite path) rather than its kernel.
+  bool decomposed = false;
 
   /// The arguments boxed, by name, as FX and the profiler read them.
   Attrs attrs() const { return op_info(op).box(args); }

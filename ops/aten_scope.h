@@ -33,19 +33,12 @@ inline void to_scopes(const TensorType& from, DType dtype) {
   }
 }
 
-/// ATen's reshape of `t` to `size`: _reshape_alias where a view does (`view`), else a clone (its copy_)
-/// viewed through _unsafe_view. Scopes only: the caller reads `t` through its strides.
+/// ATen's reshape of `t` to `size` (reshape_children); the caller reads `t` through its strides.
 inline void reshape_scopes(const TensorType& t, const Shape& size, bool view) {
-  RecordFunction reshape("aten::reshape", [&] { return ScopeArgs{t, AttrValue(size)}; });
-  if (view) {
-    instant_scope("aten::_reshape_alias", [&] { return ScopeArgs{t, AttrValue(size), AttrValue{}}; });
-    return;
+  if (ScopeObserver* observer = scope_observer()) {
+    AtenTree tree(*observer);
+    reshape_children(tree, t, size, view);
   }
-  {
-    RecordFunction clone("aten::clone", [&] { return ScopeArgs{t, AttrValue{}}; });
-    instant_scope("aten::copy_", [&] { return ScopeArgs{t, t, AttrValue(false)}; });
-  }
-  instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{t, AttrValue(size)}; });
 }
 
 /// ATen's sum's children (sum_children) of a reduction of `x` into `out`, then `reduce`.
@@ -66,17 +59,16 @@ inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) 
   }
 }
 
-/// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): sum into
-/// the result (sum.IntList_out, with sum_scopes' children and `reduce` inside), then an in-place
-/// division by the element count `n` (scalar_div_scopes). torchless divides inside the reduction.
+/// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): runs `reduce`,
+/// then records mean_children. torchless divides inside the reduction.
 template <typename Reduce>
-void mean_scopes(const Tensor& x, const ScopeArg& dim, bool keepdim, const TensorType& out, const Shape& filled,
+void mean_scopes(const Tensor& x, const AttrValue& dim, bool keepdim, const TensorType& out, const Shape& filled,
                  int64_t n, Reduce&& reduce) {
-  {
-    RecordFunction sum("aten::sum", [&] { return ScopeArgs{x, dim, AttrValue(keepdim), AttrValue{}, out}; });
-    sum_scopes(TensorType{x.shape(), x.dtype()}, out, keepdim, filled, std::forward<Reduce>(reduce));
+  std::forward<Reduce>(reduce)();
+  if (ScopeObserver* observer = scope_observer()) {
+    AtenTree t(*observer);
+    mean_children(t, TensorType{x.shape(), x.dtype()}, dim, keepdim, out, filled, n);
   }
-  scalar_div_scopes(out, AttrValue(n));
 }
 
 }  // namespace tl::detail

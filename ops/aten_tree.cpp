@@ -23,6 +23,19 @@ void to_children(AtenTree& t, const TensorType& from, DType dtype) {
   t.close();
 }
 
+void reshape_children(AtenTree& t, const TensorType& x, const Shape& size, bool view) {
+  t.open("aten::reshape", [&] { return ScopeArgs{x, AttrValue(size)}; });
+  if (view) {
+    t.leaf("aten::_reshape_alias", [&] { return ScopeArgs{x, AttrValue(size), AttrValue{}}; });
+  } else {
+    t.open("aten::clone", [&] { return ScopeArgs{x, AttrValue{}}; });
+    t.leaf("aten::copy_", [&] { return ScopeArgs{x, x, AttrValue(false)}; });
+    t.close();
+    t.leaf("aten::_unsafe_view", [&] { return ScopeArgs{x, AttrValue(size)}; });
+  }
+  t.close();
+}
+
 void fill_leaf(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value) {
   if (!value) {
     t.leaf("aten::zero_", [&] { return ScopeArgs{out}; });
@@ -46,6 +59,14 @@ void scalar_div_children(AtenTree& t, const TensorType& self, const AttrValue& d
   if (number != self.dtype) to_children(t, TensorType{{}, number}, self.dtype);
   t.close();
   t.close();
+}
+
+void mean_children(AtenTree& t, const TensorType& x, const AttrValue& dim, bool keepdim, const TensorType& out,
+                   const Shape& filled, int64_t n) {
+  t.open("aten::sum", [&] { return ScopeArgs{x, dim, AttrValue(keepdim), AttrValue{}, out}; });
+  sum_children(t, x, out, keepdim, filled);
+  t.close();
+  scalar_div_children(t, out, AttrValue(n));
 }
 
 namespace {
@@ -179,12 +200,8 @@ void mean_(Inputs in, const MeanArgs& a, AtenTree& t) {
   const Tensor& self = in[0];
   if (!a.dim) t.open("aten::mean", [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), box(a.dtype)}; });
   if (!t.work()) return;
-  const TensorType out = type_of(t.result());
-  t.open("aten::sum", [&] { return ScopeArgs{self, box(a.dim), AttrValue(a.keepdim), AttrValue{}, out}; });
-  sum_children(t, type_of(self), out, a.keepdim, filled_sizes(self, a, "mean"));
-  t.close();
   const int64_t n = t.result().numel() > 0 ? self.numel() / t.result().numel() : 0;
-  scalar_div_children(t, out, AttrValue(n));
+  mean_children(t, type_of(self), box(a.dim), a.keepdim, type_of(t.result()), filled_sizes(self, a, "mean"), n);
 }
 
 // ---- convolution ----
@@ -234,6 +251,90 @@ void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
   t.close();
 }
 
+// ATen's max() and min() fill a 0-d result with the value they found; with a dim and without keepdim they
+// reduce into their results unsqueezed at dim (unsqueeze_ of values and indices), then squeeze them back.
+template <typename Args>
+void extreme(Inputs in, const Args& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!t.work()) return;
+  const Tensor& values = t.result();
+  if (!a.dim) {
+    t.leaf("aten::fill_", [&] { return ScopeArgs{type_of(values), AttrValue{}}; });
+    return;
+  }
+  if (a.keepdim || self.dim() == 0) return;
+  Shape kept = self.shape();
+  kept[wrap_dim(*a.dim, self.dim(), "max")] = 1;
+  for (const auto& [name, sizes] : {std::pair{"aten::unsqueeze_", values.shape()}, std::pair{"aten::squeeze_", kept}})
+    for (const DType dtype : {values.dtype(), DType::Int64})
+      t.leaf(name, [&] { return ScopeArgs{TensorType{sizes, dtype}, AttrValue(*a.dim)}; });
+}
+
+// ATen's argmax() reduces self reshaped to 1-D; without keepdim it views its result through as_strided.
+void argmax_(Inputs in, const ArgmaxArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!t.work()) return;
+  if (!a.dim) {
+    std::vector<ReduceDim> dims;
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back({self.size(d), self.stride(d)});
+    reshape_children(t, type_of(self), Shape{-1}, coalesce(dims).size() == 1);
+  }
+  if (!a.keepdim && self.dim() > 0)
+    t.leaf("aten::as_strided", [&] { return ScopeArgs{t.result(), AttrValue{}, AttrValue{}, AttrValue{}}; });
+}
+
+// ---- activations, normalization, pooling ----
+
+// ATen's relu is clamp_min(self, 0), which does the work.
+template <typename Args>
+void clamp_min(const char* name, Inputs in, AtenTree& t) {
+  const Tensor& self = in[0];
+  t.open(name, [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
+}
+void relu_(Inputs in, const NoArgs&, AtenTree& t) { clamp_min<NoArgs>("aten::clamp_min", in, t); }
+void relu_inplace(Inputs in, const NoArgs&, AtenTree& t) { clamp_min<NoArgs>("aten::clamp_min_", in, t); }
+
+// ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
+void batch_norm_(Inputs in, const BatchNormArgs& a, AtenTree& t) {
+  const auto native_args = [&] {
+    return ScopeArgs{in[0], input(in, 1), input(in, 2), input(in, 3), input(in, 4), AttrValue(a.training),
+                     AttrValue(a.momentum), AttrValue(a.eps)};
+  };
+  t.open("aten::_batch_norm_impl_index", [&] {
+    ScopeArgs args = native_args();
+    args.emplace_back(AttrValue(true));  // cudnn_enabled
+    return args;
+  });
+  t.open("aten::native_batch_norm", native_args);
+}
+
+// ATen's max_pool2d on CPU runs max_pool2d_with_indices (torchless's computes no indices).
+void max_pool2d_(Inputs in, const MaxPool2dArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  t.open("aten::max_pool2d_with_indices", [&] {
+    return ScopeArgs{self, box(a.kernel_size), box_list(a.stride), box(a.padding), box(a.dilation), box(a.ceil_mode)};
+  });
+}
+
+// ATen's adaptive_avg_pool2d of a non-empty result is a mean over H and W for a 1 x 1 output (its
+// reduction the kernel's work, mean_children after it), else _adaptive_avg_pool2d; an unbatched input is
+// seen as a batch of one.
+void adaptive_avg_pool2d_(Inputs in, const AdaptiveAvgPool2dArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (self.dim() != 3 && self.dim() != 4) return;
+  Shape batched = self.shape();
+  if (self.dim() == 3) batched.insert(0, 1);
+  const TensorType x{batched, self.dtype()};
+  const TensorType out{Shape{batched[0], batched[1], a.output_size[0], a.output_size[1]}, self.dtype()};
+  if (numel_of(out.sizes) == 0) return;
+  const bool mean = a.output_size == std::array<int64_t, 2>{1, 1};
+  const AttrValue dims = Shape{-1, -2};
+  if (mean) t.open("aten::mean", [&] { return ScopeArgs{x, dims, AttrValue(true), AttrValue{}}; });
+  else t.open("aten::_adaptive_avg_pool2d", [&] { return ScopeArgs{x, box(a.output_size)}; });
+  if (!t.work() || !mean) return;
+  mean_children(t, x, dims, /*keepdim=*/true, out, out.sizes, batched[2] * batched[3]);
+}
+
 // ---- the table ----
 
 using Row = void (*)(const OpCall& call, AtenTree& t);
@@ -275,12 +376,20 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Rand, rand_>(rows);
   add<OpKind::Randn, randn_>(rows);
   add<OpKind::Arange, arange_>(rows);
+  add<OpKind::Max, extreme<MaxArgs>>(rows);
+  add<OpKind::Min, extreme<MinArgs>>(rows);
+  add<OpKind::Argmax, argmax_>(rows);
+  add<OpKind::Relu, relu_>(rows);
+  add<OpKind::Relu_, relu_inplace>(rows);
+  add<OpKind::BatchNorm, batch_norm_>(rows);
+  add<OpKind::MaxPool2d, max_pool2d_>(rows);
+  add<OpKind::AdaptiveAvgPool2d, adaptive_avg_pool2d_>(rows);
   return rows;
 }();
 
 }  // namespace
 
-bool has_aten_tree(OpKind op) { return kRows[static_cast<size_t>(op)] != nullptr; }
+bool has_aten_tree(const OpCall& call) { return !call.decomposed && kRows[static_cast<size_t>(call.op)] != nullptr; }
 
 void emit_aten_tree(const OpCall& call, const TensorList* outputs, ScopeObserver& observer, std::vector<uint64_t>& open) {
   AtenTree t(observer, outputs, open);

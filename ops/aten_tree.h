@@ -99,19 +99,27 @@ class AtenTree {
 /// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
 /// _to_copy -> copy_.
 void to_children(AtenTree& t, const TensorType& from, DType dtype);
+/// ATen's reshape of `t` to `size`: _reshape_alias where a view does (`view`), else a clone (its copy_) viewed
+/// through _unsafe_view.
+void reshape_children(AtenTree& t, const TensorType& x, const Shape& size, bool view);
 /// The in-place fill ATen's factories record on the `empty` they made: zero_ without a value, else fill_ of it.
 void fill_leaf(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value);
 /// What ATen's sum records inside itself around its reduction of `x` into a result of type `out` through a
 /// keepdim-shaped view (`filled` sizes): as_strided (that view, when not keepdim), the `to` of an input
 /// whose dtype is not the result's and fill_ (the zeroed accumulator).
 void sum_children(AtenTree& t, const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled);
+/// What ATen's mean.dim records inside itself after its reduction of `x` over `dim` into `out` (`filled`:
+/// out's keepdim sizes): sum into the result (sum.IntList_out, with sum_children), then an in-place division
+/// by the element count `n` (scalar_div_children).
+void mean_children(AtenTree& t, const TensorType& x, const AttrValue& dim, bool keepdim, const TensorType& out,
+                   const Shape& filled, int64_t n);
 /// What ATen's in-place division of `self` by a number records: div_.Scalar wraps the number in a 0-d
 /// tensor for div_.Tensor, which converts that tensor (int64 or float64) to self's dtype where they differ.
 void scalar_div_children(AtenTree& t, const TensorType& self, const AttrValue& divisor);
 
-/// True when `op` has a row: ATen records scopes under it for some call.
-bool has_aten_tree(OpKind op);
-/// Runs the row of `call.op` (which has one): before its kernel with `outputs` null, after it with its
+/// True when `call` runs its op's kernel and the op has a row (a decomposed call's tree is its ops').
+bool has_aten_tree(const OpCall& call);
+/// Runs the row of `call.op` (has_aten_tree): before its kernel with `outputs` null, after it with its
 /// outputs; see AtenTree. `open` is the recorder's stack of the ids rows keep open.
 void emit_aten_tree(const OpCall& call, const TensorList* outputs, ScopeObserver& observer,
                     std::vector<uint64_t>& open);

@@ -16,7 +16,6 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
 #include "ops/onednn/memory.h"
 
 namespace tl::kernels {
@@ -333,17 +332,6 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_var, const BatchNormArgs& args) {
   const BatchNormInputs in{input, weight, bias, running_mean, running_var};
   check_inputs(in, args.training, args.eps);
-  // ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
-  auto native_args = [&] {
-    return ScopeArgs{in.x, in.weight, in.bias, in.running_mean, in.running_var, AttrValue(args.training),
-                     AttrValue(args.momentum), AttrValue(args.eps)};
-  };
-  RecordFunction impl_index("aten::_batch_norm_impl_index", [&] {
-    ScopeArgs scope_args = native_args();
-    scope_args.emplace_back(AttrValue(true));  // cudnn_enabled
-    return scope_args;
-  });
-  RecordFunction native("aten::native_batch_norm", native_args);
   if (in.x.numel() == 0) return Tensor::allocate(in.x.sizes(), in.x.dtype());
   // A strided input is first copied, and the copy is then normalised in place.
   const Tensor src = onednn::to_contiguous(in.x, "batch_norm");

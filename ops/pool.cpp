@@ -15,7 +15,6 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -343,11 +342,6 @@ Tensor with_batch(const Tensor& x, const Pool& pool) {
 Tensor max_pool2d(const Tensor& self, const MaxPool2dArgs& args) {
   const PoolParams p =
       onednn::pool_params("max_pool2d", args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
-  // ATen's max_pool2d on CPU runs max_pool2d_with_indices; torchless's computes no indices.
-  RecordFunction with_indices("aten::max_pool2d_with_indices", [&] {
-    return ScopeArgs{self, detail::box(args.kernel_size), detail::box_list(args.stride), detail::box(args.padding),
-                     detail::box(args.dilation), detail::box(args.ceil_mode)};
-  });
   return with_batch(self, [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
@@ -416,18 +410,7 @@ Tensor adaptive_avg_pool2d(const Tensor& self, const AdaptiveAvgPool2dArgs& args
              x.shape());
     const Shape out_shape{x.size(0), x.size(1), size[0], size[1]};
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    Tensor out;
-    // ATen's adaptive_avg_pool2d is a mean over H and W for a 1 x 1 output, else _adaptive_avg_pool2d.
-    if (size == Pair{1, 1}) {
-      const AttrValue dims = Shape{-1, -2};
-      RecordFunction mean("aten::mean", [&] { return ScopeArgs{x, dims, AttrValue(true), AttrValue{}}; });
-      detail::mean_scopes(x, dims, /*keepdim=*/true, {out_shape, x.dtype()}, out_shape,
-                          x.size(2) * x.size(3), [&] { out = adaptive_average(x, out_shape, size); });
-    } else {
-      RecordFunction pool("aten::_adaptive_avg_pool2d", [&] { return ScopeArgs{x, AttrValue(onednn::to_shape(size))}; });
-      out = adaptive_average(x, out_shape, size);
-    }
-    return out;
+    return adaptive_average(x, out_shape, size);
   });
 }
 

@@ -13,7 +13,6 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/reduce_plan.h"
 
@@ -467,23 +466,11 @@ TensorList max_or_min(const Tensor& x, std::optional<int64_t> dim_arg, bool keep
   const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim);
   Tensor values = Tensor::allocate(shape, x.dtype());
   if (!dim_arg) {
-    // ATen's max() fills a 0-d result with the value it found.
-    RecordFunction fill("aten::fill_", [&] { return ScopeArgs{TensorType{{}, x.dtype()}, AttrValue{}}; });
     TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_values<scalar_t, kMax>(x, values); });
     return {values};
   }
   Tensor indices = Tensor::allocate(shape, DType::Int64);
-  // Without keepdim, ATen reduces into its results unsqueezed at dim, then squeezes them.
-  const bool keep = keepdim || x.dim() == 0;
-  const Shape kept = detail::reduced_shape(x.shape(), reduce, true);
-  const int64_t dim = *dim_arg;
-  auto restride = [&](const char* name, const Shape& from) {
-    for (const DType dtype : {x.dtype(), DType::Int64})
-      detail::instant_scope(name, [&] { return ScopeArgs{TensorType{from, dtype}, AttrValue(dim)}; });
-  };
-  if (!keep) restride("aten::unsqueeze_", shape);
   TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_indices<scalar_t, kMax>(x, reduce, &values, indices); });
-  if (!keep) restride("aten::squeeze_", kept);
   return {values, indices};
 }
 
@@ -504,14 +491,6 @@ TensorList min(const Tensor& self, const MinArgs& args) { return max_or_min<fals
 Tensor argmax(const Tensor& x, const ArgmaxArgs& args) {
   const std::vector<bool> reduce = single_dim(x, args.dim, "argmax");
   Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, args.keepdim), DType::Int64);
-  // ATen's argmax() reduces x reshaped to 1-D; without keepdim it views its result through as_strided.
-  if (!args.dim) {
-    std::vector<detail::ReduceDim> dims;
-    for (int64_t d = 0; d < x.dim(); ++d) dims.push_back({x.size(d), x.stride(d)});
-    detail::reshape_scopes({x.shape(), x.dtype()}, Shape{-1}, detail::coalesce(dims).size() == 1);
-  }
-  if (!args.keepdim && x.dim() > 0)
-    detail::as_strided_scope(indices);
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
   return indices;
 }

@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -41,9 +40,6 @@ struct Relu {
   static constexpr const char* kName = "relu";
   static constexpr const char* kInplaceName = "relu_";
   static constexpr bool kFloatResult = false;
-  /// ATen's relu is clamp_min(self, 0): the op it records inside relu / relu_.
-  static constexpr const char* kAten = "aten::clamp_min";
-  static constexpr const char* kAtenInplace = "aten::clamp_min_";
   template <typename A> static A f(A x) { return x < A(0) ? A(0) : x; }  // NaN stays NaN
 };
 struct Exp {
@@ -118,17 +114,6 @@ void run_loop(DType dtype, const detail::ElementwiseLoop& loop, const char* name
   }
 }
 
-// Runs `work` inside a scope for the ATen op Op's kernel calls (relu's clamp_min(self, 0)), if it has one.
-template <typename Op, typename Work>
-void as_aten(bool inplace, const Tensor& self, const Work& work) {
-  if constexpr (requires { Op::kAten; }) {
-    RecordFunction scope(inplace ? Op::kAtenInplace : Op::kAten, [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
-    work();
-  } else {
-    work();
-  }
-}
-
 template <typename Op>
 Tensor unary(const Tensor& x) {
   check_input<Op>(x, Op::kName);
@@ -136,7 +121,7 @@ Tensor unary(const Tensor& x) {
   // A promoted input is converted into a fresh tensor, which then doubles as the output.
   const Tensor src = detail::to_dtype(x, dtype);
   const Tensor out = src.is_same(x) ? Tensor::allocate(x.shape(), dtype) : src;
-  as_aten<Op>(false, x, [&] { run_loop<Op>(dtype, detail::ElementwiseLoop(out, {src}), Op::kName); });
+  run_loop<Op>(dtype, detail::ElementwiseLoop(out, {src}), Op::kName);
   return out;
 }
 
@@ -147,7 +132,7 @@ Tensor unary_(const Tensor& self) {
   TL_CHECK(dtype == self.dtype(), Op::kInplaceName, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
   detail::check_no_internal_overlap(self, Op::kInplaceName);
-  as_aten<Op>(true, self, [&] { run_loop<Op>(dtype, detail::ElementwiseLoop(self, {self}), Op::kInplaceName); });
+  run_loop<Op>(dtype, detail::ElementwiseLoop(self, {self}), Op::kInplaceName);
   return self;
 }
 

@@ -158,7 +158,7 @@ void Recorder::before(const OpCall& call) {
   e.start_ns = start;
   overhead_ns_ += start - entry;
   // The ATen ops the call records inside itself before its kernel runs (their own clock reads).
-  if (tl::detail::has_aten_tree(call.op)) tl::detail::emit_aten_tree(call, nullptr, *this, tree_open_);
+  if (tl::detail::has_aten_tree(call)) tl::detail::emit_aten_tree(call, nullptr, *this, tree_open_);
 }
 
 void Recorder::after(const OpCall& call, const TensorList* outputs) {
@@ -166,7 +166,7 @@ void Recorder::after(const OpCall& call, const TensorList* outputs) {
   const OpInProgress op = ops_.back();
   ops_.pop_back();
   // The rest of the call's ATen tree, when the kernel returned; closing the op closes what is still open.
-  if (outputs != nullptr && tl::detail::has_aten_tree(call.op)) tl::detail::emit_aten_tree(call, outputs, *this, tree_open_);
+  if (outputs != nullptr && tl::detail::has_aten_tree(call)) tl::detail::emit_aten_tree(call, outputs, *this, tree_open_);
   tree_open_.resize(std::min(tree_open_.size(), op.tree_open));
   close_scope(op.id);
 }
