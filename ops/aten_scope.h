@@ -41,34 +41,4 @@ inline void reshape_scopes(const TensorType& t, const Shape& size, bool view) {
   }
 }
 
-/// ATen's sum's children (sum_children) of a reduction of `x` into `out`, then `reduce`.
-template <typename Reduce>
-void sum_scopes(const TensorType& x, const TensorType& out, bool keepdim, const Shape& filled, Reduce&& reduce) {
-  if (ScopeObserver* observer = scope_observer()) {
-    AtenTree t(*observer);
-    sum_children(t, x, out, keepdim, filled);
-  }
-  std::forward<Reduce>(reduce)();
-}
-
-/// ATen's in-place division of `self` by a number (scalar_div_children); the division is the caller's work.
-inline void scalar_div_scopes(const TensorType& self, const AttrValue& divisor) {
-  if (ScopeObserver* observer = scope_observer()) {
-    AtenTree t(*observer);
-    scalar_div_children(t, self, divisor);
-  }
-}
-
-/// ATen's mean.dim of x over `dim` into a result of type `out` (`filled`: its keepdim sizes): runs `reduce`,
-/// then records mean_children. torchless divides inside the reduction.
-template <typename Reduce>
-void mean_scopes(const Tensor& x, const AttrValue& dim, bool keepdim, const TensorType& out, const Shape& filled,
-                 int64_t n, Reduce&& reduce) {
-  std::forward<Reduce>(reduce)();
-  if (ScopeObserver* observer = scope_observer()) {
-    AtenTree t(*observer);
-    mean_children(t, TensorType{x.shape(), x.dtype()}, dim, keepdim, out, filled, n);
-  }
-}
-
 }  // namespace tl::detail

@@ -116,6 +116,31 @@ void reshape_(Inputs in, const Args&, AtenTree& t) {
   t.leaf("aten::_unsafe_view", [&] { return ScopeArgs{TensorType{self.shape(), self.dtype()}, AttrValue(out.shape())}; });
 }
 
+// ---- joins ----
+
+// ATen's stack: below the last dim, cat along dim then a view that splits it; at the last dim, a cat of
+// the inputs unsqueezed (unsqueeze -> as_strided each). The kernel's work runs in cat.
+void stack_(Inputs in, const StackArgs& a, AtenTree& t) {
+  if (in.empty() || !in[0].defined()) return;
+  const int64_t rank = in[0].dim() + 1, dim = a.dim < 0 ? a.dim + rank : a.dim;
+  if (dim < 0 || dim >= rank) return;
+  const bool split = dim < in[0].dim();
+  if (!split) {
+    for (const Tensor& x : in) {
+      t.open("aten::unsqueeze", [&] { return ScopeArgs{x, AttrValue(dim)}; });
+      t.leaf("aten::as_strided", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      t.close();
+    }
+  }
+  t.open("aten::cat", [&] { return ScopeArgs{AttrValue{}, AttrValue(dim)}; });
+  if (!t.work()) return;
+  t.close();
+  if (!split) return;
+  Shape joined = in[0].shape();
+  joined[dim] *= static_cast<int64_t>(in.size());
+  t.leaf("aten::view", [&] { return ScopeArgs{TensorType{joined, t.result().dtype()}, AttrValue(t.result().shape())}; });
+}
+
 // ---- copies ----
 
 // ATen's clone copies into the result it allocated with copy_.
@@ -283,6 +308,50 @@ void argmax_(Inputs in, const ArgmaxArgs& a, AtenTree& t) {
     t.leaf("aten::as_strided", [&] { return ScopeArgs{t.result(), AttrValue{}, AttrValue{}, AttrValue{}}; });
 }
 
+// ATen's mse_loss reduces the elementwise loss (of self's shape) into its 0-d result with mean.out (sum,
+// then div_) or sum.out; torchless reduces in one pass, so both come after it.
+void mse_loss_(Inputs in, const MseLossArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!t.work() || a.reduction == 0) return;
+  const TensorType out = type_of(t.result()), x = type_of(self);
+  const Shape filled(static_cast<size_t>(self.dim()), 1);
+  t.open(a.reduction == 1 ? "aten::mean" : "aten::sum",
+         [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), AttrValue{}, out}; });
+  if (a.reduction == 1) mean_children(t, x, AttrValue{}, false, out, filled, self.numel());
+  else sum_children(t, x, out, false, filled);
+  t.close();
+}
+
+// ---- indexing ----
+
+// ATen's masked_select expands operands of two shapes, counts the mask with sum (of its bools as int64) and
+// item, sizes its non-empty result (as_strided) and, when it expanded, copies the mask dense first.
+void masked_select_(Inputs in, const NoArgs&, AtenTree& t) {
+  const Tensor &self = in[0], &mask = in[1];
+  if (!t.work()) return;
+  const Shape broadcast = broadcast_shapes(self.shape(), mask.shape(), "masked_select");
+  const bool expand = self.shape() != mask.shape();
+  if (expand) {
+    for (const Tensor* x : {&self, &mask}) {
+      t.open("aten::expand", [&] { return ScopeArgs{*x, AttrValue(broadcast), AttrValue(false)}; });
+      t.leaf("aten::as_strided", [&] { return ScopeArgs{*x, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      t.close();
+    }
+  }
+  const TensorType flags{broadcast, DType::Bool}, count{{}, DType::Int64};
+  t.open("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}}; });
+  t.open("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}, AttrValue(false), AttrValue{}}; });
+  sum_children(t, flags, count, false, Shape(broadcast.size(), 1));
+  t.close();
+  t.close();
+  t.open("aten::item", [&] { return ScopeArgs{count}; });
+  t.leaf("aten::_local_scalar_dense", [&] { return ScopeArgs{count}; });
+  t.close();
+  if (t.result().numel() == 0) return;
+  t.leaf("aten::as_strided", [&] { return ScopeArgs{t.result(), AttrValue{}, AttrValue{}, AttrValue{}}; });
+  if (expand) t.leaf("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
+}
+
 // ---- activations, normalization, pooling ----
 
 // ATen's relu is clamp_min(self, 0), which does the work.
@@ -335,6 +404,17 @@ void adaptive_avg_pool2d_(Inputs in, const AdaptiveAvgPool2dArgs& a, AtenTree& t
   mean_children(t, x, dims, /*keepdim=*/true, out, out.sizes, batched[2] * batched[3]);
 }
 
+// ATen's dropout (run by the kernel, not decomposed) is noise = empty_like(x).bernoulli_(1 - p);
+// noise.div_(1 - p); x * noise, when it drops anything and keeps anything.
+void dropout_(Inputs in, const DropoutArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!t.work() || !a.train || a.p == 0.0 || a.p == 1.0 || self.numel() == 0) return;
+  const Tensor& noise = t.result();
+  t.leaf("aten::bernoulli_", [&] { return ScopeArgs{noise, AttrValue(1.0 - a.p), AttrValue{}}; });
+  scalar_div_children(t, type_of(noise), AttrValue(1.0 - a.p));
+  t.leaf("aten::mul", [&] { return ScopeArgs{self, noise}; });
+}
+
 // ---- the table ----
 
 using Row = void (*)(const OpCall& call, AtenTree& t);
@@ -364,6 +444,7 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::T, t_>(rows);
   add<OpKind::Reshape, reshape_>(rows);
   add<OpKind::Flatten, reshape_>(rows);
+  add<OpKind::Stack, stack_>(rows);
   add<OpKind::Clone, clone_>(rows);
   add<OpKind::To, to_>(rows);
   add<OpKind::Rsub, rsub_>(rows);
@@ -379,11 +460,14 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Max, extreme<MaxArgs>>(rows);
   add<OpKind::Min, extreme<MinArgs>>(rows);
   add<OpKind::Argmax, argmax_>(rows);
+  add<OpKind::MseLoss, mse_loss_>(rows);
+  add<OpKind::MaskedSelect, masked_select_>(rows);
   add<OpKind::Relu, relu_>(rows);
   add<OpKind::Relu_, relu_inplace>(rows);
   add<OpKind::BatchNorm, batch_norm_>(rows);
   add<OpKind::MaxPool2d, max_pool2d_>(rows);
   add<OpKind::AdaptiveAvgPool2d, adaptive_avg_pool2d_>(rows);
+  add<OpKind::Dropout, dropout_>(rows);
   return rows;
 }();
 

@@ -9,7 +9,6 @@
 
 #include "core/generator.h"
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 
 namespace tl::kernels {
 namespace {
@@ -47,15 +46,9 @@ Tensor dropout(const Tensor& x, const DropoutArgs& args) {
       std::fill_n(out.data<scalar_t>(), out.numel(), static_cast<scalar_t>(0.0));
       return;
     }
-    // ATen's dropout is noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); x * noise: the kept
-    // flags are drawn into out (bernoulli_), and scaled as they are applied (mul).
+    // The kept flags are drawn into out, then scaled as they are applied (ATen's bernoulli_, div_ and mul).
     const Tensor src = x.contiguous();
-    {
-      RecordFunction bernoulli("aten::bernoulli_", [&] { return ScopeArgs{out, AttrValue(1.0 - p), AttrValue{}}; });
-      draw_kept(out.data<scalar_t>(), x.numel(), p);
-    }
-    detail::scalar_div_scopes(TensorType{out.shape(), out.dtype()}, AttrValue(1.0 - p));
-    RecordFunction mul("aten::mul", [&] { return ScopeArgs{x, out}; });
+    draw_kept(out.data<scalar_t>(), x.numel(), p);
     scale_kept(src.data<scalar_t>(), out.data<scalar_t>(), out.data<scalar_t>(), x.numel(), p);
   });
   return out;

@@ -9,7 +9,6 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
 #include "ops/reduce_plan.h"
 
 namespace tl::kernels {
@@ -297,30 +296,9 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const Chunks chunks(numel_of(shape));
   const bool* m = mask.data<bool>();
   const int64_t ms = mask_strides[shape.size() - 1], ss = self_strides[shape.size() - 1];
-  // ATen expands operands of two shapes, counts the mask with sum (of its bools as int64) and item, sizes
-  // its result (as_strided) and, when it expanded, copies the mask dense first.
-  const bool expand = self.shape() != mask.shape();
-  if (expand) {
-    for (const Tensor* t : {&self, &mask}) {
-      RecordFunction scope("aten::expand", [&] { return ScopeArgs{*t, AttrValue(broadcast), AttrValue(false)}; });
-      detail::as_strided_scope(*t);
-    }
-  }
-  const TensorType flags{broadcast, DType::Bool}, count{{}, DType::Int64};
-  std::vector<int64_t> first;
-  {
-    RecordFunction sum("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}}; });
-    RecordFunction dim_overload("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}, AttrValue(false), AttrValue{}}; });
-    detail::sum_scopes(flags, count, false, Shape(broadcast.size(), 1), [&] { first = chunk_offsets(m, ms, walk, chunks); });
-  }
-  {
-    RecordFunction item("aten::item", [&] { return ScopeArgs{count}; });
-    detail::instant_scope("aten::_local_scalar_dense", [&] { return ScopeArgs{count}; });
-  }
+  const std::vector<int64_t> first = chunk_offsets(m, ms, walk, chunks);
   Tensor out = Tensor::allocate({first.back()}, self.dtype());
   if (first.back() == 0) return out;
-  detail::as_strided_scope(out);
-  if (expand) detail::instant_scope("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
   const int64_t esize = self.element_size();
   const char* src = static_cast<const char*>(self.raw_data());
   char* dst = static_cast<char*>(out.raw_data());

@@ -1,11 +1,9 @@
 // ops/join.cpp — cat and stack. The result takes the promoted dtype of all inputs; each input is
 // copied (and converted) straight into its slice of the fresh output, whatever its strides.
-#include <optional>
 #include <vector>
 
 #include "core/dispatch.h"
 #include "core/op_args.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -82,31 +80,11 @@ Tensor stack(std::span<const Tensor> inputs, const StackArgs& args) {
              inputs[0].shape(), " at entry 0 and ", inputs[i].shape(), " at entry ", i);
   }
   const int64_t dim = wrap_dim(args.dim, inputs[0].dim() + 1, "stack");
-  // ATen's stack: below the last dim, cat along dim then a view that splits it (what the unsqueezed
-  // inputs' cat gives directly); at the last dim, a cat of unsqueezed inputs.
-  const bool split = dim < inputs[0].dim();
+  // The inputs unsqueezed at dim, concatenated along it.
   std::vector<Tensor> views;
   views.reserve(inputs.size());
-  for (const Tensor& t : inputs) {
-    std::optional<RecordFunction> unsqueeze;
-    if (!split) unsqueeze.emplace("aten::unsqueeze", [&] { return ScopeArgs{t, AttrValue(dim)}; });
-    views.push_back(unsqueezed(t, dim));
-    if (!split)
-      detail::as_strided_scope(t);
-  }
-  Tensor out;
-  {
-    RecordFunction cat("aten::cat", [&] { return ScopeArgs{AttrValue{}, AttrValue(dim)}; });
-    out = cat_impl(views, dim);
-  }
-  if (split) {
-    detail::instant_scope("aten::view", [&] {
-      Shape joined = inputs[0].shape();
-      joined[dim] *= static_cast<int64_t>(inputs.size());
-      return ScopeArgs{TensorType{joined, out.dtype()}, AttrValue(out.shape())};
-    });
-  }
-  return out;
+  for (const Tensor& t : inputs) views.push_back(unsqueezed(t, dim));
+  return cat_impl(views, dim);
 }
 
 }  // namespace tl::kernels

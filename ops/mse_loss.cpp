@@ -3,7 +3,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
+#include "core/error.h"
 
 namespace tl::kernels {
 namespace {
@@ -36,21 +36,12 @@ Tensor forward(const Tensor& self, const Tensor& target, int64_t reduction) {
     return out;
   }
   Tensor out = Tensor::allocate({}, self.dtype());
-  auto reduce = [&] {
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double d = static_cast<double>(x[i]) - static_cast<double>(t[i]);
-      sum += d * d;
-    }
-    out.data<T>()[0] = static_cast<T>(reduction == 1 ? sum / static_cast<double>(n) : sum);  // mean of none: NaN
-  };
-  // ATen reduces the elementwise loss (of self's shape) into the 0-d result with mean.out or sum.out.
-  const TensorType result{{}, self.dtype()};
-  const Shape filled(static_cast<size_t>(self.dim()), 1);
-  RecordFunction scope(reduction == 1 ? "aten::mean" : "aten::sum",
-                       [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), AttrValue{}, out}; });
-  if (reduction == 1) detail::mean_scopes(self, AttrValue{}, false, result, filled, n, reduce);
-  else detail::sum_scopes(TensorType{self.shape(), self.dtype()}, result, false, filled, reduce);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - static_cast<double>(t[i]);
+    sum += d * d;
+  }
+  out.data<T>()[0] = static_cast<T>(reduction == 1 ? sum / static_cast<double>(n) : sum);  // mean of none: NaN
   return out;
 }
 

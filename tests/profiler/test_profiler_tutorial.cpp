@@ -82,7 +82,7 @@ std::map<std::string, Row> our_rows(DType mask_dtype, bool use_nonzero) {
 
 // Mean's in-place division by the element count: ATen wraps the number in a 0-d tensor (div_.Scalar, 8 bytes)
 // and converts it in div_.Tensor's to -> _to_copy (4 bytes, freed by div_); torchless divides by the number
-// itself and records those scopes (ops/aten_scope.h's scalar_div_scopes) without making the tensors. Where
+// itself and records those scopes (ops/aten_tree.cpp's scalar_div_children) without making the tensors. Where
 // inside div_ those bytes come and go is left out: to's and _to_copy's memory columns, div_'s Self CPU Mem.
 // div_'s CPU Mem (0 in both) and every other column are compared.
 std::map<std::string, Row> without_number_operand(std::map<std::string, Row> rows) {
