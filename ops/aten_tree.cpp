@@ -355,13 +355,12 @@ void masked_select_(Inputs in, const NoArgs&, AtenTree& t) {
 // ---- activations, normalization, pooling ----
 
 // ATen's relu is clamp_min(self, 0), which does the work.
-template <typename Args>
 void clamp_min(const char* name, Inputs in, AtenTree& t) {
   const Tensor& self = in[0];
   t.open(name, [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
 }
-void relu_(Inputs in, const NoArgs&, AtenTree& t) { clamp_min<NoArgs>("aten::clamp_min", in, t); }
-void relu_inplace(Inputs in, const NoArgs&, AtenTree& t) { clamp_min<NoArgs>("aten::clamp_min_", in, t); }
+void relu_(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min", in, t); }
+void relu_inplace(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min_", in, t); }
 
 // ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
 void batch_norm_(Inputs in, const BatchNormArgs& a, AtenTree& t) {
