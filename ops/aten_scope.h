@@ -1,10 +1,10 @@
 // ops/aten_scope.h — (internal) the ATen ops a kernel's work stands for, opened by the kernel itself as
-// profiler scopes (core/record_function.h): the old way, for the ops ops/aten_tree.cpp's table does not
-// cover yet. Unobserved, a scope costs one thread-local read; its argument list is built only when observed.
+// profiler scopes (core/record_function.h): the old way, left only for the ops ops/aten_tree.cpp's table does
+// not cover yet (linalg.cpp's matmul / mm / addmm / bmm, softmax.cpp's to). Unobserved, a scope costs one
+// thread-local read; its argument list is built only when observed.
 #pragma once
 
 #include <string_view>
-#include <utility>
 
 #include "core/record_function.h"
 #include "ops/aten_tree.h"
@@ -23,14 +23,6 @@ void instant_scope(std::string_view name, const InputsFn& inputs) {
 template <typename T>
 void as_strided_scope(const T& t) {
   instant_scope("aten::as_strided", [&] { return ScopeArgs{t, AttrValue{}, AttrValue{}, AttrValue{}}; });
-}
-
-/// What ATen's Tensor::to records converting `from` to `dtype` (to_children); the copy is the caller's work.
-inline void to_scopes(const TensorType& from, DType dtype) {
-  if (ScopeObserver* observer = scope_observer()) {
-    AtenTree t(*observer);
-    to_children(t, from, dtype);
-  }
 }
 
 /// ATen's reshape of `t` to `size` (reshape_children); the caller reads `t` through its strides.

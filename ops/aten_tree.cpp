@@ -191,7 +191,49 @@ void arange_(Inputs, const ArangeArgs& a, AtenTree& t) {
 
 // ---- pointwise ----
 
-// ATen's rsub is sub(other, self), recorded with a number wrapped in a 0-d tensor and sub's alpha.
+// What ATen's TensorIterator records converting a binary op's operands to the dtype it computes in (their
+// result type; float32 for a true division of integers): a number operand's 0-d tensor converted (Wrapped),
+// or, for pow's Tensor_Scalar (AsIs), result_type and self's to; then the to of each tensor operand of
+// another dtype, self first; and an in-place op that computed wider than self copies its result back.
+// How ATen takes a number operand: wrapped in a 0-d tensor of its own dtype, which TensorIterator then
+// converts to the result type (add, mul, compare, ...), or as it is, with self converted by `to` to the
+// result type first (pow's Tensor_Scalar overload).
+enum class NumberOperand : uint8_t { Wrapped, AsIs };
+struct BinaryRule {
+  NumberOperand number = NumberOperand::Wrapped;
+  bool true_divide = false;
+  bool inplace = false;
+};
+
+void binary_children(AtenTree& t, const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
+                     const BinaryRule& rule) {
+  const DType result = other.defined() ? result_type(std::initializer_list<Tensor>{self, other})
+                                       : result_type(std::span<const Tensor>(&self, 1), std::span<const Scalar>(&*number, 1));
+  const DType compute = rule.true_divide && !is_floating_point(result) ? DType::Float32 : result;
+  if (!other.defined()) {
+    const DType wrapped = wrapped_number_dtype(*number);
+    if (rule.number == NumberOperand::AsIs) {
+      t.leaf("aten::result_type", [&] { return ScopeArgs{self, box(*number)}; });
+      to_children(t, type_of(self), result);
+    } else if (wrapped != result) {
+      to_children(t, TensorType{{}, wrapped}, result);
+    }
+  }
+  if (self.dtype() != compute) to_children(t, type_of(self), compute);
+  if (other.defined() && other.dtype() != compute) to_children(t, type_of(other), compute);
+  if (rule.inplace && compute != self.dtype())
+    t.leaf("aten::copy_", [&] { return ScopeArgs{self, TensorType{self.shape(), compute}, AttrValue(false)}; });
+}
+
+// A binary op's row: its operand conversions, after its kernel. `Number` is the field that holds a number
+// given for the second operand (x + 2).
+template <typename Args, std::optional<Scalar> Args::*Number, BinaryRule Rule>
+void binary_(Inputs in, const Args& a, AtenTree& t) {
+  if (t.work()) binary_children(t, in[0], input(in, 1), a.*Number, Rule);
+}
+
+// ATen's rsub is sub(other, self), recorded with a number wrapped in a 0-d tensor and sub's alpha; sub
+// converts the operands.
 void rsub_(Inputs in, const RsubArgs& a, AtenTree& t) {
   const Tensor& self = in[0];
   const Tensor other = input(in, 1);
@@ -199,6 +241,7 @@ void rsub_(Inputs in, const RsubArgs& a, AtenTree& t) {
     if (other.defined() || !a.other) return ScopeArgs{other, self, AttrValue(int64_t{1})};
     return ScopeArgs{TensorType{Shape{}, wrapped_number_dtype(*a.other)}, self, AttrValue(int64_t{1})};
   });
+  if (t.work()) binary_children(t, self, other, a.other, {});
 }
 
 // ---- reductions ----
@@ -447,6 +490,22 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Clone, clone_>(rows);
   add<OpKind::To, to_>(rows);
   add<OpKind::Rsub, rsub_>(rows);
+  add<OpKind::Add, binary_<AddArgs, &AddArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Sub, binary_<SubArgs, &SubArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Mul, binary_<MulArgs, &MulArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Div, binary_<DivArgs, &DivArgs::other, BinaryRule{.true_divide = true}>>(rows);
+  add<OpKind::Pow, binary_<PowArgs, &PowArgs::exponent, BinaryRule{.number = NumberOperand::AsIs}>>(rows);
+  add<OpKind::Add_, binary_<AddArgs, &AddArgs::other, BinaryRule{.inplace = true}>>(rows);
+  add<OpKind::Sub_, binary_<SubArgs, &SubArgs::other, BinaryRule{.inplace = true}>>(rows);
+  add<OpKind::Mul_, binary_<MulArgs, &MulArgs::other, BinaryRule{.inplace = true}>>(rows);
+  add<OpKind::Div_, binary_<DivArgs, &DivArgs::other, BinaryRule{.true_divide = true, .inplace = true}>>(rows);
+  add<OpKind::Pow_, binary_<PowArgs, &PowArgs::exponent, BinaryRule{.number = NumberOperand::AsIs, .inplace = true}>>(rows);
+  add<OpKind::Gt, binary_<GtArgs, &GtArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Lt, binary_<LtArgs, &LtArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Ge, binary_<GeArgs, &GeArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Le, binary_<LeArgs, &LeArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Eq, binary_<EqArgs, &EqArgs::other, BinaryRule{}>>(rows);
+  add<OpKind::Ne, binary_<NeArgs, &NeArgs::other, BinaryRule{}>>(rows);
   add<OpKind::Sum, sum_>(rows);
   add<OpKind::Mean, mean_>(rows);
   add<OpKind::Conv2d, conv2d_>(rows);

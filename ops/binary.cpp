@@ -12,7 +12,6 @@
 
 #include "core/op_args.h"
 #include "core/record_function.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -50,7 +49,6 @@ enum class Types { All, Numeric, Floating };
 // checks PyTorch makes, and f over the compute type (float for bfloat16). Defaults first.
 struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
-  static constexpr detail::NumberOperand kNumber = detail::NumberOperand::Wrapped;
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
 };
@@ -118,7 +116,6 @@ struct Pow : BinaryOpDefaults {
   static constexpr const char* kName = "pow";
   static constexpr const char* kInplaceName = "pow_";
   static constexpr const char* kOther = "exponent";
-  static constexpr detail::NumberOperand kNumber = detail::NumberOperand::AsIs;  // pow.Tensor_Scalar
   static constexpr Types kTypes = Types::Numeric;
   static void check(const BinaryOperands& b, const char* name) {
     const bool integral = !is_floating_point(b.dtype) && b.dtype != DType::Bool;
@@ -173,11 +170,10 @@ std::optional<Scalar> alpha_of(const std::optional<Scalar>& alpha, DType dtype, 
 template <typename Op>
 Tensor binary(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
               const std::optional<Scalar>& alpha_arg = std::nullopt) {
-  const BinaryOperands b = detail::binary_operands(self, other, number, Op::kName, Op::kOther, Op::kNumber);
+  const BinaryOperands b = detail::binary_operands(self, other, number, Op::kName, Op::kOther);
   Op::check(b, Op::kName);
   const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
-  detail::operand_to_scopes(b, dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
   Tensor out = Tensor::allocate(b.shape, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName, alpha);
@@ -188,7 +184,7 @@ template <typename Op>
 Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
                const std::optional<Scalar>& alpha_arg = std::nullopt) {
   const char* name = Op::kInplaceName;
-  const BinaryOperands b = detail::binary_operands(self, other, number, name, Op::kOther, Op::kNumber);
+  const BinaryOperands b = detail::binary_operands(self, other, number, name, Op::kOther);
   Op::check(b, name);
   detail::check_inplace_broadcast(self, b.other.shape(), name);
   const DType dtype = Op::compute_dtype(b.dtype);
@@ -197,16 +193,14 @@ Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scal
   const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, name);
   detail::check_no_internal_overlap(self, name);
   detail::check_no_partial_overlap(self, b.other, name);
-  detail::operand_to_scopes(b, dtype);
   const Tensor y = detail::to_dtype(b.other, dtype);
   if (dtype == self.dtype()) {
     run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name, alpha);
     return self;
   }
-  // A wider result (float32 += float64) is computed apart, then rounded into self with ATen's copy_.
+  // A wider result (float32 += float64) is computed apart, then rounded into self.
   const Tensor wide = detail::to_dtype(self, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(wide, {wide, y}), name, alpha);
-  RecordFunction copy("aten::copy_", [&] { return ScopeArgs{self, wide, AttrValue(false)}; });
   detail::copy_elements(self, wide);
   return self;
 }

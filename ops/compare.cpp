@@ -56,7 +56,6 @@ Tensor compare_tensors(const Tensor& x, const Tensor& y, const Shape& shape) {
 template <typename Op>
 Tensor compare(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number) {
   const detail::BinaryOperands b = detail::binary_operands(self, other, number, Op::kName);
-  detail::operand_to_scopes(b, b.dtype);
   return compare_tensors<Op>(detail::to_dtype(b.self, b.dtype), detail::to_dtype(b.other, b.dtype), b.shape);
 }
 

@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "core/boxing.h"
-#include "ops/aten_scope.h"
 
 namespace tl::detail {
 
@@ -180,7 +179,7 @@ DType wrapped_number_dtype(const Scalar& value) {
 }
 
 BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
-                               const char* op, std::string_view other_name, NumberOperand how) {
+                               const char* op, std::string_view other_name) {
   BinaryOperands r;
   r.self = self;
   TL_CHECK(r.self.defined(), op, ": expected a tensor for 'self', got None");
@@ -193,22 +192,11 @@ BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const st
     const Scalar& value = *number;
     r.other_dtype = wrapped_number_dtype(value);
     r.dtype = result_type(std::span<const Tensor>(&self, 1), std::span<const Scalar>(&value, 1));
-    if (how == NumberOperand::AsIs) {
-      instant_scope("aten::result_type", [&] { return ScopeArgs{r.self, box(value)}; });
-      to_scopes(TensorType{r.self.shape(), r.self.dtype()}, r.dtype);
-    } else if (r.other_dtype != r.dtype) {
-      to_scopes(TensorType{{}, r.other_dtype}, r.dtype);
-    }
     r.other = scalar_to_tensor(value, r.dtype);
     r.other_is_scalar = true;
   }
   r.shape = broadcast_shapes(r.self.shape(), r.other.shape(), op);
   return r;
-}
-
-void operand_to_scopes(const BinaryOperands& b, DType dtype) {
-  if (b.self.dtype() != dtype) to_scopes(TensorType{b.self.shape(), b.self.dtype()}, dtype);
-  if (!b.other_is_scalar && b.other.dtype() != dtype) to_scopes(TensorType{b.other.shape(), b.other.dtype()}, dtype);
 }
 
 }  // namespace tl::detail

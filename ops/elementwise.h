@@ -272,21 +272,11 @@ struct BinaryOperands {
   DType dtype = DType::Float32;  ///< PyTorch's result type of (self, other)
   Shape shape;                   ///< the broadcast shape
 };
-/// How ATen takes a number operand: wrapped in a 0-d tensor of its own dtype, which TensorIterator then
-/// converts to the result type (add, mul, compare, ...), or as it is, with self converted by `to` to the
-/// result type first (pow's Tensor_Scalar overload). Both record what ATen records.
-enum class NumberOperand : uint8_t { Wrapped, AsIs };
 /// The dtype ATen wraps a number in: float64, int64 or bool.
 DType wrapped_number_dtype(const Scalar& value);
 /// `self` and `other` (undefined when the op got the number `number` instead) of op `op`, whose schema calls
 /// its second operand `other_name`; throws when neither a tensor nor a number was given.
 BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
-                               const char* op, std::string_view other_name = "other",
-                               NumberOperand how = NumberOperand::Wrapped);
-
-/// What ATen's TensorIterator records converting the operands to the dtype it computes in: the `to` of
-/// each tensor operand of another dtype, self first (a number's is binary_operands'). The conversion is
-/// the caller's (to_dtype).
-void operand_to_scopes(const BinaryOperands& b, DType dtype);
+                               const char* op, std::string_view other_name = "other");
 
 }  // namespace tl::detail
