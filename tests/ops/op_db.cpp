@@ -177,6 +177,11 @@ Samples opinfo_hardswish() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardswish(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).hardswish()); }}.generic()};
 }
+Samples opinfo_silu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(silu(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(silu(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).silu()); }}.generic()};
+}
 
 #define TL_BINARY_OPINFO(name)                                             \
   Samples opinfo_##name() { return binary(name); }                         \
@@ -242,6 +247,12 @@ Samples opinfo_hardswish_backward() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardswish_backward(y, x)); }}.generic(),
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(hardswish_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_silu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(silu_backward(y, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(silu_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};
 }
 Samples opinfo_native_dropout() {
