@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "core/schema.h"
-#include "fx/profiling_interpreter.h"
+#include "core/text_table.h"
 #include "fx/schema.h"
 #include "nn/module.h"
 
@@ -322,7 +322,7 @@ std::string Graph::tabular() const {
     rows.push_back({opcode_name(n->op()), n->name(), target_str(*n),
                     repr_arg(Argument::list(n->args(), /*is_tuple=*/true)), kwargs + "}"});
   }
-  return tabulate({"opcode", "name", "target", "args", "kwargs"}, rows);
+  return tl::tabulate({"opcode", "name", "target", "args", "kwargs"}, rows);
 }
 
 void Graph::print_tabular() const { std::cout << tabular() << '\n'; }
