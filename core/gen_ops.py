@@ -20,8 +20,8 @@ import tomllib
 
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
 TAGS = {"pointwise", "nondeterministic_seeded"}
-FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast", "boxed_kernel",
-          "derivative", "decomposition"}
+FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast",
+          "kernel_returns", "derivative", "decomposition"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
@@ -111,7 +111,9 @@ def parse_declarations(path):
                      f"got {op.derivative!r}")
         if op.decomposition and op.derivative != "composite":
             sys.exit(f"{where}: a decomposition belongs to a composite derivative")
-        op.boxed_kernel = row.get("boxed_kernel", False)
+        op.kernel_returns = row.get("kernel_returns")
+        if op.kernel_returns not in (None, "Tensor[]"):
+            sys.exit(f"{where}: kernel_returns can only be \"Tensor[]\", got {op.kernel_returns!r}")
         ops.append(op)
     enums = [op.enum for op in ops]
     if len(set(enums)) != len(enums):
@@ -247,6 +249,12 @@ def kernel_return(op):
     return "std::tuple<" + ", ".join(["Tensor"] * len(op.returns)) + ">"
 
 
+def typed_kernel_return(op):
+    """What the op's typed kernel returns: its schema's return, or a TensorList where the row's
+    kernel_returns says its output count depends on the arguments (max() without a dim: the values alone)."""
+    return "TensorList" if op.kernel_returns else kernel_return(op)
+
+
 def kernel_params(op):
     """The typed kernel's parameters: each tensor argument by name (a Tensor[] as a span), then the
     arguments struct when the op has one."""
@@ -262,11 +270,15 @@ def kernel_params(op):
 
 
 def kernel_call(op):
-    """The typed kernel called on the dispatch point's span `in` and struct pointer `p`."""
+    """The typed kernel called on the dispatch point's span `in` and struct pointer `p`. A number for the
+    second operand (x + 2) comes with one tensor in the span: the kernel gets an undefined one (kNoTensor)."""
     args, i = [], 0
     for a in op.args:
         if a.base == "Tensor[]":
             args.append("in")
+        elif a is number_operand(op):
+            args.append(f"(in.size() > {i} ? in[{i}] : kNoTensor)")
+            i += 1
         elif a.is_tensor():
             args.append(f"in[{i}]")
             i += 1
@@ -282,11 +294,11 @@ def registry_source(ops):
              '// so a new row rebuilds the registry and not every kernel. A missing or mistyped kernel fails to link.',
              'namespace kernels {']
     for op in ops:
-        if op.boxed_kernel:
-            lines.append(f"TensorList {op.kernel}(std::span<const Tensor> inputs, const Attrs& attrs);")
-        else:
-            lines.append(f"{kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
+        lines.append(f"{typed_kernel_return(op)} {op.kernel}({', '.join(kernel_params(op))});")
     lines += ["}  // namespace kernels", "", "namespace {", ""]
+    if any(number_operand(op) for op in ops):
+        lines += ["// The tensor a typed kernel gets for its second operand when the op got a number instead (x + 2).",
+                  "const Tensor kNoTensor;", ""]
     for op in ops:
         e, struct, body = op.enum, args_name(op), fields(op)
         names = ", ".join(f'"{n}"' for _, n, _ in body)
@@ -315,20 +327,17 @@ def registry_source(ops):
             lines.append(f"OpArgs own_{e}(const void* p) {{ return OpArgs(OpKind::{e}, *static_cast<const {struct}*>(p)); }}")
         else:
             lines.append(f"OpArgs own_{e}(const void*) {{ return OpArgs(OpKind::{e}, NoArgs{{}}); }}")
-        lines.append(f"TensorList run_{e}(std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
-        if op.boxed_kernel:
-            lines.append(f"  return kernels::{op.kernel}(in, box_{e}(p));")
+        lines.append(f"TensorList run_{e}([[maybe_unused]] std::span<const Tensor> in, [[maybe_unused]] const void* p) {{")
+        ret = typed_kernel_return(op)
+        call = kernel_call(op)
+        if ret == "Tensor":
+            lines.append(f"  return {{{call}}};")
+        elif ret == "TensorList":
+            lines.append(f"  return {call};")
+        elif ret == "bool":
+            lines.append(f"  return {{detail::scalar_to_tensor({call}, DType::Bool)}};")
         else:
-            ret = kernel_return(op)
-            call = kernel_call(op)
-            if ret == "Tensor":
-                lines.append(f"  return {{{call}}};")
-            elif ret == "TensorList":
-                lines.append(f"  return {call};")
-            elif ret == "bool":
-                lines.append(f"  return {{detail::scalar_to_tensor({call}, DType::Bool)}};")
-            else:
-                lines.append(f"  return std::apply([](auto&&... t) {{ return TensorList{{std::move(t)...}}; }}, {call});")
+            lines.append(f"  return std::apply([](auto&&... t) {{ return TensorList{{std::move(t)...}}; }}, {call});")
         lines.append("}")
         number = number_operand(op)
         if number:
@@ -351,7 +360,8 @@ def registry_source(ops):
 
 # ---- derivatives beside their ops (autograd/op_derivatives.cpp) ----
 
-IDENT = re.compile(r"[A-Za-z_]\w*")
+# A name the expression uses by itself (not a member: self_info.shape does not read a field `shape`).
+IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 
 
 def tensor_inputs(op):

@@ -16,7 +16,7 @@ namespace tl::fx {
 namespace {
 
 // An FX argument back to an attribute; int lists accept a single int (PyTorch's int[2] sugar), which an
-// int[1] keeps as it is (x.sum(0), Attrs::int_list). A bool list (bool[3]) takes bools and becomes the
+// int[1] keeps as it is (x.sum(0), core/boxing.h's IntList). A bool list (bool[3]) takes bools and becomes the
 // Shape of 1 / 0 core/schema.h describes.
 AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) {
   const Argument::Value& v = a.value();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/op_args.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -17,10 +18,9 @@ Shape checked_shape(const Tensor& grad, const Tensor& self, const char* op) {
 
 }  // namespace
 
-TensorList threshold_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &grad = inputs[0], &self = inputs[1];
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const ThresholdBackwardArgs& args) {
   Tensor out = Tensor::allocate(checked_shape(grad, self, "threshold_backward"), grad.dtype());
-  const double threshold = attrs.scalar("threshold").to<double>();
+  const double threshold = args.threshold.to<double>();
   const detail::ElementwiseLoop loop(out, {grad, self});
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), "threshold_backward", [&] {
     using A = detail::acc_type<scalar_t>;
@@ -29,12 +29,11 @@ TensorList threshold_backward(std::span<const Tensor> inputs, const Attrs& attrs
       return static_cast<A>(x) <= t ? scalar_t(0) : g;
     });
   });
-  return {out};
+  return out;
 }
 
-TensorList gelu_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &grad = inputs[0], &self = inputs[1];
-  const std::string approximate = attrs.get<std::string>("approximate");
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const GeluBackwardArgs& args) {
+  const std::string& approximate = args.approximate;
   TL_CHECK(approximate == "none" || approximate == "tanh",
            "gelu_backward: approximate argument must be either none or tanh, got '", approximate, "'");
   Tensor out = Tensor::allocate(checked_shape(grad, self, "gelu_backward"), grad.dtype());
@@ -60,13 +59,12 @@ TensorList gelu_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
       });
     }
   });
-  return {out};
+  return out;
 }
 
 // grad * hardswish'(self): 0 below -3, 1 from 3 up, self / 3 + 1/2 between, and NaN for NaN self, as
 // ATen's vectorised kernel (which blends the three cases, so a NaN self takes the middle one).
-TensorList hardswish_backward(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor &grad = inputs[0], &self = inputs[1];
+Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
   Tensor out = Tensor::allocate(checked_shape(grad, self, "hardswish_backward"), grad.dtype());
   const detail::ElementwiseLoop loop(out, {grad, self});
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), "hardswish_backward", [&] {
@@ -79,7 +77,7 @@ TensorList hardswish_backward(std::span<const Tensor> inputs, const Attrs&) {
       return static_cast<T>(g * (x / A(3) + A(0.5)));
     });
   });
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

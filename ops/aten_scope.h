@@ -11,12 +11,6 @@
 
 namespace tl::detail {
 
-/// The attribute `name` as a scope argument; None when absent.
-inline ScopeArg attr_arg(const Attrs& attrs, std::string_view name) {
-  const AttrValue* v = attrs.find(name);
-  return v ? *v : AttrValue{};
-}
-
 /// A scope with nothing inside: an ATen op whose work torchless does elsewhere or not at all
 /// (a view's as_strided, resolve_conj of a real tensor).
 template <typename InputsFn>

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
-#include "ops/attr_util.h"
 #include "ops/onednn/memory.h"
 
 namespace tl::kernels {
@@ -306,58 +306,59 @@ void batch_norm_gradients(const BackwardInputs& in, const Tensor& x, const Tenso
 // grad_out and input (N, C, *); weight, running_mean, running_var, save_mean, save_invstd: C elements
 // each, or None -> (grad_input like input, grad_weight (C), grad_bias (C)), each undefined where
 // output_mask is false. grad_weight / grad_bias take weight's dtype (input's without a weight).
-TensorList native_batch_norm_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const BackwardInputs in{inputs[0], inputs[1], inputs[2], inputs[3], inputs[4], inputs[5], inputs[6]};
-  const bool train = attrs.get<bool>("train");
-  const double eps = attrs.get<double>("eps");
-  const std::array<bool, 3> mask = detail::bool3_from_attr(attrs, "output_mask", "native_batch_norm_backward");
-  check_backward_inputs(in, train, eps);
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const Tensor& weight, const Tensor& running_mean,
+                                                              const Tensor& running_var, const Tensor& save_mean,
+                                                              const Tensor& save_invstd,
+                                                              const NativeBatchNormBackwardArgs& args) {
+  const BackwardInputs in{grad_out, input, weight, running_mean, running_var, save_mean, save_invstd};
+  const std::array<bool, 3>& mask = args.output_mask;
+  check_backward_inputs(in, args.train, args.eps);
   const DType param_dtype = in.weight.defined() ? in.weight.dtype() : in.x.dtype();
   TensorList out(3);
   if (mask[0]) out[0] = Tensor::allocate(in.x.sizes(), in.x.dtype());
   for (int i = 1; i < 3; ++i)
     if (mask[i]) out[i] = Tensor::allocate({in.x.size(1)}, param_dtype);
-  if (!mask[0] && !mask[1] && !mask[2]) return out;
+  if (!mask[0] && !mask[1] && !mask[2]) return {out[0], out[1], out[2]};
   const Tensor x = onednn::to_contiguous(in.x, "native_batch_norm_backward");
   const Tensor grad = onednn::to_contiguous(in.grad, "native_batch_norm_backward");
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_batch_norm_backward", [&] {
-    batch_norm_gradients<scalar_t>(in, x, grad, train, eps, out);
+    batch_norm_gradients<scalar_t>(in, x, grad, args.train, args.eps, out);
   });
-  return out;
+  return {out[0], out[1], out[2]};
 }
 
 // input (N, C, *); weight, bias, running_mean, running_var: C elements each, or None.
-TensorList batch_norm(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const BatchNormInputs in{inputs[0], inputs[1], inputs[2], inputs[3], inputs[4]};
-  const bool training = attrs.get<bool>("training");
-  const double momentum = attrs.get<double>("momentum"), eps = attrs.get<double>("eps");
-  check_inputs(in, training, eps);
+Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, const BatchNormArgs& args) {
+  const BatchNormInputs in{input, weight, bias, running_mean, running_var};
+  check_inputs(in, args.training, args.eps);
   // ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
   auto native_args = [&] {
-    return ScopeArgs{in.x, in.weight, in.bias, in.running_mean, in.running_var, AttrValue(training), AttrValue(momentum),
-                     AttrValue(eps)};
+    return ScopeArgs{in.x, in.weight, in.bias, in.running_mean, in.running_var, AttrValue(args.training),
+                     AttrValue(args.momentum), AttrValue(args.eps)};
   };
   RecordFunction impl_index("aten::_batch_norm_impl_index", [&] {
-    ScopeArgs args = native_args();
-    args.emplace_back(AttrValue(true));  // cudnn_enabled
-    return args;
+    ScopeArgs scope_args = native_args();
+    scope_args.emplace_back(AttrValue(true));  // cudnn_enabled
+    return scope_args;
   });
   RecordFunction native("aten::native_batch_norm", native_args);
-  if (in.x.numel() == 0) return {Tensor::allocate(in.x.sizes(), in.x.dtype())};
+  if (in.x.numel() == 0) return Tensor::allocate(in.x.sizes(), in.x.dtype());
   // A strided input is first copied, and the copy is then normalised in place.
   const Tensor src = onednn::to_contiguous(in.x, "batch_norm");
   const Tensor out = src.is_same(in.x) ? Tensor::allocate(in.x.sizes(), in.x.dtype()) : src;
   const auto [mean, var] = TL_DISPATCH_FLOATING_TYPES(in.x.dtype(), "batch_norm", [&] {
-    return normalize<scalar_t>(in, src, out, training, eps);
+    return normalize<scalar_t>(in, src, out, args.training, args.eps);
   });
-  if (training && in.running_mean.defined()) {
+  if (args.training && in.running_mean.defined()) {
     const double n = static_cast<double>(src.numel() / src.size(1));
     std::vector<double> unbiased(var.size());
     for (size_t c = 0; c < var.size(); ++c) unbiased[c] = var[c] * n / (n - 1.0);
-    update_running(in.running_mean, mean, momentum);
-    update_running(in.running_var, unbiased, momentum);
+    update_running(in.running_mean, mean, args.momentum);
+    update_running(in.running_var, unbiased, args.momentum);
   }
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

@@ -4,11 +4,13 @@
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "core/op_args.h"
 #include "core/record_function.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
@@ -48,7 +50,6 @@ enum class Types { All, Numeric, Floating };
 // checks PyTorch makes, and f over the compute type (float for bfloat16). Defaults first.
 struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
-  static constexpr bool kAlpha = false;  // takes `Scalar alpha=1`, the factor of other (add, sub)
   static constexpr detail::NumberOperand kNumber = detail::NumberOperand::Wrapped;
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
@@ -57,7 +58,6 @@ struct BinaryOpDefaults {
 struct Add : BinaryOpDefaults {
   static constexpr const char* kName = "add";
   static constexpr const char* kInplaceName = "add_";
-  static constexpr bool kAlpha = true;
   static constexpr Types kTypes = Types::All;
   template <typename A>
   static A f(A a, A b) {
@@ -70,7 +70,6 @@ struct Add : BinaryOpDefaults {
 struct Sub : BinaryOpDefaults {
   static constexpr const char* kName = "sub";
   static constexpr const char* kInplaceName = "sub_";
-  static constexpr bool kAlpha = true;
   static constexpr Types kTypes = Types::Numeric;
   static void check(const BinaryOperands& b, const char* name) {
     const bool self_bool = b.self.dtype() == DType::Bool, other_bool = b.other_dtype == DType::Bool;
@@ -158,60 +157,58 @@ void run_loop(DType dtype, const ElementwiseLoop& loop, const char* name, const 
   }
 }
 
-// An op's alpha when it has one other than 1, after ATen's checks against the result type `dtype`.
-template <typename Op>
-std::optional<Scalar> alpha_of(const Attrs& attrs, DType dtype, const char* name) {
-  if constexpr (!Op::kAlpha) {
-    return std::nullopt;
-  } else {
-    if (attrs.is_none("alpha")) return std::nullopt;
-    const Scalar alpha = attrs.scalar("alpha");
-    TL_CHECK(!alpha.is_bool() || dtype == DType::Bool, name, ": Boolean alpha only supported for Boolean results.");
-    TL_CHECK(is_floating_point(dtype) || !alpha.is_floating_point(), name,
-             ": For integral input tensors, argument alpha must not be a floating point number.");
-    if (alpha.is_floating_point() ? alpha.to<double>() == 1.0 : alpha.to<int64_t>() == 1) return std::nullopt;
-    return alpha;
-  }
+// The alpha of add and sub (none for the other ops) when it is other than 1, after ATen's checks against the
+// result type `dtype`.
+std::optional<Scalar> alpha_of(const std::optional<Scalar>& alpha, DType dtype, const char* name) {
+  if (!alpha) return std::nullopt;
+  TL_CHECK(!alpha->is_bool() || dtype == DType::Bool, name, ": Boolean alpha only supported for Boolean results.");
+  TL_CHECK(is_floating_point(dtype) || !alpha->is_floating_point(), name,
+           ": For integral input tensors, argument alpha must not be a floating point number.");
+  if (alpha->is_floating_point() ? alpha->to<double>() == 1.0 : alpha->to<int64_t>() == 1) return std::nullopt;
+  return alpha;
 }
 
+// self op other, where `other` is undefined when the op got the number `number` instead (x + 2); `alpha` is
+// add's and sub's.
 template <typename Op>
-TensorList binary(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName, Op::kOther, Op::kNumber);
+Tensor binary(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
+              const std::optional<Scalar>& alpha_arg = std::nullopt) {
+  const BinaryOperands b = detail::binary_operands(self, other, number, Op::kName, Op::kOther, Op::kNumber);
   Op::check(b, Op::kName);
-  const std::optional<Scalar> alpha = alpha_of<Op>(attrs, b.dtype, Op::kName);
+  const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
   detail::operand_to_scopes(b, dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
   Tensor out = Tensor::allocate(b.shape, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName, alpha);
-  return {out};
+  return out;
 }
 
 template <typename Op>
-TensorList binary_(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
+               const std::optional<Scalar>& alpha_arg = std::nullopt) {
   const char* name = Op::kInplaceName;
-  const BinaryOperands b = detail::binary_operands(inputs, attrs, name, Op::kOther, Op::kNumber);
-  const Tensor& self = b.self;
+  const BinaryOperands b = detail::binary_operands(self, other, number, name, Op::kOther, Op::kNumber);
   Op::check(b, name);
   detail::check_inplace_broadcast(self, b.other.shape(), name);
   const DType dtype = Op::compute_dtype(b.dtype);
   TL_CHECK(detail::can_cast(dtype, self.dtype()), name, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
-  const std::optional<Scalar> alpha = alpha_of<Op>(attrs, b.dtype, name);
+  const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, name);
   detail::check_no_internal_overlap(self, name);
   detail::check_no_partial_overlap(self, b.other, name);
   detail::operand_to_scopes(b, dtype);
   const Tensor y = detail::to_dtype(b.other, dtype);
   if (dtype == self.dtype()) {
     run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name, alpha);
-    return {self};
+    return self;
   }
   // A wider result (float32 += float64) is computed apart, then rounded into self with ATen's copy_.
   const Tensor wide = detail::to_dtype(self, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(wide, {wide, y}), name, alpha);
   RecordFunction copy("aten::copy_", [&] { return ScopeArgs{self, wide, AttrValue(false)}; });
   detail::copy_elements(self, wide);
-  return {self};
+  return self;
 }
 
 // min(max(x, lo), hi) with either bound optional; NaN stays NaN, lo > hi gives hi, and a NaN bound
@@ -231,16 +228,15 @@ void clamp_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& lo, co
   else detail::map_elements<T, T>(loop, [=](T x) { return static_cast<T>(upper(static_cast<A>(x))); });
 }
 
-TensorList clamp_impl(std::span<const Tensor> inputs, const Attrs& attrs, bool inplace) {
+Tensor clamp_impl(const Tensor& self, const ClampArgs& args, bool inplace) {
   const char* name = inplace ? "clamp_" : "clamp";
-  const Tensor& self = inputs[0];
-  const std::optional<Scalar> lo = attrs.is_none("min") ? std::nullopt : std::optional(attrs.scalar("min"));
-  const std::optional<Scalar> hi = attrs.is_none("max") ? std::nullopt : std::optional(attrs.scalar("max"));
+  const std::optional<Scalar>& lo = args.min;
+  const std::optional<Scalar>& hi = args.max;
   TL_CHECK(lo || hi, name, ": at least one of 'min' or 'max' must not be None");
   std::vector<Scalar> bounds;
   if (lo) bounds.push_back(*lo);
   if (hi) bounds.push_back(*hi);
-  const DType dtype = detail::result_type(inputs.first(1), bounds);
+  const DType dtype = detail::result_type(std::span<const Tensor>(&self, 1), bounds);
   Tensor out;
   if (inplace) {
     // A clamp result is never wider than self unless self cannot hold it at all (int64 bounds for bool).
@@ -253,57 +249,65 @@ TensorList clamp_impl(std::span<const Tensor> inputs, const Attrs& attrs, bool i
   }
   const ElementwiseLoop loop(out, {detail::to_dtype(self, dtype)});
   TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { clamp_loop<scalar_t>(loop, lo, hi); });
-  return {out};
+  return out;
 }
 
 }  // namespace
 
-#define TL_BINARY_KERNELS(Op, name)                                                                                \
-  TensorList name(std::span<const Tensor> inputs, const Attrs& attrs) { return binary<Op>(inputs, attrs); }       \
-  TensorList name##_(std::span<const Tensor> inputs, const Attrs& attrs) { return binary_<Op>(inputs, attrs); }
-TL_BINARY_KERNELS(Add, add)
-TL_BINARY_KERNELS(Sub, sub)
-TL_BINARY_KERNELS(Mul, mul)
-TL_BINARY_KERNELS(Div, div)
-TL_BINARY_KERNELS(Pow, pow)
-#undef TL_BINARY_KERNELS
+Tensor add(const Tensor& self, const Tensor& other, const AddArgs& args) {
+  return binary<Add>(self, other, args.other, args.alpha);
+}
+Tensor add_(const Tensor& self, const Tensor& other, const AddArgs& args) {
+  return binary_<Add>(self, other, args.other, args.alpha);
+}
+Tensor sub(const Tensor& self, const Tensor& other, const SubArgs& args) {
+  return binary<Sub>(self, other, args.other, args.alpha);
+}
+Tensor sub_(const Tensor& self, const Tensor& other, const SubArgs& args) {
+  return binary_<Sub>(self, other, args.other, args.alpha);
+}
+Tensor mul(const Tensor& self, const Tensor& other, const MulArgs& args) { return binary<Mul>(self, other, args.other); }
+Tensor mul_(const Tensor& self, const Tensor& other, const MulArgs& args) { return binary_<Mul>(self, other, args.other); }
+Tensor div(const Tensor& self, const Tensor& other, const DivArgs& args) { return binary<Div>(self, other, args.other); }
+Tensor div_(const Tensor& self, const Tensor& other, const DivArgs& args) { return binary_<Div>(self, other, args.other); }
+Tensor pow(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
+  return binary<Pow>(self, exponent, args.exponent);
+}
+Tensor pow_(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
+  return binary_<Pow>(self, exponent, args.exponent);
+}
 
 // ATen's rsub is sub(other, self), recorded with the number wrapped in a 0-d tensor and sub's alpha.
-TensorList rsub(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) {
   RecordFunction sub("aten::sub", [&] {
-    if (inputs.size() > 1) return ScopeArgs{inputs[1], inputs[0], AttrValue(int64_t{1})};
-    return ScopeArgs{TensorType{Shape{}, detail::wrapped_number_dtype(attrs.scalar("other"))}, inputs[0],
-                     AttrValue(int64_t{1})};
+    if (other.defined() || !args.other) return ScopeArgs{other, self, AttrValue(int64_t{1})};
+    return ScopeArgs{TensorType{Shape{}, detail::wrapped_number_dtype(*args.other)}, self, AttrValue(int64_t{1})};
   });
-  return binary<Rsub>(inputs, attrs);
+  return binary<Rsub>(self, other, args.other);
 }
 
 // Python's Tensor.__rtruediv__ (`1.0 / x`) in PyTorch 1.13: reciprocal(x) * other, two ops.
-TensorList rtruediv(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {reciprocal(inputs[0]) * attrs.scalar("other")};
-}
+Tensor rtruediv(const Tensor& self, const RtruedivArgs& args) { return tl::reciprocal(self) * args.other; }
 
-TensorList clamp(std::span<const Tensor> inputs, const Attrs& attrs) { return clamp_impl(inputs, attrs, false); }
-TensorList clamp_(std::span<const Tensor> inputs, const Attrs& attrs) { return clamp_impl(inputs, attrs, true); }
+Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args, false); }
+Tensor clamp_(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args, true); }
 
-// condition, a and b broadcast together; a and b promote to their result type.
-TensorList where(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& condition = inputs[0];
-  TL_CHECK(inputs.size() == 3 && inputs[1].defined() && inputs[2].defined(),
-           "where: expected tensors for condition, self and other");
+// condition, self and other broadcast together; self and other promote to their result type.
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  TL_CHECK(self.defined() && other.defined(), "where: expected tensors for condition, self and other");
   TL_CHECK(condition.dtype() == DType::Bool,
            "where: expected condition to be a boolean tensor, but got a tensor with dtype ", condition.dtype());
-  const DType dtype = detail::result_type(inputs.subspan(1, 2));
+  const DType dtype = detail::result_type(std::initializer_list<Tensor>{self, other});
   const Shape shape =
-      broadcast_shapes(broadcast_shapes(condition.shape(), inputs[1].shape(), "where"), inputs[2].shape(), "where");
-  const Tensor a = detail::to_dtype(inputs[1], dtype), b = detail::to_dtype(inputs[2], dtype);
+      broadcast_shapes(broadcast_shapes(condition.shape(), self.shape(), "where"), other.shape(), "where");
+  const Tensor a = detail::to_dtype(self, dtype), b = detail::to_dtype(other, dtype);
   Tensor out = Tensor::allocate(shape, dtype);
   const ElementwiseLoop loop(out, {condition, a, b});
   TL_DISPATCH_ALL_TYPES(dtype, "where", [&] {
     detail::map_elements<scalar_t, bool, scalar_t, scalar_t>(loop,
                                                              [](bool c, scalar_t x, scalar_t y) { return c ? x : y; });
   });
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

@@ -1,9 +1,12 @@
 // ops/compare.cpp — gt, lt, ge, le, eq, ne (bool tensors, broadcasting, operands promoted to their
-// result type), and allclose / equal, which answer with a 0-dim bool tensor.
+// result type), and allclose / equal, which answer with a bool.
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <type_traits>
 
+#include "core/op_args.h"
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
@@ -49,11 +52,12 @@ Tensor compare_tensors(const Tensor& x, const Tensor& y, const Shape& shape) {
   return out;
 }
 
+// self op other, where `other` is undefined when the op got the number `number` instead (x > 0).
 template <typename Op>
-TensorList compare(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const detail::BinaryOperands b = detail::binary_operands(inputs, attrs, Op::kName);
+Tensor compare(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number) {
+  const detail::BinaryOperands b = detail::binary_operands(self, other, number, Op::kName);
   detail::operand_to_scopes(b, b.dtype);
-  return {compare_tensors<Op>(detail::to_dtype(b.self, b.dtype), detail::to_dtype(b.other, b.dtype), b.shape)};
+  return compare_tensors<Op>(detail::to_dtype(b.self, b.dtype), detail::to_dtype(b.other, b.dtype), b.shape);
 }
 
 // |a - b| <= atol + rtol * |b| in double; equal values (infinities included) are always close.
@@ -75,50 +79,45 @@ bool all_true(const Tensor& flags) {
   return std::memchr(flags.raw_data(), 0, static_cast<size_t>(flags.numel())) == nullptr;
 }
 
-void check_defined(std::span<const Tensor> inputs, const char* op) {
-  TL_CHECK(inputs.size() == 2 && inputs[0].defined() && inputs[1].defined(), op, ": expected two tensors");
+void check_defined(const Tensor& self, const Tensor& other, const char* op) {
+  TL_CHECK(self.defined() && other.defined(), op, ": expected two tensors");
 }
 
 }  // namespace
 
-#define TL_COMPARE_KERNEL(Op, name) \
-  TensorList name(std::span<const Tensor> inputs, const Attrs& attrs) { return compare<Op>(inputs, attrs); }
-TL_COMPARE_KERNEL(Gt, gt)
-TL_COMPARE_KERNEL(Lt, lt)
-TL_COMPARE_KERNEL(Ge, ge)
-TL_COMPARE_KERNEL(Le, le)
-TL_COMPARE_KERNEL(Eq, eq)
-TL_COMPARE_KERNEL(Ne, ne)
-#undef TL_COMPARE_KERNEL
+Tensor gt(const Tensor& self, const Tensor& other, const GtArgs& args) { return compare<Gt>(self, other, args.other); }
+Tensor lt(const Tensor& self, const Tensor& other, const LtArgs& args) { return compare<Lt>(self, other, args.other); }
+Tensor ge(const Tensor& self, const Tensor& other, const GeArgs& args) { return compare<Ge>(self, other, args.other); }
+Tensor le(const Tensor& self, const Tensor& other, const LeArgs& args) { return compare<Le>(self, other, args.other); }
+Tensor eq(const Tensor& self, const Tensor& other, const EqArgs& args) { return compare<Eq>(self, other, args.other); }
+Tensor ne(const Tensor& self, const Tensor& other, const NeArgs& args) { return compare<Ne>(self, other, args.other); }
 
 // Unlike torch.allclose, operands of different dtypes are compared in their result type.
-TensorList allclose(std::span<const Tensor> inputs, const Attrs& attrs) {
-  check_defined(inputs, "allclose");
-  const double rtol = attrs.get<double>("rtol"), atol = attrs.get<double>("atol");
-  const bool equal_nan = attrs.get<bool>("equal_nan");
+bool allclose(const Tensor& self, const Tensor& other, const AllcloseArgs& args) {
+  check_defined(self, other, "allclose");
+  const double rtol = args.rtol, atol = args.atol;
+  const bool equal_nan = args.equal_nan;
   TL_CHECK(rtol >= 0, "allclose: rtol must be greater than or equal to zero, but got ", rtol);
   TL_CHECK(atol >= 0, "allclose: atol must be greater than or equal to zero, but got ", atol);
-  const DType dtype = detail::result_type(inputs);
-  const Shape shape = broadcast_shapes(inputs[0].shape(), inputs[1].shape(), "allclose");
-  const Tensor x = detail::to_dtype(inputs[0], dtype), y = detail::to_dtype(inputs[1], dtype);
+  const DType dtype = detail::result_type(std::initializer_list<Tensor>{self, other});
+  const Shape shape = broadcast_shapes(self.shape(), other.shape(), "allclose");
+  const Tensor x = detail::to_dtype(self, dtype), y = detail::to_dtype(other, dtype);
   Tensor close = Tensor::allocate(shape, DType::Bool);
   const ElementwiseLoop loop(close, {x, y});
   TL_DISPATCH_ALL_TYPES(dtype, "allclose", [&] {
     detail::map_elements<bool, scalar_t, scalar_t>(
         loop, [=](scalar_t a, scalar_t b) { return is_close(a, b, rtol, atol, equal_nan); });
   });
-  return {detail::scalar_to_tensor(all_true(close), DType::Bool)};
+  return all_true(close);
 }
 
 // Same shape and the same values after promotion; NaN equals nothing.
-TensorList equal(std::span<const Tensor> inputs, const Attrs&) {
-  check_defined(inputs, "equal");
-  const Tensor& a = inputs[0];
-  const Tensor& b = inputs[1];
-  if (a.shape() != b.shape()) return {detail::scalar_to_tensor(false, DType::Bool)};
-  const DType dtype = detail::result_type(inputs);
-  const Tensor same = compare_tensors<Eq>(detail::to_dtype(a, dtype), detail::to_dtype(b, dtype), a.shape());
-  return {detail::scalar_to_tensor(all_true(same), DType::Bool)};
+bool equal(const Tensor& self, const Tensor& other) {
+  check_defined(self, other, "equal");
+  if (self.shape() != other.shape()) return false;
+  const DType dtype = detail::result_type(std::initializer_list<Tensor>{self, other});
+  const Tensor same = compare_tensors<Eq>(detail::to_dtype(self, dtype), detail::to_dtype(other, dtype), self.shape());
+  return all_true(same);
 }
 
 }  // namespace tl::kernels

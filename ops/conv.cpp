@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 #include "ops/conv_f64.h"
 #include "ops/onednn/engine.h"
@@ -20,25 +21,17 @@ namespace {
 
 using onednn::Pair;
 
-struct ConvParams {
-  Pair stride, padding, dilation;
-  int64_t groups;
-};
-
 /// The conv primitive plus the reorders between the tensors' layouts and the primitive's.
 struct ConvPlan : onednn::CachedPlan {
   onednn::Primitive conv, src_reorder, weights_reorder, dst_reorder;  // reorders empty when not needed
   dnnl::memory::desc src_user, src, weights_user, weights, bias, dst, dst_user;
 };
 
-ConvParams parse_params(const Attrs& attrs) {
-  ConvParams p{onednn::pair_attr(attrs, "stride", "conv2d"), onednn::pair_attr(attrs, "padding", "conv2d"),
-               onednn::pair_attr(attrs, "dilation", "conv2d"), attrs.get<int64_t>("groups")};
+void check_args(const Conv2dArgs& p) {
   check_positive("conv2d", "stride", p.stride);
   check_positive("conv2d", "padding", p.padding, /*allow_zero=*/true);
   check_positive("conv2d", "dilation", p.dilation);
   TL_CHECK(p.groups > 0, "conv2d: groups must be positive, got ", p.groups);
-  return p;
 }
 
 void check_tensors(const Tensor& x, const Tensor& w, const Tensor& b, int64_t groups) {
@@ -57,7 +50,7 @@ void check_tensors(const Tensor& x, const Tensor& w, const Tensor& b, int64_t gr
 }
 
 /// (N, C_out, H_out, W_out); throws when the dilated kernel does not fit the padded input.
-Shape output_shape(const Tensor& x, const Tensor& w, const ConvParams& p) {
+Shape output_shape(const Tensor& x, const Tensor& w, const Conv2dArgs& p) {
   const Pair hw = conv_output_size("conv2d", x.shape(), {w.size(2), w.size(3)}, p.stride, p.padding, p.dilation);
   return {x.size(0), w.size(0), hw[0], hw[1]};
 }
@@ -70,7 +63,7 @@ dnnl::memory::desc weights_user_desc(const Tensor& w, int64_t groups) {
   return onednn::strided_desc(sizes, strides, w.dtype());
 }
 
-ConvPlan make_plan(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p, const Shape& out_shape) {
+ConvPlan make_plan(const Tensor& x, const Tensor& w, const Tensor& b, const Conv2dArgs& p, const Shape& out_shape) {
   using dnnl::memory;
   const memory::data_type type = onednn::data_type(x.dtype());
   ConvPlan plan;
@@ -128,7 +121,7 @@ void fill_with_bias(const Tensor& out, const Tensor& b) {
   });
 }
 
-Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& p) {
   check_tensors(x, weight, bias, p.groups);
   const Shape out_shape = output_shape(x, weight, p);
   Tensor out = Tensor::allocate(out_shape, x.dtype());
@@ -164,34 +157,34 @@ Tensor conv2d_4d(const Tensor& x, const Tensor& weight, const Tensor& bias, cons
 }  // namespace
 
 // input (N, C_in, H, W) or (C_in, H, W); weight (C_out, C_in / groups, kH, kW); bias (C_out) or None.
-TensorList conv2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const ConvParams p = parse_params(attrs);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args) {
+  check_args(args);
   // ATen's conv2d: convolution -> _convolution -> (for float32) mkldnn_convolution, which does the work.
   auto convolution = [&](const Tensor& x) {
     auto convolution_args = [&] {
-      return ScopeArgs{x, inputs[1], inputs[2], detail::attr_arg(attrs, "stride"), detail::attr_arg(attrs, "padding"),
-                       detail::attr_arg(attrs, "dilation"), AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(p.groups)};
+      return ScopeArgs{x, weight, bias, detail::box(args.stride), detail::box(args.padding), detail::box(args.dilation),
+                       AttrValue(false), AttrValue(Shape{0, 0}), AttrValue(args.groups)};
     };
     RecordFunction scope("aten::convolution", convolution_args);
     RecordFunction impl("aten::_convolution", [&] {
-      ScopeArgs args = convolution_args();
-      for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
-      return args;
+      ScopeArgs scope_args = convolution_args();
+      for (bool flag : {false, false, true, true}) scope_args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
+      return scope_args;
     });
-    return conv2d_4d(x, inputs[1], inputs[2], p);
+    return conv2d_4d(x, weight, bias, args);
   };
-  const Tensor& x = inputs[0];
-  TL_CHECK(x.dim() == 3 || x.dim() == 4, "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ", x.shape());
-  if (x.dim() == 4) return {convolution(x)};
+  TL_CHECK(input.dim() == 3 || input.dim() == 4, "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got ",
+           input.shape());
+  if (input.dim() == 4) return convolution(input);
   // An unbatched input runs as a batch of one, as ATen's conv2d does it: unsqueeze(0), convolution, squeeze(0).
   {
-    RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{x, AttrValue(int64_t{0})}; });
-    detail::as_strided_scope(x);
+    RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{input, AttrValue(int64_t{0})}; });
+    detail::as_strided_scope(input);
   }
-  const Tensor out = convolution(onednn::add_batch_dim(x));
+  const Tensor out = convolution(onednn::add_batch_dim(input));
   RecordFunction squeeze("aten::squeeze", [&] { return ScopeArgs{out, AttrValue(int64_t{0})}; });
   detail::as_strided_scope(out);
-  return {onednn::drop_batch_dim(out)};
+  return onednn::drop_batch_dim(out);
 }
 
 }  // namespace tl::kernels

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/attr_util.h"
 #include "ops/conv_f64.h"
@@ -32,11 +35,12 @@ struct Params {
   std::array<bool, 3> mask;  // grad_input, grad_weight, grad_bias
 };
 
-Params parse_params(const Attrs& attrs) {
-  TL_CHECK(!attrs.get<bool>("transposed"), kOp, ": transposed convolution is not supported");
-  Params p{onednn::pair_attr(attrs, "stride", kOp), onednn::pair_attr(attrs, "padding", kOp),
-           onednn::pair_attr(attrs, "dilation", kOp), attrs.get<int64_t>("groups"),
-           detail::bool3_from_attr(attrs, "output_mask", kOp)};
+/// ATen's int[] stride, padding and dilation as the (H, W) pairs a 2-D convolution takes (one value
+/// stands for both), checked.
+Params checked_params(const ConvolutionBackwardArgs& args) {
+  TL_CHECK(!args.transposed, kOp, ": transposed convolution is not supported");
+  Params p{detail::to_field<Pair>(args.stride, kOp, "stride"), detail::to_field<Pair>(args.padding, kOp, "padding"),
+           detail::to_field<Pair>(args.dilation, kOp, "dilation"), args.groups, args.output_mask};
   check_positive(kOp, "stride", p.stride);
   check_positive(kOp, "padding", p.padding, /*allow_zero=*/true);
   check_positive(kOp, "dilation", p.dilation);
@@ -45,7 +49,8 @@ Params parse_params(const Attrs& attrs) {
 }
 
 /// The operands of conv2d(x, w) and its grad_output must agree with each other and with the forward.
-void check_tensors(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const Attrs& attrs) {
+void check_tensors(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p,
+                   const std::optional<Shape>& bias_sizes) {
   TL_CHECK(x.dim() == 4, kOp, ": expected 4-D input (N, C_in, H, W), got ", x.shape());
   TL_CHECK(w.dim() == 4, kOp, ": expected 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
   TL_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16, kOp,
@@ -62,8 +67,8 @@ void check_tensors(const Tensor& grad, const Tensor& x, const Tensor& w, const P
   const Shape expected{x.size(0), w.size(0), hw[0], hw[1]};
   TL_CHECK(grad.shape() == expected, kOp, ": grad_output ", grad.shape(), " differs from the forward's output ",
            expected, " for input ", x.shape(), " and weight ", w.shape());
-  if (!p.mask[2] || attrs.is_none("bias_sizes")) return;
-  const Shape& bias = attrs.get<Shape>("bias_sizes");
+  if (!p.mask[2] || !bias_sizes) return;
+  const Shape& bias = *bias_sizes;
   TL_CHECK(bias == Shape{w.size(0)}, kOp, ": bias_sizes ", bias, " differs from [", w.size(0), "], weight ",
            w.shape(), "'s output channels");
 }
@@ -153,7 +158,8 @@ void run_staged(const onednn::Primitive& primitive, std::pair<int, const Operand
   if (out.second->reorder) out.second->reorder.execute({{DNNL_ARG_FROM, result}, {DNNL_ARG_TO, out_user}});
 }
 
-void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const TensorList& out) {
+void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const Tensor& grad_input,
+                     const Tensor& grad_weight) {
   auto context = [&] {
     return detail::str_cat("input ", x.shape(), ", weight ", w.shape(), ", stride ", onednn::to_shape(p.stride),
                            ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation),
@@ -182,11 +188,11 @@ void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const
     if (plan->data)
       run_staged(plan->data, {DNNL_ARG_DIFF_DST, data_dst}, dst,
                  {DNNL_ARG_WEIGHTS, &plan->data_weights}, onednn::memory_of(weights, plan->weights),
-                 {DNNL_ARG_DIFF_SRC, &plan->data_src}, onednn::memory_of(out[0], plan->src));
+                 {DNNL_ARG_DIFF_SRC, &plan->data_src}, onednn::memory_of(grad_input, plan->src));
     if (plan->weights_grad)
       run_staged(plan->weights_grad, {DNNL_ARG_DIFF_DST, weights_dst}, dst,
                  {DNNL_ARG_SRC, &plan->weights_src}, onednn::memory_of(src, plan->src),
-                 {DNNL_ARG_DIFF_WEIGHTS, &plan->weights_out}, onednn::memory_of(out[1], plan->weights));
+                 {DNNL_ARG_DIFF_WEIGHTS, &plan->weights_out}, onednn::memory_of(grad_weight, plan->weights));
   });
 }
 
@@ -225,27 +231,27 @@ void zero(const Tensor& t) {
 // grad_output (N, C_out, H_out, W_out), input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW)
 // -> (grad_input like input, grad_weight like weight, grad_bias (C_out)), each undefined where
 // output_mask is false. output_padding only matters for transposed convolutions, which are refused.
-TensorList convolution_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &x = inputs[1], &w = inputs[2];
-  const Params p = parse_params(attrs);
-  check_tensors(inputs[0], x, w, p, attrs);
-  TensorList out(3);
-  if (p.mask[0]) out[0] = Tensor::allocate(x.sizes(), x.dtype());
-  if (p.mask[1]) out[1] = Tensor::allocate(w.sizes(), w.dtype());
-  if (p.mask[2]) out[2] = Tensor::allocate({w.size(0)}, w.dtype());
-  const Tensor grad = onednn::to_contiguous(inputs[0], kOp);
-  if (p.mask[2]) bias_gradient(grad, out[2]);
-  if (!p.mask[0] && !p.mask[1]) return out;
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
+                                                        const Tensor& weight, const ConvolutionBackwardArgs& args) {
+  const Tensor &x = input, &w = weight;
+  const Params p = checked_params(args);
+  check_tensors(grad_output, x, w, p, args.bias_sizes);
+  Tensor grad_input, grad_weight, grad_bias;
+  if (p.mask[0]) grad_input = Tensor::allocate(x.sizes(), x.dtype());
+  if (p.mask[1]) grad_weight = Tensor::allocate(w.sizes(), w.dtype());
+  if (p.mask[2]) grad_bias = Tensor::allocate({w.size(0)}, w.dtype());
+  const Tensor grad = onednn::to_contiguous(grad_output, kOp);
+  if (p.mask[2]) bias_gradient(grad, grad_bias);
+  if (!p.mask[0] && !p.mask[1]) return {grad_input, grad_weight, grad_bias};
   if (grad.numel() == 0 || x.numel() == 0) {  // nothing flows: every gradient element is zero
-    zero(out[0]);
-    zero(out[1]);
-    return out;
+    zero(grad_input);
+    zero(grad_weight);
+  } else if (x.dtype() == DType::Float64) {
+    conv2d_backward_f64(grad, x, w, p.stride, p.padding, p.dilation, p.groups, grad_input, grad_weight);
+  } else {
+    onednn_backward(grad, x, w, p, grad_input, grad_weight);
   }
-  if (x.dtype() == DType::Float64)
-    conv2d_backward_f64(grad, x, w, p.stride, p.padding, p.dilation, p.groups, out[0], out[1]);
-  else
-    onednn_backward(grad, x, w, p, out);
-  return out;
+  return {grad_input, grad_weight, grad_bias};
 }
 
 }  // namespace tl::kernels

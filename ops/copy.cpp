@@ -1,6 +1,6 @@
 // ops/copy.cpp — copy_, clone, contiguous and to. Results of clone/to are fresh contiguous tensors;
 // contiguous and to (without copy=True) return their input itself when there is nothing to do, as PyTorch does.
-#include "core/dispatch.h"
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
@@ -8,16 +8,14 @@ namespace tl::kernels {
 
 // self: any shape, written in place; src broadcasts to self's shape and converts to self's dtype.
 // non_blocking changes nothing on the CPU.
-TensorList copy_(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& self = inputs[0];
-  const Tensor& src = inputs[1];
+Tensor copy_(const Tensor& self, const Tensor& src, const CopyArgs&) {
   TL_CHECK(src.defined(), "copy_: expected a tensor for 'src', got None");
   detail::check_inplace_broadcast(self, src.shape(), "copy_");
   detail::check_no_internal_overlap(self, "copy_");
-  if (self.is_same(src)) return {self};
+  if (self.is_same(src)) return self;
   detail::check_no_partial_overlap(self, src, "copy_");
   detail::copy_elements(self, src);
-  return {self};
+  return self;
 }
 
 namespace {
@@ -32,23 +30,21 @@ Tensor copied(const Tensor& self, DType dtype) {
 
 }  // namespace
 
-TensorList clone(std::span<const Tensor> inputs, const Attrs&) { return {copied(inputs[0], inputs[0].dtype())}; }
+Tensor clone(const Tensor& self) { return copied(self, self.dtype()); }
 
 // Dispatches clone, so profiles show aten::contiguous -> aten::clone as PyTorch's do.
-TensorList contiguous(std::span<const Tensor> inputs, const Attrs&) {
-  if (inputs[0].is_contiguous()) return {inputs[0]};
-  return {inputs[0].clone()};
+Tensor contiguous(const Tensor& self) {
+  if (self.is_contiguous()) return self;
+  return self.clone();
 }
 
-TensorList to(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& self = inputs[0];
-  const DType dtype = attrs.get<DType>("dtype");
-  const bool copy = attrs.has("copy") && attrs.get<bool>("copy");
-  if (self.dtype() == dtype && !copy) return {self};
+Tensor to(const Tensor& self, const ToArgs& args) {
+  const DType dtype = args.dtype;
+  if (self.dtype() == dtype && !args.copy) return self;
   RecordFunction to_copy("aten::_to_copy", [&] {
     return ScopeArgs{self, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue{}};
   });
-  return {copied(self, dtype)};
+  return copied(self, dtype);
 }
 
 }  // namespace tl::kernels

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/ops.h"
@@ -39,10 +39,8 @@ Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* o
 
 // rand and randn fill an `empty` with uniform_(0, 1) and normal_(0, 1) (`fill_op`) in ATen.
 template <typename Draw>
-Tensor random(const Attrs& attrs, const char* op, const char* fill_op, Draw draw) {
-  const DType dtype = attrs.get<DType>("dtype");
+Tensor random(const Shape& size, DType dtype, const char* op, const char* fill_op, Draw draw) {
   TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
-  const Shape& size = attrs.get<Shape>("size");
   check_sizes(size, op);
   Tensor out = Tensor::allocate(size, dtype);
   RecordFunction fill(fill_op, [&] { return ScopeArgs{TensorType{size, dtype}, AttrValue(0.0), AttrValue(1.0), AttrValue{}}; });
@@ -81,40 +79,30 @@ Tensor integral_arange(const Scalar& start_value, const Scalar& end_value, const
 
 }  // namespace
 
-TensorList empty(std::span<const Tensor>, const Attrs& attrs) {
-  const Shape& size = attrs.get<Shape>("size");
-  check_sizes(size, "empty");
-  return {Tensor::allocate(size, attrs.get<DType>("dtype"))};
+Tensor empty(const EmptyArgs& args) {
+  check_sizes(args.size, "empty");
+  return Tensor::allocate(args.size, args.dtype);
 }
 
-TensorList zeros(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 0, "zeros", FillOp::Zero)};
-}
+Tensor zeros(const ZerosArgs& args) { return filled(args.size, args.dtype, 0, "zeros", FillOp::Zero); }
 
-TensorList ones(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), 1, "ones")};
-}
+Tensor ones(const OnesArgs& args) { return filled(args.size, args.dtype, 1, "ones"); }
 
-TensorList full(std::span<const Tensor>, const Attrs& attrs) {
-  return {filled(attrs.get<Shape>("size"), attrs.get<DType>("dtype"), attrs.scalar("fill_value"), "full")};
-}
+Tensor full(const FullArgs& args) { return filled(args.size, args.dtype, args.fill_value, "full"); }
 
-TensorList arange(std::span<const Tensor>, const Attrs& attrs) {
-  const double start = attrs.scalar("start").to<double>(), end = attrs.scalar("end").to<double>(),
-               step = attrs.scalar("step").to<double>();
+Tensor arange(const ArangeArgs& args) {
+  const double start = args.start.to<double>(), end = args.end.to<double>(), step = args.step.to<double>();
   TL_CHECK(step != 0, "arange: step must be nonzero");
   TL_CHECK(std::isfinite(start) && std::isfinite(end), "arange: unsupported range ", start, " -> ", end);
   TL_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), "arange: upper bound and larger bound inconsistent with step sign (start ",
            start, ", end ", end, ", step ", step, ")");
-  const DType dtype = attrs.get<DType>("dtype");
+  const DType dtype = args.dtype;
   TL_CHECK(dtype != DType::Bool, "arange: not implemented for ", dtype);
   // ATen's arange runs arange.start_out into an empty result it then resizes (a kernel allocation).
   RecordFunction out_overload("aten::arange", [&] {
-    return ScopeArgs{detail::attr_arg(attrs, "start"), detail::attr_arg(attrs, "end"), detail::attr_arg(attrs, "step"),
-                     TensorType{Shape{0}, dtype}};
+    return ScopeArgs{detail::box(args.start), detail::box(args.end), detail::box(args.step), TensorType{Shape{0}, dtype}};
   });
-  if (!is_floating_point(dtype))
-    return {integral_arange(attrs.scalar("start"), attrs.scalar("end"), attrs.scalar("step"), dtype)};
+  if (!is_floating_point(dtype)) return integral_arange(args.start, args.end, args.step, dtype);
   const double count = std::ceil((end - start) / step);
   TL_CHECK(count < 9.0e18, "arange: range ", start, " -> ", end, " step ", step, " has too many elements");
   Tensor out = Tensor::allocate({static_cast<int64_t>(count)}, dtype);
@@ -122,15 +110,15 @@ TensorList arange(std::span<const Tensor>, const Attrs& attrs) {
     scalar_t* p = static_cast<scalar_t*>(out.raw_data());
     for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = static_cast<scalar_t>(start + static_cast<double>(i) * step);
   });
-  return {out};
+  return out;
 }
 
-TensorList rand(std::span<const Tensor>, const Attrs& attrs) {
-  return {random(attrs, "rand", "aten::uniform_", [](Generator& g) { return g.uniform(); })};
+Tensor rand(const RandArgs& args) {
+  return random(args.size, args.dtype, "rand", "aten::uniform_", [](Generator& g) { return g.uniform(); });
 }
 
-TensorList randn(std::span<const Tensor>, const Attrs& attrs) {
-  return {random(attrs, "randn", "aten::normal_", [](Generator& g) { return g.normal(); })};
+Tensor randn(const RandnArgs& args) {
+  return random(args.size, args.dtype, "randn", "aten::normal_", [](Generator& g) { return g.normal(); });
 }
 
 }  // namespace tl::kernels

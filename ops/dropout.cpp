@@ -5,9 +5,10 @@
 // native_dropout_backward applies a mask and scale to a gradient.
 #include <algorithm>
 #include <mutex>
+#include <tuple>
 
-#include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 
 namespace tl::kernels {
@@ -29,18 +30,16 @@ void scale_kept(const T* in, const Flag* kept, T* out, int64_t n, double p) {
     out[i] = kept[i] ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
 }
 
-double checked_p(const Attrs& attrs, const char* op) {
-  const double p = attrs.get<double>("p");
+double checked_p(double p, const char* op) {
   TL_CHECK(p >= 0.0 && p <= 1.0, op, ": probability has to be between 0 and 1, got ", p);
   return p;
 }
 
 }  // namespace
 
-TensorList dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const double p = checked_p(attrs, "dropout");
-  if (!attrs.get<bool>("train") || p == 0.0 || x.numel() == 0) return {x};
+Tensor dropout(const Tensor& x, const DropoutArgs& args) {
+  const double p = checked_p(args.p, "dropout");
+  if (!args.train || p == 0.0 || x.numel() == 0) return x;
   TL_CHECK(is_floating_point(x.dtype()), "dropout: expected a floating point input, got ", x.dtype());
   Tensor out = Tensor::allocate(x.sizes(), x.dtype());
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
@@ -59,16 +58,14 @@ TensorList dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
     RecordFunction mul("aten::mul", [&] { return ScopeArgs{x, out}; });
     scale_kept(src.data<scalar_t>(), out.data<scalar_t>(), out.data<scalar_t>(), x.numel(), p);
   });
-  return {out};
+  return out;
 }
 
-TensorList native_dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const double p = checked_p(attrs, "native_dropout");
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& x, const NativeDropoutArgs& args) {
+  const double p = checked_p(args.p, "native_dropout");
   TL_CHECK(is_floating_point(x.dtype()), "native_dropout: expected a floating point input, got ", x.dtype());
   Tensor out = Tensor::allocate(x.sizes(), x.dtype()), mask = Tensor::allocate(x.sizes(), DType::Bool);
-  const bool train = attrs.is_none("train") || attrs.get<bool>("train");
-  if (!train) {
+  if (!args.train.value_or(true)) {
     out.copy_(x);
     std::fill_n(mask.data<bool>(), mask.numel(), true);
     return {out, mask};
@@ -85,12 +82,11 @@ TensorList native_dropout(std::span<const Tensor> inputs, const Attrs& attrs) {
   return {out, mask};
 }
 
-TensorList native_dropout_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &grad = inputs[0], &mask = inputs[1];
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, const NativeDropoutBackwardArgs& args) {
   TL_CHECK(mask.dtype() == DType::Bool, "native_dropout_backward: mask should be a bool tensor, got ", mask.dtype());
   TL_CHECK(grad.shape() == mask.shape(), "native_dropout_backward: grad_output of size ", grad.shape(),
            " and mask of size ", mask.shape(), " differ");
-  return {grad * mask.to(grad.dtype()) * attrs.get<double>("scale")};
+  return grad * mask.to(grad.dtype()) * args.scale;
 }
 
 }  // namespace tl::kernels

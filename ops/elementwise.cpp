@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/boxing.h"
 #include "ops/aten_scope.h"
 
 namespace tl::detail {
@@ -178,23 +179,22 @@ DType wrapped_number_dtype(const Scalar& value) {
   return value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
 }
 
-BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
-                               std::string_view attr, NumberOperand number) {
-  TL_INTERNAL_ASSERT(!inputs.empty(), op, " without inputs");
+BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
+                               const char* op, std::string_view other_name, NumberOperand how) {
   BinaryOperands r;
-  r.self = inputs[0];
+  r.self = self;
   TL_CHECK(r.self.defined(), op, ": expected a tensor for 'self', got None");
-  if (inputs.size() >= 2) {
-    TL_CHECK(inputs[1].defined(), op, ": expected a tensor for '", attr, "', got None");
-    r.other = inputs[1];
-    r.other_dtype = r.other.dtype();
-    r.dtype = result_type(inputs.first(2));
+  if (other.defined()) {
+    r.other = other;
+    r.other_dtype = other.dtype();
+    r.dtype = result_type(std::initializer_list<Tensor>{self, other});
   } else {
-    const Scalar value = attrs.scalar(attr);
+    TL_CHECK(number.has_value(), op, ": expected a tensor for '", other_name, "', got None");
+    const Scalar& value = *number;
     r.other_dtype = wrapped_number_dtype(value);
-    r.dtype = result_type(inputs.first(1), std::span<const Scalar>(&value, 1));
-    if (number == NumberOperand::AsIs) {
-      instant_scope("aten::result_type", [&] { return ScopeArgs{r.self, *attrs.find(attr)}; });
+    r.dtype = result_type(std::span<const Tensor>(&self, 1), std::span<const Scalar>(&value, 1));
+    if (how == NumberOperand::AsIs) {
+      instant_scope("aten::result_type", [&] { return ScopeArgs{r.self, box(value)}; });
       to_scopes(TensorType{r.self.shape(), r.self.dtype()}, r.dtype);
     } else if (r.other_dtype != r.dtype) {
       to_scopes(TensorType{{}, r.other_dtype}, r.dtype);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -261,8 +262,8 @@ void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* o
 /// For in-place ops: `other` must broadcast to self's shape without growing it.
 void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op);
 
-/// The operands of a binary op (add, eq, pow, ...). `other` is inputs[1] or, when there is none,
-/// the Scalar attribute named `attr` as a 0-dim tensor of the result dtype.
+/// The operands of a binary op (add, eq, pow, ...): `other` is the tensor operand or, when that is
+/// undefined, the number its arguments struct holds (x + 2) as a 0-dim tensor of the result dtype.
 struct BinaryOperands {
   Tensor self;
   Tensor other;
@@ -277,8 +278,11 @@ struct BinaryOperands {
 enum class NumberOperand : uint8_t { Wrapped, AsIs };
 /// The dtype ATen wraps a number in: float64, int64 or bool.
 DType wrapped_number_dtype(const Scalar& value);
-BinaryOperands binary_operands(std::span<const Tensor> inputs, const Attrs& attrs, const char* op,
-                               std::string_view attr = "other", NumberOperand number = NumberOperand::Wrapped);
+/// `self` and `other` (undefined when the op got the number `number` instead) of op `op`, whose schema calls
+/// its second operand `other_name`; throws when neither a tensor nor a number was given.
+BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const std::optional<Scalar>& number,
+                               const char* op, std::string_view other_name = "other",
+                               NumberOperand how = NumberOperand::Wrapped);
 
 /// What ATen's TensorIterator records converting the operands to the dtype it computes in: the `to` of
 /// each tensor operand of another dtype, self first (a number's is binary_operands'). The conversion is

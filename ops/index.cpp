@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/reduce_plan.h"
@@ -260,31 +261,25 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const std::vector<int6
 
 }  // namespace
 
-TensorList nonzero(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return nonzero_impl(inputs[0], attrs.has("as_tuple") && attrs.get<bool>("as_tuple"));
-}
+TensorList nonzero(const Tensor& self, const NonzeroArgs& args) { return nonzero_impl(self, args.as_tuple); }
 
-TensorList argwhere(std::span<const Tensor> inputs, const Attrs&) { return nonzero_impl(inputs[0], false); }
+Tensor argwhere(const Tensor& self) { return nonzero_impl(self, false)[0]; }
 
-TensorList index_select(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& self = inputs[0];
-  const Tensor& index = inputs[1];
+Tensor index_select(const Tensor& self, const Tensor& index, const IndexSelectArgs& args) {
   TL_CHECK(index.defined(), "index_select: expected an index tensor, got None");
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), self.dim(), "index_select");
+  const int64_t dim = wrap_dim(args.dim, self.dim(), "index_select");
   if (self.dim() == 0) {
     // PyTorch treats a 0-d self as size [1] and keeps the result 0-d.
     TL_CHECK(index.numel() > 0, "index_select: index of a 0-d tensor must not be empty");
     read_index(index, 1, 0);
     Tensor out = Tensor::allocate({}, self.dtype());
     std::memcpy(out.raw_data(), self.raw_data(), static_cast<size_t>(self.element_size()));
-    return {out};
+    return out;
   }
-  return {index_select_impl(self, dim, read_index(index, self.size(dim), dim))};
+  return index_select_impl(self, dim, read_index(index, self.size(dim), dim));
 }
 
-TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& self = inputs[0];
-  const Tensor& mask = inputs[1];
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
   TL_CHECK(mask.defined() && mask.dtype() == DType::Bool, "masked_select: expected a bool mask, got ",
            mask.defined() ? dtype_name(mask.dtype()) : "None");
   const Shape broadcast = broadcast_shapes(self.shape(), mask.shape(), "masked_select");
@@ -323,7 +318,7 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
     detail::instant_scope("aten::_local_scalar_dense", [&] { return ScopeArgs{count}; });
   }
   Tensor out = Tensor::allocate({first.back()}, self.dtype());
-  if (first.back() == 0) return {out};
+  if (first.back() == 0) return out;
   detail::as_strided_scope(out);
   if (expand) detail::instant_scope("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
   const int64_t esize = self.element_size();
@@ -341,7 +336,7 @@ TensorList masked_select(std::span<const Tensor> inputs, const Attrs&) {
       });
     }
   });
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "core/warning.h"
 #include "ops/inference_layout.h"
@@ -62,18 +63,20 @@ onednn::PrimitiveKey ConvSpec::key() const {
   return k;
 }
 
-ConvSpec parse_spec(const Attrs& attrs, const char* op) {
+/// The conv fields both ops take (MkldnnConvolutionArgs, MkldnnReorderConv2dWeightArgs), checked.
+template <typename Args>
+ConvSpec checked_spec(const Args& args, const char* op) {
   ConvSpec s;
-  s.stride = onednn::pair_attr(attrs, "stride", op);
-  s.padding = onednn::pair_attr(attrs, "padding", op);
-  s.dilation = onednn::pair_attr(attrs, "dilation", op);
-  s.groups = attrs.get<int64_t>("groups");
+  s.stride = args.stride;
+  s.padding = args.padding;
+  s.dilation = args.dilation;
+  s.groups = args.groups;
   check_positive(op, "stride", s.stride);
   check_positive(op, "padding", s.padding, /*allow_zero=*/true);
   check_positive(op, "dilation", s.dilation);
   TL_CHECK(s.groups > 0, op, ": groups must be positive, got ", s.groups);
-  s.relu = attrs.get<bool>("relu");
-  s.winograd = attrs.get<bool>("winograd");
+  s.relu = args.relu;
+  s.winograd = args.winograd;
   return s;
 }
 
@@ -87,9 +90,7 @@ void check_weight(const char* op, const ConvSpec& s) {
 
 /// weight_size, when given (non-empty), is the weight's logical size: a packed weight's carries it,
 /// so a caller that thinks it packed another weight is told here, not by a wrong result later.
-void check_weight_size(const char* op, const Attrs& attrs, const ConvSpec& s, bool packed) {
-  if (!attrs.has("weight_size")) return;
-  const Shape& size = attrs.get<Shape>("weight_size");
+void check_weight_size(const char* op, const Shape& size, const ConvSpec& s, bool packed) {
   TL_CHECK(size.size() == 0 || size == s.weight, op, ": weight_size ", size, " does not match the ",
            packed ? "prepacked" : "dense", " weight's size ", s.weight);
 }
@@ -335,21 +336,22 @@ dnnl::memory weight_memory(const ConvPlan& plan, const ConvSpec& s, const Tensor
 // weight are finite (with a Winograd-prepacked weight, NaN or inf input throws before anything is
 // written). Result: blocked, or bf16 NHWC for bf16 NHWC input; written into `out` when given (which
 // may be `other` itself). NaN, inf and -0.0 come out as eager's conv2d + add + relu give them.
-TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor mkldnn_convolution(const Tensor& self, const Tensor& weight, const Tensor& bias, const Tensor& other,
+                          const Tensor& out, const MkldnnConvolutionArgs& args) {
   constexpr const char* op = "mkldnn_convolution";
-  const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2], &other = inputs[3], &out = inputs[4];
+  const Tensor &x = self, &w = weight, &b = bias;
   inference::check_activation(op, "input", x);
   TL_CHECK(w.defined() && (w.dim() == 4 || w.dim() == 1), op, ": expected a 4-D weight or a 1-D prepacked one, got ",
            w.defined() ? w.shape() : Shape{});
   const PackedConvWeight* packed = w.dim() == 1 ? &packed_weight_of(op, w) : nullptr;
-  ConvSpec s = parse_spec(attrs, op);
+  ConvSpec s = checked_spec(args, op);
   s.src_sizes = x.shape();
   s.src_strides = x.strides();
   s.dtype = x.dtype();
   s.weight = packed ? packed->spec.weight : w.shape();
   s.bias = b.defined();
   s.sum = other.defined();
-  check_weight_size(op, attrs, s, packed != nullptr);
+  check_weight_size(op, args.weight_size, s, packed != nullptr);
   check_weight(op, s);
   check_input(op, s);
   if (s.bias) {
@@ -366,7 +368,7 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
   }
   const Shape o = s.output_shape(op);
   Tensor y = inference::activation_out(op, blocked_output(s), s.dtype, o, out);
-  if (y.numel() == 0) return {y};
+  if (y.numel() == 0) return y;
   if (s.sum) stage_residual(other, y);
   auto context = [&] { return context_of(s); };
   onednn::guarded(op, context, [&] {
@@ -382,38 +384,35 @@ TensorList mkldnn_convolution(std::span<const Tensor> inputs, const Attrs& attrs
     if (y.dtype() == DType::Float32) relu_nan(y.data<float>(), y.numel());
     else relu_nan(static_cast<uint16_t*>(y.raw_data()), y.numel());  // bfloat16: its bits
   }
-  return {y};
+  return y;
 }
 
 // self: a dense (C_out, C_in / groups, kH, kW) float32 weight. Returns it reordered (and converted to
 // input_dtype) into the layout mkldnn_convolution's primitive wants for an input of input_size /
 // input_stride with the same attributes, as a 1-D tensor of input_dtype holding that many bytes whose
 // storage carries the PackedConvWeight (a copy or view of it is not a packed weight).
-TensorList mkldnn_reorder_conv2d_weight(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor mkldnn_reorder_conv2d_weight(const Tensor& self, const MkldnnReorderConv2dWeightArgs& args) {
   constexpr const char* op = "mkldnn_reorder_conv2d_weight";
-  const Tensor& w = inputs[0];
+  const Tensor& w = self;
   TL_CHECK(w.dim() == 4, op, ": expected a 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
   TL_CHECK(w.dtype() == DType::Float32, op, ": expected a float32 weight, got ", w.dtype());
-  ConvSpec s = parse_spec(attrs, op);
-  s.src_sizes = attrs.get<Shape>("input_size");
-  const Shape& strides = attrs.get<Shape>("input_stride");
-  s.src_strides = strides;
-  s.dtype = attrs.get<DType>("input_dtype");
+  ConvSpec s = checked_spec(args, op);
+  s.src_sizes = args.input_size;
+  s.src_strides = args.input_stride;
+  s.dtype = args.input_dtype;
   s.weight = w.shape();
-  s.bias = attrs.get<bool>("bias");
-  s.sum = attrs.get<bool>("sum");
+  s.bias = args.bias;
+  s.sum = args.sum;
   onednn::check_dtype(op, "input_dtype", s.dtype);
   TL_CHECK((s.src_sizes.size() == 4 || s.src_sizes.size() == 5) && s.src_strides.size() == s.src_sizes.size(), op,
            ": expected a 4-D or blocked 5-D input_size with as many input_stride values, got ", s.src_sizes, " and ",
-           strides);
+           args.input_stride);
   check_weight(op, s);
   check_input(op, s);
   TL_CHECK(!winograd_applies(s) || all_finite(w), op, ": weight ", w.shape(), " holds NaN or inf, which Winograd's ",
            "weight transform turns into NaN; pack it with winograd=False");
   auto context = [&] { return context_of(s); };
-  return onednn::guarded(op, context, [&] {
-    return TensorList{make_packed_weight(*plan_for(s, op), s, w, op)};
-  });
+  return onednn::guarded(op, context, [&] { return make_packed_weight(*plan_for(s, op), s, w, op); });
 }
 
 }  // namespace tl::kernels

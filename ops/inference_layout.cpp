@@ -4,6 +4,7 @@
 #include "ops/inference_layout.h"
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "ops/elementwise.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -74,10 +75,9 @@ void reorder(const char* op, const Tensor& src, const dnnl::memory::desc& src_de
 }  // namespace
 
 // self (N, C, H, W) dense, any strides -> fp32 nChw16c (dtype None or float32) or bf16 NHWC.
-TensorList to_mkldnn(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
-  const DType dtype = attrs.is_none("dtype") ? DType::Float32 : attrs.get<DType>("dtype");
+Tensor to_mkldnn(const Tensor& self, const Tensor& out, const ToMkldnnArgs& args) {
+  const Tensor& x = self;
+  const DType dtype = args.dtype.value_or(DType::Float32);
   TL_CHECK(x.dim() == 4, "to_mkldnn: expected 4-D input (N, C, H, W), got ", x.shape());
   onednn::check_dtype("to_mkldnn", "input", x.dtype());
   TL_CHECK(dtype == DType::Float32 || dtype == DType::BFloat16,
@@ -92,26 +92,24 @@ TensorList to_mkldnn(std::span<const Tensor> inputs, const Attrs& attrs) {
     if (out.defined()) inference::check_out("to_mkldnn", out, x.shape(), inference::nhwc_strides(c, h, w), dtype);
     y = out.defined() ? out : inference::allocate_nhwc(n, c, h, w, dtype);
   }
-  if (y.numel() == 0) return {y};
+  if (y.numel() == 0) return y;
   // oneDNN's f32 -> bf16 reorder flushes denormals to zero; copy_'s element copy rounds each value as
   // PyTorch does.
   if (dtype == DType::BFloat16 && x.dtype() == DType::Float32) {
     detail::copy_elements(y, x);
-    return {y};
+    return y;
   }
   reorder("to_mkldnn", x, onednn::strided_desc(x), y, inference::activation_desc(y, c));
-  return {y};
+  return y;
 }
 
 // self blocked (N, C / 16, H, W, 16) or 4-D (N, C, H, W) -> contiguous float32 (N, channels, H, W);
 // channels = -1 keeps every (padded) channel.
-TensorList to_dense(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
+Tensor to_dense(const Tensor& self, const Tensor& out, const ToDenseArgs& args) {
+  const Tensor& x = self;
   inference::check_activation("to_dense", "input", x);
   const Shape logical = inference::logical_shape(x);
-  int64_t channels = attrs.get<int64_t>("channels");
-  if (channels < 0) channels = logical[1];
+  const int64_t channels = args.channels < 0 ? logical[1] : args.channels;
   if (inference::is_blocked(x)) {
     TL_CHECK(inference::blocks_of(channels) == x.size(1), "to_dense: input ", x.shape(), " holds ", x.size(1),
              " blocks of 16 channels, which cannot hold ", channels, " channels");
@@ -121,9 +119,9 @@ TensorList to_dense(std::span<const Tensor> inputs, const Attrs& attrs) {
   const Shape sizes{logical[0], channels, logical[2], logical[3]};
   if (out.defined()) inference::check_out("to_dense", out, sizes, contiguous_strides(sizes), DType::Float32);
   Tensor y = out.defined() ? out : Tensor::allocate(sizes, DType::Float32);
-  if (y.numel() == 0) return {y};
+  if (y.numel() == 0) return y;
   reorder("to_dense", x, inference::activation_desc(x, channels), y, onednn::strided_desc(y));
-  return {y};
+  return y;
 }
 
 }  // namespace kernels

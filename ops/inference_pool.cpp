@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/inference_layout.h"
 #include "ops/onednn/window.h"
@@ -133,39 +134,38 @@ void window_max_blocked(const Tensor& x, const Tensor& y, const onednn::PoolPara
 
 // self: blocked (N, C / 16, H, W, 16) or 4-D (N, C, H, W) -> the same layout (4-D gives NHWC), pooled
 // as max_pool2d does (padding never wins, ceil_mode as in PyTorch).
-TensorList mkldnn_max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor mkldnn_max_pool2d(const Tensor& self, const Tensor& out, const MkldnnMaxPool2dArgs& args) {
   constexpr const char* op = "mkldnn_max_pool2d";
-  const Tensor& x = inputs[0];
-  const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
+  const Tensor& x = self;
   inference::check_activation(op, "input", x);
-  const onednn::PoolParams p = onednn::parse_pool_params(attrs, "mkldnn_max_pool2d", /*has_dilation=*/true);
+  const onednn::PoolParams p =
+      onednn::pool_params(op, args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
   const Shape in = inference::logical_shape(x);
   const Pair hw = conv_output_size(op, in, p.kernel, p.stride, p.padding, p.dilation, p.ceil_mode);
   const Shape o{in[0], in[1], hw[0], hw[1]};
   Tensor y = inference::activation_out(op, inference::is_blocked(x), x.dtype(), o, out);
-  if (y.numel() == 0) return {y};
+  if (y.numel() == 0) return y;
   if (x.dtype() == DType::Float32 && inference::is_blocked(x)) window_max_blocked(x, y, p);
   else if (x.dtype() == DType::Float32) window_max<float>(x, y, p);
   else window_max<BFloat16>(x, y, p);
-  return {y};
+  return y;
 }
 
 // self: blocked (N, C / 16, H, W, 16) or 4-D (N, C, H, W) -> the same layout (4-D gives NHWC) with
 // spatial size output_size, each output the mean of PyTorch's adaptive window.
-TensorList mkldnn_adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor mkldnn_adaptive_avg_pool2d(const Tensor& self, const Tensor& out, const MkldnnAdaptiveAvgPool2dArgs& args) {
   constexpr const char* op = "mkldnn_adaptive_avg_pool2d";
-  const Tensor& x = inputs[0];
-  const Tensor& out = inputs.size() > 1 ? inputs[1] : Tensor();
+  const Tensor& x = self;
   inference::check_activation(op, "input", x);
-  const Pair size = onednn::pair_attr(attrs, "output_size", op);
+  const Pair& size = args.output_size;
   check_positive(op, "output_size", size);
   const Shape in = inference::logical_shape(x);
   TL_CHECK(in[2] > 0 && in[3] > 0, op, ": input ", x.shape(), " has an empty spatial dimension");
   Tensor y = inference::activation_out(op, inference::is_blocked(x), x.dtype(), {in[0], in[1], size[0], size[1]}, out);
-  if (y.numel() == 0) return {y};
+  if (y.numel() == 0) return y;
   if (x.dtype() == DType::Float32) adaptive_average<float>(x, y);
   else adaptive_average<BFloat16>(x, y);
-  return {y};
+  return y;
 }
 
 }  // namespace tl::kernels

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
@@ -30,7 +31,7 @@ void check_cat_operand(const Tensor& t, size_t i, const Tensor& ref, size_t r, i
   }
 }
 
-Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim_attr) {
+Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim_arg) {
   TL_CHECK(!tensors.empty(), "cat: expected a non-empty list of tensors");
   for (size_t i = 0; i < tensors.size(); ++i) {
     TL_CHECK(tensors[i].defined(), "cat: expected a tensor at position ", i, ", got None");
@@ -42,7 +43,7 @@ Tensor cat_impl(std::span<const Tensor> tensors, int64_t dim_attr) {
   while (r < tensors.size() && skipped(tensors[r])) ++r;
   if (r == tensors.size()) return Tensor::allocate({0}, dtype);
   const Tensor& ref = tensors[r];
-  const int64_t dim = wrap_dim(dim_attr, ref.dim(), "cat");
+  const int64_t dim = wrap_dim(dim_arg, ref.dim(), "cat");
   Shape shape = ref.shape();
   shape[dim] = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -71,16 +72,16 @@ Tensor unsqueezed(const Tensor& t, int64_t dim) {
 
 }  // namespace
 
-TensorList cat(std::span<const Tensor> inputs, const Attrs& attrs) { return {cat_impl(inputs, attrs.get<int64_t>("dim"))}; }
+Tensor cat(std::span<const Tensor> tensors, const CatArgs& args) { return cat_impl(tensors, args.dim); }
 
-TensorList stack(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor stack(std::span<const Tensor> inputs, const StackArgs& args) {
   TL_CHECK(!inputs.empty(), "stack: expected a non-empty list of tensors");
   for (size_t i = 0; i < inputs.size(); ++i) {
     TL_CHECK(inputs[i].defined(), "stack: expected a tensor at position ", i, ", got None");
     TL_CHECK(inputs[i].shape() == inputs[0].shape(), "stack: expects each tensor to be equal size, but got ",
              inputs[0].shape(), " at entry 0 and ", inputs[i].shape(), " at entry ", i);
   }
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), inputs[0].dim() + 1, "stack");
+  const int64_t dim = wrap_dim(args.dim, inputs[0].dim() + 1, "stack");
   // ATen's stack: below the last dim, cat along dim then a view that splits it (what the unsqueezed
   // inputs' cat gives directly); at the last dim, a cat of unsqueezed inputs.
   const bool split = dim < inputs[0].dim();
@@ -105,7 +106,7 @@ TensorList stack(std::span<const Tensor> inputs, const Attrs& attrs) {
       return ScopeArgs{TensorType{joined, out.dtype()}, AttrValue(out.shape())};
     });
   }
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

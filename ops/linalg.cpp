@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
@@ -161,19 +162,15 @@ void mv_scopes(const Tensor& mat, const Tensor& vec) {
 
 }  // namespace
 
-TensorList mm(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& a = inputs[0];
-  const Tensor& b = inputs[1];
+Tensor mm(const Tensor& a, const Tensor& b) {
   check_matrices("mm", a, b);
   Tensor out = Tensor::allocate({a.size(0), b.size(1)}, a.dtype());
   gemm_conj_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
-  return {out};
+  return out;
 }
 
-TensorList bmm(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& a = inputs[0];
-  const Tensor& b = inputs[1];
+Tensor bmm(const Tensor& a, const Tensor& b) {
   TL_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expected 3-D tensors, got self of size ", a.shape(),
            " and mat2 of size ", b.shape());
   check_operands("bmm", a, b);
@@ -182,12 +179,10 @@ TensorList bmm(std::span<const Tensor> inputs, const Attrs&) {
   Tensor out = Tensor::allocate({a.size(0), a.size(1), b.size(2)}, a.dtype());
   bmm_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
-  return {out};
+  return out;
 }
 
-TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& a = inputs[0];
-  const Tensor& b = inputs[1];
+Tensor matmul(const Tensor& a, const Tensor& b) {
   TL_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need to be at least 1D, but they are ", a.dim(),
            "D and ", b.dim(), "D");
   check_operands("matmul", a, b);
@@ -226,7 +221,7 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
     detail::instant_scope("aten::_unsafe_view", [&] {
       return ScopeArgs{TensorType{db == 2 ? flat_out.shape() : Shape{rows}, out.dtype()}, AttrValue(shape)};
     });
-    return {out};
+    return out;
   }
   const Tensor full_out = Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype());
   Tensor flat_a, flat_b;
@@ -275,13 +270,10 @@ TensorList matmul(std::span<const Tensor> inputs, const Attrs&) {
   } else {
     batched_gemm(a2, b2, full_out, 1, 0);
   }
-  return {out};
+  return out;
 }
 
-TensorList addmm(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& self = inputs[0];
-  const Tensor& mat1 = inputs[1];
-  const Tensor& mat2 = inputs[2];
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const AddmmArgs& args) {
   TL_CHECK(self.defined(), "addmm: expected a tensor for self, got None");
   check_matrices("addmm", mat1, mat2);
   TL_CHECK(self.dtype() == mat1.dtype(), "addmm: expected self to have dtype ", mat1.dtype(), " like mat1, got ",
@@ -293,7 +285,7 @@ TensorList addmm(std::span<const Tensor> inputs, const Attrs& attrs) {
     fits = self.size(d) == target || self.size(d) == 1;
   }
   TL_CHECK(fits, "addmm: self of size ", self.shape(), " cannot be broadcast to the product's size ", product);
-  const double beta = attrs.scalar("beta").to<double>(), alpha = attrs.scalar("alpha").to<double>();
+  const double beta = args.beta.to<double>(), alpha = args.alpha.to<double>();
   Tensor out = Tensor::allocate(product, self.dtype());
   // ATen's addmm expands self to the product's size (a view), copies it into the result (beta == 0 never
   // reads self, so its NaNs do not propagate) and resolves the conjugate bits of the result and mat1;
@@ -309,26 +301,23 @@ TensorList addmm(std::span<const Tensor> inputs, const Attrs& attrs) {
   }
   gemm_conj_scopes(out, mat1, mat2);
   batched_gemm(mat1, mat2, out, alpha, beta);
-  return {out};
+  return out;
 }
 
-TensorList linear(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& input = inputs[0];
-  const Tensor& weight = inputs[1];
-  const Tensor bias = inputs.size() > 2 ? inputs[2] : Tensor();
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   TL_CHECK(input.defined() && weight.defined(), "linear: expected input and weight tensors, got None");
   // PyTorch's composition, so profiles show the same children: addmm for 2-D input with a bias
   // (and for contiguous 3-D input, flattened), otherwise matmul then an in-place add.
   const Tensor weight_t = weight.t();
-  if (input.dim() == 2 && bias.defined()) return {tl::addmm(bias, input, weight_t)};
+  if (input.dim() == 2 && bias.defined()) return tl::addmm(bias, input, weight_t);
   if (input.dim() == 3 && bias.defined() && input.is_contiguous()) {
     const Tensor flat = input.view({input.size(0) * input.size(1), input.size(2)});
     const Tensor out = tl::addmm(bias, flat, weight_t);
-    return {out.view({input.size(0), input.size(1), out.size(1)})};
+    return out.view({input.size(0), input.size(1), out.size(1)});
   }
   Tensor out = tl::matmul(input, weight_t);
   if (bias.defined()) out.add_(bias);
-  return {out};
+  return out;
 }
 
 }  // namespace tl::kernels

@@ -2,6 +2,7 @@
 // loops of their own), so autograd records each part; the arithmetic and the calls follow PyTorch 1.13's
 // LossNLL.cpp (cross_entropy -> log_softmax with the input's dtype, nll_loss_nd -> nll_loss).
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/record_function.h"
 #include "ops/ops.h"
 
@@ -68,15 +69,14 @@ Tensor cross_entropy_smoothed(const Tensor& lp, const Tensor& target, const Tens
 
 }  // namespace
 
-TensorList nll_loss(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {nll_loss_rows(inputs[0], inputs[1], inputs[2], attrs.get<int64_t>("reduction"),
-                      attrs.get<int64_t>("ignore_index"))};
+Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight, const NllLossArgs& args) {
+  return nll_loss_rows(self, target, weight, args.reduction, args.ignore_index);
 }
 
-TensorList cross_entropy_loss(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &self = inputs[0], &target = inputs[1], &weight = inputs[2];
-  const int64_t reduction = attrs.get<int64_t>("reduction"), ignore_index = attrs.get<int64_t>("ignore_index");
-  const double label_smoothing = attrs.get<double>("label_smoothing");
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor& weight,
+                          const CrossEntropyLossArgs& args) {
+  const int64_t reduction = args.reduction, ignore_index = args.ignore_index;
+  const double label_smoothing = args.label_smoothing;
   TL_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
            "cross_entropy_loss: label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
   TL_CHECK(reduction >= 0 && reduction <= 2, "cross_entropy_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
@@ -92,12 +92,12 @@ TensorList cross_entropy_loss(std::span<const Tensor> inputs, const Attrs& attrs
     if (weight.defined())
       TL_CHECK(weight.dim() == 1 && weight.numel() == self.size(class_dim), "cross_entropy_loss: expected weight with "
                "one element per class (", self.size(class_dim), "), got shape ", weight.sizes());
-    return {cross_entropy_prob(tl::log_softmax(self, class_dim, self.dtype()), target, weight, reduction, class_dim,
-                               label_smoothing)};
+    return cross_entropy_prob(tl::log_softmax(self, class_dim, self.dtype()), target, weight, reduction, class_dim,
+                              label_smoothing);
   }
   const Tensor lp = tl::log_softmax(self, class_dim, self.dtype());
-  if (label_smoothing == 0.0) return {tl::nll_loss_nd(lp, target, weight, reduction, ignore_index)};
-  return {cross_entropy_smoothed(lp, target, weight, reduction, ignore_index, class_dim, label_smoothing)};
+  if (label_smoothing == 0.0) return tl::nll_loss_nd(lp, target, weight, reduction, ignore_index);
+  return cross_entropy_smoothed(lp, target, weight, reduction, ignore_index, class_dim, label_smoothing);
 }
 
 }  // namespace tl::kernels

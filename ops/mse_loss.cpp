@@ -1,14 +1,14 @@
 // ops/mse_loss.cpp — mse_loss and mse_loss_backward: self and target of one shape and floating
 // dtype (float32 or float64); the mean and sum are accumulated in double.
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 
 namespace tl::kernels {
 namespace {
 
-int64_t checked_reduction(const Attrs& attrs, const char* op) {
-  const int64_t r = attrs.get<int64_t>("reduction");
+int64_t checked_reduction(int64_t r, const char* op) {
   TL_CHECK(r >= 0 && r <= 2, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ", r);
   return r;
 }
@@ -70,25 +70,24 @@ Tensor backward(const Tensor& grad_output, const Tensor& self, const Tensor& tar
 
 }  // namespace
 
-TensorList mse_loss(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor &self = inputs[0], &target = inputs[1];
+Tensor mse_loss(const Tensor& self, const Tensor& target, const MseLossArgs& args) {
   check_pair(self, target, "mse_loss");
-  const int64_t reduction = checked_reduction(attrs, "mse_loss");
-  return {self.dtype() == DType::Float32 ? forward<float>(self, target, reduction)
-                                        : forward<double>(self, target, reduction)};
+  const int64_t reduction = checked_reduction(args.reduction, "mse_loss");
+  return self.dtype() == DType::Float32 ? forward<float>(self, target, reduction)
+                                       : forward<double>(self, target, reduction);
 }
 
-TensorList mse_loss_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const MseLossBackwardArgs& args) {
   const char* op = "mse_loss_backward";
-  const Tensor &grad_output = inputs[0], &self = inputs[1], &target = inputs[2];
   check_pair(self, target, op);
-  const int64_t reduction = checked_reduction(attrs, op);
+  const int64_t reduction = checked_reduction(args.reduction, op);
   const bool shape_ok = reduction == 0 ? grad_output.sizes() == self.sizes() : grad_output.numel() == 1;
   TL_CHECK(shape_ok && grad_output.dtype() == self.dtype(), op, ": expected grad_output ",
            reduction == 0 ? self.sizes() : Shape{}, " ", self.dtype(), " for reduction ", reduction, ", got ",
            grad_output.sizes(), " ", grad_output.dtype());
-  return {self.dtype() == DType::Float32 ? backward<float>(grad_output, self, target, reduction)
-                                        : backward<double>(grad_output, self, target, reduction)};
+  return self.dtype() == DType::Float32 ? backward<float>(grad_output, self, target, reduction)
+                                       : backward<double>(grad_output, self, target, reduction);
 }
 
 }  // namespace tl::kernels

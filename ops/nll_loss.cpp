@@ -2,8 +2,10 @@
 // int64 class targets, an optional per-class weight and an ignored index. Every input is validated
 // (targets included) before anything is allocated or computed.
 #include <cmath>
+#include <tuple>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 
 namespace tl::kernels {
@@ -15,7 +17,8 @@ struct NllArgs {
   int64_t n = 1, c = 1, reduction = 1, ignore_index = -100;
 };
 
-NllArgs check_nll(const Tensor& self, const Tensor& target, const Tensor& weight, const Attrs& attrs, const char* op) {
+NllArgs check_nll(const Tensor& self, const Tensor& target, const Tensor& weight, int64_t reduction,
+                  int64_t ignore_index, const char* op) {
   NllArgs a;
   TL_CHECK(self.dtype() == DType::Float32 || self.dtype() == DType::Float64, op,
            ": expected input of dtype float32 or float64, got ", self.dtype());
@@ -35,10 +38,10 @@ NllArgs check_nll(const Tensor& self, const Tensor& target, const Tensor& weight
              "), got shape ", weight.sizes());
     a.weight = weight.contiguous();
   }
-  a.reduction = attrs.get<int64_t>("reduction");
+  a.reduction = reduction;
   TL_CHECK(a.reduction >= 0 && a.reduction <= 2, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
            a.reduction);
-  a.ignore_index = attrs.get<int64_t>("ignore_index");
+  a.ignore_index = ignore_index;
   a.self = self.contiguous();
   a.target = target.contiguous();
   const int64_t* t = a.target.data<int64_t>();
@@ -54,7 +57,7 @@ T weight_of(const NllArgs& a, int64_t cls) {
 }
 
 template <typename T>
-TensorList forward(const NllArgs& a) {
+std::tuple<Tensor, Tensor> forward(const NllArgs& a) {
   const T* x = a.self.data<T>();
   const int64_t* t = a.target.data<int64_t>();
   Tensor total = Tensor::allocate({}, a.self.dtype());
@@ -103,15 +106,16 @@ Tensor backward(const NllArgs& a, const Tensor& grad_output, const Tensor& total
 
 }  // namespace
 
-TensorList nll_loss_forward(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const NllArgs a = check_nll(inputs[0], inputs[1], inputs[2], attrs, "nll_loss_forward");
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target, const Tensor& weight,
+                                            const NllLossForwardArgs& args) {
+  const NllArgs a = check_nll(self, target, weight, args.reduction, args.ignore_index, "nll_loss_forward");
   return a.self.dtype() == DType::Float32 ? forward<float>(a) : forward<double>(a);
 }
 
-TensorList nll_loss_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target, const Tensor& weight,
+                         const Tensor& total_weight, const NllLossBackwardArgs& args) {
   const char* op = "nll_loss_backward";
-  const Tensor &grad_output = inputs[0], &total_weight = inputs[4];
-  const NllArgs a = check_nll(inputs[1], inputs[2], inputs[3], attrs, op);
+  const NllArgs a = check_nll(self, target, weight, args.reduction, args.ignore_index, op);
   const bool shape_ok = a.reduction == 0 ? grad_output.sizes() == a.target.sizes() : grad_output.numel() == 1;
   TL_CHECK(shape_ok && grad_output.dtype() == a.self.dtype(), op, ": expected grad_output ",
            a.reduction == 0 ? a.target.sizes() : Shape{}, " ", a.self.dtype(), " for reduction ", a.reduction,
@@ -119,8 +123,8 @@ TensorList nll_loss_backward(std::span<const Tensor> inputs, const Attrs& attrs)
   TL_CHECK(total_weight.numel() == 1 && total_weight.dtype() == a.self.dtype(), op,
            ": expected a single-element total_weight of dtype ", a.self.dtype(), ", got ", total_weight.sizes(), " ",
            total_weight.dtype());
-  return {a.self.dtype() == DType::Float32 ? backward<float>(a, grad_output, total_weight)
-                                           : backward<double>(a, grad_output, total_weight)};
+  return a.self.dtype() == DType::Float32 ? backward<float>(a, grad_output, total_weight)
+                                          : backward<double>(a, grad_output, total_weight);
 }
 
 }  // namespace tl::kernels

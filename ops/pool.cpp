@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/ops.h"
@@ -339,16 +340,15 @@ Tensor with_batch(const Tensor& x, const Pool& pool) {
 }  // namespace
 
 // input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
-TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const PoolParams p = onednn::parse_pool_params(attrs, "max_pool2d", /*has_dilation=*/true);
+Tensor max_pool2d(const Tensor& self, const MaxPool2dArgs& args) {
+  const PoolParams p =
+      onednn::pool_params("max_pool2d", args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
   // ATen's max_pool2d on CPU runs max_pool2d_with_indices; torchless's computes no indices.
   RecordFunction with_indices("aten::max_pool2d_with_indices", [&] {
-    ScopeArgs args{inputs[0]};
-    for (const char* name : {"kernel_size", "stride", "padding", "dilation", "ceil_mode"})
-      args.push_back(detail::attr_arg(attrs, name));
-    return args;
+    return ScopeArgs{self, detail::box(args.kernel_size), detail::box_list(args.stride), detail::box(args.padding),
+                     detail::box(args.dilation), detail::box(args.ceil_mode)};
   });
-  return {with_batch(inputs[0], [&](const Tensor& x) {
+  return with_batch(self, [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "max_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
     if (onednn_max_applies(x, p))
@@ -356,14 +356,14 @@ TensorList max_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
     Tensor out = Tensor::allocate(out_shape, x.dtype());
     TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t, false>(x, out, p, nullptr); });
     return out;
-  })};
+  });
 }
 
 // input (N, C, H, W) or (C, H, W) -> (values, indices), both (N, C, H_out, W_out); indices int64.
-TensorList max_pool2d_with_indices(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const PoolParams p = onednn::parse_pool_params(attrs, "max_pool2d_with_indices", /*has_dilation=*/true);
-  const Tensor& input = inputs[0];
-  const Tensor x = input.dim() == 3 ? onednn::add_batch_dim(input) : input;
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, const MaxPool2dWithIndicesArgs& args) {
+  const PoolParams p = onednn::pool_params("max_pool2d_with_indices", args.kernel_size, args.stride, args.padding,
+                                           args.dilation, args.ceil_mode);
+  const Tensor x = self.dim() == 3 ? onednn::add_batch_dim(self) : self;
   const Shape out_shape = pooled_shape(x, p, "max_pool2d_with_indices");
   Tensor out, indices = Tensor::allocate(out_shape, DType::Int64);
   std::optional<Tensor> fast;
@@ -378,16 +378,17 @@ TensorList max_pool2d_with_indices(std::span<const Tensor> inputs, const Attrs& 
         max_planes<scalar_t, true>(x, out, p, indices.data<int64_t>());
       });
   }
-  if (input.dim() == 3) return {onednn::drop_batch_dim(out), onednn::drop_batch_dim(indices)};
+  if (self.dim() == 3) return {onednn::drop_batch_dim(out), onednn::drop_batch_dim(indices)};
   return {out, indices};
 }
 
-TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const PoolParams p = onednn::parse_pool_params(attrs, "avg_pool2d", /*has_dilation=*/false);
-  const bool include_pad = attrs.get<bool>("count_include_pad");
-  const int64_t divisor = attrs.is_none("divisor_override") ? 0 : attrs.get<int64_t>("divisor_override");
-  TL_CHECK(attrs.is_none("divisor_override") || divisor != 0, "avg_pool2d: divisor must be not zero");
-  return {with_batch(inputs[0], [&](const Tensor& x) {
+Tensor avg_pool2d(const Tensor& self, const AvgPool2dArgs& args) {
+  const PoolParams p = onednn::pool_params("avg_pool2d", args.kernel_size, args.stride, args.padding, {1, 1},
+                                           args.ceil_mode);
+  const bool include_pad = args.count_include_pad;
+  const int64_t divisor = args.divisor_override.value_or(0);
+  TL_CHECK(!args.divisor_override || divisor != 0, "avg_pool2d: divisor must be not zero");
+  return with_batch(self, [&](const Tensor& x) {
     const Shape out_shape = pooled_shape(x, p, "avg_pool2d");
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
     // oneDNN divides by the whole kernel where PyTorch stops counting at the right padding, and knows
@@ -403,13 +404,13 @@ TensorList avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
                          avg_axis(x.size(2), out_shape[2], p.kernel[0], p.stride[0], p.padding[0], include_pad),
                          avg_axis(x.size(3), out_shape[3], p.kernel[1], p.stride[1], p.padding[1], include_pad),
                          divisor);
-  })};
+  });
 }
 
-TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Pair size = onednn::pair_attr(attrs, "output_size", "adaptive_avg_pool2d");
+Tensor adaptive_avg_pool2d(const Tensor& self, const AdaptiveAvgPool2dArgs& args) {
+  const Pair& size = args.output_size;
   check_positive("adaptive_avg_pool2d", "output_size", size, /*allow_zero=*/true);
-  return {with_batch(inputs[0], [&](const Tensor& x) {
+  return with_batch(self, [&](const Tensor& x) {
     check_input(x, "adaptive_avg_pool2d");
     TL_CHECK(x.size(2) > 0 && x.size(3) > 0, "adaptive_avg_pool2d: expected non-empty spatial dimensions, got input ",
              x.shape());
@@ -427,7 +428,7 @@ TensorList adaptive_avg_pool2d(std::span<const Tensor> inputs, const Attrs& attr
       out = adaptive_average(x, out_shape, size);
     }
     return out;
-  })};
+  });
 }
 
 }  // namespace tl::kernels

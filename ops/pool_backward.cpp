@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/onednn/memory.h"
 #include "ops/onednn/window.h"
@@ -91,56 +92,56 @@ Tensor average_backward(const Operands& in, const AxisWindows& rows, const AxisW
 
 // grad_output (N, C, H_out, W_out), self (N, C, H, W), indices int64 as max_pool2d_with_indices gave
 // them -> grad_input (N, C, H, W); 3-D operands without N.
-TensorList max_pool2d_with_indices_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                        const MaxPool2dWithIndicesBackwardArgs& args) {
   const char* op = "max_pool2d_with_indices_backward";
-  const PoolParams p = onednn::parse_pool_params(attrs, op, /*has_dilation=*/true);
-  const Tensor& indices = inputs[2];
-  const Operands in = operands(op, inputs[0], inputs[1]);
+  const PoolParams p = onednn::pool_params(op, args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
+  const Operands in = operands(op, grad_output, self);
   check_grad_shape(op, in, p);
   TL_CHECK(indices.dtype() == DType::Int64, op, ": expected int64 indices, got ", indices.dtype());
-  TL_CHECK(indices.shape() == inputs[0].shape(), op, ": indices ", indices.shape(), " differ from grad_output ",
-           inputs[0].shape());
+  TL_CHECK(indices.shape() == grad_output.shape(), op, ": indices ", indices.shape(), " differ from grad_output ",
+           grad_output.shape());
   const Tensor idx = indices.contiguous();
   const int64_t plane_in = in.x.size(2) * in.x.size(3), plane_out = in.grad.size(2) * in.grad.size(3);
   const int64_t* ix = idx.data<int64_t>();
   const int64_t count = idx.numel();  // numel() multiplies the sizes on each call
   for (int64_t k = 0; k < count; ++k)
     TL_CHECK(ix[k] >= 0 && ix[k] < plane_in, op, ": index ", ix[k], " at position ", k,
-             " is outside its input plane of ", plane_in, " elements (self ", inputs[1].shape(), ")");
-  return {TL_DISPATCH_FLOATING_TYPES(in.x.dtype(), op, [&] {
+             " is outside its input plane of ", plane_in, " elements (self ", self.shape(), ")");
+  return TL_DISPATCH_FLOATING_TYPES(in.x.dtype(), op, [&] {
     using acc = acc_t<scalar_t>;
     return scatter_planes<scalar_t>(in, [&](const scalar_t* g, acc* a, int64_t plane) {
       const int64_t* from = ix + plane * plane_out;
       for (int64_t k = 0; k < plane_out; ++k) a[from[k]] += static_cast<acc>(g[k]);
     });
-  })};
+  });
 }
 
 // grad_output (N, C, H_out, W_out), self (N, C, H, W) -> grad_input (N, C, H, W).
-TensorList avg_pool2d_backward(std::span<const Tensor> inputs, const Attrs& attrs) {
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, const AvgPool2dBackwardArgs& args) {
   const char* op = "avg_pool2d_backward";
-  const PoolParams p = onednn::parse_pool_params(attrs, op, /*has_dilation=*/false);
-  const bool include_pad = attrs.get<bool>("count_include_pad");
-  const int64_t divisor = attrs.is_none("divisor_override") ? 0 : attrs.get<int64_t>("divisor_override");
-  TL_CHECK(attrs.is_none("divisor_override") || divisor != 0, op, ": divisor_override must be non-zero, got 0");
-  const Operands in = operands(op, inputs[0], inputs[1]);
+  const PoolParams p = onednn::pool_params(op, args.kernel_size, args.stride, args.padding, {1, 1}, args.ceil_mode);
+  const bool include_pad = args.count_include_pad;
+  const int64_t divisor = args.divisor_override.value_or(0);
+  TL_CHECK(!args.divisor_override || divisor != 0, op, ": divisor_override must be non-zero, got 0");
+  const Operands in = operands(op, grad_output, self);
   check_grad_shape(op, in, p);
   const int64_t oh = in.grad.size(2), ow = in.grad.size(3);
-  return {average_backward(in, avg_axis(in.x.size(2), oh, p.kernel[0], p.stride[0], p.padding[0], include_pad),
-                           avg_axis(in.x.size(3), ow, p.kernel[1], p.stride[1], p.padding[1], include_pad), divisor)};
+  return average_backward(in, avg_axis(in.x.size(2), oh, p.kernel[0], p.stride[0], p.padding[0], include_pad),
+                          avg_axis(in.x.size(3), ow, p.kernel[1], p.stride[1], p.padding[1], include_pad), divisor);
 }
 
 // grad_output (N, C, H_out, W_out), self (N, C, H, W) -> grad_input (N, C, H, W); the output size is
 // grad_output's.
-TensorList adaptive_avg_pool2d_backward(std::span<const Tensor> inputs, const Attrs&) {
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const char* op = "_adaptive_avg_pool2d_backward";
-  const Operands in = operands(op, inputs[0], inputs[1]);
+  const Operands in = operands(op, grad_output, self);
   TL_CHECK(in.grad.size(0) == in.x.size(0) && in.grad.size(1) == in.x.size(1), op, ": grad_output ",
-           inputs[0].shape(), " and self ", inputs[1].shape(), " differ in batch or channels");
+           grad_output.shape(), " and self ", self.shape(), " differ in batch or channels");
   TL_CHECK(in.x.size(2) > 0 && in.x.size(3) > 0, op, ": expected non-empty spatial dimensions, got self ",
-           inputs[1].shape());
+           self.shape());
   const int64_t oh = in.grad.size(2), ow = in.grad.size(3);
-  return {average_backward(in, adaptive_axis(in.x.size(2), oh), adaptive_axis(in.x.size(3), ow), 0)};
+  return average_backward(in, adaptive_axis(in.x.size(2), oh), adaptive_axis(in.x.size(3), ow), 0);
 }
 
 }  // namespace tl::kernels

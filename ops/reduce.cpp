@@ -9,7 +9,9 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/boxing.h"
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
@@ -358,13 +360,13 @@ void reduce_into(const Tensor& x, const std::vector<bool>& reduce, bool reorder,
   Reduction<R, T>(plan, data, red).run(write);
 }
 
-// ---- attribute parsing ----
+// ---- arguments ----
 
 // The dims of a sum/mean: a list (empty means all) or None.
-std::vector<bool> dim_list(const Tensor& x, const Attrs& attrs, const char* op) {
-  std::vector<bool> reduce(static_cast<size_t>(x.dim()), attrs.is_none("dim"));
-  if (attrs.is_none("dim")) return reduce;
-  const Shape dims = attrs.int_list("dim");
+std::vector<bool> dim_list(const Tensor& x, const std::optional<IntList>& dim, const char* op) {
+  std::vector<bool> reduce(static_cast<size_t>(x.dim()), !dim);
+  if (!dim) return reduce;
+  const Shape& dims = dim->values;
   if (dims.empty()) return std::vector<bool>(static_cast<size_t>(x.dim()), true);
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, x.dim(), op);
@@ -374,8 +376,6 @@ std::vector<bool> dim_list(const Tensor& x, const Attrs& attrs, const char* op) 
   }
   return reduce;
 }
-
-bool keepdim(const Attrs& attrs) { return attrs.has("keepdim") && attrs.get<bool>("keepdim"); }
 
 // PyTorch's short dtype names, used in messages copied from PyTorch.
 const char* short_name(DType dtype) {
@@ -403,11 +403,10 @@ void sum_typed(const Tensor& x, const std::vector<bool>& reduce, bool mean, Tens
   });
 }
 
-// `input` reduced, or, with a `dtype`, `input` converted to it first (the `to` sum_scopes records).
-TensorList sum_or_mean(const Tensor& input, const Attrs& attrs, bool mean) {
+// `input` reduced over `dim`, or, with a `dtype`, `input` converted to it first (the `to` sum_scopes records).
+Tensor sum_or_mean(const Tensor& input, const std::optional<IntList>& dim, bool keep, std::optional<DType> dtype,
+                   bool mean) {
   const char* op = mean ? "mean" : "sum";
-  const std::optional<DType> dtype =
-      attrs.is_none("dtype") ? std::nullopt : std::optional(attrs.get<DType>("dtype"));
   if (mean) {
     TL_CHECK(dtype || is_floating_point(input.dtype()), "mean(): could not infer output dtype. Input dtype must be "
              "either a floating point or complex dtype. Got: ", short_name(input.dtype()));
@@ -415,10 +414,9 @@ TensorList sum_or_mean(const Tensor& input, const Attrs& attrs, bool mean) {
              "either a floating point or complex dtype. Got: ", short_name(dtype.value_or(DType::Float32)));
   }
   const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
-  const std::vector<bool> reduce = dim_list(x, attrs, op);
+  const std::vector<bool> reduce = dim_list(x, dim, op);
   // A sum of integers accumulates in int64 (or the given dtype, converted at the end).
   const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
-  const bool keep = keepdim(attrs);
   Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keep), out_dtype);
   auto run = [&] { TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { sum_typed<scalar_t>(x, reduce, mean, out); }); };
   const TensorType result{out.shape(), dtype.value_or(out.dtype())};
@@ -426,23 +424,23 @@ TensorList sum_or_mean(const Tensor& input, const Attrs& attrs, bool mean) {
   if (!mean) {
     // The dimless overload runs sum.dim_IntList (torchless's schema has one sum; ATen has both).
     std::optional<RecordFunction> dim_overload;
-    if (attrs.is_none("dim")) {
+    if (!dim) {
       dim_overload.emplace("aten::sum", [&] {
-        return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+        return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::box(dtype)};
       });
     }
     detail::sum_scopes({input.shape(), input.dtype()}, result, keep, filled, run);
-    return {dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out};
+    return dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out;
   }
   // The dimless overload runs mean.dim (torchless's schema has one mean; ATen has both).
   std::optional<RecordFunction> dim_overload;
-  if (attrs.is_none("dim"))
+  if (!dim)
     dim_overload.emplace("aten::mean", [&] {
-      return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::attr_arg(attrs, "dtype")};
+      return ScopeArgs{input, AttrValue{}, AttrValue(false), detail::box(dtype)};
     });
-  detail::mean_scopes(input, detail::attr_arg(attrs, "dim"), keep, result, filled,
-                      out.numel() > 0 ? x.numel() / out.numel() : 0, run);
-  return {out};
+  detail::mean_scopes(input, detail::box(dim), keep, result, filled, out.numel() > 0 ? x.numel() / out.numel() : 0,
+                      run);
+  return out;
 }
 
 // ---- max / min / argmax ----
@@ -468,13 +466,13 @@ void extreme_indices(const Tensor& x, const std::vector<bool>& reduce, Tensor* v
 }
 
 // The reduced dim of max/min/argmax (as flags), after checking it is not empty.
-std::vector<bool> single_dim(const Tensor& x, const Attrs& attrs, const char* op) {
-  if (attrs.is_none("dim")) {
+std::vector<bool> single_dim(const Tensor& x, std::optional<int64_t> dim_arg, const char* op) {
+  if (!dim_arg) {
     TL_CHECK(x.numel() > 0, op, ": expected reduction dim to be specified for input.numel() == 0 (input of size ",
              x.shape(), "); specify the reduction dim with the 'dim' argument");
     return std::vector<bool>(static_cast<size_t>(x.dim()), true);
   }
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), x.dim(), op);
+  const int64_t dim = wrap_dim(*dim_arg, x.dim(), op);
   std::vector<bool> reduce(static_cast<size_t>(x.dim()), false);
   if (x.dim() == 0) return reduce;
   TL_CHECK(x.size(dim) > 0, op, ": expected reduction dim ", dim, " to have non-zero size, got input of size ",
@@ -483,13 +481,14 @@ std::vector<bool> single_dim(const Tensor& x, const Attrs& attrs, const char* op
   return reduce;
 }
 
+// Without a dim, the values alone (ATen's max() overload); with one, the values and their indices.
 template <bool kMax>
-TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
+TensorList max_or_min(const Tensor& x, std::optional<int64_t> dim_arg, bool keepdim) {
   const char* op = kMax ? "max" : "min";
-  const std::vector<bool> reduce = single_dim(x, attrs, op);
-  const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim(attrs));
+  const std::vector<bool> reduce = single_dim(x, dim_arg, op);
+  const Shape shape = detail::reduced_shape(x.shape(), reduce, keepdim);
   Tensor values = Tensor::allocate(shape, x.dtype());
-  if (attrs.is_none("dim")) {
+  if (!dim_arg) {
     // ATen's max() fills a 0-d result with the value it found.
     RecordFunction fill("aten::fill_", [&] { return ScopeArgs{TensorType{{}, x.dtype()}, AttrValue{}}; });
     TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] { extreme_values<scalar_t, kMax>(x, values); });
@@ -497,9 +496,9 @@ TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
   }
   Tensor indices = Tensor::allocate(shape, DType::Int64);
   // Without keepdim, ATen reduces into its results unsqueezed at dim, then squeezes them.
-  const bool keep = keepdim(attrs) || x.dim() == 0;
+  const bool keep = keepdim || x.dim() == 0;
   const Shape kept = detail::reduced_shape(x.shape(), reduce, true);
-  const int64_t dim = attrs.get<int64_t>("dim");
+  const int64_t dim = *dim_arg;
   auto restride = [&](const char* name, const Shape& from) {
     for (const DType dtype : {x.dtype(), DType::Int64})
       detail::instant_scope(name, [&] { return ScopeArgs{TensorType{from, dtype}, AttrValue(dim)}; });
@@ -512,28 +511,31 @@ TensorList max_or_min(const Tensor& x, const Attrs& attrs) {
 
 }  // namespace
 
-TensorList sum(std::span<const Tensor> inputs, const Attrs& attrs) { return sum_or_mean(inputs[0], attrs, false); }
+Tensor sum(const Tensor& self, const SumArgs& args) {
+  return sum_or_mean(self, args.dim, args.keepdim, args.dtype, false);
+}
 
-TensorList mean(std::span<const Tensor> inputs, const Attrs& attrs) { return sum_or_mean(inputs[0], attrs, true); }
+Tensor mean(const Tensor& self, const MeanArgs& args) {
+  return sum_or_mean(self, args.dim, args.keepdim, args.dtype, true);
+}
 
-TensorList max(std::span<const Tensor> inputs, const Attrs& attrs) { return max_or_min<true>(inputs[0], attrs); }
+TensorList max(const Tensor& self, const MaxArgs& args) { return max_or_min<true>(self, args.dim, args.keepdim); }
 
-TensorList min(std::span<const Tensor> inputs, const Attrs& attrs) { return max_or_min<false>(inputs[0], attrs); }
+TensorList min(const Tensor& self, const MinArgs& args) { return max_or_min<false>(self, args.dim, args.keepdim); }
 
-TensorList argmax(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const std::vector<bool> reduce = single_dim(x, attrs, "argmax");
-  Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim(attrs)), DType::Int64);
+Tensor argmax(const Tensor& x, const ArgmaxArgs& args) {
+  const std::vector<bool> reduce = single_dim(x, args.dim, "argmax");
+  Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, args.keepdim), DType::Int64);
   // ATen's argmax() reduces x reshaped to 1-D; without keepdim it views its result through as_strided.
-  if (attrs.is_none("dim")) {
+  if (!args.dim) {
     std::vector<detail::ReduceDim> dims;
     for (int64_t d = 0; d < x.dim(); ++d) dims.push_back({x.size(d), x.stride(d)});
     detail::reshape_scopes({x.shape(), x.dtype()}, Shape{-1}, detail::coalesce(dims).size() == 1);
   }
-  if (!keepdim(attrs) && x.dim() > 0)
+  if (!args.keepdim && x.dim() > 0)
     detail::as_strided_scope(indices);
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
-  return {indices};
+  return indices;
 }
 
 }  // namespace kernels

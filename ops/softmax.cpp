@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/dispatch.h"
+#include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
@@ -43,8 +45,8 @@ Tensor widened(const Tensor& t) {
 }
 
 // The dim wrapped into [0, rank); a 0-dim tensor takes dim 0 or -1, as in PyTorch.
-int64_t softmax_dim(const Tensor& t, const Attrs& attrs, const char* op) {
-  return wrap_dim(attrs.get<int64_t>("dim"), std::max<int64_t>(t.dim(), 1), op);
+int64_t softmax_dim(const Tensor& t, int64_t dim, const char* op) {
+  return wrap_dim(dim, std::max<int64_t>(t.dim(), 1), op);
 }
 
 // Calls f(o, i) for every row, parallel over rows once a chunk holds enough elements.
@@ -95,11 +97,10 @@ void softmax_backward_rows(const T* g, const T* y, T* gi, const Rows& r) {
 }
 
 template <bool kLog>
-TensorList softmax_forward(std::span<const Tensor> inputs, const Attrs& attrs, const char* op) {
-  const Tensor& x = inputs[0];
+Tensor softmax_forward(const Tensor& x, int64_t dim_arg, bool half_to_float, const char* op) {
   check_floating(x, op, "input");
-  TL_CHECK(!attrs.get<bool>("half_to_float"), op, ": half to float conversion is not supported on CPU");
-  const int64_t dim = softmax_dim(x, attrs, op);
+  TL_CHECK(!half_to_float, op, ": half to float conversion is not supported on CPU");
+  const int64_t dim = softmax_dim(x, dim_arg, op);
   const Tensor src = x.contiguous();
   Tensor out = Tensor::allocate(x.sizes(), x.dtype());
   const Rows r = rows_around(x.sizes(), x.dim() == 0 ? 0 : dim);
@@ -112,19 +113,17 @@ TensorList softmax_forward(std::span<const Tensor> inputs, const Attrs& attrs, c
   } else {
     softmax_rows<double, kLog>(src.data<double>(), out.data<double>(), r);
   }
-  return {out};
+  return out;
 }
 
 template <bool kLog>
-TensorList softmax_backward(std::span<const Tensor> inputs, const Attrs& attrs, const char* op) {
-  const Tensor &grad = inputs[0], &y = inputs[1];
+Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim_arg, DType input_dtype, const char* op) {
   check_floating(grad, op, "grad_output");
   TL_CHECK(grad.sizes() == y.sizes() && grad.dtype() == y.dtype(), op, ": grad_output ", grad.sizes(), " ",
            grad.dtype(), " and output ", y.sizes(), " ", y.dtype(), " must have the same shape and dtype");
-  const DType input_dtype = attrs.get<DType>("input_dtype");
   TL_CHECK(input_dtype == grad.dtype(), op, ": input_dtype ", input_dtype, " differs from grad_output's ",
            grad.dtype(), " (half to float conversion is not supported on CPU)");
-  const int64_t dim = softmax_dim(grad, attrs, op);
+  const int64_t dim = softmax_dim(grad, dim_arg, op);
   const Tensor g = grad.contiguous(), yc = y.contiguous();
   Tensor out = Tensor::allocate(grad.sizes(), grad.dtype());
   const Rows r = rows_around(grad.sizes(), grad.dim() == 0 ? 0 : dim);
@@ -137,18 +136,17 @@ TensorList softmax_backward(std::span<const Tensor> inputs, const Attrs& attrs, 
   } else {
     softmax_backward_rows<double, kLog>(g.data<double>(), yc.data<double>(), out.data<double>(), r);
   }
-  return {out};
+  return out;
 }
 
 // softmax(x, dim, dtype): x converted to dtype first (when given), then the primitive. ATen converts with
 // Tensor::toType, which records aten::to's dtype_layout overload (8 arguments) even for x's own dtype; a
 // real conversion here is our aten::to, which autograd records.
-Tensor converted(const Tensor& x, const Attrs& attrs) {
-  if (attrs.is_none("dtype")) return x;
-  const DType dtype = attrs.get<DType>("dtype");
-  if (dtype != x.dtype()) return x.to(dtype);
+Tensor converted(const Tensor& x, std::optional<DType> dtype) {
+  if (!dtype) return x;
+  if (*dtype != x.dtype()) return x.to(*dtype);
   detail::instant_scope("aten::to", [&] {
-    return ScopeArgs{x, AttrValue(dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue(false),
+    return ScopeArgs{x, AttrValue(*dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue(false),
                      AttrValue{}};
   });
   return x;
@@ -156,24 +154,25 @@ Tensor converted(const Tensor& x, const Attrs& attrs) {
 
 }  // namespace
 
-TensorList _softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return softmax_forward<false>(inputs, attrs, "_softmax");
+Tensor _softmax(const Tensor& self, const SoftmaxForwardArgs& args) {
+  return softmax_forward<false>(self, args.dim, args.half_to_float, "_softmax");
 }
-TensorList _log_softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return softmax_forward<true>(inputs, attrs, "_log_softmax");
+Tensor _log_softmax(const Tensor& self, const LogSoftmaxForwardArgs& args) {
+  return softmax_forward<true>(self, args.dim, args.half_to_float, "_log_softmax");
 }
-TensorList _softmax_backward_data(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return softmax_backward<false>(inputs, attrs, "_softmax_backward_data");
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, const SoftmaxBackwardDataArgs& args) {
+  return softmax_backward<false>(grad_output, output, args.dim, args.input_dtype, "_softmax_backward_data");
 }
-TensorList _log_softmax_backward_data(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return softmax_backward<true>(inputs, attrs, "_log_softmax_backward_data");
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output,
+                                  const LogSoftmaxBackwardDataArgs& args) {
+  return softmax_backward<true>(grad_output, output, args.dim, args.input_dtype, "_log_softmax_backward_data");
 }
 
-TensorList softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {tl::_softmax(converted(inputs[0], attrs), attrs.get<int64_t>("dim"), false)};
+Tensor softmax(const Tensor& self, const SoftmaxArgs& args) {
+  return tl::_softmax(converted(self, args.dtype), args.dim, false);
 }
-TensorList log_softmax(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {tl::_log_softmax(converted(inputs[0], attrs), attrs.get<int64_t>("dim"), false)};
+Tensor log_softmax(const Tensor& self, const LogSoftmaxArgs& args) {
+  return tl::_log_softmax(converted(self, args.dtype), args.dim, false);
 }
 
 }  // namespace tl::kernels

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 
@@ -129,34 +130,32 @@ void as_aten(bool inplace, const Tensor& self, const Work& work) {
 }
 
 template <typename Op>
-TensorList unary(std::span<const Tensor> inputs) {
-  const Tensor& x = inputs[0];
+Tensor unary(const Tensor& x) {
   check_input<Op>(x, Op::kName);
   const DType dtype = result_dtype<Op>(x.dtype());
   // A promoted input is converted into a fresh tensor, which then doubles as the output.
   const Tensor src = detail::to_dtype(x, dtype);
   const Tensor out = src.is_same(x) ? Tensor::allocate(x.shape(), dtype) : src;
   as_aten<Op>(false, x, [&] { run_loop<Op>(dtype, detail::ElementwiseLoop(out, {src}), Op::kName); });
-  return {out};
+  return out;
 }
 
 template <typename Op>
-TensorList unary_(std::span<const Tensor> inputs) {
-  const Tensor& self = inputs[0];
+Tensor unary_(const Tensor& self) {
   check_input<Op>(self, Op::kInplaceName);
   const DType dtype = result_dtype<Op>(self.dtype());
   TL_CHECK(dtype == self.dtype(), Op::kInplaceName, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
   detail::check_no_internal_overlap(self, Op::kInplaceName);
   as_aten<Op>(true, self, [&] { run_loop<Op>(dtype, detail::ElementwiseLoop(self, {self}), Op::kInplaceName); });
-  return {self};
+  return self;
 }
 
 }  // namespace
 
-#define TL_UNARY_KERNELS(Op, name)                                                                   \
-  TensorList name(std::span<const Tensor> inputs, const Attrs&) { return unary<Op>(inputs); }       \
-  TensorList name##_(std::span<const Tensor> inputs, const Attrs&) { return unary_<Op>(inputs); }
+#define TL_UNARY_KERNELS(Op, name)                                \
+  Tensor name(const Tensor& self) { return unary<Op>(self); }     \
+  Tensor name##_(const Tensor& self) { return unary_<Op>(self); }
 TL_UNARY_KERNELS(Neg, neg)
 TL_UNARY_KERNELS(Abs, abs)
 TL_UNARY_KERNELS(Relu, relu)
@@ -167,7 +166,7 @@ TL_UNARY_KERNELS(Rsqrt, rsqrt)
 TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
 #undef TL_UNARY_KERNELS
-TensorList reciprocal(std::span<const Tensor> inputs, const Attrs&) { return unary<Reciprocal>(inputs); }
+Tensor reciprocal(const Tensor& self) { return unary<Reciprocal>(self); }
 
 namespace {
 
@@ -188,34 +187,33 @@ Tensor floating_map(const Tensor& x, const char* name, const F& f) {
 // NaN stays NaN and gelu(-inf) is NaN (-inf * 0), as PyTorch's. PyTorch computes the exact form in
 // float32 and bfloat16 through oneDNN, which gives +0.0 where the result is zero (x = -0.0, large negative
 // x); float64 and the tanh form keep ATen's -0.0.
-TensorList gelu(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];  // any shape
-  const std::string approximate = attrs.get<std::string>("approximate");
+Tensor gelu(const Tensor& x, const GeluArgs& args) {  // x: any shape
+  const std::string& approximate = args.approximate;
   TL_CHECK(approximate == "none" || approximate == "tanh",
            "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
   if (approximate == "tanh")
-    return {floating_map(x, "gelu", [](auto v) {
+    return floating_map(x, "gelu", [](auto v) {
       using A = detail::acc_type<decltype(v)>;
       const A a = static_cast<A>(v), k_beta = A(M_SQRT2 * M_2_SQRTPI * 0.5), k_kappa = A(0.044715);
       return static_cast<decltype(v)>(A(0.5) * a * (A(1) + std::tanh(k_beta * (a + k_kappa * a * a * a))));
-    })};
-  return {floating_map(x, "gelu", [](auto v) {
+    });
+  return floating_map(x, "gelu", [](auto v) {
     using A = detail::acc_type<decltype(v)>;
     // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
     const A a = static_cast<A>(v), zero_sign = std::is_same_v<decltype(v), double> ? A(-0.0) : A(0);
     return static_cast<decltype(v)>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
-  })};
+  });
 }
 
 // hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations. NaN stays NaN (max keeps a
 // NaN operand, as ATen's vectorised maximum does).
-TensorList hardswish(std::span<const Tensor> inputs, const Attrs&) {
-  return {floating_map(inputs[0], "hardswish", [](auto v) {
+Tensor hardswish(const Tensor& self) {
+  return floating_map(self, "hardswish", [](auto v) {
     using A = detail::acc_type<decltype(v)>;
     const A a = static_cast<A>(v), shifted = a + A(3);
     const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
     return static_cast<decltype(v)>(a * clipped / A(6));
-  })};
+  });
 }
 
 }  // namespace tl::kernels

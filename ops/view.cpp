@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/dispatch.h"
+#include "core/op_args.h"
 #include "ops/aten_scope.h"
 
 namespace tl::kernels {
@@ -99,39 +99,34 @@ Tensor as_strided(const Tensor& x, const Shape& sizes, const Strides& strides) {
 
 }  // namespace
 
-TensorList view(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const Shape size = infer_size(attrs.get<Shape>("size"), x.numel(), "view");
+Tensor view(const Tensor& x, const ViewArgs& args) {
+  const Shape size = infer_size(args.size, x.numel(), "view");
   std::optional<Strides> strides = view_strides(x.shape(), x.strides(), size);
   TL_CHECK(strides.has_value(),
            "view: view size is not compatible with input tensor's size and stride (at least one dimension spans "
            "across two contiguous subspaces). Use .reshape(...) instead.");
-  return {make_view(x, size, std::move(*strides))};
+  return make_view(x, size, std::move(*strides));
 }
 
-TensorList reshape(std::span<const Tensor> inputs, const Attrs& attrs) {
-  return {reshape_impl(inputs[0], attrs.get<Shape>("shape"), "reshape")};
-}
+Tensor reshape(const Tensor& x, const ReshapeArgs& args) { return reshape_impl(x, args.shape, "reshape"); }
 
-TensorList flatten(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  if (x.dim() == 0) return {reshape_impl(x, {1}, "flatten")};
-  const int64_t start = wrap_dim(attrs.get<int64_t>("start_dim"), x.dim(), "flatten");
-  const int64_t end = wrap_dim(attrs.get<int64_t>("end_dim"), x.dim(), "flatten");
+Tensor flatten(const Tensor& x, const FlattenArgs& args) {
+  if (x.dim() == 0) return reshape_impl(x, {1}, "flatten");
+  const int64_t start = wrap_dim(args.start_dim, x.dim(), "flatten");
+  const int64_t end = wrap_dim(args.end_dim, x.dim(), "flatten");
   TL_CHECK(start <= end, "flatten: start_dim cannot come after end_dim (start_dim ", start, ", end_dim ", end, ")");
-  if (start == end) return {x};
+  if (start == end) return x;
   Shape shape;
   for (int64_t d = 0; d < start; ++d) shape.push_back(x.shape()[d]);
   int64_t flat = 1;
   for (int64_t d = start; d <= end; ++d) flat *= x.shape()[d];
   shape.push_back(flat);
   for (int64_t d = end + 1; d < x.dim(); ++d) shape.push_back(x.shape()[d]);
-  return {reshape_impl(x, shape, "flatten")};
+  return reshape_impl(x, shape, "flatten");
 }
 
-TensorList permute(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const Shape& dims = attrs.get<Shape>("dims");
+Tensor permute(const Tensor& x, const PermuteArgs& args) {
+  const Shape& dims = args.dims;
   TL_CHECK(dims.size() == x.dim(),
            "permute: number of dimensions in the tensor input does not match the length of the desired ordering of "
            "dimensions i.e. input.dim() = ", x.dim(), " is not equal to len(dims) = ", dims.size());
@@ -144,27 +139,25 @@ TensorList permute(std::span<const Tensor> inputs, const Attrs& attrs) {
     sizes[i] = x.shape()[d];
     strides[i] = x.strides()[d];
   }
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
-TensorList transpose(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
+Tensor transpose(const Tensor& x, const TransposeArgs& args) {
   Shape sizes = x.shape();
   Strides strides = x.strides();
   if (x.dim() > 0) {
-    const int64_t d0 = wrap_dim(attrs.get<int64_t>("dim0"), x.dim(), "transpose");
-    const int64_t d1 = wrap_dim(attrs.get<int64_t>("dim1"), x.dim(), "transpose");
+    const int64_t d0 = wrap_dim(args.dim0, x.dim(), "transpose");
+    const int64_t d1 = wrap_dim(args.dim1, x.dim(), "transpose");
     std::swap(sizes[d0], sizes[d1]);
     std::swap(strides[d0], strides[d1]);
   } else {
-    wrap_dim(attrs.get<int64_t>("dim0"), 0, "transpose");
-    wrap_dim(attrs.get<int64_t>("dim1"), 0, "transpose");
+    wrap_dim(args.dim0, 0, "transpose");
+    wrap_dim(args.dim1, 0, "transpose");
   }
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
-TensorList t(std::span<const Tensor> inputs, const Attrs&) {
-  const Tensor& x = inputs[0];
+Tensor t(const Tensor& x) {
   TL_CHECK(x.dim() <= 2, "t: t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
   Shape sizes = x.shape();
   Strides strides = x.strides();
@@ -174,36 +167,34 @@ TensorList t(std::span<const Tensor> inputs, const Attrs&) {
   RecordFunction scope("aten::transpose", [&] {
     return ScopeArgs{x, AttrValue(int64_t{0}), AttrValue(int64_t{x.dim() < 2 ? 0 : 1})};
   });
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
-TensorList slice(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
+Tensor slice(const Tensor& x, const SliceArgs& args) {
   TL_CHECK(x.dim() > 0, "slice: slice() cannot be applied to a 0-dim tensor");
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), x.dim(), "slice");
-  const int64_t step = attrs.get<int64_t>("step");
+  const int64_t dim = wrap_dim(args.dim, x.dim(), "slice");
+  const int64_t step = args.step;
   TL_CHECK(step > 0, "slice: slice step must be positive, got ", step);
   const int64_t size = x.shape()[dim];
   // Python's rules: negative bounds count from the end, then everything clamps into [0, size].
-  auto bound = [&](const char* name, int64_t fallback) {
-    int64_t v = attrs.is_none(name) ? fallback : attrs.get<int64_t>(name);
+  auto bound = [&](const std::optional<int64_t>& given, int64_t fallback) {
+    int64_t v = given.value_or(fallback);
     if (v < 0) v += size;
     return std::clamp<int64_t>(v, 0, size);
   };
-  const int64_t start = bound("start", 0);
-  const int64_t end = std::max(start, bound("end", size));
+  const int64_t start = bound(args.start, 0);
+  const int64_t end = std::max(start, bound(args.end, size));
   Shape sizes = x.shape();
   Strides strides = x.strides();
   sizes[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
-  return {as_strided(x, sizes, strides, x.storage_offset() + start * x.strides()[dim])};
+  return as_strided(x, sizes, strides, x.storage_offset() + start * x.strides()[dim]);
 }
 
-TensorList select(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
+Tensor select(const Tensor& x, const SelectArgs& args) {
   TL_CHECK(x.dim() > 0, "select: select() cannot be applied to a 0-dim tensor.");
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), x.dim(), "select");
-  const int64_t index = attrs.get<int64_t>("index"), size = x.shape()[dim];
+  const int64_t dim = wrap_dim(args.dim, x.dim(), "select");
+  const int64_t index = args.index, size = x.shape()[dim];
   TL_CHECK(index >= -size && index < size, "select: index ", index, " out of range for tensor of size ", x.shape(),
            " at dimension ", dim);
   const int64_t i = index < 0 ? index + size : index;
@@ -211,12 +202,11 @@ TensorList select(std::span<const Tensor> inputs, const Attrs& attrs) {
   Strides strides = x.strides();
   sizes.erase(dim);
   strides.erase(dim);
-  return {as_strided(x, sizes, strides, x.storage_offset() + i * x.strides()[dim])};
+  return as_strided(x, sizes, strides, x.storage_offset() + i * x.strides()[dim]);
 }
 
-TensorList expand(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const Shape& target = attrs.get<Shape>("size");
+Tensor expand(const Tensor& x, const ExpandArgs& args) {
+  const Shape& target = args.size;
   const int64_t rank = target.size(), lead = rank - x.dim();
   TL_CHECK(lead >= 0, "expand: the number of sizes provided (", rank,
            ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
@@ -243,32 +233,30 @@ TensorList expand(std::span<const Tensor> inputs, const Attrs& attrs) {
     sizes[i] = size;
     strides[i] = stride;
   }
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
-TensorList squeeze(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
+Tensor squeeze(const Tensor& x, const SqueezeArgs& args) {
   Shape sizes;
   Strides strides;
   const std::optional<int64_t> only =
-      attrs.is_none("dim") ? std::nullopt : std::optional(wrap_dim(attrs.get<int64_t>("dim"), x.dim(), "squeeze"));
+      args.dim ? std::optional(wrap_dim(*args.dim, x.dim(), "squeeze")) : std::nullopt;
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (x.shape()[d] == 1 && (!only || *only == d)) continue;
     sizes.push_back(x.shape()[d]);
     strides.push_back(x.strides()[d]);
   }
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
-TensorList unsqueeze(std::span<const Tensor> inputs, const Attrs& attrs) {
-  const Tensor& x = inputs[0];
-  const int64_t dim = wrap_dim(attrs.get<int64_t>("dim"), x.dim() + 1, "unsqueeze");
+Tensor unsqueeze(const Tensor& x, const UnsqueezeArgs& args) {
+  const int64_t dim = wrap_dim(args.dim, x.dim() + 1, "unsqueeze");
   Shape sizes = x.shape();
   Strides strides = x.strides();
   const int64_t stride = dim >= x.dim() ? 1 : sizes[dim] * strides[dim];
   sizes.insert(dim, 1);
   strides.insert(dim, stride);
-  return {as_strided(x, sizes, strides)};
+  return as_strided(x, sizes, strides);
 }
 
 }  // namespace tl::kernels

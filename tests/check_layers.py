@@ -3,7 +3,9 @@
 when trace/ (the trace analysis library, outside the runtime) includes anything but core/ and itself,
 when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/, or when a
 header most files include (core/dispatch.h, core/tensor_base.h) includes the op list: a new op row then
-rebuilds only the files that name ops (core/op_kind.h's includers).
+rebuilds only the files that name ops (core/op_kind.h's includers), or when a kernel or derivative reads
+an argument by name: ops/ and autograd/ read the typed fields of core/op_args.h, and only the boxed entry
+(ops/registry.cpp, where FX and the profiler call) sees Attrs, which it unboxes once.
 
 Meson links static libraries inside one linker group, so the link alone does not catch an upward
 reference; this check does, for every source and header of the library folders.
@@ -15,6 +17,8 @@ TRACE, TRACE_MAY_INCLUDE = "trace", {"core", "trace"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
 OP_LIST_FREE = ["core/dispatch.h", "core/tensor_base.h"]
 OP_LIST = re.compile(r'^\s*#\s*include\s*"core/op_(list|kind)\.h"')
+TYPED_FOLDERS, BOXED_ENTRY = ["ops", "autograd"], "ops/registry.cpp"
+NAMED_READ = re.compile(r'\.(get<[^>]+>|find|scalar|int_list|is_none)\(\s*"|\bAttrs\b')
 
 
 def includes(folder, pattern="*"):
@@ -45,6 +49,14 @@ for header in OP_LIST_FREE:
     for number, line in enumerate((root / header).read_text().splitlines(), 1):
         if OP_LIST.match(line):
             problems.append(f"{header}:{number}: includes the op list; include core/op_kind.h where an op is named")
+for folder in TYPED_FOLDERS:
+    for path in sorted((root / folder).rglob("*")):
+        if path.suffix not in (".h", ".cpp") or path.relative_to(root).as_posix() == BOXED_ENTRY:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if NAMED_READ.search(line):
+                problems.append(f"{path.relative_to(root)}:{number}: reads an op argument by name; read the "
+                                "typed field of its arguments struct (core/op_args.h)")
 if problems:
     print("\n".join(problems))
     sys.exit(1)

@@ -1,11 +1,12 @@
-// ops/onednn/window.h — sliding-window attributes shared by conv2d and the 2-D pools: int[2]
-// attributes and the right padding oneDNN needs to reproduce PyTorch's output sizes (ops/conv_shape.h).
+// ops/onednn/window.h — sliding windows shared by conv2d and the 2-D pools: (H, W) pairs, a pool's
+// checked window, and the right padding oneDNN needs to reproduce PyTorch's output sizes (ops/conv_shape.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
-#include "core/dispatch.h"
+#include "core/error.h"
 #include "ops/conv_shape.h"
 
 namespace tl::onednn {
@@ -14,28 +15,18 @@ using Pair = std::array<int64_t, 2>;
 
 inline Shape to_shape(const Pair& p) { return Shape{p[0], p[1]}; }
 
-/// An int[2] attribute; as in PyTorch, one value stands for both dimensions.
-inline Pair pair_attr(const Attrs& attrs, std::string_view name, const char* op) {
-  const Shape& s = attrs.get<Shape>(name);
-  TL_CHECK(s.size() == 1 || s.size() == 2, op, ": expected ", name, " to have 1 or 2 values, got ", s);
-  return s.size() == 1 ? Pair{s[0], s[0]} : Pair{s[0], s[1]};
-}
-
 /// A 2-D pooling window as max_pool2d / avg_pool2d take it.
 struct PoolParams {
   Pair kernel, stride, padding, dilation;
   bool ceil_mode = false;
 };
 
-/// Reads and checks kernel_size, stride (empty: the kernel), padding (at most half the kernel),
-/// dilation (1 when the op has none) and ceil_mode, with PyTorch's error messages.
-inline PoolParams parse_pool_params(const Attrs& attrs, const char* op, bool has_dilation) {
-  PoolParams p;
-  p.kernel = pair_attr(attrs, "kernel_size", op);
-  p.stride = attrs.get<Shape>("stride").empty() ? p.kernel : pair_attr(attrs, "stride", op);
-  p.padding = pair_attr(attrs, "padding", op);
-  p.dilation = has_dilation ? pair_attr(attrs, "dilation", op) : Pair{1, 1};
-  p.ceil_mode = attrs.get<bool>("ceil_mode");
+/// The window of `op` from its arguments' fields (stride none given: the kernel; dilation {1, 1} for an
+/// op that has none), checked with PyTorch's error messages: kernel_size, stride and dilation positive,
+/// padding at most half the kernel.
+inline PoolParams pool_params(const char* op, const Pair& kernel_size, const std::optional<Pair>& stride,
+                              const Pair& padding, const Pair& dilation, bool ceil_mode) {
+  const PoolParams p{kernel_size, stride.value_or(kernel_size), padding, dilation, ceil_mode};
   check_positive(op, "kernel_size", p.kernel);
   check_positive(op, "stride", p.stride);
   check_positive(op, "padding", p.padding, /*allow_zero=*/true);
