@@ -10,11 +10,6 @@
 namespace tl::fx {
 namespace {
 
-Value single_or_list(TensorList out) {
-  if (out.size() == 1) return Value(std::move(out[0]));
-  return Value(std::move(out));
-}
-
 PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<const Node*, int64_t>& slot_of) {
   PlanStep s;
   s.node = n;
@@ -68,7 +63,7 @@ std::vector<Node*> result_nodes(const Node& output) {
 }
 
 Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
-  return single_or_list(module(args));
+  return call_result(module(args));
 }
 
 ExecutionPlan::ExecutionPlan(const GraphModule& gm) {
@@ -118,25 +113,19 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
         case Opcode::CallFunction:
         case Opcode::CallMethod: {
           if (!s.kind) {  // operator.getitem
-            const TensorList& items = slots[static_cast<size_t>(s.inputs[0])].list("getitem");
-            const int64_t n = static_cast<int64_t>(items.size());
-            TL_CHECK(s.index >= -n && s.index < n, "getitem: index ", s.index, " out of range for ", n, " values");
-            v = items[static_cast<size_t>(s.index < 0 ? s.index + n : s.index)];
+            v = getitem(slots[static_cast<size_t>(s.inputs[0])], s.index);
             break;
           }
           gather_args();
           if (s.out_input >= 0 && !args[static_cast<size_t>(s.out_input)].defined())
             args[static_cast<size_t>(s.out_input)] = h.out_for(i);
-          v = single_or_list(dispatch::call(s.args, args, s.style));
+          v = call_result(dispatch::call(s.args, args, s.style));
           break;
         }
         case Opcode::Output: {
-          TensorList out;
-          for (int64_t in : s.inputs) {
-            if (in < 0) out.emplace_back();
-            else for (const Tensor& t : slots[static_cast<size_t>(in)].tensors()) out.push_back(t);
-          }
-          return out;
+          std::vector<const Value*> results;
+          for (int64_t in : s.inputs) results.push_back(in < 0 ? nullptr : &slots[static_cast<size_t>(in)]);
+          return flatten_results(results);
         }
       }
     } catch (const Error& e) {

@@ -234,12 +234,9 @@ void Graph::lint(const nn::Module* root) const {
       }
     }
     if (root && n->op() == Opcode::GetAttr) {
-      const std::string& t = n->target();
-      const size_t dot = t.rfind('.');
-      const auto owner = root->get_submodule(dot == std::string::npos ? "" : t.substr(0, dot));
-      const std::string leaf = dot == std::string::npos ? t : t.substr(dot + 1);
+      const auto [owner, leaf] = root->owner_and_name(n->target());
       TL_CHECK(owner->has_parameter(leaf) || owner->has_buffer(leaf), "lint: node '", n->name(),
-               "' fetches '", t, "', which is not a parameter or buffer of the module");
+               "' fetches '", n->target(), "', which is not a parameter or buffer of the module");
     }
     if (n->op() == Opcode::Output) output = n;
     seen.insert(n);

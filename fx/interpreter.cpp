@@ -72,17 +72,13 @@ Value Interpreter::call_function(Node& n) {
   if (n.target() == "operator.getitem") {
     TL_CHECK(n.args().size() == 2 && n.args()[0].is_node(), "getitem '", n.name(), "' needs (node, index), got ",
              n.args().size(), " args");
-    const TensorList& items = env(n.args()[0].node()).list("getitem");
     const auto* index = std::get_if<int64_t>(&n.args()[1].value());
-    TL_CHECK(index && *index >= -static_cast<int64_t>(items.size()) && *index < static_cast<int64_t>(items.size()),
-             "getitem: index ", repr_arg(n.args().at(1)), " out of range for ", items.size(), " values");
-    return items[static_cast<size_t>(*index < 0 ? *index + static_cast<int64_t>(items.size()) : *index)];
+    TL_CHECK(index != nullptr, "getitem '", n.name(), "' needs an integer index, got ", repr_arg(n.args()[1]));
+    return getitem(env(n.args()[0].node()), *index);
   }
   const OpKind op = call_op(n);
   OpArguments a = fetch_op_arguments(n);
-  TensorList out = dispatch::call(op, a.inputs, a.attrs, call_style(n));
-  if (out.size() == 1) return std::move(out[0]);
-  return out;
+  return call_result(dispatch::call(op, a.inputs, a.attrs, call_style(n)));
 }
 
 Value Interpreter::call_method(Node& n) { return call_function(n); }
@@ -90,19 +86,15 @@ Value Interpreter::call_method(Node& n) { return call_function(n); }
 Value Interpreter::call_module(Node& n) {
   auto it = modules_.find(&n);
   const std::shared_ptr<nn::Module> m = it != modules_.end() ? it->second : module_->get_submodule(n.target());
-  TensorList out = (*m)(fetch_tensor_args(n));
-  if (out.size() == 1) return std::move(out[0]);
-  return out;
+  return call_result((*m)(fetch_tensor_args(n)));
 }
 
 Value Interpreter::output(Node& n) {
+  // One returned node is returned as its value, as FX's output() returns args[0] (ShapeProp records it).
   if (Node* single = n.args().size() == 1 ? n.args()[0].node() : nullptr) return env(single);
-  TensorList all;
-  for (Node* in : result_nodes(n)) {
-    if (in == nullptr) all.emplace_back();
-    else for (const Tensor& t : env(in).tensors()) all.push_back(t);
-  }
-  return all;
+  std::vector<const Value*> results;
+  for (Node* in : result_nodes(n)) results.push_back(in == nullptr ? nullptr : &env(in));
+  return flatten_results(results);
 }
 
 const Value& Interpreter::env(const Node* n) const {

@@ -1,4 +1,4 @@
-// fx/value.cpp — checked access to run-time values.
+// fx/value.cpp — checked access to run-time values; packing outputs, getitem and the output's flattening.
 #include "fx/value.h"
 
 namespace tl::fx {
@@ -17,6 +17,27 @@ TensorList Value::tensors() const {
   if (is_tensor()) return {std::get<Tensor>(v_)};
   if (is_list()) return std::get<TensorList>(v_);
   return {};
+}
+
+Value call_result(TensorList outputs) {
+  if (outputs.size() == 1) return Value(std::move(outputs[0]));
+  return Value(std::move(outputs));
+}
+
+const Tensor& getitem(const Value& tuple, int64_t index) {
+  const TensorList& items = tuple.list("getitem");
+  const int64_t n = static_cast<int64_t>(items.size());
+  TL_CHECK(index >= -n && index < n, "getitem: index ", index, " out of range for ", n, " values");
+  return items[static_cast<size_t>(index < 0 ? index + n : index)];
+}
+
+TensorList flatten_results(std::span<const Value* const> results) {
+  TensorList out;
+  for (const Value* v : results) {
+    if (v == nullptr) out.emplace_back();
+    else for (const Tensor& t : v->tensors()) out.push_back(t);
+  }
+  return out;
 }
 
 }  // namespace tl::fx

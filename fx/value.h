@@ -1,7 +1,9 @@
 // fx/value.h — what a node evaluates to at run time: a tensor, or several (a multi-output op or
-// a tuple return), or nothing (None).
+// a tuple return), or nothing (None); and the one packing of a call's outputs, getitem and output
+// flattening that both executors use.
 #pragma once
 
+#include <span>
 #include <variant>
 
 #include "core/dispatch.h"
@@ -26,5 +28,16 @@ class Value {
  private:
   std::variant<std::monostate, Tensor, TensorList> v_;
 };
+
+/// A call's outputs as its node's value: the tensor when there is one, else the tuple of them.
+Value call_result(TensorList outputs);
+
+/// operator.getitem on a tuple value: its element `index`, counted from the end when negative, as
+/// Python's t[i]. Throws tl::Error when `tuple` is not a tuple or `index` is out of range.
+const Tensor& getitem(const Value& tuple, int64_t index);
+
+/// What forward() returns for an output node's results: each result's tensors in order (a tuple's
+/// flattened), an undefined tensor for None (a null entry).
+TensorList flatten_results(std::span<const Value* const> results);
 
 }  // namespace tl::fx
