@@ -129,6 +129,7 @@ Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> ar
   n->args_ = std::move(args);
   n->kwargs_ = std::move(kwargs);
   n->link_inputs();
+  n->resolve();
   link_before(n, insert_before_);
   ++size_;
   return n;

@@ -3,7 +3,6 @@
 #include "fx/graph_module.h"
 
 #include "fx/codegen.h"
-#include "fx/schema.h"
 #include "nn/repr.h"
 
 namespace tl::fx {
@@ -18,23 +17,6 @@ class PlainModule : public nn::Module {
 };
 
 }  // namespace
-
-CallStyle call_style(const Node& n) {
-  if (n.op() == Opcode::CallMethod) return CallStyle::Method;
-  if (n.target().rfind("operator.", 0) != 0) return CallStyle::Function;
-  const std::vector<Argument>& a = n.args();
-  const bool reflected = a.size() == 2 && !a[0].is_node() && !a[0].is_list() && !a[0].is_none() && a[1].is_node();
-  return reflected ? CallStyle::ReflectedOperator : CallStyle::Operator;
-}
-
-OpKind call_op(const Node& n) {
-  TL_CHECK(n.op_kind().has_value(), "call_function: no op behind target '", n.target(), "'");
-  if (call_style(n) != CallStyle::ReflectedOperator) return *n.op_kind();
-  const std::optional<OpKind> reflected = reflected_op(*n.op_kind());
-  TL_CHECK(reflected.has_value(), "'", n.name(), "': ", n.target(), " with a number first (", repr_arg(n.args()[0]),
-           ") has no reflected op; put the tensor first");
-  return *reflected;
-}
 
 GraphModule::GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                          const std::vector<std::pair<std::string, Tensor>>& constants)

@@ -69,16 +69,9 @@ Value Interpreter::placeholder(Node& n) {
 Value Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
 
 Value Interpreter::call_function(Node& n) {
-  if (n.target() == "operator.getitem") {
-    TL_CHECK(n.args().size() == 2 && n.args()[0].is_node(), "getitem '", n.name(), "' needs (node, index), got ",
-             n.args().size(), " args");
-    const auto* index = std::get_if<int64_t>(&n.args()[1].value());
-    TL_CHECK(index != nullptr, "getitem '", n.name(), "' needs an integer index, got ", repr_arg(n.args()[1]));
-    return getitem(env(n.args()[0].node()), *index);
-  }
-  const OpKind op = call_op(n);
-  OpArguments a = fetch_op_arguments(n);
-  return call_result(dispatch::call(op, a.inputs, a.attrs, call_style(n)));
+  const ResolvedCall& c = n.call();
+  if (!c.op) return getitem(env(c.inputs.at(0)), c.index);  // operator.getitem
+  return call_result(dispatch::call(c.args, fetch_inputs(n), c.style));
 }
 
 Value Interpreter::call_method(Node& n) { return call_function(n); }
@@ -86,14 +79,14 @@ Value Interpreter::call_method(Node& n) { return call_function(n); }
 Value Interpreter::call_module(Node& n) {
   auto it = modules_.find(&n);
   const std::shared_ptr<nn::Module> m = it != modules_.end() ? it->second : module_->get_submodule(n.target());
-  return call_result((*m)(fetch_tensor_args(n)));
+  return call_result((*m)(fetch_inputs(n)));
 }
 
 Value Interpreter::output(Node& n) {
   // One returned node is returned as its value, as FX's output() returns args[0] (ShapeProp records it).
   if (Node* single = n.args().size() == 1 ? n.args()[0].node() : nullptr) return env(single);
   std::vector<const Value*> results;
-  for (Node* in : result_nodes(n)) results.push_back(in == nullptr ? nullptr : &env(in));
+  for (Node* in : n.call().inputs) results.push_back(in == nullptr ? nullptr : &env(in));
   return flatten_results(results);
 }
 
@@ -103,18 +96,17 @@ const Value& Interpreter::env(const Node* n) const {
   return it->second;
 }
 
+TensorList Interpreter::fetch_inputs(const Node& n) const {
+  TensorList out;
+  for (Node* in : n.call().inputs) out.push_back(in == nullptr ? Tensor() : env(in).tensor(in->name().c_str()));
+  return out;
+}
+
 OpArguments Interpreter::fetch_op_arguments(const Node& n) const {
   return from_fx_args(call_op(n), n.args(), n.kwargs(), [&](Node* in) { return env(in).tensor(in->name().c_str()); },
                       call_style(n));
 }
 
-TensorList Interpreter::fetch_tensor_args(const Node& n) const {
-  TensorList out;
-  for (const Argument& a : n.args()) {
-    TL_CHECK(a.is_node(), "call_module '", n.target(), "': only tensor arguments are supported, got ", repr_arg(a));
-    out.push_back(env(a.node()).tensor(a.node()->name().c_str()));
-  }
-  return out;
-}
+TensorList Interpreter::fetch_tensor_args(const Node& n) const { return fetch_inputs(n); }
 
 }  // namespace tl::fx

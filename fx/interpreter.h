@@ -49,9 +49,14 @@ class Interpreter {
  protected:
   /// The value computed for `n`; throws if it is not (or no longer) available.
   const Value& env(const Node* n) const;
-  /// `n`'s args/kwargs resolved into op inputs and attrs (for call_function / call_method).
+  /// The values of the nodes `n`'s call reads (Node::call().inputs), an undefined tensor for None: an
+  /// op's tensor inputs in the kernel's order, call_module's arguments.
+  TensorList fetch_inputs(const Node& n) const;
+  /// Deprecated in 0.2.0, removed in 0.3.0: `n`'s call is resolved once (Node::call(): the op, its
+  /// arguments struct, its inputs); fetch_inputs() gives the inputs' values.
+  [[deprecated("Interpreter::fetch_op_arguments: use n.call() and fetch_inputs(n)")]]
   OpArguments fetch_op_arguments(const Node& n) const;
-  /// `n`'s positional args resolved to tensors (for call_module).
+  [[deprecated("Interpreter::fetch_tensor_args is Interpreter::fetch_inputs")]]
   TensorList fetch_tensor_args(const Node& n) const;
 
  private:

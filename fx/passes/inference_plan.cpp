@@ -91,7 +91,7 @@ std::vector<BufferRequest> buffer_requests(const ExecutionPlan& plan, const std:
   for (size_t i = 0; i < steps.size(); ++i) {
     const PlanStep& s = steps[i];
     const StepLayout& l = layouts[i];
-    if ((l.writes_out || s.out_input >= 0) && !l.sizes.empty() && s.op != Opcode::Output) {
+    if ((l.writes_out || s.call->out_input >= 0) && !l.sizes.empty() && s.op != Opcode::Output) {
       BufferRequest r{extent_bytes(l.sizes, l.strides, l.dtype), i, i};
       if (l.reuses >= 0 && static_cast<size_t>(l.reuses) < s.inputs.size() && s.inputs[static_cast<size_t>(l.reuses)] >= 0)
         r.reuse = buffer_of[static_cast<size_t>(s.inputs[static_cast<size_t>(l.reuses)])];
