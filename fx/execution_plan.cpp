@@ -22,7 +22,7 @@ PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<c
 
 }  // namespace
 
-Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
+NodeValue StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
   return call_result(module(args));
 }
 
@@ -53,11 +53,11 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
   StepHooks& h = hooks ? *hooks : plain;
   TL_CHECK(inputs.size() == placeholders_, gm.type_name(), ".forward: expected ", placeholders_, " inputs, got ",
            inputs.size());
-  std::vector<Value> slots(steps_.size());
+  std::vector<NodeValue> slots(steps_.size());
   TensorList args;
   for (size_t i = 0; i < steps_.size(); ++i) {
     const PlanStep& s = steps_[i];
-    Value v;
+    NodeValue v;
     try {
       auto gather_args = [&] {
         args.clear();
@@ -84,7 +84,7 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
           break;
         }
         case Opcode::Output: {
-          std::vector<const Value*> results;
+          std::vector<const NodeValue*> results;
           for (int64_t in : s.inputs) results.push_back(in < 0 ? nullptr : &slots[static_cast<size_t>(in)]);
           return flatten_results(results);
         }
@@ -94,7 +94,7 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
     }
     h.produced(i, v);
     slots[i] = std::move(v);
-    for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = Value();
+    for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = NodeValue();
   }
   TL_INTERNAL_ASSERT(false, "graph has no output node");
   return {};

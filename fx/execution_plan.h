@@ -34,9 +34,9 @@ class StepHooks {
   /// A tensor for the step to write its result into (an arena view), or an undefined tensor.
   virtual Tensor out_for(size_t /*step*/) { return {}; }
   /// Runs a call_module step. The default calls the module and ignores `out`.
-  virtual Value call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out);
+  virtual NodeValue call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out);
   /// Sees each step's value once it is computed.
-  virtual void produced(size_t /*step*/, const Value& /*value*/) {}
+  virtual void produced(size_t /*step*/, const NodeValue& /*value*/) {}
 };
 
 class ExecutionPlan {

@@ -29,7 +29,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
   next_input_ = 0;
   TensorList result;
   for (Node* n : g.nodes()) {
-    Value v;
+    NodeValue v;
     try {
       v = run_node(*n);
     } catch (const Error& e) {
@@ -47,7 +47,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
   return result;
 }
 
-Value Interpreter::run_node(Node& n) {
+NodeValue Interpreter::run_node(Node& n) {
   switch (n.op()) {
     case Opcode::Placeholder: return placeholder(n);
     case Opcode::GetAttr: return get_attr(n);
@@ -60,37 +60,37 @@ Value Interpreter::run_node(Node& n) {
   return {};
 }
 
-Value Interpreter::placeholder(Node& n) {
+NodeValue Interpreter::placeholder(Node& n) {
   TL_CHECK(inputs_ && next_input_ < inputs_->size(), "Interpreter::run: missing input for placeholder '",
            n.target(), "' (got ", inputs_ ? inputs_->size() : 0, " inputs)");
   return (*inputs_)[next_input_++];
 }
 
-Value Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
+NodeValue Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
 
-Value Interpreter::call_function(Node& n) {
+NodeValue Interpreter::call_function(Node& n) {
   const ResolvedCall& c = n.call();
   if (!c.op) return getitem(env(c.inputs.at(0)), c.index);  // operator.getitem
   return call_result(dispatch::call(c.args, fetch_inputs(n), c.style));
 }
 
-Value Interpreter::call_method(Node& n) { return call_function(n); }
+NodeValue Interpreter::call_method(Node& n) { return call_function(n); }
 
-Value Interpreter::call_module(Node& n) {
+NodeValue Interpreter::call_module(Node& n) {
   auto it = modules_.find(&n);
   const std::shared_ptr<nn::Module> m = it != modules_.end() ? it->second : module_->get_submodule(n.target());
   return call_result((*m)(fetch_inputs(n)));
 }
 
-Value Interpreter::output(Node& n) {
+NodeValue Interpreter::output(Node& n) {
   // One returned node is returned as its value, as FX's output() returns args[0] (ShapeProp records it).
   if (Node* single = n.args().size() == 1 ? n.args()[0].node() : nullptr) return env(single);
-  std::vector<const Value*> results;
+  std::vector<const NodeValue*> results;
   for (Node* in : n.call().inputs) results.push_back(in == nullptr ? nullptr : &env(in));
   return flatten_results(results);
 }
 
-const Value& Interpreter::env(const Node* n) const {
+const NodeValue& Interpreter::env(const Node* n) const {
   auto it = env_.find(n);
   TL_INTERNAL_ASSERT(it != env_.end(), "value of '", n->name(), "' is not available");
   return it->second;

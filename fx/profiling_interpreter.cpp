@@ -35,9 +35,9 @@ TensorList ProfilingInterpreter::run(const TensorList& inputs) {
   return out;
 }
 
-Value ProfilingInterpreter::run_node(Node& n) {
+NodeValue ProfilingInterpreter::run_node(Node& n) {
   const auto start = std::chrono::steady_clock::now();
-  Value v = Interpreter::run_node(n);
+  NodeValue v = Interpreter::run_node(n);
   const double elapsed = seconds_since(start);
   auto it = std::find_if(runtimes_sec_.begin(), runtimes_sec_.end(), [&](const auto& e) { return e.first == &n; });
   if (it == runtimes_sec_.end()) runtimes_sec_.push_back({&n, {elapsed}});

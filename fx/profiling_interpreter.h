@@ -24,7 +24,7 @@ class ProfilingInterpreter : public Interpreter {
 
   TensorList run(const TensorList& inputs) override;
   using Interpreter::run;
-  Value run_node(Node& n) override;
+  NodeValue run_node(Node& n) override;
 
   /// The seed's table: Op type, Op, Average runtime (s), Pct total runtime; sorted by average
   /// runtime (descending, stable) when `should_sort`. Throws if run() was never called.
