@@ -16,6 +16,21 @@ bool Attrs::is_none(std::string_view name) const {
   return v == nullptr || std::holds_alternative<std::monostate>(*v);
 }
 
+Scalar Attrs::scalar(std::string_view name) const {
+  const AttrValue* v = find(name);
+  TL_CHECK(v != nullptr, "argument '", name, "' is missing");
+  if (auto* b = std::get_if<bool>(v)) return *b;
+  if (auto* i = std::get_if<int64_t>(v)) return *i;
+  if (auto* d = std::get_if<double>(v)) return *d;
+  TL_CHECK(false, "argument '", name, "' is not a number");
+  return false;
+}
+
+Shape Attrs::int_list(std::string_view name) const {
+  if (const AttrValue* v = find(name); v && std::holds_alternative<int64_t>(*v)) return Shape{std::get<int64_t>(*v)};
+  return get<Shape>(name);
+}
+
 const AttrValue* Attrs::find(std::string_view name) const {
   for (const Item& item : items_)
     if (item.name == name) return &item.value;

@@ -48,6 +48,13 @@ class Attrs {
     TL_CHECK(v && std::holds_alternative<T>(*v), "argument '", name, "' is ", v ? "not of the type the op expects" : "missing");
     return std::get<T>(*v);
   }
+  /// A bool / int64 / double attribute as a Scalar.
+  [[deprecated("kernels read their arguments struct (core/op_args.h); a boxed number is get<int64_t>, "
+               "get<double> or get<bool>")]]
+  Scalar scalar(std::string_view name) const;
+  /// An `int[1]` attribute as a list: one int stands for a list of one.
+  [[deprecated("kernels read their arguments struct (core/op_args.h); a boxed int list is get<Shape>")]]
+  Shape int_list(std::string_view name) const;
   const std::vector<Item>& items() const { return items_; }
   /// The value of `name`, or nullptr when absent.
   const AttrValue* find(std::string_view name) const;

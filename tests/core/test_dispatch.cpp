@@ -58,5 +58,21 @@ TEST_CASE("dispatch: intercept replaces the kernel") {
   CHECK(out.item<double>() == 42.0);
 }
 
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: Attrs::scalar and Attrs::int_list read boxed values for one more version") {
+  const Attrs attrs{{"alpha", 2.5}, {"count", int64_t{3}}, {"flag", true}, {"dim", int64_t{1}},
+                    {"size", Shape{2, 3}}};
+  CHECK(attrs.scalar("alpha").to<double>() == 2.5);
+  CHECK(attrs.scalar("count").to<int64_t>() == 3);
+  CHECK(attrs.scalar("flag").to<bool>());
+  CHECK(attrs.int_list("dim") == Shape{1});
+  CHECK(attrs.int_list("size") == Shape{2, 3});
+  CHECK_THROWS_WITH_AS(attrs.scalar("beta"), "argument 'beta' is missing", Error);
+  CHECK_THROWS_WITH_AS(attrs.scalar("size"), "argument 'size' is not a number", Error);
+}
+#pragma GCC diagnostic pop
+
 }  // namespace
 }  // namespace tl
