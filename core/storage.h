@@ -1,5 +1,5 @@
 // core/storage.h — reference-counted, 64-byte aligned buffers, with process-wide counters, a limit
-// checked before any memory is requested, and a per-thread allocation hook (the profiler's memory
+// checked before any memory is requested, and per-thread allocation hooks (the profiler's memory
 // events). Every tensor byte is allocated here.
 #pragma once
 
@@ -40,7 +40,27 @@ class AllocationHook {
   virtual ~AllocationHook() = default;
   virtual void on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) = 0;
 };
-/// Installs `hook` for the calling thread (nullptr uninstalls); returns the previous one.
+/// Adds `hook` on top of the calling thread's allocation hooks (core/hook_stack.h): every hook installed
+/// sees each allocation, bottom to top. Throws tl::Error when the thread already has 16 installed.
+void push_allocation_hook(AllocationHook* hook);
+/// Removes `hook`; it must be installed on this thread (an internal error otherwise).
+void pop_allocation_hook(AllocationHook* hook);
+
+/// RAII: installs an allocation hook for the current scope on the current thread.
+class AllocationHookGuard {
+ public:
+  explicit AllocationHookGuard(AllocationHook* hook) : hook_(hook) { push_allocation_hook(hook); }
+  ~AllocationHookGuard() { pop_allocation_hook(hook_); }
+  AllocationHookGuard(const AllocationHookGuard&) = delete;
+  AllocationHookGuard& operator=(const AllocationHookGuard&) = delete;
+
+ private:
+  AllocationHook* hook_;
+};
+
+/// Deprecated in 0.2.0, removed in 0.3.0: replaces the calling thread's topmost allocation hook by `hook`
+/// (nullptr removes it) and returns the one replaced, the single-slot form of push/pop_allocation_hook.
+[[deprecated("tl::set_allocation_hook is tl::push_allocation_hook / pop_allocation_hook (or AllocationHookGuard)")]]
 AllocationHook* set_allocation_hook(AllocationHook* hook);
 
 /// A block of raw bytes owned by one or more tensors.

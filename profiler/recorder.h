@@ -116,8 +116,6 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   std::vector<Open> open_;        ///< open events, outermost first
   std::vector<uint64_t> op_ids_;  ///< ids of the ops in progress (before() without after())
   int64_t overhead_ns_ = 0;
-  AllocationHook* previous_allocation_hook_ = nullptr;
-  ScopeObserver* previous_scope_observer_ = nullptr;
   std::unique_ptr<ModuleScopes> module_scopes_;
 };
 
