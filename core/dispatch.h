@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/hook_stack.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -179,16 +180,7 @@ void push_hook(DispatchHook* hook);
 void pop_hook(DispatchHook* hook);
 
 /// RAII: installs a hook for the current scope on the current thread.
-class HookGuard {
- public:
-  explicit HookGuard(DispatchHook* hook) : hook_(hook) { push_hook(hook); }
-  ~HookGuard() { pop_hook(hook_); }
-  HookGuard(const HookGuard&) = delete;
-  HookGuard& operator=(const HookGuard&) = delete;
-
- private:
-  DispatchHook* hook_;
-};
+using HookGuard = ScopedHook<DispatchHook, push_hook, pop_hook>;
 
 }  // namespace dispatch
 

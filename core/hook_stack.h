@@ -75,4 +75,18 @@ class HookStack {
   size_t size_ = 0;
 };
 
+/// RAII: installs `hook` on the calling thread for the current scope with `push`, removes it with `pop`
+/// (the guard each hook kind names: dispatch::HookGuard, AllocationHookGuard, ...).
+template <typename Hook, void (*Push)(Hook*), void (*Pop)(Hook*)>
+class ScopedHook {
+ public:
+  explicit ScopedHook(Hook* hook) : hook_(hook) { Push(hook); }
+  ~ScopedHook() { Pop(hook_); }
+  ScopedHook(const ScopedHook&) = delete;
+  ScopedHook& operator=(const ScopedHook&) = delete;
+
+ private:
+  Hook* hook_;
+};
+
 }  // namespace tl

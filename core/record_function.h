@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/hook_stack.h"
 
 namespace tl {
 
@@ -81,16 +82,7 @@ void pop_scope_observer(ScopeObserver* observer);
 ScopeObserver* scope_observer();
 
 /// RAII: installs a scope observer for the current scope on the current thread.
-class ScopeObserverGuard {
- public:
-  explicit ScopeObserverGuard(ScopeObserver* observer) : observer_(observer) { push_scope_observer(observer); }
-  ~ScopeObserverGuard() { pop_scope_observer(observer_); }
-  ScopeObserverGuard(const ScopeObserverGuard&) = delete;
-  ScopeObserverGuard& operator=(const ScopeObserverGuard&) = delete;
-
- private:
-  ScopeObserver* observer_;
-};
+using ScopeObserverGuard = ScopedHook<ScopeObserver, push_scope_observer, pop_scope_observer>;
 
 /// Deprecated in 0.2.0, removed in 0.3.0: replaces the calling thread's topmost observer by `observer`
 /// (null removes it) and returns the one replaced, the single-slot form of push/pop_scope_observer.

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/hook_stack.h"
+
 namespace tl {
 
 /// Process-wide allocator statistics (all Storage objects ever made), torch.cuda.memory_stats()'s
@@ -47,16 +49,7 @@ void push_allocation_hook(AllocationHook* hook);
 void pop_allocation_hook(AllocationHook* hook);
 
 /// RAII: installs an allocation hook for the current scope on the current thread.
-class AllocationHookGuard {
- public:
-  explicit AllocationHookGuard(AllocationHook* hook) : hook_(hook) { push_allocation_hook(hook); }
-  ~AllocationHookGuard() { pop_allocation_hook(hook_); }
-  AllocationHookGuard(const AllocationHookGuard&) = delete;
-  AllocationHookGuard& operator=(const AllocationHookGuard&) = delete;
-
- private:
-  AllocationHook* hook_;
-};
+using AllocationHookGuard = ScopedHook<AllocationHook, push_allocation_hook, pop_allocation_hook>;
 
 /// Deprecated in 0.2.0, removed in 0.3.0: replaces the calling thread's topmost allocation hook by `hook`
 /// (nullptr removes it) and returns the one replaced, the single-slot form of push/pop_allocation_hook.
