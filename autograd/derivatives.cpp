@@ -10,7 +10,7 @@ namespace tl::autograd {
 
 Tensor GradContext::grad(size_t i) const {
   if (has_grad(i)) return grads_[i];
-  const GradMeta& m = node_.output_meta.at(i);
+  const TensorInfo& m = node_.output_meta.at(i);
   return zeros(m.shape, m.dtype);
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "autograd/node.h"
 #include "core/boxing.h"
 #include "core/dispatch.h"
 #include "core/tensor.h"
@@ -19,18 +20,11 @@ namespace tl::autograd {
 class SavedTensor;
 class Node;
 
-/// Shape and dtype of a tensor input (defined == false for an input passed as None).
-struct InputInfo {
-  Shape shape;
-  DType dtype = DType::Float32;
-  bool defined = false;
-};
-
 /// What a derivative formula sees: the gradients of the op's outputs, its arguments struct, the
 /// tensors it saved and which inputs need a gradient.
 class GradContext {
  public:
-  GradContext(const Node& node, const TensorList& grads, const OpArgs& args, const std::vector<InputInfo>& inputs,
+  GradContext(const Node& node, const TensorList& grads, const OpArgs& args, const std::vector<TensorInfo>& inputs,
               const std::vector<SavedTensor>& saved_inputs, const std::vector<SavedTensor>& saved_outputs,
               const std::vector<bool>& needs)
       : node_(node), grads_(grads), args_(args), inputs_(inputs), saved_inputs_(saved_inputs),
@@ -54,8 +48,8 @@ class GradContext {
   /// the first input's dtype.
   Tensor input_or_number(size_t i, const std::optional<Scalar>& number) const;
   size_t num_inputs() const { return inputs_.size(); }
-  const InputInfo& info(size_t i) const { return inputs_.at(i); }
-  const std::vector<InputInfo>& infos() const { return inputs_; }
+  const TensorInfo& info(size_t i) const { return inputs_.at(i); }
+  const std::vector<TensorInfo>& infos() const { return inputs_; }
   /// True when input `i` needs a gradient (a formula may skip the others).
   bool needs(size_t i) const { return i < needs_.size() && needs_[i]; }
   bool any_needs() const;
@@ -64,7 +58,7 @@ class GradContext {
   const Node& node_;
   const TensorList& grads_;
   const OpArgs& args_;
-  const std::vector<InputInfo>& inputs_;
+  const std::vector<TensorInfo>& inputs_;
   const std::vector<SavedTensor>& saved_inputs_;
   const std::vector<SavedTensor>& saved_outputs_;
   const std::vector<bool>& needs_;

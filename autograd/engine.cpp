@@ -57,7 +57,7 @@ void accumulate(Tensor& slot, const Tensor& g) {
 
 // The gradient a node returned for edge `i`, checked against what the edge's node expects.
 void check_gradient(const Node& node, size_t i, const Tensor& g, const Edge& edge) {
-  const GradMeta& want = edge.fn->output_meta.at(edge.input_nr);
+  const TensorInfo& want = edge.fn->output_meta.at(edge.input_nr);
   TL_INTERNAL_ASSERT(g.shape() == want.shape, "Function ", node.name(), " returned an invalid gradient at index ", i,
                      " - got ", g.shape(), " but expected shape compatible with ", want.shape);
 }
@@ -66,8 +66,8 @@ void check_gradient(const Node& node, size_t i, const Tensor& g, const Edge& edg
 void retain_grads(const Node& n, const TensorList& buffer) {
   for (size_t k = 0; k < n.retained.size() && k < buffer.size(); ++k)
     for (const auto& w : n.retained[k])
-      if (Tensor t = TensorAccess::lock(w); t.defined() && buffer[k].defined()) {
-        Tensor& slot = TensorAccess::ensure_meta(t).grad;
+      if (Tensor t = TensorImplAccess::lock(w); t.defined() && buffer[k].defined()) {
+        Tensor& slot = TensorImplAccess::ensure_meta(t).grad;
         slot = slot.defined() ? slot.add(buffer[k]) : buffer[k].clone();
       }
 }

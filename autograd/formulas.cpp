@@ -33,7 +33,7 @@ Shape reduced_dims(const std::optional<IntList>& dim, size_t rank) {
 }
 
 // The gradient of a sum or mean expanded back over the reduced dims.
-Tensor unreduced(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+Tensor unreduced(const Tensor& grad, const TensorInfo& self, const std::optional<IntList>& dim, bool keepdim) {
   if (!dim) return unreduce(grad, self.shape, {}, true);
   return unreduce(grad, self.shape, reduced_dims(dim, self.shape.size()), keepdim);
 }
@@ -54,14 +54,14 @@ Tensor permute_backward(const Tensor& grad, const Shape& dims) {
   return grad.permute(inverse);
 }
 
-Tensor slice_backward(const Tensor& grad, const InputInfo& self, int64_t dim, std::optional<int64_t> start,
+Tensor slice_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
   Tensor z = zeros(self.shape, self.dtype);
   z.slice(dim, start, end, step).copy_(grad);
   return z;
 }
 
-Tensor select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, int64_t index) {
+Tensor select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, int64_t index) {
   Tensor z = zeros(self.shape, self.dtype);
   z.select(dim, index).copy_(grad);
   return z;
@@ -99,11 +99,11 @@ double dropout_scale(double p, const std::optional<bool>& train) {
   return p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
 }
 
-Tensor sum_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+Tensor sum_backward(const Tensor& grad, const TensorInfo& self, const std::optional<IntList>& dim, bool keepdim) {
   return in_dtype(unreduced(grad, self, dim, keepdim), self.dtype);
 }
 
-Tensor mean_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim) {
+Tensor mean_backward(const Tensor& grad, const TensorInfo& self, const std::optional<IntList>& dim, bool keepdim) {
   int64_t count = 1;
   const int64_t rank = self.shape.size();
   for (int64_t d : reduced_dims(dim, rank)) count *= self.shape[d < 0 ? d + rank : d];
@@ -133,7 +133,7 @@ Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& va
 
 // Gathered instead of scattered: round k takes, for every position, the k-th slice that selected it (or a
 // zero slice), so duplicates need as many rounds as the most repeated index.
-Tensor index_select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, const Tensor& index) {
+Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index) {
   if (self.shape.empty()) return grad.reshape(self.shape);
   const int64_t rank = self.shape.size();
   const int64_t d = dim < 0 ? dim + rank : dim, size = self.shape[d];
@@ -162,7 +162,7 @@ Tensor index_select_backward(const Tensor& grad, const InputInfo& self, int64_t 
 }
 
 // A gather from (0, g...): position j reads 1 + its rank among the selected, or 0.
-Tensor masked_select_backward(const Tensor& grad, const InputInfo& self, const Tensor& mask) {
+Tensor masked_select_backward(const Tensor& grad, const TensorInfo& self, const Tensor& mask) {
   const Shape shape = broadcast_shapes(self.shape, mask.shape(), "masked_select");
   const Tensor m = mask.expand(shape).contiguous();
   const bool* mp = m.data<bool>();
@@ -174,11 +174,11 @@ Tensor masked_select_backward(const Tensor& grad, const InputInfo& self, const T
   return padded.index_select(0, from_vector(take, {m.numel()})).reshape(shape);
 }
 
-TensorList cat_backward(const Tensor& grad, const std::vector<InputInfo>& tensors, int64_t dim) {
+TensorList cat_backward(const Tensor& grad, const std::vector<TensorInfo>& tensors, int64_t dim) {
   TensorList out;
   int64_t offset = 0;
   if (dim < 0) dim += grad.dim();
-  for (const InputInfo& in : tensors) {
+  for (const TensorInfo& in : tensors) {
     if (in.shape.size() == 1 && in.shape[0] == 0 && grad.dim() != 1) {  // legacy empty (0,) inputs take no part
       out.push_back(zeros(in.shape, in.dtype));
       continue;
@@ -196,7 +196,7 @@ TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim) {
   return out;
 }
 
-Tensor matmul_backward_self(const Tensor& grad, const InputInfo& self, const Tensor& other) {
+Tensor matmul_backward_self(const Tensor& grad, const TensorInfo& self, const Tensor& other) {
   const bool a_vec = self.shape.size() == 1, b_vec = other.dim() == 1;
   if (a_vec && b_vec) return grad * other;  // a dot product
   Shape a_shape = self.shape;
@@ -211,7 +211,7 @@ Tensor matmul_backward_self(const Tensor& grad, const InputInfo& self, const Ten
   return a_vec ? ga.squeeze(0) : ga;
 }
 
-Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const InputInfo& other) {
+Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const TensorInfo& other) {
   const bool a_vec = self.dim() == 1, b_vec = other.shape.size() == 1;
   if (a_vec && b_vec) return grad * self;
   Shape b_shape = other.shape;
@@ -226,17 +226,17 @@ Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const Input
   return b_vec ? gb.squeeze(-1) : gb;
 }
 
-Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const InputInfo& weight) {
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight) {
   const Shape& w = weight.shape;  // (out_features, in_features)
   return grad.reshape({-1, w[0]}).t().mm(input.reshape({-1, w[1]}));
 }
 
-Tensor linear_backward_bias(const Tensor& grad, const InputInfo& weight) {
+Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight) {
   return grad.reshape({-1, weight.shape[0]}).sum(Shape{0});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                                   const InputInfo& bias, const Conv2dArgs& args,
+                                                   const TensorInfo& bias, const Conv2dArgs& args,
                                                    const std::array<bool, 3>& grad_input_mask) {
   const bool unbatched = input.dim() == 3;
   auto batched = [&](const Tensor& t) { return unbatched ? t.unsqueeze(0) : t; };

@@ -22,9 +22,9 @@ Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha);
 /// grad permuted back by the inverse of `dims`.
 Tensor permute_backward(const Tensor& grad, const Shape& dims);
 /// grad written into zeros of the input's shape where slice / select took it.
-Tensor slice_backward(const Tensor& grad, const InputInfo& self, int64_t dim, std::optional<int64_t> start,
+Tensor slice_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
-Tensor select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, int64_t index);
+Tensor select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, int64_t index);
 
 // ---- elementwise ----
 /// grad * sign(self), 0 at 0.
@@ -44,31 +44,31 @@ double dropout_scale(double p, const std::optional<bool>& train);
 // ---- reductions and indexing ----
 /// sum's gradient expanded back over the reduced dims, in the input's dtype. The dimless sum() is its
 /// own overload (SumBackward0): the 0-d gradient expands as it is.
-Tensor sum_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim);
-Tensor mean_backward(const Tensor& grad, const InputInfo& self, const std::optional<IntList>& dim, bool keepdim);
+Tensor sum_backward(const Tensor& grad, const TensorInfo& self, const std::optional<IntList>& dim, bool keepdim);
+Tensor mean_backward(const Tensor& grad, const TensorInfo& self, const std::optional<IntList>& dim, bool keepdim);
 /// max / min: a whole reduction shares the gradient evenly among the extreme elements (NaN where the
 /// result is NaN); along a dim it goes to the element `indices` names.
 Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& values, const Tensor& indices,
                         const std::optional<int64_t>& dim, bool keepdim);
 /// Each gradient slice added where its index points, gathered in rounds so nothing is multiplied (inf stays inf).
-Tensor index_select_backward(const Tensor& grad, const InputInfo& self, int64_t dim, const Tensor& index);
+Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
 /// The k-th gradient element put at the k-th selected position.
-Tensor masked_select_backward(const Tensor& grad, const InputInfo& self, const Tensor& mask);
+Tensor masked_select_backward(const Tensor& grad, const TensorInfo& self, const Tensor& mask);
 /// Each input's slice of grad (a legacy empty (0,) input gets zeros).
-TensorList cat_backward(const Tensor& grad, const std::vector<InputInfo>& tensors, int64_t dim);
+TensorList cat_backward(const Tensor& grad, const std::vector<TensorInfo>& tensors, int64_t dim);
 TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim);
 
 // ---- products ----
 /// matmul of any ranks: 1-D operands act as a row (self) or column (other) vector, batch dims broadcast.
-Tensor matmul_backward_self(const Tensor& grad, const InputInfo& self, const Tensor& other);
-Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const InputInfo& other);
-Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const InputInfo& weight);
-Tensor linear_backward_bias(const Tensor& grad, const InputInfo& weight);
+Tensor matmul_backward_self(const Tensor& grad, const TensorInfo& self, const Tensor& other);
+Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const TensorInfo& other);
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight);
+Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight);
 
 // ---- neural-network ops: their backward kernels ----
 /// convolution_backward for (input, weight, bias); an unbatched (C, H, W) input ran as a batch of one.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                                   const InputInfo& bias, const Conv2dArgs& args,
+                                                   const TensorInfo& bias, const Conv2dArgs& args,
                                                    const std::array<bool, 3>& grad_input_mask);
 /// native_batch_norm_backward for (input, weight, bias): training differentiates through the batch
 /// statistics (recomputed from the saved input), evaluation through the running ones.

@@ -18,7 +18,7 @@ std::atomic<uint64_t> g_next_sequence_nr{0};
 }  // namespace
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
-    : data_(t.defined() ? TensorAccess::alias(t) : Tensor()), version_(t.defined() ? t._version() : 0),
+    : data_(t.defined() ? TensorImplAccess::alias(t) : Tensor()), version_(t.defined() ? t._version() : 0),
       is_output_(is_output) {}
 
 Tensor SavedTensor::unpack(const Node& owner) const {
@@ -75,13 +75,13 @@ TensorList AccumulateGrad::apply(TensorList grads) {
   // A leaf whose requires_grad was turned off since the forward gets nothing (PyTorch's check too).
   if (!g.defined() || !leaf_.requires_grad()) return {};
   NoGradGuard no_grad;
-  AutogradMeta& meta = TensorAccess::ensure_meta(leaf_);
+  AutogradMeta& meta = TensorImplAccess::ensure_meta(leaf_);
   std::lock_guard lock(meta.mutex);
   Tensor& slot = meta.grad;
   if (!slot.defined()) {
     // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
     // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
-    const bool sole = TensorAccess::use_count(g) == 1 && g.storage().use_count() == 1;
+    const bool sole = TensorImplAccess::use_count(g) == 1 && g.storage().use_count() == 1;
     slot = sole && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
   } else {
     slot.add_(g);
@@ -90,7 +90,7 @@ TensorList AccumulateGrad::apply(TensorList grads) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* meta = TensorAccess::meta(t);
+  AutogradMeta* meta = TensorImplAccess::meta(t);
   if (meta && meta->base.defined() && meta->view_version != t._version() && meta->base.requires_grad())
     refresh_view_history(t);
   if (meta == nullptr || !meta->requires_grad) return {};

@@ -21,11 +21,17 @@ struct Edge {
   bool valid() const { return fn != nullptr; }
 };
 
-/// Shape and dtype of a forward output, the gradient arriving for it must match.
-struct GradMeta {
+/// What a node knows of a tensor its op saw: an input (a formula's `self_info`) or an output (the
+/// gradient arriving for it must match); defined == false for one that was None.
+struct TensorInfo {
   Shape shape;
   DType dtype = DType::Float32;
+  bool defined = false;
 };
+/// Deprecated in 0.2.0, removed in 0.3.0: the node's output meta and a formula's input info are one
+/// type, TensorInfo.
+using GradMeta [[deprecated("tl::autograd::GradMeta is tl::autograd::TensorInfo")]] = TensorInfo;
+using InputInfo [[deprecated("tl::autograd::InputInfo is tl::autograd::TensorInfo")]] = TensorInfo;
 
 /// A tensor kept for backward: an alias with no autograd history (no reference cycle through its
 /// grad_fn) and the version its storage had, checked when backward reads it.
@@ -71,7 +77,7 @@ class Node {
   virtual bool released() const { return false; }
 
   std::vector<Edge> next_edges;
-  std::vector<GradMeta> output_meta;  ///< one per forward output
+  std::vector<TensorInfo> output_meta;  ///< one per forward output
   /// Order of creation: a node made later runs earlier in backward (PyTorch's sequence_nr).
   uint64_t sequence_nr;
   /// current_thread_id() of the thread that recorded the node (PyTorch's thread_id_): the profiler

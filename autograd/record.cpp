@@ -46,7 +46,7 @@ class OpNode final : public Node {
   }
   bool released() const override { return released_; }
 
-  std::vector<InputInfo> inputs_;
+  std::vector<TensorInfo> inputs_;
   std::vector<SavedTensor> saved_inputs_, saved_outputs_;
   std::vector<bool> needs_;
   bool has_saved_ = false;
@@ -155,7 +155,7 @@ int written_input(OpKind op) {
 }
 
 void check_inplace_target(OpKind op, const Tensor& self) {
-  const AutogradMeta* meta = TensorAccess::meta(self);
+  const AutogradMeta* meta = TensorImplAccess::meta(self);
   if (meta == nullptr) return;
   TL_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr), "a leaf Variable that requires grad is being used in an "
            "in-place operation (", op_name(op), " on a tensor of size ", self.shape(), "); run it under tl::NoGradGuard "
@@ -166,7 +166,7 @@ void check_inplace_target(OpKind op, const Tensor& self) {
 }
 
 void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& fn) {
-  AutogradMeta& vmeta = TensorAccess::ensure_meta(view);
+  AutogradMeta& vmeta = TensorImplAccess::ensure_meta(view);
   const Tensor base = vmeta.base;
   const Geometry bg = Geometry::of(base), vg = Geometry::of(view);
   const int64_t bytes = base.storage()->nbytes();
@@ -174,7 +174,7 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& fn) {
   slices->next_edges.push_back(gradient_edge(base));
   for (size_t i = 1; i < fn->next_edges.size(); ++i) slices->next_edges.push_back(fn->next_edges[i]);
   slices->output_meta.push_back({base.shape(), base.dtype()});
-  AutogradMeta& bmeta = TensorAccess::ensure_meta(base);
+  AutogradMeta& bmeta = TensorImplAccess::ensure_meta(base);
   bmeta.requires_grad = true;
   bmeta.grad_fn = slices;
   bmeta.output_nr = 0;
@@ -184,13 +184,13 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& fn) {
 // A retained gradient belongs to the tensor's current history: an in-place op moves it from the node
 // that made the old value to the one that made the new.
 void move_retained_grad(const Tensor& self, const std::shared_ptr<Node>& old_fn, uint32_t old_nr) {
-  AutogradMeta& meta = TensorAccess::ensure_meta(self);
+  AutogradMeta& meta = TensorImplAccess::ensure_meta(self);
   if (old_fn && old_nr < old_fn->retained.size())
     std::erase_if(old_fn->retained[old_nr],
-                  [&](const std::weak_ptr<TensorImpl>& w) { return TensorAccess::lock(w).is_same(self); });
+                  [&](const std::weak_ptr<TensorImpl>& w) { return TensorImplAccess::lock(w).is_same(self); });
   auto& now = meta.grad_fn->retained;
   if (now.size() <= meta.output_nr) now.resize(meta.output_nr + 1);
-  now[meta.output_nr].push_back(TensorAccess::weak(self));
+  now[meta.output_nr].push_back(TensorImplAccess::weak(self));
 }
 
 TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, CallStyle style) {
@@ -241,7 +241,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
   node->saved_outputs_.resize(out.size());
   for (size_t k = 0; k < out.size(); ++k) {
     const Tensor& o = out[k];
-    node->output_meta.push_back(o.defined() ? GradMeta{o.shape(), o.dtype()} : GradMeta{});
+    node->output_meta.push_back(o.defined() ? TensorInfo{o.shape(), o.dtype(), true} : TensorInfo{});
     if (k < 32 && (saved.outputs >> k & 1u) && o.defined()) {
       node->saved_outputs_[k] = SavedTensor(o, true);
       node->has_saved_ = true;
@@ -250,7 +250,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
   node->retained.resize(out.size());
   if (w >= 0) {
     const Tensor& self = inputs[w];
-    AutogradMeta& meta = TensorAccess::ensure_meta(self);
+    AutogradMeta& meta = TensorImplAccess::ensure_meta(self);
     const std::shared_ptr<Node> old_fn = meta.grad_fn;
     const uint32_t old_nr = meta.output_nr;
     if (meta.base.defined()) {
@@ -269,7 +269,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
     bool is_input = false;
     for (const Tensor& in : inputs) is_input = is_input || o.is_same(in);
     if (is_input) continue;  // the op returned its input itself (contiguous of a contiguous tensor)
-    AutogradMeta& meta = TensorAccess::ensure_meta(o);
+    AutogradMeta& meta = TensorImplAccess::ensure_meta(o);
     meta.requires_grad = true;
     meta.grad_fn = node;
     meta.output_nr = static_cast<uint32_t>(k);
@@ -280,7 +280,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
 }  // namespace
 
 void refresh_view_history(const Tensor& view) {
-  AutogradMeta& vmeta = TensorAccess::ensure_meta(view);
+  AutogradMeta& vmeta = TensorImplAccess::ensure_meta(view);
   const Tensor base = vmeta.base;
   vmeta.view_version = view._version();
   if (!base.requires_grad()) return;

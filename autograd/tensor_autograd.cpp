@@ -27,11 +27,11 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
            " grad.");
   TL_CHECK(!requires_grad || is_floating_point(dtype()),
            "only Tensors of floating point dtype can require gradients, got ", dtype());
-  TensorAccess::ensure_meta(*this).requires_grad = requires_grad;
+  TensorImplAccess::ensure_meta(*this).requires_grad = requires_grad;
   return *this;
 }
 
-GradSlot Tensor::mutable_grad() { return GradSlot(*this, TensorAccess::ensure_meta(*this).grad); }
+GradSlot Tensor::mutable_grad() { return GradSlot(*this, TensorImplAccess::ensure_meta(*this).grad); }
 
 // PyTorch's THPVariable_set_grad: the checks of `x.grad = g`, in its order.
 GradSlot& GradSlot::operator=(const Tensor& grad) {
@@ -48,24 +48,24 @@ GradSlot& GradSlot::operator=(const Tensor& grad) {
 
 std::string Tensor::grad_fn_name() const {
   autograd::gradient_edge(*this);  // a view's history may need rebuilding first
-  const AutogradMeta* meta = TensorAccess::meta(*this);
+  const AutogradMeta* meta = TensorImplAccess::meta(*this);
   return meta && meta->grad_fn ? meta->grad_fn->name() : std::string();
 }
 
 void Tensor::retain_grad() {
   TL_CHECK(requires_grad(), "can't retain_grad on a Tensor that has requires_grad=False");
-  AutogradMeta& meta = TensorAccess::ensure_meta(*this);
+  AutogradMeta& meta = TensorImplAccess::ensure_meta(*this);
   if (meta.grad_fn == nullptr || meta.retains_grad) return;  // a leaf keeps its .grad anyway
   meta.retains_grad = true;
   auto& retained = meta.grad_fn->retained;
   if (retained.size() <= meta.output_nr) retained.resize(meta.output_nr + 1);
-  retained[meta.output_nr].push_back(TensorAccess::weak(*this));
+  retained[meta.output_nr].push_back(TensorImplAccess::weak(*this));
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   autograd::backward({*this}, {gradient}, retain_graph);
 }
 
-Tensor Tensor::detach() const { return TensorAccess::alias(*this); }
+Tensor Tensor::detach() const { return TensorImplAccess::alias(*this); }
 
 }  // namespace tl

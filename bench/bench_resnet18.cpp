@@ -3,9 +3,12 @@
 //
 //   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16] [--batch 1,5,10] [--warmup 10]
 //                  [--runs 20] [--threads 2] [--no-partner]
-// Optimized mode prints first-inference time, the planned arena and, per batch, a `RESULT bench=inference ...`
-// line for torchless and one for PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16), read by
-// bench/compare and scripts/plot_results.py.
+// PyTorch runs once per environment of bench/pt_env.py (as installed; OpenBLAS + jemalloc), each row named
+// with the BLAS and allocator it ran with; ratios are against its best. Optimized mode prints first-inference
+// time, the planned arena and, per batch, a `RESULT bench=inference ...` line for torchless and one per
+// environment for PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16), read by bench/compare and
+// scripts/results.py (which keeps PyTorch's best).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -71,30 +74,52 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// PyTorch's timings for `variants` at `batch`, keyed by variant; empty when PyTorch is unavailable.
-// `rss_mib`, when given, receives each variant's peak RSS.
-std::map<std::string, Timing> partner(const Options& o, int64_t batch, const std::vector<std::string>& variants,
-                                      std::map<std::string, double>* rss_mib = nullptr) {
-  std::string cmd = "/usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_partner.py --batches " + std::to_string(batch) +
+// One PyTorch run of a variant: its timing, peak RSS and the BLAS and allocator it reported.
+struct PartnerRun {
+  Timing t;
+  double rss_mib = 0;
+  std::string blas = "unknown", allocator = "unknown";
+};
+
+// PyTorch's runs of `variants` at `batch`, one per environment of bench/pt_env.py, keyed by variant; empty
+// when PyTorch is unavailable.
+std::map<std::string, std::vector<PartnerRun>> partner(const Options& o, int64_t batch,
+                                                       const std::vector<std::string>& variants) {
+  const std::string threads = std::to_string(o.threads);
+  std::string cmd = "/usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_env.py --threads " + threads +
+                    " -- /usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_partner.py --batches " + std::to_string(batch) +
                     " --warmup " + std::to_string(o.warmup) + " --runs " + std::to_string(o.runs) + " --threads " +
-                    std::to_string(o.threads) + " --variants";
+                    threads + " --variants";
   for (const auto& v : variants) cmd += " " + v;
-  std::map<std::string, Timing> out;
+  std::map<std::string, std::vector<PartnerRun>> out;
   FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
   if (!p) return out;
   char line[4096];
   while (std::fgets(line, sizeof line, p)) {
     const auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.contains("variant")) continue;
-    out[j["variant"]] = {j["median_ms"], j["min_ms"], j["max_ms"]};
-    if (rss_mib && j.contains("peak_rss_mb")) (*rss_mib)[j["variant"]] = j["peak_rss_mb"];
+    out[j["variant"]].push_back({{j["median_ms"], j["min_ms"], j["max_ms"]},
+                                 j.value("peak_rss_mb", 0.0),
+                                 j.value("blas", "unknown"),
+                                 j.value("allocator", "unknown")});
   }
   pclose(p);
   return out;
 }
 
+// The fastest of a variant's runs (by median).
+const PartnerRun& best(const std::vector<PartnerRun>& runs) {
+  return *std::min_element(runs.begin(), runs.end(),
+                           [](const PartnerRun& a, const PartnerRun& b) { return a.t.median_ms < b.t.median_ms; });
+}
+
+// "PyTorch <variant> (<blas>, <allocator>)", a row's name.
+std::string partner_name(const std::string& variant, const PartnerRun& r) {
+  return "PyTorch " + variant + " (" + r.blas + ", " + r.allocator + ")";
+}
+
 void row(const std::string& name, const Timing& t, int64_t batch) {
-  std::printf("  %-34s %9.1f %9.1f %9.1f %9.1f\n", name.c_str(), t.median_ms, t.min_ms, t.max_ms,
+  std::printf("  %-60s %9.1f %9.1f %9.1f %9.1f\n", name.c_str(), t.median_ms, t.min_ms, t.max_ms,
               batch / t.median_ms * 1e3);
 }
 
@@ -132,13 +157,13 @@ void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& 
                 .example_input_shape = shape});
     const tl::Tensor first = (*optimized)(x);
     const double first_ms = tl::bench::milliseconds_since(t0);
-    std::printf("\nbatch %ld, %s (%d warm-up, %d timed runs; ms)\n  %-34s %9s %9s %9s %9s\n", static_cast<long>(batch),
+    std::printf("\nbatch %ld, %s (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
                 o.precision.c_str(), o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
     const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
     row("torchless optimized " + o.precision, t, batch);
-    std::map<std::string, double> pt_rss;
-    const auto pt = o.partner ? partner(o, batch, {pt_variant}, &pt_rss) : std::map<std::string, Timing>{};
-    for (const auto& [name, pt_t] : pt) row("PyTorch " + name, pt_t, batch);
+    const auto pt = o.partner ? partner(o, batch, {pt_variant}) : std::map<std::string, std::vector<PartnerRun>>{};
+    for (const auto& [name, runs] : pt)
+      for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);
     const tl::fx::ArenaStats arena = optimized->arena_stats(shape);
     std::printf("  first inference (optimize + first run) %.1f ms; arena %.1f MiB planned for %ld activations of %.1f MiB\n",
                 first_ms, arena.planned_bytes / 1048576.0, static_cast<long>(arena.activations),
@@ -146,20 +171,21 @@ void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& 
     const double rss_mib = tl::bench::peak_rss_mib();  // before the eager reference run below
     const double error = relative_error(first, (*model)(x));
     std::printf("  logits vs eager fp32: relative error %.2e\n", error);
-    if (pt.count(pt_variant))
-      std::printf("  torchless optimized vs PyTorch %s: %.2fx\n", pt_variant.c_str(),
-                  pt.at(pt_variant).median_ms / t.median_ms);
+    if (pt.count(pt_variant)) {
+      const PartnerRun& b = best(pt.at(pt_variant));
+      std::printf("  torchless optimized vs %s: %.2fx\n", partner_name(pt_variant, b).c_str(),
+                  b.t.median_ms / t.median_ms);
+    }
     std::printf("RESULT bench=inference impl=torchless variant=optimized precision=%s batch=%ld median_ms=%.2f "
                 "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=%ld error=%.2e rss_mib=%.0f\n",
                 o.precision.c_str(), static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms,
                 static_cast<long>(arena.planned_bytes), error, rss_mib);
-    if (pt.count(pt_variant)) {
-      const Timing& p = pt.at(pt_variant);
-      std::printf("RESULT bench=inference impl=pytorch variant=%s precision=%s batch=%ld median_ms=%.2f min_ms=%.2f "
-                  "max_ms=%.2f rss_mib=%.0f\n",
-                  pt_variant.c_str(), o.precision.c_str(), static_cast<long>(batch), p.median_ms, p.min_ms, p.max_ms,
-                  pt_rss.count(pt_variant) ? pt_rss.at(pt_variant) : 0.0);
-    }
+    if (pt.count(pt_variant))
+      for (const PartnerRun& r : pt.at(pt_variant))
+        std::printf("RESULT bench=inference impl=pytorch variant=%s precision=%s batch=%ld median_ms=%.2f min_ms=%.2f "
+                    "max_ms=%.2f rss_mib=%.0f blas=%s allocator=%s\n",
+                    pt_variant.c_str(), o.precision.c_str(), static_cast<long>(batch), r.t.median_ms, r.t.min_ms,
+                    r.t.max_ms, r.rss_mib, r.blas.c_str(), r.allocator.c_str());
   }
 }
 
@@ -185,7 +211,7 @@ int main(int argc, char** argv) try {
 
   for (int64_t batch : o.batches) {
     const tl::Tensor x = tl::randn({batch, 3, 224, 224});
-    std::printf("\nbatch %ld (%d warm-up, %d timed runs; ms)\n  %-34s %9s %9s %9s %9s\n", static_cast<long>(batch),
+    std::printf("\nbatch %ld (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
                 o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
     const Timing eager = tl::bench::time_runs(o.warmup, o.runs, [&] { (*model)(x); });
     row("torchless eager", eager, batch);
@@ -194,20 +220,23 @@ int main(int argc, char** argv) try {
       fused_t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*fused)(x); });
       row("torchless fx fused", fused_t, batch);
     }
-    const auto pt = o.partner ? partner(o, batch, pt_variants) : std::map<std::string, Timing>{};
-    for (const auto& [name, t] : pt) row("PyTorch " + name, t, batch);
+    const auto pt = o.partner ? partner(o, batch, pt_variants) : std::map<std::string, std::vector<PartnerRun>>{};
+    for (const auto& [name, runs] : pt)
+      for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);
     if (pt.count("eager_nchw"))
-      std::printf("  torchless eager vs PyTorch eager: %.2fx\n", pt.at("eager_nchw").median_ms / eager.median_ms);
+      std::printf("  torchless eager vs PyTorch's best eager: %.2fx\n",
+                  best(pt.at("eager_nchw")).t.median_ms / eager.median_ms);
     else if (o.partner)
       std::printf("  (PyTorch partner unavailable: install python3-torch python3-torchvision)\n");
     if (fused) {
       const double share = batch_norm_share(model, x);
       std::printf("  fused vs unfused: torchless %.2fx (saves %.1f%%; BatchNorm2d share of the eager profile %.1f%%)\n",
                   eager.median_ms / fused_t.median_ms, 100 * (1 - fused_t.median_ms / eager.median_ms), 100 * share);
-      if (pt.count("fx_fused"))
-        std::printf("  fused vs unfused: PyTorch %.2fx; torchless fused vs PyTorch fused: %.2fx\n",
-                    pt.at("eager_nchw").median_ms / pt.at("fx_fused").median_ms,
-                    pt.at("fx_fused").median_ms / fused_t.median_ms);
+      if (pt.count("fx_fused") && pt.count("eager_nchw"))
+        std::printf("  fused vs unfused: PyTorch %.2fx (best of each); torchless fused vs PyTorch's best fused: "
+                    "%.2fx\n",
+                    best(pt.at("eager_nchw")).t.median_ms / best(pt.at("fx_fused")).t.median_ms,
+                    best(pt.at("fx_fused")).t.median_ms / fused_t.median_ms);
     }
   }
   std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());

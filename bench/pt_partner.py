@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """PyTorch 1.13 side of bench/bench_resnet18: times torchvision ResNet18 variants and prints one
 JSON line per (variant, batch): eager NCHW and channels_last, the FX conv-bn fusion and torch.jit.freeze +
-optimize_for_inference, under no_grad, the median of timed runs after warm-up; run with /usr/bin/python3.
+optimize_for_inference, under no_grad, the median of timed runs after warm-up, and the BLAS and allocator
+the process ran with (bench/pt_env.py, which also runs it once per environment); run with /usr/bin/python3.
 
 usage: pt_partner.py --batches 1 5 10 --variants eager_nchw fx_fused --warmup 10 --runs 20 --threads 2"""
 import argparse, copy, json, resource, statistics, sys, time
 
 import torch, torch.fx as fx, torch.nn as nn, torchvision
+
+import pt_env
 
 
 def fuse_conv_bn_eval(conv, bn):
@@ -72,6 +75,7 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     m = torchvision.models.resnet18().eval()
+    ran_with = pt_env.runtime()
     makers = variants(m)
     for bs in a.batches:
         x = torch.randn(bs, 3, 224, 224)
@@ -88,7 +92,7 @@ def main():
                     ts.append((time.perf_counter() - t) * 1e3)
             print(json.dumps({'variant': name, 'batch': bs, 'median_ms': statistics.median(ts), 'min_ms': min(ts),
                               'max_ms': max(ts), 'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                              'torch': torch.__version__}), flush=True)
+                              'torch': torch.__version__, **ran_with}), flush=True)
 
 
 if __name__ == '__main__':

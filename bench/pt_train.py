@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """PyTorch 1.13 side of bench/bench_train: torchvision ResNet18 training steps at 224x224 in eager mode
 (train mode, CrossEntropyLoss, SGD lr 0.01 momentum 0.9 weight_decay 1e-4) on one fixed synthetic batch.
-Prints the step's and each phase's medians and one `RESULT bench=train ...` line with bench_train's keys;
-run one variant per process (bench/train_compare does) so that its peak RSS is its own. Run with
+Prints the step's and each phase's medians and one `RESULT bench=train ...` line with bench_train's keys
+and the BLAS and allocator the process ran with (bench/pt_env.py); run one variant per process, once per
+environment (bench/train_compare does, through bench/pt_env.py) so that its peak RSS is its own. Run with
 /usr/bin/python3.
 
 usage: pt_train.py [--variant nchw|channels_last] [--precision fp32|bf16] [--batch 8] [--warmup 3] [--runs 10]
@@ -11,6 +12,8 @@ bf16 runs the forward and the loss under torch.autocast("cpu", dtype=torch.bfloa
 import argparse, resource, statistics, sys, time
 
 import torch, torch.nn as nn, torchvision
+
+import pt_env
 
 CLASSES = 1000
 
@@ -62,8 +65,10 @@ def main():
            [('step', total), ('forward', forward), ('backward', backward), ('optimizer', optimizer)]}
     phases = med['forward'] + med['backward'] + med['optimizer']
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    ran_with = pt_env.runtime()
 
-    print(f"PyTorch {torch.__version__} ResNet18 training step, {a.variant}, {torch.get_num_threads()} threads")
+    print(f"PyTorch {torch.__version__} ResNet18 training step, {a.variant}, {torch.get_num_threads()} threads, "
+          f"BLAS {ran_with['blas']}, allocator {ran_with['allocator']}")
     print(f"\nbatch {a.batch}, {a.precision} ({a.warmup} warm-up, {a.runs} timed steps; ms)")
     print(f"  {'':16s} {'median':>9s} {'min':>9s} {'max':>9s} {'share':>9s}")
     print(f"  {'step':16s} {med['step']:9.1f} {min(total):9.1f} {max(total):9.1f}")
@@ -75,7 +80,8 @@ def main():
     print(f"RESULT bench=train impl=pytorch variant={a.variant} precision={a.precision} batch={a.batch} "
           f"median_ms={med['step']:.2f} min_ms={min(total):.2f} max_ms={max(total):.2f} forward_ms={med['forward']:.2f} "
           f"backward_ms={med['backward']:.2f} optimizer_ms={med['optimizer']:.2f} loss_first={losses[0]:.4f} "
-          f"loss_last={losses[-1]:.4f} rss_mib={rss:.0f}", flush=True)
+          f"loss_last={losses[-1]:.4f} rss_mib={rss:.0f} blas={ran_with['blas']} allocator={ran_with['allocator']}",
+          flush=True)
 
 
 if __name__ == '__main__':

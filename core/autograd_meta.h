@@ -41,9 +41,11 @@ void set_grad_fn_name_fn(GradFnNameFn fn);
 /// The installed function, or nullptr.
 GradFnNameFn grad_fn_name_fn();
 
-/// Access to a tensor's AutogradMeta for the dispatch point and the autograd/ layer, and to its
-/// parameter mark for nn/ (Tensor names TensorAccess its friend); user code has Tensor's methods instead.
-struct TensorAccess {
+/// The library's own access to a tensor's implementation: its AutogradMeta for the dispatch point and
+/// the autograd/ layer, its implementation handle (weak references, aliases, use counts) for autograd's
+/// saved tensors, and its parameter mark for nn/ (TensorBase names it its friend). User code has Tensor's
+/// methods instead.
+struct TensorImplAccess {
   /// The tensor's autograd state, or nullptr when it has none.
   static AutogradMeta* meta(const Tensor& t) { return t.impl_ ? t.impl_->autograd.get() : nullptr; }
   /// The tensor's autograd state, made empty first when it has none.
@@ -84,5 +86,8 @@ struct TensorAccess {
     meta.view_version = view._version();
   }
 };
+
+/// Deprecated in 0.2.0, removed in 0.3.0: TensorAccess is TensorImplAccess.
+using TensorAccess [[deprecated("tl::TensorAccess is tl::TensorImplAccess")]] = TensorImplAccess;
 
 }  // namespace tl

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/hook_stack.h"
 #include "core/scalar.h"
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -141,11 +142,22 @@ TensorList call(const OpArgs& args, std::span<const Tensor> inputs, CallStyle st
 /// op's schema first: an unknown name, a missing required argument or a wrong type is a tl::Error.
 TensorList call(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
                 CallStyle style = CallStyle::Function);
-/// Convenience for single-output ops on boxed arguments.
-Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
-             CallStyle style = CallStyle::Function);
-Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
-             CallStyle style = CallStyle::Function);
+/// call() on boxed arguments for an op that returns one tensor: that tensor (an internal error for an
+/// op returning several).
+Tensor call_single_output(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs,
+                          CallStyle style = CallStyle::Function);
+Tensor call_single_output(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
+                          CallStyle style = CallStyle::Function);
+/// Deprecated in 0.2.0, removed in 0.3.0: call1 is call_single_output.
+[[deprecated("dispatch::call1 is dispatch::call_single_output")]]
+inline Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style = CallStyle::Function) {
+  return call_single_output(op, inputs, attrs, style);
+}
+[[deprecated("dispatch::call1 is dispatch::call_single_output")]]
+inline Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs = {},
+                    CallStyle style = CallStyle::Function) {
+  return call_single_output(op, inputs, attrs, style);
+}
 
 /// Runs `op` below autograd: the hooks and the kernel, recording nothing, then bumps the version of
 /// each argument the op writes. dispatch::call comes here unless an input requires grad; autograd
@@ -170,16 +182,7 @@ void push_hook(DispatchHook* hook);
 void pop_hook(DispatchHook* hook);
 
 /// RAII: installs a hook for the current scope on the current thread.
-class HookGuard {
- public:
-  explicit HookGuard(DispatchHook* hook) : hook_(hook) { push_hook(hook); }
-  ~HookGuard() { pop_hook(hook_); }
-  HookGuard(const HookGuard&) = delete;
-  HookGuard& operator=(const HookGuard&) = delete;
-
- private:
-  DispatchHook* hook_;
-};
+using HookGuard = ScopedHook<DispatchHook, push_hook, pop_hook>;
 
 }  // namespace dispatch
 

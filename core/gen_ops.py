@@ -421,7 +421,7 @@ def formula_locals(op, formula, names):
             if name in names:
                 sys.exit(f"{op.schema}: a formula reads the tensors of a list; it may read {name}_info")
             if f"{name}_info" in names:
-                lines.append(f"const std::vector<InputInfo>& {name}_info = c.infos();")
+                lines.append(f"const std::vector<TensorInfo>& {name}_info = c.infos();")
             continue
         if name in names:
             if a is number:
@@ -431,7 +431,7 @@ def formula_locals(op, formula, names):
             else:
                 lines.append(f"const Tensor {name} = c.input({i});")
         if f"{name}_info" in names:
-            lines.append(f"const InputInfo& {name}_info = c.info({i});")
+            lines.append(f"const TensorInfo& {name}_info = c.info({i});")
     tensor_names = {name for name, _, _ in tensors}
     for n in sorted(names & field_names - tensor_names):
         lines.append(f"const auto& {n} = args.{n};")

@@ -1,16 +1,19 @@
 // core/record_function.h — named scopes any layer can open for the profiler (PyTorch's
 // at::RecordFunction): user code, the autograd engine and the optimizers all open them here, and the
-// profiler installs the one per-thread observer that records them. Unobserved, a scope costs one
+// profiler installs a per-thread observer that records them. Unobserved, a scope costs one
 // thread-local read and builds no name and no argument list.
 #pragma once
 
+#include <array>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/hook_stack.h"
 
 namespace tl {
 
@@ -70,33 +73,43 @@ class ScopeObserver {
   virtual void close_scope(uint64_t id) = 0;
 };
 
-/// Installs `observer` on the calling thread (null removes it); returns the observer it replaces.
-ScopeObserver* set_scope_observer(ScopeObserver* observer);
-/// The calling thread's observer, or null.
+/// Adds `observer` on top of the calling thread's scope observers (core/hook_stack.h): every observer
+/// installed opens and closes each scope. Throws tl::Error when the thread already has 16 installed.
+void push_scope_observer(ScopeObserver* observer);
+/// Removes `observer`; it must be installed on this thread (an internal error otherwise).
+void pop_scope_observer(ScopeObserver* observer);
+/// The calling thread's topmost observer, or null when no scope is observed.
 ScopeObserver* scope_observer();
+
+/// RAII: installs a scope observer for the current scope on the current thread.
+using ScopeObserverGuard = ScopedHook<ScopeObserver, push_scope_observer, pop_scope_observer>;
+
+/// Deprecated in 0.2.0, removed in 0.3.0: replaces the calling thread's topmost observer by `observer`
+/// (null removes it) and returns the one replaced, the single-slot form of push/pop_scope_observer.
+[[deprecated("tl::set_scope_observer is tl::push_scope_observer / pop_scope_observer (or ScopeObserverGuard)")]]
+ScopeObserver* set_scope_observer(ScopeObserver* observer);
 
 /// The calling thread's operating-system id (gettid): the `tid` its events carry in a trace.
 uint64_t current_thread_id();
 
-/// An RAII scope, recorded by the calling thread's observer if it has one:
+/// An RAII scope, recorded by every observer installed on the calling thread:
 ///   {
 ///     tl::RecordFunction scope("MASK INDICES");
 ///     ...   // ops here are the scope's children; its self time is what they leave over
 ///   }
 /// Scopes must nest; one closed early (end(), or destroyed out of order) also closes the scopes
-/// opened inside it, so events always nest. A scope closes only on the observer that opened it, and
-/// only while that observer is still installed.
+/// opened inside it, so events always nest. A scope closes only on the observers that opened it, and
+/// only on those still installed.
 class RecordFunction {
  public:
-  explicit RecordFunction(std::string_view name, RecordScope scope = RecordScope::UserScope, const ScopeLink& link = {})
-      : observer_(scope_observer()) {
-    if (observer_ != nullptr) id_ = observer_->open_scope(name, scope, link, nullptr);
+  explicit RecordFunction(std::string_view name, RecordScope scope = RecordScope::UserScope, const ScopeLink& link = {}) {
+    if (scope_observer() != nullptr) open(name, scope, link, nullptr);
   }
   /// Calls `name()` only when the thread is observed: a name built per call (the engine's
   /// "autograd::engine::evaluate_function: " + node name) costs nothing when no profile runs.
   template <std::invocable NameFn>
-  RecordFunction(NameFn&& name, RecordScope scope, const ScopeLink& link = {}) : observer_(scope_observer()) {
-    if (observer_ != nullptr) id_ = observer_->open_scope(name(), scope, link, nullptr);
+  RecordFunction(NameFn&& name, RecordScope scope, const ScopeLink& link = {}) {
+    if (scope_observer() != nullptr) open(name(), scope, link, nullptr);
   }
   /// A Function scope for an ATen op that a kernel's work stands in for, with that op's arguments,
   /// built only when observed:
@@ -104,10 +117,10 @@ class RecordFunction {
   /// The profiler records it as it records a dispatched op (a "cpu_op", with Input Shapes).
   template <std::invocable InputsFn>
     requires std::same_as<std::invoke_result_t<InputsFn>, ScopeArgs>
-  RecordFunction(std::string_view name, const InputsFn& inputs) : observer_(scope_observer()) {
-    if (observer_ != nullptr) {
+  RecordFunction(std::string_view name, const InputsFn& inputs) {
+    if (scope_observer() != nullptr) {
       const ScopeInputs lazy(inputs);
-      id_ = observer_->open_scope(name, RecordScope::Function, {}, &lazy);
+      open(name, RecordScope::Function, {}, &lazy);
     }
   }
   ~RecordFunction() { end(); }
@@ -115,11 +128,23 @@ class RecordFunction {
   RecordFunction& operator=(const RecordFunction&) = delete;
 
   /// Closes the scope now (PyTorch's __exit__); later calls and the destructor do nothing.
-  void end();
+  void end() {
+    if (opened_ != 0) close();
+  }
 
  private:
-  ScopeObserver* observer_;
-  uint64_t id_ = 0;
+  /// Opens the scope on every installed observer, bottom to top.
+  void open(std::string_view name, RecordScope scope, const ScopeLink& link, const ScopeInputs* inputs);
+  /// Closes it, top to bottom, on each observer that opened it and is still installed.
+  void close();
+
+  static constexpr size_t kMaxObservers = 16;  ///< as many as a thread can install (core/hook_stack.h)
+  struct Opened {
+    ScopeObserver* observer;
+    uint64_t id;
+  };
+  std::array<Opened, kMaxObservers> scopes_;  ///< the first opened_ are set
+  size_t opened_ = 0;
 };
 
 }  // namespace tl

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/hook_stack.h"
 
 namespace tl {
 namespace {
@@ -31,7 +32,7 @@ std::atomic<int64_t> g_peak{0};
 std::atomic<int64_t> g_count{0};
 constexpr int64_t kDefaultLimit = -1;  // g_limit's value until set_allocation_limit: physical memory
 std::atomic<int64_t> g_limit{kDefaultLimit};
-thread_local AllocationHook* t_hook = nullptr;
+thread_local HookStack<AllocationHook> t_hooks;
 
 // Read once: the default limit must not change under a running program.
 int64_t physical_memory() {
@@ -56,18 +57,23 @@ int64_t reserve(int64_t bytes) {
   return in_use + bytes;
 }
 
-// Counts a reserved request that got its memory and tells the hook; `in_use` includes it.
+void notify(const void* ptr, int64_t bytes_delta, int64_t in_use) {
+  if (!t_hooks.empty()) [[unlikely]]
+    t_hooks.for_each([&](AllocationHook& h) { h.on_allocation(ptr, bytes_delta, in_use); });
+}
+
+// Counts a reserved request that got its memory and tells the hooks; `in_use` includes it.
 void record_allocation(const void* ptr, int64_t bytes, int64_t in_use) {
   g_count.fetch_add(1, std::memory_order_relaxed);
   int64_t peak = g_peak.load(std::memory_order_relaxed);
   while (in_use > peak && !g_peak.compare_exchange_weak(peak, in_use, std::memory_order_relaxed)) {
   }
-  if (t_hook) t_hook->on_allocation(ptr, bytes, in_use);
+  notify(ptr, bytes, in_use);
 }
 
 void record_release(const void* ptr, int64_t bytes) {
   const int64_t in_use = g_in_use.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
-  if (t_hook) t_hook->on_allocation(ptr, -bytes, in_use);
+  notify(ptr, -bytes, in_use);
 }
 
 // Blocks of 64 KiB and more freed by tensors wait here for reuse (capacity in whole pages, in whole
@@ -234,9 +240,14 @@ int64_t allocation_limit() {
   return limit == kDefaultLimit ? physical_memory() : limit;
 }
 
+void push_allocation_hook(AllocationHook* hook) { t_hooks.push(hook, "push_allocation_hook"); }
+
+void pop_allocation_hook(AllocationHook* hook) { t_hooks.pop(hook, "pop_allocation_hook"); }
+
 AllocationHook* set_allocation_hook(AllocationHook* hook) {
-  AllocationHook* previous = t_hook;
-  t_hook = hook;
+  AllocationHook* previous = t_hooks.top();
+  if (previous) t_hooks.pop(previous, "set_allocation_hook");
+  if (hook) t_hooks.push(hook, "set_allocation_hook");
   return previous;
 }
 

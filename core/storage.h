@@ -1,11 +1,13 @@
 // core/storage.h — reference-counted, 64-byte aligned buffers, with process-wide counters, a limit
-// checked before any memory is requested, and a per-thread allocation hook (the profiler's memory
+// checked before any memory is requested, and per-thread allocation hooks (the profiler's memory
 // events). Every tensor byte is allocated here.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+
+#include "core/hook_stack.h"
 
 namespace tl {
 
@@ -40,7 +42,18 @@ class AllocationHook {
   virtual ~AllocationHook() = default;
   virtual void on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) = 0;
 };
-/// Installs `hook` for the calling thread (nullptr uninstalls); returns the previous one.
+/// Adds `hook` on top of the calling thread's allocation hooks (core/hook_stack.h): every hook installed
+/// sees each allocation, bottom to top. Throws tl::Error when the thread already has 16 installed.
+void push_allocation_hook(AllocationHook* hook);
+/// Removes `hook`; it must be installed on this thread (an internal error otherwise).
+void pop_allocation_hook(AllocationHook* hook);
+
+/// RAII: installs an allocation hook for the current scope on the current thread.
+using AllocationHookGuard = ScopedHook<AllocationHook, push_allocation_hook, pop_allocation_hook>;
+
+/// Deprecated in 0.2.0, removed in 0.3.0: replaces the calling thread's topmost allocation hook by `hook`
+/// (nullptr removes it) and returns the one replaced, the single-slot form of push/pop_allocation_hook.
+[[deprecated("tl::set_allocation_hook is tl::push_allocation_hook / pop_allocation_hook (or AllocationHookGuard)")]]
 AllocationHook* set_allocation_hook(AllocationHook* hook);
 
 /// A block of raw bytes owned by one or more tensors.

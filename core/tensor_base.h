@@ -112,7 +112,7 @@ class TensorBase {
   void check_data_access(DType requested) const;
 
   std::shared_ptr<TensorImpl> impl_;
-  friend struct TensorAccess;
+  friend struct TensorImplAccess;
 };
 
 }  // namespace tl

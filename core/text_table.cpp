@@ -1,7 +1,10 @@
-// core/text_table.cpp — padding and joining of fixed-width columns, and PyTorch's shortening.
+// core/text_table.cpp — padding and joining of fixed-width columns, PyTorch's shortening, and tabulate's
+// "simple" tables on top of them.
 #include "core/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "core/error.h"
@@ -21,6 +24,22 @@ size_t boundary_down(std::string_view text, size_t i) {
 size_t boundary_up(std::string_view text, size_t i) {
   while (utf8_continuation(text, i)) ++i;
   return i;
+}
+
+bool is_number(const std::string& s) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end && *end == '\0';
+}
+
+// Digits after the decimal point, as tabulate counts them (-1 for integers).
+int after_point(const std::string& s) {
+  const size_t dot = s.find('.');
+  if (dot != std::string::npos) return static_cast<int>(s.size() - dot - 1);
+  const size_t e = s.find_first_of("eE");
+  if (e != std::string::npos) return static_cast<int>(s.size() - e - 1);
+  return -1;
 }
 
 }  // namespace
@@ -73,6 +92,41 @@ std::string TextTable::rule(char fill) const {
   std::string line;
   for (size_t w : widths_) line.append(w, fill).append(kSpacing, ' ');
   return line;
+}
+
+std::string format_g(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
+  const size_t cols = headers.size();
+  std::vector<std::vector<std::string>> cells = rows;
+  std::vector<size_t> width(cols);
+  std::vector<bool> numeric(cols, !rows.empty());
+  for (size_t c = 0; c < cols; ++c) {
+    for (const auto& r : rows) numeric[c] = numeric[c] && is_number(r.at(c));
+    if (numeric[c]) {  // pad right so the decimal points line up
+      int max_after = -1;
+      for (const auto& r : cells) max_after = std::max(max_after, after_point(r[c]));
+      for (auto& r : cells) r[c] += std::string(static_cast<size_t>(max_after - after_point(r[c])), ' ');
+    }
+    width[c] = headers[c].size() + 2;
+    for (const auto& r : cells) width[c] = std::max(width[c], r[c].size());
+  }
+  TextTable table;
+  for (size_t c = 0; c < cols; ++c) table.add_column(headers[c], width[c], /*left=*/!numeric[c]);
+  std::string out;
+  auto line = [&](std::string l) {
+    while (!l.empty() && l.back() == ' ') l.pop_back();  // tabulate strips each row
+    out += l + "\n";
+  };
+  line(table.header_row());
+  line(table.rule());
+  for (const auto& r : cells) line(table.row(r));
+  out.pop_back();
+  return out;
 }
 
 }  // namespace tl

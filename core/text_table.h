@@ -1,6 +1,6 @@
 // core/text_table.h — fixed-width text columns: the one place table cells are padded, aligned and
-// joined (the profiler's key_averages tables, fx's tabulate summaries), and the one place a text is
-// shortened for a column (PyTorch's rules). TextTable itself never cuts a cell.
+// joined (the profiler's key_averages tables, tabulate's tables of fx's summaries and print_tabular),
+// and the one place a text is shortened for a column (PyTorch's rules). TextTable never cuts a cell.
 #pragma once
 
 #include <cstddef>
@@ -48,5 +48,12 @@ std::string shorten_name(std::string_view text, int64_t max_width);
 /// last `width` bytes when `width` <= 3). A cut never splits a UTF-8 sequence. Throws tl::Error
 /// for `width` <= 0.
 std::string shorten_path(std::string_view text, int64_t width);
+
+/// Python's tabulate.tabulate(rows, headers) in its default "simple" format, on TextTable's columns: a
+/// column is as wide as its widest cell or its header plus two, a dashed rule under the headers, text
+/// left-aligned, numbers right-aligned on their decimal points; each line stripped on the right.
+std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows);
+/// Python's format(x, 'g').
+std::string format_g(double x);
 
 }  // namespace tl

@@ -26,6 +26,8 @@ struct ArgumentList {
 
 class Argument {
  public:
+  /// What the argument holds, as FX records a Python value: None, a node, a number, a string, a dtype,
+  /// or a list or tuple of arguments.
   using Value = std::variant<std::monostate, Node*, bool, int64_t, double, std::string, DType, ArgumentList>;
 
   Argument() = default;  ///< None

@@ -1,74 +1,29 @@
 // fx/execution_plan.cpp — compiling a graph into steps, and the one loop that runs them.
 #include "fx/execution_plan.h"
 
-#include <functional>
+#include <unordered_map>
 
-#include "core/schema.h"
 #include "fx/graph_module.h"
-#include "fx/schema.h"
 
 namespace tl::fx {
 namespace {
-
-Value single_or_list(TensorList out) {
-  if (out.size() == 1) return Value(std::move(out[0]));
-  return Value(std::move(out));
-}
 
 PlanStep compile_step(const GraphModule& gm, Node* n, const std::unordered_map<const Node*, int64_t>& slot_of) {
   PlanStep s;
   s.node = n;
   s.op = n->op();
-  s.kind = n->op_kind();
-  s.style = call_style(*n);
-  if (n->op() == Opcode::CallModule) {
+  s.call = &n->call();
+  if (n->op() == Opcode::CallModule)
     TL_CHECK(gm.get_submodule(n->target()).get() != &gm, "GraphModule: call_module '", n->name(),
              "' would call the GraphModule itself");
-    TL_CHECK(n->kwargs().empty(), "GraphModule: call_module '", n->target(), "' takes no keyword arguments, got ",
-             n->kwargs().size());
-    for (const Argument& a : n->args()) {
-      TL_CHECK(a.is_node(), "GraphModule: call_module '", n->target(), "' has a non-tensor argument ", repr_arg(a));
-      s.inputs.push_back(slot_of.at(a.node()));
-    }
-  } else if (n->target() == "operator.getitem") {
-    const auto* index = n->args().size() == 2 ? std::get_if<int64_t>(&n->args()[1].value()) : nullptr;
-    TL_CHECK(index != nullptr && n->args()[0].is_node() && n->kwargs().empty(), "GraphModule: getitem '", n->name(),
-             "' needs (node, integer index), got ", format_arg(Argument::list(n->args(), true)));
-    s.inputs.push_back(slot_of.at(n->args()[0].node()));
-    s.index = *index;
-  } else if (s.kind) {
-    s.kind = call_op(*n);
-    OpArguments a = from_fx_args(*s.kind, n->args(), n->kwargs(), [](Node*) { return Tensor(); }, s.style);
-    s.args = op_info(*s.kind).unbox(a.attrs);
-    for (Node* in : a.input_nodes) s.inputs.push_back(in ? slot_of.at(in) : -1);
-    // The schema's `out` is its last tensor argument: when the node passes none, a hook may supply it.
-    if (schema_of(*s.kind).out_index() >= 0) s.out_input = static_cast<int64_t>(s.inputs.size()) - 1;
-  } else if (n->op() == Opcode::Output) {
-    for (Node* in : result_nodes(*n)) s.inputs.push_back(in ? slot_of.at(in) : -1);
-  }
+  for (Node* in : s.call->inputs) s.inputs.push_back(in ? slot_of.at(in) : -1);
   return s;
 }
 
 }  // namespace
 
-std::vector<Node*> result_nodes(const Node& output) {
-  TL_CHECK(output.args().size() == 1, "GraphModule: the output node needs one argument, got ", output.args().size());
-  std::vector<Node*> out;
-  const std::function<void(const Argument&)> add = [&](const Argument& a) {
-    if (a.is_list()) {
-      for (const Argument& item : a.as_list().items) add(item);
-      return;
-    }
-    TL_CHECK(a.is_node() || a.is_none(), "GraphModule: the graph returns the constant ", format_arg(a),
-             "; forward() returns tensors, so each result must be a node or None");
-    out.push_back(a.node());
-  };
-  add(output.args()[0]);
-  return out;
-}
-
-Value StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
-  return single_or_list(module(args));
+NodeValue StepHooks::call_module(size_t, nn::Module& module, const TensorList& args, const Tensor&) {
+  return call_result(module(args));
 }
 
 ExecutionPlan::ExecutionPlan(const GraphModule& gm) {
@@ -98,11 +53,11 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
   StepHooks& h = hooks ? *hooks : plain;
   TL_CHECK(inputs.size() == placeholders_, gm.type_name(), ".forward: expected ", placeholders_, " inputs, got ",
            inputs.size());
-  std::vector<Value> slots(steps_.size());
+  std::vector<NodeValue> slots(steps_.size());
   TensorList args;
   for (size_t i = 0; i < steps_.size(); ++i) {
     const PlanStep& s = steps_[i];
-    Value v;
+    NodeValue v;
     try {
       auto gather_args = [&] {
         args.clear();
@@ -117,26 +72,21 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
           break;
         case Opcode::CallFunction:
         case Opcode::CallMethod: {
-          if (!s.kind) {  // operator.getitem
-            const TensorList& items = slots[static_cast<size_t>(s.inputs[0])].list("getitem");
-            const int64_t n = static_cast<int64_t>(items.size());
-            TL_CHECK(s.index >= -n && s.index < n, "getitem: index ", s.index, " out of range for ", n, " values");
-            v = items[static_cast<size_t>(s.index < 0 ? s.index + n : s.index)];
+          const ResolvedCall& c = *s.call;
+          if (!c.op) {  // operator.getitem
+            v = getitem(slots[static_cast<size_t>(s.inputs[0])], c.index);
             break;
           }
           gather_args();
-          if (s.out_input >= 0 && !args[static_cast<size_t>(s.out_input)].defined())
-            args[static_cast<size_t>(s.out_input)] = h.out_for(i);
-          v = single_or_list(dispatch::call(s.args, args, s.style));
+          if (c.out_input >= 0 && !args[static_cast<size_t>(c.out_input)].defined())
+            args[static_cast<size_t>(c.out_input)] = h.out_for(i);
+          v = call_result(dispatch::call(c.args, args, c.style));
           break;
         }
         case Opcode::Output: {
-          TensorList out;
-          for (int64_t in : s.inputs) {
-            if (in < 0) out.emplace_back();
-            else for (const Tensor& t : slots[static_cast<size_t>(in)].tensors()) out.push_back(t);
-          }
-          return out;
+          std::vector<const NodeValue*> results;
+          for (int64_t in : s.inputs) results.push_back(in < 0 ? nullptr : &slots[static_cast<size_t>(in)]);
+          return flatten_results(results);
         }
       }
     } catch (const Error& e) {
@@ -144,7 +94,7 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
     }
     h.produced(i, v);
     slots[i] = std::move(v);
-    for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = Value();
+    for (int64_t dead : s.frees) slots[static_cast<size_t>(dead)] = NodeValue();
   }
   TL_INTERNAL_ASSERT(false, "graph has no output node");
   return {};

@@ -1,17 +1,14 @@
-// fx/execution_plan.h — a graph compiled once for running: each node resolved to a step (its op and
-// attributes, the value slots of its inputs, the slots whose last use it is), run by one loop with
-// node error context. GraphModule::forward runs it as it is; the optimized module runs the same plan
+// fx/execution_plan.h — a graph compiled once for running: each node to a step (its resolved call,
+// the value slots of its inputs, the slots whose last use it is), run by one loop with node error
+// context. GraphModule::forward runs it as it is; the optimized module runs the same plan
 // with hooks that add its arena and record its layouts. Interpreter is the overridable slow path over
 // the same use-def data (Graph::last_uses).
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <unordered_map>
 #include <vector>
 
-#include "core/boxing.h"
 #include "fx/graph.h"
 #include "fx/value.h"
 #include "nn/module.h"
@@ -20,20 +17,13 @@ namespace tl::fx {
 
 class GraphModule;
 
-/// What a graph returns, flattened in order: a node, or nullptr for None (an undefined tensor, as an
-/// eager forward() returns it). Throws tl::Error for any other constant: forward() returns tensors only.
-std::vector<Node*> result_nodes(const Node& output);
-
-/// One node, resolved. A step's value goes to the slot with the step's own index.
+/// One node, compiled. A step's value goes to the slot with the step's own index.
 struct PlanStep {
   const Node* node = nullptr;
   Opcode op = Opcode::Output;
-  std::optional<OpKind> kind;   ///< call_function / call_method of an op; empty for operator.getitem
-  CallStyle style = CallStyle::Function;
-  OpArgs args;                  ///< the op's arguments struct, checked once when the plan is made
-  std::vector<int64_t> inputs;  ///< slots of the tensor inputs (-1 for None); output: every returned value
-  int64_t index = 0;            ///< placeholder position or getitem index
-  int64_t out_input = -1;       ///< position in `inputs` of the op's `out=` result (core/schema.h), or -1
+  const ResolvedCall* call = nullptr;  ///< the node's call (Node::call()): op, style, arguments, out=
+  std::vector<int64_t> inputs;  ///< the slots of call->inputs (-1 for None)
+  int64_t index = 0;            ///< placeholder position
   std::vector<int64_t> frees;   ///< slots whose last use this step is
 };
 
@@ -44,9 +34,9 @@ class StepHooks {
   /// A tensor for the step to write its result into (an arena view), or an undefined tensor.
   virtual Tensor out_for(size_t /*step*/) { return {}; }
   /// Runs a call_module step. The default calls the module and ignores `out`.
-  virtual Value call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out);
+  virtual NodeValue call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out);
   /// Sees each step's value once it is computed.
-  virtual void produced(size_t /*step*/, const Value& /*value*/) {}
+  virtual void produced(size_t /*step*/, const NodeValue& /*value*/) {}
 };
 
 class ExecutionPlan {

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "core/schema.h"
-#include "fx/profiling_interpreter.h"
+#include "core/text_table.h"
 #include "fx/schema.h"
 #include "nn/module.h"
 
@@ -129,6 +129,7 @@ Node* Graph::create_node(Opcode op, std::string target, std::vector<Argument> ar
   n->args_ = std::move(args);
   n->kwargs_ = std::move(kwargs);
   n->link_inputs();
+  n->resolve();
   link_before(n, insert_before_);
   ++size_;
   return n;
@@ -234,12 +235,9 @@ void Graph::lint(const nn::Module* root) const {
       }
     }
     if (root && n->op() == Opcode::GetAttr) {
-      const std::string& t = n->target();
-      const size_t dot = t.rfind('.');
-      const auto owner = root->get_submodule(dot == std::string::npos ? "" : t.substr(0, dot));
-      const std::string leaf = dot == std::string::npos ? t : t.substr(dot + 1);
+      const auto [owner, leaf] = root->owner_and_name(n->target());
       TL_CHECK(owner->has_parameter(leaf) || owner->has_buffer(leaf), "lint: node '", n->name(),
-               "' fetches '", t, "', which is not a parameter or buffer of the module");
+               "' fetches '", n->target(), "', which is not a parameter or buffer of the module");
     }
     if (n->op() == Opcode::Output) output = n;
     seen.insert(n);
@@ -322,7 +320,7 @@ std::string Graph::tabular() const {
     rows.push_back({opcode_name(n->op()), n->name(), target_str(*n),
                     repr_arg(Argument::list(n->args(), /*is_tuple=*/true)), kwargs + "}"});
   }
-  return tabulate({"opcode", "name", "target", "args", "kwargs"}, rows);
+  return tl::tabulate({"opcode", "name", "target", "args", "kwargs"}, rows);
 }
 
 void Graph::print_tabular() const { std::cout << tabular() << '\n'; }

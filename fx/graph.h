@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fx/namespace.h"
 #include "fx/node.h"
+#include "fx/unique_names.h"
 
 namespace tl::nn {
 class Module;
@@ -137,7 +137,7 @@ class Graph {
   std::vector<std::unique_ptr<Node>> owned_;   // every node ever created (erased ones too)
   Node* insert_before_;                        // nullptr-free: root_ means "append"
   size_t size_ = 0;
-  Namespace names_;
+  UniqueNames names_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Graph& g);

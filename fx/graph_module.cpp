@@ -3,7 +3,6 @@
 #include "fx/graph_module.h"
 
 #include "fx/codegen.h"
-#include "fx/schema.h"
 #include "nn/repr.h"
 
 namespace tl::fx {
@@ -17,30 +16,7 @@ class PlainModule : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<PlainModule>(); }
 };
 
-std::pair<std::string, std::string> split_path(const std::string& path) {
-  const size_t dot = path.rfind('.');
-  if (dot == std::string::npos) return {"", path};
-  return {path.substr(0, dot), path.substr(dot + 1)};
-}
-
 }  // namespace
-
-CallStyle call_style(const Node& n) {
-  if (n.op() == Opcode::CallMethod) return CallStyle::Method;
-  if (n.target().rfind("operator.", 0) != 0) return CallStyle::Function;
-  const std::vector<Argument>& a = n.args();
-  const bool reflected = a.size() == 2 && !a[0].is_node() && !a[0].is_list() && !a[0].is_none() && a[1].is_node();
-  return reflected ? CallStyle::ReflectedOperator : CallStyle::Operator;
-}
-
-OpKind call_op(const Node& n) {
-  TL_CHECK(n.op_kind().has_value(), "call_function: no op behind target '", n.target(), "'");
-  if (call_style(n) != CallStyle::ReflectedOperator) return *n.op_kind();
-  const std::optional<OpKind> reflected = reflected_op(*n.op_kind());
-  TL_CHECK(reflected.has_value(), "'", n.name(), "': ", n.target(), " with a number first (", repr_arg(n.args()[0]),
-           ") has no reflected op; put the tensor first");
-  return *reflected;
-}
 
 GraphModule::GraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
                          const std::vector<std::pair<std::string, Tensor>>& constants)
@@ -59,18 +35,14 @@ GraphModule::~GraphModule() = default;
 
 // FX's _copy_attr: the target itself is root's; the levels above it are made here.
 void GraphModule::register_target(const nn::Module& root, const std::string& target, bool is_module) {
-  const auto [owner_path, leaf] = split_path(target);
+  const auto [source, leaf] = root.owner_and_name(target);  // throws if a level does not exist in root
+  const std::string owner_path = leaf.size() < target.size() ? target.substr(0, target.size() - leaf.size() - 1) : "";
   // Walk (and create) the intermediate levels.
   nn::Module* owner = this;
-  std::string walked;
   for (size_t start = 0; start < owner_path.size();) {
     const size_t dot = owner_path.find('.', start);
     const std::string part = owner_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    walked += (walked.empty() ? "" : ".") + part;
-    if (!owner->has_child(part)) {
-      root.get_submodule(walked);  // throws a clear error if the path does not exist
-      owner->register_module(part, std::make_shared<PlainModule>());
-    }
+    if (!owner->has_child(part)) owner->register_module(part, std::make_shared<PlainModule>());
     owner = owner->child(part).get();
     start = dot == std::string::npos ? owner_path.size() : dot + 1;
   }
@@ -80,7 +52,6 @@ void GraphModule::register_target(const nn::Module& root, const std::string& tar
     return;
   }
   if (owner->has_parameter(leaf) || owner->has_buffer(leaf)) return;
-  const std::shared_ptr<nn::Module> source = root.get_submodule(owner_path);
   if (source->has_parameter(leaf)) {
     const Tensor& p = source->parameter(leaf);
     owner->register_parameter(leaf, p, p.defined() && p.requires_grad());  // a frozen parameter stays frozen
@@ -92,8 +63,7 @@ void GraphModule::register_target(const nn::Module& root, const std::string& tar
 }
 
 Tensor GraphModule::fetch_attr(const std::string& qualified_name) const {
-  const auto [owner_path, leaf] = split_path(qualified_name);
-  const std::shared_ptr<nn::Module> owner = get_submodule(owner_path);
+  const auto [owner, leaf] = owner_and_name(qualified_name);
   if (owner->has_parameter(leaf)) return owner->parameter(leaf);
   TL_CHECK(owner->has_buffer(leaf), "get_attr: '", qualified_name, "' is not a parameter or buffer of the GraphModule");
   return owner->buffer(leaf);

@@ -81,11 +81,4 @@ class GraphModule : public nn::Module {
   std::shared_ptr<const ExecutionPlan> plan_;
 };
 
-/// How a node's op was spelled (function, method or Python operator), from its opcode and target; an
-/// operator with a number on the left and a node on the right (operator.sub(2.0, x)) is reflected.
-CallStyle call_style(const Node& n);
-/// The op a call node runs: its op, or for a reflected operator the op Python runs for it
-/// (operator.sub(2.0, x): rsub); throws when the operator has none (operator.lt(2, x)).
-OpKind call_op(const Node& n);
-
 }  // namespace tl::fx

@@ -29,7 +29,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
   next_input_ = 0;
   TensorList result;
   for (Node* n : g.nodes()) {
-    Value v;
+    NodeValue v;
     try {
       v = run_node(*n);
     } catch (const Error& e) {
@@ -47,7 +47,7 @@ TensorList Interpreter::run(const TensorList& inputs) {
   return result;
 }
 
-Value Interpreter::run_node(Node& n) {
+NodeValue Interpreter::run_node(Node& n) {
   switch (n.op()) {
     case Opcode::Placeholder: return placeholder(n);
     case Opcode::GetAttr: return get_attr(n);
@@ -60,55 +60,46 @@ Value Interpreter::run_node(Node& n) {
   return {};
 }
 
-Value Interpreter::placeholder(Node& n) {
+NodeValue Interpreter::placeholder(Node& n) {
   TL_CHECK(inputs_ && next_input_ < inputs_->size(), "Interpreter::run: missing input for placeholder '",
            n.target(), "' (got ", inputs_ ? inputs_->size() : 0, " inputs)");
   return (*inputs_)[next_input_++];
 }
 
-Value Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
+NodeValue Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()); }
 
-Value Interpreter::call_function(Node& n) {
-  if (n.target() == "operator.getitem") {
-    TL_CHECK(n.args().size() == 2 && n.args()[0].is_node(), "getitem '", n.name(), "' needs (node, index), got ",
-             n.args().size(), " args");
-    const TensorList& items = env(n.args()[0].node()).list("getitem");
-    const auto* index = std::get_if<int64_t>(&n.args()[1].value());
-    TL_CHECK(index && *index >= -static_cast<int64_t>(items.size()) && *index < static_cast<int64_t>(items.size()),
-             "getitem: index ", repr_arg(n.args().at(1)), " out of range for ", items.size(), " values");
-    return items[static_cast<size_t>(*index < 0 ? *index + static_cast<int64_t>(items.size()) : *index)];
-  }
-  const OpKind op = call_op(n);
-  OpArguments a = fetch_op_arguments(n);
-  TensorList out = dispatch::call(op, a.inputs, a.attrs, call_style(n));
-  if (out.size() == 1) return std::move(out[0]);
-  return out;
+NodeValue Interpreter::call_function(Node& n) {
+  const ResolvedCall& c = n.call();
+  if (!c.op) return getitem(env(c.inputs.at(0)), c.index);  // operator.getitem
+  return call_result(dispatch::call(c.args, fetch_inputs(n), c.style));
 }
 
-Value Interpreter::call_method(Node& n) { return call_function(n); }
+NodeValue Interpreter::call_method(Node& n) { return call_function(n); }
 
-Value Interpreter::call_module(Node& n) {
+NodeValue Interpreter::call_module(Node& n) {
   auto it = modules_.find(&n);
   const std::shared_ptr<nn::Module> m = it != modules_.end() ? it->second : module_->get_submodule(n.target());
-  TensorList out = (*m)(fetch_tensor_args(n));
-  if (out.size() == 1) return std::move(out[0]);
-  return out;
+  return call_result((*m)(fetch_inputs(n)));
 }
 
-Value Interpreter::output(Node& n) {
+NodeValue Interpreter::output(Node& n) {
+  // One returned node is returned as its value, as FX's output() returns args[0] (ShapeProp records it).
   if (Node* single = n.args().size() == 1 ? n.args()[0].node() : nullptr) return env(single);
-  TensorList all;
-  for (Node* in : result_nodes(n)) {
-    if (in == nullptr) all.emplace_back();
-    else for (const Tensor& t : env(in).tensors()) all.push_back(t);
-  }
-  return all;
+  std::vector<const NodeValue*> results;
+  for (Node* in : n.call().inputs) results.push_back(in == nullptr ? nullptr : &env(in));
+  return flatten_results(results);
 }
 
-const Value& Interpreter::env(const Node* n) const {
+const NodeValue& Interpreter::env(const Node* n) const {
   auto it = env_.find(n);
   TL_INTERNAL_ASSERT(it != env_.end(), "value of '", n->name(), "' is not available");
   return it->second;
+}
+
+TensorList Interpreter::fetch_inputs(const Node& n) const {
+  TensorList out;
+  for (Node* in : n.call().inputs) out.push_back(in == nullptr ? Tensor() : env(in).tensor(in->name().c_str()));
+  return out;
 }
 
 OpArguments Interpreter::fetch_op_arguments(const Node& n) const {
@@ -116,13 +107,6 @@ OpArguments Interpreter::fetch_op_arguments(const Node& n) const {
                       call_style(n));
 }
 
-TensorList Interpreter::fetch_tensor_args(const Node& n) const {
-  TensorList out;
-  for (const Argument& a : n.args()) {
-    TL_CHECK(a.is_node(), "call_module '", n.target(), "': only tensor arguments are supported, got ", repr_arg(a));
-    out.push_back(env(a.node()).tensor(a.node()->name().c_str()));
-  }
-  return out;
-}
+TensorList Interpreter::fetch_tensor_args(const Node& n) const { return fetch_inputs(n); }
 
 }  // namespace tl::fx

@@ -34,13 +34,13 @@ class Interpreter {
   Tensor run(const Tensor& input);
 
   /// Evaluates one node (its inputs are already in the environment).
-  virtual Value run_node(Node& n);
-  virtual Value placeholder(Node& n);
-  virtual Value get_attr(Node& n);
-  virtual Value call_function(Node& n);
-  virtual Value call_module(Node& n);
-  virtual Value call_method(Node& n);
-  virtual Value output(Node& n);
+  virtual NodeValue run_node(Node& n);
+  virtual NodeValue placeholder(Node& n);
+  virtual NodeValue get_attr(Node& n);
+  virtual NodeValue call_function(Node& n);
+  virtual NodeValue call_module(Node& n);
+  virtual NodeValue call_method(Node& n);
+  virtual NodeValue output(Node& n);
 
   GraphModule& module() { return *module_; }
   const GraphModule& module() const { return *module_; }
@@ -48,10 +48,15 @@ class Interpreter {
 
  protected:
   /// The value computed for `n`; throws if it is not (or no longer) available.
-  const Value& env(const Node* n) const;
-  /// `n`'s args/kwargs resolved into op inputs and attrs (for call_function / call_method).
+  const NodeValue& env(const Node* n) const;
+  /// The values of the nodes `n`'s call reads (Node::call().inputs), an undefined tensor for None: an
+  /// op's tensor inputs in the kernel's order, call_module's arguments.
+  TensorList fetch_inputs(const Node& n) const;
+  /// Deprecated in 0.2.0, removed in 0.3.0: `n`'s call is resolved once (Node::call(): the op, its
+  /// arguments struct, its inputs); fetch_inputs() gives the inputs' values.
+  [[deprecated("Interpreter::fetch_op_arguments: use n.call() and fetch_inputs(n)")]]
   OpArguments fetch_op_arguments(const Node& n) const;
-  /// `n`'s positional args resolved to tensors (for call_module).
+  [[deprecated("Interpreter::fetch_tensor_args is Interpreter::fetch_inputs")]]
   TensorList fetch_tensor_args(const Node& n) const;
 
  private:
@@ -63,7 +68,7 @@ class Interpreter {
   std::unordered_map<const Node*, std::vector<const Node*>> last_uses_;
   // The module each call_module node calls, resolved once per run.
   std::unordered_map<const Node*, std::shared_ptr<nn::Module>> modules_;
-  std::unordered_map<const Node*, Value> env_;
+  std::unordered_map<const Node*, NodeValue> env_;
   const TensorList* inputs_ = nullptr;
   size_t next_input_ = 0;
 };

@@ -1,24 +1,11 @@
-// fx/namespace.h — unique Python-identifier names for a graph's values, by FX's rules:
-// illegal characters become '_', a leading digit gets '_', and a taken name (or a Python keyword
-// or builtin) gets the next free numeric suffix: add, add_1, add_2; layer1.0.relu -> layer1_0_relu_1.
+// fx/namespace.h — deprecated in 0.2.0, removed in 0.3.0: fx::Namespace is fx::UniqueNames
+// (fx/unique_names.h), which says what it does: it makes a graph's names unique.
 #pragma once
 
-#include <set>
-#include <string>
+#include "fx/unique_names.h"
 
 namespace tl::fx {
 
-class Namespace {
- public:
-  /// A fresh name derived from `candidate`, reserved from now on.
-  std::string create_name(const std::string& candidate);
-  bool contains(const std::string& name) const { return used_.count(name) > 0; }
-
- private:
-  std::set<std::string> used_;
-};
-
-/// True for Python keywords and builtins, which FX never uses as value names.
-bool is_python_reserved(const std::string& name);
+using Namespace [[deprecated("tl::fx::Namespace is tl::fx::UniqueNames (fx/unique_names.h)")]] = UniqueNames;
 
 }  // namespace tl::fx

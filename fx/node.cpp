@@ -57,6 +57,22 @@ void Node::assign(std::vector<Argument> args, Kwargs kwargs) {
   args_ = std::move(args);
   kwargs_ = std::move(kwargs);
   link_inputs();
+  resolve();
+}
+
+void Node::resolve() {
+  try {
+    call_ = resolve_call(*this);
+    call_error_.reset();
+  } catch (const Error& e) {
+    call_ = {};
+    call_error_ = e;
+  }
+}
+
+const ResolvedCall& Node::call() const {
+  if (call_error_) throw *call_error_;
+  return call_;
 }
 
 void Node::set_args(std::vector<Argument> args) { assign(std::move(args), kwargs_); }

@@ -19,6 +19,7 @@
 
 #include "core/dispatch.h"
 #include "fx/argument.h"
+#include "fx/resolved_call.h"
 
 namespace tl::fx {
 
@@ -52,6 +53,10 @@ class Node {
   const std::string& target() const { return target_; }
   /// The op a call_function / call_method node runs.
   std::optional<OpKind> op_kind() const { return op_kind_; }
+  /// What the node calls (fx/resolved_call.h), resolved when it was made and again whenever its
+  /// arguments change. Throws the tl::Error resolving gave (a value of the wrong type, a constant
+  /// result, ...): a graph may hold such a node, and compiling or running it reports the error.
+  const ResolvedCall& call() const;
   Graph& graph() const { return *graph_; }
 
   const std::vector<Argument>& args() const { return args_; }
@@ -101,8 +106,10 @@ class Node {
   Node(Graph* graph, std::string name, Opcode op, std::string target, std::optional<OpKind> op_kind);
   void link_inputs();
   void unlink_inputs();
-  /// The one place args/kwargs change: checks, then swaps the users bookkeeping.
+  /// The one place args/kwargs change: checks, then swaps the users bookkeeping and resolves the call.
   void assign(std::vector<Argument> args, Kwargs kwargs);
+  /// Resolves call_ from the node as it is now, keeping the error instead when it cannot be called.
+  void resolve();
   /// Args/kwargs with every reference to `old_input` replaced by `new_input`.
   std::pair<std::vector<Argument>, Kwargs> replaced(Node* old_input, Node* new_input) const;
   void add_user(Node* user);
@@ -116,6 +123,8 @@ class Node {
   std::vector<Argument> args_;
   Kwargs kwargs_;
   std::vector<Node*> users_;
+  ResolvedCall call_;
+  std::optional<Error> call_error_;  ///< why call_ could not be resolved
   std::string type_expr_;
   std::map<std::string, std::any> meta_;
   Node* prev_ = nullptr;  // neighbours in the graph's list (the graph's sentinel at the ends)

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <numeric>
 
@@ -24,58 +23,7 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-bool is_number(const std::string& s) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return end && *end == '\0';
-}
-
-// Digits after the decimal point, as tabulate counts them (-1 for integers).
-int after_point(const std::string& s) {
-  const size_t dot = s.find('.');
-  if (dot != std::string::npos) return static_cast<int>(s.size() - dot - 1);
-  const size_t e = s.find_first_of("eE");
-  if (e != std::string::npos) return static_cast<int>(s.size() - e - 1);
-  return -1;
-}
-
 }  // namespace
-
-std::string format_g(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-
-std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
-  const size_t cols = headers.size();
-  std::vector<std::vector<std::string>> cells = rows;
-  std::vector<size_t> width(cols);
-  std::vector<bool> numeric(cols, !rows.empty());
-  for (size_t c = 0; c < cols; ++c) {
-    for (const auto& r : rows) numeric[c] = numeric[c] && is_number(r.at(c));
-    if (numeric[c]) {  // pad right so the decimal points line up
-      int max_after = -1;
-      for (const auto& r : cells) max_after = std::max(max_after, after_point(r[c]));
-      for (auto& r : cells) r[c] += std::string(static_cast<size_t>(max_after - after_point(r[c])), ' ');
-    }
-    width[c] = headers[c].size() + 2;
-    for (const auto& r : cells) width[c] = std::max(width[c], r[c].size());
-  }
-  TextTable table;
-  for (size_t c = 0; c < cols; ++c) table.add_column(headers[c], width[c], /*left=*/!numeric[c]);
-  std::string out;
-  auto line = [&](std::string l) {
-    while (!l.empty() && l.back() == ' ') l.pop_back();  // tabulate strips each row
-    out += l + "\n";
-  };
-  line(table.header_row());
-  line(table.rule());
-  for (const auto& r : cells) line(table.row(r));
-  out.pop_back();
-  return out;
-}
 
 ProfilingInterpreter::ProfilingInterpreter(const std::shared_ptr<nn::Module>& module)
     : Interpreter(symbolic_trace(module)) {}
@@ -87,9 +35,9 @@ TensorList ProfilingInterpreter::run(const TensorList& inputs) {
   return out;
 }
 
-Value ProfilingInterpreter::run_node(Node& n) {
+NodeValue ProfilingInterpreter::run_node(Node& n) {
   const auto start = std::chrono::steady_clock::now();
-  Value v = Interpreter::run_node(n);
+  NodeValue v = Interpreter::run_node(n);
   const double elapsed = seconds_since(start);
   auto it = std::find_if(runtimes_sec_.begin(), runtimes_sec_.end(), [&](const auto& e) { return e.first == &n; });
   if (it == runtimes_sec_.end()) runtimes_sec_.push_back({&n, {elapsed}});
@@ -107,11 +55,11 @@ std::string ProfilingInterpreter::summary(bool should_sort, const SummaryOptions
   std::vector<Row> rows;
   for (const auto& [node, runtimes] : runtimes_sec_) {
     const double m = mean(runtimes);
-    Row r{{opcode_name(node->op()), node->name(), format_g(m), format_g(m / mean_total * 100)}, m};
+    Row r{{opcode_name(node->op()), node->name(), tl::format_g(m), tl::format_g(m / mean_total * 100)}, m};
     if (options.stats) {
-      r.cells.push_back(format_g(median(runtimes)));
-      r.cells.push_back(format_g(*std::min_element(runtimes.begin(), runtimes.end())));
-      r.cells.push_back(format_g(*std::max_element(runtimes.begin(), runtimes.end())));
+      r.cells.push_back(tl::format_g(median(runtimes)));
+      r.cells.push_back(tl::format_g(*std::min_element(runtimes.begin(), runtimes.end())));
+      r.cells.push_back(tl::format_g(*std::max_element(runtimes.begin(), runtimes.end())));
     }
     rows.push_back(std::move(r));
   }
@@ -121,7 +69,7 @@ std::string ProfilingInterpreter::summary(bool should_sort, const SummaryOptions
   if (options.stats) headers.insert(headers.end(), {"Median (s)", "Min (s)", "Max (s)"});
   std::vector<std::vector<std::string>> cells;
   for (auto& r : rows) cells.push_back(std::move(r.cells));
-  return tabulate(headers, cells);
+  return tl::tabulate(headers, cells);
 }
 
 std::string ProfilingInterpreter::summary_by_type() const {
@@ -142,9 +90,9 @@ std::string ProfilingInterpreter::summary_by_type() const {
                    [&](const std::string& a, const std::string& b) { return by_kind[a].second > by_kind[b].second; });
   std::vector<std::vector<std::string>> rows;
   for (const std::string& k : order)
-    rows.push_back({k, std::to_string(by_kind[k].first), format_g(by_kind[k].second),
-                    format_g(by_kind[k].second / mean_total * 100)});
-  return tabulate({"Kind", "Nodes", "Average runtime (s)", "Pct total runtime"}, rows);
+    rows.push_back({k, std::to_string(by_kind[k].first), tl::format_g(by_kind[k].second),
+                    tl::format_g(by_kind[k].second / mean_total * 100)});
+  return tl::tabulate({"Kind", "Nodes", "Average runtime (s)", "Pct total runtime"}, rows);
 }
 
 }  // namespace tl::fx

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text_table.h"
 #include "fx/interpreter.h"
 #include "fx/tracer.h"
 
@@ -23,7 +24,7 @@ class ProfilingInterpreter : public Interpreter {
 
   TensorList run(const TensorList& inputs) override;
   using Interpreter::run;
-  Value run_node(Node& n) override;
+  NodeValue run_node(Node& n) override;
 
   /// The seed's table: Op type, Op, Average runtime (s), Pct total runtime; sorted by average
   /// runtime (descending, stable) when `should_sort`. Throws if run() was never called.
@@ -42,10 +43,12 @@ class ProfilingInterpreter : public Interpreter {
   std::vector<std::pair<const Node*, std::vector<double>>> runtimes_sec_;
 };
 
-/// tabulate's "simple" format: two-space gaps, a dashed rule under the headers, text left-aligned,
-/// numbers right-aligned on their decimal points and printed with %g.
-std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows);
-/// Python's format(x, 'g').
-std::string format_g(double x);
+/// Deprecated in 0.2.0, removed in 0.3.0: tabulate and format_g are core's (core/text_table.h).
+[[deprecated("tl::fx::tabulate is tl::tabulate (core/text_table.h)")]]
+inline std::string tabulate(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
+  return tl::tabulate(headers, rows);
+}
+[[deprecated("tl::fx::format_g is tl::format_g (core/text_table.h)")]]
+inline std::string format_g(double x) { return tl::format_g(x); }
 
 }  // namespace tl::fx

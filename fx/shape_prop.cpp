@@ -53,8 +53,8 @@ TensorMeta extract_tensor_metadata(const Tensor& t) {
   return meta;
 }
 
-Value ShapeProp::run_node(Node& n) {
-  Value v = Interpreter::run_node(n);
+NodeValue ShapeProp::run_node(Node& n) {
+  NodeValue v = Interpreter::run_node(n);
   if (v.is_tensor()) n.meta()["tensor_meta"] = extract_tensor_metadata(v.tensor());
   return v;
 }

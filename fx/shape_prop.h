@@ -11,7 +11,7 @@ class ShapeProp : public Interpreter {
   using Interpreter::Interpreter;
   /// Runs the graph on `inputs`, filling node meta; returns the outputs.
   TensorList propagate(const TensorList& inputs) { return run(inputs); }
-  Value run_node(Node& n) override;
+  NodeValue run_node(Node& n) override;
 };
 
 /// "torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d".

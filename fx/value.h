@@ -1,18 +1,22 @@
 // fx/value.h — what a node evaluates to at run time: a tensor, or several (a multi-output op or
-// a tuple return), or nothing (None).
+// a tuple return), or nothing (None); and the one packing of a call's outputs, getitem and output
+// flattening that both executors use.
 #pragma once
 
+#include <span>
 #include <variant>
 
 #include "core/dispatch.h"
 
 namespace tl::fx {
 
-class Value {
+/// The value a node evaluates to when its graph runs (the Interpreter's environment, the plan's slots);
+/// not an FX argument (Argument, fx/argument.h) nor an op's boxed argument (AttrValue, core/dispatch.h).
+class NodeValue {
  public:
-  Value() = default;
-  Value(Tensor t) : v_(std::move(t)) {}  // NOLINT: a tensor is a value
-  Value(TensorList ts) : v_(std::move(ts)) {}  // NOLINT
+  NodeValue() = default;
+  NodeValue(Tensor t) : v_(std::move(t)) {}  // NOLINT: a tensor is a value
+  NodeValue(TensorList ts) : v_(std::move(ts)) {}  // NOLINT
 
   bool is_none() const { return std::holds_alternative<std::monostate>(v_); }
   bool is_tensor() const { return std::holds_alternative<Tensor>(v_); }
@@ -26,5 +30,19 @@ class Value {
  private:
   std::variant<std::monostate, Tensor, TensorList> v_;
 };
+
+/// Deprecated in 0.2.0, removed in 0.3.0: fx::Value is fx::NodeValue.
+using Value [[deprecated("tl::fx::Value is tl::fx::NodeValue")]] = NodeValue;
+
+/// A call's outputs as its node's value: the tensor when there is one, else the tuple of them.
+NodeValue call_result(TensorList outputs);
+
+/// operator.getitem on a tuple value: its element `index`, counted from the end when negative, as
+/// Python's t[i]. Throws tl::Error when `tuple` is not a tuple or `index` is out of range.
+const Tensor& getitem(const NodeValue& tuple, int64_t index);
+
+/// What forward() returns for an output node's results: each result's tensors in order (a tuple's
+/// flattened), an undefined tensor for None (a null entry).
+TensorList flatten_results(std::span<const NodeValue* const> results);
 
 }  // namespace tl::fx

@@ -1,5 +1,5 @@
-// nn/activation.h — ReLU (torch.nn.ReLU: max(x, 0)) and Hardswish (torch.nn.Hardswish: x * relu6(x + 3) / 6),
-// elementwise, any shape.
+// nn/activation.h — ReLU (torch.nn.ReLU: max(x, 0)), Hardswish (torch.nn.Hardswish: x * relu6(x + 3) / 6)
+// and SiLU (torch.nn.SiLU: x * sigmoid(x)), elementwise, any shape.
 #pragma once
 
 #include <memory>
@@ -39,6 +39,15 @@ class Hardswish : public Module {
   std::string type_name() const override { return "Hardswish"; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<Hardswish>(); }
+};
+
+/// nn.SiLU() (without PyTorch's inplace option).
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "SiLU"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<SiLU>(); }
 };
 
 }  // namespace tl::nn

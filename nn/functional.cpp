@@ -30,6 +30,8 @@ Tensor relu(const Tensor& input, bool inplace) {
 
 Tensor hardswish(const Tensor& input) { return tl::hardswish(input); }
 
+Tensor silu(const Tensor& input) { return tl::silu(input); }
+
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
                   IntPair dilation, bool ceil_mode) {
   return tl::max_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(),

@@ -50,6 +50,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 Tensor relu(const Tensor& input, bool inplace = false);
 /// x * relu6(x + 3) / 6 (F.hardswish without its inplace form).
 Tensor hardswish(const Tensor& input);
+/// x * sigmoid(x) (F.silu without its inplace form).
+Tensor silu(const Tensor& input);
 /// stride defaults to kernel_size.
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, IntPair dilation = 1, bool ceil_mode = false);

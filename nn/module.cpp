@@ -168,7 +168,7 @@ void Module::deep_copy_registry() {
     // copy.deepcopy gives in PyTorch.
     Tensor copy = t.detach().clone();
     if (t.requires_grad()) copy.requires_grad_();
-    if (t.is_parameter()) TensorAccess::mark_parameter(copy);
+    if (t.is_parameter()) TensorImplAccess::mark_parameter(copy);
     memo.tensors.emplace_back(t, copy);
     t = std::move(copy);
   };
@@ -201,7 +201,7 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
   if (t.defined() && !t.is_proxy()) {
     if (!t.is_leaf()) t = t.detach();
     if (is_floating_point(t.dtype())) t.requires_grad_(requires_grad);
-    TensorAccess::mark_parameter(t);
+    TensorImplAccess::mark_parameter(t);
   }
   upsert(parameters_, name, t);
   return t;

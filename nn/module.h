@@ -107,6 +107,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// "layer1.0.conv1.weight"; a parameter registered as None gives an undefined Tensor.
   Tensor get_parameter(const std::string& path) const;
   Tensor get_buffer(const std::string& path) const;
+  /// The module that owns the entry at dotted `path` and the entry's own name: "layer1.0.conv1.weight"
+  /// -> (layer1.0.conv1, "weight"); a name without a dot is this module's. Throws as get_submodule()
+  /// (quoting the whole path) when an owner level is missing; the entry itself is not looked up.
+  std::pair<std::shared_ptr<Module>, std::string> owner_and_name(const std::string& path) const;
 
   // ---- iteration, in PyTorch's order and with its de-duplication ----
   /// Pre-order over modules, own entries in registration order; None skipped; each tensor once.
@@ -180,8 +184,6 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> shared_self() const;
   /// The module at `module_path`; errors quote `full_path` (the path the user asked for).
   std::shared_ptr<Module> find_module_path(const std::string& module_path, const std::string& full_path) const;
-  /// "a.b.name" -> (module a.b, "name").
-  std::pair<std::shared_ptr<Module>, std::string> owner_and_name(const std::string& path) const;
   std::vector<NamedTensor> named_members(std::vector<NamedTensor> Module::*field, bool recurse) const;
   void deep_copy_registry();
   void append_state(const std::string& prefix, StateDict& out) const;

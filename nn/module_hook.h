@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/dispatch.h"
+#include "core/hook_stack.h"
 
 namespace tl::nn {
 
@@ -27,16 +28,7 @@ void push_module_hook(ModuleHook* hook);
 void pop_module_hook(ModuleHook* hook);
 
 /// RAII: installs a module hook for the current scope on the current thread.
-class ModuleHookGuard {
- public:
-  explicit ModuleHookGuard(ModuleHook* hook) : hook_(hook) { push_module_hook(hook); }
-  ~ModuleHookGuard() { pop_module_hook(hook_); }
-  ModuleHookGuard(const ModuleHookGuard&) = delete;
-  ModuleHookGuard& operator=(const ModuleHookGuard&) = delete;
-
- private:
-  ModuleHook* hook_;
-};
+using ModuleHookGuard = ScopedHook<ModuleHook, push_module_hook, pop_module_hook>;
 
 /// True when the calling thread has a module hook installed.
 bool has_module_hooks();

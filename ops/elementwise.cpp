@@ -174,6 +174,12 @@ void check_inplace_broadcast(const Tensor& self, const Shape& other, const char*
            shape);
 }
 
+Shape activation_backward_shape(const Tensor& grad, const Tensor& self, const char* op) {
+  TL_CHECK(is_floating_point(grad.dtype()) && grad.dtype() == self.dtype(), op,
+           ": expected grad_output and self of one floating point dtype, got ", grad.dtype(), " and ", self.dtype());
+  return broadcast_shapes(grad.shape(), self.shape(), op);
+}
+
 DType wrapped_number_dtype(const Scalar& value) {
   return value.is_floating_point() ? DType::Float64 : value.is_integral() ? DType::Int64 : DType::Bool;
 }

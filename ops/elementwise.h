@@ -216,6 +216,31 @@ void map_elements(const ElementwiseLoop& loop, const F& f) {
 template <typename T>
 using acc_type = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
+/// A floating-point-only op (gelu, hardswish, silu): out = f(x) elementwise, `f` generic over the element
+/// type (it computes in acc_type of it). Integral and bool input is refused, as PyTorch's activations refuse it.
+template <typename F>
+Tensor floating_map(const Tensor& x, const char* name, const F& f) {
+  TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
+  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
+  const ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { map_elements<scalar_t, scalar_t>(loop, f); });
+  return out;
+}
+
+/// The broadcast shape of an activation's backward (threshold_backward, gelu_backward, ...): grad_output
+/// and self of one floating point dtype, else tl::Error naming `op` and both dtypes.
+Shape activation_backward_shape(const Tensor& grad, const Tensor& self, const char* op);
+
+/// An activation's backward: out = f(grad, self) elementwise with broadcasting, `f` generic over the
+/// element type; grad and self checked by activation_backward_shape.
+template <typename F>
+Tensor activation_backward_map(const Tensor& grad, const Tensor& self, const char* name, const F& f) {
+  const Tensor out = Tensor::allocate(activation_backward_shape(grad, self, name), grad.dtype());
+  const ElementwiseLoop loop(out, {grad, self});
+  TL_DISPATCH_FLOATING_TYPES(grad.dtype(), name, [&] { map_elements<scalar_t, scalar_t, scalar_t>(loop, f); });
+  return out;
+}
+
 /// Floating to integral as PyTorch gives it on x86: truncation toward zero, and the lowest value for
 /// NaN and anything out of range (what cvttss2si/cvttsd2si return; a plain cast would be undefined).
 template <typename To, typename From>

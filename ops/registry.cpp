@@ -132,18 +132,18 @@ TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const void* ar
   // can later be differentiated into the base, as PyTorch tracks views.
   if (spec.returns_view && !out.empty() && out[0].defined() && out[0].storage() && !out[0].is_same(inputs[0]) &&
       out[0].storage() == inputs[0].storage())
-    TensorAccess::mark_view(out[0], inputs[0]);
+    TensorImplAccess::mark_view(out[0], inputs[0]);
   return out;
 }
 
-Tensor call1(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
+Tensor call_single_output(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, CallStyle style) {
   TensorList out = call(op, inputs, attrs, style);
   TL_INTERNAL_ASSERT(out.size() == 1, op_info(op).aten_name, " returned ", out.size(), " outputs");
   return std::move(out[0]);
 }
 
-Tensor call1(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs, CallStyle style) {
-  return call1(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, style);
+Tensor call_single_output(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs, CallStyle style) {
+  return call_single_output(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, style);
 }
 
 }  // namespace dispatch

@@ -153,21 +153,6 @@ TL_UNARY_KERNELS(Tanh, tanh)
 #undef TL_UNARY_KERNELS
 Tensor reciprocal(const Tensor& self) { return unary<Reciprocal>(self); }
 
-namespace {
-
-// A floating-point-only op, out = f(x) elementwise; `f` is generic over the element type (it computes in
-// detail::acc_type of it). Integral and bool input is refused, as PyTorch's gelu and hardswish refuse it.
-template <typename F>
-Tensor floating_map(const Tensor& x, const char* name, const F& f) {
-  TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
-  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
-  const detail::ElementwiseLoop loop(out, {x});
-  TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { detail::map_elements<scalar_t, scalar_t>(loop, f); });
-  return out;
-}
-
-}  // namespace
-
 // gelu: x/2 (1 + erf(x/sqrt 2)), or with approximate="tanh" x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 // NaN stays NaN and gelu(-inf) is NaN (-inf * 0), as PyTorch's. PyTorch computes the exact form in
 // float32 and bfloat16 through oneDNN, which gives +0.0 where the result is zero (x = -0.0, large negative
@@ -177,12 +162,12 @@ Tensor gelu(const Tensor& x, const GeluArgs& args) {  // x: any shape
   TL_CHECK(approximate == "none" || approximate == "tanh",
            "gelu: approximate argument must be either none or tanh, got '", approximate, "'");
   if (approximate == "tanh")
-    return floating_map(x, "gelu", [](auto v) {
+    return detail::floating_map(x, "gelu", [](auto v) {
       using A = detail::acc_type<decltype(v)>;
       const A a = static_cast<A>(v), k_beta = A(M_SQRT2 * M_2_SQRTPI * 0.5), k_kappa = A(0.044715);
       return static_cast<decltype(v)>(A(0.5) * a * (A(1) + std::tanh(k_beta * (a + k_kappa * a * a * a))));
     });
-  return floating_map(x, "gelu", [](auto v) {
+  return detail::floating_map(x, "gelu", [](auto v) {
     using A = detail::acc_type<decltype(v)>;
     // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
     const A a = static_cast<A>(v), zero_sign = std::is_same_v<decltype(v), double> ? A(-0.0) : A(0);
@@ -193,7 +178,7 @@ Tensor gelu(const Tensor& x, const GeluArgs& args) {  // x: any shape
 // hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations. NaN stays NaN (max keeps a
 // NaN operand, as ATen's vectorised maximum does).
 Tensor hardswish(const Tensor& self) {
-  return floating_map(self, "hardswish", [](auto v) {
+  return detail::floating_map(self, "hardswish", [](auto v) {
     using A = detail::acc_type<decltype(v)>;
     const A a = static_cast<A>(v), shifted = a + A(3);
     const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));

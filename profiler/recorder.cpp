@@ -51,9 +51,20 @@ Recorder::~Recorder() = default;
 void Recorder::install() {
   TL_INTERNAL_ASSERT(!installed_, "profiler recorder installed twice on a thread");
   thread_ = current_thread_id();
-  previous_scope_observer_ = set_scope_observer(this);
-  dispatch::push_hook(this);
-  if (options_.profile_memory) previous_allocation_hook_ = set_allocation_hook(this);
+  // All three or none: a full hook stack leaves the thread as it was.
+  push_scope_observer(this);
+  try {
+    dispatch::push_hook(this);
+    try {
+      if (options_.profile_memory) push_allocation_hook(this);
+    } catch (...) {
+      dispatch::pop_hook(this);
+      throw;
+    }
+  } catch (...) {
+    pop_scope_observer(this);
+    throw;
+  }
   if (options_.with_stack || options_.with_modules) module_scopes_ = std::make_unique<ModuleScopes>(*this);
   if (options_.with_stack) {
     // libunwind sets itself up on its first capture: done here, not inside the first event.
@@ -66,9 +77,9 @@ void Recorder::install() {
 void Recorder::uninstall() {
   if (!installed_) return;
   module_scopes_.reset();
-  if (options_.profile_memory) set_allocation_hook(previous_allocation_hook_);
+  if (options_.profile_memory) pop_allocation_hook(this);
   dispatch::pop_hook(this);
-  set_scope_observer(previous_scope_observer_);
+  pop_scope_observer(this);
   installed_ = false;
 }
 
@@ -172,7 +183,6 @@ void Recorder::after(const OpCall& call, const TensorList* outputs) {
 }
 
 void Recorder::on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) {
-  if (previous_allocation_hook_) previous_allocation_hook_->on_allocation(ptr, bytes_delta, bytes_in_use);
   if (!enabled_.load(std::memory_order_relaxed)) return;
   const int64_t entry = now_ns();
   memory_.push_back({entry, thread_, bytes_delta, bytes_in_use, reinterpret_cast<uint64_t>(ptr),

@@ -123,8 +123,6 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   std::vector<OpInProgress> ops_;
   std::vector<uint64_t> tree_open_;  ///< ids of the ATen tree scopes kept open around kernels, innermost last
   int64_t overhead_ns_ = 0;
-  AllocationHook* previous_allocation_hook_ = nullptr;
-  ScopeObserver* previous_scope_observer_ = nullptr;
   std::unique_ptr<ModuleScopes> module_scopes_;
 };
 

@@ -10,9 +10,10 @@ runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohma
 # doctest for the suites; PyTorch for the parity tests and reference texts; scikit-learn for its
 # digits.csv.gz (tl::data::load_digits' tests and examples); rsvg-convert and gzip for chart and trace
 # checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime
-# (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh).
+# (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh); OpenBLAS and jemalloc for
+# the PyTorch benchmark partners' tuned environment (bench/pt_env.py; the system's libblas.so.3 is left alone).
 tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate python3-sklearn librsvg2-bin
-       gzip clang-14 libclang-rt-14-dev libomp-14-dev)
+       gzip clang-14 libclang-rt-14-dev libomp-14-dev libopenblas0-pthread libjemalloc2)
 packages=("${runtime[@]}")
 [ "${1:-}" = runtime ] || packages+=("${tests[@]}")
 missing=()
@@ -24,4 +25,12 @@ if ((${#missing[@]})); then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Installing OpenBLAS makes it the system's libblas.so.3 and liblapack.so.3 (its alternatives rank higher);
+  # they stay the reference ones the tests compute with, and the benchmarks find OpenBLAS by its own path.
+  if [[ " ${missing[*]} " = *" libopenblas0-pthread "* ]]; then
+    for lib in blas/libblas.so.3 lapack/liblapack.so.3; do
+      reference=/usr/lib/x86_64-linux-gnu/$lib
+      if [ -e "$reference" ]; then $sudo update-alternatives --set "${lib#*/}-x86_64-linux-gnu" "$reference"; fi
+    done
+  fi
 fi

@@ -3,8 +3,11 @@
 
 A log is what bench/compare or bench/train_compare prints on stdout: `# key: value` header lines (command,
 date, commit, cpu, load averages) and one `RESULT bench=B impl=I key=value ...` line per measured
-configuration, torchless's and its partners' (PyTorch, ONNX Runtime) from the same run. The logs kept in
-docs/results/*.txt are the only source of docs/results.md's generated part and of docs/results/*.svg.
+configuration, torchless's and its partners' (PyTorch, ONNX Runtime) from the same run. PyTorch runs once
+per environment of bench/pt_env.py, its lines naming the BLAS and allocator it ran with (blas=, allocator=);
+tables and charts keep its fastest line per configuration (and layout, in the training charts) and name
+them. The logs kept in docs/results/*.txt are the only source of docs/results.md's generated part and of
+docs/results/*.svg.
 
   results.py header COMMAND...   the header lines of a new log (bench/compare and train_compare print them)
   results.py table LOG...        the logs' tables as text (what bench/compare and train_compare end with)
@@ -69,10 +72,11 @@ class Log:
                 return r
         return None
 
-    def best_pytorch(self, bench, precision, batch):
-        """PyTorch's fastest variant of a configuration (train_compare measures two layouts)."""
+    def best_pytorch(self, bench, precision, batch, variant=None):
+        """PyTorch's fastest line of a configuration (of `variant` when given), over its variants (train_compare
+        measures two layouts) and the environments it ran in (bench/pt_env.py)."""
         rows = [r for r in self.results if (r["bench"], r["impl"], r["precision"], int(r["batch"])) ==
-                (bench, "pytorch", precision, batch)]
+                (bench, "pytorch", precision, batch) and (variant is None or r.get("variant") == variant)]
         return min(rows, key=lambda r: float(r["median_ms"])) if rows else None
 
     def conditions(self):
@@ -93,17 +97,24 @@ def img_s(r, batch):
     return batch / ms(r) * 1000
 
 
+def ran_with(r):
+    """'BLAS, allocator' of a PyTorch line; logs from before bench/pt_env.py did not record them."""
+    return f"{r['blas']}, {r['allocator']}" if "blas" in r and "allocator" in r else "not recorded"
+
+
 def inference_rows(log):
     rows = []
     for precision, batch in log.configs("inference"):
         tl = log.find("inference", "torchless", precision, batch)
-        pt = log.find("inference", "pytorch", precision, batch)
+        pt = log.best_pytorch("inference", precision, batch)
         ort = log.find("inference", "onnxruntime", precision, batch)
         rows.append([precision, str(batch), f"{ms(tl):.2f} ({ms(tl, 'min_ms'):.2f}–{ms(tl, 'max_ms'):.2f})",
-                     f"{img_s(tl, batch):.1f}", pt["variant"] if pt else "–", f"{ms(pt):.2f}" if pt else "–",
+                     f"{img_s(tl, batch):.1f}", pt["variant"] if pt else "–", ran_with(pt) if pt else "–",
+                     f"{ms(pt):.2f}" if pt else "–",
                      ratio(pt, tl), f"{ms(ort):.2f}" if ort else "–", ratio(ort, tl), tl.get("first_ms", "–"),
                      f"{tl.get('rss_mib', '–')} / {pt.get('rss_mib', '–') if pt else '–'}"])
-    header = ["precision", "batch", "torchless ms, median (min–max)", "img/s", "PyTorch 1.13 variant", "PyTorch ms",
+    header = ["precision", "batch", "torchless ms, median (min–max)", "img/s", "PyTorch 1.13 best variant",
+              "its BLAS, allocator", "PyTorch ms",
               "PyTorch / torchless", "ONNX Runtime ms", "ORT / torchless", "first inference ms",
               "peak RSS MiB torchless / PyTorch"]
     return header, rows
@@ -121,11 +132,13 @@ def train_rows(log):
         tl = log.find("train", "torchless", precision, batch)
         pt = log.best_pytorch("train", precision, batch)
         rows.append([precision, str(batch), f"{ms(tl):.1f} ({ms(tl, 'min_ms'):.1f})", f"{img_s(tl, batch):.1f}",
-                     pt["variant"] if pt else "–", f"{ms(pt):.1f} ({ms(pt, 'min_ms'):.1f})" if pt else "–",
+                     pt["variant"] if pt else "–", ran_with(pt) if pt else "–",
+                     f"{ms(pt):.1f} ({ms(pt, 'min_ms'):.1f})" if pt else "–",
                      ratio(pt, tl), f"{tl.get('rss_mib', '–')} / {pt.get('rss_mib', '–') if pt else '–'}",
                      phases(tl), phases(pt) if pt else "–"])
     header = ["precision", "batch", "torchless ms, median (fastest)", "img/s", "PyTorch 1.13 faster layout",
-              "PyTorch ms, median (fastest)", "PyTorch / torchless", "peak RSS MiB torchless / PyTorch",
+              "its BLAS, allocator", "PyTorch ms, median (fastest)", "PyTorch / torchless",
+              "peak RSS MiB torchless / PyTorch",
               "forward/backward/optimizer % torchless", "PyTorch"]
     return header, rows
 
@@ -150,7 +163,9 @@ def escape(text):
 
 
 def series(log, bench):
-    """[(series key, label, {config: images per second})] of the bench's implementations, torchless first."""
+    """[(series key, label, {config: (images per second, note)})] of the bench's implementations, torchless
+    first; a PyTorch series keeps its fastest line per configuration, noted with the BLAS and allocator it
+    ran with (when its log recorded them; other notes are empty)."""
     out = {}
     for r in log.results:
         if r["bench"] != bench:
@@ -163,7 +178,11 @@ def series(log, bench):
         elif key == "pytorch":
             label = "PyTorch best (jit freeze fp32, autocast bf16)"
         batch = int(r["batch"])
-        out.setdefault(key, (label, {}))[1][(r["precision"], batch)] = img_s(r, batch)
+        values = out.setdefault(key, (label, {}))[1]
+        config = (r["precision"], batch)
+        note = ran_with(r) if r["impl"] == "pytorch" and "blas" in r else ""
+        if config not in values or img_s(r, batch) > values[config][0]:
+            values[config] = (img_s(r, batch), note)
     order = [k for k in COLORS if k in out] + sorted(k for k in out if k not in COLORS)
     return [(k, out[k][0], out[k][1]) for k in order]
 
@@ -187,10 +206,11 @@ def chart(log, bench):
     bar, gap, pad = 14, 2, 16
     group = len(bars) * (bar + gap) + pad
     left, plot_w, top = 120, 600, 108
-    width = left + plot_w + 90
+    longest_note = max((len(note) for _, _, values in bars for _, note in values.values()), default=0)
+    width = left + plot_w + 90 + 6 * longest_note
     bottom = top + group * len(configs)
     height = bottom + 60
-    peak = max(v for _, _, values in bars for v in values.values())
+    peak = max(v for _, _, values in bars for v, _ in values.values())
     step = nice_step(peak * 1.05)
     axis_max = step * -(-peak * 1.05 // step)
     x = lambda v: left + v / axis_max * plot_w
@@ -225,13 +245,14 @@ def chart(log, bench):
         for k, (key, label, values) in enumerate(bars):
             if (precision, batch) not in values:
                 continue
-            v = values[(precision, batch)]
+            v, note = values[(precision, batch)]
+            text = f"{number(v)} ({note})" if note else number(v)
             by = y + k * (bar + gap)
             out.append(f'<rect x="{left}" y="{by}" width="{x(v) - left:.1f}" height="{bar}" '
                        f'fill="{COLORS.get(key, "#8172b3")}"><title>{escape(label)}, {precision} batch {batch}: '
-                       f'{number(v)} img/s</title></rect>')
+                       f'{escape(text)} img/s</title></rect>')
             out.append(f'<text x="{x(v) + 4:.1f}" y="{by + bar / 2}" dy="0.35em" font-size="10" fill="#555">'
-                       f'{number(v)}</text>')
+                       f'{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -303,11 +324,13 @@ def header(command):
         commit += " with uncommitted changes"
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     torch = run("/usr/bin/python3", "-c", "import torch; print(torch.__version__)") or "not installed"
+    environments = run("/usr/bin/python3", str(here / "bench" / "pt_env.py"), "--describe") or "?"
     print(f"# command: {' '.join(command)}")
     print(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}")
     print(f"# commit: {commit}")
     print(f"# cpu: {cpu}, {os.cpu_count()} cores")
     print(f"# pytorch: {torch}")
+    print(f"# pytorch environments: {environments}")
     print(f"# load average at start: {' '.join(pathlib.Path('/proc/loadavg').read_text().split()[:3])}")
 
 

@@ -55,7 +55,7 @@ class ArenaHooks : public StepHooks {
   }
   /// A module swapped in (set_submodule) after the recording run gets no planned result: its layout
   /// is not the recorded one.
-  Value call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out) override {
+  NodeValue call_module(size_t step, nn::Module& module, const TensorList& args, const Tensor& out) override {
     if (record_) layouts_[step].module = &module;
     auto* writer = dynamic_cast<InferenceModule*>(&module);
     if (!writer) return StepHooks::call_module(step, module, args, out);
@@ -65,7 +65,7 @@ class ArenaHooks : public StepHooks {
     }
     return writer->run(args, layouts_[step].module == &module ? out : Tensor());
   }
-  void produced(size_t step, const Value& value) override {
+  void produced(size_t step, const NodeValue& value) override {
     if (!record_ || !value.is_tensor() || !value.tensor().defined()) return;
     const Tensor& t = value.tensor();
     layouts_[step].sizes = t.shape();
@@ -91,7 +91,7 @@ std::vector<BufferRequest> buffer_requests(const ExecutionPlan& plan, const std:
   for (size_t i = 0; i < steps.size(); ++i) {
     const PlanStep& s = steps[i];
     const StepLayout& l = layouts[i];
-    if ((l.writes_out || s.out_input >= 0) && !l.sizes.empty() && s.op != Opcode::Output) {
+    if ((l.writes_out || s.call->out_input >= 0) && !l.sizes.empty() && s.op != Opcode::Output) {
       BufferRequest r{extent_bytes(l.sizes, l.strides, l.dtype), i, i};
       if (l.reuses >= 0 && static_cast<size_t>(l.reuses) < s.inputs.size() && s.inputs[static_cast<size_t>(l.reuses)] >= 0)
         r.reuse = buffer_of[static_cast<size_t>(s.inputs[static_cast<size_t>(l.reuses)])];

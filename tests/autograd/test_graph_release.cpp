@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <type_traits>
 
 #include "autograd/node.h"
 #include "core/autograd_meta.h"
@@ -17,7 +18,7 @@ constexpr int kLongChain = 1'000'000;
 constexpr int kDeep = 200'000;
 
 // The node that made `t` (its grad_fn), held weakly: expired once the graph released it.
-std::weak_ptr<autograd::Node> node_of(const Tensor& t) { return TensorAccess::meta(t)->grad_fn; }
+std::weak_ptr<autograd::Node> node_of(const Tensor& t) { return TensorImplAccess::meta(t)->grad_fn; }
 
 TEST_CASE("dropping a 1e6-node chain frees it without overflowing the stack") {
   Tensor x = ones({1}).requires_grad_();
@@ -38,7 +39,7 @@ TEST_CASE("a chain whose every step also reads a leaf (two edges per node) is fr
   y = Tensor();
   CHECK(first.expired());
   // The leaves' accumulators went with the graph; the leaves did not.
-  CHECK(TensorAccess::meta(w)->grad_accumulator.expired());
+  CHECK(TensorImplAccess::meta(w)->grad_accumulator.expired());
   CHECK(w.requires_grad());
 }
 
@@ -89,6 +90,14 @@ TEST_CASE("dropping a long graph leaves the part another tensor still holds inta
   const std::string diff = testing::compare_tensors(x.grad(), full({2}, 3.0), 0, 0);
   CHECK_MESSAGE(diff.empty(), diff);
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+// One version more, the old names still compile: TensorAccess, and GradMeta and InputInfo, now one type.
+static_assert(std::is_same_v<TensorAccess, TensorImplAccess>);
+static_assert(std::is_same_v<autograd::GradMeta, autograd::TensorInfo>);
+static_assert(std::is_same_v<autograd::InputInfo, autograd::TensorInfo>);
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace tl

@@ -9,10 +9,10 @@ with the misspelt name in the compiler's message, and its correctly spelt twin m
 is the name's and nothing else's. The derivative case runs core/gen_ops.py on a copy of the op rows whose
 div formula reads `othr`, and compiles the generated entries."""
 import os
-import re
-import subprocess
 import sys
 import tempfile
+
+from compile_cases import Cases, generate, read_rows
 
 KERNEL = """#include "core/op_args.h"
 namespace tl::kernels {
@@ -27,59 +27,29 @@ tl::Conv2dArgs make() { return tl::Conv2dArgs{.stride = {2, 2}, .groups = %s}; }
 """
 
 
-def compile_ok(compiler, includes, source, name):
-    """Compiles `source` (written to a temporary NAME.cpp); returns (ok, compiler output)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, name + ".cpp")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(source)
-        run = subprocess.run(compiler + ["-std=c++20", "-fsyntax-only"] + includes + [path],
-                             capture_output=True, text=True)
-        return run.returncode == 0, run.stderr
-
-
 def main():
     sep = sys.argv.index("--")
     source_root, build_root = sys.argv[1:sep]
-    compiler = sys.argv[sep + 1:]
-    includes = ["-I" + source_root, "-I" + build_root]
-    failures, cases = [], []
+    cases = Cases(sys.argv[sep + 1:], [source_root, build_root])
+    cases.expect("kernel_field", KERNEL % "stride", True)
+    cases.expect("kernel_misspelt_field", KERNEL % "strid", False, "strid")
+    cases.expect("struct_field", STRUCT % "2", True)
+    cases.expect("struct_wrong_type", STRUCT % '"two"', False, "groups")
 
-    def expect(case, source, good, bad_name):
-        cases.append(case)
-        ok, out = compile_ok(compiler, includes, source, case)
-        if good and not ok:
-            failures.append(f"{case}: the correctly spelt control does not compile:\n{out}")
-        if not good and (ok or not re.search(re.escape(bad_name), out)):
-            failures.append(f"{case}: expected a compile error naming '{bad_name}', got "
-                            f"{'success' if ok else out[:2000]}")
-
-    expect("kernel_field", KERNEL % "stride", True, "")
-    expect("kernel_misspelt_field", KERNEL % "strid", False, "strid")
-    expect("struct_field", STRUCT % "2", True, "")
-    expect("struct_wrong_type", STRUCT % '"two"', False, "groups")
-
-    with open(os.path.join(source_root, "core", "native_functions.toml"), encoding="utf-8") as f:
-        rows = f.read()
+    rows = read_rows(source_root)
     formula = 'self = "grad / other"'
     if formula not in rows:
-        failures.append(f"the op rows no longer hold div's formula {formula!r}: update this test")
+        cases.fail("formula_misspelt_input", f"the op rows no longer hold div's formula {formula!r}: update this test")
     else:
         with tempfile.TemporaryDirectory() as tmp:
             toml = os.path.join(tmp, "native_functions.toml")
             with open(toml, "w", encoding="utf-8") as f:
                 f.write(rows.replace(formula, 'self = "grad / othr"', 1))
             generated = os.path.join(tmp, "op_derivatives.cpp")
-            subprocess.run([sys.executable, os.path.join(source_root, "core", "gen_ops.py"), toml, "derivatives",
-                            generated], check=True)
+            generate(source_root, toml, "derivatives", generated)
             with open(generated, encoding="utf-8") as f:
-                expect("formula_misspelt_input", f.read(), False, "othr")
-
-    for f in failures:
-        print(f, file=sys.stderr)
-    failed = {f.split(":")[0] for f in failures}
-    print(f"{len([c for c in cases if c not in failed])} passed, {len(failures)} failed")
-    return 1 if failures else 0
+                cases.expect("formula_misspelt_input", f.read(), False, "othr")
+    return cases.report()
 
 
 if __name__ == "__main__":

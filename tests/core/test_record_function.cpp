@@ -2,6 +2,7 @@
 // observer, names built only when observed, per-thread observers, and scopes that outlive their observer.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,11 +36,7 @@ class FakeObserver final : public ScopeObserver {
 };
 
 // Installs an observer for one test and removes it even when a check fails.
-struct ObserverGuard {
-  explicit ObserverGuard(ScopeObserver* observer) : previous(set_scope_observer(observer)) {}
-  ~ObserverGuard() { set_scope_observer(previous); }
-  ScopeObserver* previous;
-};
+using ObserverGuard = ScopeObserverGuard;
 
 TEST_CASE("record_function: without an observer nothing is opened and a lazy name is never built") {
   REQUIRE(scope_observer() == nullptr);
@@ -92,7 +89,40 @@ TEST_CASE("record_function: the observer sees the name, the kind, the link and o
   CHECK(observer.closed == std::vector<uint64_t>{2, 1});
 }
 
-TEST_CASE("record_function: a scope is not closed on an observer installed after it opened") {
+TEST_CASE("record_function: every installed observer sees the scope; one installed after it opened sees none of it") {
+  FakeObserver first, second, late;
+  ObserverGuard guard_first(&first);
+  {
+    ObserverGuard guard_second(&second);
+    RecordFunction scope("A");
+    ObserverGuard guard_late(&late);
+    scope.end();
+  }
+  CHECK(first.opened.size() == 1);
+  CHECK(first.closed == std::vector<uint64_t>{1});
+  CHECK(second.opened.size() == 1);
+  CHECK(second.closed == std::vector<uint64_t>{1});
+  CHECK(late.opened.empty());
+  CHECK(late.closed.empty());
+  CHECK(scope_observer() == &first);
+}
+
+TEST_CASE("record_function: a scope is not closed on an observer removed since it opened") {
+  FakeObserver first, second;
+  ObserverGuard guard(&first);
+  {
+    std::optional<ObserverGuard> removed(&second);
+    RecordFunction scope("A");
+    removed.reset();
+  }
+  CHECK(first.closed == std::vector<uint64_t>{1});
+  CHECK(second.opened.size() == 1);
+  CHECK(second.closed.empty());
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: set_scope_observer replaces the topmost observer, so a scope is not closed on the one it replaced") {
   FakeObserver first, second;
   ObserverGuard guard(&first);
   {
@@ -103,7 +133,9 @@ TEST_CASE("record_function: a scope is not closed on an observer installed after
   CHECK(first.closed.empty());
   CHECK(second.opened.empty());
   CHECK(second.closed.empty());
+  CHECK(set_scope_observer(&first) == &second);
 }
+#pragma GCC diagnostic pop
 
 TEST_CASE("record_function: observers are per thread, and so are thread ids") {
   FakeObserver observer;

@@ -34,15 +34,8 @@ struct RecordingHook : AllocationHook {
   }
 };
 
-// Installs a hook for one scope and restores whatever was there before.
-class ScopedHook {
- public:
-  explicit ScopedHook(AllocationHook* hook) : previous_(set_allocation_hook(hook)) {}
-  ~ScopedHook() { set_allocation_hook(previous_); }
-
- private:
-  AllocationHook* previous_;
-};
+// Installs a hook for one scope, on top of any installed before.
+using ScopedHook = AllocationHookGuard;
 
 using ScopedLimit = testing::ScopedAllocationLimit;
 
@@ -179,12 +172,44 @@ TEST_CASE("storage: the hook sees +bytes and -bytes for its own thread's allocat
   CHECK(hook.events.size() == 2);
 }
 
-TEST_CASE("storage: set_allocation_hook returns the previous hook") {
+TEST_CASE("storage: every installed hook sees each allocation, and one removed sees no more") {
+  RecordingHook outer, inner;
+  {
+    ScopedHook outer_scope(&outer);
+    {
+      ScopedHook inner_scope(&inner);
+      auto s = Storage::allocate(333);
+    }
+    auto t = Storage::allocate(444);
+  }
+  REQUIRE(inner.events.size() == 2);
+  CHECK(inner.events[0].delta == 333);
+  CHECK(inner.events[1].delta == -333);
+  REQUIRE(outer.events.size() == 4);
+  CHECK(outer.events[0].delta == 333);
+  CHECK(outer.events[1].delta == -333);
+  CHECK(outer.events[2].delta == 444);
+  CHECK(outer.events[3].delta == -444);
+}
+
+TEST_CASE("storage: removing a hook that is not installed is an internal error, and changes nothing") {
+  RecordingHook installed, never;
+  ScopedHook scoped(&installed);
+  CHECK_THROWS_WITH_AS(pop_allocation_hook(&never), doctest::Contains("pop_allocation_hook: hook not installed on this thread"),
+                       Error);
+  auto s = Storage::allocate(16);
+  CHECK(installed.events.size() == 1);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: set_allocation_hook replaces the topmost hook and returns it, for one more version") {
   RecordingHook first, second;
   AllocationHook* original = set_allocation_hook(&first);
   CHECK(set_allocation_hook(&second) == &first);
   CHECK(set_allocation_hook(original) == &second);
 }
+#pragma GCC diagnostic pop
 
 TEST_CASE("storage: an impossible allocation is a tl::Error and changes no counter") {
   const AllocatorStats base = allocator_stats();

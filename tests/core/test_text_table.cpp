@@ -1,9 +1,11 @@
 // tests/core/test_text_table.cpp — TextTable: alignment, two-space gaps after every cell, rules of
 // the columns' widths, and a wide cell shifting the line instead of being cut; PyTorch's shortening
-// (checked against PyTorch's own tables in tests/profiler/test_table.cpp) never splits a UTF-8 character.
+// (checked against PyTorch's own tables in tests/profiler/test_table.cpp) never splits a UTF-8 character;
+// tabulate's "simple" format checked against python3-tabulate's output.
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/text_table.h"
@@ -35,6 +37,23 @@ TEST_CASE("TextTable: a wide cell is kept whole and shifts the rest; short rows 
   CHECK(t.row({"convolution", "3", "2us"}) == "convolution      3      2us  ");
   CHECK(t.row({"", ""}) == std::string(6 + 2 + 5 + 2, ' '));
   CHECK(TextTable().line_length() == 0);
+}
+
+TEST_CASE("tabulate: matches python3-tabulate's simple format") {
+  // Expected text printed by tests/core/gen_tabulate_cases.py (python3-tabulate 0.8.9).
+  const std::vector<std::vector<std::string>> rows = {
+      {"call_module", "layer1_0_conv1", format_g(0.00345683), format_g(5.15744)},
+      {"call_function", "add", format_g(1.2e-05), format_g(0.0178)},
+      {"placeholder", "x", format_g(7.15256e-07), format_g(0.000995988)},
+      {"output", "output", format_g(3.5), format_g(12)}};
+  const std::string expected =
+      "Op type        Op                Average runtime (s)    Pct total runtime\n"
+      "-------------  --------------  ---------------------  -------------------\n"
+      "call_module    layer1_0_conv1            0.00345683           5.15744\n"
+      "call_function  add                       1.2e-05              0.0178\n"
+      "placeholder    x                         7.15256e-07          0.000995988\n"
+      "output         output                    3.5                 12";
+  CHECK(tabulate({"Op type", "Op", "Average runtime (s)", "Pct total runtime"}, rows) == expected);
 }
 
 TEST_CASE("shorten_name, shorten_path: a cut never splits a UTF-8 sequence; a width <= 0 is refused") {

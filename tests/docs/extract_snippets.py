@@ -7,6 +7,9 @@ A block's info string says how it is compiled:
                      is a whole program and stays at global scope (one per page)
   ```cpp fragment    statements: the body of a function of their own
   ```cpp continued   more statements of the fragment before it, in the same scope (one session in steps)
+  ```cpp PATH        (any language, e.g. ```toml core/native_functions.toml) an excerpt of the project's file
+                     PATH (a path with a '/'): not compiled here, the file is; --excerpts checks that the block
+                     is a run of the file's lines, verbatim, so a page that walks through real code cannot drift
 Any other info string starting with cpp, c++, cc or cxx is refused, so no C++ block goes unchecked.
 Each block lands in a namespace of its own, its #include lines hoisted to the top of the unit (after
 <iostream> and <torchless/torchless.h>, which every block may assume), and `#line` directives make
@@ -17,6 +20,7 @@ in the source tree they become the project-rooted paths ("models/resnet.h").
   extract_snippets.py PAGE.md OUT.cpp                  writes the unit
   extract_snippets.py --unlisted ROOT PAGE.md...       names each page under ROOT with a C++ block that is
                                                        not among PAGE.md... (exits 1 if there is one)
+  extract_snippets.py --excerpts ROOT PAGE.md...       names each excerpt block that is not verbatim in its file
 """
 import pathlib
 import re
@@ -33,8 +37,8 @@ class SnippetError(Exception):
     pass
 
 
-def blocks(text, name):
-    """(kind, first line number, lines) of each C++ block in `text`; other blocks are skipped."""
+def fenced(text, name):
+    """(info string, first line number, lines) of each fenced block in `text`."""
     out, fence, info, start, body = [], None, "", 0, []
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
@@ -44,19 +48,56 @@ def blocks(text, name):
                 fence, info, start, body = m.group(1), m.group(2).strip(), number + 1, []
             continue
         if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):  # the closing fence
-            if CPP.match(info):
-                words = info.split()
-                kind = words[1] if len(words) == 2 else None if len(words) > 2 else ""
-                if words[0] != "cpp" or kind not in KINDS:
-                    raise SnippetError(f"{name}:{start - 1}: C++ block with info string '{info}': write ```cpp, "
-                                       "```cpp fragment or ```cpp continued, so that the block is compiled")
-                out.append((kind, start, body))
+            out.append((info, start, body))
             fence = None
         else:
             body.append(line)
     if fence is not None:
         raise SnippetError(f"{name}:{start - 1}: code block never closed")
     return out
+
+
+def excerpt_path(info):
+    """The file an info string quotes (```cpp ops/silu.cpp), or None."""
+    words = info.split()
+    return words[1] if len(words) == 2 and "/" in words[1] else None
+
+
+def blocks(text, name):
+    """(kind, first line number, lines) of each C++ block in `text` that is compiled here; other blocks,
+    excerpts included, are skipped."""
+    out = []
+    for info, start, body in fenced(text, name):
+        if not CPP.match(info) or excerpt_path(info):
+            continue
+        words = info.split()
+        kind = words[1] if len(words) == 2 else None if len(words) > 2 else ""
+        if words[0] != "cpp" or kind not in KINDS:
+            raise SnippetError(f"{name}:{start - 1}: C++ block with info string '{info}': write ```cpp, "
+                               "```cpp fragment, ```cpp continued or ```cpp PATH (an excerpt of a file), so that "
+                               "the block is compiled")
+        out.append((kind, start, body))
+    return out
+
+
+def excerpt_errors(text, name, root):
+    """What is wrong with each excerpt block of a page: a file that does not exist, or a block that is not a
+    run of its lines, verbatim."""
+    errors = []
+    for info, start, body in fenced(text, name):
+        path = excerpt_path(info)
+        if path is None:
+            continue
+        source = root / path
+        if not source.is_file():
+            errors.append(f"{name}:{start - 1}: the block quotes {path}, which does not exist")
+            continue
+        lines = source.read_text().splitlines()
+        n = len(body)
+        if n == 0 or not any(lines[i:i + n] == body for i in range(len(lines) - n + 1)):
+            errors.append(f"{name}:{start - 1}: the block is not a run of {path}'s lines as they are now: "
+                          "copy them again")
+    return errors
 
 
 def source_include(line, root):
@@ -121,6 +162,15 @@ def main(argv):
             for p in unlisted:
                 print(f"{p.relative_to(root)} has C++ blocks but is not compiled: add it to tests/docs/meson.build")
             return 1 if unlisted else 0
+        if len(argv) >= 2 and argv[0] == "--excerpts":
+            root = pathlib.Path(argv[1]).resolve()
+            errors = []
+            for p in argv[2:]:
+                page = pathlib.Path(p).resolve()
+                errors += excerpt_errors(page.read_text(), str(page.relative_to(root)), root)
+            for e in errors:
+                print(e)
+            return 1 if errors else 0
         if len(argv) == 2:
             page = pathlib.Path(argv[0]).resolve()
             root = page.parent

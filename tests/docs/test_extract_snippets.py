@@ -73,6 +73,28 @@ class Refusals(unittest.TestCase):
         self.refused("text\n```cpp\nint x;\n", "docs/page.md:2: code block never closed")
 
 
+class Excerpts(unittest.TestCase):
+    def errors(self, page):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "ops").mkdir()
+            (root / "ops" / "k.cpp").write_text("// k\nint f() {\n  return 1;\n}\n")
+            return extract_snippets.excerpt_errors(page, "docs/page.md", root)
+
+    def test_a_block_quoting_a_file_is_not_compiled_here(self):
+        text = unit("```cpp ops/k.cpp\nint f() {\n```\n```toml core/rows.toml\nx = 1\n```\n")
+        self.assertNotIn("int f", text)
+
+    def test_a_verbatim_run_of_the_file_passes(self):
+        self.assertEqual(self.errors("```cpp ops/k.cpp\nint f() {\n  return 1;\n```\n"), [])
+
+    def test_an_edited_or_missing_quote_is_named(self):
+        self.assertEqual(self.errors("x\n```cpp ops/k.cpp\nint f() {\n  return 2;\n```\n"),
+                         ["docs/page.md:2: the block is not a run of ops/k.cpp's lines as they are now: copy them again"])
+        self.assertEqual(self.errors("```toml ops/gone.toml\nx = 1\n```\n"),
+                         ["docs/page.md:1: the block quotes ops/gone.toml, which does not exist"])
+
+
 class Unlisted(unittest.TestCase):
     def test_a_page_with_cpp_blocks_must_be_listed(self):
         with tempfile.TemporaryDirectory() as tmp:

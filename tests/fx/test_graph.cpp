@@ -4,7 +4,9 @@
 
 #include "core/op_kind.h"
 #include "fx/graph.h"
+#include "fx/namespace.h"
 #include "fx/schema.h"
+#include "fx/value.h"
 
 namespace tl::fx {
 namespace {
@@ -345,6 +347,16 @@ TEST_CASE("graph: a torch.* target prints as its builtin, without Python's addre
   g.output(g.call_function(OpKind::Relu, {x}));
   CHECK(g.tabular().find("call_function  relu    <built-in method relu of type object>  (x,)") != std::string::npos);
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: fx::Namespace is UniqueNames and fx::Value is NodeValue for one more version") {
+  static_assert(std::is_same_v<Value, NodeValue>);
+  Namespace names;
+  CHECK(names.create_name("add") == "add");
+  CHECK(names.create_name("add") == "add_1");
+}
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace tl::fx

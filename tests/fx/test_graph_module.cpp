@@ -15,6 +15,7 @@
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
+#include "nn/container.h"
 #include "nn/conv.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
@@ -196,6 +197,47 @@ TEST_CASE("GraphModule: a None result stays in its place; a constant result is r
   CHECK_THROWS_WITH_AS(gm->recompile(), refused.c_str(), Error);
   CHECK((*gm)(TensorList{x}).size() == 2);  // the last compiled graph still runs
   CHECK_THROWS_WITH_AS(Interpreter(gm).run(TensorList{x}), doctest::Contains(refused.c_str()), Error);
+}
+
+// max over dim 1, then an element of its (values, indices) result taken by index.
+std::shared_ptr<GraphModule> max_element(int64_t index) {
+  auto graph = std::make_unique<Graph>();
+  Node* x = graph->placeholder("x");
+  Node* max_node = graph->call_function(OpKind::Max, {x, int64_t{1}});
+  graph->output(Argument::list({Argument(graph->getitem(max_node, index)), Argument(max_node)}, true));
+  return std::make_shared<GraphModule>(nn::Sequential(), std::move(graph));
+}
+
+TEST_CASE("GraphModule and Interpreter: one getitem (Python's indexing) and one flattening of the results") {
+  const Tensor x = from_vector<float>({1, 5, 3, 2}, {2, 2});
+  const auto [values, indices] = x.max(1);
+  for (int64_t index : {0, 1, -1, -2}) {
+    auto gm = max_element(index);
+    const Tensor& expected = index == 0 || index == -2 ? values : indices;
+    for (const TensorList& out : {(*gm)(TensorList{x}), Interpreter(gm).run(TensorList{x})}) {
+      REQUIRE(out.size() == 3);  // the element, then the tuple flattened
+      CHECK_TENSOR_CLOSE(out[0], expected, 0.0, 0.0);
+      CHECK_TENSOR_CLOSE(out[1], values, 0.0, 0.0);
+      CHECK_TENSOR_CLOSE(out[2], indices, 0.0, 0.0);
+    }
+  }
+  for (int64_t index : {2, -3}) {
+    auto gm = max_element(index);
+    const std::string expected = "getitem: index " + std::to_string(index) + " out of range for 2 values";
+    CHECK_THROWS_WITH_AS((*gm)(TensorList{x}), doctest::Contains(expected.c_str()), Error);
+    CHECK_THROWS_WITH_AS(Interpreter(gm).run(TensorList{x}), doctest::Contains(expected.c_str()), Error);
+  }
+}
+
+TEST_CASE("GraphModule::fetch_attr: a dotted path as nn::Module resolves it, the whole path quoted") {
+  auto model = models::resnet18();
+  auto gm = symbolic_trace(model);
+  CHECK(gm->fetch_attr("layer1.0.conv1.weight").is_same(model->get_parameter("layer1.0.conv1.weight")));
+  CHECK(gm->fetch_attr("bn1.running_mean").is_same(model->get_buffer("bn1.running_mean")));
+  CHECK_THROWS_WITH_AS(gm->fetch_attr("layer9.0.weight"),
+                       "unknown module path: 'layer9' in 'layer9.0.weight' (ResNet has no child 'layer9')", Error);
+  CHECK_THROWS_WITH_AS(gm->fetch_attr("conv1.bias_"),
+                       "get_attr: 'conv1.bias_' is not a parameter or buffer of the GraphModule", Error);
 }
 
 TEST_CASE("Interpreter: reads the graph as it is at each run") {

@@ -40,11 +40,11 @@ class CountingInterpreter : public Interpreter {
  public:
   using Interpreter::Interpreter;
   int modules = 0, functions = 0;
-  Value call_module(Node& n) override {
+  NodeValue call_module(Node& n) override {
     ++modules;
     return Interpreter::call_module(n);
   }
-  Value call_function(Node& n) override {
+  NodeValue call_function(Node& n) override {
     ++functions;
     return Interpreter::call_function(n);
   }
@@ -63,8 +63,8 @@ class PeakTracker : public Interpreter {
  public:
   using Interpreter::Interpreter;
   int64_t peak = 0;
-  Value run_node(Node& n) override {
-    Value v = Interpreter::run_node(n);
+  NodeValue run_node(Node& n) override {
+    NodeValue v = Interpreter::run_node(n);
     peak = std::max(peak, allocator_stats().bytes_in_use);
     return v;
   }

@@ -1,5 +1,5 @@
 // tests/fx/test_profiling_interpreter.cpp — the seed's ProfilingInterpreter: per-node times,
-// the tabulate summary (layout checked against python3-tabulate's output), sorting, rollups.
+// the tabulate summary (tl::tabulate, tests/core/test_text_table.cpp), sorting, rollups.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -10,23 +10,6 @@
 
 namespace tl::fx {
 namespace {
-
-TEST_CASE("tabulate: matches python3-tabulate's simple format") {
-  // Expected text printed by tests/fx/gen_tabulate_cases.py (python3-tabulate 0.8.9).
-  const std::vector<std::vector<std::string>> rows = {
-      {"call_module", "layer1_0_conv1", format_g(0.00345683), format_g(5.15744)},
-      {"call_function", "add", format_g(1.2e-05), format_g(0.0178)},
-      {"placeholder", "x", format_g(7.15256e-07), format_g(0.000995988)},
-      {"output", "output", format_g(3.5), format_g(12)}};
-  const std::string expected =
-      "Op type        Op                Average runtime (s)    Pct total runtime\n"
-      "-------------  --------------  ---------------------  -------------------\n"
-      "call_module    layer1_0_conv1            0.00345683           5.15744\n"
-      "call_function  add                       1.2e-05              0.0178\n"
-      "placeholder    x                         7.15256e-07          0.000995988\n"
-      "output         output                    3.5                 12";
-  CHECK(tabulate({"Op type", "Op", "Average runtime (s)", "Pct total runtime"}, rows) == expected);
-}
 
 TEST_CASE("ProfilingInterpreter: times every node; the summary is sorted and sums to ~100%") {
   auto model = models::resnet18();
@@ -74,6 +57,14 @@ TEST_CASE("ProfilingInterpreter: summary before run is an error") {
   ProfilingInterpreter interp(models::resnet18());
   CHECK_THROWS_WITH_AS(interp.summary(), "ProfilingInterpreter::summary: call run() first", Error);
 }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("deprecated: fx::tabulate and fx::format_g are core's for one more version") {
+  CHECK(tabulate({"a", "b"}, {{"x", "1.5"}}) == tl::tabulate({"a", "b"}, {{"x", "1.5"}}));
+  CHECK(format_g(1e-05) == "1e-05");
+}
+#pragma GCC diagnostic pop
 
 }  // namespace
 }  // namespace tl::fx

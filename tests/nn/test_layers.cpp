@@ -131,14 +131,24 @@ TEST_CASE("ReLU: forward equals relu; inplace overwrites and returns its input")
   CHECK_TENSOR_CLOSE(y, tl::relu(x), 0.0, 0.0);
 }
 
-TEST_CASE("Hardswish: forward equals F.hardswish and the op; prints as nn.Hardswish()") {
+// An activation module without options: its forward is its functional form's and its op's; it prints as PyTorch's.
+template <typename Activation>
+void check_activation(Tensor (*functional)(const Tensor&), Tensor (*op)(const Tensor&), const std::string& printed) {
   const Tensor x = randn({3, 4}) * 4;
-  Hardswish hardswish;
-  CHECK_TENSOR_CLOSE(hardswish(x), tl::hardswish(x), 0.0, 0.0);
-  CHECK_TENSOR_CLOSE(functional::hardswish(x), tl::hardswish(x), 0.0, 0.0);
+  Activation module;
+  CHECK_TENSOR_CLOSE(module(x), op(x), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(functional(x), op(x), 0.0, 0.0);
   std::ostringstream os;
-  os << hardswish;
-  CHECK(os.str() == "Hardswish()\n");
+  os << module;
+  CHECK(os.str() == printed);
+}
+
+TEST_CASE("Hardswish: forward equals F.hardswish and the op; prints as nn.Hardswish()") {
+  check_activation<Hardswish>(functional::hardswish, tl::hardswish, "Hardswish()\n");
+}
+
+TEST_CASE("SiLU: forward equals F.silu and the op; prints as nn.SiLU()") {
+  check_activation<SiLU>(functional::silu, tl::silu, "SiLU()\n");
 }
 
 TEST_CASE("pooling layers: forward equals the ops; stride defaults to kernel_size") {

@@ -20,7 +20,7 @@ Tensor flag(bool b) { return scalar_tensor(b, DType::Bool); }
 double x5(const Tensor& x) { return static_cast<double>(x.flatten().data<float>()[5]); }
 
 Tensor to_dense(const Tensor& x, int64_t channels) {
-  return dispatch::call1(OpKind::ToDense, {x, Tensor()}, {{"channels", channels}});
+  return dispatch::call_single_output(OpKind::ToDense, {x, Tensor()}, {{"channels", channels}});
 }
 /// mkldnn_convolution on x (already in an inference layout) as dense NCHW; w is prepacked for x, except
 /// with Winograd: only a dense weight lets the kernel take the direct path for non-finite data.
@@ -30,16 +30,16 @@ Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tens
                     {"groups", int64_t{1}}, {"relu", relu},          {"winograd", winograd},
                     {"weight_size", w.shape()}, {"packed_for", x.shape()}};
   const Tensor weight = winograd ? w : pack_conv_weight(w, x, padding, other.defined(), relu, winograd);
-  return to_dense(dispatch::call1(OpKind::MkldnnConvolution, {x, weight, b, other, Tensor()}, attrs), w.size(0));
+  return to_dense(dispatch::call_single_output(OpKind::MkldnnConvolution, {x, weight, b, other, Tensor()}, attrs), w.size(0));
 }
 Tensor mkldnn_max_pool(const Tensor& x, DType dtype, Shape kernel, Shape stride, Shape padding) {
-  const Tensor y = dispatch::call1(OpKind::MkldnnMaxPool2d, {to_mkldnn(x, dtype), Tensor()},
+  const Tensor y = dispatch::call_single_output(OpKind::MkldnnMaxPool2d, {to_mkldnn(x, dtype), Tensor()},
                                    {{"kernel_size", kernel}, {"stride", stride}, {"padding", padding},
                                     {"dilation", Shape{1, 1}}, {"ceil_mode", false}});
   return to_dense(y, x.size(1)).to(dtype);
 }
 Tensor mkldnn_adaptive(const Tensor& x, DType dtype, int64_t size) {
-  const Tensor y = dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {to_mkldnn(x, dtype), Tensor()},
+  const Tensor y = dispatch::call_single_output(OpKind::MkldnnAdaptiveAvgPool2d, {to_mkldnn(x, dtype), Tensor()},
                                    {{"output_size", Shape{size, size}}});
   return to_dense(y, x.size(1)).to(dtype);
 }
@@ -85,14 +85,14 @@ SampleFn inference_conv(bool on_x, bool sum, bool winograd, std::optional<DType>
 }  // namespace
 
 Tensor to_mkldnn(const Tensor& x, std::optional<DType> dtype) {
-  return dispatch::call1(OpKind::ToMkldnn, {x, Tensor()}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
+  return dispatch::call_single_output(OpKind::ToMkldnn, {x, Tensor()}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
 }
 Tensor pack_conv_weight(const Tensor& w, const Tensor& x, Shape padding, bool sum, bool relu, bool winograd) {
   const Attrs attrs{{"padding", padding},   {"stride", Shape{1, 1}},  {"dilation", Shape{1, 1}},
                     {"groups", int64_t{1}}, {"input_size", x.shape()}, {"input_stride", x.strides()},
                     {"input_dtype", x.dtype()}, {"bias", true},       {"sum", sum},
                     {"relu", relu},         {"winograd", winograd}};
-  return dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
+  return dispatch::call_single_output(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
 }
 Tensor conv_weight() {
   std::vector<float> v;
@@ -177,6 +177,11 @@ Samples opinfo_hardswish() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardswish(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).hardswish()); }}.generic()};
 }
+Samples opinfo_silu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(silu(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(silu(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).silu()); }}.generic()};
+}
 
 #define TL_BINARY_OPINFO(name)                                             \
   Samples opinfo_##name() { return binary(name); }                         \
@@ -242,6 +247,12 @@ Samples opinfo_hardswish_backward() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardswish_backward(y, x)); }}.generic(),
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(hardswish_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_silu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(silu_backward(y, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(silu_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};
 }
 Samples opinfo_native_dropout() {

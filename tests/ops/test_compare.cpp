@@ -210,7 +210,7 @@ TEST_CASE("allclose: NaN, infinities, the 0-dim result and errors") {
   CHECK_FALSE(tl::allclose(a, a.clone()));
   CHECK(tl::allclose(a, a.clone(), 1e-5, 1e-8, true));
   const Tensor in[] = {ones({2}), ones({2})};
-  const Tensor flag = dispatch::call1(OpKind::Allclose, in, {{"rtol", 1e-5}, {"atol", 1e-8}, {"equal_nan", false}});
+  const Tensor flag = dispatch::call_single_output(OpKind::Allclose, in, {{"rtol", 1e-5}, {"atol", 1e-8}, {"equal_nan", false}});
   CHECK(flag.dim() == 0);
   CHECK(flag.dtype() == DType::Bool);
   CHECK(flag.item<bool>());
@@ -247,7 +247,7 @@ TEST_CASE("equal: same shape and values, promoted, any layout") {
   const Tensor n = from_vector<float>({NAN}, {1});
   CHECK_FALSE(tl::equal(n, n));
   const Tensor in[] = {ones({2}), ones({2})};
-  const Tensor flag = dispatch::call1(OpKind::Equal, in, {});
+  const Tensor flag = dispatch::call_single_output(OpKind::Equal, in, {});
   CHECK(flag.dim() == 0);
   CHECK(flag.dtype() == DType::Bool);
 }

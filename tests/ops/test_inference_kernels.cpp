@@ -15,11 +15,11 @@ namespace tl {
 namespace {
 
 Tensor to_mkldnn(const Tensor& x, std::optional<DType> dtype = std::nullopt, const Tensor& out = {}) {
-  return dispatch::call1(OpKind::ToMkldnn, {x, out}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
+  return dispatch::call_single_output(OpKind::ToMkldnn, {x, out}, {{"dtype", dtype ? AttrValue(*dtype) : AttrValue()}});
 }
 
 Tensor to_dense(const Tensor& x, int64_t channels, const Tensor& out = {}) {
-  return dispatch::call1(OpKind::ToDense, {x, out}, {{"channels", channels}});
+  return dispatch::call_single_output(OpKind::ToDense, {x, out}, {{"channels", channels}});
 }
 
 struct ConvArgs {
@@ -34,7 +34,7 @@ Tensor pack_weight(const Tensor& w, const Tensor& x, const ConvArgs& a, bool bia
                     {"groups", a.groups},    {"input_size", x.shape()},  {"input_stride", x.strides()},
                     {"input_dtype", x.dtype()}, {"bias", bias},          {"sum", sum},
                     {"relu", a.relu},        {"winograd", a.winograd}};
-  return dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
+  return dispatch::call_single_output(OpKind::MkldnnReorderConv2dWeight, {w}, attrs);
 }
 
 /// mkldnn_convolution with a dense weight, or (packed) with it prepacked for x first.
@@ -44,7 +44,7 @@ Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tens
   const Attrs attrs{{"padding", a.padding}, {"stride", a.stride},     {"dilation", a.dilation},
                     {"groups", a.groups},   {"relu", a.relu},         {"winograd", a.winograd},
                     {"weight_size", w.shape()}, {"packed_for", x.shape()}};
-  return dispatch::call1(OpKind::MkldnnConvolution, {x, weight, b, other, out}, attrs);
+  return dispatch::call_single_output(OpKind::MkldnnConvolution, {x, weight, b, other, out}, attrs);
 }
 
 /// Element (n, c, h, w) of a blocked tensor, read plainly.
@@ -165,12 +165,12 @@ TEST_CASE("mkldnn_max_pool2d / mkldnn_adaptive_avg_pool2d match the eager pools"
   for (std::optional<DType> dtype : {std::optional<DType>(), std::optional<DType>(DType::BFloat16)}) {
     const Tensor y = to_mkldnn(x, dtype);
     const Tensor reference = dtype ? x.to(DType::BFloat16).to(DType::Float32) : x;
-    const Tensor pooled = dispatch::call1(OpKind::MkldnnMaxPool2d, {y, Tensor()},
+    const Tensor pooled = dispatch::call_single_output(OpKind::MkldnnMaxPool2d, {y, Tensor()},
                                           {{"kernel_size", Shape{3, 3}}, {"stride", Shape{2, 2}}, {"padding", Shape{1, 1}},
                                            {"dilation", Shape{1, 1}}, {"ceil_mode", true}});
     CHECK(equal(to_dense(pooled, 21), max_pool2d(reference, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true)));
     for (const Shape& size : {Shape{1, 1}, Shape{3, 4}}) {
-      const Tensor avg = dispatch::call1(OpKind::MkldnnAdaptiveAvgPool2d, {y, Tensor()}, {{"output_size", size}});
+      const Tensor avg = dispatch::call_single_output(OpKind::MkldnnAdaptiveAvgPool2d, {y, Tensor()}, {{"output_size", size}});
       const double tol = dtype ? 1e-2 : 1e-5;
       CHECK_TENSOR_CLOSE(to_dense(avg, 21), adaptive_avg_pool2d(reference, size), tol, tol);
     }
@@ -196,14 +196,14 @@ TEST_CASE("inference kernels: errors name the values") {
   const Tensor packed = pack_weight(w5, to_mkldnn(x, DType::BFloat16), {}, false, false);
   const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}}, {"groups", int64_t{1}},
                     {"relu", false}, {"winograd", false}};
-  CHECK_THROWS_WITH_AS(dispatch::call1(OpKind::MkldnnConvolution, {y, packed, Tensor(), Tensor(), Tensor()}, attrs),
+  CHECK_THROWS_WITH_AS(dispatch::call_single_output(OpKind::MkldnnConvolution, {y, packed, Tensor(), Tensor(), Tensor()}, attrs),
                        "mkldnn_convolution: weight was prepacked for input [1, 5, 4, 4] torch.bfloat16, whose layout "
                        "is not the one the primitive for input [1, 1, 4, 4, 16] torch.float32 wants", Error);
   const Tensor fp32_packed = pack_weight(w5, y, {}, false, false);
-  CHECK(dispatch::call1(OpKind::MkldnnConvolution, {y, fp32_packed, Tensor(), Tensor(), Tensor()}, attrs).shape() ==
+  CHECK(dispatch::call_single_output(OpKind::MkldnnConvolution, {y, fp32_packed, Tensor(), Tensor(), Tensor()}, attrs).shape() ==
         Shape{1, 1, 2, 2, 16});
   CHECK_THROWS_WITH_AS(
-      dispatch::call1(OpKind::MkldnnConvolution, {y, fp32_packed.clone(), Tensor(), Tensor(), Tensor()}, attrs),
+      dispatch::call_single_output(OpKind::MkldnnConvolution, {y, fp32_packed.clone(), Tensor(), Tensor(), Tensor()}, attrs),
       doctest::Contains("mkldnn_convolution: a 1-D weight must be a tensor mkldnn_reorder_conv2d_weight returned"), Error);
   CHECK_THROWS_WITH_AS(mkldnn_conv(y, w5, {}, to_mkldnn(randn({1, 8, 3, 3})), {}, false),
                        doctest::Contains("mkldnn_convolution: residual [1, 1, 3, 3, 16]"), Error);
@@ -219,7 +219,7 @@ TEST_CASE("mkldnn_convolution: weight_size must be the weight's size, and a refu
     const Attrs attrs{{"padding", Shape{0, 0}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}},
                       {"groups", int64_t{1}},   {"relu", false},         {"winograd", false},
                       {"weight_size", weight_size}, {"packed_for", x.shape()}};
-    return dispatch::call1(OpKind::MkldnnConvolution, {x, weight, Tensor(), Tensor(), out}, attrs);
+    return dispatch::call_single_output(OpKind::MkldnnConvolution, {x, weight, Tensor(), Tensor(), out}, attrs);
   };
   const Tensor expected = to_dense(call(packed, w.shape(), {}), 8);
   CHECK_TENSOR_CLOSE(expected, conv2d(x_dense, w), 1e-4, 1e-4);

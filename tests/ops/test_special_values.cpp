@@ -148,7 +148,7 @@ TEST_CASE("special values: Winograd refuses data it would answer wrongly") {
   const Attrs attrs{{"padding", Shape{1, 1}}, {"stride", Shape{1, 1}}, {"dilation", Shape{1, 1}},
                     {"groups", int64_t{1}},   {"relu", false},         {"winograd", true},
                     {"weight_size", w.shape()}, {"packed_for", y.shape()}};
-  CHECK_THROWS_WITH_AS(dispatch::call1(OpKind::MkldnnConvolution, {to_mkldnn(bad), packed, conv_bias(), Tensor(), Tensor()}, attrs),
+  CHECK_THROWS_WITH_AS(dispatch::call_single_output(OpKind::MkldnnConvolution, {to_mkldnn(bad), packed, conv_bias(), Tensor(), Tensor()}, attrs),
                        "mkldnn_convolution: input [1, 1, 4, 4, 16] or its residual holds NaN or inf, which Winograd "
                        "turns into NaN; pass a weight packed with winograd=False",
                        Error);

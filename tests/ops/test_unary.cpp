@@ -220,26 +220,47 @@ TEST_CASE("unary: gelu, exact and tanh forms, matches the reference over floatin
   }
 }
 
-TEST_CASE("unary: hardswish and its backward match the reference over floating dtypes and layouts") {
-  std::mt19937_64 rng(3);
-  const auto forward = [](double x) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; };
-  const auto derivative = [](double x) { return x < -3 ? 0.0 : x >= 3 ? 1.0 : x / 3 + 0.5; };
-  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
-    for (Layout layout : kLayouts) {
-      for (const Shape& shape : kShapes) {
-        CAPTURE(dtype);
-        CAPTURE(testing::layout_name(layout));
-        CAPTURE(shape);
-        const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
-        const Tensor g = testing::make_input(shape, dtype, layout, rng, -2, 2);
-        const Tensor y = tl::hardswish(x);
-        CHECK(y.dtype() == dtype);
-        CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return forward(v[0]); }),
-                           rtol_for(dtype), atol_for(dtype));
-        CHECK_TENSOR_CLOSE(x.hardswish(), y, 0, 0);
-        CHECK_TENSOR_CLOSE(hardswish_backward(g, x),
-                           testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * derivative(v[1]); }),
-                           rtol_for(dtype), atol_for(dtype));
+// The floating-point activations with a backward kernel (grad, self): each against its reference and derivative.
+struct ActivationCase {
+  const char* name;
+  Tensor (*op)(const Tensor&);
+  Tensor (Tensor::*method)() const;
+  Tensor (*backward)(const Tensor&, const Tensor&);
+  double (*reference)(double);
+  double (*derivative)(double);
+};
+
+double sigmoid_of(double x) { return 1 / (1 + std::exp(-x)); }
+
+const ActivationCase kActivations[] = {
+    {"hardswish", tl::hardswish, &Tensor::hardswish, tl::hardswish_backward,
+     [](double x) { return x * std::min(std::max(x + 3, 0.0), 6.0) / 6; },
+     [](double x) { return x < -3 ? 0.0 : x >= 3 ? 1.0 : x / 3 + 0.5; }},
+    {"silu", tl::silu, &Tensor::silu, tl::silu_backward, [](double x) { return x * sigmoid_of(x); },
+     [](double x) { return sigmoid_of(x) * (1 + x * (1 - sigmoid_of(x))); }},
+};
+
+TEST_CASE("unary: hardswish, silu and their backwards match the reference over floating dtypes and layouts") {
+  for (const ActivationCase& c : kActivations) {
+    std::mt19937_64 rng(3);
+    for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+      for (Layout layout : kLayouts) {
+        for (const Shape& shape : kShapes) {
+          CAPTURE(std::string(c.name));
+          CAPTURE(dtype);
+          CAPTURE(testing::layout_name(layout));
+          CAPTURE(shape);
+          const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
+          const Tensor g = testing::make_input(shape, dtype, layout, rng, -2, 2);
+          const Tensor y = c.op(x);
+          CHECK(y.dtype() == dtype);
+          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
+                             rtol_for(dtype), atol_for(dtype));
+          CHECK_TENSOR_CLOSE((x.*c.method)(), y, 0, 0);
+          CHECK_TENSOR_CLOSE(c.backward(g, x),
+                             testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * c.derivative(v[1]); }),
+                             rtol_for(dtype), atol_for(dtype));
+        }
       }
     }
   }
@@ -252,6 +273,17 @@ TEST_CASE("unary: hardswish refuses integer input; its backward refuses mixed dt
                        "hardswish_backward: expected grad_output and self of one floating point dtype, got torch.float32 "
                        "and torch.float64",
                        Error);
+}
+
+TEST_CASE("unary: silu refuses integer input; its backward refuses mixed dtypes and shapes that do not broadcast") {
+  CHECK_THROWS_WITH_AS(tl::silu(from_vector<int64_t>({1, 2}, {2})), "silu: expected a floating point dtype, got torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(silu_backward(ones({2}), ones({2}, DType::Float64)),
+                       "silu_backward: expected grad_output and self of one floating point dtype, got torch.float32 "
+                       "and torch.float64",
+                       Error);
+  CHECK_THROWS_WITH_AS(silu_backward(ones({2}), ones({3})),
+                       "silu_backward: shapes [2] and [3] cannot be broadcast (size 2 vs 3 at dimension 0)", Error);
 }
 
 TEST_CASE("unary: gelu refuses integer input and an unknown approximation") {

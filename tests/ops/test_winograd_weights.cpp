@@ -134,21 +134,21 @@ TEST_CASE("mkldnn_convolution: Winograd weights packed by mkldnn_reorder_conv2d_
       CAPTURE(c.c_in);
       CAPTURE(n);
       const Tensor x = randn({n, c.c_in, 12, 10}), w = randn({c.c_out, c.c_in, 3, 3}) * 0.1, b = randn({c.c_out});
-      const Tensor blocked = dispatch::call1(OpKind::ToMkldnn, {x, Tensor()}, {{"dtype", AttrValue()}});
+      const Tensor blocked = dispatch::call_single_output(OpKind::ToMkldnn, {x, Tensor()}, {{"dtype", AttrValue()}});
       const Attrs pack{{"padding", Shape{1, 1}},       {"stride", Shape{1, 1}},     {"dilation", Shape{1, 1}},
                        {"groups", int64_t{1}},          {"input_size", blocked.shape()},
                        {"input_stride", blocked.strides()}, {"input_dtype", blocked.dtype()},
                        {"bias", true},                  {"sum", false},              {"relu", false},
                        {"winograd", true}};
-      const Tensor packed = dispatch::call1(OpKind::MkldnnReorderConv2dWeight, {w}, pack);
+      const Tensor packed = dispatch::call_single_output(OpKind::MkldnnReorderConv2dWeight, {w}, pack);
       const Attrs conv{{"padding", Shape{1, 1}}, {"stride", Shape{1, 1}},   {"dilation", Shape{1, 1}},
                        {"groups", int64_t{1}},    {"relu", false},           {"winograd", true},
                        {"weight_size", w.shape()}, {"packed_for", blocked.shape()}};
-      const Tensor y = dispatch::call1(OpKind::MkldnnConvolution, {blocked, packed, b, Tensor(), Tensor()}, conv);
-      const Tensor dense = dispatch::call1(OpKind::ToDense, {y, Tensor()}, {{"channels", c.c_out}});
+      const Tensor y = dispatch::call_single_output(OpKind::MkldnnConvolution, {blocked, packed, b, Tensor(), Tensor()}, conv);
+      const Tensor dense = dispatch::call_single_output(OpKind::ToDense, {y, Tensor()}, {{"channels", c.c_out}});
       CHECK_TENSOR_CLOSE(dense, conv2d(x, w, b, {1, 1}, {1, 1}), 1e-4, 1e-4);
       // The same weight given dense goes through the same packing on every call.
-      const Tensor from_dense = dispatch::call1(OpKind::MkldnnConvolution, {blocked, w, b, Tensor(), Tensor()}, conv);
+      const Tensor from_dense = dispatch::call_single_output(OpKind::MkldnnConvolution, {blocked, w, b, Tensor(), Tensor()}, conv);
       CHECK(equal(from_dense, y));
     }
 }

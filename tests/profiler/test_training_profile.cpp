@@ -39,7 +39,7 @@ using testing::find_one;
 
 constexpr const char* kEvaluate = "autograd::engine::evaluate_function: ";
 
-const autograd::Node& grad_fn(const Tensor& t) { return *TensorAccess::meta(t)->grad_fn; }
+const autograd::Node& grad_fn(const Tensor& t) { return *TensorImplAccess::meta(t)->grad_fn; }
 
 TEST_CASE("training profile: a forward op carries the sequence number of the node it recorded") {
   Tensor a = randn({3}).requires_grad_();

@@ -1,5 +1,5 @@
-// fx/namespace.cpp — FX's _Namespace.create_name, including its reserved-word list.
-#include "fx/namespace.h"
+// fx/unique_names.cpp — FX's _Namespace.create_name, including its reserved-word list.
+#include "fx/unique_names.h"
 
 #include <cctype>
 #include <set>
@@ -30,7 +30,7 @@ const std::set<std::string>& reserved_words() {
 
 bool is_python_reserved(const std::string& name) { return reserved_words().count(name) > 0; }
 
-std::string Namespace::create_name(const std::string& candidate_in) {
+std::string UniqueNames::create_name(const std::string& candidate_in) {
   std::string candidate;
   bool in_illegal_run = false;
   for (char c : candidate_in) {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Prints the expected strings of tests/fx/test_profiling_interpreter.cpp's tabulate cases, as
+# Prints the expected strings of tests/core/test_text_table.cpp's tabulate cases, as
 # python3-tabulate (the library the fx_profiling_tutorial uses) formats them.
 import tabulate
 

@@ -1,0 +1,27 @@
+// ops/silu.cpp — silu (x * sigmoid(x), torch.nn.functional.silu) and its backward, elementwise,
+// floating point only, on the activations' loops (ops/elementwise.h).
+#include <cmath>
+
+#include "ops/elementwise.h"
+
+namespace tl::kernels {
+
+// x / (1 + exp(-x)), ATen's form: silu(-inf) is NaN (-inf / inf) and a large negative x gives -0.0.
+Tensor silu(const Tensor& self) {  // self: any shape
+  return detail::floating_map(self, "silu", [](auto v) {
+    using A = detail::acc_type<decltype(v)>;
+    const A x = v;
+    return static_cast<decltype(v)>(x / (A(1) + std::exp(-x)));
+  });
+}
+
+// grad * silu'(self) = grad * sigmoid(self) * (1 + self * (1 - sigmoid(self))), ATen's order.
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {  // grad, self: broadcastable
+  return detail::activation_backward_map(grad, self, "silu_backward", [](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A g = gv, x = xv, sigmoid = A(1) / (A(1) + std::exp(-x));
+    return static_cast<decltype(gv)>(g * sigmoid * (A(1) + x * (A(1) - sigmoid)));
+  });
+}
+
+}  // namespace tl::kernels
