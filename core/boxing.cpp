@@ -31,6 +31,14 @@ std::string shown(const AttrValue& v) {
   std::abort();
 }
 
+// A value boxed as exactly T (an int is not a bool, nor the reverse).
+template <typename T>
+void unbox_exact(const AttrValue& v, T& out, const char* op, std::string_view name, const char* expected) {
+  const T* p = std::get_if<T>(&v);
+  if (!p) wrong_type(v, op, name, expected);
+  out = *p;
+}
+
 }  // namespace
 
 AttrValue box(int64_t v) { return v; }
@@ -51,9 +59,7 @@ AttrValue box(const IntList& v) {
 AttrValue box(const std::array<bool, 3>& v) { return Shape{v[0], v[1], v[2]}; }
 
 void unbox(const AttrValue& v, int64_t& out, const char* op, std::string_view name) {
-  const int64_t* i = std::get_if<int64_t>(&v);
-  if (!i) wrong_type(v, op, name, "an int");
-  out = *i;
+  unbox_exact(v, out, op, name, "an int");
 }
 
 void unbox(const AttrValue& v, double& out, const char* op, std::string_view name) {
@@ -63,9 +69,7 @@ void unbox(const AttrValue& v, double& out, const char* op, std::string_view nam
 }
 
 void unbox(const AttrValue& v, bool& out, const char* op, std::string_view name) {
-  const bool* b = std::get_if<bool>(&v);
-  if (!b) wrong_type(v, op, name, "a bool");
-  out = *b;
+  unbox_exact(v, out, op, name, "a bool");
 }
 
 void unbox(const AttrValue& v, Scalar& out, const char* op, std::string_view name) {
