@@ -567,11 +567,12 @@ TEST_CASE("safetensors: a .gz path is written gzip'd and read back, header, meta
   CHECK(read_file(path).substr(0, 2) == "\x1f\x8b");
   const StateDict loaded = load_safetensors(path);
   REQUIRE(loaded.size() == tensors.size());
-  for (const auto& [name, t] : tensors) {
+  for (const auto& entry : tensors) {
+    const std::string& name = entry.first;
     CAPTURE(name);
     const auto it = std::find_if(loaded.begin(), loaded.end(), [&](const auto& e) { return e.first == name; });
     REQUIRE(it != loaded.end());
-    check_same(it->second, t);
+    check_same(it->second, entry.second);
   }
   CHECK(load_safetensors_metadata(path) == SafetensorsMetadata{{"format", "pt"}});
 

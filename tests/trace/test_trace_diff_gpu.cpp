@@ -106,7 +106,9 @@ TEST_CASE("trace_diff gpu: every count and duration of HTA's compare_traces and 
                                                                         {"increased", &ours.increased},
                                                                         {"decreased", &ours.decreased},
                                                                         {"unchanged", &ours.unchanged}};
-    for (const auto& [kind, list] : kinds) {
+    for (const auto& entry : kinds) {
+      const char* kind = entry.first;
+      const std::vector<OpDiff>* list = entry.second;
       CAPTURE(kind);
       std::vector<std::string> expected = theirs.at(kind).get<std::vector<std::string>>();
       std::sort(expected.begin(), expected.end());
