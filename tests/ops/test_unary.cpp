@@ -58,26 +58,34 @@ DType expected_dtype(const UnaryCase& c, DType input) {
   return c.float_result && !is_floating_point(input) ? DType::Float32 : input;
 }
 
+// Calls check(layout, shape) for every layout and shape, with the op, dtype, layout and shape captured.
+template <typename Check>
+void for_each_layout_and_shape(const char* op, DType dtype, const Check& check) {
+  for (Layout layout : kLayouts) {
+    for (const Shape& shape : kShapes) {
+      CAPTURE(std::string(op));
+      CAPTURE(dtype);
+      CAPTURE(testing::layout_name(layout));
+      CAPTURE(shape);
+      check(layout, shape);
+    }
+  }
+}
+
 TEST_CASE("unary: every op matches the reference over dtypes, layouts and shapes") {
   std::mt19937_64 rng(1);
   for (const UnaryCase& c : kCases) {
     for (DType dtype : kAllDTypes) {
       if (dtype == DType::Bool && !c.accepts_bool) continue;
-      for (Layout layout : kLayouts) {
-        for (const Shape& shape : kShapes) {
-          CAPTURE(std::string(c.name));
-          CAPTURE(dtype);
-          CAPTURE(testing::layout_name(layout));
-          CAPTURE(shape);
-          const Tensor x = testing::make_input(shape, dtype, layout, rng, c.lo, c.hi);
-          const Tensor y = c.op(x);
-          const DType out = expected_dtype(c, dtype);
-          CHECK(y.dtype() == out);
-          CHECK(y.is_contiguous());
-          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
-                             rtol_for(out), atol_for(out));
-        }
-      }
+      for_each_layout_and_shape(c.name, dtype, [&](Layout layout, const Shape& shape) {
+        const Tensor x = testing::make_input(shape, dtype, layout, rng, c.lo, c.hi);
+        const Tensor y = c.op(x);
+        const DType out = expected_dtype(c, dtype);
+        CHECK(y.dtype() == out);
+        CHECK(y.is_contiguous());
+        CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
+                           rtol_for(out), atol_for(out));
+      });
     }
   }
 }
@@ -244,24 +252,18 @@ TEST_CASE("unary: hardswish, silu and their backwards match the reference over f
   for (const ActivationCase& c : kActivations) {
     std::mt19937_64 rng(3);
     for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
-      for (Layout layout : kLayouts) {
-        for (const Shape& shape : kShapes) {
-          CAPTURE(std::string(c.name));
-          CAPTURE(dtype);
-          CAPTURE(testing::layout_name(layout));
-          CAPTURE(shape);
-          const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
-          const Tensor g = testing::make_input(shape, dtype, layout, rng, -2, 2);
-          const Tensor y = c.op(x);
-          CHECK(y.dtype() == dtype);
-          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
-                             rtol_for(dtype), atol_for(dtype));
-          CHECK_TENSOR_CLOSE((x.*c.method)(), y, 0, 0);
-          CHECK_TENSOR_CLOSE(c.backward(g, x),
-                             testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * c.derivative(v[1]); }),
-                             rtol_for(dtype), atol_for(dtype));
-        }
-      }
+      for_each_layout_and_shape(c.name, dtype, [&](Layout layout, const Shape& shape) {
+        const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
+        const Tensor g = testing::make_input(shape, dtype, layout, rng, -2, 2);
+        const Tensor y = c.op(x);
+        CHECK(y.dtype() == dtype);
+        CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
+                           rtol_for(dtype), atol_for(dtype));
+        CHECK_TENSOR_CLOSE((x.*c.method)(), y, 0, 0);
+        CHECK_TENSOR_CLOSE(c.backward(g, x),
+                           testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * c.derivative(v[1]); }),
+                           rtol_for(dtype), atol_for(dtype));
+      });
     }
   }
 }
