@@ -226,13 +226,13 @@ Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const Tenso
   return b_vec ? gb.squeeze(-1) : gb;
 }
 
-std::tuple<Tensor, Tensor, Tensor> linear_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                                   const std::array<bool, 3>& grad_input_mask) {
-  const Shape& w = weight.shape();  // (out_features, in_features)
-  const Tensor grad_2d = grad.reshape({-1, w[0]});
-  return {grad_input_mask[0] ? grad.matmul(weight) : Tensor(),
-          grad_input_mask[1] ? grad_2d.t().mm(input.reshape({-1, w[1]})) : Tensor(),
-          grad_input_mask[2] ? grad_2d.sum(Shape{0}) : Tensor()};
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight) {
+  const Shape& w = weight.shape;  // (out_features, in_features)
+  return grad.reshape({-1, w[0]}).t().mm(input.reshape({-1, w[1]}));
+}
+
+Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight) {
+  return grad.reshape({-1, weight.shape[0]}).sum(Shape{0});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,

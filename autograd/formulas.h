@@ -62,9 +62,8 @@ TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim);
 /// matmul of any ranks: 1-D operands act as a row (self) or column (other) vector, batch dims broadcast.
 Tensor matmul_backward_self(const Tensor& grad, const TensorInfo& self, const Tensor& other);
 Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const TensorInfo& other);
-/// linear's (input, weight, bias) gradients; the weight's and the bias's share grad viewed as a matrix.
-std::tuple<Tensor, Tensor, Tensor> linear_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
-                                                   const std::array<bool, 3>& grad_input_mask);
+Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight);
+Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight);
 
 // ---- neural-network ops: their backward kernels ----
 /// convolution_backward for (input, weight, bias); an unbatched (C, H, W) input ran as a batch of one.
