@@ -333,9 +333,11 @@ void extreme(Inputs in, const Args& a, AtenTree& t) {
   if (a.keepdim || self.dim() == 0) return;
   Shape kept = self.shape();
   kept[wrap_dim(*a.dim, self.dim(), "max")] = 1;
-  for (const auto& [name, sizes] : {std::pair{"aten::unsqueeze_", values.shape()}, std::pair{"aten::squeeze_", kept}})
+  for (const auto& step : {std::pair{"aten::unsqueeze_", values.shape()}, std::pair{"aten::squeeze_", kept}}) {
+    const Shape& sizes = step.second;
     for (const DType dtype : {values.dtype(), DType::Int64})
-      t.leaf(name, [&] { return ScopeArgs{TensorType{sizes, dtype}, AttrValue(*a.dim)}; });
+      t.leaf(step.first, [&] { return ScopeArgs{TensorType{sizes, dtype}, AttrValue(*a.dim)}; });
+  }
 }
 
 // ATen's argmax() reduces self reshaped to 1-D; without keepdim it views its result through as_strided.
