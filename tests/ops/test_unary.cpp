@@ -210,20 +210,14 @@ TEST_CASE("unary: gelu, exact and tanh forms, matches the reference over floatin
   const auto approx = [](double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); };
   for (const char* approximate : {"none", "tanh"}) {
     for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
-      for (Layout layout : kLayouts) {
-        for (const Shape& shape : kShapes) {
-          CAPTURE(std::string(approximate));
-          CAPTURE(dtype);
-          CAPTURE(testing::layout_name(layout));
-          CAPTURE(shape);
-          const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
-          const Tensor y = tl::gelu(x, approximate);
-          CHECK(y.dtype() == dtype);
-          const bool tanh_form = std::string(approximate) == "tanh";
-          CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return tanh_form ? approx(v[0]) : exact(v[0]); }),
-                             rtol_for(dtype), atol_for(dtype));
-        }
-      }
+      for_each_layout_and_shape(approximate, dtype, [&](Layout layout, const Shape& shape) {
+        const Tensor x = testing::make_input(shape, dtype, layout, rng, -6, 6);
+        const Tensor y = tl::gelu(x, approximate);
+        CHECK(y.dtype() == dtype);
+        const bool tanh_form = std::string(approximate) == "tanh";
+        CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return tanh_form ? approx(v[0]) : exact(v[0]); }),
+                           rtol_for(dtype), atol_for(dtype));
+      });
     }
   }
 }
