@@ -548,7 +548,7 @@ def cpp_type(arg, required=False, single=False, braced=False):
     if t == "Tensor":
         return "const Tensor&"
     if t == "Tensor[]":
-        return "std::span<const Tensor>"
+        return "TensorListRef"
     if re.fullmatch(r"int\[\d*\]", t) and single:
         return "int64_t"
     if re.fullmatch(r"int\[\d*\]", t) and braced:

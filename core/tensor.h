@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -108,6 +109,15 @@ class GradSlot {
 /// PyTorch's suffixes (dtype=..., requires_grad=True, grad_fn=<MulBackward0>) and, for a module's
 /// parameter, "Parameter containing:" on a line of its own first.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+/// The tensors an op takes as a list (LibTorch's TensorList, an ArrayRef): a braced list `tl::cat({x, y})`,
+/// a std::vector or any span. It refers to the caller's tensors and lives for the call.
+class TensorListRef : public std::span<const Tensor> {
+ public:
+  using std::span<const Tensor>::span;
+  TensorListRef(std::span<const Tensor> tensors) : std::span<const Tensor>(tensors) {}
+  TensorListRef(std::initializer_list<Tensor> tensors) : std::span<const Tensor>(tensors.begin(), tensors.size()) {}
+};
 
 #include "core/op_operators.h"
 
