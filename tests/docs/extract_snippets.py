@@ -11,6 +11,9 @@ A block's info string says how it is compiled:
                      PATH (a path with a '/'): not compiled here, the file is; --excerpts checks that the block
                      is a run of the file's lines, verbatim, so a page that walks through real code cannot drift
 Any other info string starting with cpp, c++, cc or cxx is refused, so no C++ block goes unchecked.
+A Markdown table with a column headed "torchless (compiled)" is code too: each cell of that column that is
+one `code span` becomes the statement block `{ CELL; }` in the scope of the fragment before the table (a
+table of names, each row compiled); a cell without a code span (a name not there yet) is prose.
 Each block lands in a namespace of its own, its #include lines hoisted to the top of the unit (after
 <iostream> and <torchless/torchless.h>, which every block may assume), and `#line` directives make
 compiler errors name the page's lines.
@@ -80,6 +83,47 @@ def blocks(text, name):
     return out
 
 
+COMPILED_COLUMN = "torchless (compiled)"
+
+
+def table_row(line):
+    """The cells of a Markdown table row, `\\|` unescaped inside them."""
+    cells = re.split(r"(?<!\\)\|", line.strip().strip("|"))
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def table_cells(text, name):
+    """(line number, code) of each compiled cell: a code span in a table's "torchless (compiled)" column,
+    outside fenced blocks."""
+    out, fence, column = [], None, None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        m = FENCE.match(stripped)
+        if fence is None and m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence, column = m.group(1), None
+            continue
+        if fence is not None:
+            if len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):
+                fence = None
+            continue
+        if not stripped.startswith("|"):
+            column = None
+            continue
+        cells = table_row(stripped)
+        if column is None:
+            column = cells.index(COMPILED_COLUMN) if COMPILED_COLUMN in cells else -1
+            continue
+        if column < 0 or column >= len(cells) or re.fullmatch(r"[-: ]+", cells[column]):
+            continue
+        span = re.fullmatch(r"`([^`]+)`", cells[column])
+        if span:
+            out.append((number, span.group(1)))
+        elif "`" in cells[column]:
+            raise SnippetError(f"{name}:{number}: a compiled cell is one `code span` or prose, got "
+                               f"'{cells[column]}'")
+    return out
+
+
 def excerpt_errors(text, name, root):
     """What is wrong with each excerpt block of a page: a file that does not exist, or a block that is not a
     run of its lines, verbatim."""
@@ -115,7 +159,9 @@ def unit(text, name, root):
     block defining `int main(` (at most one) stays at global scope as the program's main."""
     includes, parts, program = ["<iostream>", "<torchless/torchless.h>"], [], None
     fragment_open = False
-    for index, (kind, start, body) in enumerate(blocks(text, name), 1):
+    cells = [(start, "cell", [f"{{ {code}; }}"]) for start, code in table_cells(text, name)]
+    events = sorted([(start, kind, body) for kind, start, body in blocks(text, name)] + cells, key=lambda e: e[0])
+    for index, (start, kind, body) in enumerate(events, 1):
         lines = []
         for line in body:
             if INCLUDE.match(line):
@@ -125,10 +171,11 @@ def unit(text, name, root):
                 line = ""
             lines.append(line)
         code = f'#line {start} "{name}"\n' + "\n".join(lines)
-        if kind == "continued":
+        if kind in ("continued", "cell"):
             if not fragment_open:
-                raise SnippetError(f"{name}:{start - 1}: a ```cpp continued block must follow a ```cpp fragment "
-                                   "or another continued block")
+                what = "a compiled table cell" if kind == "cell" else "a ```cpp continued block"
+                raise SnippetError(f"{name}:{start - 1}: {what} must follow a ```cpp fragment "
+                                   "or a continued block")
             parts.append(code)
             continue
         if fragment_open:

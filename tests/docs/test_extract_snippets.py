@@ -51,6 +51,29 @@ class Wrapping(unittest.TestCase):
         self.assertIn("#include <torchless/trace.h>", text)
 
 
+class NamesTables(unittest.TestCase):
+    PAGE = ("```cpp fragment\nint x = 1;\n```\n\n| PyTorch | torchless (compiled) | note |\n|---|---|---|\n"
+            "| `x + 1` | `x += 1` | |\n| `a \\| b` | `x = x \\| 2` | |\n| `torch.later` | not yet (#32) | |\n")
+
+    def test_each_code_cell_of_the_compiled_column_is_a_statement_in_the_fragment(self):
+        text = unit(self.PAGE)
+        self.assertIn('int x = 1;\n#line 7 "docs/page.md"\n{ x += 1; }\n#line 8 "docs/page.md"\n{ x = x | 2; }\n}\n}\n',
+                      text)
+        self.assertNotIn("later", text)
+
+    def test_a_table_without_the_column_and_a_fenced_table_are_not_code(self):
+        text = unit("```cpp fragment\nint x = 1;\n```\n| a | b |\n|---|---|\n| `x` | `y` |\n"
+                    "```md\n| torchless (compiled) |\n|---|\n| `z` |\n```\n")
+        self.assertNotIn("{ y; }", text)
+        self.assertNotIn("{ z; }", text)
+
+    def test_a_compiled_cell_needs_a_fragment_before_it_and_one_code_span(self):
+        with self.assertRaisesRegex(extract_snippets.SnippetError, "compiled table cell must follow"):
+            unit("| torchless (compiled) |\n|---|\n| `x` |\n")
+        with self.assertRaisesRegex(extract_snippets.SnippetError, "one `code span` or prose"):
+            unit("```cpp fragment\nint x;\n```\n| torchless (compiled) |\n|---|\n| `x` and `y` |\n")
+
+
 class Refusals(unittest.TestCase):
     def refused(self, page, message):
         with self.assertRaises(extract_snippets.SnippetError) as e:
