@@ -8,36 +8,46 @@
 #include "ops/ops.h"
 
 namespace tl::optim {
+namespace detail {
+
+void check_adam_like_options(const char* kind, const Hyperparameters& o) {
+  const double beta1 = option(o, "beta1"), beta2 = option(o, "beta2");
+  TL_CHECK(option(o, "lr") >= 0, kind, ": Invalid learning rate: ", option(o, "lr"));
+  TL_CHECK(option(o, "eps") >= 0, kind, ": Invalid epsilon value: ", option(o, "eps"));
+  TL_CHECK(beta1 >= 0 && beta1 < 1, kind, ": Invalid beta parameter at index 0: ", beta1);
+  TL_CHECK(beta2 >= 0 && beta2 < 1, kind, ": Invalid beta parameter at index 1: ", beta2);
+  TL_CHECK(option(o, "weight_decay") >= 0, kind, ": Invalid weight_decay value: ", option(o, "weight_decay"));
+}
+
+// Neither a < b nor a >= b holds when either is NaN; a + b is NaN then.
+void maximum_(Tensor& a, const Tensor& b) { a.copy_(where(a.lt(b), b, where(a.ge(b), a, a.add(b)))); }
+
+}  // namespace detail
+
 namespace {
 
 template <typename Options>
 Hyperparameters adam_defaults(const Options& o) {
-  return {{"lr", o.lr},
-          {"beta1", o.betas.first},
-          {"beta2", o.betas.second},
-          {"eps", o.eps},
-          {"weight_decay", o.weight_decay},
-          {"amsgrad", o.amsgrad ? 1.0 : 0.0},
-          {"maximize", o.maximize ? 1.0 : 0.0}};
+  Hyperparameters defaults = detail::adam_like_defaults(o);
+  defaults["amsgrad"] = o.amsgrad ? 1.0 : 0.0;
+  defaults["maximize"] = o.maximize ? 1.0 : 0.0;
+  return defaults;
 }
 
 }  // namespace
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Adam("Adam", std::move(params), adam_defaults(o)) {}
-Adam::Adam(const char* kind, std::vector<Tensor> params, Hyperparameters defaults)
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Adam(std::vector{ParamGroup{std::move(params), {}}}, o) {}
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam("Adam", std::move(groups), adam_defaults(o)) {}
+Adam::Adam(const char* kind, std::vector<ParamGroup> groups, Hyperparameters defaults)
     : Optimizer(kind, std::move(defaults)) {
-  add_first_group(std::move(params));
+  add_first_groups(std::move(groups));
 }
-AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& o) : Adam("AdamW", std::move(params), adam_defaults(o)) {}
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& o)
+    : AdamW(std::vector{ParamGroup{std::move(params), {}}}, o) {}
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& o)
+    : Adam("AdamW", std::move(groups), adam_defaults(o)) {}
 
-void Adam::check_options(const Hyperparameters& o) const {
-  const double beta1 = option(o, "beta1"), beta2 = option(o, "beta2");
-  TL_CHECK(option(o, "lr") >= 0, kind(), ": Invalid learning rate: ", option(o, "lr"));
-  TL_CHECK(option(o, "eps") >= 0, kind(), ": Invalid epsilon value: ", option(o, "eps"));
-  TL_CHECK(beta1 >= 0 && beta1 < 1, kind(), ": Invalid beta parameter at index 0: ", beta1);
-  TL_CHECK(beta2 >= 0 && beta2 < 1, kind(), ": Invalid beta parameter at index 1: ", beta2);
-  TL_CHECK(option(o, "weight_decay") >= 0, kind(), ": Invalid weight_decay value: ", option(o, "weight_decay"));
-}
+void Adam::check_options(const Hyperparameters& o) const { detail::check_adam_like_options(kind(), o); }
 
 std::vector<std::string> Adam::state_keys(const Hyperparameters& o) const {
   if (option(o, "amsgrad")) return {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"};
@@ -73,10 +83,7 @@ void Adam::update(Tensor& param, const Tensor& grad_in, const Hyperparameters& o
   Tensor denom;
   if (amsgrad) {
     Tensor& max_exp_avg_sq = state.at("max_exp_avg_sq");
-    // torch.maximum: the larger value, or NaN when either is NaN (neither < nor >= holds; a + b is NaN).
-    const Tensor& a = max_exp_avg_sq;
-    const Tensor& b = exp_avg_sq;
-    max_exp_avg_sq.copy_(where(a.lt(b), b, where(a.ge(b), a, a.add(b))));
+    detail::maximum_(max_exp_avg_sq, exp_avg_sq);
     denom = max_exp_avg_sq.sqrt().div(bias_correction2_sqrt).add_(eps);
   } else {
     denom = exp_avg_sq.sqrt().div(bias_correction2_sqrt).add_(eps);

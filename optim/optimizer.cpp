@@ -20,9 +20,13 @@ double option(const Hyperparameters& options, const std::string& key) {
   return it->second;
 }
 
-void Optimizer::add_first_group(std::vector<Tensor> params) {
-  TL_CHECK(!params.empty(), "optimizer got an empty parameter list");
-  add_param_group(std::move(params));
+void Optimizer::add_first_groups(std::vector<ParamGroup> groups) {
+  TL_CHECK(!groups.empty(), "optimizer got an empty parameter list");
+  for (ParamGroup& group : groups) add_param_group(std::move(group.params), group.options);
+}
+
+ParamState& Optimizer::mutable_state(const Tensor& param) {
+  return state_.try_emplace(param.identity(), Slot{param, {}}).first->second.state;
 }
 
 Hyperparameters Optimizer::complete(const Hyperparameters& options) const {
@@ -138,8 +142,7 @@ void Optimizer::step() {
     for (Tensor& param : group.params) {
       const Tensor& grad = param.grad();
       if (!grad.defined()) continue;
-      Slot& slot = state_.try_emplace(param.identity(), Slot{param, {}}).first->second;
-      update(param, grad, group.options, slot.state);
+      update(param, grad, group.options, mutable_state(param));
     }
 }
 

@@ -20,7 +20,11 @@ namespace tl::optim {
 using Hyperparameters = std::map<std::string, double>;
 
 /// One of PyTorch's param_groups: tensors optimized with the same hyper-parameters. Both may be edited
-/// between steps (params appended, removed or replaced); step() checks them.
+/// between steps (params appended, removed or replaced); step() checks them. Given to a constructor, as
+/// PyTorch's `[{"params": [a]}, {"params": [b], "lr": 1e-2}]`, written
+/// `{{.params = {a}}, {.params = {b}, .options = {{"lr", 1e-2}}}}`, `options` holds only the overrides of
+/// the constructor's defaults. (Each constructor also takes a braced list of groups, so that `{}` means
+/// no groups rather than an ambiguous empty list.)
 struct ParamGroup {
   std::vector<Tensor> params;
   Hyperparameters options;
@@ -98,12 +102,14 @@ class Optimizer {
 
  protected:
   /// `defaults` must hold every option this kind has but the `required` ones (PyTorch's `required`
-  /// sentinel: SGD's lr), which a group must then specify. The derived constructor adds the first group
-  /// with add_first_group (check_options is not callable before it runs).
+  /// sentinel: SGD's lr), which a group must then specify. The derived constructor adds the groups
+  /// with add_first_groups (check_options is not callable before it runs).
   Optimizer(const char* kind, Hyperparameters defaults, std::vector<std::string> required = {})
       : kind_(kind), defaults_(std::move(defaults)), required_(std::move(required)) {}
-  /// add_param_group(params), with the empty-list check PyTorch's constructor makes.
-  void add_first_group(std::vector<Tensor> params);
+  /// add_param_group for each group in order, with the empty-list check PyTorch's constructor makes.
+  void add_first_groups(std::vector<ParamGroup> groups);
+  /// The state of `param`, created empty if it has none (for state PyTorch's constructor fills: Adagrad's).
+  ParamState& mutable_state(const Tensor& param);
   /// Throws tl::Error with PyTorch's wording unless each of `params` is a defined floating-point leaf of
   /// the optimizer's dtype that no other position holds. `group` is the index of an existing group (its
   /// params are checked against the groups before it), or nullopt for a group about to be added.
