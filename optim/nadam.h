@@ -35,6 +35,7 @@ class NAdam : public Optimizer {
  protected:
   void check_options(const Hyperparameters& options) const override;
   std::vector<std::string> state_keys(const Hyperparameters& options) const override;
+  bool is_scalar_state(const std::string& key) const override { return key == "step" || key == "mu_product"; }
   void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) override;
 };
 

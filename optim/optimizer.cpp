@@ -209,7 +209,7 @@ void Optimizer::check_state(const OptimizerStateDict& dict, const SavedParams& s
       TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end(), kind(), ".load_state_dict: parameter ",
                index, " has state '", key, "', which this optimizer with these options does not keep");
       TL_CHECK(value.defined(), kind(), ".load_state_dict: state '", key, "' of parameter ", index, " is undefined");
-      const Shape expected = key == "step" ? Shape{} : param.shape();
+      const Shape expected = is_scalar_state(key) ? Shape{} : param.shape();
       TL_CHECK(value.shape() == expected, kind(), ".load_state_dict: state '", key, "' of parameter ", index,
                " has shape ", value.shape(), " but ", expected, " was expected");
     }

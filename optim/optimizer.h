@@ -118,6 +118,9 @@ class Optimizer {
   virtual void check_options(const Hyperparameters& options) const = 0;
   /// The state entries a parameter has after its first update with `options`.
   virtual std::vector<std::string> state_keys(const Hyperparameters& options) const = 0;
+  /// True for a state entry that is one 0-dim number per parameter ("step"; NAdam's "mu_product")
+  /// rather than a tensor of the parameter's shape.
+  virtual bool is_scalar_state(const std::string& key) const { return key == "step"; }
   /// Updates `param` (under NoGradGuard) from `grad` with the group's `options`; fills `state` lazily.
   virtual void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) = 0;
 

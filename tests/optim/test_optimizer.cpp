@@ -133,6 +133,10 @@ TEST_CASE("every optimizer follows PyTorch 1.13's trajectories bit for bit") {
       CHECK(step_count(0) == c.at("grads").size());
       CHECK(step_count(1) == c.at("grads").size() - 1);
     }
+    // PyTorch's state names (a std::map keeps them sorted, as the generator sorts them).
+    std::vector<std::string> keys;
+    for (const auto& entry : opt->state(params[0])) keys.push_back(entry.first);
+    CHECK(keys == c.at("state_keys").get<std::vector<std::string>>());
     for (size_t i = 0; i < params.size(); ++i) {
       const Json& steps = c.at("state_steps")[i];
       if (!steps.is_null()) CHECK(step_count(i) == steps.get<double>());
@@ -442,6 +446,96 @@ TEST_CASE("model->to(dtype) after the optimizer was built converts the tensors i
     opt.zero_grad();
     (*net)(randn({4, 3}, DType::Float64)).sum().backward();
   }
+}
+
+
+TEST_CASE("each optimizer's defaults are PyTorch 1.13's") {
+  const Json data = Json::parse(testing::read_reference("optim_trajectories.json"));
+  for (const Json& d : data.at("defaults")) {
+    const std::string kind = d.at("kind");
+    CAPTURE(kind);
+    const Json options = kind == "SGD" ? Json{{"lr", 0.1}} : Json::object();
+    const std::unique_ptr<Optimizer> opt = make_optimizer(kind, one_group({ones({2}).requires_grad_()}), options);
+    CHECK(opt->kind() == kind);
+    CHECK(opt->param_groups()[0].options == d.at("options").get<Hyperparameters>());
+  }
+}
+
+TEST_CASE("the optimizers after SGD and Adam refuse invalid options with PyTorch's words and change nothing") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(RMSprop({}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.lr = -1}), "RMSprop: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.eps = -1}), "RMSprop: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.momentum = -0.5}), "RMSprop: Invalid momentum value: -0.5", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.weight_decay = NAN}), "RMSprop: Invalid weight_decay value: nan", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.alpha = -0.1}), "RMSprop: Invalid alpha value: -0.1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.lr = -1}), "Adagrad: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.lr_decay = -1}), "Adagrad: Invalid lr_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.weight_decay = -1}), "Adagrad: Invalid weight_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.initial_accumulator_value = -1}),
+                       "Adagrad: Invalid initial_accumulator_value value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.eps = -1}), "Adagrad: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.lr = -1}), "Adadelta: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.rho = 1.5}), "Adadelta: Invalid rho value: 1.5", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.eps = -1}), "Adadelta: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.weight_decay = -1}), "Adadelta: Invalid weight_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adamax({p}, {.lr = -1}), "Adamax: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adamax({p}, {.betas = {1.0, 0.9}}), "Adamax: Invalid beta parameter at index 0: 1", Error);
+  CHECK_THROWS_WITH_AS(NAdam({p}, {.betas = {0.9, -0.1}}), "NAdam: Invalid beta parameter at index 1: -0.1", Error);
+  CHECK_THROWS_WITH_AS(NAdam({p}, {.momentum_decay = -1}), "NAdam: Invalid momentum_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(RAdam({p}, {.eps = -1}), "RAdam: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(RAdam({p}, {.weight_decay = -1}), "RAdam: Invalid weight_decay value: -1", Error);
+  // PyTorch 1.13's NAdam and RAdam have no maximize.
+  CHECK_THROWS_WITH_AS(RAdam({{.params = {p}, .options = {{"maximize", 1}}}}),
+                       "RAdam: unknown option 'maximize' in a parameter group", Error);
+
+  // Set on a group later, the value is refused by step, which updates nothing.
+  RMSprop opt({p}, {.momentum = 0.9});
+  p.mutable_grad() = ones({2});
+  opt.step();
+  const Tensor after = p.clone();
+  const Tensor buffer = opt.state(p).at("momentum_buffer").clone();
+  opt.param_groups()[0].options["alpha"] = -1;
+  CHECK_THROWS_WITH_AS(opt.step(), "RMSprop: Invalid alpha value: -1", Error);
+  CHECK(equal(p, after));
+  CHECK(equal(opt.state(p).at("momentum_buffer"), buffer));
+  CHECK(opt.state(p).at("step").item<int64_t>() == 1);
+}
+
+TEST_CASE("a list of parameter groups takes per-group overrides, and a bad group makes no optimizer") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  SGD opt({{.params = {a}}, {.params = {b}, .options = {{"lr", 1e-2}, {"momentum", 0.5}}}}, {.lr = 0.1});
+  REQUIRE(opt.param_groups().size() == 2);
+  CHECK(opt.param_groups()[0].options.at("lr") == 0.1);
+  CHECK(opt.param_groups()[0].options.at("momentum") == 0);
+  CHECK(opt.param_groups()[1].options.at("lr") == 1e-2);
+  CHECK(opt.param_groups()[1].options.at("momentum") == 0.5);
+  const std::vector<ParamGroup> groups{{.params = {a}}, {.params = {b}}};
+  CHECK(Adam(groups).param_groups().size() == 2);
+  CHECK_THROWS_WITH_AS(SGD({{.params = {a}}, {.params = {b}}}, {}),
+                       "SGD: parameter group didn't specify a value of required optimization parameter lr", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {a}}}),
+                       "some parameters appear in more than one parameter group (parameter 0 is in group 0)", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {b}, .options = {{"lr", -1}}}}),
+                       "Adam: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {}}}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(Adagrad(std::vector<ParamGroup>{}), "optimizer got an empty parameter list", Error);
+}
+
+TEST_CASE("Adagrad fills its state in the constructor, as PyTorch's") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  Adagrad opt({{.params = {a}}, {.params = {b}, .options = {{"initial_accumulator_value", 2}}}},
+              {.initial_accumulator_value = 0.5});
+  CHECK(opt.state(a).at("step").item<float>() == 0);
+  CHECK(opt.state(a).at("sum").sum().item<float>() == 1);
+  CHECK(opt.state(b).at("sum").sum().item<float>() == doctest::Approx(1.5));  // the constructor's value
+  CHECK(opt.state_dict().state.size() == 2);
+  Tensor c = ones({1}).requires_grad_();
+  opt.add_param_group({c}, {{"initial_accumulator_value", 3}});
+  CHECK(opt.state(c).empty());
+  c.mutable_grad() = zeros({1});
+  opt.step();
+  CHECK(opt.state(c).at("sum").item<float>() == 3);
 }
 
 }  // namespace tl::optim

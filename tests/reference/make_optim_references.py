@@ -110,6 +110,11 @@ def torch_options(options):
     return out
 
 
+def state_keys(state):
+    """The names of a parameter's state; SGD without momentum keeps momentum_buffer = None, torchless nothing."""
+    return sorted(key for key, value in state.items() if value is not None)
+
+
 def trajectory(name, kind, options, group2):
     gen = torch.Generator().manual_seed(sum(map(ord, name)))
     params = [torch.randn(shape, generator=gen).requires_grad_() for shape in SHAPES]
@@ -141,7 +146,7 @@ def trajectory(name, kind, options, group2):
     return {"name": name, "kind": kind, "options": options, "group2": None if append_at else group2,
             "group2_to_constructor": name.endswith("_ctor"), "append_at": append_at, "shapes": [list(s) for s in SHAPES],
             "initial": [t.flatten().tolist() for t in initial], "grads": grads, "expected": after,
-            "state_steps": steps}
+            "state_steps": steps, "state_keys": state_keys(opt.state[params[0]])}
 
 
 def defaults(kind):
