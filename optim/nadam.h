@@ -4,6 +4,8 @@
 
 #include <utility>
 #include <initializer_list>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "optim/optimizer.h"
@@ -35,7 +37,9 @@ class NAdam : public Optimizer {
  protected:
   void check_options(const Hyperparameters& options) const override;
   std::vector<std::string> state_keys(const Hyperparameters& options) const override;
-  bool is_scalar_state(const std::string& key) const override { return key == "step" || key == "mu_product"; }
+  std::optional<Shape> state_shape(const std::string& key, const Tensor& param) const override {
+    return key == "step" || key == "mu_product" ? Shape{} : param.shape();
+  }
   void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) override;
 };
 

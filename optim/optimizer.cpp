@@ -205,13 +205,16 @@ void Optimizer::check_state(const OptimizerStateDict& dict, const SavedParams& s
              " but the optimizer has ", saved_params.size(), " parameters");
     const Tensor& param = *found->second.param;
     const std::vector<std::string> keys = state_keys(complete(*found->second.options));
+    const std::vector<std::string> optional_keys = optional_state_keys();
     for (const auto& [key, value] : state) {
-      TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end(), kind(), ".load_state_dict: parameter ",
-               index, " has state '", key, "', which this optimizer with these options does not keep");
+      TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end() ||
+                   std::find(optional_keys.begin(), optional_keys.end(), key) != optional_keys.end(),
+               kind(), ".load_state_dict: parameter ", index, " has state '", key,
+               "', which this optimizer with these options does not keep");
       TL_CHECK(value.defined(), kind(), ".load_state_dict: state '", key, "' of parameter ", index, " is undefined");
-      const Shape expected = is_scalar_state(key) ? Shape{} : param.shape();
-      TL_CHECK(value.shape() == expected, kind(), ".load_state_dict: state '", key, "' of parameter ", index,
-               " has shape ", value.shape(), " but ", expected, " was expected");
+      const std::optional<Shape> expected = state_shape(key, param);
+      TL_CHECK(!expected || value.shape() == *expected, kind(), ".load_state_dict: state '", key, "' of parameter ",
+               index, " has shape ", value.shape(), " but ", *expected, " was expected");
     }
     for (const std::string& key : keys)
       TL_CHECK(state.count(key), kind(), ".load_state_dict: parameter ", index, " lacks state '", key, "'");
@@ -226,8 +229,10 @@ Optimizer::PreparedLoad Optimizer::prepare_load(const OptimizerStateDict& dict) 
   for (const auto& [index, saved] : dict.state) {
     const Tensor& param = *saved_params.at(index).param;
     Slot& slot = prepared.state.try_emplace(param.identity(), Slot{param, {}}).first->second;
-    for (const auto& [key, value] : saved)
-      slot.state[key] = key == "step" ? value.clone() : value.to(param.dtype()).clone();
+    for (const auto& [key, value] : saved) {
+      const bool converted = is_floating_point(value.dtype()) && state_shape(key, param) != Shape{};
+      slot.state[key] = converted ? value.to(param.dtype()).clone() : value.clone();
+    }
   }
   return prepared;
 }

@@ -85,7 +85,8 @@ class Optimizer {
   OptimizerStateDict state_dict() const;
   /// Replaces state and hyper-parameters with (copies of) `dict`'s: the saved index at each position of
   /// the groups names the parameter now at that position (PyTorch's id_map), tensors are converted to
-  /// the dtype of their parameter ("step" excepted), and the state of any other tensor is dropped.
+  /// the dtype of their parameter (counts and numbers excepted, see state_shape), and the state of any
+  /// other tensor is dropped.
   /// Throws tl::Error, changing nothing, when `dict` is of another kind, has another number of groups or
   /// of parameters in a group, state for an index no group lists, a state entry this kind does not keep
   /// or a tensor whose shape differs from its parameter's, or invalid hyper-parameters.
@@ -114,13 +115,22 @@ class Optimizer {
   /// the optimizer's dtype that no other position holds. `group` is the index of an existing group (its
   /// params are checked against the groups before it), or nullopt for a group about to be added.
   void check_params(const std::vector<Tensor>& params, std::optional<size_t> group) const;
+  /// step()'s checks, before it changes anything: no open autocast scope, and each group's options,
+  /// params, gradients and state (see step).
+  void check_step() const;
   /// Throws tl::Error with PyTorch's wording when a value of a complete option set is invalid.
   virtual void check_options(const Hyperparameters& options) const = 0;
   /// The state entries a parameter has after its first update with `options`.
   virtual std::vector<std::string> state_keys(const Hyperparameters& options) const = 0;
-  /// True for a state entry that is one 0-dim number per parameter ("step"; NAdam's "mu_product")
-  /// rather than a tensor of the parameter's shape.
-  virtual bool is_scalar_state(const std::string& key) const { return key == "step"; }
+  /// The state entries a parameter may have besides state_keys (LBFGS's, made at its first iteration).
+  virtual std::vector<std::string> optional_state_keys() const { return {}; }
+  /// The shape of state entry `key` of `param`: {} for a count or number ("step"; NAdam's "mu_product"),
+  /// else the parameter's; nullopt where it depends on more than the parameter (LBFGS's history).
+  /// load_state_dict checks it, and converts a floating-point entry that is not a number to the
+  /// parameter's dtype.
+  virtual std::optional<Shape> state_shape(const std::string& key, const Tensor& param) const {
+    return key == "step" ? Shape{} : param.shape();
+  }
   /// Updates `param` (under NoGradGuard) from `grad` with the group's `options`; fills `state` lazily.
   virtual void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) = 0;
 
@@ -139,7 +149,6 @@ class Optimizer {
   using SavedParams = std::unordered_map<int64_t, SavedParam>;
 
   Hyperparameters complete(const Hyperparameters& options) const;
-  void check_step() const;
   /// The parameter at `index` counted across groups; throws tl::Error when out of range.
   const Tensor& param_at(int64_t index) const;
   /// load_state_dict's checks of kind and group sizes, then PyTorch's id_map of `dict`.
