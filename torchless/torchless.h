@@ -29,6 +29,7 @@
 #include "optim/adam.h"
 #include "optim/adamax.h"
 #include "optim/checkpoint.h"
+#include "optim/lbfgs.h"
 #include "optim/lr_scheduler.h"
 #include "optim/nadam.h"
 #include "optim/optimizer.h"

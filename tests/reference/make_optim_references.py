@@ -3,8 +3,8 @@
 optimizer option set that changes the math, the parameters after each of several steps with fixed
 gradients (one parameter skipped, its .grad None, at step 2), with a second group given to the constructor
 (PyTorch's list of dicts) or added later, the same with the second parameter appended to the first
-group's params after the first step (PyTorch keys state by parameter); each optimizer's defaults; and the
-lr sequences of the schedulers, also with a group added after the scheduler was made and with a float
+group's params after the first step (PyTorch keys state by parameter); each optimizer's defaults; LBFGS's
+parameters after each step(closure) on least squares and Rosenbrock; and the lr sequences of the schedulers, also with a group added after the scheduler was made and with a float
 last_epoch.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_optim_references.py
@@ -161,6 +161,53 @@ def defaults(kind):
     return {"kind": kind, "options": options}
 
 
+# (name, problem, LBFGS options (line_search_fn as 0 / 1), steps): least squares |A x - b|^2 over a 10 x 4
+# A from zeros, and Rosenbrock's (1 - x)^2 + 100 (y - x^2)^2 from (-1.5, 2), each step(closure) running up
+# to max_iter iterations.
+LBFGS_CASES = [
+    ("lsq_default", "least_squares", {}, 3),
+    ("lsq_strong_wolfe", "least_squares", {"line_search_fn": 1}, 3),
+    ("lsq_short_history", "least_squares", {"history_size": 2, "max_iter": 5, "lr": 0.5}, 4),
+    ("rosenbrock_strong_wolfe", "rosenbrock", {"line_search_fn": 1}, 4),
+    ("rosenbrock_short_history", "rosenbrock", {"line_search_fn": 1, "history_size": 3, "max_iter": 10}, 6),
+    ("rosenbrock_default", "rosenbrock", {"lr": 0.05, "max_iter": 10}, 5),
+]
+
+
+def lbfgs_problem(problem):
+    if problem == "least_squares":
+        gen = torch.Generator().manual_seed(5)
+        a, b = torch.randn(10, 4, generator=gen), torch.randn(10, generator=gen)
+        return [torch.zeros(4, requires_grad=True)], {"a": a.flatten().tolist(), "b": b.tolist()}, \
+            lambda p: ((a.matmul(p[0]) - b) ** 2).sum()
+    p0 = torch.tensor([-1.5, 2.0], requires_grad=True)
+    return [p0], {}, lambda p: (1 - p[0][0]) ** 2 + 100 * (p[0][1] - p[0][0] ** 2) ** 2
+
+
+def lbfgs_case(name, problem, options, steps):
+    params, data, loss_fn = lbfgs_problem(problem)
+    torch_opts = {k: v for k, v in options.items() if k != "line_search_fn"}
+    if options.get("line_search_fn"):
+        torch_opts["line_search_fn"] = "strong_wolfe"
+    opt = torch.optim.LBFGS(params, **torch_opts)
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn(params)
+        loss.backward()
+        return loss
+
+    after, losses, evals = [], [], []
+    for _ in range(steps):
+        losses.append(float(opt.step(closure)))
+        after.append(params[0].detach().tolist())
+        state = opt.state[params[0]]
+        evals.append([state["func_evals"], state["n_iter"]])
+    return {"name": name, "problem": problem, "options": options, "data": data,
+            "initial": lbfgs_problem(problem)[0][0].detach().tolist(), "expected": after, "losses": losses,
+            "evals": evals}
+
+
 # (name, kind, scheduler arguments, group lrs, steps, the lr of a group added right after the scheduler
 # was made (or None), a last_epoch loaded into the scheduler right after that (or None))
 SCHEDULERS = [
@@ -197,6 +244,7 @@ def lr_sequence(name, kind, args, lrs, steps, added_lr, last_epoch):
 def main():
     assert torch.__version__.startswith("1.13"), torch.__version__
     data = {"optimizers": [trajectory(*case) for case in CASES], "defaults": [defaults(kind) for kind in OPTIMIZERS],
+            "lbfgs": [lbfgs_case(*case) for case in LBFGS_CASES],
             "schedulers": [lr_sequence(*case) for case in SCHEDULERS]}
     # One case a line: readable diffs when PyTorch's numbers change.
     lines = [f' "{key}": [\n  ' + ",\n  ".join(json.dumps(case) for case in cases) + "\n ]"
