@@ -22,8 +22,8 @@ struct AdagradOptions {
 /// torch.optim.Adagrad. State per parameter, made by the constructor as PyTorch's: "step" (a 0-dim
 /// float32 count) and "sum", filled with the constructor's initial_accumulator_value in every group (as
 /// PyTorch 1.13 fills it; a group's own value is not read). A parameter added later gets its state at
-/// its first update, filled with its group's value (PyTorch's step fails on it). Throws tl::Error for an empty parameter list, and with PyTorch's words for
-/// lr < 0, lr_decay < 0, weight_decay < 0, initial_accumulator_value < 0 or eps < 0 (NaN included).
+/// its first update, filled with its group's value (PyTorch's step fails on it). Throws tl::Error for
+/// an empty parameter list, and with PyTorch's words for lr < 0, lr_decay < 0, weight_decay < 0, initial_accumulator_value < 0 or eps < 0 (NaN included).
 class Adagrad : public Optimizer {
  public:
   Adagrad(std::vector<Tensor> params, const AdagradOptions& options = {});

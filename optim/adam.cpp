@@ -36,7 +36,8 @@ Hyperparameters adam_defaults(const Options& o) {
 
 }  // namespace
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Adam(std::vector{ParamGroup{std::move(params), {}}}, o) {}
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& o)
+    : Adam(std::vector{ParamGroup{std::move(params), {}}}, o) {}
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam("Adam", std::move(groups), adam_defaults(o)) {}
 Adam::Adam(const char* kind, std::vector<ParamGroup> groups, Hyperparameters defaults)
     : Optimizer(kind, std::move(defaults)) {

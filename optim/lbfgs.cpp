@@ -43,8 +43,8 @@ double max_abs(const Tensor& x) { return x.abs().max().item<double>(); }
 Tensor evaluate(const LBFGS::Closure& closure) {
   AutoGradMode enable_grad(true);
   Tensor loss = closure();
-  TL_CHECK(loss.defined() && loss.numel() == 1, "LBFGS.step: the closure must return the loss, a one-element tensor, got ",
-           loss.defined() ? detail::str_cat("one of shape ", loss.shape()) : std::string("an undefined tensor"));
+  TL_CHECK(loss.defined() && loss.numel() == 1,
+           "LBFGS.step: the closure must return the loss, a one-element tensor, got ", loss.defined() ? detail::str_cat("one of shape ", loss.shape()) : std::string("an undefined tensor"));
   return loss;
 }
 

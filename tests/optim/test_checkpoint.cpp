@@ -182,9 +182,11 @@ TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
     std::string name;
     MakeOptimizer opt;
     MakeScheduler sched;
-  } cases[] = {{"sgd+step", kSgd, kStep},         {"adam+cosine", kAdam, kCosine},     {"adamw+step", kAdamW, kStep},
-               {"rmsprop+step", kRMSprop, kStep}, {"adagrad+cosine", kAdagrad, kCosine}, {"adadelta+step", kAdadelta, kStep},
-               {"adamax+step", kAdamax, kStep},   {"nadam+cosine", kNAdam, kCosine},     {"radam+step", kRAdam, kStep}};
+  } cases[] = {{"sgd+step", kSgd, kStep},          {"adam+cosine", kAdam, kCosine},
+               {"adamw+step", kAdamW, kStep},      {"rmsprop+step", kRMSprop, kStep},
+               {"adagrad+cosine", kAdagrad, kCosine}, {"adadelta+step", kAdadelta, kStep},
+               {"adamax+step", kAdamax, kStep},    {"nadam+cosine", kNAdam, kCosine},
+               {"radam+step", kRAdam, kStep}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     for (const int k : {1, 3}) {

@@ -88,14 +88,15 @@ TEST_CASE("LBFGS's misuse is refused with PyTorch's words, changing nothing") {
 
   LBFGS opt({a});
   CHECK(opt.param_groups()[0].options.at("max_eval") == 25);  // PyTorch's max_iter * 5 // 4
-  CHECK_THROWS_WITH_AS(opt.step([] { return ones({2}); }),
-                       "LBFGS.step: the closure must return the loss, a one-element tensor, got one of shape [2]", Error);
+  CHECK_THROWS_WITH_AS(
+      opt.step([] { return ones({2}); }),
+      "LBFGS.step: the closure must return the loss, a one-element tensor, got one of shape [2]", Error);
   CHECK(opt.state(a).empty());
   a.mutable_grad() = ones({2});
   Optimizer& base = opt;
-  CHECK_THROWS_WITH_AS(base.step(),
-                       "LBFGS.step: needs a closure that reevaluates the model and returns the loss (LBFGS::step(closure))",
-                       Error);
+  CHECK_THROWS_WITH_AS(
+      base.step(),
+      "LBFGS.step: needs a closure that reevaluates the model and returns the loss (LBFGS::step(closure))", Error);
   CHECK(a.sum().item<float>() == 2);
   opt.add_param_group({b});
   CHECK_THROWS_WITH_AS(opt.step([&] { return a.sum(); }),
@@ -104,11 +105,12 @@ TEST_CASE("LBFGS's misuse is refused with PyTorch's words, changing nothing") {
 }
 
 TEST_CASE("LBFGS's state dict carries its history, so a loaded optimizer continues as the original") {
-  const auto run = [](LBFGS& opt, const Tensor& p, int steps) {
+  const Tensor target = from_vector<float>({1, -2, 3}, {3}), weight = from_vector<float>({1, 10, 100}, {3});
+  const auto run = [&](LBFGS& opt, const Tensor& p, int steps) {
     for (int i = 0; i < steps; ++i)
       opt.step([&] {
         opt.zero_grad();
-        Tensor loss = p.sub(from_vector<float>({1, -2, 3}, {3})).pow(2).mul(from_vector<float>({1, 10, 100}, {3})).sum();
+        Tensor loss = p.sub(target).pow(2).mul(weight).sum();
         loss.backward();
         return loss;
       });

@@ -4,8 +4,8 @@ optimizer option set that changes the math, the parameters after each of several
 gradients (one parameter skipped, its .grad None, at step 2), with a second group given to the constructor
 (PyTorch's list of dicts) or added later, the same with the second parameter appended to the first
 group's params after the first step (PyTorch keys state by parameter); each optimizer's defaults; LBFGS's
-parameters after each step(closure) on least squares and Rosenbrock; and the lr sequences of the schedulers, also with a group added after the scheduler was made and with a float
-last_epoch.
+parameters after each step(closure) on least squares and Rosenbrock; and the lr sequences of the
+schedulers, also with a group added after the scheduler was made and with a float last_epoch.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_optim_references.py
 
@@ -26,7 +26,8 @@ SHAPES = [(3, 5), (7,)]
 OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW,
               "RMSprop": torch.optim.RMSprop, "Adagrad": torch.optim.Adagrad, "Adadelta": torch.optim.Adadelta,
               "Adamax": torch.optim.Adamax, "NAdam": torch.optim.NAdam, "RAdam": torch.optim.RAdam}
-# Group entries that are not hyper-parameters of the update (torchless has no foreach, differentiable, capturable or fused paths).
+# Group entries that are not hyper-parameters of the update (torchless has no foreach, differentiable,
+# capturable or fused paths).
 NOT_OPTIONS = ("params", "foreach", "differentiable", "capturable", "fused")
 
 # (name, kind, options in torchless's names (betas as beta1 / beta2), options of a second group holding
@@ -144,7 +145,8 @@ def trajectory(name, kind, options, group2):
     append_at = APPEND_AT if group2 == "append" else None
     steps = [float(opt.state[p]["step"]) if "step" in opt.state[p] else None for p in params]
     return {"name": name, "kind": kind, "options": options, "group2": None if append_at else group2,
-            "group2_to_constructor": name.endswith("_ctor"), "append_at": append_at, "shapes": [list(s) for s in SHAPES],
+            "group2_to_constructor": name.endswith("_ctor"), "append_at": append_at,
+            "shapes": [list(s) for s in SHAPES],
             "initial": [t.flatten().tolist() for t in initial], "grads": grads, "expected": after,
             "state_steps": steps, "state_keys": state_keys(opt.state[params[0]])}
 
