@@ -523,6 +523,38 @@ TEST_CASE("a list of parameter groups takes per-group overrides, and a bad group
   CHECK_THROWS_WITH_AS(Adagrad(std::vector<ParamGroup>{}), "optimizer got an empty parameter list", Error);
 }
 
+TEST_CASE("Adam's fused loop (dense float parameters) and its per-op path (others) agree bit for bit") {
+  for (const DType dtype : {DType::Float32, DType::Float64})
+    for (const bool decoupled : {false, true}) {
+      CAPTURE(dtype);
+      CAPTURE(decoupled);
+      manual_seed(3);
+      const Tensor values = randn({5, 3}, dtype);
+      Tensor dense = values.clone().requires_grad_();
+      Tensor strided = values.t().contiguous().t().requires_grad_();  // the same values, column-major
+      REQUIRE_FALSE(strided.is_contiguous());
+      const AdamWOptions o{.lr = 0.05, .weight_decay = 0.1, .amsgrad = true, .maximize = true};
+      std::unique_ptr<Optimizer> fused, per_op;
+      if (decoupled) {
+        fused = std::make_unique<AdamW>(std::vector{dense}, o);
+        per_op = std::make_unique<AdamW>(std::vector{strided}, o);
+      } else {
+        const AdamOptions adam{.lr = o.lr, .weight_decay = o.weight_decay, .amsgrad = true, .maximize = true};
+        fused = std::make_unique<Adam>(std::vector{dense}, adam);
+        per_op = std::make_unique<Adam>(std::vector{strided}, adam);
+      }
+      for (int step = 0; step < 4; ++step) {
+        const Tensor grad = randn({5, 3}, dtype);
+        dense.mutable_grad() = grad;
+        strided.mutable_grad() = grad;
+        fused->step();
+        per_op->step();
+        CHECK(equal(dense, strided));
+        CHECK(equal(fused->state(0).at("max_exp_avg_sq"), per_op->state(0).at("max_exp_avg_sq")));
+      }
+    }
+}
+
 TEST_CASE("Adagrad fills its state in the constructor, as PyTorch's") {
   Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
   Adagrad opt({{.params = {a}}, {.params = {b}, .options = {{"initial_accumulator_value", 2}}}},
