@@ -34,7 +34,7 @@ struct ParamGroup {
 /// parameter, as PyTorch's lazily filled optimizer.state.
 using ParamState = std::map<std::string, Tensor>;
 
-/// optimizer.state_dict(): the kind ("SGD", "Adam", "AdamW"), each group's parameter indices (counted
+/// optimizer.state_dict(): the kind ("SGD", "Adam", ...), each group's parameter indices (counted
 /// across groups in order; a parameter listed twice keeps its first index, as PyTorch packs it) and
 /// hyper-parameters, and the state of each parameter that has one, by index. Its tensors alias the optimizer's.
 struct OptimizerStateDict {
@@ -53,7 +53,8 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam" or "AdamW" (the Python class name).
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam" or "LBFGS" (the
+  /// Python class name).
   const char* kind() const { return kind_; }
 
   /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
