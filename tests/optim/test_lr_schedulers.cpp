@@ -221,21 +221,196 @@ TEST_CASE("a checkpoint resumes OneCycleLR, ReduceLROnPlateau and SequentialLR b
     CAPTURE(name);
     const std::vector<double> lrs = c.at("lrs");
     const auto values = calls(c.at("steps"));
-    nn::Linear model(2, 1);
-    auto opt = make_optimizer(c.at("optimizer"), lrs);
-    auto made = make(c, *opt);
-    for (size_t i = 0; i < 3; ++i) step(*made->sched, values[i]);
-    save_checkpoint(path, model, *opt, made->sched.get());
-    auto resumed_opt = make_optimizer(c.at("optimizer"), lrs);
-    auto resumed = make(c, *resumed_opt);
-    load_checkpoint(path, model, *resumed_opt, resumed->sched.get());
-    CHECK(resumed->sched->state_dict().counters == made->sched->state_dict().counters);
-    for (size_t i = 3; i < values.size(); ++i) {
-      CAPTURE(i);
-      step(*resumed->sched, values[i]);
-      check_groups(*resumed_opt, *resumed->sched, c.at("expected")[i + 1]);
+    // After 0 steps ReduceLROnPlateau's best is inf, which JSON has no number for.
+    for (const size_t k : {0, 3}) {
+      CAPTURE(k);
+      nn::Linear model(2, 1);
+      auto opt = make_optimizer(c.at("optimizer"), lrs);
+      auto made = make(c, *opt);
+      for (size_t i = 0; i < k; ++i) step(*made->sched, values[i]);
+      save_checkpoint(path, model, *opt, made->sched.get());
+      auto resumed_opt = make_optimizer(c.at("optimizer"), lrs);
+      auto resumed = make(c, *resumed_opt);
+      load_checkpoint(path, model, *resumed_opt, resumed->sched.get());
+      CHECK(resumed->sched->state_dict().counters == made->sched->state_dict().counters);
+      for (size_t i = k; i < values.size(); ++i) {
+        CAPTURE(i);
+        step(*resumed->sched, values[i]);
+        check_groups(*resumed_opt, *resumed->sched, c.at("expected")[i + 1]);
+      }
     }
   }
+}
+
+}  // namespace tl::optim::lr_scheduler
+
+namespace tl::optim::lr_scheduler {
+namespace {
+
+// The groups' options, to check that a refused call changed none.
+std::vector<Hyperparameters> options_of(const Optimizer& opt) {
+  std::vector<Hyperparameters> out;
+  for (const ParamGroup& g : opt.param_groups()) out.push_back(g.options);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scheduler constructors refuse PyTorch's invalid arguments with its messages and change no group") {
+  auto sgd = make_optimizer("SGD", {0.1, 0.2});
+  auto adam = make_optimizer("Adam", {0.1});
+  const auto sgd_before = options_of(*sgd), adam_before = options_of(*adam);
+  CHECK_THROWS_WITH_AS(ConstantLR(*sgd, 1.5),
+                       "ConstantLR: Constant multiplicative factor expected to be between 0 and 1, got 1.5", Error);
+  CHECK_THROWS_WITH_AS(LinearLR(*sgd, -0.5),
+                       "LinearLR: Starting multiplicative factor expected to be between 0 and 1, got -0.5", Error);
+  CHECK_THROWS_WITH_AS(LinearLR(*sgd, 0.5, 2.0),
+                       "LinearLR: Ending multiplicative factor expected to be between 0 and 1, got 2", Error);
+  CHECK_THROWS_WITH_AS(LambdaLR(*sgd, std::vector<LrLambda>{named("inv")}),
+                       "LambdaLR: Expected 2 lr_lambdas, but got 1", Error);
+  CHECK_THROWS_WITH_AS(MultiplicativeLR(*sgd, LrLambda{}), "MultiplicativeLR: an lr_lambda is empty", Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = {0.1, 0.2, 0.3}, .max_lr = 1.0}),
+                       "CyclicLR: expected 2 values for base_lr, got 3", Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.1, .max_lr = 1.0, .mode = "triangle"}),
+                       "CyclicLR: mode triangle is invalid and scale_fn is None", Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*adam, {.base_lr = 0.1, .max_lr = 1.0}),
+                       "CyclicLR: optimizer must support momentum with `cycle_momentum` option enabled (Adam has none)",
+                       Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.1, .max_lr = 1.0, .max_momentum = {0.9}}),
+                       "CyclicLR: expected 2 values for max_momentum, got 1", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1}),
+                       "OneCycleLR: You must define either total_steps OR (epochs AND steps_per_epoch)", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .total_steps = 0}),
+                       "OneCycleLR: Expected positive integer total_steps, but got 0", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .steps_per_epoch = 4}),
+                       "OneCycleLR: Expected positive integer epochs, but got None", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .epochs = 2, .steps_per_epoch = -4}),
+                       "OneCycleLR: Expected positive integer steps_per_epoch, but got -4", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .total_steps = 10, .pct_start = 1.5}),
+                       "OneCycleLR: Expected float between 0 and 1 pct_start, but got 1.5", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .total_steps = 10, .anneal_strategy = "cosine"}),
+                       "OneCycleLR: anneal_strategy must by one of 'cos' or 'linear', instead got cosine", Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = {0.1}, .total_steps = 10}),
+                       "OneCycleLR: expected 2 values for max_lr, got 1", Error);
+  CHECK_THROWS_WITH_AS(CosineAnnealingWarmRestarts(*sgd, 0),
+                       "CosineAnnealingWarmRestarts: Expected positive integer T_0, but got 0", Error);
+  CHECK_THROWS_WITH_AS(CosineAnnealingWarmRestarts(*sgd, 2, 0),
+                       "CosineAnnealingWarmRestarts: Expected integer T_mult >= 1, but got 0", Error);
+  CHECK_THROWS_WITH_AS(ReduceLROnPlateau(*sgd, {.factor = 1.0}), "ReduceLROnPlateau: Factor should be < 1.0, got 1",
+                       Error);
+  CHECK_THROWS_WITH_AS(ReduceLROnPlateau(*sgd, {.min_lr = {0.1, 0.2, 0.3}}),
+                       "ReduceLROnPlateau: expected 2 min_lrs, got 3", Error);
+  CHECK_THROWS_WITH_AS(ReduceLROnPlateau(*sgd, {.mode = "avg"}), "ReduceLROnPlateau: mode avg is unknown!", Error);
+  CHECK_THROWS_WITH_AS(ReduceLROnPlateau(*sgd, {.threshold_mode = "ratio"}),
+                       "ReduceLROnPlateau: threshold mode ratio is unknown!", Error);
+  CHECK(options_of(*sgd) == sgd_before);
+  CHECK(options_of(*adam) == adam_before);
+
+  ExponentialLR first(*sgd, 0.5), second(*sgd, 0.9);
+  ExponentialLR other(*adam, 0.5);
+  const auto with_initial_lr = options_of(*sgd);
+  CHECK_THROWS_WITH_AS(SequentialLR(*sgd, {&first, &second}, {}),
+                       "SequentialLR: Sequential Schedulers expects number of schedulers provided to be one more than "
+                       "the number of milestone points, but got number of schedulers 2 and the number of milestones "
+                       "to be equal to 0",
+                       Error);
+  CHECK_THROWS_WITH_AS(SequentialLR(*sgd, {&first, &other}, {2}),
+                       "SequentialLR: Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+                       "but got schedulers at index 1 to be different than the optimizer passed in.",
+                       Error);
+  CHECK_THROWS_WITH_AS(SequentialLR(*sgd, {&first, nullptr}, {2}), "SequentialLR: scheduler 1 is null", Error);
+  CHECK_THROWS_WITH_AS(SequentialLR(*sgd, {}, {}), "SequentialLR: expected at least one scheduler, got none", Error);
+  CHECK_THROWS_WITH_AS(ChainedScheduler({&first, &other}),
+                       "ChainedScheduler: ChainedScheduler expects all schedulers to belong to the same optimizer, "
+                       "but got schedulers at index 0 and 1 to be different",
+                       Error);
+  CHECK_THROWS_WITH_AS(ChainedScheduler({}), "ChainedScheduler: expected at least one scheduler, got none", Error);
+  CHECK(options_of(*sgd) == with_initial_lr);
+  CHECK(first.last_epoch() == 0);
+  CHECK(second.last_epoch() == 0);
+  sgd->add_param_group({zeros({1}).requires_grad_()}, {{"lr", 0.3}});
+  CHECK_THROWS_WITH_AS(SequentialLR(*sgd, {&first, &second}, {2}),
+                       "SequentialLR: param_groups[2] has no 'initial_lr' (it was added after the schedulers were "
+                       "made)",
+                       Error);
+  CHECK(first.last_epoch() == 0);
+}
+
+TEST_CASE("a refused step changes nothing: OneCycleLR past total_steps, a negative epoch, an extra plateau group") {
+  auto opt = make_optimizer("SGD", {0.1, 0.2});
+  OneCycleLR one_cycle(*opt, {.max_lr = 0.1, .total_steps = 3});
+  for (int i = 0; i < 3; ++i) one_cycle.step();
+  const SchedulerStateDict before = one_cycle.state_dict();
+  const auto groups_before = options_of(*opt);
+  CHECK_THROWS_WITH_AS(one_cycle.step(), "OneCycleLR: Tried to step 5 times. The specified number of total steps is 3",
+                       Error);
+  CHECK_THROWS_WITH_AS(one_cycle.step(7.0),
+                       "OneCycleLR: Tried to step 8 times. The specified number of total steps is 3", Error);
+  CHECK(one_cycle.last_epoch() == before.last_epoch);
+  CHECK(one_cycle.state_dict().step_count == before.step_count);
+  CHECK(options_of(*opt) == groups_before);
+
+  auto opt2 = make_optimizer("SGD", {0.1});
+  CosineAnnealingWarmRestarts warm(*opt2, 2, 2);
+  warm.step(1.5);
+  const SchedulerStateDict warm_before = warm.state_dict();
+  CHECK_THROWS_WITH_AS(warm.step(-0.5), "CosineAnnealingWarmRestarts: Expected non-negative epoch, but got -0.5", Error);
+  CHECK(warm.state_dict().counters == warm_before.counters);
+  CHECK(warm.last_epoch() == 1);
+  CHECK_THROWS_WITH_AS(SequentialLR(*opt2, {&warm}, {}).step(2.0), "SequentialLR.step: takes no epoch, got 2", Error);
+
+  auto opt3 = make_optimizer("SGD", {0.1});
+  ReduceLROnPlateau plateau(*opt3, {.patience = 0});
+  plateau.step(1.0);
+  opt3->add_param_group({zeros({1}).requires_grad_()}, {{"lr", 0.3}});
+  const SchedulerStateDict plateau_before = plateau.state_dict();
+  CHECK_THROWS_WITH_AS(plateau.step(2.0),
+                       "ReduceLROnPlateau: cannot reduce the lr of param group 1, added after the scheduler was made: "
+                       "it has no min_lr",
+                       Error);
+  CHECK(plateau.state_dict().counters == plateau_before.counters);
+  CHECK(plateau.last_epoch() == 1);
+  CHECK(opt3->param_groups()[0].options.at("lr") == 0.1);
+  plateau.step(0.5);  // an improvement reduces nothing: no min_lr is needed
+  CHECK(plateau.get_last_lr() == std::vector<double>{0.1, 0.3});
+}
+
+TEST_CASE("load_state_dict refuses other list hyper-parameters, modes, counters or schedulers and changes nothing") {
+  auto opt = make_optimizer("SGD", {0.1});
+  MultiStepLR multi(*opt, {2, 4});
+  SchedulerStateDict other_milestones = multi.state_dict();
+  other_milestones.lists["milestones"] = {2, 5};
+  CHECK_THROWS_WITH_AS(multi.load_state_dict(other_milestones),
+                       "MultiStepLR.load_state_dict: the state dict's hyper-parameters differ from this scheduler's",
+                       Error);
+  ReduceLROnPlateau plateau(*opt);
+  SchedulerStateDict other_mode = plateau.state_dict();
+  other_mode.modes["mode"] = "max";
+  CHECK_THROWS_WITH_AS(plateau.load_state_dict(other_mode),
+                       "ReduceLROnPlateau.load_state_dict: the state dict's hyper-parameters differ from this "
+                       "scheduler's",
+                       Error);
+  SchedulerStateDict other_counters = plateau.state_dict();
+  other_counters.counters.erase("best");
+  CHECK_THROWS_WITH_AS(plateau.load_state_dict(other_counters),
+                       "ReduceLROnPlateau.load_state_dict: the state dict's counters [cooldown_counter, "
+                       "num_bad_epochs] are not this scheduler's [best, cooldown_counter, num_bad_epochs]",
+                       Error);
+  ExponentialLR a(*opt, 0.5), b(*opt, 0.9);
+  ChainedScheduler chained({&a, &b});
+  chained.step();
+  SchedulerStateDict one_scheduler = chained.state_dict();
+  one_scheduler.schedulers.pop_back();
+  CHECK_THROWS_WITH_AS(chained.load_state_dict(one_scheduler),
+                       "ChainedScheduler.load_state_dict: the state dict has 1 schedulers, this scheduler 2", Error);
+  SchedulerStateDict bad_child = chained.state_dict();
+  bad_child.schedulers[1].options["gamma"] = 0.8;
+  bad_child.schedulers[0].last_epoch = 7;
+  CHECK_THROWS_WITH_AS(chained.load_state_dict(bad_child),
+                       "ExponentialLR.load_state_dict: the state dict's hyper-parameters differ from this scheduler's",
+                       Error);
+  CHECK(a.last_epoch() == 1);
+  CHECK(b.last_epoch() == 1);
 }
 
 }  // namespace tl::optim::lr_scheduler
