@@ -124,7 +124,6 @@ class LRScheduler : public Scheduler {
   std::vector<double> scaled_lrs(double factor) const;
 
   friend class SequentialLR;
-  friend class ChainedScheduler;
 };
 
 /// Multiplies each group's lr by gamma every step_size steps. Throws tl::Error unless step_size > 0.

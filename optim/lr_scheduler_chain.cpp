@@ -19,10 +19,18 @@ Optimizer& first_optimizer(const std::vector<LRScheduler*>& schedulers, const ch
 
 }  // namespace
 
+ComposedScheduler::ComposedScheduler(std::vector<LRScheduler*> schedulers, const char* kind)
+    : LRScheduler(first_optimizer(schedulers, kind), {}), schedulers_(std::move(schedulers)) {
+  children_.assign(schedulers_.begin(), schedulers_.end());
+  last_epoch_ = 0;
+  first_step_count_ = 0;
+}
+
+void ComposedScheduler::step(double epoch) { TL_CHECK(false, kind(), ".step: takes no epoch, got ", epoch); }
+
 SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<LRScheduler*> schedulers,
                            std::vector<int64_t> milestones)
-    : LRScheduler(optimizer, {}), schedulers_(std::move(schedulers)) {
-  first_optimizer(schedulers_, "SequentialLR");
+    : ComposedScheduler(std::move(schedulers), "SequentialLR") {
   for (size_t i = 0; i < schedulers_.size(); ++i)
     TL_CHECK(&schedulers_[i]->optimizer() == &optimizer,
              "SequentialLR: Sequential Schedulers expects all schedulers to belong to the same optimizer, but got "
@@ -36,11 +44,7 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<LRScheduler*> sched
   for (size_t g = 0; g < groups.size(); ++g)
     TL_CHECK(groups[g].options.count("initial_lr"), "SequentialLR: param_groups[", g,
              "] has no 'initial_lr' (it was added after the schedulers were made)");
-  children_.assign(schedulers_.begin(), schedulers_.end());
   for (int64_t m : milestones) lists_["milestones"].push_back(static_cast<double>(m));
-  last_epoch_ = 0;
-  step_count_ = 0;
-  first_step_count_ = 0;
   for (ParamGroup& group : groups) group.options["lr"] = group.options.at("initial_lr");
   for (LRScheduler* s : schedulers_) s->last_epoch_ -= 1;
   // PyTorch's _initial_step of the first scheduler: its step count starts again.
@@ -62,20 +66,13 @@ void SequentialLR::step() {
   last_lr_ = scheduler->get_last_lr();
 }
 
-void SequentialLR::step(double epoch) {
-  TL_CHECK(false, "SequentialLR.step: takes no epoch, got ", epoch);
-}
-
 ChainedScheduler::ChainedScheduler(std::vector<LRScheduler*> schedulers)
-    : LRScheduler(first_optimizer(schedulers, "ChainedScheduler"), {}), schedulers_(std::move(schedulers)) {
+    : ComposedScheduler(std::move(schedulers), "ChainedScheduler") {
   for (size_t i = 1; i < schedulers_.size(); ++i)
     TL_CHECK(&schedulers_[i]->optimizer() == &optimizer_,
              "ChainedScheduler: ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
              "schedulers at index 0 and ",
              i, " to be different");
-  children_.assign(schedulers_.begin(), schedulers_.end());
-  last_epoch_ = 0;
-  first_step_count_ = 0;
   set_lrs(get_lr());
 }
 
@@ -83,10 +80,6 @@ void ChainedScheduler::step() {
   for (LRScheduler* s : schedulers_) s->step();
   ++step_count_;
   set_lrs(get_lr());
-}
-
-void ChainedScheduler::step(double epoch) {
-  TL_CHECK(false, "ChainedScheduler.step: takes no epoch, got ", epoch);
 }
 
 }  // namespace tl::optim::lr_scheduler
