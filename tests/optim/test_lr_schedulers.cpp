@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nn/linear.h"
+#include "nn/safetensors.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "optim/checkpoint.h"
@@ -411,6 +412,28 @@ TEST_CASE("load_state_dict refuses other list hyper-parameters, modes, counters 
                        Error);
   CHECK(a.last_epoch() == 1);
   CHECK(b.last_epoch() == 1);
+}
+
+TEST_CASE("a checkpoint written before lists, modes, counters and schedulers were saved still loads") {
+  const testing::ScratchDir dir;
+  const std::string path = dir.file("old.safetensors");
+  nn::Linear model(2, 1);
+  auto opt = make_optimizer("SGD", {0.1});
+  StepLR sched(*opt, 2, 0.5);
+  sched.step();
+  save_checkpoint(path, model, *opt, &sched);
+  nn::SafetensorsMetadata metadata = nn::load_safetensors_metadata(path);
+  Json entry = Json::parse(metadata.at("lr_scheduler"));
+  for (const char* key : {"lists", "modes", "counters", "schedulers"}) REQUIRE(entry.erase(key) == 1);
+  metadata["lr_scheduler"] = entry.dump();
+  nn::save_safetensors(path, nn::load_safetensors(path), metadata);
+  auto resumed_opt = make_optimizer("SGD", {0.1});
+  StepLR resumed(*resumed_opt, 2, 0.5);
+  load_checkpoint(path, model, *resumed_opt, &resumed);
+  CHECK(resumed.last_epoch() == 1);
+  resumed.step();
+  sched.step();
+  CHECK(resumed.get_last_lr() == sched.get_last_lr());
 }
 
 }  // namespace tl::optim::lr_scheduler
