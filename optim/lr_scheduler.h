@@ -1,10 +1,10 @@
 // optim/lr_scheduler.h — learning-rate schedulers (torch.optim.lr_scheduler) with PyTorch 1.13's recursive
 // (chainable) get_lr formulas, which read each group's current lr; base lrs are those of the groups the
-// scheduler was made with, zipped with the groups as PyTorch zips them. Cyclic ones: lr_scheduler_cyclic.h.
+// scheduler was made with, zipped with the groups as PyTorch zips them. The others: lr_scheduler_lambda.h,
+// _cyclic.h (CyclicLR, OneCycleLR, CosineAnnealingWarmRestarts), _plateau.h and _chain.h (SequentialLR, ...).
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -17,7 +17,7 @@ namespace tl::optim::lr_scheduler {
 /// A scheduler's state_dict(): its kind ("StepLR", ...), its counters and learning rates, and its own
 /// hyper-parameters by PyTorch's names (step_size, gamma; T_max, eta_min). last_epoch is a number, as
 /// PyTorch's (a float one, which step(epoch) may leave there, is kept: the formulas take it as it is).
-/// A lambda (LambdaLR's lr_lambda, CyclicLR's scale_fn) is not saved, as PyTorch does not save a function.
+/// A function (LambdaLR's lr_lambda, CyclicLR's scale_fn) is not saved, as PyTorch does not save a function.
 struct SchedulerStateDict {
   std::string kind;
   double last_epoch = 0;
@@ -206,38 +206,6 @@ class CosineAnnealingLR : public LRScheduler {
  protected:
   std::vector<double> get_lr() override;
   std::vector<double> get_closed_form_lr() override;
-};
-
-/// LambdaLR's and MultiplicativeLR's lr_lambda: a factor for an epoch (PyTorch passes last_epoch).
-using LrLambda = std::function<double(double epoch)>;
-
-/// Sets each group's lr to its base lr times lr_lambda(last_epoch): one function for every group, or one
-/// per group (tl::Error unless there are as many as groups). The functions are not part of the state dict.
-class LambdaLR : public LRScheduler {
- public:
-  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda);
-  LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas);
-  const char* kind() const override { return "LambdaLR"; }
-
- protected:
-  std::vector<double> get_lr() override;
-
- private:
-  std::vector<LrLambda> lr_lambdas_;
-};
-
-/// Multiplies each group's lr by lr_lambda(last_epoch) every step after the first; functions as LambdaLR's.
-class MultiplicativeLR : public LRScheduler {
- public:
-  MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda);
-  MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas);
-  const char* kind() const override { return "MultiplicativeLR"; }
-
- protected:
-  std::vector<double> get_lr() override;
-
- private:
-  std::vector<LrLambda> lr_lambdas_;
 };
 
 }  // namespace tl::optim::lr_scheduler

@@ -29,6 +29,7 @@
 #include "optim/lr_scheduler.h"
 #include "optim/lr_scheduler_chain.h"
 #include "optim/lr_scheduler_cyclic.h"
+#include "optim/lr_scheduler_lambda.h"
 #include "optim/lr_scheduler_plateau.h"
 #include "optim/optimizer.h"
 #include "optim/sgd.h"

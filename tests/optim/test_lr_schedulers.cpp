@@ -16,6 +16,7 @@
 #include "optim/checkpoint.h"
 #include "optim/lr_scheduler_chain.h"
 #include "optim/lr_scheduler_cyclic.h"
+#include "optim/lr_scheduler_lambda.h"
 #include "optim/lr_scheduler_plateau.h"
 #include "optim/sgd.h"
 #include "tests/support/file_testing.h"

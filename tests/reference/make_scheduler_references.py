@@ -2,7 +2,7 @@
 """Regenerates tests/reference/scheduler_trajectories.json, PyTorch 1.13's numbers for
 tests/optim/test_lr_schedulers.cpp: for each scheduler and several settings, with two parameter groups
 where the setting allows, each group's lr (and SGD's momentum or Adam's beta1) after construction and
-after every step: step(), step(epoch) (CosineAnnealingWarmRestarts' fractional epochs) or step(metric)
+after every step: step(), step(epoch) (the closed forms; CosineAnnealingWarmRestarts' fractional epochs) or step(metric)
 (ReduceLROnPlateau). Lambdas are named: the test defines the same functions under the same names.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_scheduler_references.py"""
@@ -82,6 +82,18 @@ CASES = [
      SGD_M, [0.1, 0.04], {"metrics": [1.0] * 8}),
     ("plateau_max_rel", "ReduceLROnPlateau", {"mode": "max", "patience": 1, "threshold": 0.2}, ADAM, [0.1, 0.3],
      {"metrics": RISING}),
+    # step(epoch), deprecated in PyTorch (it warns): the closed form where the class has one, else get_lr().
+    ("step_lr_epochs", "StepLR", {"step_size": 3, "gamma": 0.5}, SGD_M, [0.1, 0.05],
+     {"epochs": [1, 2, 3, 7, 4, 2.5, 9]}),
+    ("multistep_epochs", "MultiStepLR", {"milestones": [2, 4, 4]}, SGD_M, [0.1, 0.2], {"epochs": [1, 2, 5, 3, 10]}),
+    ("exponential_epochs", "ExponentialLR", {"gamma": 0.8}, SGD_M, [0.1, 0.2], {"epochs": [1, 2, 5, 0, 3, 1.5]}),
+    ("constant_epochs", "ConstantLR", {"factor": 0.25, "total_iters": 3}, SGD_M, [0.1], {"epochs": [1, 5, 2, 3]}),
+    ("linear_epochs", "LinearLR", {"start_factor": 0.2, "total_iters": 4}, SGD_M, [0.1, 0.3],
+     {"epochs": [1, 3, 7, 2, 0]}),
+    ("polynomial_epochs", "PolynomialLR", {"total_iters": 5, "power": 1.5}, SGD_M, [0.2], {"epochs": [1, 3, 6, 2]}),
+    ("cosine_epochs", "CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01}, SGD_M, [0.1, 0.2],
+     {"epochs": [1, 3, 5, 8, 2, 2.5]}),
+    ("lambda_epochs", "LambdaLR", {"lr_lambda": "inv"}, SGD_M, [0.1, 0.2], {"epochs": [2, 5, 1, 3]}),
     ("sequential_linear_exponential", "SequentialLR",
      {"schedulers": [["LinearLR", {"start_factor": 0.1, "total_iters": 3}], ["ExponentialLR", {"gamma": 0.9}]],
       "milestones": [3]}, SGD_M, [0.1, 0.2], 10),
