@@ -49,11 +49,10 @@ void Scheduler::check_state_dict(const SchedulerStateDict& dict, double min_last
            kind(),
            ".load_state_dict: last_epoch ", dict.last_epoch, " and step count ", dict.step_count,
            " are not those of a constructed scheduler");
-  const std::vector<Scheduler*>& schedulers = children_;
-  TL_CHECK(dict.schedulers.size() == schedulers.size(), kind(), ".load_state_dict: the state dict has ",
-           dict.schedulers.size(), " schedulers, this scheduler ", schedulers.size());
+  TL_CHECK(dict.schedulers.size() == children_.size(), kind(), ".load_state_dict: the state dict has ",
+           dict.schedulers.size(), " schedulers, this scheduler ", children_.size());
   // SequentialLR takes back the first step of the schedulers it holds: theirs may be at -1.
-  for (size_t i = 0; i < schedulers.size(); ++i) schedulers[i]->check_state_dict(dict.schedulers[i], -1);
+  for (size_t i = 0; i < children_.size(); ++i) children_[i]->check_state_dict(dict.schedulers[i], -1);
 }
 
 void Scheduler::load_state_dict(SchedulerStateDict dict) {
