@@ -15,6 +15,7 @@
 #include "data/dataset.h"
 #include "data/digits.h"
 #include "data/random_split.h"
+#include "data/sampler.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
