@@ -5,6 +5,7 @@ safetensors file whose __metadata__ entry "torchless.archive" lists every key in
     from load_archive import load, under
     ckpt = load("checkpoint.safetensors")      # {"epoch": 3, "model.fc.weight": tensor, ...}
     model.load_state_dict(under(ckpt, "model"))
+    optimizer.load_state_dict(optimizer_state_dict(ckpt, "optimizer"))
     epoch = ckpt["epoch"]
 
 Tensors come back as torch tensors (numpy arrays when torch is not installed, or with numpy=True),
@@ -94,6 +95,33 @@ def under(archive, prefix):
     """The entries under "<prefix>." with the prefix taken off (a model's state dict), in order."""
     start = prefix + "."
     return {key[len(start):]: value for key, value in archive.items() if key.startswith(start)}
+
+
+# Hyper-parameters torchless keeps as numbers that PyTorch's param groups hold as bools.
+FLAGS = ("amsgrad", "maximize", "nesterov", "centered", "foreach", "capturable", "differentiable", "fused")
+
+
+def optimizer_state_dict(archive, prefix):
+    """The optimizer state dict torchless's optim::write(archive, prefix, dict) added, in PyTorch's layout
+    ({"state": {index: {name: tensor}}, "param_groups": [{"params": [...], "lr": ..., ...}]}) for
+    torch.optim.<kind>.load_state_dict: beta1 / beta2 become betas, 0/1 flags become bools."""
+    groups = json.loads(archive[prefix + ".param_groups"])["param_groups"]
+    param_groups = []
+    for group in groups:
+        out = {}
+        for key, value in group.items():
+            if key in ("beta1", "beta2"):
+                out["betas"] = (group["beta1"], group["beta2"])
+            elif key in FLAGS:
+                out[key] = bool(value)
+            else:
+                out[key] = value
+        param_groups.append(out)
+    state = {}
+    for key, value in under(archive, prefix + ".state").items():
+        index, name = key.split(".", 1)
+        state.setdefault(int(index), {})[name] = value
+    return {"state": state, "param_groups": param_groups}
 
 
 def main(argv):

@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 import load_archive  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "..", "nn", "data", "archive.safetensors")
+ADAM = os.path.join(HERE, "..", "optim", "data", "adam_archive.safetensors")  # tests/optim/test_checkpoint.cpp
 
 
 class LoadArchive(unittest.TestCase):
@@ -47,6 +48,39 @@ class LoadArchive(unittest.TestCase):
         model.load_state_dict(load_archive.under(load_archive.load(FIXTURE), "model"))
         self.assertTrue(torch.equal(model.fc.weight, torch.full((2, 2), 0.5)))
         self.assertTrue(torch.equal(model.fc.bias, torch.tensor([-1.0, 2.0])))
+
+    def test_optimizer_matches_pytorchs_own_steps(self):
+        p0 = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        p1 = torch.tensor([0.5, -0.5], requires_grad=True)
+        adam = torch.optim.Adam([p0, p1], lr=0.1)
+        for _ in range(2):
+            adam.zero_grad()
+            ((p0 * p0).sum() + (p1 * 3).sum()).backward()
+            adam.step()
+        ckpt = load_archive.load(ADAM)
+        self.assertEqual(ckpt["step"], 2)
+        torch.testing.assert_close(ckpt["params.0"], p0.detach())
+        torch.testing.assert_close(ckpt["params.1"], p1.detach())
+        q0, q1 = (torch.zeros_like(p0, requires_grad=True), torch.zeros_like(p1, requires_grad=True))
+        loaded = torch.optim.Adam([q0, q1], lr=1.0)
+        loaded.load_state_dict(load_archive.optimizer_state_dict(ckpt, "optimizer"))
+        expected, got = adam.state_dict(), loaded.state_dict()
+        self.assertEqual(got["param_groups"][0]["betas"], (0.9, 0.999))
+        self.assertIs(got["param_groups"][0]["amsgrad"], False)
+        for key in ("lr", "eps", "weight_decay", "amsgrad", "maximize", "params"):
+            self.assertEqual(got["param_groups"][0][key], expected["param_groups"][0][key], key)
+        for index in (0, 1):
+            for name in ("step", "exp_avg", "exp_avg_sq"):
+                torch.testing.assert_close(got["state"][index][name], expected["state"][index][name])
+        with torch.no_grad():  # a step from the loaded state moves as PyTorch's own next step
+            q0.copy_(p0)
+            q1.copy_(p1)
+        for opt, params in ((adam, (p0, p1)), (loaded, (q0, q1))):
+            opt.zero_grad()
+            ((params[0] * params[0]).sum() + (params[1] * 3).sum()).backward()
+            opt.step()
+        torch.testing.assert_close(q0, p0)
+        torch.testing.assert_close(q1, p1)
 
     def test_numpy_arrays(self):
         ckpt = load_archive.load(FIXTURE, numpy=True)
