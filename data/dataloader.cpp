@@ -2,11 +2,12 @@
 // calling thread or by worker threads into a window of prefetched batches, delivered in sampler order.
 #include "data/dataloader.h"
 
-#include <algorithm>
 #include <condition_variable>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -32,18 +33,18 @@ class DataLoader::Epoch {
   Epoch(std::shared_ptr<const Dataset> dataset, CollateFn collate, std::vector<std::vector<int64_t>> batches,
         int64_t num_workers, int64_t prefetch_factor)
       : dataset_(std::move(dataset)), collate_(std::move(collate)), batches_(std::move(batches)),
-        window_(num_workers * prefetch_factor) {
-    for (int64_t w = 0; w < num_workers; ++w) workers_.emplace_back([this, w, num_workers] { work(w, num_workers); });
+        window_(num_workers > 0 && prefetch_factor > std::numeric_limits<int64_t>::max() / num_workers
+                    ? std::numeric_limits<int64_t>::max()
+                    : num_workers * prefetch_factor) {
+    try {
+      for (int64_t w = 0; w < num_workers; ++w) workers_.emplace_back([this, w, num_workers] { work(w, num_workers); });
+    } catch (const std::system_error& e) {
+      stop();
+      TL_CHECK(false, "DataLoader: could not start worker ", workers_.size(), " of ", num_workers, " (", e.what(), ")");
+    }
   }
 
-  ~Epoch() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    for (std::thread& worker : workers_) worker.join();
-  }
+  ~Epoch() { stop(); }
 
   int64_t size() const { return static_cast<int64_t>(batches_.size()); }
 
@@ -69,6 +70,16 @@ class DataLoader::Epoch {
     std::string error;  // what the worker caught, when it failed
   };
 
+  // Stops the workers after the batch each is loading, and joins them.
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& worker : workers_) worker.join();
+  }
+
   Example load(int64_t b) const {
     std::vector<Example> examples;
     for (int64_t index : batches_[static_cast<size_t>(b)]) examples.push_back(dataset_->get(index));
@@ -79,7 +90,7 @@ class DataLoader::Epoch {
     for (int64_t b = w; b < size(); b += num_workers) {
       {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || b < next_ + window_; });
+        changed_.wait(lock, [&] { return stop_ || b < next_ || b - next_ < window_; });
         if (stop_) return;
         if (b < next_) continue;  // the loop skipped past it
       }

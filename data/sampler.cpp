@@ -34,6 +34,7 @@ std::vector<int64_t> multinomial(const std::vector<double>& weights, int64_t cou
     std::partial_sum(weights.begin(), weights.end(), cumulative.begin());
     const double sum = cumulative.back();
     for (double& c : cumulative) c /= sum;
+    cumulative.back() = 1.0;  // as PyTorch's kernel, so that every draw lands in a bucket
     for (int64_t i = 0; i < count; ++i) {
       const double u = generator.uniform();
       out.push_back(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
@@ -41,7 +42,7 @@ std::vector<int64_t> multinomial(const std::vector<double>& weights, int64_t cou
     return out;
   }
   std::vector<double> keys(n);
-  for (size_t i = 0; i < n; ++i) keys[i] = weights[i] / -std::log1p(-generator.uniform());
+  for (size_t i = 0; i < n; ++i) keys[i] = weights[i] / -std::log(1.0 - generator.uniform());  // w / Exp(1)
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), int64_t{0});
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[a] > keys[b]; });

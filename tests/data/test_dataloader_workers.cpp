@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -67,6 +68,9 @@ TEST_CASE("DataLoader workers: the same batches in the same order as without wor
       CHECK(epoch(threaded) == first);
       CHECK(epoch(threaded) == second);
     }
+    DataLoader unbounded(dataset, {.batch_size = 3, .shuffle = shuffle, .seed = 4, .num_workers = 2,
+                                   .prefetch_factor = std::numeric_limits<int64_t>::max()});
+    CHECK(epoch(unbounded) == first);
   }
 }
 
