@@ -16,6 +16,7 @@
 #include "data/digits.h"
 #include "data/random_split.h"
 #include "data/sampler.h"
+#include "nn/archive.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
