@@ -162,12 +162,11 @@ struct Fmod : BinaryOpDefaults {
   }
 };
 
-// Python's %: the remainder takes the divisor's sign (ATen's fmod, then + b where the signs differ).
-struct Remainder : BinaryOpDefaults {
+// Python's %: the remainder takes the divisor's sign (ATen's fmod, then + b where the signs differ), with
+// fmod's types and checks.
+struct Remainder : Fmod {
   static constexpr const char* kName = "remainder";
   static constexpr const char* kInplaceName = "remainder_";
-  static constexpr Types kTypes = Types::Numeric;
-  static void check_other(const Tensor& other, const char* name) { check_no_integer_zero(other, name); }
   template <typename A>
   static A f(A a, A b) {
     const A mod = Fmod::f(a, b);

@@ -87,42 +87,34 @@ struct Tanh {
   template <typename A> static A f(A x) { return std::tanh(x); }
 };
 
-// Rounding: an integral input is returned as it is (a copy), as PyTorch's.
-struct Floor {
+// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case.
+template <typename Op>
+struct Rounding {
+  static constexpr bool kFloatResult = false;
+  template <typename A> static A f(A x) {
+    if constexpr (std::is_integral_v<A>) return x;
+    else return Op::round(x);
+  }
+};
+struct Floor : Rounding<Floor> {
   static constexpr const char* kName = "floor";
   static constexpr const char* kInplaceName = "floor_";
-  static constexpr bool kFloatResult = false;
-  template <typename A> static A f(A x) {
-    if constexpr (std::is_integral_v<A>) return x;
-    else return std::floor(x);
-  }
+  template <typename A> static A round(A x) { return std::floor(x); }
 };
-struct Ceil {
+struct Ceil : Rounding<Ceil> {
   static constexpr const char* kName = "ceil";
   static constexpr const char* kInplaceName = "ceil_";
-  static constexpr bool kFloatResult = false;
-  template <typename A> static A f(A x) {
-    if constexpr (std::is_integral_v<A>) return x;
-    else return std::ceil(x);
-  }
+  template <typename A> static A round(A x) { return std::ceil(x); }
 };
-struct Round {  // half to even (round(2.5) is 2), as std::nearbyint in the default rounding mode
+struct Round : Rounding<Round> {  // half to even (round(2.5) is 2): std::nearbyint in the default rounding mode
   static constexpr const char* kName = "round";
   static constexpr const char* kInplaceName = "round_";
-  static constexpr bool kFloatResult = false;
-  template <typename A> static A f(A x) {
-    if constexpr (std::is_integral_v<A>) return x;
-    else return std::nearbyint(x);
-  }
+  template <typename A> static A round(A x) { return std::nearbyint(x); }
 };
-struct Trunc {
+struct Trunc : Rounding<Trunc> {
   static constexpr const char* kName = "trunc";
   static constexpr const char* kInplaceName = "trunc_";
-  static constexpr bool kFloatResult = false;
-  template <typename A> static A f(A x) {
-    if constexpr (std::is_integral_v<A>) return x;
-    else return std::trunc(x);
-  }
+  template <typename A> static A round(A x) { return std::trunc(x); }
 };
 // (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
 struct Sign {
