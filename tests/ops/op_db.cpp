@@ -15,6 +15,7 @@ constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
 constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
 constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
 constexpr const char* kReturnsBool = "returns a C++ bool (item()), which a proxy cannot give";
+constexpr const char* kZeroDivision = "divides by an integer 0, which throws (PyTorch's ZeroDivisionError)";
 
 TensorList list(const Tensor& t) { return {t}; }
 Tensor flag(bool b) { return scalar_tensor(b, DType::Bool); }
@@ -307,7 +308,7 @@ Samples opinfo_pow_() {
                 }}.generic());                                                                                   \
     s.push_back(Sample{"int64_zero", [](const Tensor& x, const Tensor& y) {                                      \
                   return list(name(x.to(DType::Int64), y.to(DType::Int64)));                                     \
-                }}.generic().no_profile("divides by an integer 0, which throws (PyTorch's ZeroDivisionError)")); \
+                }}.generic().no_profile(kZeroDivision).no_trace(kZeroDivision));                              \
     return s;                                                                                                    \
   }                                                                                                              \
   Samples opinfo_##name##_() {                                                                                   \
