@@ -71,6 +71,24 @@ Tensor select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, 
   return z;
 }
 
+Tensor roll_backward(const Tensor& grad, const IntList& shifts, const IntList& dims) {
+  Shape back;
+  for (int64_t s : shifts.values) back.push_back(-s);
+  return grad.roll(back, dims.values);
+}
+
+// grad viewed as (r0, s0, r1, s1, ...) (s: the input's shape padded with leading 1s) and summed over each r.
+Tensor repeat_backward(const Tensor& grad, const Shape& repeats, const TensorInfo& self) {
+  const int64_t rank = repeats.size(), lead = rank - self.shape.size();
+  Shape interleaved, copies;
+  for (int64_t d = 0; d < rank; ++d) {
+    interleaved.push_back(repeats[d]);
+    interleaved.push_back(d < lead ? 1 : self.shape[d - lead]);
+    copies.push_back(2 * d);
+  }
+  return sum(grad.reshape(interleaved), copies).reshape(self.shape);
+}
+
 Tensor abs_backward(const Tensor& grad, const Tensor& self) {
   const DType t = self.dtype();
   return grad * (self.gt(0.0).to(t) - self.lt(0.0).to(t));

@@ -25,6 +25,10 @@ Tensor permute_backward(const Tensor& grad, const Shape& dims);
 Tensor slice_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
 Tensor select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, int64_t index);
+/// grad rolled back: the shifts negated.
+Tensor roll_backward(const Tensor& grad, const IntList& shifts, const IntList& dims);
+/// grad (the repeated shape) summed over its copies back to the input's shape.
+Tensor repeat_backward(const Tensor& grad, const Shape& repeats, const TensorInfo& self);
 
 // ---- elementwise ----
 /// grad * sign(self), 0 at 0.

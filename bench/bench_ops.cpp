@@ -1,7 +1,7 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum) in GB/s next to std::memcpy of the same
-// bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a 1-element
-// a + b, ns per op). The benchmarks take turns run by run, so a change in machine load hits an op and
-// its memcpy partner alike.
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, the pointwise and rearranging ops of #32) in GB/s
+// next to std::memcpy of the same bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the
+// dispatch point (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns
+// run by run, so a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -104,6 +104,8 @@ int main(int argc, char** argv) try {
   tl::Tensor a = tl::rand({n}), b = tl::rand({n}), acc = tl::rand({n}), dst = tl::zeros({n});
   tl::Tensor x = tl::rand({kMatmulN, kMatmulN}), w = tl::rand({kMatmulN, kMatmulN});
   const tl::Tensor one_a = tl::rand({1}), one_b = tl::rand({1});
+  const tl::Tensor square = a.view({8192, n / 8192}), small = tl::rand({16, 16});
+  const tl::Tensor mask_a = a.gt(0.5), mask_b = b.gt(0.5);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -116,6 +118,32 @@ int main(int argc, char** argv) try {
       {"sum (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.sum().item<double>(); }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
+      {"floor", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.floor().numel(); }},
+      {"round", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.round().numel(); }},
+      {"sign", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.sign().numel(); }},
+      {"erf", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.erf().numel(); }},
+      {"floor_ (in place)", 2.0 * kBytes, "GB/s", [&] { acc.floor_(); }},
+      {"isnan (bool out)", 1.25 * kBytes, "GB/s", [&] { sink = sink + a.isnan().numel(); }},
+      {"nan_to_num", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.nan_to_num().numel(); }},
+      {"logical_and (bool)", 0.75 * kBytes, "GB/s", [&] { sink = sink + mask_a.logical_and(mask_b).numel(); }},
+      {"clamp_min", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.clamp_min(0.5).numel(); }},
+      {"clamp_min_ (in place)", 2.0 * kBytes, "GB/s", [&] { acc.clamp_min_(0.5); }},
+      {"fmod (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.fmod(b).numel(); }},
+      {"remainder (a, 0.3)", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.remainder(0.3).numel(); }},
+      {"flip (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.flip({0, 1}).numel(); }},
+      {"roll (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.roll({3, 5}, {0, 1}).numel(); }},
+      {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},
+      {"tile (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::tile(square, {2, 1}).numel(); }},
+      {"triu", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.triu().numel(); }},
+      {"split into 16 (views)", static_cast<double>(kTinyOps / 10), "ns/op",
+       [&] {
+         for (int64_t i = 0; i < kTinyOps / 10; ++i) sink = sink + small.split(1).size();
+       }},
+      {"unbind 16 / chunk 4 / narrow", static_cast<double>(kTinyOps / 10), "ns/op",
+       [&] {
+         for (int64_t i = 0; i < kTinyOps / 10; ++i)
+           sink = sink + small.unbind().size() + small.chunk(4).size() + small.narrow(0, 2, 3).numel();
+       }},
       {"a + b, 1 element (overhead)", static_cast<double>(kTinyOps), "ns/op",
        [&] {
          for (int64_t i = 0; i < kTinyOps; ++i) sink = sink + (one_a + one_b).numel();

@@ -175,8 +175,10 @@ def field_default(arg):
 
 
 def box_function(arg):
-    """box, or box_list for an int[N] whose default [] made its field optional: none given boxes as []."""
-    return "box_list" if re.fullmatch(r"int\[\d+\]", arg.base) and arg.default == "[]" else "box"
+    """box, or box_list for an int[N] whose default [] made its field optional: none given boxes as []. An
+    int[1] (an IntList, roll's dims=[]) boxes as it is."""
+    listed = re.fullmatch(r"int\[\d+\]", arg.base) and arg.default == "[]"
+    return "box_list" if listed and field_type(arg).startswith("std::optional<std::array") else "box"
 
 
 def fields(op):

@@ -1,8 +1,9 @@
-// ops/binary.cpp — add, sub, mul, div, pow and their in-place forms, rsub, Python's __rtruediv__, clamp
-// and where: broadcasting,
+// ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, rsub, Python's
+// __rtruediv__, clamp, clamp_min, clamp_max and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -51,7 +52,26 @@ struct BinaryOpDefaults {
   static constexpr const char* kOther = "other";
   static DType compute_dtype(DType result) { return result; }
   static void check(const BinaryOperands&, const char*) {}
+  /// A check of `other` converted to the compute dtype (the values the loop will read).
+  static void check_other(const Tensor&, const char*) {}
 };
+
+// Integer division by zero is refused (the loop must not throw): ATen's words, checked before any write.
+void check_no_integer_zero(const Tensor& other, const char* name) {
+  if (is_floating_point(other.dtype())) return;
+  Tensor zero = Tensor::allocate(other.shape(), DType::Bool);
+  TL_DISPATCH_NUMERIC_TYPES(other.dtype(), name, [&] {
+    detail::map_elements<bool, scalar_t>(ElementwiseLoop(zero, {other}), [](scalar_t v) { return v == 0; });
+  });
+  const auto n = static_cast<size_t>(zero.numel());
+  TL_CHECK(n == 0 || std::memchr(zero.raw_data(), 1, n) == nullptr, name, ": ZeroDivisionError");
+}
+
+// a % b with b != 0; INT_MIN % -1 (undefined in C++) is 0.
+template <typename A>
+A int_fmod(A a, A b) {
+  return b == A(-1) ? A(0) : static_cast<A>(a % b);
+}
 
 struct Add : BinaryOpDefaults {
   static constexpr const char* kName = "add";
@@ -129,6 +149,31 @@ struct Pow : BinaryOpDefaults {
   }
 };
 
+// C's fmod: the remainder takes the dividend's sign.
+struct Fmod : BinaryOpDefaults {
+  static constexpr const char* kName = "fmod";
+  static constexpr const char* kInplaceName = "fmod_";
+  static constexpr Types kTypes = Types::Numeric;
+  static void check_other(const Tensor& other, const char* name) { check_no_integer_zero(other, name); }
+  template <typename A>
+  static A f(A a, A b) {
+    if constexpr (std::is_integral_v<A>) return int_fmod(a, b);
+    else return std::fmod(a, b);
+  }
+};
+
+// Python's %: the remainder takes the divisor's sign (ATen's fmod, then + b where the signs differ), with
+// fmod's types and checks.
+struct Remainder : Fmod {
+  static constexpr const char* kName = "remainder";
+  static constexpr const char* kInplaceName = "remainder_";
+  template <typename A>
+  static A f(A a, A b) {
+    const A mod = Fmod::f(a, b);
+    return mod != A(0) && ((b < A(0)) != (mod < A(0))) ? static_cast<A>(mod + b) : mod;
+  }
+};
+
 // f(a, b), or f(a, alpha * b) with a scale (ATen's add and sub with alpha != 1).
 template <typename Op, typename T>
 void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
@@ -175,6 +220,7 @@ Tensor binary(const Tensor& self, const Tensor& other, const std::optional<Scala
   const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, Op::kName);
   const DType dtype = Op::compute_dtype(b.dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
+  Op::check_other(y, Op::kName);
   Tensor out = Tensor::allocate(b.shape, dtype);
   run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName, alpha);
   return out;
@@ -194,6 +240,7 @@ Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scal
   detail::check_no_internal_overlap(self, name);
   detail::check_no_partial_overlap(self, b.other, name);
   const Tensor y = detail::to_dtype(b.other, dtype);
+  Op::check_other(y, name);
   if (dtype == self.dtype()) {
     run_loop<Op>(dtype, ElementwiseLoop(self, {self, y}), name, alpha);
     return self;
@@ -205,13 +252,14 @@ Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scal
   return self;
 }
 
-// min(max(x, lo), hi) with either bound optional; NaN stays NaN, lo > hi gives hi, and a NaN bound
-// gives NaN everywhere when both are given but is ignored alone (as ATen's clamp_out).
+// min(max(x, lo), hi) with either bound optional; NaN stays NaN and lo > hi gives hi. `fill_nan`: the
+// caller's rule found a NaN bound that makes every element NaN.
 template <typename T>
-void clamp_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+void clamp_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                bool fill_nan) {
   using A = detail::acc_type<T>;
   const A l = lo ? lo->to<A>() : A(0), h = hi ? hi->to<A>() : A(0);
-  if (lo && hi && (l != l || h != h)) {
+  if (fill_nan) {
     detail::map_elements<T, T>(loop, [](T) { return static_cast<T>(std::numeric_limits<A>::quiet_NaN()); });
     return;
   }
@@ -222,10 +270,14 @@ void clamp_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& lo, co
   else detail::map_elements<T, T>(loop, [=](T x) { return static_cast<T>(upper(static_cast<A>(x))); });
 }
 
-Tensor clamp_impl(const Tensor& self, const ClampArgs& args, bool inplace) {
-  const char* name = inplace ? "clamp_" : "clamp";
-  const std::optional<Scalar>& lo = args.min;
-  const std::optional<Scalar>& hi = args.max;
+bool is_nan(const std::optional<Scalar>& bound) {
+  return bound && bound->is_floating_point() && std::isnan(bound->to<double>());
+}
+
+// clamp and its one-sided forms. A NaN bound makes every element NaN for clamp_min and clamp_max (ATen
+// fills the result) and for clamp with both bounds, and is ignored by clamp with one (as ATen's clamp_out).
+Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi,
+                  const char* name, bool inplace, bool one_sided) {
   TL_CHECK(lo || hi, name, ": at least one of 'min' or 'max' must not be None");
   std::vector<Scalar> bounds;
   if (lo) bounds.push_back(*lo);
@@ -241,8 +293,9 @@ Tensor clamp_impl(const Tensor& self, const ClampArgs& args, bool inplace) {
   } else {
     out = Tensor::allocate(self.shape(), dtype);
   }
+  const bool fill_nan = one_sided ? is_nan(lo) || is_nan(hi) : lo && hi && (is_nan(lo) || is_nan(hi));
   const ElementwiseLoop loop(out, {detail::to_dtype(self, dtype)});
-  TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { clamp_loop<scalar_t>(loop, lo, hi); });
+  TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { clamp_loop<scalar_t>(loop, lo, hi, fill_nan); });
   return out;
 }
 
@@ -277,8 +330,29 @@ Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) { ret
 // Python's Tensor.__rtruediv__ (`1.0 / x`) in PyTorch 1.13: reciprocal(x) * other, two ops.
 Tensor rtruediv(const Tensor& self, const RtruedivArgs& args) { return tl::reciprocal(self) * args.other; }
 
-Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args, false); }
-Tensor clamp_(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args, true); }
+Tensor fmod(const Tensor& self, const Tensor& other, const FmodArgs& args) { return binary<Fmod>(self, other, args.other); }
+Tensor fmod_(const Tensor& self, const Tensor& other, const FmodArgs& args) { return binary_<Fmod>(self, other, args.other); }
+Tensor remainder(const Tensor& self, const Tensor& other, const RemainderArgs& args) {
+  return binary<Remainder>(self, other, args.other);
+}
+Tensor remainder_(const Tensor& self, const Tensor& other, const RemainderArgs& args) {
+  return binary_<Remainder>(self, other, args.other);
+}
+
+Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp", false, false); }
+Tensor clamp_(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp_", true, false); }
+Tensor clamp_min(const Tensor& self, const ClampMinArgs& args) {
+  return clamp_impl(self, args.min, std::nullopt, "clamp_min", false, true);
+}
+Tensor clamp_min_(const Tensor& self, const ClampMinArgs& args) {
+  return clamp_impl(self, args.min, std::nullopt, "clamp_min_", true, true);
+}
+Tensor clamp_max(const Tensor& self, const ClampMaxArgs& args) {
+  return clamp_impl(self, std::nullopt, args.max, "clamp_max", false, true);
+}
+Tensor clamp_max_(const Tensor& self, const ClampMaxArgs& args) {
+  return clamp_impl(self, std::nullopt, args.max, "clamp_max_", true, true);
+}
 
 // condition, self and other broadcast together; self and other promote to their result type.
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {

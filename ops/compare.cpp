@@ -1,5 +1,5 @@
-// ops/compare.cpp — gt, lt, ge, le, eq, ne (bool tensors, broadcasting, operands promoted to their
-// result type), and allclose / equal, which answer with a bool.
+// ops/compare.cpp — gt, lt, ge, le, eq, ne and logical_and, logical_or, logical_xor (bool tensors,
+// broadcasting, operands promoted to their result type), and allclose / equal, which answer with a bool.
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -37,6 +37,20 @@ struct Eq {
 struct Ne {
   static constexpr const char* kName = "ne";
   template <typename A> static bool f(A a, A b) { return a != b; }
+};
+
+// Any non-zero value (NaN too) is true.
+struct LogicalAnd {
+  static constexpr const char* kName = "logical_and";
+  template <typename A> static bool f(A a, A b) { return a != A(0) && b != A(0); }
+};
+struct LogicalOr {
+  static constexpr const char* kName = "logical_or";
+  template <typename A> static bool f(A a, A b) { return a != A(0) || b != A(0); }
+};
+struct LogicalXor {
+  static constexpr const char* kName = "logical_xor";
+  template <typename A> static bool f(A a, A b) { return (a != A(0)) != (b != A(0)); }
 };
 
 // bool out = Op(x, y) with x and y already of the same dtype.
@@ -90,6 +104,15 @@ Tensor ge(const Tensor& self, const Tensor& other, const GeArgs& args) { return 
 Tensor le(const Tensor& self, const Tensor& other, const LeArgs& args) { return compare<Le>(self, other, args.other); }
 Tensor eq(const Tensor& self, const Tensor& other, const EqArgs& args) { return compare<Eq>(self, other, args.other); }
 Tensor ne(const Tensor& self, const Tensor& other, const NeArgs& args) { return compare<Ne>(self, other, args.other); }
+Tensor logical_and(const Tensor& self, const Tensor& other, const LogicalAndArgs& args) {
+  return compare<LogicalAnd>(self, other, args.other);
+}
+Tensor logical_or(const Tensor& self, const Tensor& other, const LogicalOrArgs& args) {
+  return compare<LogicalOr>(self, other, args.other);
+}
+Tensor logical_xor(const Tensor& self, const Tensor& other, const LogicalXorArgs& args) {
+  return compare<LogicalXor>(self, other, args.other);
+}
 
 // Unlike torch.allclose, operands of different dtypes are compared in their result type.
 bool allclose(const Tensor& self, const Tensor& other, const AllcloseArgs& args) {

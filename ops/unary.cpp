@@ -1,9 +1,12 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh and their in-place forms; reciprocal,
-// gelu, hardswish.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh, floor, ceil, round, trunc, sign, erf
+// and their in-place forms; reciprocal, gelu, hardswish; nan_to_num; isnan, isinf, isfinite, logical_not.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -84,6 +87,53 @@ struct Tanh {
   template <typename A> static A f(A x) { return std::tanh(x); }
 };
 
+// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case.
+template <typename Op>
+struct Rounding {
+  static constexpr bool kFloatResult = false;
+  template <typename A> static A f(A x) {
+    if constexpr (std::is_integral_v<A>) return x;
+    else return Op::round(x);
+  }
+};
+struct Floor : Rounding<Floor> {
+  static constexpr const char* kName = "floor";
+  static constexpr const char* kInplaceName = "floor_";
+  template <typename A> static A round(A x) { return std::floor(x); }
+};
+struct Ceil : Rounding<Ceil> {
+  static constexpr const char* kName = "ceil";
+  static constexpr const char* kInplaceName = "ceil_";
+  template <typename A> static A round(A x) { return std::ceil(x); }
+};
+struct Round : Rounding<Round> {  // half to even (round(2.5) is 2): std::nearbyint in the default rounding mode
+  static constexpr const char* kName = "round";
+  static constexpr const char* kInplaceName = "round_";
+  template <typename A> static A round(A x) { return std::nearbyint(x); }
+};
+struct Trunc : Rounding<Trunc> {
+  static constexpr const char* kName = "trunc";
+  static constexpr const char* kInplaceName = "trunc_";
+  template <typename A> static A round(A x) { return std::trunc(x); }
+};
+// (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
+struct Sign {
+  static constexpr const char* kName = "sign";
+  static constexpr const char* kInplaceName = "sign_";
+  static constexpr bool kFloatResult = false;
+  static constexpr bool kTakesBool = true;
+  template <typename A> static A f(A x) {
+    if constexpr (std::is_same_v<A, bool>) return x;
+    else return static_cast<A>(static_cast<A>(A(0) < x) - static_cast<A>(x < A(0)));
+  }
+};
+struct Erf {
+  static constexpr const char* kName = "erf";
+  static constexpr const char* kInplaceName = "erf_";
+  static constexpr bool kFloatResult = true;
+  template <typename A> static A f(A x) { return std::erf(x); }
+};
+
 template <typename Op>
 DType result_dtype(DType input) {
   return Op::kFloatResult && !is_floating_point(input) ? DType::Float32 : input;
@@ -109,6 +159,8 @@ template <typename Op>
 void run_loop(DType dtype, const detail::ElementwiseLoop& loop, const char* name) {
   if constexpr (Op::kFloatResult) {
     TL_DISPATCH_FLOATING_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
+  } else if constexpr (requires { Op::kTakesBool; }) {
+    TL_DISPATCH_ALL_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
   } else {
     TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
   }
@@ -150,6 +202,12 @@ TL_UNARY_KERNELS(Sqrt, sqrt)
 TL_UNARY_KERNELS(Rsqrt, rsqrt)
 TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
+TL_UNARY_KERNELS(Floor, floor)
+TL_UNARY_KERNELS(Ceil, ceil)
+TL_UNARY_KERNELS(Round, round)
+TL_UNARY_KERNELS(Trunc, trunc)
+TL_UNARY_KERNELS(Sign, sign)
+TL_UNARY_KERNELS(Erf, erf)
 #undef TL_UNARY_KERNELS
 Tensor reciprocal(const Tensor& self) { return unary<Reciprocal>(self); }
 
@@ -184,6 +242,86 @@ Tensor hardswish(const Tensor& self) {
     const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
     return static_cast<decltype(v)>(a * clipped / A(6));
   });
+}
+
+namespace {
+
+// The largest finite value of T (bfloat16's is 0x7f7f, which float holds exactly).
+template <typename T>
+detail::acc_type<T> largest() {
+  if constexpr (std::is_same_v<T, BFloat16>) return std::bit_cast<float>(uint32_t{0x7f7f0000});
+  else return std::numeric_limits<T>::max();
+}
+
+// out = x with NaN, +inf and -inf replaced (by default 0, the dtype's largest and lowest finite values); an
+// integral or bool x is copied as it is, as PyTorch's.
+void nan_to_num_into(const Tensor& out, const Tensor& x, const NanToNumArgs& args) {
+  if (!is_floating_point(x.dtype())) {
+    if (!out.is_same(x)) detail::copy_elements(out, x);
+    return;
+  }
+  const detail::ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "nan_to_num", [&] {
+    using A = detail::acc_type<scalar_t>;
+    // Each replacement rounded to the dtype first, as ATen's static_cast<scalar_t>.
+    const scalar_t nan = static_cast<scalar_t>(static_cast<A>(args.nan.value_or(0.0)));
+    const scalar_t posinf = static_cast<scalar_t>(args.posinf ? static_cast<A>(*args.posinf) : largest<scalar_t>());
+    const scalar_t neginf = static_cast<scalar_t>(args.neginf ? static_cast<A>(*args.neginf) : -largest<scalar_t>());
+    detail::map_elements<scalar_t, scalar_t>(loop, [=](scalar_t v) {
+      const A a = static_cast<A>(v);
+      return a != a ? nan : a == std::numeric_limits<A>::infinity() ? posinf
+                          : a == -std::numeric_limits<A>::infinity() ? neginf : v;
+    });
+  });
+}
+
+// A bool test of each element, any dtype in.
+template <typename F>
+Tensor predicate(const Tensor& x, const char* name, const F& f) {
+  Tensor out = Tensor::allocate(x.shape(), DType::Bool);
+  const detail::ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_ALL_TYPES(x.dtype(), name, [&] {
+    detail::map_elements<bool, scalar_t>(loop, [&](scalar_t v) { return f(static_cast<detail::acc_type<scalar_t>>(v)); });
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor nan_to_num(const Tensor& self, const NanToNumArgs& args) {
+  Tensor out = Tensor::allocate(self.shape(), self.dtype());
+  nan_to_num_into(out, self, args);
+  return out;
+}
+
+Tensor nan_to_num_(const Tensor& self, const NanToNumArgs& args) {
+  detail::check_no_internal_overlap(self, "nan_to_num_");
+  nan_to_num_into(self, self, args);
+  return self;
+}
+
+// Integral and bool elements are never NaN or infinite.
+Tensor isnan(const Tensor& self) {
+  return predicate(self, "isnan", []<typename A>(A v) {
+    if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
+    else return false;
+  });
+}
+Tensor isinf(const Tensor& self) {
+  return predicate(self, "isinf", []<typename A>(A v) {
+    if constexpr (std::is_floating_point_v<A>) return std::isinf(v);
+    else return false;
+  });
+}
+Tensor isfinite(const Tensor& self) {
+  return predicate(self, "isfinite", []<typename A>(A v) {
+    if constexpr (std::is_floating_point_v<A>) return std::isfinite(v);
+    else return true;
+  });
+}
+// NaN is true, as any non-zero value.
+Tensor logical_not(const Tensor& self) {
+  return predicate(self, "logical_not", []<typename A>(A v) { return v == A(0); });
 }
 
 }  // namespace tl::kernels

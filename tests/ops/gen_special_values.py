@@ -107,6 +107,17 @@ SAMPLES = {
     "expand": {"plain": lambda x, y: x.view(1, 32).expand(2, 32)},
     "squeeze": {"plain": lambda x, y: x.squeeze(0)},
     "unsqueeze": {"plain": lambda x, y: x.unsqueeze(1)},
+    "narrow": {"plain": lambda x, y: x.narrow(2, 1, 2), "negative_start": lambda x, y: x.narrow(3, -3, 2)},
+    "chunk": {"plain": lambda x, y: torch.chunk(x, 2, 1), "uneven": lambda x, y: x.flatten().chunk(3)},
+    "split": {"plain": lambda x, y: x.split(3, 3)},
+    "split_with_sizes": {"plain": lambda x, y: torch.split(x, [1, 3], 3)},
+    "unbind": {"plain": lambda x, y: x.unbind(1)},
+    "flip": {"plain": lambda x, y: torch.flip(x, [1, 3])},
+    "roll": {"dims": lambda x, y: x.roll([1, -2], [2, 3]), "flat": lambda x, y: torch.roll(x.transpose(2, 3), 5)},
+    "repeat": {"plain": lambda x, y: x.repeat(2, 1, 1, 2), "new_dims": lambda x, y: x.repeat(2, 1, 3, 1, 1)},
+    "tile": {"plain": lambda x, y: torch.tile(x, (2, 3))},
+    "triu": {"plain": lambda x, y: torch.triu(x), "diagonal": lambda x, y: x.triu(-1)},
+    "tril": {"plain": lambda x, y: torch.tril(x), "diagonal": lambda x, y: x.tril(1)},
     "gelu": {"none": lambda x, y: F.gelu(x), "tanh": lambda x, y: F.gelu(x, approximate="tanh"),
              "float64": lambda x, y: F.gelu(x.to(torch.float64)), "bfloat16": lambda x, y: F.gelu(x.to(torch.bfloat16))},
     "hardswish": {"plain": lambda x, y: F.hardswish(x), "float64": lambda x, y: F.hardswish(x.to(torch.float64)),
@@ -114,6 +125,17 @@ SAMPLES = {
     "silu": {"plain": lambda x, y: F.silu(x), "float64": lambda x, y: F.silu(x.to(torch.float64)),
              "bfloat16": lambda x, y: F.silu(x.to(torch.bfloat16))},
     "clamp": {"plain": lambda x, y: torch.clamp(x, -1.0, 1.0)},
+    "clamp_min": {"plain": lambda x, y: torch.clamp_min(x, -0.5), "nan_bound": lambda x, y: x.clamp_min(float("nan")),
+                  "int64": lambda x, y: x.to(torch.int64).clamp_min(0.5)},
+    "clamp_max": {"plain": lambda x, y: torch.clamp_max(x, 0.5), "nan_bound": lambda x, y: x.clamp_max(float("nan")),
+                  "int64": lambda x, y: x.to(torch.int64).clamp_max(0.5)},
+    "clamp_min_": {"plain": lambda x, y: x.clone().clamp_min_(-0.5)},
+    "clamp_max_": {"plain": lambda x, y: x.clone().clamp_max_(0.5)},
+    "nan_to_num": {"plain": lambda x, y: torch.nan_to_num(x), "values": lambda x, y: x.nan_to_num(1.0, 2.0, -3.0),
+                   "bfloat16": lambda x, y: x.to(torch.bfloat16).nan_to_num(),
+                   "float64": lambda x, y: x.to(torch.float64).nan_to_num(),
+                   "int64": lambda x, y: x.to(torch.int64).nan_to_num()},
+    "nan_to_num_": {"plain": lambda x, y: x.clone().nan_to_num_(), "values": lambda x, y: x.clone().nan_to_num_(1.0, 2.0, -3.0)},
     "reciprocal": {"plain": lambda x, y: torch.reciprocal(x)},
     "rsub": {"self": lambda x, y: torch.rsub(x, y), "other": lambda x, y: torch.rsub(y, x), "number": lambda x, y: 2.0 - x},
     "__rtruediv__": {"number": lambda x, y: 1.0 / x},
@@ -269,7 +291,34 @@ for name in ["add", "sub", "mul", "div", "pow"]:
 for name, alpha in [("add", 2.5), ("sub", 0.5)]:
     SAMPLES[name]["alpha"] = (lambda n, a: lambda x, y: getattr(torch, n)(x, y, alpha=a))(name, alpha)
     SAMPLES[name + "_"]["alpha"] = (lambda n, a: lambda x, y: getattr(x.clone(), n)(y, alpha=a))(name + "_", alpha)
-for name in ["gt", "lt", "ge", "le", "eq", "ne"]:
+for name in ["floor", "ceil", "round", "trunc", "sign", "erf"]:
+    SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name),
+                     "int64": (lambda n: lambda x, y: getattr(torch, n)((x * 4.0).to(torch.int64)))(name),
+                     "bfloat16": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.bfloat16)))(name)}
+    SAMPLES[name + "_"] = {"plain": inplace(name + "_")}
+SAMPLES["sign"]["bool"] = lambda x, y: torch.sign(x > 0)
+for name in ["isnan", "isinf", "isfinite", "logical_not"]:
+    SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name),
+                     "int64": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.int64)))(name),
+                     "bool": (lambda n: lambda x, y: getattr(torch, n)(x > 0))(name)}
+
+
+def one_by_one(f):
+    """f(a, b) element by element, on PyTorch's scalar loop (C's fmod). Its vectorised loop (Sleef's fmodf)
+    returns NaN for a float32 denormal divisor, where C's fmod, and torchless, give the exact remainder."""
+    return lambda a, b: torch.stack([f(p, q) for p, q in zip(a.flatten(), b.flatten())]).view(a.shape)
+
+
+for name in ["fmod", "remainder"]:
+    SAMPLES[name] = {"self": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
+                     "other": (lambda n: lambda x, y: one_by_one(getattr(torch, n))(y, x))(name),
+                     "number": (lambda n: lambda x, y: getattr(torch, n)(x, 1.5))(name),
+                     "negative_number": (lambda n: lambda x, y: getattr(x, n)(-0.75))(name),
+                     "int64": (lambda n: lambda x, y: getattr(torch, n)((x * 4.0).to(torch.int64),
+                                                                        (y * -4.0).to(torch.int64)))(name),
+                     "int64_zero": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.int64), y.to(torch.int64)))(name)}
+    SAMPLES[name + "_"] = {"self": inplace2(name + "_")}
+for name in ["gt", "lt", "ge", "le", "eq", "ne", "logical_and", "logical_or", "logical_xor"]:
     SAMPLES[name] = {"xy": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
                      "xx": (lambda n: lambda x, y: getattr(torch, n)(x, x))(name)}
 

@@ -3,6 +3,7 @@
 #include "tests/ops/op_db.h"
 
 #include <array>
+#include <cmath>
 
 #include "core/op_kind.h"
 #include "ops/ops.h"
@@ -14,6 +15,7 @@ constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
 constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
 constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
 constexpr const char* kReturnsBool = "returns a C++ bool (item()), which a proxy cannot give";
+constexpr const char* kZeroDivision = "divides by an integer 0, which throws (PyTorch's ZeroDivisionError)";
 
 TensorList list(const Tensor& t) { return {t}; }
 Tensor flag(bool b) { return scalar_tensor(b, DType::Bool); }
@@ -68,6 +70,21 @@ Samples binary_(Tensor& (*f)(Tensor&, const Tensor&)) {
 Samples compare(Tensor (Tensor::*f)(const Tensor&) const) {
   return {Sample{"xy", [f](const Tensor& x, const Tensor& y) { return list((x.*f)(y)); }}.generic(),
           Sample{"xx", [f](const Tensor& x, const Tensor&) { return list((x.*f)(x)); }}.generic()};
+}
+/// bool results of any dtype: the tests and logical_not, also of an int64 and a bool tensor.
+Samples predicate(Tensor (*f)(const Tensor&)) {
+  return {Sample{"plain", [f](const Tensor& x, const Tensor&) { return list(f(x)); }}.generic(),
+          Sample{"int64", [f](const Tensor& x, const Tensor&) { return list(f(x.to(DType::Int64))); }}.generic(),
+          Sample{"bool", [f](const Tensor& x, const Tensor&) { return list(f(x.gt(Scalar(0.0)))); }}.generic()};
+}
+/// An op that keeps (floor, sign, ...) or promotes (erf) its dtype: also of int64 and bfloat16, and of bool
+/// where it takes one (sign).
+Samples with_dtypes(Tensor (*f)(const Tensor&), bool takes_bool = false) {
+  Samples s{Sample{"plain", [f](const Tensor& x, const Tensor&) { return list(f(x)); }}.generic(),
+            Sample{"int64", [f](const Tensor& x, const Tensor&) { return list(f((x * 4.0).to(DType::Int64))); }}.generic(),
+            Sample{"bfloat16", [f](const Tensor& x, const Tensor&) { return list(f(x.to(DType::BFloat16))); }}.generic()};
+  if (takes_bool) s.push_back(Sample{"bool", [f](const Tensor& x, const Tensor&) { return list(f(x.gt(Scalar(0.0)))); }}.generic());
+  return s;
 }
 Samples one(const char* name, SampleFn fn) { return {Sample{name, std::move(fn)}}; }
 Samples one_generic(SampleFn fn) { return {Sample{"plain", std::move(fn)}.generic()}; }
@@ -150,6 +167,38 @@ Samples opinfo_expand() {
 }
 Samples opinfo_squeeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(squeeze(x, 0)); }); }
 Samples opinfo_unsqueeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(unsqueeze(x, 1)); }); }
+Samples opinfo_narrow() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(narrow(x, 2, 1, 2)); }}.generic(),
+          Sample{"negative_start", [](const Tensor& x, const Tensor&) { return list(x.narrow(3, -3, 2)); }}.generic()};
+}
+// The list ops: their pieces, in order.
+Samples opinfo_chunk() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return chunk(x, 2, 1); }}.generic(),
+          Sample{"uneven", [](const Tensor& x, const Tensor&) { return x.flatten().chunk(3); }}.generic()};
+}
+Samples opinfo_split() { return one_generic([](const Tensor& x, const Tensor&) { return x.split(3, 3); }); }
+Samples opinfo_split_with_sizes() {
+  return one_generic([](const Tensor& x, const Tensor&) { return split_with_sizes(x, {1, 3}, 3); });
+}
+Samples opinfo_unbind() { return one_generic([](const Tensor& x, const Tensor&) { return x.unbind(1); }); }
+Samples opinfo_flip() { return one_generic([](const Tensor& x, const Tensor&) { return list(flip(x, {1, 3})); }); }
+Samples opinfo_roll() {
+  return {Sample{"dims", [](const Tensor& x, const Tensor&) { return list(x.roll({1, -2}, {2, 3})); }}.generic(),
+          Sample{"flat", [](const Tensor& x, const Tensor&) { return list(roll(x.transpose(2, 3), {5})); }}.generic()};
+}
+Samples opinfo_repeat() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.repeat({2, 1, 1, 2})); }}.generic(),
+          Sample{"new_dims", [](const Tensor& x, const Tensor&) { return list(x.repeat({2, 1, 3, 1, 1})); }}.generic()};
+}
+Samples opinfo_tile() { return one_generic([](const Tensor& x, const Tensor&) { return list(tile(x, {2, 3})); }); }
+Samples opinfo_triu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(triu(x)); }}.generic(),
+          Sample{"diagonal", [](const Tensor& x, const Tensor&) { return list(x.triu(-1)); }}.generic()};
+}
+Samples opinfo_tril() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(tril(x)); }}.generic(),
+          Sample{"diagonal", [](const Tensor& x, const Tensor&) { return list(x.tril(1)); }}.generic()};
+}
 
 // ---- elementwise ----
 #define TL_UNARY_OPINFO(name)                                              \
@@ -165,6 +214,16 @@ TL_UNARY_OPINFO(relu)
 TL_UNARY_OPINFO(sigmoid)
 TL_UNARY_OPINFO(tanh)
 #undef TL_UNARY_OPINFO
+#define TL_DTYPES_OPINFO(name, takes_bool)                                  \
+  Samples opinfo_##name() { return with_dtypes(name, takes_bool); }         \
+  Samples opinfo_##name##_() { return unary_(&Tensor::name##_); }
+TL_DTYPES_OPINFO(floor, false)
+TL_DTYPES_OPINFO(ceil, false)
+TL_DTYPES_OPINFO(round, false)
+TL_DTYPES_OPINFO(trunc, false)
+TL_DTYPES_OPINFO(sign, true)
+TL_DTYPES_OPINFO(erf, false)
+#undef TL_DTYPES_OPINFO
 Samples opinfo_reciprocal() { return unary(reciprocal); }
 Samples opinfo_gelu() {
   return {Sample{"none", [](const Tensor& x, const Tensor&) { return list(gelu(x)); }}.generic(),
@@ -182,6 +241,22 @@ Samples opinfo_silu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(silu(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).silu()); }}.generic()};
 }
+Samples opinfo_nan_to_num() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(nan_to_num(x)); }}.generic(),
+          Sample{"values", [](const Tensor& x, const Tensor&) { return list(x.nan_to_num(1.0, 2.0, -3.0)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).nan_to_num()); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(x.to(DType::Float64).nan_to_num()); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(x.to(DType::Int64).nan_to_num()); }}.generic()};
+}
+Samples opinfo_nan_to_num_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.nan_to_num_()); }}.generic(),
+          Sample{"values", [](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.nan_to_num_(1.0, 2.0, -3.0)); }}
+              .generic()};
+}
+Samples opinfo_isnan() { return predicate(isnan); }
+Samples opinfo_isinf() { return predicate(isinf); }
+Samples opinfo_isfinite() { return predicate(isfinite); }
+Samples opinfo_logical_not() { return predicate(logical_not); }
 
 #define TL_BINARY_OPINFO(name)                                             \
   Samples opinfo_##name() { return binary(name); }                         \
@@ -222,9 +297,46 @@ Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { retu
 Samples opinfo_pow_() {
   return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.pow_(other); });
 }
+// fmod and remainder: also by a number of either sign and in int64 (a divisor of 0 is refused there).
+#define TL_REMAINDER_OPINFO(name)                                                                                 \
+  Samples opinfo_##name() {                                                                                      \
+    Samples s = binary([](const Tensor& a, const Tensor& b) { return name(a, b); });                               \
+    s.push_back(Sample{"number", [](const Tensor& x, const Tensor&) { return list(name(x, 1.5)); }}.generic());     \
+    s.push_back(Sample{"negative_number", [](const Tensor& x, const Tensor&) { return list(x.name(-0.75)); }}.generic()); \
+    s.push_back(Sample{"int64", [](const Tensor& x, const Tensor& y) {                                           \
+                  return list(name((x * 4.0).to(DType::Int64), (y * -4.0).to(DType::Int64)));                      \
+                }}.generic());                                                                                   \
+    s.push_back(Sample{"int64_zero", [](const Tensor& x, const Tensor& y) {                                      \
+                  return list(name(x.to(DType::Int64), y.to(DType::Int64)));                                     \
+                }}.generic().no_profile(kZeroDivision).no_trace(kZeroDivision));                              \
+    return s;                                                                                                    \
+  }                                                                                                              \
+  Samples opinfo_##name##_() {                                                                                   \
+    return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.name##_(other); });            \
+  }
+TL_REMAINDER_OPINFO(fmod)
+TL_REMAINDER_OPINFO(remainder)
+#undef TL_REMAINDER_OPINFO
 Samples opinfo_clamp() { return one_generic([](const Tensor& x, const Tensor&) { return list(clamp(x, -1.0, 1.0)); }); }
 Samples opinfo_clamp_() {
   return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_(-1.0, 1.0)); });
+}
+// One bound: also a NaN bound (every element NaN) and an int64 tensor with a float bound (float32 result).
+Samples opinfo_clamp_min() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(clamp_min(x, -0.5)); }}.generic(),
+          Sample{"nan_bound", [](const Tensor& x, const Tensor&) { return list(x.clamp_min(std::nan(""))); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(x.to(DType::Int64).clamp_min(0.5)); }}.generic()};
+}
+Samples opinfo_clamp_max() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(clamp_max(x, 0.5)); }}.generic(),
+          Sample{"nan_bound", [](const Tensor& x, const Tensor&) { return list(x.clamp_max(std::nan(""))); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(x.to(DType::Int64).clamp_max(0.5)); }}.generic()};
+}
+Samples opinfo_clamp_min_() {
+  return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_min_(-0.5)); });
+}
+Samples opinfo_clamp_max_() {
+  return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_max_(0.5)); });
 }
 Samples opinfo_where() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
@@ -276,6 +388,9 @@ Samples opinfo_ge() { return compare(&Tensor::ge); }
 Samples opinfo_le() { return compare(&Tensor::le); }
 Samples opinfo_eq() { return compare(&Tensor::eq); }
 Samples opinfo_ne() { return compare(&Tensor::ne); }
+Samples opinfo_logical_and() { return compare(&Tensor::logical_and); }
+Samples opinfo_logical_or() { return compare(&Tensor::logical_or); }
+Samples opinfo_logical_xor() { return compare(&Tensor::logical_xor); }
 Samples opinfo_allclose() {
   return {Sample{"self", [](const Tensor& x, const Tensor&) { return list(flag(allclose(x, x))); }}.no_trace(kReturnsBool),
           Sample{"equal_nan", [](const Tensor& x, const Tensor&) { return list(flag(allclose(x, x, 1e-5, 1e-8, true))); }}

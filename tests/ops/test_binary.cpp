@@ -73,6 +73,8 @@ const BinaryCase kCases[] = {
     {TL_BINARY_CASE(mul), [](double a, double b) { return a * b; }, -4, 4, -4, 4},
     {TL_BINARY_CASE(div), [](double a, double b) { return a / b; }, -4, 4, 0.5, 4},
     {TL_BINARY_CASE(pow), [](double a, double b) { return std::pow(a, b); }, 0.5, 3, 0, 3},
+    {TL_BINARY_CASE(fmod), [](double a, double b) { return a - b * std::trunc(a / b); }, -4, 4, 0.5, 4},
+    {TL_BINARY_CASE(remainder), [](double a, double b) { return a - b * std::floor(a / b); }, -4, 4, 0.5, 4},
 };
 #undef TL_BINARY_CASE
 
@@ -94,12 +96,14 @@ DType compute_dtype(const BinaryCase& c, DType result) {
   return std::string(c.name) == "div" && !is_floating_point(result) ? DType::Float32 : result;
 }
 
+bool is_modulo(const BinaryCase& c) { return std::string(c.name) == "fmod" || std::string(c.name) == "remainder"; }
+
 // What the op must refuse for these operand dtypes; empty when it is allowed.
 std::string refusal(const BinaryCase& c, DType a, DType b, DType compute) {
   const std::string name = c.name;
   if (name == "sub" && a == B && b == B) return "with two bool tensors is not supported";
   if (name == "sub" && (a == B || b == B)) return "with a bool tensor is not supported";
-  if (name == "pow" && compute == B) return "not implemented for torch.bool";
+  if ((name == "pow" || is_modulo(c)) && compute == B) return "not implemented for torch.bool";
   return {};
 }
 
@@ -113,6 +117,7 @@ Tensor expected(const BinaryCase& c, const Tensor& a, const Tensor& b, DType out
 }
 
 void check_op(const BinaryCase& c, const Tensor& a, const Tensor& b, DType result) {
+  if (is_modulo(c) && b.dtype() == B) return;  // a false divisor: integer zero division (its own test case)
   const DType compute = compute_dtype(c, result);
   const std::string refused = refusal(c, a.dtype(), b.dtype(), compute);
   if (!refused.empty()) {
@@ -254,7 +259,7 @@ TEST_CASE("binary: in-place forms cast back only where torch.can_cast allows") {
         CAPTURE(std::string(c.name));
         CAPTURE(ds);
         CAPTURE(dother);
-        if (std::string(c.name) == "div" && dother == B) continue;
+        if ((std::string(c.name) == "div" || is_modulo(c)) && dother == B) continue;
         Tensor self = testing::random_tensor({3, 4}, ds, rng, c.a_lo, c.a_hi);
         const Tensor other = testing::random_tensor({4}, dother, rng, c.b_lo, c.b_hi);
         const Tensor before = self.clone();
@@ -517,6 +522,77 @@ TEST_CASE("clamp: in-place form and errors") {
   Tensor i = from_vector<int64_t>({1, 2}, {2});
   CHECK_THROWS_WITH_AS(i.clamp_(0.5), "clamp_: result type torch.float32 can't be cast to the desired output type torch.int64",
                        Error);
+}
+
+TEST_CASE("fmod and remainder: the dividend's and the divisor's sign, and integer division by zero refused") {
+  const Tensor a = from_vector<int64_t>({5, -5, 7, -7}, {4}), b = from_vector<int64_t>({3, 3, -3, -3}, {4});
+  CHECK_TENSOR_CLOSE(tl::fmod(a, b), from_vector<int64_t>({2, -2, 1, -1}, {4}), 0, 0);
+  CHECK_TENSOR_CLOSE(tl::remainder(a, b), from_vector<int64_t>({2, 1, -2, -1}, {4}), 0, 0);
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  CHECK_TENSOR_CLOSE(tl::remainder(from_vector<int64_t>({lowest}, {1}), -1), from_vector<int64_t>({0}, {1}), 0, 0);
+  CHECK(tl::remainder(a, 2.5).dtype() == DType::Float32);
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = from_vector<float>({5, -5, -0.0f}, {3}), y = from_vector<float>({inf, inf, 2}, {3});
+  CHECK_TENSOR_CLOSE(tl::remainder(x, y), from_vector<float>({5, inf, -0.0f}, {3}), 0, 0);
+  CHECK_TENSOR_CLOSE(tl::fmod(x, y), from_vector<float>({5, -5, -0.0f}, {3}), 0, 0);
+  CHECK_TENSOR_CLOSE(tl::fmod(x, 0.0).isnan(), ones({3}, DType::Bool), 0, 0);
+  CHECK_THROWS_WITH_AS(tl::fmod(a, 0), "fmod: ZeroDivisionError", Error);
+  CHECK_THROWS_WITH_AS(a.remainder(from_vector<int32_t>({1, 0, 1, 1}, {4})), "remainder: ZeroDivisionError", Error);
+  Tensor c = a.clone();
+  CHECK_THROWS_WITH_AS(c.fmod_(from_vector<int64_t>({1, 1, 0, 1}, {4})), "fmod_: ZeroDivisionError", Error);
+  CHECK_TENSOR_CLOSE(c, a, 0, 0);
+  CHECK_THROWS_WITH_AS(c.remainder_(1.5),
+                       "remainder_: result type torch.float32 can't be cast to the desired output type torch.int64", Error);
+  CHECK_TENSOR_CLOSE(c, a, 0, 0);
+}
+
+TEST_CASE("fmod and remainder differentiate as PyTorch's formulas") {
+  Tensor x = from_vector<double>({5.5, -5.5, 7.25}, {3}).requires_grad_();
+  Tensor y = from_vector<double>({2.0, 2.0, -3.0}, {3}).requires_grad_();
+  (tl::fmod(x, y) + tl::remainder(x, y) * 10.0).sum().backward();
+  CHECK_TENSOR_CLOSE(x.grad(), full({3}, 11.0, DType::Float64), 0, 0);
+  // -trunc(x / y) - 10 floor(x / y)
+  CHECK_TENSOR_CLOSE(y.grad(), from_vector<double>({-2 - 20, 2 + 30, 2 + 30}, {3}), 0, 0);
+}
+
+TEST_CASE("clamp_min and clamp_max: one bound, promotion, layouts; a NaN bound makes every element NaN") {
+  std::mt19937_64 rng(19);
+  const Scalar bounds[] = {-1, 1.5, NAN};
+  for (DType dtype : kAllDTypes) {
+    for (Layout layout : kLayouts) {
+      for (const Scalar& bound : bounds) {
+        CAPTURE(dtype);
+        CAPTURE(testing::layout_name(layout));
+        CAPTURE(bound);
+        const Tensor x = testing::make_input({5, 7}, dtype, layout, rng);
+        const DType result = kPromoteScalar[index_of(dtype)][bound.is_floating_point() ? 2 : 1];
+        const double b = bound.to<double>();
+        const Tensor lo = tl::clamp_min(x, bound), hi = x.clamp_max(bound);
+        CHECK(lo.dtype() == result);
+        CHECK(hi.dtype() == result);
+        CHECK_TENSOR_CLOSE(lo, testing::reference(x.shape(), {x}, [&](const auto& v) {
+          return std::isnan(b) ? b : clamp_reference(v[0], b, std::nullopt);
+        }), 0, 0);
+        CHECK_TENSOR_CLOSE(hi, testing::reference(x.shape(), {x}, [&](const auto& v) {
+          return std::isnan(b) ? b : clamp_reference(v[0], std::nullopt, b);
+        }), 0, 0);
+      }
+    }
+  }
+  Tensor base = arange(0, 12, 1, DType::Int64).view({3, 4});
+  Tensor view = base.t();
+  Tensor& r = view.clamp_max_(5);
+  CHECK(&r == &view);
+  CHECK(base.data<int64_t>()[11] == 5);
+  base.clamp_min_(3);
+  CHECK(base.data<int64_t>()[0] == 3);
+  const Tensor before = base.clone();
+  CHECK_THROWS_WITH_AS(base.clamp_min_(0.5),
+                       "clamp_min_: result type torch.float32 can't be cast to the desired output type torch.int64", Error);
+  CHECK_TENSOR_CLOSE(base, before, 0, 0);
+  Tensor x = from_vector<double>({-1, 0.5, 2}, {3}).requires_grad_();
+  (x.clamp_min(0.0) + x.clamp_max(1.0) * 10.0).sum().backward();
+  CHECK_TENSOR_CLOSE(x.grad(), from_vector<double>({10, 11, 1}, {3}), 0, 0);
 }
 
 TEST_CASE("where: three-way broadcasting, promotion and layouts") {

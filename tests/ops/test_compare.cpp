@@ -1,5 +1,6 @@
-// tests/ops/test_compare.cpp — gt, lt, ge, le, eq, ne against a reference over dtype pairs, scalars,
-// layouts and broadcasting; allclose and equal against plain loops, NaN and infinity rules, errors.
+// tests/ops/test_compare.cpp — gt, lt, ge, le, eq, ne and the logical ops against a reference over dtype
+// pairs, scalars, layouts and broadcasting; allclose and equal against plain loops, NaN and infinity rules,
+// errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -38,6 +39,10 @@ const CompareCase kCases[] = {
     {"le", &Tensor::le, &Tensor::le, [](double a, double b) { return a <= b; }},
     {"eq", &Tensor::eq, &Tensor::eq, [](double a, double b) { return a == b; }},
     {"ne", &Tensor::ne, &Tensor::ne, [](double a, double b) { return a != b; }},
+    // Any non-zero value, NaN included, is true.
+    {"logical_and", &Tensor::logical_and, &Tensor::logical_and, [](double a, double b) { return a != 0 && b != 0; }},
+    {"logical_or", &Tensor::logical_or, &Tensor::logical_or, [](double a, double b) { return a != 0 || b != 0; }},
+    {"logical_xor", &Tensor::logical_xor, &Tensor::logical_xor, [](double a, double b) { return (a != 0) != (b != 0); }},
 };
 
 const std::pair<Shape, Shape> kShapePairs[] = {{{3}, {3}},         {{}, {5}},       {{5}, {}},

@@ -2,6 +2,7 @@
 // layout and odd or empty shape; float32 promotion of integers, in-place forms and their errors.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -39,6 +40,12 @@ const UnaryCase kCases[] = {
     {"rsqrt", tl::rsqrt, &Tensor::rsqrt_, [](double x) { return 1 / std::sqrt(x); }, true, false, 0.1, 8},
     {"sigmoid", tl::sigmoid, &Tensor::sigmoid_, [](double x) { return 1 / (1 + std::exp(-x)); }, true, true, -8, 8},
     {"tanh", tl::tanh, &Tensor::tanh_, [](double x) { return std::tanh(x); }, true, true, -4, 4},
+    {"floor", tl::floor, &Tensor::floor_, [](double x) { return std::floor(x); }, false, false, -4, 4},
+    {"ceil", tl::ceil, &Tensor::ceil_, [](double x) { return std::ceil(x); }, false, false, -4, 4},
+    {"round", tl::round, &Tensor::round_, [](double x) { return std::nearbyint(x); }, false, false, -4, 4},
+    {"trunc", tl::trunc, &Tensor::trunc_, [](double x) { return std::trunc(x); }, false, false, -4, 4},
+    {"sign", tl::sign, &Tensor::sign_, [](double x) { return double((0 < x) - (x < 0)); }, false, true, -4, 4},
+    {"erf", tl::erf, &Tensor::erf_, [](double x) { return std::erf(x); }, true, true, -3, 3},
 };
 
 const Shape kShapes[] = {{}, {1}, {3}, {7}, {33}, {1000}, {3, 7}, {2, 3, 5}, {0}, {3, 0, 2}, {1, 33, 1}};
@@ -178,11 +185,83 @@ TEST_CASE("unary: bool inputs are refused where PyTorch refuses them") {
   CHECK(tl::exp(mask).dtype() == DType::Float32);
 }
 
+TEST_CASE("unary: round takes halves to even, and the rounding ops copy integers") {
+  const Tensor halves = from_vector<double>({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5}, {7});
+  CHECK_TENSOR_CLOSE(tl::round(halves), from_vector<double>({-2, -2, -0.0, 0, 2, 2, 4}, {7}), 0, 0);
+  CHECK(std::signbit(tl::round(halves).data<double>()[2]));
+  const Tensor i = from_vector<int64_t>({-3, 0, 5}, {3});
+  for (Tensor (*op)(const Tensor&) : {tl::floor, tl::ceil, tl::round, tl::trunc}) {
+    const Tensor r = op(i);
+    CHECK(r.dtype() == DType::Int64);
+    CHECK_TENSOR_CLOSE(r, i, 0, 0);
+    CHECK(r.storage() != i.storage());
+  }
+  CHECK_TENSOR_CLOSE(tl::sign(i), from_vector<int64_t>({-1, 0, 1}, {3}), 0, 0);
+  CHECK_THROWS_WITH_AS(tl::floor(from_vector<bool>({true}, {1})), "floor: not implemented for torch.bool", Error);
+}
+
+TEST_CASE("unary: nan_to_num replaces NaN and infinities by its arguments or the dtype's extremes") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const Tensor x = from_vector<double>({nan, inf, -inf, 1.5}, {4});
+  const double big = std::numeric_limits<double>::max();
+  CHECK_TENSOR_CLOSE(nan_to_num(x), from_vector<double>({0, big, -big, 1.5}, {4}), 0, 0);
+  CHECK_TENSOR_CLOSE(x.nan_to_num(1.0, 2.0, -3.0), from_vector<double>({1, 2, -3, 1.5}, {4}), 0, 0);
+  CHECK_TENSOR_CLOSE(x.to(DType::Float32).nan_to_num(std::nullopt, 5.0),
+                     from_vector<float>({0, 5, -std::numeric_limits<float>::max(), 1.5f}, {4}), 0, 0);
+  const Tensor b = x.to(DType::BFloat16).nan_to_num();  // bfloat16's largest finite value is 0x7f7f
+  CHECK(b.to(DType::Float32).data<float>()[1] == std::bit_cast<float>(uint32_t{0x7f7f0000}));
+  const Tensor i = from_vector<int64_t>({1, -2}, {2});
+  CHECK_TENSOR_CLOSE(nan_to_num(i, 0.5), i, 0, 0);
+  Tensor y = x.clone();
+  Tensor& same = y.nan_to_num_(0.0, 1.0, -1.0);
+  CHECK(&same == &y);
+  CHECK_TENSOR_CLOSE(y, from_vector<double>({0, 1, -1, 1.5}, {4}), 0, 0);
+}
+
+TEST_CASE("unary: isnan, isinf, isfinite and logical_not give bool for every dtype") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+    CAPTURE(dtype);
+    const Tensor x = from_vector<double>({nan, inf, -inf, 0.0, -2.0}, {5}).to(dtype);
+    CHECK_TENSOR_CLOSE(isnan(x), from_vector<bool>({true, false, false, false, false}, {5}), 0, 0);
+    CHECK_TENSOR_CLOSE(x.isinf(), from_vector<bool>({false, true, true, false, false}, {5}), 0, 0);
+    CHECK_TENSOR_CLOSE(isfinite(x), from_vector<bool>({false, false, false, true, true}, {5}), 0, 0);
+    // NaN is true
+    CHECK_TENSOR_CLOSE(logical_not(x), from_vector<bool>({false, false, false, true, false}, {5}), 0, 0);
+  }
+  for (DType dtype : {DType::Int64, DType::Int32, DType::Bool}) {
+    CAPTURE(dtype);
+    const Tensor x = from_vector<int64_t>({0, 1, 3}, {3}).to(dtype);
+    CHECK_TENSOR_CLOSE(isnan(x), zeros({3}, DType::Bool), 0, 0);
+    CHECK_TENSOR_CLOSE(isinf(x), zeros({3}, DType::Bool), 0, 0);
+    CHECK_TENSOR_CLOSE(isfinite(x), ones({3}, DType::Bool), 0, 0);
+    CHECK_TENSOR_CLOSE(x.logical_not(), from_vector<bool>({true, false, false}, {3}), 0, 0);
+  }
+}
+
+TEST_CASE("unary: floor, round, sign and erf differentiate as PyTorch's formulas") {
+  Tensor x = from_vector<double>({-1.5, 0.25, 2.0}, {3}).requires_grad_();
+  (tl::floor(x) + tl::round(x) + tl::sign(x) + tl::trunc(x) + tl::ceil(x)).sum().backward();
+  CHECK_TENSOR_CLOSE(x.grad(), zeros({3}, DType::Float64), 0, 0);
+  x.mutable_grad() = Tensor();
+  tl::erf(x).sum().backward();
+  CHECK_TENSOR_CLOSE(x.grad(), testing::reference({3}, {x.detach()}, [](const auto& v) {
+    return 2 / std::sqrt(M_PI) * std::exp(-v[0] * v[0]);
+  }), 1e-12, 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor y = from_vector<double>({nan, 1.0}, {2}).requires_grad_();
+  y.nan_to_num().sum().backward();
+  CHECK_TENSOR_CLOSE(y.grad(), from_vector<double>({0, 1}, {2}), 0, 0);
+}
+
 TEST_CASE("unary: in-place forms refuse results their tensor cannot hold") {
   Tensor i = from_vector<int64_t>({1, 4}, {2});
   CHECK_THROWS_WITH_AS(i.exp_(), "exp_: result type torch.float32 can't be cast to the desired output type torch.int64",
                        Error);
   CHECK_THROWS_WITH_AS(i.sqrt_(), doctest::Contains("sqrt_: result type torch.float32 can't be cast"), Error);
+  CHECK_THROWS_WITH_AS(i.erf_(), "erf_: result type torch.float32 can't be cast to the desired output type torch.int64",
+                       Error);
+  CHECK_TENSOR_CLOSE(i, from_vector<int64_t>({1, 4}, {2}), 0, 0);
   i.neg_();
   CHECK(i.data<int64_t>()[1] == -4);
   Tensor b = from_vector<bool>({true}, {1});
