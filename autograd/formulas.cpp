@@ -196,6 +196,28 @@ Tensor masked_select_backward(const Tensor& grad, const TensorInfo& self, const 
   return padded.index_select(0, from_vector(take, {m.numel()})).reshape(shape);
 }
 
+Tensor gather_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index) {
+  return zeros(self.shape, grad.dtype()).scatter_add(dim, index, grad);
+}
+
+Tensor scatter_src_backward(const Tensor& grad, const TensorInfo& src, int64_t dim, const Tensor& index) {
+  const Tensor picked = grad.gather(dim, index);
+  if (picked.shape() == src.shape) return picked;
+  const Tensor out = zeros(src.shape, grad.dtype());
+  Tensor covered = out;  // the leading index-shaped block of src
+  for (int64_t d = 0; d < index.dim(); ++d) covered = covered.slice(d, 0, index.size(d));
+  covered.copy_(picked);
+  return out;
+}
+
+// A 0-d source took one slice: index's one value picks it without the dim (ATen's squeeze(0)).
+Tensor index_add_source_backward(const Tensor& grad, const TensorInfo& source, int64_t dim, const Tensor& index,
+                                 const Scalar& alpha) {
+  const Tensor picked = source.shape.empty() ? grad.index_select(dim, index.reshape({1})).reshape({})
+                                             : grad.index_select(dim, index).expand(source.shape);
+  return maybe_multiply(picked, alpha);
+}
+
 TensorList cat_backward(const Tensor& grad, const std::vector<TensorInfo>& tensors, int64_t dim) {
   TensorList out;
   int64_t offset = 0;

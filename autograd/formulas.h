@@ -58,6 +58,14 @@ Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& va
 Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
 /// The k-th gradient element put at the k-th selected position.
 Tensor masked_select_backward(const Tensor& grad, const TensorInfo& self, const Tensor& mask);
+/// grad added into zeros of self's shape where gather read it (scatter_add).
+Tensor gather_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
+/// scatter's and scatter_add's src gradient: grad gathered where index sent src, zero in the part of a
+/// larger src that index does not cover (where PyTorch 1.13's grad.gather(dim, index) has the wrong shape).
+Tensor scatter_src_backward(const Tensor& grad, const TensorInfo& src, int64_t dim, const Tensor& index);
+/// index_add's source gradient: the slices of grad the index picked, times alpha.
+Tensor index_add_source_backward(const Tensor& grad, const TensorInfo& source, int64_t dim, const Tensor& index,
+                                 const Scalar& alpha);
 /// Each input's slice of grad (a legacy empty (0,) input gets zeros).
 TensorList cat_backward(const Tensor& grad, const std::vector<TensorInfo>& tensors, int64_t dim);
 TensorList stack_backward(const Tensor& grad, size_t count, int64_t dim);

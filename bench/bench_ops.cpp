@@ -1,7 +1,7 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, the pointwise and rearranging ops of #32) in GB/s
-// next to std::memcpy of the same bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the
-// dispatch point (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns
-// run by run, so a change in machine load hits an op and its memcpy partner alike.
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, the pointwise, rearranging and indexing ops of
+// #32) in GB/s next to std::memcpy of the same bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op
+// overhead of the dispatch point (a 1-element a + b, the views split and unbind make, ns per op). The
+// benchmarks take turns run by run, so a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -106,6 +106,11 @@ int main(int argc, char** argv) try {
   const tl::Tensor one_a = tl::rand({1}), one_b = tl::rand({1});
   const tl::Tensor square = a.view({8192, n / 8192}), small = tl::rand({16, 16});
   const tl::Tensor mask_a = a.gt(0.5), mask_b = b.gt(0.5);
+  const tl::Tensor index = (b * static_cast<double>(n - 1)).to(tl::kLong), mask = b > 0.5;
+  const int64_t rows = n / 1024;
+  const tl::Tensor row_index = (b.slice(0, 0, rows) * static_cast<double>(rows - 1)).to(tl::kLong);
+  tl::Tensor matrix = acc.view({rows, 1024});
+  const tl::Tensor source = a.view({rows, 1024});
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -116,6 +121,11 @@ int main(int argc, char** argv) try {
       {"add (a + b, new tensor)", 3.0 * kBytes, "GB/s", [&] { sink = sink + (a + b).numel(); }},
       {"add_ (in place)", 3.0 * kBytes, "GB/s", [&] { acc.add_(b); }},
       {"sum (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.sum().item<double>(); }},
+      {"gather (index int64)", 4.0 * kBytes, "GB/s", [&] { sink = sink + a.gather(0, index).numel(); }},
+      {"scatter_add_ (index int64)", 5.0 * kBytes, "GB/s", [&] { acc.scatter_add_(0, index, b); }},
+      {"index_add_ (1024-wide rows)", 3.0 * kBytes, "GB/s", [&] { matrix.index_add_(0, row_index, source); }},
+      {"masked_fill_", 2.25 * kBytes, "GB/s", [&] { acc.masked_fill_(mask, 0.5); }},
+      {"linspace (new tensor)", 1.0 * kBytes, "GB/s", [&] { sink = sink + tl::linspace(0, 1, n).numel(); }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
       {"floor", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.floor().numel(); }},

@@ -10,6 +10,11 @@ namespace tl {
 
 enum class DType : uint8_t { Float32, Float64, Int64, Int32, Bool, BFloat16 };
 
+/// LibTorch's dtype shorthands (torch::kFloat, ...): `x.to(tl::kFloat)`, `tl::zeros({2}, tl::kLong)`.
+inline constexpr DType kFloat = DType::Float32, kFloat32 = DType::Float32, kDouble = DType::Float64,
+                       kFloat64 = DType::Float64, kLong = DType::Int64, kInt64 = DType::Int64, kInt = DType::Int32,
+                       kInt32 = DType::Int32, kBool = DType::Bool, kBFloat16 = DType::BFloat16;
+
 /// bfloat16: the upper 16 bits of an IEEE float32; converts with round-to-nearest-even.
 struct BFloat16 {
   uint16_t bits = 0;

@@ -18,6 +18,7 @@
 #include "core/return_types.h"
 #include "core/scalar.h"
 #include "core/tensor_base.h"
+#include "core/tensor_index.h"
 
 namespace tl {
 
@@ -84,6 +85,20 @@ class Tensor : public TensorBase {
   /// a profile records nothing); otherwise aten::contiguous, a contiguous copy. A traced proxy always
   /// records the op.
   Tensor contiguous() const;
+
+  // ---- indexing as LibTorch's (torch::indexing; ops/indexing.cpp) ----
+  /// x[i]: select(0, i), a view (i may be negative). Throws tl::Error for a 0-d tensor or i out of range.
+  Tensor operator[](int64_t index) const;
+  /// x.index({Slice(), 1, None, "..."}): a view made by one select / slice / unsqueeze per index, left to
+  /// right, as PyTorch records `x[:, 1, None, ...]` (aten::slice, aten::select, aten::unsqueeze). Throws
+  /// tl::Error for more indices than dimensions, two ellipses, a step <= 0 and an integer out of range.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(std::span<const indexing::TensorIndex> indices) const;
+  /// x.index_put_({...}, v): copies v, broadcast, into x.index({...}) (LibTorch's set_item for basic
+  /// indices: an aten::copy_ into the view). Throws tl::Error, changing nothing, where index() or copy_
+  /// would.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
 };
 
 /// A tensor's .grad as an assignable slot (what Tensor::mutable_grad() returns; lives for one expression).

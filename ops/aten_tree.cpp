@@ -37,6 +37,20 @@ void reshape_children(AtenTree& t, const TensorType& x, const Shape& size, bool 
   t.close();
 }
 
+namespace {
+
+// ATen's expand_outplace: both operands expanded to `shape` when their shapes differ, nothing otherwise.
+void expand_outplace_children(AtenTree& t, const Tensor& a, const Tensor& b, const Shape& shape) {
+  if (a.shape() == b.shape()) return;
+  for (const Tensor* x : {&a, &b}) {
+    t.open("aten::expand", [&] { return ScopeArgs{*x, AttrValue(shape), AttrValue(false)}; });
+    t.leaf("aten::as_strided", [&] { return ScopeArgs{*x, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    t.close();
+  }
+}
+
+}  // namespace
+
 void fill_leaf(AtenTree& t, const TensorType& out, const std::optional<Scalar>& value) {
   if (!value) {
     t.leaf("aten::zero_", [&] { return ScopeArgs{out}; });
@@ -151,6 +165,26 @@ void clone_(Inputs in, const NoArgs&, AtenTree& t) {
   t.leaf("aten::copy_", [&] { return ScopeArgs{t.result(), self, AttrValue(false)}; });
 }
 
+// ATen's out-of-place scatter and scatter_add copy self into their result, then write it in place.
+template <typename Args>
+void scatter_copy(Inputs in, const Args&, AtenTree& t) { clone_(in, NoArgs{}, t); }
+
+// ATen's masked_fill: self and mask expanded to one shape when they differ (expand_outplace),
+// self cloned, then masked_fill_ on the clone.
+void masked_fill_tree(Inputs in, const MaskedFillArgs& a, AtenTree& t) {
+  const Tensor &self = in[0], &mask = in[1];
+  if (!t.work()) return;
+  const Shape shape = broadcast_shapes(self.shape(), mask.shape(), "masked_fill");
+  expand_outplace_children(t, self, mask, shape);
+  const TensorType cloned{shape, self.dtype()};
+  t.open("aten::clone", [&] { return ScopeArgs{cloned, AttrValue{}}; });
+  t.leaf("aten::copy_", [&] { return ScopeArgs{cloned, cloned, AttrValue(false)}; });
+  t.close();
+  t.leaf("aten::masked_fill_", [&] {
+    return ScopeArgs{cloned, mask, a.value.is_floating_point() ? AttrValue(a.value.to<double>()) : AttrValue(a.value.to<int64_t>())};
+  });
+}
+
 // ATen's to: nothing when self already has the dtype (and no copy is asked), else _to_copy (the kernel's
 // work), which copies into its result with copy_.
 void to_(Inputs in, const ToArgs& a, AtenTree& t) {
@@ -175,6 +209,16 @@ void ones_(Inputs, const OnesArgs& a, AtenTree& t) {
 }
 void full_(Inputs, const FullArgs& a, AtenTree& t) {
   if (t.work()) fill_leaf(t, {a.size, a.dtype}, a.fill_value);
+}
+// The *_like factories: ATen's empty_like (a kernel allocation, not recorded here), then the same fill.
+void zeros_like_(Inputs in, const ZerosLikeArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {in[0].shape(), a.dtype.value_or(in[0].dtype())}, std::nullopt);
+}
+void ones_like_(Inputs in, const OnesLikeArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {in[0].shape(), a.dtype.value_or(in[0].dtype())}, Scalar(int64_t{1}));
+}
+void full_like_(Inputs in, const FullLikeArgs& a, AtenTree& t) {
+  if (t.work()) fill_leaf(t, {in[0].shape(), a.dtype.value_or(in[0].dtype())}, a.fill_value);
 }
 
 template <typename Args>
@@ -377,13 +421,7 @@ void masked_select_(Inputs in, const NoArgs&, AtenTree& t) {
   if (!t.work()) return;
   const Shape broadcast = broadcast_shapes(self.shape(), mask.shape(), "masked_select");
   const bool expand = self.shape() != mask.shape();
-  if (expand) {
-    for (const Tensor* x : {&self, &mask}) {
-      t.open("aten::expand", [&] { return ScopeArgs{*x, AttrValue(broadcast), AttrValue(false)}; });
-      t.leaf("aten::as_strided", [&] { return ScopeArgs{*x, AttrValue{}, AttrValue{}, AttrValue{}}; });
-      t.close();
-    }
-  }
+  expand_outplace_children(t, self, mask, broadcast);
   const TensorType flags{broadcast, DType::Bool}, count{{}, DType::Int64};
   t.open("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}}; });
   t.open("aten::sum", [&] { return ScopeArgs{flags, AttrValue{}, AttrValue(false), AttrValue{}}; });
@@ -679,6 +717,9 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Zeros, zeros_>(rows);
   add<OpKind::Ones, ones_>(rows);
   add<OpKind::Full, full_>(rows);
+  add<OpKind::ZerosLike, zeros_like_>(rows);
+  add<OpKind::OnesLike, ones_like_>(rows);
+  add<OpKind::FullLike, full_like_>(rows);
   add<OpKind::Rand, rand_>(rows);
   add<OpKind::Randn, randn_>(rows);
   add<OpKind::Arange, arange_>(rows);
@@ -687,6 +728,9 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Argmax, argmax_>(rows);
   add<OpKind::MseLoss, mse_loss_>(rows);
   add<OpKind::MaskedSelect, masked_select_>(rows);
+  add<OpKind::Scatter, scatter_copy<ScatterArgs>>(rows);
+  add<OpKind::ScatterAdd, scatter_copy<ScatterAddArgs>>(rows);
+  add<OpKind::MaskedFill, masked_fill_tree>(rows);
   add<OpKind::Relu, relu_>(rows);
   add<OpKind::Relu_, relu_inplace>(rows);
   add<OpKind::Softmax, softmax_<SoftmaxArgs>>(rows);

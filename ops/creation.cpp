@@ -1,15 +1,16 @@
-// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn; and ones_like.
+// ops/creation.cpp — factory kernels: empty, zeros, ones, full (and their *_like forms), arange, eye,
+// linspace, logspace, rand, randn.
 // Random draws happen in row-major order on one thread, so results depend only on the seed. Sizes are
 // checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/generator.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_tree.h"
-#include "ops/ops.h"
+#include "ops/elementwise.h"
 
 namespace tl::kernels {
 namespace {
@@ -99,6 +100,97 @@ Tensor arange(const ArangeArgs& args) {
   return out;
 }
 
+Tensor empty_like(const Tensor& self, const EmptyLikeArgs& args) {
+  return Tensor::allocate(self.shape(), args.dtype.value_or(self.dtype()));
+}
+Tensor zeros_like(const Tensor& self, const ZerosLikeArgs& args) {
+  return filled(self.shape(), args.dtype.value_or(self.dtype()), 0, "zeros_like");
+}
+Tensor ones_like(const Tensor& self, const OnesLikeArgs& args) {
+  return filled(self.shape(), args.dtype.value_or(self.dtype()), 1, "ones_like");
+}
+Tensor full_like(const Tensor& self, const FullLikeArgs& args) {
+  return filled(self.shape(), args.dtype.value_or(self.dtype()), args.fill_value, "full_like");
+}
+
+// (n, m) zeros with ones on the diagonal.
+Tensor eye(const EyeArgs& args) {
+  const int64_t n = args.n, m = args.m.value_or(args.n);
+  TL_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TL_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  Tensor out = filled({n, m}, args.dtype, 0, "eye");
+  TL_DISPATCH_ALL_TYPES(args.dtype, "eye", [&] {
+    scalar_t* p = out.data<scalar_t>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<scalar_t>(1);
+  });
+  return out;
+}
+
+// A (steps) result of linspace / logspace, the steps checked.
+Tensor range_result(int64_t steps, DType dtype, const char* op) {
+  TL_CHECK(steps >= 0, "number of steps must be non-negative");
+  TL_CHECK(dtype != DType::Bool, op, ": not implemented for ", dtype);
+  return Tensor::allocate({steps}, dtype);
+}
+
+// ATen's linspace kernel as PyTorch's AVX2 build runs it (one thread: up to its grain of 32768 steps), so
+// the values match bit for bit: position i counted from the nearer end with one rounding (the build fuses
+// a * b + c), except in the vectorised part, where each vector of 32 bytes takes its first position so and
+// steps its lanes from there (base + j * step, unfused); the tail past the last pair of vectors is scalar.
+// T is the step's type (double for integers), Out the element's. steps >= 2.
+template <typename T, typename Out>
+void linspace_fill(Out* p, int64_t steps, T start, T end) {
+  const T step = (end - start) / static_cast<T>(steps - 1);
+  const auto at = [&](int64_t i) {
+    return i < steps / 2 ? std::fma(step, static_cast<T>(i), start) : std::fma(-step, static_cast<T>(steps - i - 1), end);
+  };
+  constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(Out));
+  const int64_t vectorised = steps / (2 * kLanes) * (2 * kLanes);
+  for (int64_t c = 0; c < vectorised; c += kLanes) {
+    const Out base = static_cast<Out>(at(c));
+    for (int64_t j = 0; j < kLanes; ++j) {
+      T lane = static_cast<T>(j) * step;
+      asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
+      p[c + j] = static_cast<Out>(static_cast<T>(base) + lane);
+    }
+  }
+  for (int64_t i = vectorised; i < steps; ++i) p[i] = static_cast<Out>(at(i));
+}
+
+// ATen's linspace: the step in the element type (double for integers).
+Tensor linspace(const LinspaceArgs& args) {
+  Tensor out = range_result(args.steps, args.dtype, "linspace");
+  TL_DISPATCH_NUMERIC_TYPES(args.dtype, "linspace", [&] {
+    using step_t = std::conditional_t<std::is_integral_v<scalar_t>, double, detail::acc_type<scalar_t>>;
+    const scalar_t start = args.start.to<scalar_t>(), end = args.end.to<scalar_t>();
+    scalar_t* p = out.data<scalar_t>();
+    if (args.steps == 1) p[0] = start;
+    if (args.steps > 1) linspace_fill(p, args.steps, static_cast<step_t>(start), static_cast<step_t>(end));
+  });
+  return out;
+}
+
+// ATen's logspace (a plain loop): base ** (start + step * i) for the first half of the steps and
+// base ** (end - step * (steps - 1 - i)) for the rest, in double.
+Tensor logspace(const LogspaceArgs& args) {
+  Tensor out = range_result(args.steps, args.dtype, "logspace");
+  const int64_t steps = args.steps;
+  TL_DISPATCH_NUMERIC_TYPES(args.dtype, "logspace", [&] {
+    scalar_t* p = out.data<scalar_t>();
+    if (steps == 1) p[0] = static_cast<scalar_t>(std::pow(args.base, args.start.to<double>()));
+    if (steps <= 1) return;
+    // Integer results take a float base, as ATen's (so 10 ** 2 may truncate to 99).
+    const double base = std::is_integral_v<scalar_t> ? static_cast<double>(static_cast<float>(args.base)) : args.base;
+    const double start = static_cast<double>(args.start.to<scalar_t>()), end = static_cast<double>(args.end.to<scalar_t>());
+    const double step = (end - start) / static_cast<double>(steps - 1);
+    for (int64_t i = 0; i < steps; ++i) {
+      const double e = i < steps / 2 ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - i - 1);
+      p[i] = static_cast<scalar_t>(std::pow(base, e));
+    }
+  });
+  return out;
+}
+
 Tensor rand(const RandArgs& args) {
   return random(args.size, args.dtype, "rand", [](Generator& g) { return g.uniform(); });
 }
@@ -108,20 +200,3 @@ Tensor randn(const RandnArgs& args) {
 }
 
 }  // namespace tl::kernels
-
-namespace tl {
-
-// ATen's ones_like is empty_like (a kernel allocation, not recorded here) then fill_. Not a dispatched op,
-// so it records its scopes itself (an immediate AtenTree).
-Tensor ones_like(const Tensor& x) {
-  RecordFunction scope("aten::ones_like", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}, AttrValue{},
-                                                                  AttrValue{}}; });
-  Tensor out = kernels::filled(x.shape(), x.dtype(), 1, "ones_like");
-  if (ScopeObserver* observer = scope_observer()) {
-    detail::AtenTree t(*observer);
-    detail::fill_leaf(t, {x.shape(), x.dtype()}, Scalar(int64_t{1}));
-  }
-  return out;
-}
-
-}  // namespace tl

@@ -16,6 +16,7 @@
 #include "core/dispatch.h"
 #include "core/tensor.h"
 #include "ops/op_functions.h"
+#include "ops/tensor_data.h"
 
 namespace tl {
 
@@ -35,6 +36,16 @@ Tensor scalar_tensor(const Scalar& value, DType dtype);
 /// Copies a buffer into a new tensor of `size` (numel must match).
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& size);
+/// LibTorch's torch::tensor: a new tensor holding `data` (a number, a nested braced list or a std::vector),
+/// int64 for integers, float32 for floating numbers, bool for bools, or `dtype` when given:
+/// tl::tensor({1.0, 2.0}), tl::tensor({{1, 2}, {3, 4}}), tl::tensor(values, tl::kDouble).reshape({2, 3}).
+Tensor tensor(const TensorData& data);
+Tensor tensor(const TensorData& data, DType dtype);
+/// LibTorch's torch::from_blob: a tensor over `data` (not copied, not owned: it must outlive the tensor
+/// and its views), contiguous or with `strides` (in elements). Throws tl::Error for a null `data` with
+/// elements, negative sizes or strides.
+Tensor from_blob(void* data, const Shape& sizes, DType dtype = kFloat);
+Tensor from_blob(void* data, const Shape& sizes, const Strides& strides, DType dtype = kFloat);
 Tensor max(const Tensor& x);
 /// (values, indices) along `dim`.
 return_types::max max(const Tensor& x, int64_t dim, bool keepdim = false);
@@ -48,10 +59,6 @@ std::vector<Tensor> nonzero_tuple(const Tensor& x);
 /// aten::nll_loss_nd around aten::nll_loss (F.nll_loss and cross_entropy call it, as PyTorch's do).
 Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const Tensor& weight = {},
                    int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
-
-// ---- not ops: never traced, not recorded by autograd; a profile shows them as ATen's ops ----
-/// A tensor of ones with x's shape and dtype (aten::ones_like: the seed gradient backward() makes).
-Tensor ones_like(const Tensor& x);
 
 // ---- checks (plain scans, not ops: never traced or profiled) ----
 /// True when no element of `x` is NaN or ±inf (always true for integer and bool tensors).

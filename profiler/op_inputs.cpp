@@ -66,6 +66,14 @@ void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Sh
     case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
     case OpKind::Zeros: case OpKind::Ones: case OpKind::Full: case OpKind::Rand: case OpKind::Randn:
     case OpKind::Arange: missing = {"", "", ""}; break;  // layout, device, pin_memory
+    case OpKind::Linspace: case OpKind::Logspace: missing = {"", "", ""}; break;  // layout, device, pin_memory
+    case OpKind::Eye:
+      if (attrs.is_none("m")) drop("m");  // eye(n) and eye.m(n, m) are two overloads
+      missing = {"", "", ""};             // layout, device, pin_memory
+      break;
+    case OpKind::EmptyLike: case OpKind::ZerosLike: case OpKind::OnesLike: case OpKind::FullLike:
+      missing = {"", "", "", ""};  // layout, device, pin_memory, memory_format
+      break;
     case OpKind::Sum:
     case OpKind::Mean:
     case OpKind::Max:

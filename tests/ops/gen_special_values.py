@@ -40,6 +40,10 @@ W = torch.tensor([((i * 3) % 11 - 5) / 8 for i in range(54)], dtype=torch.float3
 B = torch.tensor([0.1, -0.2, 0.3])
 BN = [torch.tensor(v) for v in ([1.5, -0.5], [0.1, 0.2], [0.25, -0.5], [0.5, 2.0])]
 
+# gather / scatter indices along dim 3 of x: distinct within each row, or with repeats (op_db.cpp's row_index).
+ROW_INDEX = torch.tensor([3, 0, 1, 2, 0, 3, 2, 1, 1, 3, 2, 0, 3, 1, 0, 2]).view(1, 2, 4, 2)
+REPEATED_INDEX = torch.tensor([2, 2, 0, 1, 3, 3, 1, 0, 0, 0, 2, 2, 1, 3, 3, 1]).view(1, 2, 4, 2)
+
 
 def bf(t):
     """What a bfloat16 kernel sees: the value rounded to bfloat16, computed on in float32."""
@@ -90,6 +94,14 @@ SAMPLES = {
     "ones": {"plain": lambda x, y: torch.ones(2, 3)},
     "full": {"fill": lambda x, y: torch.full((2, 3), float(x.flatten()[5]))},
     "arange": {"end": lambda x, y: torch.arange(0, float(x.flatten()[5]))},
+    "empty_like": {"shape": lambda x, y: torch.empty_like(x)},
+    "zeros_like": {"plain": lambda x, y: torch.zeros_like(x)},
+    "ones_like": {"plain": lambda x, y: torch.ones_like(x), "float64": lambda x, y: torch.ones_like(x, dtype=torch.float64)},
+    "full_like": {"plain": lambda x, y: torch.full_like(x, -2.5)},
+    "eye": {"square": lambda x, y: torch.eye(3), "m": lambda x, y: torch.eye(2, 3, dtype=torch.int64)},
+    "linspace": {"plain": lambda x, y: torch.linspace(-1.5, 2, 9),
+                 "int64": lambda x, y: torch.linspace(0, 10, 7, dtype=torch.int64)},
+    "logspace": {"plain": lambda x, y: torch.logspace(-2, 2, 5), "base": lambda x, y: torch.logspace(0, 3, 4, 2.0)},
     "rand": {"shape": lambda x, y: torch.rand(2, 3)},
     "randn": {"shape": lambda x, y: torch.randn(2, 3)},
     "copy_": {"plain": lambda x, y: y.clone().copy_(x)},
@@ -165,6 +177,20 @@ SAMPLES = {
     "argwhere": {"plain": lambda x, y: torch.argwhere(x)},
     "index_select": {"plain": lambda x, y: torch.index_select(x, 3, torch.tensor([3, 0, 2]))},
     "masked_select": {"plain": lambda x, y: torch.masked_select(x, y > 1.2)},
+    "gather": {"plain": lambda x, y: torch.gather(x, 3, ROW_INDEX)},
+    "take_along_dim": {"dim": lambda x, y: torch.take_along_dim(x, ROW_INDEX, 3),
+                       "flat": lambda x, y: torch.take_along_dim(x, torch.tensor([5, 0, 31, 5]))},
+    "scatter": {"self": lambda x, y: torch.scatter(x, 3, ROW_INDEX, y), "src": lambda x, y: torch.scatter(y, 3, ROW_INDEX, x)},
+    "scatter_": {"plain": lambda x, y: x.clone().scatter_(3, ROW_INDEX, y)},
+    "scatter_add": {"self": lambda x, y: torch.scatter_add(x, 3, REPEATED_INDEX, y),
+                    "src": lambda x, y: torch.scatter_add(y, 3, REPEATED_INDEX, x)},
+    "scatter_add_": {"plain": lambda x, y: x.clone().scatter_add_(3, REPEATED_INDEX, y)},
+    "index_add": {"self": lambda x, y: torch.index_add(x, 3, torch.tensor([3, 0, 3]), y[..., :3], alpha=2.0),
+                  "source": lambda x, y: torch.index_add(y, 3, torch.tensor([3, 0, 3]), x[..., :3])},
+    "index_add_": {"plain": lambda x, y: x.clone().index_add_(3, torch.tensor([3, 0, 3]), y[..., :3])},
+    "masked_fill": {"plain": lambda x, y: torch.masked_fill(x, y > 1.2, -1.5),
+                    "broadcast": lambda x, y: x.masked_fill(torch.tensor([True, False, False, True]), 0.5)},
+    "masked_fill_": {"plain": lambda x, y: x.clone().masked_fill_(y > 1.2, 2)},
     "cat": {"plain": lambda x, y: torch.cat([x, y], 1)},
     "stack": {"plain": lambda x, y: torch.stack([x, y], 0)},
     "matmul": {"self": lambda x, y: x.view(8, 4) @ y.view(4, 8), "other": lambda x, y: y.view(8, 4) @ x.view(4, 8)},

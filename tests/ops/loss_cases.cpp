@@ -1,10 +1,11 @@
-// tests/ops/loss_cases.cpp — loading tests/ops/data/loss_cases.json and calling each case's op.
+// tests/ops/loss_cases.cpp — loading the cases of tests/ops/data/*.json and calling each loss case's op.
 #include "tests/ops/loss_cases.h"
 
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -24,35 +25,45 @@ Tensor tensor_of(const Json& j) {
   std::vector<double> values;
   for (const auto& v : j["values"]) values.push_back(std::strtod(v.get<std::string>().c_str(), nullptr));
   const Tensor t = from_vector<double>(values, shape);
-  return dtype == "float64" ? t : t.to(dtype == "float32" ? DType::Float32 : DType::Int64);
+  const DType to = dtype == "float32" ? DType::Float32
+                   : dtype == "int32" ? DType::Int32
+                   : dtype == "bool"  ? DType::Bool
+                   : dtype == "int64" ? DType::Int64
+                                      : DType::Float64;
+  return t.to(to);
 }
 
 DType dtype_named(const std::string& name) { return name == "float64" ? DType::Float64 : DType::Float32; }
 
 }  // namespace
 
-const std::vector<LossCase>& loss_cases() {
-  static const std::vector<LossCase> cases = [] {
-    std::ifstream in("tests/ops/data/loss_cases.json");
-    if (!in) throw std::runtime_error("tests/ops/data/loss_cases.json not found (run from the project root)");
-    const Json data = Json::parse(in);
-    std::vector<LossCase> out;
-    for (const Json& j : data["cases"]) {
-      LossCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}};
-      for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
-      for (const auto& item : j["args"].items()) {
-        if (item.value().is_string()) c.dtype = item.value().get<std::string>();
-        else c.numbers[item.key()] = item.value().get<double>();
-      }
-      for (const Json& o : j["outputs"]) c.expected.push_back(tensor_of(o));
-      out.push_back(std::move(c));
+const std::vector<OpCase>& op_cases(const std::string& file) {
+  static std::map<std::string, std::vector<OpCase>> loaded;
+  if (auto it = loaded.find(file); it != loaded.end()) return it->second;
+  const std::string path = "tests/ops/data/" + file;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + " not found (run from the project root)");
+  const Json data = Json::parse(in);
+  std::vector<OpCase> out;
+  for (const Json& j : data["cases"]) {
+    OpCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, {}};
+    for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
+    for (const auto& item : j["args"].items()) {
+      if (item.value().is_string()) c.dtype = item.value().get<std::string>();
+      else if (item.value().is_boolean()) c.numbers[item.key()] = item.value().get<bool>() ? 1 : 0;
+      else c.numbers[item.key()] = item.value().get<double>();
     }
-    return out;
-  }();
-  return cases;
+    for (const Json& o : j["outputs"]) c.expected.push_back(tensor_of(o));
+    if (j.contains("grads"))
+      for (const auto& item : j["grads"].items()) c.grads[item.key()] = tensor_of(item.value());
+    out.push_back(std::move(c));
+  }
+  return loaded.emplace(file, std::move(out)).first->second;
 }
 
-TensorList run_loss_case(const LossCase& c) {
+const std::vector<OpCase>& loss_cases() { return op_cases("loss_cases.json"); }
+
+TensorList run_loss_case(const OpCase& c) {
   const auto in = [&](const char* name) { return c.inputs.count(name) ? c.inputs.at(name) : Tensor(); };
   const auto num = [&](const char* name) { return static_cast<int64_t>(c.numbers.at(name)); };
   const Tensor self = in("self");
@@ -85,7 +96,7 @@ double loss_rtol(const Tensor& t) { return t.dtype() == DType::Float64 ? 1e-12 :
 
 int check_loss_cases(bool softmax) {
   int checked = 0;
-  for (const LossCase& c : loss_cases()) {
+  for (const OpCase& c : loss_cases()) {
     if ((c.op.find("softmax") != std::string::npos) != softmax) continue;
     CAPTURE(c.name);
     const TensorList got = run_loss_case(c);

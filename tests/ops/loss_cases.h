@@ -1,6 +1,6 @@
-// tests/ops/loss_cases.h — the PyTorch 1.13 cases of tests/ops/data/loss_cases.json (written by
-// gen_loss_cases.py): each names an op, its inputs and arguments, and PyTorch's results; and the one
-// loop that checks them (test_loss.cpp, test_softmax.cpp).
+// tests/ops/loss_cases.h — PyTorch 1.13 cases of an op, as the generators write them (gen_loss_cases.py:
+// data/loss_cases.json, gen_index_cases.py: data/index_cases.json): each names an op, its inputs and
+// arguments, and PyTorch's results; and the one loop that checks the loss cases (test_loss.cpp, test_softmax.cpp).
 #pragma once
 
 #include <map>
@@ -12,19 +12,24 @@
 
 namespace tl::testing {
 
-struct LossCase {
+struct OpCase {
   std::string name;
   std::string op;                        ///< the op's name: "_softmax", "nll_loss_forward", ...
   std::map<std::string, Tensor> inputs;  ///< by schema argument name; an undefined Tensor for None
   std::map<std::string, double> numbers; ///< the non-tensor arguments ("dim", "reduction", ...)
   std::string dtype;                     ///< the "dtype" argument of softmax / log_softmax, or empty
   TensorList expected;
+  std::map<std::string, Tensor> grads;  ///< torch.autograd's gradients of (result * inputs["weight"]).sum()
 };
 
+/// Every case of tests/ops/data/<file> (loaded once per file; throws when it is missing: run from the
+/// project root).
+const std::vector<OpCase>& op_cases(const std::string& file);
+
 /// Every case (loaded once; throws when the data file is missing: run from the project root).
-const std::vector<LossCase>& loss_cases();
+const std::vector<OpCase>& loss_cases();
 /// Runs the case's op through its public wrapper in ops/ops.h.
-TensorList run_loss_case(const LossCase& c);
+TensorList run_loss_case(const OpCase& c);
 /// The float64 tolerance for float64 results, 1e-5 relative for float32 ones.
 double loss_rtol(const Tensor& t);
 /// Runs every case whose op is (softmax == true) or is not (false) of the softmax family and checks its

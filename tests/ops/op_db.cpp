@@ -50,6 +50,13 @@ Tensor bn(int i) {
   const std::vector<std::vector<float>> v{{1.5f, -0.5f}, {0.1f, 0.2f}, {0.25f, -0.5f}, {0.5f, 2.0f}};
   return from_vector<float>(v[static_cast<size_t>(i)], {2});
 }
+// gather / scatter indices for x (1, 2, 4, 4) along dim 3: distinct within each row, or with repeats.
+Tensor row_index() {
+  return from_vector<int64_t>({3, 0, 1, 2, 0, 3, 2, 1, 1, 3, 2, 0, 3, 1, 0, 2}, {1, 2, 4, 2});
+}
+Tensor repeated_index() {
+  return from_vector<int64_t>({2, 2, 0, 1, 3, 3, 1, 0, 0, 0, 2, 2, 1, 3, 3, 1}, {1, 2, 4, 2});
+}
 Tensor residual(const Tensor& x) { return cat(std::vector<Tensor>{x, x.slice(1, 0, 1)}, 1); }
 
 // ---- families ----
@@ -131,6 +138,31 @@ Samples opinfo_full() {
 }
 Samples opinfo_arange() {
   return {Sample{"end", [](const Tensor& x, const Tensor&) { return list(arange(int64_t{0}, x5(x))); }}.no_trace(kReadsValue)};
+}
+Samples opinfo_empty_like() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(empty_like(x)); }}
+              .no_noncontiguous("uninitialized values differ between calls")
+              .no_trace("uninitialized values differ between calls")};
+}
+Samples opinfo_zeros_like() { return one_generic([](const Tensor& x, const Tensor&) { return list(zeros_like(x)); }); }
+Samples opinfo_ones_like() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(ones_like(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(ones_like(x, kDouble)); }}.generic()};
+}
+Samples opinfo_full_like() {
+  return one_generic([](const Tensor& x, const Tensor&) { return list(full_like(x, -2.5)); });
+}
+Samples opinfo_eye() {
+  return {Sample{"square", [](const Tensor&, const Tensor&) { return list(eye(3)); }},
+          Sample{"m", [](const Tensor&, const Tensor&) { return list(eye(2, 3, kLong)); }}};
+}
+Samples opinfo_linspace() {
+  return {Sample{"plain", [](const Tensor&, const Tensor&) { return list(linspace(-1.5, 2, 9)); }},
+          Sample{"int64", [](const Tensor&, const Tensor&) { return list(linspace(0, 10, 7, kLong)); }}};
+}
+Samples opinfo_logspace() {
+  return {Sample{"plain", [](const Tensor&, const Tensor&) { return list(logspace(-2, 2, 5)); }},
+          Sample{"base", [](const Tensor&, const Tensor&) { return list(logspace(0, 3, 4, 2.0)); }}};
 }
 Samples opinfo_rand() { return one("shape", [](const Tensor&, const Tensor&) { return list(rand({2, 3})); }); }
 Samples opinfo_randn() { return one("shape", [](const Tensor&, const Tensor&) { return list(randn({2, 3})); }); }
@@ -438,6 +470,55 @@ Samples opinfo_index_select() {
 }
 Samples opinfo_masked_select() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(masked_select(x, y.gt(Scalar(1.2)))); });
+}
+Samples opinfo_gather() {
+  return one("plain", [](const Tensor& x, const Tensor&) { return list(gather(x, 3, row_index())); });
+}
+Samples opinfo_take_along_dim() {
+  return {Sample{"dim", [](const Tensor& x, const Tensor&) { return list(take_along_dim(x, row_index(), 3)); }},
+          Sample{"flat", [](const Tensor& x, const Tensor&) {
+            return list(take_along_dim(x, from_vector<int64_t>({5, 0, 31, 5}, {4})));
+          }}};
+}
+Samples opinfo_scatter() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(scatter(x, 3, row_index(), y)); }},
+          Sample{"src", [](const Tensor& x, const Tensor& y) { return list(scatter(y, 3, row_index(), x)); }}};
+}
+Samples opinfo_scatter_() {
+  return one("plain", [](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.scatter_(3, row_index(), y)); });
+}
+Samples opinfo_scatter_add() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(scatter_add(x, 3, repeated_index(), y)); }},
+          Sample{"src", [](const Tensor& x, const Tensor& y) { return list(scatter_add(y, 3, repeated_index(), x)); }}};
+}
+Samples opinfo_scatter_add_() {
+  return one("plain", [](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(c.scatter_add_(3, repeated_index(), y));
+  });
+}
+Samples opinfo_index_add() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) {
+            return list(index_add(x, 3, from_vector<int64_t>({3, 0, 3}, {3}), y.slice(3, 0, 3), 2.0));
+          }},
+          Sample{"source", [](const Tensor& x, const Tensor& y) {
+            return list(index_add(y, 3, from_vector<int64_t>({3, 0, 3}, {3}), x.slice(3, 0, 3)));
+          }}};
+}
+Samples opinfo_index_add_() {
+  return one("plain", [](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(c.index_add_(3, from_vector<int64_t>({3, 0, 3}, {3}), y.slice(3, 0, 3)));
+  });
+}
+Samples opinfo_masked_fill() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(masked_fill(x, y.gt(1.2), -1.5)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor&) {
+            return list(x.masked_fill(from_vector<bool>({true, false, false, true}, {4}), 0.5));
+          }}};
+}
+Samples opinfo_masked_fill_() {
+  return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.masked_fill_(y.gt(1.2), 2)); });
 }
 Samples opinfo_cat() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(cat(std::vector<Tensor>{x, y}, 1)); });

@@ -1,5 +1,6 @@
-// tests/ops/test_creation.cpp — factories: zeros/ones/full/empty over dtypes and shapes, arange with
-// integer and float steps, rand/randn reproducibility and statistics, and the size errors.
+// tests/ops/test_creation.cpp — factories: zeros/ones/full/empty (and *_like) over dtypes and shapes, arange
+// with integer and float steps, eye / linspace / logspace against PyTorch 1.13 (data/index_cases.json),
+// tl::tensor's dtype inference, from_blob's aliasing, rand/randn reproducibility, and the errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "core/generator.h"
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
+#include "tests/ops/loss_cases.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -178,6 +180,104 @@ TEST_CASE("rand and randn: reproducible from the seed, in range, sane statistics
   CHECK(randn({0, 3}).numel() == 0);
   CHECK_THROWS_WITH_AS(rand({2}, DType::Int64), "rand: expected a floating point dtype, got torch.int64", Error);
   CHECK_THROWS_WITH_AS(randn({2}, DType::Bool), "randn: expected a floating point dtype, got torch.bool", Error);
+}
+
+TEST_CASE("zeros_like, ones_like, full_like, empty_like: self's shape and dtype, or the dtype given") {
+  for (DType dtype : kAllDTypes) {
+    for (const Shape& shape : kShapes) {
+      CAPTURE(dtype);
+      CAPTURE(shape);
+      const Tensor x = full(shape, 1, dtype);
+      const Tensor z = zeros_like(x), o = ones_like(x), f = full_like(x, 1), e = empty_like(x);
+      for (const Tensor& t : {z, o, f, e}) {
+        CHECK(t.shape() == shape);
+        CHECK(t.dtype() == dtype);
+      }
+      CHECK_TENSOR_CLOSE(z, zeros(shape, dtype), 0, 0);
+      CHECK_TENSOR_CLOSE(o, ones(shape, dtype), 0, 0);
+      CHECK_TENSOR_CLOSE(f, x, 0, 0);
+      CHECK(zeros_like(x, kDouble).dtype() == kDouble);
+      CHECK(empty_like(x, kBool).dtype() == kBool);
+      CHECK_TENSOR_CLOSE(full_like(x, 2.5, kFloat), full(shape, 2.5), 0, 0);
+    }
+  }
+  const Tensor w = ones({2}).requires_grad_();
+  CHECK_FALSE(zeros_like(w).requires_grad());
+  CHECK_THROWS_WITH_AS(full_like(zeros({2}, kLong), 1e30), "value 1e+30 cannot be converted to a 64-bit integer without overflow",
+                       Error);
+}
+
+TEST_CASE("eye, linspace, logspace: every case matches PyTorch 1.13 bit for bit") {
+  int checked = 0;
+  for (const testing::OpCase& c : testing::op_cases("index_cases.json")) {
+    if (c.op != "linspace" && c.op != "logspace" && c.op != "eye") continue;
+    CAPTURE(c.name);
+    const auto num = [&](const char* name) { return c.numbers.at(name); };
+    const auto number = [&](const char* name) {  // as Python wrote it: 2 is an int, 2.5 a float
+      return num(name) == std::floor(num(name)) ? Scalar(static_cast<int64_t>(num(name))) : Scalar(num(name));
+    };
+    const DType dtype = c.dtype == "float64" ? kDouble : c.dtype == "int64" ? kLong : kFloat;
+    const auto steps = static_cast<int64_t>(c.dtype.empty() ? 0 : num("steps"));
+    const Tensor got = c.op == "eye"        ? eye(static_cast<int64_t>(num("n")), static_cast<int64_t>(num("m")))
+                       : c.op == "linspace" ? linspace(number("start"), number("end"), steps, dtype)
+                                            : logspace(number("start"), number("end"), steps, num("base"), dtype);
+    CHECK(got.dtype() == c.expected[0].dtype());
+    CHECK_TENSOR_CLOSE(got, c.expected[0], 0, 0);  // bit for bit
+    ++checked;
+  }
+  CHECK(checked == 46);
+}
+
+TEST_CASE("eye, linspace, logspace: errors as PyTorch's") {
+  CHECK_THROWS_WITH_AS(eye(-1), "n must be greater or equal to 0, got -1", Error);
+  CHECK_THROWS_WITH_AS(eye(2, -1), "m must be greater or equal to 0, got -1", Error);
+  CHECK_THROWS_WITH_AS(linspace(0, 1, -1), "number of steps must be non-negative", Error);
+  CHECK_THROWS_WITH_AS(logspace(0, 1, -1), "number of steps must be non-negative", Error);
+  CHECK(linspace(0, 1, 0).shape() == Shape{0});
+  CHECK(eye(3, std::nullopt, kBool).dtype() == kBool);
+}
+
+TEST_CASE("tensor: nested braced lists with LibTorch's dtype inference") {
+  const Tensor f = tensor({1.0, 2.0, 3.5});
+  CHECK(f.dtype() == kFloat);
+  CHECK(f.shape() == Shape{3});
+  CHECK_TENSOR_CLOSE(f, from_vector<float>({1.0f, 2.0f, 3.5f}, {3}), 0, 0);
+  const Tensor i = tensor({{1, 2, 3}, {4, 5, 6}});
+  CHECK(i.dtype() == kLong);
+  CHECK_TENSOR_CLOSE(i, from_vector<int64_t>({1, 2, 3, 4, 5, 6}, {2, 3}), 0, 0);
+  CHECK(tensor({true, false}).dtype() == kBool);
+  CHECK(tensor({int64_t{1} << 60}).item<int64_t>() == int64_t{1} << 60);
+  CHECK(tensor(2.5).dim() == 0);
+  CHECK(tensor({{1.0}, {2.0}}, kDouble).dtype() == kDouble);
+  const std::vector<float> values{1, 2, 3, 4, 5, 6};
+  const Tensor v = tensor(values).reshape({2, 3});
+  CHECK(v.dtype() == kFloat);
+  CHECK(v.index({1, 2}).item<float>() == 6.0f);
+  CHECK(tensor({{{1}, {2}}, {{3}, {4}}}).shape() == Shape{2, 2, 1});
+  CHECK_THROWS_WITH_AS(tensor({{1.0, 2.0}, {3.0}}), "Expected all sub-lists to have sizes: [2], but got sub-list 1 with sizes: [1]",
+                       Error);
+  CHECK_THROWS_WITH_AS(tensor({1.0, 2}),
+                       "Expected all elements of the tensor to have the same scalar type: torch.float64, but got element "
+                       "of scalar type: torch.int32",
+                       Error);
+}
+
+TEST_CASE("from_blob: a view of the caller's memory, not copied and not owned") {
+  std::vector<float> data{1, 2, 3, 4, 5, 6};
+  Tensor t = from_blob(data.data(), {2, 3});
+  CHECK(t.dtype() == kFloat);
+  CHECK(t.data<float>() == data.data());
+  data[4] = 50;
+  CHECK(t.index({1, 1}).item<float>() == 50.0f);
+  t.index_put_({0, 0}, 10);
+  CHECK(data[0] == 10.0f);
+  std::vector<double> wide{1, 2, 3, 4, 5, 6};
+  const Tensor cols = from_blob(wide.data(), {3, 2}, {1, 3}, kDouble);
+  CHECK_TENSOR_CLOSE(cols, from_vector<double>({1, 4, 2, 5, 3, 6}, {3, 2}), 0, 0);
+  CHECK(from_blob(nullptr, {0, 3}).numel() == 0);
+  CHECK_THROWS_WITH_AS(from_blob(nullptr, {2}), "from_blob: null data for sizes [2]", Error);
+  CHECK_THROWS_WITH_AS(from_blob(data.data(), {2, 3}, {3}), "from_blob: expected 2 strides for sizes [2, 3], got [3]", Error);
+  CHECK_THROWS_WITH_AS(from_blob(data.data(), {-1}), "from_blob: negative dimension -1 in size [-1]", Error);
 }
 
 }  // namespace

@@ -186,6 +186,11 @@ std::vector<size_t> pytorch_arguments(OpKind op) {
     case OpKind::Zeros: case OpKind::Ones: case OpKind::Rand: case OpKind::Randn: return {5};  // + layout, device, pin_memory
     case OpKind::Full: return {6};  // + layout, device, pin_memory
     case OpKind::Arange: return {4, 7};  // + layout, device, pin_memory; 4: the start_out overload inside
+    case OpKind::Linspace: return {7};  // + layout, device, pin_memory
+    case OpKind::Logspace: return {8};  // + layout, device, pin_memory
+    case OpKind::Eye: return {5, 6};  // eye(n) and eye.m(n, m), + layout, device, pin_memory
+    case OpKind::EmptyLike: case OpKind::ZerosLike: case OpKind::OnesLike: return {6};  // + layout, device, pin_memory, memory_format
+    case OpKind::FullLike: return {7};  // + layout, device, pin_memory, memory_format
     case OpKind::Sum: case OpKind::Mean: return {2, 4};  // the dimless overload, and the dim one inside it
     case OpKind::Max: case OpKind::Min: return {1, 3};
     case OpKind::Nonzero: return {1};  // as_tuple is Python's

@@ -72,6 +72,7 @@ std::vector<OpSample> op_samples() {
   std::vector<bool> third(40);
   for (size_t i = 0; i < third.size(); ++i) third[i] = i % 3 == 0;
   const Tensor every_third = from_vector<bool>(third, {4, 10}), every_third_row = every_third.select(0, 0);
+  const Tensor row_index = index.view({1, 2});
   const Tensor image = randn({3, 64, 64}), filters = randn({64, 3, 7, 7}), filter_bias = randn({64});
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
@@ -152,6 +153,16 @@ std::vector<OpSample> op_samples() {
       {"gt_float64", [=] { [[maybe_unused]] const Tensor mask = x > xd; }},
       {"mul_float64_", [=] { x.clone().mul_(xd); }},
       {"conv2d_unbatched", [=] { F::conv2d(image, filters, filter_bias, 2, 3); }},
+      {"index_slice_select", [=] { x.index({indexing::Slice(), 1}); }},
+      {"index_none_ellipsis", [=] { x.index({indexing::Slice(1), indexing::None, indexing::Ellipsis}); }},
+      {"index_int", [=] { x[1]; }},
+      {"gather", [=] { x.gather(1, row_index); }},
+      {"scatter", [=] { x.scatter(1, row_index, y); }},
+      {"scatter_add", [=] { x.scatter_add(1, row_index, y); }},
+      {"masked_fill", [=] { x.masked_fill(every_third, 0.5); }},
+      {"masked_fill_broadcast", [=] { x.masked_fill(every_third_row, 0.5); }},
+      {"zeros_like", [=] { zeros_like(x); }},
+      {"full_like", [=] { full_like(x, 2.5); }},
   };
 }
 

@@ -99,6 +99,7 @@ def op_sample_lines():
     b1, xd, flags = b[:1], x.double(), x > 0
     every_third = torch.arange(40).reshape(4, 10) % 3 == 0  # a mask whose count does not depend on the seed
     every_third_row = every_third[0]
+    row_index = index.view(1, 2)
     # Large enough for ATen's mkldnn heuristic, which torchless's conv scopes follow.
     image, filters, filter_bias = torch.randn(3, 64, 64), torch.randn(64, 3, 7, 7), torch.randn(64)
     F = torch.nn.functional
@@ -181,6 +182,16 @@ def op_sample_lines():
         ("gt_float64", lambda: x > xd),
         ("mul_float64_", lambda: x.clone().mul_(xd)),
         ("conv2d_unbatched", lambda: F.conv2d(image, filters, filter_bias, 2, 3)),
+        ("index_slice_select", lambda: x[:, 1]),
+        ("index_none_ellipsis", lambda: x[1:, None, ...]),
+        ("index_int", lambda: x[1]),
+        ("gather", lambda: x.gather(1, row_index)),
+        ("scatter", lambda: x.scatter(1, row_index, y)),
+        ("scatter_add", lambda: x.scatter_add(1, row_index, y)),
+        ("masked_fill", lambda: x.masked_fill(every_third, 0.5)),
+        ("masked_fill_broadcast", lambda: x.masked_fill(every_third_row, 0.5)),
+        ("zeros_like", lambda: torch.zeros_like(x)),
+        ("full_like", lambda: torch.full_like(x, 2.5)),
     ]
     lines = []
     with torch.no_grad():

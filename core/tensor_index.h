@@ -1,0 +1,57 @@
+// core/tensor_index.h — the indices of LibTorch's Tensor::index (torch::indexing): integers, Slice,
+// None, Ellipsis / "...". Basic indices only: each one is a view step (select, slice, unsqueeze).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+
+#include "core/error.h"
+
+namespace tl::indexing {
+
+/// `None` in an index list: a new dimension of size 1 there (unsqueeze), as torch::indexing::None.
+inline constexpr std::nullopt_t None = std::nullopt;
+
+struct EllipsisIndexType {
+  explicit constexpr EllipsisIndexType() = default;
+};
+/// `Ellipsis` (or "..."): as many full slices as the other indices leave dimensions, as Python's `...`.
+inline constexpr EllipsisIndexType Ellipsis{};
+
+/// Python's start:stop:step; a missing bound is the dimension's end (None), a missing step 1.
+struct Slice {
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        std::optional<int64_t> step = std::nullopt)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start, stop, step;
+};
+
+/// One entry of an index list: an integer (select), a Slice, None (unsqueeze) or Ellipsis.
+class TensorIndex {
+ public:
+  enum class Kind { None, Ellipsis, Integer, Slice };
+
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}  // NOLINT: implicit, as LibTorch's
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
+  /// "..." is Ellipsis; any other string throws tl::Error.
+  TensorIndex(const char* text) : kind_(Kind::Ellipsis) {  // NOLINT
+    TL_CHECK(text != nullptr && std::strcmp(text, "...") == 0,
+             "Expected \"...\" to represent an ellipsis index, but got \"", text ? text : "", "\"");
+  }
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  TensorIndex(T integer) : kind_(Kind::Integer), integer_(static_cast<int64_t>(integer)) {}  // NOLINT
+  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}  // NOLINT
+
+  Kind kind() const { return kind_; }
+  int64_t integer() const { return integer_; }
+  const Slice& slice() const { return slice_; }
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+};
+
+}  // namespace tl::indexing

@@ -1,0 +1,254 @@
+// ops/scatter_gather.cpp — gather, scatter / scatter_add, index_add and masked_fill over any strides (the
+// in-place forms write self through its strides), and take_along_dim on gather. Every argument and index
+// value is checked before the first write, so a call that throws leaves self as it was.
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/op_args.h"
+#include "core/parallel.h"
+#include "ops/elementwise.h"
+#include "ops/ops.h"
+#include "ops/reduce_plan.h"
+
+namespace tl::kernels {
+namespace {
+
+using detail::OffsetCounter;
+using detail::ReduceDim;
+
+// PyTorch treats a 0-d tensor as one of size [1] in these ops.
+Shape sizes_1d(const Tensor& t) { return t.dim() == 0 ? Shape{1} : t.shape(); }
+Strides strides_1d(const Tensor& t) { return t.dim() == 0 ? Strides{1} : t.strides(); }
+
+// A copy of `self` broadcast to `shape`, made without the dispatcher (the out-of-place ops' result).
+Tensor copy_of(const Tensor& self, const Shape& shape) {
+  Tensor out = Tensor::allocate(shape, self.dtype());
+  detail::copy_elements(out, self);
+  return out;
+}
+
+// The dims of `shape` walked with `strides`, except `dim`, whose stride is `dim_stride`.
+std::vector<ReduceDim> walk_dims(const Shape& shape, const Strides& strides, int64_t dim, int64_t dim_stride) {
+  std::vector<ReduceDim> dims;
+  for (int64_t d = 0; d < shape.size(); ++d) dims.push_back({shape[d], d == dim ? dim_stride : strides[d]});
+  return dims;
+}
+
+// index's int64 values in row-major order, each checked to lie in [0, size).
+std::vector<int64_t> index_values(const Tensor& index, int64_t size, int64_t dim) {
+  std::vector<int64_t> values(static_cast<size_t>(index.numel()));
+  if (values.empty()) return values;
+  const std::vector<ReduceDim> dims = walk_dims(sizes_1d(index), strides_1d(index), -1, 0);
+  OffsetCounter at(dims, 0);
+  const int64_t* p = index.data<int64_t>();
+  for (size_t k = 0; k < values.size(); ++k, at.advance()) {
+    const int64_t v = p[at.offset()];
+    TL_CHECK(v >= 0 && v < size, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
+    values[k] = v;
+  }
+  return values;
+}
+
+// gather's and scatter's shared checks: index is int64 with self's rank, and no larger than self apart
+// from `dim` (nor than src anywhere, for scatter).
+void check_index(const char* op, const Tensor& self, const Tensor& index, int64_t dim, const Tensor* src) {
+  TL_CHECK(index.dtype() == DType::Int64, op, "(): Expected dtype int64 for index");
+  const Shape s = sizes_1d(self), i = sizes_1d(index);
+  TL_CHECK(i.size() == s.size(), "Index tensor must have the same number of dimensions as ",
+           src ? "self" : "input", " tensor");
+  if (index.numel() == 0) return;
+  for (int64_t d = 0; d < s.size(); ++d) {
+    const bool fits = (d == dim || i[d] <= s[d]) && (!src || i[d] <= sizes_1d(*src)[d]);
+    if (src) {
+      TL_CHECK(fits, "Expected index ", index.shape(), " to be smaller than self ", self.shape(), " apart from dimension ",
+               dim, " and to be smaller size than src ", src->shape());
+    } else {
+      TL_CHECK(fits, "Size does not match at dimension ", d, " expected index ", index.shape(),
+               " to be smaller than self ", self.shape(), " apart from dimension ", dim);
+    }
+  }
+}
+
+// Calls f(dst_offset, src_offset) for every element of index (row-major): dst is walked at index's
+// coordinates with index's value along `dim`, src at index's coordinates.
+template <typename F>
+void for_each_scattered(const Tensor& dst, const Tensor& index, const std::vector<int64_t>& values, int64_t dim,
+                        const Shape& src_strides, F f) {
+  if (values.empty()) return;  // (a size-0 dim cannot be walked)
+  const Shape shape = sizes_1d(index);
+  const std::vector<ReduceDim> dst_dims = walk_dims(shape, strides_1d(dst), dim, 0),
+                               src_dims = walk_dims(shape, src_strides, -1, 0);
+  OffsetCounter d_at(dst_dims, 0), s_at(src_dims, 0);
+  const int64_t step = strides_1d(dst)[dim];
+  for (size_t k = 0; k < values.size(); ++k, d_at.advance(), s_at.advance())
+    f(d_at.offset() + values[k] * step, s_at.offset());
+}
+
+enum class Reduce { None, Add };
+
+// self[..., index[i], ...] = src[i] (or += src[i]) along dim, in place, one element at a time in index's
+// row-major order (so the last of duplicate indices wins, as on PyTorch's CPU).
+const Tensor& scatter_into(const Tensor& self, const Tensor& index, const Tensor& src, int64_t dim_arg, Reduce reduce,
+                           const char* op) {
+  const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), op);
+  check_index(op, self, index, dim, &src);
+  TL_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
+  detail::check_no_internal_overlap(self, op);
+  const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
+  TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
+    scalar_t* out = static_cast<scalar_t*>(self.raw_data());
+    const scalar_t* in = static_cast<const scalar_t*>(src.raw_data());
+    for_each_scattered(self, index, values, dim, strides_1d(src), [&](int64_t o, int64_t i) {
+      out[o] = reduce == Reduce::Add ? static_cast<scalar_t>(out[o] + in[i]) : in[i];
+    });
+  });
+  return self;
+}
+
+// index_add's checks and index values (index: 0-d or 1-D, int32 or int64).
+std::vector<int64_t> index_add_values(const Tensor& self, const Tensor& index, const Tensor& source, int64_t dim) {
+  TL_CHECK(index.dtype() == DType::Int64 || index.dtype() == DType::Int32,
+           "index_add_(): Expected dtype int32/int64 for index but got: ", index.dtype());
+  TL_CHECK(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+           " with type: ", index.dtype(), " and size: ", index.shape());
+  TL_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", self.dtype(), ") and source (", source.dtype(),
+           ") must have the same scalar type");
+  const Shape s = sizes_1d(self), src = sizes_1d(source);
+  TL_CHECK(index.numel() == src[dim] || (source.dim() == 0 && index.numel() == 1), "index_add_(): Number of indices (",
+           index.numel(), ") should be equal to source.size(dim): (", src[dim], "), for dim: ", dim);
+  TL_CHECK(src.size() == s.size(), "index_add_(): source (", source.shape(), ") and self (", self.shape(),
+           ") must have the same number of dimensions");
+  for (int64_t d = 0; d < s.size(); ++d) {
+    TL_CHECK(d == dim || s[d] == src[d], "The size of tensor a (", s[d], ") must match the size of tensor b (", src[d],
+             ") at non-singleton dimension ", d < dim ? d : d - 1);
+  }
+  const Tensor wide = detail::to_dtype(index, DType::Int64);
+  std::vector<int64_t> values(static_cast<size_t>(index.numel()));
+  for (int64_t k = 0; k < index.numel(); ++k) {
+    const int64_t v = wide.dim() == 0 ? wide.data<int64_t>()[0] : wide.data<int64_t>()[k * wide.stride(0)];
+    TL_CHECK(v >= 0 && v < s[dim], "index out of range in self");
+    values[static_cast<size_t>(k)] = v;
+  }
+  return values;
+}
+
+// self.select(dim, index[k]) += alpha * source.select(dim, k) for each k in turn, in place.
+const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tensor& source, int64_t dim_arg,
+                             const Scalar& alpha) {
+  const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), "index_add_");
+  const std::vector<int64_t> values = index_add_values(self, index, source, dim);
+  detail::check_no_internal_overlap(self, "index_add_");
+  if (self.numel() == 0 || values.empty()) return self;
+  const Shape shape = sizes_1d(source);
+  TL_DISPATCH_ALL_TYPES(self.dtype(), "index_add_", [&] {
+    const scalar_t a = alpha.to<scalar_t>();
+    scalar_t* out = static_cast<scalar_t*>(self.raw_data());
+    const scalar_t* in = static_cast<const scalar_t*>(source.raw_data());
+    const Strides so = strides_1d(self), si = strides_1d(source);
+    const std::vector<ReduceDim> rest_o = walk_dims(shape, so, dim, 0), rest_i = walk_dims(shape, si, dim, 0);
+    const int64_t slice = numel_of(shape) / std::max<int64_t>(shape[dim], 1);
+    std::vector<ReduceDim> o_dims, i_dims;  // every dim but `dim`
+    for (int64_t d = 0; d < shape.size(); ++d) {
+      if (d == dim) continue;
+      o_dims.push_back(rest_o[d]);
+      i_dims.push_back(rest_i[d]);
+    }
+    for (size_t k = 0; k < values.size(); ++k) {
+      OffsetCounter o(o_dims, 0), i(i_dims, 0);
+      scalar_t* dst = out + values[k] * so[dim];
+      const scalar_t* from = in + static_cast<int64_t>(k) * (source.dim() == 0 ? 0 : si[dim]);
+      for (int64_t e = 0; e < slice; ++e, o.advance(), i.advance())
+        dst[o.offset()] = static_cast<scalar_t>(dst[o.offset()] + a * from[i.offset()]);
+    }
+  });
+  return self;
+}
+
+// self's elements where mask (broadcast to self) is true set to value, in place.
+const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  TL_CHECK(mask.dtype() == DType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.dtype());
+  detail::check_inplace_broadcast(self, mask.shape(), "masked_fill_");
+  detail::check_no_internal_overlap(self, "masked_fill_");
+  if (self.numel() == 0) return self;
+  Strides mask_strides(self.dim(), 0);  // mask broadcast to self's shape
+  for (int64_t d = 0; d < mask.dim(); ++d) {
+    const int64_t sd = self.dim() - mask.dim() + d;
+    mask_strides[sd] = mask.size(d) == 1 ? 0 : mask.stride(d);
+  }
+  TL_DISPATCH_ALL_TYPES(self.dtype(), "masked_fill_", [&] {
+    const scalar_t v = value.to<scalar_t>();
+    scalar_t* out = static_cast<scalar_t*>(self.raw_data());
+    const bool* keep = mask.data<bool>();
+    const Shape s = sizes_1d(self);
+    const std::vector<ReduceDim> self_dims = walk_dims(s, strides_1d(self), -1, 0),
+                                 mask_dims = walk_dims(s, self.dim() == 0 ? Strides{0} : mask_strides, -1, 0);
+    OffsetCounter o(self_dims, 0), k(mask_dims, 0);
+    for (int64_t e = 0, n = self.numel(); e < n; ++e, o.advance(), k.advance())
+      if (keep[k.offset()]) out[o.offset()] = v;
+  });
+  return self;
+}
+
+}  // namespace
+
+// out (index's shape) = self[..., index[i], ...] along dim.
+Tensor gather(const Tensor& self, const Tensor& index, const GatherArgs& args) {
+  const int64_t dim = wrap_dim(args.dim, std::max<int64_t>(self.dim(), 1), "gather");
+  check_index("gather", self, index, dim, nullptr);
+  const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
+  Tensor out = Tensor::allocate(index.shape(), self.dtype());
+  TL_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
+    scalar_t* dst = out.data<scalar_t>();
+    const scalar_t* src = static_cast<const scalar_t*>(self.raw_data());
+    int64_t k = 0;
+    for_each_scattered(self, index, values, dim, strides_1d(index), [&](int64_t s, int64_t) { dst[k++] = src[s]; });
+  });
+  return out;
+}
+
+// self and indices broadcast against each other except along dim, then gathered (ATen's composite).
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, const TakeAlongDimArgs& args) {
+  TL_CHECK(indices.dtype() == DType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
+           indices.dtype());
+  if (!args.dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
+  const int64_t dim = wrap_dim(*args.dim, self.dim(), "take_along_dim");
+  TL_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of ",
+           "dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");
+  Shape self_sizes = self.shape();
+  self_sizes[dim] = indices.size(dim);
+  const Shape shape = broadcast_shapes(self_sizes, indices.shape(), "take_along_dim");
+  Shape expanded = shape;
+  expanded[dim] = self.size(dim);
+  return self.expand(expanded).gather(dim, indices.expand(shape));
+}
+
+Tensor scatter(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterArgs& args) {
+  return scatter_into(copy_of(self, self.shape()), index, src, args.dim, Reduce::None, "scatter");
+}
+Tensor scatter_(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterArgs& args) {
+  return scatter_into(self, index, src, args.dim, Reduce::None, "scatter");
+}
+Tensor scatter_add(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterAddArgs& args) {
+  return scatter_into(copy_of(self, self.shape()), index, src, args.dim, Reduce::Add, "scatter_add");
+}
+Tensor scatter_add_(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterAddArgs& args) {
+  return scatter_into(self, index, src, args.dim, Reduce::Add, "scatter_add");
+}
+
+Tensor index_add(const Tensor& self, const Tensor& index, const Tensor& source, const IndexAddArgs& args) {
+  return index_add_into(copy_of(self, self.shape()), index, source, args.dim, args.alpha);
+}
+Tensor index_add_(const Tensor& self, const Tensor& index, const Tensor& source, const IndexAddArgs& args) {
+  return index_add_into(self, index, source, args.dim, args.alpha);
+}
+
+// Out of place, self and mask broadcast against each other (ATen's expand_outplace, then a copy).
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const MaskedFillArgs& args) {
+  TL_CHECK(mask.dtype() == DType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.dtype());
+  return masked_fill_into(copy_of(self, broadcast_shapes(self.shape(), mask.shape(), "masked_fill")), mask, args.value);
+}
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const MaskedFillArgs& args) {
+  return masked_fill_into(self, mask, args.value);
+}
+
+}  // namespace tl::kernels

@@ -1,0 +1,189 @@
+// tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim
+// and Tensor::index against PyTorch 1.13 (values and torch.autograd's gradients, data/index_cases.json from
+// gen_index_cases.py), their in-place forms through strided views, and their errors.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ops/ops.h"
+#include "tests/ops/loss_cases.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+using namespace tl::indexing;
+using testing::OpCase;
+
+// The case's call, as the generator spells it.
+Tensor run_case(const OpCase& c, const std::map<std::string, Tensor>& in) {
+  const auto num = [&](const char* name) { return c.numbers.at(name); };
+  const auto dim = [&] { return static_cast<int64_t>(num("dim")); };
+  if (c.op == "gather") return gather(in.at("self"), dim(), in.at("index"));
+  if (c.op == "scatter") return scatter(in.at("self"), dim(), in.at("index"), in.at("src"));
+  if (c.op == "scatter_add") return scatter_add(in.at("self"), dim(), in.at("index"), in.at("src"));
+  if (c.op == "index_add") return index_add(in.at("self"), dim(), in.at("index"), in.at("source"), num("alpha"));
+  if (c.op == "masked_fill") {
+    const Tensor& self = in.at("self");
+    const Scalar value = is_floating_point(self.dtype()) ? Scalar(num("value"))
+                         : self.dtype() == DType::Bool  ? Scalar(num("value") != 0)
+                                                        : Scalar(static_cast<int64_t>(num("value")));
+    return masked_fill(self, in.at("mask"), value);
+  }
+  if (c.op == "take_along_dim") {
+    if (c.numbers.count("dim")) return take_along_dim(in.at("self"), in.at("indices"), dim());
+    return take_along_dim(in.at("self"), in.at("indices"));
+  }
+  const Tensor& x = in.at("self");
+  const std::map<std::string, Tensor> calls = {
+      {"x[1]", x[1]},
+      {"x[-1]", x[-1]},
+      {"x[:, 1]", x.index({Slice(), 1})},
+      {"x[1:, None, ...]", x.index({Slice(1), None, Ellipsis})},
+      {"x[::2, -1]", x.index({Slice(None, None, 2), -1})},
+      {"x[..., 1:4:2]", x.index({"...", Slice(1, 4, 2)})},
+      {"x[None, :, 2, None]", x.index({None, Slice(), 2, None})},
+      {"x[:2, 3, -2:]", x.index({Slice(None, 2), 3, Slice(-2, None)})},
+      {"x[1, 2, 3]", x.index({1, 2, 3})},
+      {"x[-10:10]", x.index({Slice(-10, 10)})},
+      {"x[..., None]", x.index({Ellipsis, None})},
+  };
+  REQUIRE(calls.count(c.name) == 1);
+  return calls.at(c.name);
+}
+
+double rtol_of(const Tensor& t) { return t.dtype() == DType::Float64 ? 1e-12 : 1e-6; }
+
+TEST_CASE("indexing ops: every case matches PyTorch 1.13, values and torch.autograd's gradients") {
+  int checked = 0;
+  for (const OpCase& c : testing::op_cases("index_cases.json")) {
+    if (c.op == "linspace" || c.op == "logspace" || c.op == "eye") continue;
+    CAPTURE(c.name);
+    std::map<std::string, Tensor> in;
+    for (const auto& [name, t] : c.inputs) {
+      if (name == "weight") continue;
+      in[name] = is_floating_point(t.dtype()) ? t.clone().requires_grad_() : t;
+    }
+    const Tensor out = run_case(c, in);
+    CHECK(out.dtype() == c.expected[0].dtype());
+    CHECK_TENSOR_CLOSE(out, c.expected[0], rtol_of(out), 0);
+    if (!c.grads.empty()) {
+      (out * c.inputs.at("weight")).sum().backward();
+      for (const auto& [name, expected] : c.grads) {
+        CAPTURE(name);
+        CHECK_TENSOR_CLOSE(in.at(name).grad(), expected, rtol_of(expected), 1e-7);
+      }
+    }
+    ++checked;
+  }
+  CHECK(checked == 47);
+}
+
+// self as a transposed (non-contiguous) view of a wider buffer.
+Tensor strided_copy(const Tensor& x) { return x.t().contiguous().t(); }
+
+TEST_CASE("indexing ops: the in-place forms write through a strided self and equal the out-of-place ones") {
+  const Tensor x = arange(0.0, 15.0).reshape({3, 5}).to(kFloat);
+  const Tensor idx = tensor({{2, 0, 1}, {1, 2, 0}, {0, 1, 2}});
+  const Tensor src = tensor({{1.5, 2.5, 3.5}, {4.5, 5.5, 6.5}, {7.5, 8.5, 9.5}});
+  const Tensor mask = tensor({true, false, true, false, false});
+  Tensor a = strided_copy(x), b = strided_copy(x), c = strided_copy(x), d = strided_copy(x);
+  REQUIRE_FALSE(a.is_contiguous());
+  CHECK(&a.scatter_(1, idx, src) == &a);
+  CHECK_TENSOR_CLOSE(a, scatter(x, 1, idx, src), 0, 0);
+  CHECK(&b.scatter_add_(1, idx, src) == &b);
+  CHECK_TENSOR_CLOSE(b, scatter_add(x, 1, idx, src), 0, 0);
+  CHECK(&c.index_add_(1, tensor({4, 0, 4}), src, -1.0) == &c);
+  CHECK_TENSOR_CLOSE(c, index_add(x, 1, tensor({4, 0, 4}), src, -1.0), 0, 0);
+  CHECK(&d.masked_fill_(mask, -7) == &d);
+  CHECK_TENSOR_CLOSE(d, masked_fill(x, mask, -7), 0, 0);
+  CHECK(d._version() == 1);
+}
+
+TEST_CASE("Tensor::index: views that share storage, and index_put_ writes through them") {
+  Tensor x = zeros({2, 3, 4});
+  const Tensor column = x.index({Slice(), 1});
+  CHECK(column.shape() == Shape{2, 4});
+  CHECK(column.data<float>() == x.data<float>() + 4);
+  x.index_put_({Slice(), 1}, tensor({1.0, 2.0, 3.0, 4.0}));
+  CHECK_TENSOR_CLOSE(x.index({0, 1}), tensor({1.0, 2.0, 3.0, 4.0}), 0, 0);
+  CHECK_TENSOR_CLOSE(x.index({1, 1}), tensor({1.0, 2.0, 3.0, 4.0}), 0, 0);
+  x.index_put_({"...", -1}, 9);
+  CHECK(x.index({1, 2, 3}).item<float>() == 9.0f);
+  CHECK(x.index({1, 1, 3}).item<float>() == 9.0f);
+  CHECK(x.index({1, 1, 2}).item<float>() == 3.0f);
+  const Tensor w = ones({3}).requires_grad_();
+  w.index({Slice(1)}).sum().backward();
+  CHECK_TENSOR_CLOSE(w.grad(), tensor({0.0, 1.0, 1.0}), 0, 0);
+  CHECK(w[1].grad_fn_name() == "SelectBackward0");
+}
+
+TEST_CASE("indexing ops: misuse throws PyTorch's message and leaves self as it was") {
+  const Tensor x = arange(0.0, 6.0).reshape({2, 3}).to(kFloat);
+  Tensor y = x.clone();
+  const auto unchanged = [&] { CHECK_TENSOR_CLOSE(y, x, 0, 0); CHECK(y._version() == 0); };
+  CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 1}}).to(kInt)), "gather(): Expected dtype int64 for index", Error);
+  CHECK_THROWS_WITH_AS(x.gather(1, tensor({0, 1})), "Index tensor must have the same number of dimensions as input tensor",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 3}})), "index 3 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, -1}})), "index -1 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 1}, {0, 1}, {0, 1}})),
+                       "Size does not match at dimension 0 expected index [3, 2] to be smaller than self [2, 3] apart "
+                       "from dimension 1",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.gather(2, tensor({{0, 1}})), "gather: dimension out of range (expected to be in range of [-2, 1], but got 2)", Error);
+  CHECK_THROWS_WITH_AS(y.scatter_(1, tensor({{0, 1}}), ones({2, 3}, kDouble)),
+                       "scatter(): Expected self.dtype to be equal to src.dtype", Error);
+  CHECK_THROWS_WITH_AS(y.scatter_(1, tensor({{0, 5}}), ones({2, 3})), "index 5 is out of bounds for dimension 1 with size 3",
+                       Error);
+  unchanged();
+  CHECK_THROWS_WITH_AS(y.scatter_add_(1, tensor({{0, 1, 2}}), ones({1, 2})),
+                       "Expected index [1, 3] to be smaller than self [2, 3] apart from dimension 1 and to be smaller "
+                       "size than src [1, 2]",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tensor({0, 1, 1}), ones({2, 3})),
+                       "index_add_(): Number of indices (3) should be equal to source.size(dim): (2), for dim: 0", Error);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tensor({0, 2}), ones({2, 3})), "index out of range in self", Error);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tensor({0, 1}), ones({2, 2})),
+                       "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0", Error);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tensor({{0, 1}}), ones({2, 3})),
+                       "index_add_(): Index is supposed to be a vector, but got dim: 2 with type: torch.int64 and size: "
+                       "[1, 2]",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.index_add_(0, tensor({0, 1}), ones({2, 3}, kDouble)),
+                       "index_add_(): self (torch.float32) and source (torch.float64) must have the same scalar type",
+                       Error);
+  unchanged();
+  CHECK_THROWS_WITH_AS(y.masked_fill_(tensor({1.0, 0.0, 1.0}), 1.0),
+                       "masked_fill_ only supports boolean masks, but got mask with dtype torch.float32", Error);
+  CHECK_THROWS_WITH_AS(y.masked_fill_(tensor({true, false}), 1.0),
+                       "masked_fill_: shapes [2, 3] and [2] cannot be broadcast (size 3 vs 2 at dimension 1)",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.masked_fill_(tensor({{true}, {false}, {true}}), 1.0),
+                       "masked_fill_: shapes [2, 3] and [3, 1] cannot be broadcast (size 2 vs 3 at dimension 0)",
+                       Error);
+  unchanged();
+  CHECK_THROWS_WITH_AS(take_along_dim(x, tensor({{0, 1}}).to(kInt), 1),
+                       "torch.take_along_dim(): dtype of indices should be Long but got torch.int32", Error);
+  CHECK_THROWS_WITH_AS(take_along_dim(x, tensor({{{0, 1}}}), 1),
+                       "torch.take_along_dim(): input and indices should have the same number of dimensions, but got 2 "
+                       "dimensions for input, and 3 dimensions for indices",
+                       Error);
+  CHECK_THROWS_WITH_AS(x[5], "select: index 5 out of range for tensor of size [2, 3] at dimension 0", Error);
+  CHECK_THROWS_WITH_AS(x.index({1, 2, 3}), "too many indices for tensor of dimension 2", Error);
+  CHECK_THROWS_WITH_AS(x.index({"...", Ellipsis}), "An index can only have a single ellipsis ('...')", Error);
+  CHECK_THROWS_WITH_AS(x.index({Slice(None, None, 0)}), "step must be greater than zero", Error);
+  CHECK_THROWS_WITH_AS(x.index({0, 7}), "index 7 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(x.index({"..,"}), "Expected \"...\" to represent an ellipsis index, but got \"..,\"", Error);
+  CHECK_THROWS_WITH_AS(scalar_tensor(1.0, kFloat)[0],
+                       "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
+                       "convert a 0-dim tensor to a number",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.index_put_({Slice(), 1}, ones({3})),
+                       "copy_: shapes [2] and [3] cannot be broadcast (size 2 vs 3 at dimension 0)",
+                       Error);
+  unchanged();
+}
+
+}  // namespace
+}  // namespace tl
