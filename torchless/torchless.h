@@ -24,6 +24,7 @@
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
 #include "nn/state_dict.h"
+#include "nn/utils.h"
 #include "optim/adam.h"
 #include "optim/checkpoint.h"
 #include "optim/lr_scheduler.h"
