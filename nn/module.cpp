@@ -504,4 +504,11 @@ RemovableHandle Module::add_forward_hook(ForwardHook hook) {
   return RemovableHandle(hooks_, id);
 }
 
+RemovableHandle Module::add_full_backward_hook(FullBackwardHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<ModuleHooks>();
+  const uint64_t id = ModuleHooks::next_id();
+  hooks_->backward.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
+}
+
 }  // namespace tl::nn

@@ -165,6 +165,16 @@ class Module : public std::enable_shared_from_this<Module> {
       return invoke_hook(hook, m, input, output);
     });
   }
+  /// Registers hook(module, grad_input, grad_output), called when the gradients of this module's inputs
+  /// are computed (or, when no input requires grad, of its outputs), after the earlier ones; it returns
+  /// void / std::nullopt, or a TensorList of one gradient per input that replaces grad_input.
+  template <class F>
+  RemovableHandle register_full_backward_hook(F hook) {
+    return add_full_backward_hook(
+        [hook = std::move(hook)](Module& m, const TensorList& grad_input, const TensorList& grad_output) {
+          return invoke_hook(hook, m, grad_input, grad_output);
+        });
+  }
   /// This module's own hooks; null until the first registration.
   const std::shared_ptr<ModuleHooks>& own_hooks() const { return hooks_; }
 
@@ -213,6 +223,7 @@ class Module : public std::enable_shared_from_this<Module> {
   void register_child(const std::string& name, std::shared_ptr<Module> module);
   RemovableHandle add_forward_pre_hook(ForwardPreHook hook);
   RemovableHandle add_forward_hook(ForwardHook hook);
+  RemovableHandle add_full_backward_hook(FullBackwardHook hook);
   enum class EntryKind { Parameter, Buffer, Child };
   /// Throws unless `name` is a valid name that no entry of another kind uses.
   void check_name(const std::string& name, EntryKind kind) const;

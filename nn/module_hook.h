@@ -23,6 +23,11 @@ using ForwardPreHook = std::function<std::optional<TensorList>(Module& module, c
 /// hook(module, input, output) -> None or a replacement output (PyTorch's forward hook).
 using ForwardHook =
     std::function<std::optional<TensorList>(Module& module, const TensorList& input, const TensorList& output)>;
+/// hook(module, grad_input, grad_output) -> None or a replacement grad_input (PyTorch's full backward
+/// hook). Entries are undefined (None) for an input that does not require grad or a gradient that
+/// did not flow.
+using FullBackwardHook = std::function<std::optional<TensorList>(Module& module, const TensorList& grad_input,
+                                                                 const TensorList& grad_output)>;
 
 /// A hook's return value as PyTorch reads it: void or std::nullopt keeps the value, a Tensor or a
 /// TensorList replaces it (a single tensor as a list of one, as PyTorch wraps a non-tuple).
@@ -39,13 +44,14 @@ std::optional<TensorList> invoke_hook(const F& hook, Args&... args) {
   }
 }
 
-/// A module's own hooks in registration order (PyTorch's _forward_pre_hooks and _forward_hooks), each
-/// under the id its RemovableHandle removes.
+/// A module's own hooks in registration order (PyTorch's _forward_pre_hooks, _forward_hooks and
+/// _backward_hooks), each under the id its RemovableHandle removes.
 struct ModuleHooks {
   std::vector<std::pair<uint64_t, ForwardPreHook>> forward_pre;
   std::vector<std::pair<uint64_t, ForwardHook>> forward;
+  std::vector<std::pair<uint64_t, FullBackwardHook>> backward;
 
-  bool empty() const { return forward_pre.empty() && forward.empty(); }
+  bool empty() const { return forward_pre.empty() && forward.empty() && backward.empty(); }
   /// Removes the hook registered under `id`, if any.
   void remove(uint64_t id);
   /// A process-wide unique id (PyTorch's RemovableHandle.next_id).
@@ -94,8 +100,11 @@ bool has_module_hooks();
 /// hooks: every before (bottom to top), the topmost intercepting hook or the module's own hooks around
 /// forward(), every after (top to bottom, also when it threw). The own hooks run as PyTorch's _call_impl
 /// runs them: each forward pre-hook in order (a returned list replaces the input), forward(), each
-/// forward hook in order (a returned list replaces the output). An intercepted call (the tracer's
-/// call_module) runs none of them, as under FX's symbolic_trace.
+/// forward hook in order (a returned list replaces the output). With full backward hooks (and grad
+/// mode on) the inputs after the pre-hooks and the outputs after the forward hooks pass through identity
+/// autograd nodes (BackwardHookFunctionBackward), so forward() sees, and the caller gets, aliases of
+/// them; backward then calls the hooks with grad_input and grad_output. An intercepted call (the
+/// tracer's call_module) runs none of them, as under FX's symbolic_trace.
 TensorList call_with_module_hooks(Module& module, const TensorList& inputs);
 
 }  // namespace tl::nn

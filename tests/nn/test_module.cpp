@@ -419,6 +419,73 @@ TEST_CASE("module hooks: a replaced input is checked, a throwing hook propagates
   CHECK_NOTHROW(thrower.remove());  // the module is gone: nothing to remove
 }
 
+TEST_CASE("module hooks: a full backward hook gets grad_input and grad_output and may replace grad_input") {
+  manual_seed(3);
+  auto fc = std::make_shared<Linear>(3, 2);
+  const Tensor x = randn({4, 3}).requires_grad_();
+  const Tensor c = randn({4, 2});
+  TensorList seen_input, seen_output;
+  int calls = 0;
+  RemovableHandle h = fc->register_full_backward_hook([&](Module& m, const TensorList& grad_input, const TensorList& grad_output) {
+    CHECK(&m == fc.get());
+    ++calls;
+    seen_input = grad_input;
+    seen_output = grad_output;
+    return TensorList{grad_input[0] * 2.0};
+  });
+  const Tensor y = (*fc)(x);
+  CHECK(y.grad_fn_name() == "BackwardHookFunctionBackward");
+  (y * c).sum().backward();
+  CHECK(calls == 1);
+  REQUIRE(seen_output.size() == 1);
+  REQUIRE(seen_input.size() == 1);
+  const Tensor weight = fc->parameter("weight");
+  CHECK_TENSOR_CLOSE(seen_output[0], c, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(seen_input[0], c.mm(weight), 1e-6, 1e-6);  // d(sum(y * c)) / dx = c W
+  CHECK_TENSOR_CLOSE(x.grad(), c.mm(weight) * 2.0, 1e-6, 1e-6);  // the replacement flowed on
+  CHECK_TENSOR_CLOSE(weight.grad(), c.t().mm(x), 1e-6, 1e-6);   // parameters are not inputs
+
+  h.remove();
+  Tensor(x).mutable_grad() = Tensor();
+  (*fc)(x).mul(c).sum().backward();
+  CHECK(calls == 1);
+  CHECK_TENSOR_CLOSE(x.grad(), c.mm(weight), 1e-6, 1e-6);
+}
+
+TEST_CASE("module hooks: with no input requiring grad the backward hook runs at the outputs, with grad_input None") {
+  auto fc = std::make_shared<Linear>(3, 2);
+  TensorList seen_input, seen_output;
+  RemovableHandle h = fc->register_full_backward_hook([&](Module&, const TensorList& grad_input, const TensorList& grad_output) {
+    seen_input = grad_input;
+    seen_output = grad_output;
+  });
+  (*fc)(ones({4, 3})).sum().backward();
+  REQUIRE(seen_input.size() == 1);
+  CHECK_FALSE(seen_input[0].defined());
+  CHECK_TENSOR_CLOSE(seen_output[0], ones({4, 2}), 0.0, 0.0);
+  h.remove();
+  fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList& grad_output) { return grad_output; });
+  CHECK_THROWS_WITH_AS((*fc)(ones({4, 3})).sum().backward(),
+                       "Backward hook for Modules where no input requires gradient should always return None or None "
+                       "for all gradients.",
+                       Error);
+}
+
+TEST_CASE("module hooks: a backward hook returning the wrong number or shape of gradients is a tl::Error") {
+  auto fc = std::make_shared<Linear>(3, 2);
+  const Tensor x = ones({4, 3}).requires_grad_();
+  RemovableHandle h = fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList&) { return TensorList{}; });
+  CHECK_THROWS_WITH_AS((*fc)(x).sum().backward(),
+                       "Backward hook returned an invalid number of grad_input, got 0, but expected 1", Error);
+  h.remove();
+  fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList&) { return ones({3}); });
+  CHECK_THROWS_WITH_AS((*fc)(x).sum().backward(),
+                       "Function BackwardHookFunctionBackward returned an invalid gradient at index 0 - got [3] but "
+                       "expected shape compatible with [4, 3]",
+                       Error);
+  CHECK_FALSE(x.grad().defined());
+}
+
 TEST_CASE("module hooks: a clone keeps copies of the hooks; the handle removes only the original's") {
   auto d = std::make_shared<Doubler>();
   int calls = 0;
