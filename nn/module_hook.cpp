@@ -27,9 +27,9 @@ void erase_id(Hooks& hooks, uint64_t id) {
 /// the hooks with grad_input and passes on what they return. The hooks and the module are captured at
 /// the call, as PyTorch captures them.
 struct BackwardHookState {
-  Module* module;
+  Module* module = nullptr;
   std::weak_ptr<Module> owner;  ///< empty for a module not owned by a shared_ptr
-  bool owned;
+  bool owned = false;
   std::vector<FullBackwardHook> hooks;
   size_t n_inputs = 0;
   bool inputs_wrapped = false;

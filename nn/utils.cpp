@@ -2,6 +2,7 @@
 // sequence of tensor ops PyTorch 1.13's Python runs, so the float results round as PyTorch's do.
 #include "nn/utils.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ Tensor clip_grad_norm_(TensorListRef parameters, double max_norm, double norm_ty
   if (grads.empty()) return scalar_tensor(0.0, DType::Float32);
   std::vector<Tensor> norms;
   norms.reserve(grads.size());
-  for (const Tensor& g : grads) norms.push_back(std::isinf(norm_type) && norm_type > 0 ? g.abs().max() : vector_norm(g, norm_type));
+  for (const Tensor& g : grads) norms.push_back(vector_norm(g, norm_type));
   Tensor total;
   if (std::isinf(norm_type) && norm_type > 0)
     total = norms.size() == 1 ? norms[0] : stack(norms).max();
