@@ -1,9 +1,11 @@
 // optim/checkpoint.h — a training checkpoint (model, optimizer, optional lr scheduler) in one
-// safetensors file, so that a run resumed from it continues bit for bit as if never stopped.
+// safetensors file, so that a run resumed from it continues bit for bit as if never stopped; and an
+// optimizer's state dict as entries of a general archive (nn/archive.h).
 #pragma once
 
 #include <string>
 
+#include "nn/archive.h"
 #include "nn/module.h"
 #include "optim/lr_scheduler.h"
 #include "optim/optimizer.h"
@@ -32,5 +34,17 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 /// (the optimizer's state is copied before the model is loaded, and nothing after that can fail).
 void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
                      lr_scheduler::Scheduler* scheduler = nullptr);
+
+/// Adds optimizer.state_dict() to `archive` under `key`, beside anything else (an epoch, a model's
+/// state dict): each state tensor as "<key>.state.<index>.<name>", the kind and the param groups as
+/// the string "<key>.param_groups" (JSON, the layout of save_checkpoint's "optimizer" entry;
+/// tools/load_archive.py's optimizer_state_dict rebuilds PyTorch's dict from both). Throws tl::Error as
+/// OutputArchive::write does; the archive is then unchanged.
+void write(serialize::OutputArchive& archive, const std::string& key, const OptimizerStateDict& dict);
+
+/// The optimizer state dict that write(archive, key, dict) added, for Optimizer::load_state_dict.
+/// Throws tl::Error for a missing or non-string "<key>.param_groups", JSON that is not write's layout,
+/// or a tensor under "<key>.state." not named <index>.<name>; `out` is then unchanged.
+void read(const serialize::InputArchive& archive, const std::string& key, OptimizerStateDict& out);
 
 }  // namespace tl::optim

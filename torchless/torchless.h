@@ -15,6 +15,8 @@
 #include "data/dataset.h"
 #include "data/digits.h"
 #include "data/random_split.h"
+#include "data/sampler.h"
+#include "nn/archive.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"

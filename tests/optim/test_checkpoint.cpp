@@ -1,6 +1,7 @@
 // tests/optim/test_checkpoint.cpp — checkpoints: a run resumed from one continues bit for bit (an MLP
 // on fixed batches, and a CNN on digits through a DataLoader as examples/train_digits.cpp trains), the
-// optimizer's state dict round-trips, and every mismatch is an error that changes nothing.
+// optimizer's state dict round-trips (alone and in a general archive beside a model and an epoch), and
+// every mismatch is an error that changes nothing.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "nn/conv.h"
 #include "nn/flatten.h"
 #include "nn/linear.h"
+#include "nn/archive.h"
 #include "nn/loss.h"
 #include "nn/pooling.h"
 #include "nn/safetensors.h"
@@ -455,6 +457,99 @@ TEST_CASE("load_checkpoint failing an allocation at any stage changes none of th
   CHECK(model_difference(*fixture.target.model, *fixture.source.model) == "");
   CHECK(state_difference(fixture.target.opt->state_dict(), fixture.source.opt->state_dict()) == "");
   CHECK(fixture.target.sched->get_last_lr() == fixture.source.sched->get_last_lr());
+}
+
+TEST_CASE("an archive holds an epoch beside a model's and an optimizer's state dicts, and restores both") {
+  testing::ScratchDir dir;
+  Run run(3, kAdam, kStep);
+  run.train(0, 3);
+  serialize::OutputArchive out;
+  out.write("epoch", 3);
+  out.write("model", run.model->state_dict());
+  write(out, "optimizer", run.opt->state_dict());
+  out.save_to(dir.file("ckpt.safetensors"));
+
+  Run resumed(4, kAdam, kStep);
+  serialize::InputArchive in;
+  in.load_from(dir.file("ckpt.safetensors"));
+  int64_t epoch = 0;
+  in.read("epoch", epoch);
+  CHECK(epoch == 3);
+  nn::StateDict model;
+  in.read("model", model);
+  resumed.model->load_state_dict(model);
+  OptimizerStateDict state;
+  read(in, "optimizer", state);
+  resumed.opt->load_state_dict(state);
+  CHECK(model_difference(*resumed.model, *run.model) == "");
+  CHECK(state_difference(resumed.opt->state_dict(), run.opt->state_dict()) == "");
+
+  SGD fresh(mlp(2)->parameters(), {.lr = 0.1});  // no state yet: only the param groups are written
+  serialize::OutputArchive empty;
+  write(empty, "sgd", fresh.state_dict());
+  CHECK(empty.entries().size() == 1);
+  CHECK(empty.entries()[0].first == "sgd.param_groups");
+}
+
+// Adam(lr=0.1) over two fixed parameters after two steps of loss = sum(p0^2) + sum(3 * p1): the archive
+// tests/tools/test_load_archive.py loads into torch.optim.Adam and checks against PyTorch's own steps.
+serialize::OutputArchive adam_fixture() {
+  Tensor p0 = from_vector<double>({1, 2, 3, 4}, {2, 2}).to(DType::Float32).requires_grad_(true);
+  Tensor p1 = from_vector<double>({0.5, -0.5}, {2}).to(DType::Float32).requires_grad_(true);
+  Adam adam({p0, p1}, {.lr = 0.1});
+  for (int i = 0; i < 2; ++i) {
+    adam.zero_grad();
+    p0.mul(p0).sum().add(p1.mul(3.0).sum()).backward();
+    adam.step();
+  }
+  serialize::OutputArchive archive;
+  archive.write("step", 2);
+  archive.write("params", nn::StateDict{{"0", p0.detach()}, {"1", p1.detach()}});
+  write(archive, "optimizer", adam.state_dict());
+  return archive;
+}
+
+TEST_CASE("an optimizer in an archive: the file tests/optim/data/adam_archive.safetensors, byte for byte") {
+  testing::ScratchDir dir;
+  adam_fixture().save_to(dir.file("adam.safetensors"));
+  const std::string committed = testing::read_file("tests/optim/data/adam_archive.safetensors");
+  REQUIRE_MESSAGE(!committed.empty(), "tests/optim/data/adam_archive.safetensors not found (run from the project root)");
+  CHECK(testing::read_file(dir.file("adam.safetensors")) == committed);
+}
+
+TEST_CASE("an optimizer state dict missing or malformed in an archive is refused, the target unchanged") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("a.safetensors");
+  const auto archive_with = [&](const std::string& groups, const std::string& tensor) {
+    serialize::OutputArchive out;
+    if (!groups.empty()) out.write("optimizer.param_groups", groups);
+    if (!tensor.empty()) out.write(tensor, zeros({2}));
+    out.save_to(path);
+    serialize::InputArchive in;
+    in.load_from(path);
+    return in;
+  };
+  OptimizerStateDict kept{"kept", {}, {}};
+  CHECK_THROWS_WITH_AS(read(archive_with("", "x"), "optimizer", kept),
+                       ("InputArchive: no key 'optimizer.param_groups' in " + path).c_str(), Error);
+  const std::string where = "InputArchive: optimizer state dict 'optimizer'";
+  CHECK_THROWS_WITH_AS(read(archive_with("[1]", ""), "optimizer", kept),
+                       (where + ": 'optimizer.param_groups' is not a JSON object").c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with("{}", ""), "optimizer", kept),
+                       (where + ": the optimizer entry has no string \"kind\"").c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with("{\"kind\": \"SGD\", \"param_groups\": []}", "optimizer.state.x.m"),
+                            "optimizer", kept),
+                       (where + ": tensor 'optimizer.state.x.m' is not named optimizer.state.<index>.<key>").c_str(),
+                       Error);
+  CHECK(kept.kind == "kept");
+
+  serialize::OutputArchive taken;
+  taken.write("optimizer.state", nn::StateDict{{"0.step", zeros({})}});
+  Run run(3, kAdam, kStep);
+  run.train(0, 1);
+  CHECK_THROWS_WITH_AS(write(taken, "optimizer", run.opt->state_dict()),
+                       "OutputArchive: key 'optimizer.state.0.step' was already written", Error);
+  CHECK(taken.entries().size() == 1);
 }
 
 }  // namespace tl::optim
