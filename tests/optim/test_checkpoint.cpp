@@ -24,8 +24,14 @@
 #include "nn/pooling.h"
 #include "nn/safetensors.h"
 #include "ops/ops.h"
+#include "optim/adadelta.h"
+#include "optim/adagrad.h"
 #include "optim/adam.h"
+#include "optim/adamax.h"
 #include "optim/checkpoint.h"
+#include "optim/nadam.h"
+#include "optim/radam.h"
+#include "optim/rmsprop.h"
 #include "optim/sgd.h"
 #include "tests/support/allocation_limit.h"
 #include "tests/support/file_testing.h"
@@ -112,6 +118,23 @@ const MakeOptimizer kAdam = [](std::vector<Tensor> p) {
 const MakeOptimizer kAdamW = [](std::vector<Tensor> p) {
   return std::make_unique<AdamW>(std::move(p), AdamWOptions{.lr = 0.02, .betas = {0.85, 0.99}});
 };
+// The kinds after SGD and Adam, each with the options that add state: RMSprop's int64 step among them.
+const MakeOptimizer kRMSprop = [](std::vector<Tensor> p) {
+  return std::make_unique<RMSprop>(std::move(p), RMSpropOptions{.lr = 0.01, .momentum = 0.5, .centered = true});
+};
+const MakeOptimizer kAdagrad = [](std::vector<Tensor> p) {
+  return std::make_unique<Adagrad>(std::move(p), AdagradOptions{.lr = 0.05, .lr_decay = 0.01});
+};
+const MakeOptimizer kAdadelta = [](std::vector<Tensor> p) { return std::make_unique<Adadelta>(std::move(p)); };
+const MakeOptimizer kAdamax = [](std::vector<Tensor> p) {
+  return std::make_unique<Adamax>(std::move(p), AdamaxOptions{.lr = 0.01});
+};
+const MakeOptimizer kNAdam = [](std::vector<Tensor> p) {
+  return std::make_unique<NAdam>(std::move(p), NAdamOptions{.lr = 0.01});
+};
+const MakeOptimizer kRAdam = [](std::vector<Tensor> p) {
+  return std::make_unique<RAdam>(std::move(p), RAdamOptions{.lr = 0.01, .betas = {0.9, 0.9}});
+};
 const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
 const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
 
@@ -161,7 +184,11 @@ TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
     std::string name;
     MakeOptimizer opt;
     MakeScheduler sched;
-  } cases[] = {{"sgd+step", kSgd, kStep}, {"adam+cosine", kAdam, kCosine}, {"adamw+step", kAdamW, kStep}};
+  } cases[] = {{"sgd+step", kSgd, kStep},          {"adam+cosine", kAdam, kCosine},
+               {"adamw+step", kAdamW, kStep},      {"rmsprop+step", kRMSprop, kStep},
+               {"adagrad+cosine", kAdagrad, kCosine}, {"adadelta+step", kAdadelta, kStep},
+               {"adamax+step", kAdamax, kStep},    {"nadam+cosine", kNAdam, kCosine},
+               {"radam+step", kRAdam, kStep}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     for (const int k : {1, 3}) {
