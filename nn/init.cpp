@@ -1,13 +1,21 @@
 // nn/init.cpp — torch.nn.init's fills. Values are written element by element through the strides
-// (row-major logical order), so views and non-contiguous tensors are filled correctly.
+// (row-major logical order), so views and non-contiguous tensors are filled correctly. Every random fill
+// draws through uniform_ or normal_, with the arguments and in the order PyTorch's init.py draws.
 #include "nn/init.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
 #include <mutex>
+#include <numbers>
 #include <string>
 #include <vector>
 
 #include "core/generator.h"
+#include "core/warning.h"
+#include "ops/elementwise.h"
+#include "ops/ops.h"
 
 namespace tl::nn::init {
 namespace {
@@ -49,11 +57,100 @@ Tensor random_fill(const Tensor& tensor, const char* op, Draw draw) {
   return tensor;
 }
 
+/// PyTorch's _calculate_correct_fan: the mode is compared lower-cased.
 int64_t kaiming_fan(const Tensor& tensor, std::string_view mode, const char* op) {
-  TL_CHECK(mode == "fan_in" || mode == "fan_out", op, ": mode '", mode,
+  std::string lowered(mode);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return std::tolower(c); });
+  TL_CHECK(lowered == "fan_in" || lowered == "fan_out", op, ": mode '", mode,
            "' not supported, please use one of 'fan_in', 'fan_out'");
   const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(tensor);
-  return mode == "fan_in" ? fan_in : fan_out;
+  return lowered == "fan_in" ? fan_in : fan_out;
+}
+
+/// PyTorch's calc_erfinv (ATen/native/Math.h) in T (float or double): a rational first guess, then two
+/// Newton steps.
+template <typename T>
+T erfinv(T y) {
+  constexpr T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  constexpr T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  constexpr T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  constexpr T d[2] = {T(3.543889200), T(1.637067800)};
+  const T y_abs = std::abs(y);
+  if (y_abs > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (y_abs == T(1)) return std::copysign(std::numeric_limits<T>::infinity(), y);
+  T x;
+  if (y_abs <= T(0.7)) {
+    const T z = y * y;
+    const T num = (((a[3] * z + a[2]) * z + a[1]) * z + a[0]);
+    const T dem = ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1));
+    x = y * num / dem;
+  } else {
+    const T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
+    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    const T dem = (d[1] * z + d[0]) * z + T(1);
+    x = std::copysign(num, y) / dem;
+  }
+  const T two_over_sqrt_pi = T(2) / static_cast<T>(std::sqrt(std::numbers::pi));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  return x;
+}
+
+/// Q (m x n, row-major) of the Householder QR of the row-major m x n matrix `a` (m >= n), each column
+/// multiplied by the sign of R's diagonal entry (0 for 0), as init.orthogonal_ normalises linalg.qr's Q.
+std::vector<double> orthonormal_q(std::vector<double> a, int64_t m, int64_t n) {
+  std::vector<std::vector<double>> reflectors;  // v_k over rows k..m-1, empty when H_k = I
+  std::vector<double> diag(n);
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<double> v(m - k);
+    double norm2 = 0;
+    for (int64_t i = k; i < m; ++i) norm2 += a[i * n + k] * a[i * n + k];
+    if (norm2 == 0.0) {
+      reflectors.emplace_back();
+      diag[k] = 0.0;
+      continue;
+    }
+    const double beta = -std::copysign(std::sqrt(norm2), a[k * n + k]);
+    for (int64_t i = k; i < m; ++i) v[i - k] = a[i * n + k];
+    v[0] -= beta;
+    double v2 = 0;
+    for (const double e : v) v2 += e * e;
+    for (int64_t j = k; j < n; ++j) {  // R[k:, k:] -= 2 v (v^T R[k:, k:]) / (v^T v)
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i) dot += v[i - k] * a[i * n + j];
+      const double f = 2.0 * dot / v2;
+      for (int64_t i = k; i < m; ++i) a[i * n + j] -= f * v[i - k];
+    }
+    diag[k] = a[k * n + k];
+    reflectors.push_back(std::move(v));
+  }
+  std::vector<double> q(m * n, 0.0);  // H_0 ... H_{n-1} applied to the first n columns of I
+  for (int64_t j = 0; j < n; ++j) q[j * n + j] = 1.0;
+  for (int64_t k = n; k-- > 0;) {
+    const std::vector<double>& v = reflectors[k];
+    if (v.empty()) continue;
+    double v2 = 0;
+    for (const double e : v) v2 += e * e;
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i) dot += v[i - k] * q[i * n + j];
+      const double f = 2.0 * dot / v2;
+      for (int64_t i = k; i < m; ++i) q[i * n + j] -= f * v[i - k];
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const double sign = diag[j] > 0 ? 1.0 : diag[j] < 0 ? -1.0 : 0.0;
+    for (int64_t i = 0; i < m; ++i) q[i * n + j] *= sign;
+  }
+  return q;
+}
+
+/// The element of `t` at `index` (one entry per dimension), through the strides.
+template <typename T>
+T& element(const Tensor& t, const std::vector<int64_t>& index) {
+  int64_t offset = 0;
+  for (size_t d = 0; d < index.size(); ++d) offset += index[d] * t.stride(static_cast<int64_t>(d));
+  return t.data<T>()[offset];
 }
 
 }  // namespace
@@ -110,7 +207,8 @@ Tensor kaiming_uniform_(const Tensor& tensor, double a, std::string_view mode, s
   TL_CHECK(tensor.defined(), "kaiming_uniform_: the tensor is undefined (None)");
   if (tensor.numel() == 0) return tensor;
   const int64_t fan = kaiming_fan(tensor, mode, "kaiming_uniform_");
-  const double bound = std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
+  const double std = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
+  const double bound = std::sqrt(3.0) * std;  // in PyTorch's order: the bound rounds as its does
   return uniform_(tensor, -bound, bound);
 }
 
@@ -123,7 +221,8 @@ Tensor kaiming_normal_(const Tensor& tensor, double a, std::string_view mode, st
 
 Tensor xavier_uniform_(const Tensor& tensor, double gain) {
   const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(tensor);
-  const double bound = gain * std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
+  const double bound = std::sqrt(3.0) * std;  // in PyTorch's order: the bound rounds as its does
   return uniform_(tensor, -bound, bound);
 }
 
@@ -138,6 +237,93 @@ void default_weight_and_bias_(const Tensor& weight, const Tensor& bias) {
   const int64_t fan_in = calculate_fan_in_and_fan_out(weight).first;
   const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
   uniform_(bias, -bound, bound);
+}
+
+Tensor trunc_normal_(const Tensor& tensor, double mean, double std, double a, double b) {
+  TL_CHECK(tensor.defined(), "trunc_normal_: the tensor is undefined (None)");
+  if (mean < a - 2 * std || mean > b + 2 * std)
+    TL_WARN_ONCE("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may be "
+            "incorrect.");
+  const auto norm_cdf = [](double x) { return (1. + std::erf(x / std::sqrt(2.))) / 2.; };
+  const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
+  uniform_(tensor, 2 * l - 1, 2 * u - 1);
+  // PyTorch's erfinv_, mul_(std * sqrt(2)), add_(mean), clamp_(a, b), each rounded to the dtype.
+  TL_DISPATCH_FLOATING_TYPES(tensor.dtype(), "trunc_normal_", [&] {
+    using acc_t = tl::detail::acc_type<scalar_t>;  // bfloat16 steps compute in float, rounding each result
+    const auto scale = static_cast<scalar_t>(std * std::sqrt(2.)), shift = static_cast<scalar_t>(mean);
+    const auto lo = static_cast<acc_t>(static_cast<scalar_t>(a)), hi = static_cast<acc_t>(static_cast<scalar_t>(b));
+    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+      const auto x = static_cast<scalar_t>(erfinv(static_cast<acc_t>(*p)));
+      const auto scaled = static_cast<scalar_t>(static_cast<acc_t>(x) * static_cast<acc_t>(scale));
+      const auto shifted = static_cast<acc_t>(static_cast<scalar_t>(static_cast<acc_t>(scaled) + static_cast<acc_t>(shift)));
+      *p = static_cast<scalar_t>(std::min(std::max(shifted, lo), hi));
+    });
+  });
+  return tensor;
+}
+
+Tensor orthogonal_(const Tensor& tensor, double gain) {
+  TL_CHECK(tensor.defined(), "orthogonal_: the tensor is undefined (None)");
+  TL_CHECK(tensor.dim() >= 2, "orthogonal_: only tensors with 2 or more dimensions are supported, got shape ",
+           tensor.shape());
+  if (tensor.numel() == 0) return tensor;
+  const int64_t rows = tensor.size(0), cols = tensor.numel() / rows;
+  const Tensor drawn = normal_(empty({rows, cols}, tensor.dtype()));
+  // PyTorch factors the transpose of a wide matrix and transposes Q back.
+  const bool wide = rows < cols;
+  const Tensor a = (wide ? drawn.t() : drawn).to(DType::Float64).contiguous();
+  const int64_t m = a.size(0), n = a.size(1);
+  const std::vector<double> q = orthonormal_q(std::vector<double>(a.data<double>(), a.data<double>() + m * n), m, n);
+  TL_DISPATCH_FLOATING_TYPES(tensor.dtype(), "orthogonal_", [&] {
+    const auto g = static_cast<scalar_t>(gain);
+    int64_t i = 0;  // row-major over (rows, cols)
+    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+      const int64_t r = i / cols, c = i % cols;
+      *p = static_cast<scalar_t>(wide ? q[c * n + r] : q[r * n + c]) * g;
+      ++i;
+    });
+  });
+  return tensor;
+}
+
+Tensor eye_(const Tensor& tensor) {
+  TL_CHECK(tensor.defined(), "eye_: the tensor is undefined (None)");
+  TL_CHECK(tensor.dim() == 2, "eye_: only tensors with 2 dimensions are supported, got shape ", tensor.shape());
+  if (tensor.numel() == 0) return tensor;
+  const int64_t cols = tensor.size(1);
+  TL_DISPATCH_ALL_TYPES(tensor.dtype(), "eye_", [&] {
+    int64_t i = 0;
+    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+      *p = static_cast<scalar_t>(i / cols == i % cols ? 1 : 0);
+      ++i;
+    });
+  });
+  return tensor;
+}
+
+Tensor dirac_(const Tensor& tensor, int64_t groups) {
+  TL_CHECK(tensor.defined(), "dirac_: the tensor is undefined (None)");
+  const int64_t dims = tensor.dim();
+  TL_CHECK(dims >= 3 && dims <= 5, "dirac_: only tensors with 3, 4, or 5 dimensions are supported, got shape ",
+           tensor.shape());
+  TL_CHECK(groups > 0, "dirac_: groups must be positive, got ", groups);
+  TL_CHECK(tensor.size(0) % groups == 0, "dirac_: dim 0 must be divisible by groups, got size ", tensor.size(0),
+           " and groups=", groups);
+  zeros_(tensor);
+  if (tensor.numel() == 0) return tensor;
+  const int64_t out_per_group = tensor.size(0) / groups;
+  const int64_t min_dim = std::min(out_per_group, tensor.size(1));
+  std::vector<int64_t> index(dims);
+  for (int64_t d = 2; d < dims; ++d) index[d] = tensor.size(d) / 2;
+  TL_DISPATCH_ALL_TYPES(tensor.dtype(), "dirac_", [&] {
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t d = 0; d < min_dim; ++d) {
+        index[0] = g * out_per_group + d;
+        index[1] = d;
+        element<scalar_t>(tensor, index) = scalar_t(1);
+      }
+  });
+  return tensor;
 }
 
 }  // namespace tl::nn::init

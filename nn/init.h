@@ -46,4 +46,20 @@ void default_weight_and_bias_(const Tensor& weight, const Tensor& bias);
 /// N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)).
 Tensor xavier_normal_(const Tensor& tensor, double gain = 1.0);
 
+/// N(mean, std^2) truncated to [a, b], PyTorch's way: one uniform_ draw in [2 cdf(a) - 1, 2 cdf(b) - 1]
+/// (cdf of the standard normal at (bound - mean) / std), then erfinv, * std * sqrt(2), + mean and a clamp
+/// to [a, b], each step rounded to the tensor's dtype.
+Tensor trunc_normal_(const Tensor& tensor, double mean = 0.0, double std = 1.0, double a = -2.0, double b = 2.0);
+/// A (semi-)orthogonal matrix times gain: the tensor viewed as (rows = size(0), cols = numel / rows) gets
+/// Q of the QR decomposition of a fresh N(0, 1) (rows, cols) draw (of its transpose when rows < cols,
+/// then transposed back), with PyTorch's sign convention (each column of Q times the sign of R's
+/// diagonal). Throws tl::Error for fewer than 2 dimensions; a tensor with no elements is left as it is.
+Tensor orthogonal_(const Tensor& tensor, double gain = 1.0);
+/// The identity matrix (torch.eye(rows, cols)) into a 2-D tensor; throws tl::Error for another rank.
+Tensor eye_(const Tensor& tensor);
+/// The Dirac delta of a convolution weight (out, in, *kernel) with 1 to 3 kernel dimensions: zeros, then
+/// for each of `groups` groups of out / groups output channels, 1 at [g * out / groups + d, d, centre]
+/// for d < min(out / groups, in). Throws tl::Error for another rank or out not divisible by groups.
+Tensor dirac_(const Tensor& tensor, int64_t groups = 1);
+
 }  // namespace tl::nn::init

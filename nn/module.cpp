@@ -2,12 +2,18 @@
 // Iteration order and de-duplication follow torch.nn.Module (_named_members with a memo).
 #include "nn/module.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <typeinfo>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/autograd_meta.h"
+#include "core/grad_mode.h"
 #include "nn/module_hook.h"
+#include "ops/ops.h"
 
 namespace tl::nn {
 namespace {
@@ -88,6 +94,22 @@ thread_local CloneMemo* t_clone_memo = nullptr;
 
 }  // namespace
 
+std::string class_name(const std::type_info& type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(type.name(), nullptr, nullptr, &status),
+                                                   std::free);
+  std::string name = status == 0 ? demangled.get() : type.name();
+  // The last "::" outside template arguments ends the namespaces (and enclosing classes).
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '<' || name[i] == '(') ++depth;
+    if (name[i] == '>' || name[i] == ')') --depth;
+    if (depth == 0 && name[i] == ':' && name[i + 1] == ':') start = i + 2;
+  }
+  return name.substr(start);
+}
+
 Module::~Module() = default;
 
 // ---- calling ----
@@ -113,7 +135,7 @@ void Module::check_inputs(std::span<const Tensor> inputs) const {
 TensorList Module::operator()(const TensorList& inputs) {
   const CallScope scope(this);
   check_inputs(inputs);
-  if (!has_module_hooks()) [[likely]]
+  if (!has_module_hooks() && (!hooks_ || hooks_->empty())) [[likely]]
     return forward(Inputs(*this, inputs));
   return call_with_module_hooks(*this, inputs);
 }
@@ -137,6 +159,7 @@ Tensor Module::forward(const Tensor&) {
 
 // ---- identity ----
 
+std::string Module::type_name() const { return class_name(typeid(*this)); }
 std::string Module::extra_repr() const { return ""; }
 bool Module::is_leaf() const { return false; }
 
@@ -172,6 +195,7 @@ void Module::deep_copy_registry() {
     memo.tensors.emplace_back(t, copy);
     t = std::move(copy);
   };
+  if (hooks_) hooks_ = std::make_shared<ModuleHooks>(*hooks_);  // PyTorch's deepcopy copies the hook dicts
   for (auto& entry : parameters_) copy_tensor(entry.second);
   for (auto& entry : buffers_) copy_tensor(entry.second);
   for (auto& entry : children_) {
@@ -311,15 +335,16 @@ Tensor Module::get_buffer(const std::string& path) const {
 
 // ---- iteration ----
 
-std::vector<Module::NamedModule> Module::named_modules() const {
+std::vector<Module::NamedModule> Module::named_modules(const std::string& prefix, bool remove_duplicate) const {
   std::vector<NamedModule> out;
   std::unordered_set<const Module*> memo;
-  auto visit = [&](auto& self_ref, const std::shared_ptr<Module>& m, const std::string& prefix) -> void {
-    if (!memo.insert(m.get()).second) return;
-    out.emplace_back(prefix, m);
-    for (const auto& [name, child] : m->children_) self_ref(self_ref, child, join_path(prefix, name));
+  auto visit = [&](auto& self_ref, const std::shared_ptr<Module>& m, const std::string& path) -> void {
+    if (memo.count(m.get())) return;
+    if (remove_duplicate) memo.insert(m.get());
+    out.emplace_back(path, m);
+    for (const auto& [name, child] : m->children_) self_ref(self_ref, child, join_path(path, name));
   };
-  visit(visit, shared_self(), "");
+  visit(visit, shared_self(), prefix);
   return out;
 }
 
@@ -428,9 +453,62 @@ Module& Module::to(DType dtype) {
   return *this;
 }
 
-void Module::apply(const std::function<void(Module&)>& fn) {
+Module& Module::apply(const std::function<void(Module&)>& fn) {
   for (const auto& c : children()) c->apply(fn);
   fn(*this);
+  return *this;
+}
+
+// ---- gradients ----
+
+void Module::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (const Tensor& param : parameters()) {
+    Tensor& grad = Tensor(param).mutable_grad();
+    if (!grad.defined()) continue;
+    if (set_to_none) {
+      grad = Tensor();
+      continue;
+    }
+    if (!grad.is_leaf())
+      grad = grad.detach();  // PyTorch's p.grad.detach_()
+    else if (grad.requires_grad())
+      grad.requires_grad_(false);
+    grad.copy_(scalar_tensor(0, grad.dtype()));  // zero_(), which NaN * 0 would not be
+  }
+}
+
+Module& Module::requires_grad_(bool requires_grad) {
+  const std::vector<Tensor> params = parameters();
+  for (const Tensor& param : params)
+    TL_CHECK(!requires_grad || is_floating_point(param.dtype()), type_name(),
+             ".requires_grad_: only Tensors of floating point dtype can require gradients, got a parameter of dtype ",
+             param.dtype());
+  for (const Tensor& param : params) Tensor(param).requires_grad_(requires_grad);
+  return *this;
+}
+
+// ---- hooks ----
+
+RemovableHandle Module::add_forward_pre_hook(ForwardPreHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<ModuleHooks>();
+  const uint64_t id = ModuleHooks::next_id();
+  hooks_->forward_pre.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::add_forward_hook(ForwardHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<ModuleHooks>();
+  const uint64_t id = ModuleHooks::next_id();
+  hooks_->forward.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
+}
+
+RemovableHandle Module::add_full_backward_hook(FullBackwardHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<ModuleHooks>();
+  const uint64_t id = ModuleHooks::next_id();
+  hooks_->backward.emplace_back(id, std::move(hook));
+  return RemovableHandle(hooks_, id);
 }
 
 }  // namespace tl::nn

@@ -14,9 +14,14 @@
 #include "core/dispatch.h"
 #include "core/tensor.h"
 #include "nn/inputs.h"
+#include "nn/module_hook.h"
 #include "nn/state_dict.h"
 
 namespace tl::nn {
+
+/// PyTorch's printed class name of a C++ type: the demangled name without its namespaces
+/// ("tl::models::(anonymous namespace)::Net" -> "Net"; template arguments are kept).
+std::string class_name(const std::type_info& type);
 
 /// The Python signature of forward(), as symbolic tracing names its placeholders and annotates
 /// the generated code: `def forward(self, x : torch.Tensor) -> torch.Tensor`.
@@ -52,8 +57,9 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual Tensor forward(const Tensor& input);
 
   // ---- identity ----
-  /// The Python class name printed by repr: "Conv2d", "ResNet", "WrappedBatchNorm".
-  virtual std::string type_name() const = 0;
+  /// The Python class name printed by repr: "Conv2d", "ResNet", "WrappedBatchNorm". Default: the C++
+  /// class name without namespaces (class_name), as PyTorch prints type(module).__name__.
+  virtual std::string type_name() const;
   /// The text inside the parentheses of repr: "1, 1, kernel_size=(1, 1), stride=(1, 1)".
   virtual std::string extra_repr() const;
   /// Python's str(module), which print() shows: repr(module) unless overridden (GraphModule adds its code).
@@ -121,8 +127,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Direct children, each module once.
   std::vector<NamedModule> named_children() const;
   std::vector<std::shared_ptr<Module>> children() const;
-  /// This module first (name ""), then every descendant by dotted path, pre-order, each once.
-  std::vector<NamedModule> named_modules() const;
+  /// This module first (name `prefix`), then every descendant by dotted path after `prefix`, pre-order;
+  /// each module once unless remove_duplicate is false (then once per path), as PyTorch's named_modules.
+  std::vector<NamedModule> named_modules(const std::string& prefix = "", bool remove_duplicate = true) const;
   std::vector<std::shared_ptr<Module>> modules() const;
 
   // ---- mode ----
@@ -131,8 +138,45 @@ class Module : public std::enable_shared_from_this<Module> {
   void eval() { train(false); }
   bool is_training() const { return training_; }
   /// Calls fn on every descendant (children first, recursively), then on this module. When fn
-  /// throws, the modules it already ran on keep its changes: only fn could undo them.
-  void apply(const std::function<void(Module&)>& fn);
+  /// throws, the modules it already ran on keep its changes: only fn could undo them. Returns *this.
+  Module& apply(const std::function<void(Module&)>& fn);
+
+  // ---- gradients ----
+  /// PyTorch 1.13's Module.zero_grad: every parameter's .grad zeroed in place (detached first when it
+  /// has autograd history, else its requires_grad cleared), or cleared with set_to_none.
+  void zero_grad(bool set_to_none = false);
+  /// Sets requires_grad of every parameter (this module's and its descendants'); returns *this.
+  /// Throws tl::Error, changing nothing, when a parameter cannot require grad (not floating point).
+  Module& requires_grad_(bool requires_grad = true);
+
+  // ---- hooks (nn/module_hook.h) ----
+  /// Registers hook(module, input) to run before each forward() of this module, after the earlier
+  /// ones; it returns void / std::nullopt, or a Tensor or TensorList that replaces the input.
+  template <class F>
+  RemovableHandle register_forward_pre_hook(F hook) {
+    return add_forward_pre_hook(
+        [hook = std::move(hook)](Module& m, const TensorList& input) { return invoke_hook(hook, m, input); });
+  }
+  /// Registers hook(module, input, output) to run after each forward() of this module; it returns
+  /// void / std::nullopt, or a Tensor or TensorList that replaces the output.
+  template <class F>
+  RemovableHandle register_forward_hook(F hook) {
+    return add_forward_hook([hook = std::move(hook)](Module& m, const TensorList& input, const TensorList& output) {
+      return invoke_hook(hook, m, input, output);
+    });
+  }
+  /// Registers hook(module, grad_input, grad_output), called when the gradients of this module's inputs
+  /// are computed (or, when no input requires grad, of its outputs), after the earlier ones; it returns
+  /// void / std::nullopt, or a TensorList of one gradient per input that replaces grad_input.
+  template <class F>
+  RemovableHandle register_full_backward_hook(F hook) {
+    return add_full_backward_hook(
+        [hook = std::move(hook)](Module& m, const TensorList& grad_input, const TensorList& grad_output) {
+          return invoke_hook(hook, m, grad_input, grad_output);
+        });
+  }
+  /// This module's own hooks; null until the first registration.
+  const std::shared_ptr<ModuleHooks>& own_hooks() const { return hooks_; }
 
   // ---- dtype ----
   /// PyTorch's module.to(dtype) / .double() / .float() (Module._apply): every floating-point parameter
@@ -177,6 +221,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   void register_child(const std::string& name, std::shared_ptr<Module> module);
+  RemovableHandle add_forward_pre_hook(ForwardPreHook hook);
+  RemovableHandle add_forward_hook(ForwardHook hook);
+  RemovableHandle add_full_backward_hook(FullBackwardHook hook);
   enum class EntryKind { Parameter, Buffer, Child };
   /// Throws unless `name` is a valid name that no entry of another kind uses.
   void check_name(const std::string& name, EntryKind kind) const;
@@ -193,6 +240,7 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<NamedTensor> parameters_;
   std::vector<NamedTensor> buffers_;
   std::vector<NamedModule> children_;
+  std::shared_ptr<ModuleHooks> hooks_;  ///< shared with the RemovableHandles (weakly); a clone copies them
   bool training_ = true;
 };
 

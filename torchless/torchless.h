@@ -26,6 +26,7 @@
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
 #include "nn/state_dict.h"
+#include "nn/utils.h"
 #include "optim/adadelta.h"
 #include "optim/adagrad.h"
 #include "optim/adam.h"

@@ -1,25 +1,40 @@
 // tests/nn/test_init.cpp — torch.nn.init's fills: bounds and moments checked statistically on large
 // samples (tolerances several standard errors wide), strides honoured, seeds reproducible, errors;
-// and the default initialisation of Conv2d, Linear and BatchNorm2d.
+// and the default initialisation of Conv2d, Linear and BatchNorm2d. Against PyTorch 1.13
+// (tests/reference/make_nn_utils_references.py): gains, fans, the bounds each fill draws with, eye_, dirac_.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/generator.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
+#include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::nn {
 namespace {
 
 using testing::element_at;
+using Json = nlohmann::json;
 
 struct Moments {
   double min = INFINITY, max = -INFINITY, mean = 0, std = 0;
 };
+
+/// The float64 identity matrix of size n.
+Tensor eye_like(int64_t n) {
+  Tensor out = zeros({n, n}, DType::Float64);
+  for (int64_t i = 0; i < n; ++i) out.data<double>()[i * n + i] = 1.0;
+  return out;
+}
 
 Moments moments(const Tensor& t) {
   Moments m;
@@ -162,6 +177,136 @@ TEST_CASE("init: PyTorch's default initialisation of Conv2d, Linear and BatchNor
   CHECK_TENSOR_CLOSE(bn.buffer("running_mean"), zeros({5}), 0.0, 0.0);
   CHECK_TENSOR_CLOSE(bn.buffer("running_var"), ones({5}), 0.0, 0.0);
   CHECK(bn.buffer("num_batches_tracked").item<int64_t>() == 0);
+}
+
+
+Shape shape_of(const Json& f) { return Shape(f.at("shape").get<std::vector<int64_t>>()); }
+
+/// erf^-1(y) by bisection on std::erf: a reference independent of the rational approximation and
+/// Newton steps trunc_normal_ uses (PyTorch's calc_erfinv).
+double erfinv_by_bisection(double y) {
+  double lo = -7.0, hi = 7.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (std::erf(mid) < y ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+TEST_CASE("init: calculate_gain and the fans are PyTorch's, exactly") {
+  const Json data = Json::parse(testing::read_reference("nn_utils_init.json"));
+  for (const Json& g : data.at("gains")) {
+    const std::string name = g.at("nonlinearity");
+    CAPTURE(name);
+    const std::optional<double> param = g.at("param").is_null() ? std::nullopt : std::optional(g.at("param").get<double>());
+    CHECK(init::calculate_gain(name, param) == g.at("gain").get<double>());
+  }
+  for (const Json& f : data.at("fills"))
+    if (f.at("fill") == "fans")
+      CHECK(init::calculate_fan_in_and_fan_out(empty(shape_of(f))) ==
+            std::pair<int64_t, int64_t>{f.at("fan_in"), f.at("fan_out")});
+}
+
+TEST_CASE("init: kaiming, xavier and trunc_normal_ make one uniform_ or normal_ draw with PyTorch's bounds") {
+  // Reseeding and drawing uniform_ / normal_ with the bounds PyTorch computes must give the fill's values bit
+  // for bit (float64, so a bound one ulp off shows): the formulas and the order of draws are PyTorch's, and
+  // once the generator is PyTorch's the fills are too.
+  const Json data = Json::parse(testing::read_reference("nn_utils_init.json"));
+  for (const Json& f : data.at("fills")) {
+    const std::string fill = f.at("fill");
+    if (fill == "fans") continue;
+    CAPTURE(fill);
+    CAPTURE(f.dump());
+    for (const DType dtype : {DType::Float64, DType::Float32}) {
+      const Tensor expected = empty(shape_of(f), dtype), actual = empty(shape_of(f), dtype);
+      manual_seed(21);
+      if (f.contains("low"))
+        init::uniform_(expected, f.at("low"), f.at("high"));
+      else
+        init::normal_(expected, f.at("mean"), f.at("std"));
+      manual_seed(21);
+      if (fill == "kaiming_uniform_") {
+        init::kaiming_uniform_(actual, f.at("a"), f.at("mode").get<std::string>(), f.at("nonlinearity").get<std::string>());
+      } else if (fill == "kaiming_normal_") {
+        init::kaiming_normal_(actual, f.at("a"), f.at("mode").get<std::string>(), f.at("nonlinearity").get<std::string>());
+      } else if (fill == "xavier_uniform_") {
+        init::xavier_uniform_(actual, f.at("gain"));
+      } else if (fill == "xavier_normal_") {
+        init::xavier_normal_(actual, f.at("gain"));
+      } else {
+        const double mean = f.at("mean"), std = f.at("std"), a = f.at("a"), b = f.at("b");
+        init::trunc_normal_(actual, mean, std, a, b);
+        for (int64_t i = 0; i < expected.numel(); ++i) {
+          const double want = std::clamp(mean + std * std::sqrt(2.0) * erfinv_by_bisection(element_at(expected, i)), a, b);
+          CHECK(element_at(actual, i) == doctest::Approx(want).epsilon(dtype == DType::Float32 ? 2e-6 : 1e-12).scale(std));
+          CHECK(element_at(actual, i) >= a);
+          CHECK(element_at(actual, i) <= b);
+        }
+        continue;
+      }
+      CHECK_TENSOR_CLOSE(actual, expected, 0.0, 0.0);
+    }
+  }
+}
+
+TEST_CASE("init: eye_ and dirac_ are PyTorch's") {
+  const Json data = Json::parse(testing::read_reference("nn_utils_init.json"));
+  for (const Json& f : data.at("deterministic_fills")) {
+    CAPTURE(f.dump());
+    const Tensor t = full(shape_of(f), 7.0);
+    const Tensor& out = f.at("fill") == "eye_" ? init::eye_(t) : init::dirac_(t, f.at("groups"));
+    CHECK(out.is_same(t));
+    CHECK_TENSOR_CLOSE(t, from_vector(f.at("values").get<std::vector<float>>(), shape_of(f)), 0.0, 0.0);
+  }
+  const Tensor strided = full({4, 6}, 3.0, DType::Float64).slice(1, 0, 6, 2);
+  init::eye_(strided);
+  CHECK_TENSOR_CLOSE(strided, from_vector<double>({1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, {4, 3}), 0.0, 0.0);
+}
+
+TEST_CASE("init: eye_, dirac_ and orthogonal_ refuse a wrong rank or group count, changing nothing") {
+  const Tensor t = full({2, 3, 4}, 7.0);
+  CHECK_THROWS_WITH_AS(init::eye_(t), "eye_: only tensors with 2 dimensions are supported, got shape [2, 3, 4]", Error);
+  CHECK_THROWS_WITH_AS(init::dirac_(full({2, 3}, 7.0)),
+                       "dirac_: only tensors with 3, 4, or 5 dimensions are supported, got shape [2, 3]", Error);
+  CHECK_THROWS_WITH_AS(init::dirac_(t, 3), "dirac_: dim 0 must be divisible by groups, got size 2 and groups=3", Error);
+  CHECK_THROWS_WITH_AS(init::dirac_(t, 0), "dirac_: groups must be positive, got 0", Error);
+  CHECK_THROWS_WITH_AS(init::orthogonal_(full({3}, 7.0)),
+                       "orthogonal_: only tensors with 2 or more dimensions are supported, got shape [3]", Error);
+  CHECK(t.min().item<float>() == 7.0f);
+  CHECK_NOTHROW(init::orthogonal_(empty({0, 3})));
+}
+
+TEST_CASE("init: orthogonal_ is Q of the QR of one normal_ draw, with R's diagonal made positive") {
+  // Q R = A with Q orthonormal and diag(R) > 0 has one solution for a full-rank A, so these checks pin
+  // PyTorch's result for the same draw (linalg.qr, then q *= sign(diag(r))).
+  for (const DType dtype : {DType::Float64, DType::Float32}) {
+    for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{{5, 3}, {3, 5}, {4, 2, 3}, {6, 6}, {1, 4}}) {
+      CAPTURE(dtype);
+      CAPTURE(Shape(sizes));
+      const double tol = dtype == DType::Float64 ? 1e-12 : 2e-6;
+      const int64_t rows = sizes[0], cols = empty(Shape(sizes)).numel() / rows;
+      manual_seed(5);
+      Tensor a = init::normal_(empty({rows, cols}, dtype)).to(DType::Float64);
+      manual_seed(5);
+      const Tensor t = empty(Shape(sizes), dtype);
+      init::orthogonal_(t, 1.5);
+      Tensor q = t.reshape({rows, cols}).to(DType::Float64).div(1.5);
+      if (rows < cols) {
+        a = a.t();
+        q = q.t();
+      }
+      const int64_t n = q.size(1);
+      CHECK_TENSOR_CLOSE(q.t().mm(q), eye_like(n), tol * 4, tol * 4);
+      const Tensor r = q.t().mm(a);  // (n, n): upper triangular with a positive diagonal
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const double v = element_at(r, i * n + j);
+          if (i > j) CHECK(std::abs(v) <= tol * 20);
+          if (i == j) CHECK(v > 0.0);
+        }
+      CHECK_TENSOR_CLOSE(q.mm(r), a, tol * 20, tol * 20);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // tests/nn/test_module.cpp — Module bookkeeping: registration rules, PyTorch's iteration order and
-// de-duplication, dotted paths and their errors, train/eval, apply, the call path and its hooks, clone,
-// to(dtype).
+// de-duplication, dotted paths and their errors, train/eval, apply, the call path and its hooks (per
+// thread and per module, with PyTorch's replacement rules and RemovableHandle), clone, to(dtype),
+// zero_grad, requires_grad_, the class name a module prints without overriding type_name().
 #include <doctest/doctest.h>
 
 #include <string>
@@ -13,6 +14,7 @@
 #include "nn/layers.h"
 #include "nn/module.h"
 #include "nn/module_hook.h"
+#include "nn/repr.h"
 #include "ops/ops.h"
 #include "tests/support/allocation_limit.h"
 #include "tests/support/tensor_check.h"
@@ -306,6 +308,195 @@ TEST_CASE("module hooks: intercept replaces forward; a throwing forward reports 
   NoForward none;
   CHECK_THROWS_AS(none(zeros({1})), Error);
   CHECK(inner.events == std::vector<std::string>{"before NoForward 1", "failed NoForward"});
+}
+
+/// A user module that overrides nothing but forward: its printed name comes from the C++ class.
+class Doubler : public Module {
+ public:
+  Doubler() { register_parameter("scale", full({1}, 2.0)); }
+  Tensor forward(const Tensor& x) override { return x * parameter("scale"); }
+  std::shared_ptr<Module> clone() const override { return clone_as<Doubler>(); }
+};
+
+template <class T>
+class Boxed : public Module {};
+
+TEST_CASE("module: a module without type_name() prints its C++ class name without namespaces") {
+  Doubler d;
+  CHECK(d.type_name() == "Doubler");
+  CHECK(repr(d) == "Doubler()");
+  CHECK(Boxed<int>().type_name() == "Boxed<int>");
+  CHECK(class_name(typeid(Linear)) == "Linear");
+  Sequential seq(std::make_shared<Doubler>());
+  CHECK(repr(seq) == "Sequential(\n  (0): Doubler()\n)");
+}
+
+TEST_CASE("module: named_modules takes PyTorch's prefix and remove_duplicate") {
+  auto root = small_tree();
+  root->register_module("again", root->child("a"));
+  CHECK(names_of(root->named_modules("model")) == std::vector<std::string>{"model", "model.a", "model.a.c", "model.b"});
+  CHECK(names_of(root->named_modules("", false)) == std::vector<std::string>{"", "a", "a.c", "b", "again", "again.c"});
+  CHECK(root->named_modules("", false)[4].second.get() == root->child("a").get());
+}
+
+TEST_CASE("module: zero_grad zeroes every .grad in place, or clears it with set_to_none") {
+  auto root = small_tree();
+  Tensor w = root->get_parameter("a.c.w");
+  w.mutable_grad() = from_vector<float>({NAN, 3}, {2});
+  const Tensor grad_object = w.grad();
+  Tensor history = ones({2}).requires_grad_();
+  root->get_parameter("b.w").mutable_grad() = (history * 2.0);  // a .grad with autograd history
+  Tensor leaf_grad = ones({2}).requires_grad_();
+  root->get_parameter("w").mutable_grad() = leaf_grad;
+  root->zero_grad();
+  CHECK(w.grad().is_same(grad_object));
+  CHECK_TENSOR_CLOSE(w.grad(), zeros({2}), 0.0, 0.0);  // NaN too: zero_, not mul_(0)
+  CHECK(root->get_parameter("b.w").grad().grad_fn_name().empty());
+  CHECK_TENSOR_CLOSE(root->get_parameter("b.w").grad(), zeros({2}), 0.0, 0.0);
+  CHECK_FALSE(root->get_parameter("w").grad().requires_grad());
+  CHECK_FALSE(root->get_parameter("a.w").grad().defined());  // no .grad stays none
+
+  root->zero_grad(/*set_to_none=*/true);
+  for (const Tensor& p : root->parameters()) CHECK_FALSE(p.grad().defined());
+}
+
+TEST_CASE("module: requires_grad_ sets every parameter's flag, or changes none when one cannot") {
+  auto root = small_tree();
+  CHECK(&root->requires_grad_(false) == root.get());
+  for (const Tensor& p : root->parameters()) CHECK_FALSE(p.requires_grad());
+  root->child("a")->requires_grad_();
+  CHECK(root->get_parameter("a.c.w").requires_grad());
+  CHECK_FALSE(root->get_parameter("b.w").requires_grad());
+
+  root->get_submodule("b")->register_parameter("steps", zeros({1}, DType::Int64));
+  CHECK_THROWS_WITH_AS(root->requires_grad_(true),
+                       "Root.requires_grad_: only Tensors of floating point dtype can require gradients, got a "
+                       "parameter of dtype torch.int64",
+                       Error);
+  CHECK_FALSE(root->get_parameter("w").requires_grad());  // unchanged
+  CHECK_NOTHROW(root->requires_grad_(false));
+}
+
+TEST_CASE("module hooks: forward pre-hooks and forward hooks run in order and may replace input and output") {
+  auto root = std::make_shared<Node>("Root");
+  auto child = root->register_module("d", std::make_shared<Doubler>());
+  std::vector<std::string> log;
+  RemovableHandle pre1 = child->register_forward_pre_hook([&](Module& m, const TensorList& in) {
+    log.push_back("pre1 " + m.type_name());
+    return in[0] + 1.0;  // a Tensor replaces the input (as a list of one)
+  });
+  RemovableHandle pre2 = child->register_forward_pre_hook([&](Module&, const TensorList& in) {
+    log.push_back("pre2 sees " + std::to_string(in[0].item<float>()));
+  });
+  RemovableHandle post = child->register_forward_hook([&](Module&, const TensorList& in, const TensorList& out) {
+    log.push_back("post " + std::to_string(in[0].item<float>()) + " -> " + std::to_string(out[0].item<float>()));
+    return std::optional<TensorList>(TensorList{out[0] * 10.0});
+  });
+  CHECK(pre1.id() < pre2.id());
+  CHECK((*root)(full({1}, 1.0)).item<float>() == 40.0f);  // ((1 + 1) * 2) * 10, through the parent's forward
+  CHECK(log == std::vector<std::string>{"pre1 Doubler", "pre2 sees 2.000000", "post 2.000000 -> 4.000000"});
+
+  pre1.remove();
+  pre1.remove();  // a second remove does nothing
+  post.remove();
+  log.clear();
+  CHECK((*child)(full({1}, 1.0)).item<float>() == 2.0f);
+  CHECK(log == std::vector<std::string>{"pre2 sees 1.000000"});
+  pre2.remove();
+  CHECK(child->own_hooks()->empty());
+}
+
+TEST_CASE("module hooks: a replaced input is checked, a throwing hook propagates, handles outlive modules") {
+  auto d = std::make_shared<Doubler>();
+  RemovableHandle bad = d->register_forward_pre_hook([](Module&, const TensorList&) { return TensorList{}; });
+  CHECK_THROWS_WITH_AS((*d)(ones({1})), doctest::Contains("Doubler.forward takes 1 input(s) (x), got 0"), Error);
+  bad.remove();
+  RemovableHandle thrower = d->register_forward_hook([](Module&, const TensorList&, const TensorList&) {
+    TL_CHECK(false, "hook failed");
+  });
+  CHECK_THROWS_WITH_AS((*d)(ones({1})), "hook failed", Error);
+  d.reset();
+  CHECK_NOTHROW(thrower.remove());  // the module is gone: nothing to remove
+}
+
+TEST_CASE("module hooks: a full backward hook gets grad_input and grad_output and may replace grad_input") {
+  manual_seed(3);
+  auto fc = std::make_shared<Linear>(3, 2);
+  const Tensor x = randn({4, 3}).requires_grad_();
+  const Tensor c = randn({4, 2});
+  TensorList seen_input, seen_output;
+  int calls = 0;
+  RemovableHandle h = fc->register_full_backward_hook([&](Module& m, const TensorList& grad_input, const TensorList& grad_output) {
+    CHECK(&m == fc.get());
+    ++calls;
+    seen_input = grad_input;
+    seen_output = grad_output;
+    return TensorList{grad_input[0] * 2.0};
+  });
+  const Tensor y = (*fc)(x);
+  CHECK(y.grad_fn_name() == "BackwardHookFunctionBackward");
+  (y * c).sum().backward();
+  CHECK(calls == 1);
+  REQUIRE(seen_output.size() == 1);
+  REQUIRE(seen_input.size() == 1);
+  const Tensor weight = fc->parameter("weight");
+  CHECK_TENSOR_CLOSE(seen_output[0], c, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(seen_input[0], c.mm(weight), 1e-6, 1e-6);  // d(sum(y * c)) / dx = c W
+  CHECK_TENSOR_CLOSE(x.grad(), c.mm(weight) * 2.0, 1e-6, 1e-6);  // the replacement flowed on
+  CHECK_TENSOR_CLOSE(weight.grad(), c.t().mm(x), 1e-6, 1e-6);   // parameters are not inputs
+
+  h.remove();
+  Tensor(x).mutable_grad() = Tensor();
+  (*fc)(x).mul(c).sum().backward();
+  CHECK(calls == 1);
+  CHECK_TENSOR_CLOSE(x.grad(), c.mm(weight), 1e-6, 1e-6);
+}
+
+TEST_CASE("module hooks: with no input requiring grad the backward hook runs at the outputs, with grad_input None") {
+  auto fc = std::make_shared<Linear>(3, 2);
+  TensorList seen_input, seen_output;
+  RemovableHandle h = fc->register_full_backward_hook([&](Module&, const TensorList& grad_input, const TensorList& grad_output) {
+    seen_input = grad_input;
+    seen_output = grad_output;
+  });
+  (*fc)(ones({4, 3})).sum().backward();
+  REQUIRE(seen_input.size() == 1);
+  CHECK_FALSE(seen_input[0].defined());
+  CHECK_TENSOR_CLOSE(seen_output[0], ones({4, 2}), 0.0, 0.0);
+  h.remove();
+  fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList& grad_output) { return grad_output; });
+  CHECK_THROWS_WITH_AS((*fc)(ones({4, 3})).sum().backward(),
+                       "Backward hook for Modules where no input requires gradient should always return None or None "
+                       "for all gradients.",
+                       Error);
+}
+
+TEST_CASE("module hooks: a backward hook returning the wrong number or shape of gradients is a tl::Error") {
+  auto fc = std::make_shared<Linear>(3, 2);
+  const Tensor x = ones({4, 3}).requires_grad_();
+  RemovableHandle h = fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList&) { return TensorList{}; });
+  CHECK_THROWS_WITH_AS((*fc)(x).sum().backward(),
+                       "Backward hook returned an invalid number of grad_input, got 0, but expected 1", Error);
+  h.remove();
+  fc->register_full_backward_hook([](Module&, const TensorList&, const TensorList&) { return ones({3}); });
+  CHECK_THROWS_WITH_AS((*fc)(x).sum().backward(),
+                       "Function BackwardHookFunctionBackward returned an invalid gradient at index 0 - got [3] but "
+                       "expected shape compatible with [4, 3]",
+                       Error);
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("module hooks: a clone keeps copies of the hooks; the handle removes only the original's") {
+  auto d = std::make_shared<Doubler>();
+  int calls = 0;
+  RemovableHandle h = d->register_forward_hook([&](Module&, const TensorList&, const TensorList&) { ++calls; });
+  auto copy = std::make_shared<Sequential>(d)->clone();
+  (*copy)(ones({1}));
+  CHECK(calls == 1);
+  h.remove();
+  (*copy)(ones({1}));
+  (*d)(ones({1}));
+  CHECK(calls == 2);
 }
 
 TEST_CASE("module: clone is deep, keeps sharing inside the copy and keeps the training flag") {
