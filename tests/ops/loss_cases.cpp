@@ -24,31 +24,39 @@ Tensor tensor_of(const Json& j) {
   std::vector<double> values;
   for (const auto& v : j["values"]) values.push_back(std::strtod(v.get<std::string>().c_str(), nullptr));
   const Tensor t = from_vector<double>(values, shape);
-  return dtype == "float64" ? t : t.to(dtype == "float32" ? DType::Float32 : DType::Int64);
+  if (dtype == "float64") return t;
+  return t.to(dtype == "float32" ? DType::Float32 : dtype == "int32" ? DType::Int32 : dtype == "bool" ? DType::Bool
+                                                                                                       : DType::Int64);
 }
 
 DType dtype_named(const std::string& name) { return name == "float64" ? DType::Float64 : DType::Float32; }
 
 }  // namespace
 
-const std::vector<LossCase>& loss_cases() {
-  static const std::vector<LossCase> cases = [] {
-    std::ifstream in("tests/ops/data/loss_cases.json");
-    if (!in) throw std::runtime_error("tests/ops/data/loss_cases.json not found (run from the project root)");
-    const Json data = Json::parse(in);
-    std::vector<LossCase> out;
-    for (const Json& j : data["cases"]) {
-      LossCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}};
-      for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
-      for (const auto& item : j["args"].items()) {
-        if (item.value().is_string()) c.dtype = item.value().get<std::string>();
-        else c.numbers[item.key()] = item.value().get<double>();
-      }
-      for (const Json& o : j["outputs"]) c.expected.push_back(tensor_of(o));
-      out.push_back(std::move(c));
+std::vector<LossCase> load_cases(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + " not found (run from the project root)");
+  const Json data = Json::parse(in);
+  std::vector<LossCase> out;
+  for (const Json& j : data["cases"]) {
+    LossCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, j.value("ties", false), {}};
+    for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
+    for (const auto& item : j["args"].items()) {
+      const Json& v = item.value();
+      if (item.key() == "dtype") c.dtype = v.get<std::string>();
+      else if (v.is_string()) c.numbers[item.key()] = std::strtod(v.get<std::string>().c_str(), nullptr);
+      else if (v.is_array()) c.lists[item.key()] = v.get<std::vector<int64_t>>();
+      else if (v.is_boolean()) c.numbers[item.key()] = v.get<bool>();
+      else if (!v.is_null()) c.numbers[item.key()] = v.get<double>();
     }
-    return out;
-  }();
+    for (const Json& o : j["outputs"]) c.expected.push_back(tensor_of(o));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+const std::vector<LossCase>& loss_cases() {
+  static const std::vector<LossCase> cases = load_cases("tests/ops/data/loss_cases.json");
   return cases;
 }
 

@@ -1,6 +1,7 @@
 // tests/ops/loss_cases.h — the PyTorch 1.13 cases of tests/ops/data/loss_cases.json (written by
-// gen_loss_cases.py): each names an op, its inputs and arguments, and PyTorch's results; and the one
-// loop that checks them (test_loss.cpp, test_softmax.cpp).
+// gen_loss_cases.py) and of the files with its layout (sort_cases.json): each names an op, its inputs and
+// arguments, and PyTorch's results; and the one loop that checks the loss cases (test_loss.cpp,
+// test_softmax.cpp).
 #pragma once
 
 #include <map>
@@ -16,13 +17,17 @@ struct LossCase {
   std::string name;
   std::string op;                        ///< the op's name: "_softmax", "nll_loss_forward", ...
   std::map<std::string, Tensor> inputs;  ///< by schema argument name; an undefined Tensor for None
-  std::map<std::string, double> numbers; ///< the non-tensor arguments ("dim", "reduction", ...)
-  std::string dtype;                     ///< the "dtype" argument of softmax / log_softmax, or empty
+  std::map<std::string, double> numbers; ///< the non-tensor arguments ("dim", "reduction", ...; "inf" as a string)
+  std::map<std::string, std::vector<int64_t>> lists;  ///< the int-list arguments ("dim": [0, 2])
+  std::string dtype;                     ///< the "dtype" argument (softmax, cumsum, ...), or empty
+  bool ties = false;                     ///< the inputs have ties where PyTorch's indices are unspecified
   TensorList expected;
 };
 
-/// Every case (loaded once; throws when the data file is missing: run from the project root).
+/// Every case of loss_cases.json (loaded once; throws when the data file is missing: run from the project root).
 const std::vector<LossCase>& loss_cases();
+/// Every case of the file at `path` (relative to the project root), loaded each call.
+std::vector<LossCase> load_cases(const std::string& path);
 /// Runs the case's op through its public wrapper in ops/ops.h.
 TensorList run_loss_case(const LossCase& c);
 /// The float64 tolerance for float64 results, 1e-5 relative for float32 ones.
