@@ -52,6 +52,10 @@ Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
 // t where `mask` is false, 0 where it is true (ATen's masked_fill_(mask, 0)).
 Tensor zero_where(const Tensor& mask, const Tensor& t) { return where(mask, zeros({}, t.dtype()), t); }
 
+// `t` (batch..., n) as one (rows, n) matrix; a matrix as it is, so a 2-D linear's backward records no
+// reshape, as PyTorch's AddmmBackward0 records none.
+Tensor as_rows(const Tensor& t, int64_t n) { return t.dim() == 2 ? t : t.reshape({-1, n}); }
+
 }  // namespace
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
@@ -305,11 +309,11 @@ Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const Tenso
 
 Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight) {
   const Shape& w = weight.shape;  // (out_features, in_features)
-  return grad.reshape({-1, w[0]}).t().mm(input.reshape({-1, w[1]}));
+  return as_rows(grad, w[0]).t().mm(as_rows(input, w[1]));
 }
 
 Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight) {
-  return grad.reshape({-1, weight.shape[0]}).sum(Shape{0});
+  return as_rows(grad, weight.shape[0]).sum(Shape{0});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,

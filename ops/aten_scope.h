@@ -1,6 +1,6 @@
 // ops/aten_scope.h — (internal) the ATen ops a kernel's work stands for, opened by the kernel itself as
 // profiler scopes (core/record_function.h): the old way, left only for the ops ops/aten_tree.cpp's table does
-// not cover yet (linalg.cpp's matmul / mm / addmm / bmm, softmax.cpp's to). Unobserved, a scope costs one
+// not cover yet (linalg.cpp's matmul / mm / addmm / bmm). Unobserved, a scope costs one
 // thread-local read; its argument list is built only when observed.
 #pragma once
 

@@ -407,6 +407,19 @@ void clamp_min(const char* name, Inputs in, AtenTree& t) {
 void relu_(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min", in, t); }
 void relu_inplace(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min_", in, t); }
 
+// ATen's softmax and log_softmax with a dtype convert with Tensor::toType, which records aten::to's
+// dtype_layout overload (8 arguments) even for the input's own dtype; a real conversion is the kernel's
+// dispatched to (#31: recorded with to's own 5 arguments).
+template <typename Args>
+void softmax_(Inputs in, const Args& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!a.dtype || *a.dtype != self.dtype()) return;
+  t.leaf("aten::to", [&] {
+    return ScopeArgs{self, AttrValue(*a.dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue(false),
+                     AttrValue{}};
+  });
+}
+
 // ATen's batch_norm: _batch_norm_impl_index -> native_batch_norm, which does the work.
 void batch_norm_(Inputs in, const BatchNormArgs& a, AtenTree& t) {
   const auto native_args = [&] {
@@ -524,6 +537,8 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::MaskedSelect, masked_select_>(rows);
   add<OpKind::Relu, relu_>(rows);
   add<OpKind::Relu_, relu_inplace>(rows);
+  add<OpKind::Softmax, softmax_<SoftmaxArgs>>(rows);
+  add<OpKind::LogSoftmax, softmax_<LogSoftmaxArgs>>(rows);
   add<OpKind::BatchNorm, batch_norm_>(rows);
   add<OpKind::MaxPool2d, max_pool2d_>(rows);
   add<OpKind::AdaptiveAvgPool2d, adaptive_avg_pool2d_>(rows);
