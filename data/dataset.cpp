@@ -1,6 +1,8 @@
-// data/dataset.cpp — index checks for every data set; TensorDataset's rows and Subset's remapping.
+// data/dataset.cpp — index checks for every data set; TensorDataset's rows, Subset's remapping and
+// ConcatDataset's search of its cumulative sizes.
 #include "data/dataset.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/error.h"
@@ -33,5 +35,21 @@ Subset::Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indi
 }
 
 Example Subset::fetch(int64_t index) const { return dataset_->get(indices_[static_cast<size_t>(index)]); }
+
+ConcatDataset::ConcatDataset(std::vector<std::shared_ptr<const Dataset>> datasets) : datasets_(std::move(datasets)) {
+  TL_CHECK(!datasets_.empty(), "ConcatDataset: datasets should not be an empty iterable");
+  int64_t total = 0;
+  for (size_t i = 0; i < datasets_.size(); ++i) {
+    TL_CHECK(datasets_[i] != nullptr, "ConcatDataset: expected a dataset at position ", i, ", got null");
+    total += datasets_[i]->size();
+    cumulative_sizes_.push_back(total);
+  }
+}
+
+Example ConcatDataset::fetch(int64_t index) const {
+  const auto k = std::upper_bound(cumulative_sizes_.begin(), cumulative_sizes_.end(), index) - cumulative_sizes_.begin();
+  const int64_t offset = k == 0 ? 0 : cumulative_sizes_[static_cast<size_t>(k - 1)];
+  return datasets_[static_cast<size_t>(k)]->get(index - offset);
+}
 
 }  // namespace tl::data

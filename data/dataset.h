@@ -68,4 +68,24 @@ class Subset : public Dataset {
   std::vector<int64_t> indices_;
 };
 
+/// The examples of several datasets one after the other (torch.utils.data.ConcatDataset): index i is
+/// example i - cumulative_sizes()[k - 1] of the first dataset k whose cumulative size exceeds i.
+class ConcatDataset : public Dataset {
+ public:
+  /// Throws tl::Error for no datasets or a null one, naming its position.
+  explicit ConcatDataset(std::vector<std::shared_ptr<const Dataset>> datasets);
+
+  int64_t size() const override { return cumulative_sizes_.back(); }
+  const std::vector<std::shared_ptr<const Dataset>>& datasets() const { return datasets_; }
+  /// The running totals of the datasets' sizes, as PyTorch's cumulative_sizes.
+  const std::vector<int64_t>& cumulative_sizes() const { return cumulative_sizes_; }
+
+ protected:
+  Example fetch(int64_t index) const override;
+
+ private:
+  std::vector<std::shared_ptr<const Dataset>> datasets_;
+  std::vector<int64_t> cumulative_sizes_;
+};
+
 }  // namespace tl::data

@@ -3,6 +3,7 @@
 #include "optim/checkpoint.h"
 
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -24,9 +25,20 @@ Json to_json(const OptimizerStateDict& dict) {
   return {{"kind", dict.kind}, {"param_groups", std::move(groups)}};
 }
 
+// JSON has no inf or nan (nlohmann writes null): such a counter is a string.
+Json counter_json(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+}
+
 Json to_json(const lr_scheduler::SchedulerStateDict& dict) {
+  Json counters = Json::object(), schedulers = Json::array();
+  for (const auto& [key, value] : dict.counters) counters[key] = counter_json(value);
+  for (const auto& child : dict.schedulers) schedulers.push_back(to_json(child));
   return {{"kind", dict.kind},         {"last_epoch", dict.last_epoch}, {"step_count", dict.step_count},
-          {"base_lrs", dict.base_lrs}, {"last_lr", dict.last_lr},       {"options", dict.options}};
+          {"base_lrs", dict.base_lrs}, {"last_lr", dict.last_lr},       {"options", dict.options},
+          {"lists", dict.lists},       {"modes", dict.modes},           {"counters", std::move(counters)},
+          {"schedulers", std::move(schedulers)}};
 }
 
 Json parse_entry(const nn::SafetensorsMetadata& metadata, const std::string& key, const std::string& path) {
@@ -39,28 +51,29 @@ Json parse_entry(const nn::SafetensorsMetadata& metadata, const std::string& key
 
 // Errors name a bad value's JSON type, never dump it: a hostile file may nest it arbitrarily deep.
 // Hyper-parameters: every member but `skip` must be a number.
-Hyperparameters numbers(const Json& object, const std::string& skip, const std::string& path) {
-  TL_CHECK(object.is_object(), "load_checkpoint: ", path, ": expected a JSON object of hyper-parameters, got ",
-           object.type_name());
+// `context` ("load_checkpoint: <path>") starts every message.
+Hyperparameters numbers(const Json& object, const std::string& skip, const std::string& context) {
+  TL_CHECK(object.is_object(), context, ": expected a JSON object of hyper-parameters, got ", object.type_name());
   Hyperparameters options;
   for (const auto& [key, value] : object.items()) {
     if (key == skip) continue;
-    TL_CHECK(value.is_number(), "load_checkpoint: ", path, ": hyper-parameter '", key, "' is ", value.type_name(),
-             ", not a number");
+    TL_CHECK(value.is_number(), context, ": hyper-parameter '", key, "' is ", value.type_name(), ", not a number");
     options[key] = value.get<double>();
   }
   return options;
 }
 
-OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors, const std::string& path) {
-  const std::string where = "load_checkpoint: " + path + ": the optimizer entry ";
+// The state dict of `json` (to_json's layout) and `tensors` named "<state_prefix><index>.<key>".
+OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors, const std::string& state_prefix,
+                                  const std::string& context) {
+  const std::string where = context + ": the optimizer entry ";
   TL_CHECK(json.contains("kind") && json["kind"].is_string(), where, "has no string \"kind\"");
   TL_CHECK(json.contains("param_groups") && json["param_groups"].is_array(), where, "has no \"param_groups\" array");
   OptimizerStateDict dict{json["kind"].get<std::string>(), {}, {}};
   for (const Json& group : json["param_groups"]) {
     TL_CHECK(group.is_object() && group.contains("params") && group["params"].is_array(), where,
              "has a group without a \"params\" array");
-    OptimizerStateDict::Group g{{}, numbers(group, "params", path)};
+    OptimizerStateDict::Group g{{}, numbers(group, "params", context)};
     for (const Json& index : group["params"]) {
       TL_CHECK(index.is_number_integer(), where, "has a parameter index of type ", index.type_name());
       g.params.push_back(index.get<int64_t>());
@@ -68,19 +81,30 @@ OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors
     dict.param_groups.push_back(std::move(g));
   }
   for (const auto& [name, tensor] : tensors) {
-    const std::string rest = name.substr(kState.size());
+    const std::string rest = name.substr(state_prefix.size());
     const size_t dot = rest.find('.');
     int64_t index = -1;
     const auto [end, error] = std::from_chars(rest.data(), rest.data() + std::min(dot, rest.size()), index);
     TL_CHECK(dot != std::string::npos && error == std::errc() && end == rest.data() + dot && index >= 0,
-             "load_checkpoint: ", path, ": tensor '", name, "' is not named optimizer.state.<index>.<key>");
+             context, ": tensor '", name, "' is not named ", state_prefix, "<index>.<key>");
     dict.state[index][rest.substr(dot + 1)] = tensor;
   }
   return dict;
 }
 
-lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path) {
+double counter(const std::string& key, const Json& value, const std::string& path) {
+  if (!value.is_string()) return value.get<double>();
+  const std::string& text = value.get_ref<const std::string&>();
+  TL_CHECK(text == "inf" || text == "-inf" || text == "nan", "load_checkpoint: ", path, ": counter '", key,
+           "' is a string other than \"inf\", \"-inf\" and \"nan\"");
+  return text == "nan" ? NAN : text == "inf" ? INFINITY : -INFINITY;
+}
+
+// Nested schedulers (SequentialLR's) are read to a bounded depth: a hostile file may nest them deeply.
+lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path, int depth = 0) {
   lr_scheduler::SchedulerStateDict dict;
+  TL_CHECK(json.is_object() && depth < 8, "load_checkpoint: ", path, ": a scheduler entry is ", json.type_name(),
+           depth < 8 ? "" : " nested 8 deep", ", not a scheduler's object");
   try {
     dict.kind = json.at("kind").get<std::string>();
     dict.last_epoch = json.at("last_epoch").get<double>();  // a float one too, as PyTorch keeps it
@@ -90,18 +114,25 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
     dict.step_count = json.at("step_count").get<int64_t>();
     dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
     dict.last_lr = json.at("last_lr").get<std::vector<double>>();
+    // A checkpoint written before these entries existed has none.
+    dict.lists = json.value("lists", Json::object()).get<std::map<std::string, std::vector<double>>>();
+    dict.modes = json.value("modes", Json::object()).get<std::map<std::string, std::string>>();
+    const Json counters = json.value("counters", Json::object());
+    for (const auto& [key, value] : counters.items()) dict.counters[key] = counter(key, value, path);
+    for (const Json& child : json.value("schedulers", Json::array()))
+      dict.schedulers.push_back(scheduler_dict(child, path, depth + 1));
   } catch (const nlohmann::json::exception& e) {
     TL_CHECK(false, "load_checkpoint: ", path, ": malformed lr_scheduler entry (", e.what(), ")");
   }
   TL_CHECK(json.contains("options"), "load_checkpoint: ", path, ": the lr_scheduler entry has no \"options\"");
-  dict.options = numbers(json["options"], "", path);
+  dict.options = numbers(json["options"], "", "load_checkpoint: " + path);
   return dict;
 }
 
 }  // namespace
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
-                     const lr_scheduler::LRScheduler* scheduler) {
+                     const lr_scheduler::Scheduler* scheduler) {
   nn::StateDict tensors;
   for (auto& [name, tensor] : model.state_dict()) tensors.emplace_back(std::string(kModel) + name, tensor);
   const OptimizerStateDict dict = optimizer.state_dict();
@@ -114,7 +145,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 }
 
 void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
-                     lr_scheduler::LRScheduler* scheduler) {
+                     lr_scheduler::Scheduler* scheduler) {
   const nn::SafetensorsMetadata metadata = nn::load_safetensors_metadata(path);
   nn::StateDict model_tensors, state_tensors;
   for (auto& [name, tensor] : nn::load_safetensors(path)) {
@@ -125,7 +156,8 @@ void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& opti
   // Everything that can fail happens before the first change: the optimizer's state is checked and
   // copied, the scheduler's checked, and Module::load_state_dict changes nothing when it throws.
   Optimizer::PreparedLoad optimizer_state =
-      optimizer.prepare_load(optimizer_dict(parse_entry(metadata, "optimizer", path), state_tensors, path));
+      optimizer.prepare_load(optimizer_dict(parse_entry(metadata, "optimizer", path), state_tensors,
+                                            std::string(kState), "load_checkpoint: " + path));
   lr_scheduler::SchedulerStateDict scheduler_state;
   if (scheduler) {
     scheduler_state = scheduler_dict(parse_entry(metadata, "lr_scheduler", path), path);
@@ -134,6 +166,30 @@ void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& opti
   model.load_state_dict(model_tensors);
   optimizer.commit_load(std::move(optimizer_state));
   if (scheduler) scheduler->load_state_dict(std::move(scheduler_state));
+}
+
+void write(serialize::OutputArchive& archive, const std::string& key, const OptimizerStateDict& dict) {
+  nn::StateDict state;
+  for (const auto& [index, tensors] : dict.state)
+    for (const auto& [name, tensor] : tensors) state.emplace_back(std::to_string(index) + "." + name, tensor);
+  serialize::OutputArchive next = archive;  // both writes or neither
+  next.write(key + ".param_groups", to_json(dict).dump());
+  if (!state.empty()) next.write(key + ".state", state);
+  archive = std::move(next);
+}
+
+void read(const serialize::InputArchive& archive, const std::string& key, OptimizerStateDict& out) {
+  std::string groups;
+  archive.read(key + ".param_groups", groups);
+  const std::string state_prefix = key + ".state.";
+  nn::StateDict state;
+  for (const auto& [name, value] : archive.entries())
+    if (name.starts_with(state_prefix) && std::holds_alternative<Tensor>(value))
+      state.emplace_back(name, std::get<Tensor>(value));
+  const std::string context = "InputArchive: optimizer state dict '" + key + "'";
+  const Json json = Json::parse(groups, nullptr, /*allow_exceptions=*/false);
+  TL_CHECK(json.is_object(), context, ": '", key, ".param_groups' is not a JSON object");
+  out = optimizer_dict(json, state, state_prefix, context);
 }
 
 }  // namespace tl::optim

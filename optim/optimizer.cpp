@@ -20,9 +20,13 @@ double option(const Hyperparameters& options, const std::string& key) {
   return it->second;
 }
 
-void Optimizer::add_first_group(std::vector<Tensor> params) {
-  TL_CHECK(!params.empty(), "optimizer got an empty parameter list");
-  add_param_group(std::move(params));
+void Optimizer::add_first_groups(std::vector<ParamGroup> groups) {
+  TL_CHECK(!groups.empty(), "optimizer got an empty parameter list");
+  for (ParamGroup& group : groups) add_param_group(std::move(group.params), group.options);
+}
+
+ParamState& Optimizer::mutable_state(const Tensor& param) {
+  return state_.try_emplace(param.identity(), Slot{param, {}}).first->second.state;
 }
 
 Hyperparameters Optimizer::complete(const Hyperparameters& options) const {
@@ -138,8 +142,7 @@ void Optimizer::step() {
     for (Tensor& param : group.params) {
       const Tensor& grad = param.grad();
       if (!grad.defined()) continue;
-      Slot& slot = state_.try_emplace(param.identity(), Slot{param, {}}).first->second;
-      update(param, grad, group.options, slot.state);
+      update(param, grad, group.options, mutable_state(param));
     }
 }
 
@@ -202,13 +205,16 @@ void Optimizer::check_state(const OptimizerStateDict& dict, const SavedParams& s
              " but the optimizer has ", saved_params.size(), " parameters");
     const Tensor& param = *found->second.param;
     const std::vector<std::string> keys = state_keys(complete(*found->second.options));
+    const std::vector<std::string> optional_keys = optional_state_keys();
     for (const auto& [key, value] : state) {
-      TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end(), kind(), ".load_state_dict: parameter ",
-               index, " has state '", key, "', which this optimizer with these options does not keep");
+      TL_CHECK(std::find(keys.begin(), keys.end(), key) != keys.end() ||
+                   std::find(optional_keys.begin(), optional_keys.end(), key) != optional_keys.end(),
+               kind(), ".load_state_dict: parameter ", index, " has state '", key,
+               "', which this optimizer with these options does not keep");
       TL_CHECK(value.defined(), kind(), ".load_state_dict: state '", key, "' of parameter ", index, " is undefined");
-      const Shape expected = key == "step" ? Shape{} : param.shape();
-      TL_CHECK(value.shape() == expected, kind(), ".load_state_dict: state '", key, "' of parameter ", index,
-               " has shape ", value.shape(), " but ", expected, " was expected");
+      const std::optional<Shape> expected = state_shape(key, param);
+      TL_CHECK(!expected || value.shape() == *expected, kind(), ".load_state_dict: state '", key, "' of parameter ",
+               index, " has shape ", value.shape(), " but ", *expected, " was expected");
     }
     for (const std::string& key : keys)
       TL_CHECK(state.count(key), kind(), ".load_state_dict: parameter ", index, " lacks state '", key, "'");
@@ -223,8 +229,10 @@ Optimizer::PreparedLoad Optimizer::prepare_load(const OptimizerStateDict& dict) 
   for (const auto& [index, saved] : dict.state) {
     const Tensor& param = *saved_params.at(index).param;
     Slot& slot = prepared.state.try_emplace(param.identity(), Slot{param, {}}).first->second;
-    for (const auto& [key, value] : saved)
-      slot.state[key] = key == "step" ? value.clone() : value.to(param.dtype()).clone();
+    for (const auto& [key, value] : saved) {
+      const bool converted = is_floating_point(value.dtype()) && state_shape(key, param) != Shape{};
+      slot.state[key] = converted ? value.to(param.dtype()).clone() : value.clone();
+    }
   }
   return prepared;
 }

@@ -20,7 +20,11 @@ namespace tl::optim {
 using Hyperparameters = std::map<std::string, double>;
 
 /// One of PyTorch's param_groups: tensors optimized with the same hyper-parameters. Both may be edited
-/// between steps (params appended, removed or replaced); step() checks them.
+/// between steps (params appended, removed or replaced); step() checks them. Given to a constructor, as
+/// PyTorch's `[{"params": [a]}, {"params": [b], "lr": 1e-2}]`, written
+/// `{{.params = {a}}, {.params = {b}, .options = {{"lr", 1e-2}}}}`, `options` holds only the overrides of
+/// the constructor's defaults. (Each constructor also takes a braced list of groups, so that `{}` means
+/// no groups rather than an ambiguous empty list.)
 struct ParamGroup {
   std::vector<Tensor> params;
   Hyperparameters options;
@@ -30,7 +34,7 @@ struct ParamGroup {
 /// parameter, as PyTorch's lazily filled optimizer.state.
 using ParamState = std::map<std::string, Tensor>;
 
-/// optimizer.state_dict(): the kind ("SGD", "Adam", "AdamW"), each group's parameter indices (counted
+/// optimizer.state_dict(): the kind ("SGD", "Adam", ...), each group's parameter indices (counted
 /// across groups in order; a parameter listed twice keeps its first index, as PyTorch packs it) and
 /// hyper-parameters, and the state of each parameter that has one, by index. Its tensors alias the optimizer's.
 struct OptimizerStateDict {
@@ -49,7 +53,8 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam" or "AdamW" (the Python class name).
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam" or "LBFGS" (the
+  /// Python class name).
   const char* kind() const { return kind_; }
 
   /// One update of every parameter whose .grad is defined (others are skipped, as PyTorch's), in
@@ -81,7 +86,8 @@ class Optimizer {
   OptimizerStateDict state_dict() const;
   /// Replaces state and hyper-parameters with (copies of) `dict`'s: the saved index at each position of
   /// the groups names the parameter now at that position (PyTorch's id_map), tensors are converted to
-  /// the dtype of their parameter ("step" excepted), and the state of any other tensor is dropped.
+  /// the dtype of their parameter (counts and numbers excepted, see state_shape), and the state of any
+  /// other tensor is dropped.
   /// Throws tl::Error, changing nothing, when `dict` is of another kind, has another number of groups or
   /// of parameters in a group, state for an index no group lists, a state entry this kind does not keep
   /// or a tensor whose shape differs from its parameter's, or invalid hyper-parameters.
@@ -98,20 +104,34 @@ class Optimizer {
 
  protected:
   /// `defaults` must hold every option this kind has but the `required` ones (PyTorch's `required`
-  /// sentinel: SGD's lr), which a group must then specify. The derived constructor adds the first group
-  /// with add_first_group (check_options is not callable before it runs).
+  /// sentinel: SGD's lr), which a group must then specify. The derived constructor adds the groups
+  /// with add_first_groups (check_options is not callable before it runs).
   Optimizer(const char* kind, Hyperparameters defaults, std::vector<std::string> required = {})
       : kind_(kind), defaults_(std::move(defaults)), required_(std::move(required)) {}
-  /// add_param_group(params), with the empty-list check PyTorch's constructor makes.
-  void add_first_group(std::vector<Tensor> params);
+  /// add_param_group for each group in order, with the empty-list check PyTorch's constructor makes.
+  void add_first_groups(std::vector<ParamGroup> groups);
+  /// The state of `param`, created empty if it has none (for state PyTorch's constructor fills: Adagrad's).
+  ParamState& mutable_state(const Tensor& param);
   /// Throws tl::Error with PyTorch's wording unless each of `params` is a defined floating-point leaf of
   /// the optimizer's dtype that no other position holds. `group` is the index of an existing group (its
   /// params are checked against the groups before it), or nullopt for a group about to be added.
   void check_params(const std::vector<Tensor>& params, std::optional<size_t> group) const;
+  /// step()'s checks, before it changes anything: no open autocast scope, and each group's options,
+  /// params, gradients and state (see step).
+  void check_step() const;
   /// Throws tl::Error with PyTorch's wording when a value of a complete option set is invalid.
   virtual void check_options(const Hyperparameters& options) const = 0;
   /// The state entries a parameter has after its first update with `options`.
   virtual std::vector<std::string> state_keys(const Hyperparameters& options) const = 0;
+  /// The state entries a parameter may have besides state_keys (LBFGS's, made at its first iteration).
+  virtual std::vector<std::string> optional_state_keys() const { return {}; }
+  /// The shape of state entry `key` of `param`: {} for a count or number ("step"; NAdam's "mu_product"),
+  /// else the parameter's; nullopt where it depends on more than the parameter (LBFGS's history).
+  /// load_state_dict checks it, and converts a floating-point entry that is not a number to the
+  /// parameter's dtype.
+  virtual std::optional<Shape> state_shape(const std::string& key, const Tensor& param) const {
+    return key == "step" ? Shape{} : param.shape();
+  }
   /// Updates `param` (under NoGradGuard) from `grad` with the group's `options`; fills `state` lazily.
   virtual void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) = 0;
 
@@ -130,7 +150,6 @@ class Optimizer {
   using SavedParams = std::unordered_map<int64_t, SavedParam>;
 
   Hyperparameters complete(const Hyperparameters& options) const;
-  void check_step() const;
   /// The parameter at `index` counted across groups; throws tl::Error when out of range.
   const Tensor& param_at(int64_t index) const;
   /// load_state_dict's checks of kind and group sizes, then PyTorch's id_map of `dict`.

@@ -22,8 +22,9 @@ Hyperparameters sgd_defaults(const SGDOptions& o) {
 
 }  // namespace
 
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& o) : Optimizer("SGD", sgd_defaults(o), {"lr"}) {
-  add_first_group(std::move(params));
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& o) : SGD(std::vector{ParamGroup{std::move(params), {}}}, o) {}
+SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& o) : Optimizer("SGD", sgd_defaults(o), {"lr"}) {
+  add_first_groups(std::move(groups));
 }
 
 // `x >= 0` rather than PyTorch's SGD's `not x < 0`: a NaN is refused, as Adam's `not 0.0 <= x` refuses it.

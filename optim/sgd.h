@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <initializer_list>
 #include <vector>
 
 #include "optim/optimizer.h"
@@ -27,6 +28,10 @@ struct SGDOptions {
 class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> params, const SGDOptions& options);
+  /// Per-group options: each group's overrides of `defaults` (a group without lr needs defaults.lr).
+  SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults);
+  SGD(std::initializer_list<ParamGroup> groups, const SGDOptions& defaults)
+      : SGD(std::vector<ParamGroup>(groups), defaults) {}
 
  protected:
   void check_options(const Hyperparameters& options) const override;

@@ -1,5 +1,6 @@
 // tests/data/test_dataloader.cpp — batches as stacks of the dataset's examples: their shapes, the last
-// partial batch, drop_last, and shuffled epochs that are permutations fixed by the seed.
+// partial batch, drop_last, shuffled epochs that are permutations fixed by the seed, and PyTorch's
+// sampler / batch_sampler / collate_fn / generator arguments.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -162,6 +163,103 @@ TEST_CASE("DataLoader: bad options, a null dataset and examples of different sha
   CHECK((*it).data.shape() == Shape{2, 2});
   DataLoader ragged(std::make_shared<RaggedDataset>(), {.batch_size = 3});
   CHECK_THROWS_WITH_AS(*ragged.begin(), doctest::Contains("stack: expects each tensor to be equal size"), Error);
+}
+
+TEST_CASE("DataLoader: a sampler gives the order, batched by batch_size and drop_last") {
+  auto dataset = index_dataset(10);
+  auto sampler = std::make_shared<samplers::SubsetRandomSampler>(std::vector<int64_t>{9, 7, 5, 3, 1},
+                                                                 std::make_shared<Generator>(2));
+  DataLoader loader(dataset, {.batch_size = 2, .drop_last = true, .sampler = sampler});
+  CHECK(loader.size() == 2);
+  const std::vector<std::vector<int64_t>> batches = epoch(loader);
+  REQUIRE(batches.size() == 2);
+  std::vector<int64_t> seen = flat(batches);
+  std::sort(seen.begin(), seen.end());
+  const std::vector<int64_t> odd = {1, 3, 5, 7, 9};
+  CHECK(seen.size() == 4);
+  CHECK(std::includes(odd.begin(), odd.end(), seen.begin(), seen.end()));
+}
+
+TEST_CASE("DataLoader: a batch_sampler gives the batches") {
+  auto dataset = index_dataset(7);
+  auto batches = std::make_shared<samplers::BatchSampler>(std::make_shared<samplers::SequentialSampler>(7), 3, false);
+  DataLoader loader(dataset, {.batch_sampler = batches});
+  CHECK(loader.size() == 3);
+  CHECK(epoch(loader) == std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}});
+}
+
+TEST_CASE("DataLoader: collate_fn makes the batch of its examples") {
+  auto dataset = index_dataset(5);
+  DataLoader loader(dataset, {.batch_size = 2, .collate_fn = [](std::vector<Example> examples) {
+                                std::vector<Tensor> targets;
+                                for (const Example& e : examples) targets.push_back(e.target);
+                                return Example{scalar_tensor(static_cast<double>(examples.size()), DType::Float32),
+                                               tl::stack(targets, 0).mul(10)};
+                              }});
+  std::vector<std::vector<int64_t>> targets;
+  std::vector<double> counts;
+  for (const Example& batch : loader) {
+    targets.push_back(indices_of(batch.target));
+    counts.push_back(batch.data.item<float>());
+  }
+  CHECK(targets == std::vector<std::vector<int64_t>>{{0, 10}, {20, 30}, {40}});
+  CHECK(counts == std::vector<double>{2, 2, 1});
+}
+
+TEST_CASE("DataLoader: a shared generator orders the shuffle as a RandomSampler over it after one seed draw") {
+  auto dataset = index_dataset(13);
+  auto generator = std::make_shared<Generator>(11);
+  DataLoader loader(dataset, {.batch_size = 5, .shuffle = true, .generator = generator});
+  const std::vector<int64_t> first = flat(epoch(loader)), second = flat(epoch(loader));
+  auto twin = std::make_shared<Generator>(11);
+  samplers::RandomSampler sampler(13, false, std::nullopt, twin);
+  for (const std::vector<int64_t>& order : {first, second}) {
+    samplers::draw_seed(*twin);  // the loader's per-epoch base seed, drawn before the sampler's epoch
+    CHECK(sampler.epoch() == order);
+  }
+  CHECK(first != second);
+  DataLoader seeded(dataset, {.batch_size = 5, .shuffle = true, .seed = 11});
+  CHECK(flat(epoch(seeded)) == first);
+}
+
+TEST_CASE("DataLoader: options that exclude each other are refused, as PyTorch refuses them") {
+  auto dataset = index_dataset(4);
+  auto sampler = std::make_shared<samplers::SequentialSampler>(4);
+  auto batches = std::make_shared<samplers::BatchSampler>(sampler, 2, false);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.shuffle = true, .sampler = sampler}),
+                       "DataLoader: sampler option is mutually exclusive with shuffle", Error);
+  const char* exclusive =
+      "DataLoader: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last";
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.batch_size = 2, .batch_sampler = batches}), exclusive, Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.shuffle = true, .batch_sampler = batches}), exclusive, Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.drop_last = true, .batch_sampler = batches}), exclusive, Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.sampler = sampler, .batch_sampler = batches}), exclusive, Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.seed = 1, .generator = std::make_shared<Generator>(1)}),
+                       "DataLoader: seed and generator are mutually exclusive", Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.num_workers = -1}),
+                       "DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
+                       "multiprocessing, got -1", Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.prefetch_factor = 3}),
+                       "DataLoader: prefetch_factor option could only be specified with num_workers > 0, got "
+                       "prefetch_factor=3", Error);
+  CHECK_THROWS_WITH_AS(DataLoader(dataset, {.num_workers = 1, .prefetch_factor = 0}),
+                       "DataLoader: prefetch_factor should be a positive integer, got 0", Error);
+  CHECK_THROWS_WITH_AS(DataLoader(index_dataset(0), {.shuffle = true}),
+                       "RandomSampler: num_samples should be a positive integer value, but got num_samples=0", Error);
+}
+
+// A sampler whose epochs are shorter than its size() says.
+class LyingSampler : public samplers::Sampler {
+ public:
+  std::vector<int64_t> epoch() override { return {0}; }
+  int64_t size() const override { return 3; }
+};
+
+TEST_CASE("DataLoader: a sampler whose epoch disagrees with its size() is refused at begin()") {
+  DataLoader loader(index_dataset(4), {.sampler = std::make_shared<LyingSampler>()});
+  CHECK(loader.size() == 3);
+  CHECK_THROWS_WITH_AS(loader.begin(), "DataLoader: the sampler's epoch holds 1 batches but its size() promises 3",
+                       Error);
 }
 
 }  // namespace

@@ -79,5 +79,23 @@ TEST_CASE("Subset: indices outside the dataset and a null dataset are refused") 
   CHECK_THROWS_WITH_AS(Subset(nullptr, {0}), "Subset: expected a dataset, got null", Error);
 }
 
+TEST_CASE("ConcatDataset: the datasets' examples one after the other") {
+  auto first = index_dataset(3), second = index_dataset(0), third = index_dataset(2);
+  ConcatDataset dataset({first, second, third});
+  CHECK(dataset.size() == 5);
+  CHECK(dataset.cumulative_sizes() == std::vector<int64_t>{3, 3, 5});
+  std::vector<int64_t> seen;
+  for (int64_t i = 0; i < 5; ++i) seen.push_back(dataset.get(i).target.item<int64_t>());
+  CHECK(seen == std::vector<int64_t>{0, 1, 2, 0, 1});
+  CHECK(dataset.datasets().size() == 3);
+  CHECK_THROWS_WITH_AS(dataset.get(5), "Dataset: index 5 is out of range for a dataset of size 5", Error);
+}
+
+TEST_CASE("ConcatDataset: no datasets or a null one is refused") {
+  CHECK_THROWS_WITH_AS(ConcatDataset({}), "ConcatDataset: datasets should not be an empty iterable", Error);
+  CHECK_THROWS_WITH_AS(ConcatDataset({index_dataset(2), nullptr}),
+                       "ConcatDataset: expected a dataset at position 1, got null", Error);
+}
+
 }  // namespace
 }  // namespace tl::data

@@ -1,6 +1,7 @@
 // tests/optim/test_checkpoint.cpp — checkpoints: a run resumed from one continues bit for bit (an MLP
 // on fixed batches, and a CNN on digits through a DataLoader as examples/train_digits.cpp trains), the
-// optimizer's state dict round-trips, and every mismatch is an error that changes nothing.
+// optimizer's state dict round-trips (alone and in a general archive beside a model and an epoch), and
+// every mismatch is an error that changes nothing.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -18,12 +19,19 @@
 #include "nn/conv.h"
 #include "nn/flatten.h"
 #include "nn/linear.h"
+#include "nn/archive.h"
 #include "nn/loss.h"
 #include "nn/pooling.h"
 #include "nn/safetensors.h"
 #include "ops/ops.h"
+#include "optim/adadelta.h"
+#include "optim/adagrad.h"
 #include "optim/adam.h"
+#include "optim/adamax.h"
 #include "optim/checkpoint.h"
+#include "optim/nadam.h"
+#include "optim/radam.h"
+#include "optim/rmsprop.h"
 #include "optim/sgd.h"
 #include "tests/support/allocation_limit.h"
 #include "tests/support/file_testing.h"
@@ -110,6 +118,23 @@ const MakeOptimizer kAdam = [](std::vector<Tensor> p) {
 const MakeOptimizer kAdamW = [](std::vector<Tensor> p) {
   return std::make_unique<AdamW>(std::move(p), AdamWOptions{.lr = 0.02, .betas = {0.85, 0.99}});
 };
+// The kinds after SGD and Adam, each with the options that add state: RMSprop's int64 step among them.
+const MakeOptimizer kRMSprop = [](std::vector<Tensor> p) {
+  return std::make_unique<RMSprop>(std::move(p), RMSpropOptions{.lr = 0.01, .momentum = 0.5, .centered = true});
+};
+const MakeOptimizer kAdagrad = [](std::vector<Tensor> p) {
+  return std::make_unique<Adagrad>(std::move(p), AdagradOptions{.lr = 0.05, .lr_decay = 0.01});
+};
+const MakeOptimizer kAdadelta = [](std::vector<Tensor> p) { return std::make_unique<Adadelta>(std::move(p)); };
+const MakeOptimizer kAdamax = [](std::vector<Tensor> p) {
+  return std::make_unique<Adamax>(std::move(p), AdamaxOptions{.lr = 0.01});
+};
+const MakeOptimizer kNAdam = [](std::vector<Tensor> p) {
+  return std::make_unique<NAdam>(std::move(p), NAdamOptions{.lr = 0.01});
+};
+const MakeOptimizer kRAdam = [](std::vector<Tensor> p) {
+  return std::make_unique<RAdam>(std::move(p), RAdamOptions{.lr = 0.01, .betas = {0.9, 0.9}});
+};
 const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
 const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
 
@@ -159,7 +184,11 @@ TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
     std::string name;
     MakeOptimizer opt;
     MakeScheduler sched;
-  } cases[] = {{"sgd+step", kSgd, kStep}, {"adam+cosine", kAdam, kCosine}, {"adamw+step", kAdamW, kStep}};
+  } cases[] = {{"sgd+step", kSgd, kStep},          {"adam+cosine", kAdam, kCosine},
+               {"adamw+step", kAdamW, kStep},      {"rmsprop+step", kRMSprop, kStep},
+               {"adagrad+cosine", kAdagrad, kCosine}, {"adadelta+step", kAdadelta, kStep},
+               {"adamax+step", kAdamax, kStep},    {"nadam+cosine", kNAdam, kCosine},
+               {"radam+step", kRAdam, kStep}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     for (const int k : {1, 3}) {
@@ -455,6 +484,99 @@ TEST_CASE("load_checkpoint failing an allocation at any stage changes none of th
   CHECK(model_difference(*fixture.target.model, *fixture.source.model) == "");
   CHECK(state_difference(fixture.target.opt->state_dict(), fixture.source.opt->state_dict()) == "");
   CHECK(fixture.target.sched->get_last_lr() == fixture.source.sched->get_last_lr());
+}
+
+TEST_CASE("an archive holds an epoch beside a model's and an optimizer's state dicts, and restores both") {
+  testing::ScratchDir dir;
+  Run run(3, kAdam, kStep);
+  run.train(0, 3);
+  serialize::OutputArchive out;
+  out.write("epoch", 3);
+  out.write("model", run.model->state_dict());
+  write(out, "optimizer", run.opt->state_dict());
+  out.save_to(dir.file("ckpt.safetensors"));
+
+  Run resumed(4, kAdam, kStep);
+  serialize::InputArchive in;
+  in.load_from(dir.file("ckpt.safetensors"));
+  int64_t epoch = 0;
+  in.read("epoch", epoch);
+  CHECK(epoch == 3);
+  nn::StateDict model;
+  in.read("model", model);
+  resumed.model->load_state_dict(model);
+  OptimizerStateDict state;
+  read(in, "optimizer", state);
+  resumed.opt->load_state_dict(state);
+  CHECK(model_difference(*resumed.model, *run.model) == "");
+  CHECK(state_difference(resumed.opt->state_dict(), run.opt->state_dict()) == "");
+
+  SGD fresh(mlp(2)->parameters(), {.lr = 0.1});  // no state yet: only the param groups are written
+  serialize::OutputArchive empty;
+  write(empty, "sgd", fresh.state_dict());
+  CHECK(empty.entries().size() == 1);
+  CHECK(empty.entries()[0].first == "sgd.param_groups");
+}
+
+// Adam(lr=0.1) over two fixed parameters after two steps of loss = sum(p0^2) + sum(3 * p1): the archive
+// tests/tools/test_load_archive.py loads into torch.optim.Adam and checks against PyTorch's own steps.
+serialize::OutputArchive adam_fixture() {
+  Tensor p0 = from_vector<double>({1, 2, 3, 4}, {2, 2}).to(DType::Float32).requires_grad_(true);
+  Tensor p1 = from_vector<double>({0.5, -0.5}, {2}).to(DType::Float32).requires_grad_(true);
+  Adam adam({p0, p1}, {.lr = 0.1});
+  for (int i = 0; i < 2; ++i) {
+    adam.zero_grad();
+    p0.mul(p0).sum().add(p1.mul(3.0).sum()).backward();
+    adam.step();
+  }
+  serialize::OutputArchive archive;
+  archive.write("step", 2);
+  archive.write("params", nn::StateDict{{"0", p0.detach()}, {"1", p1.detach()}});
+  write(archive, "optimizer", adam.state_dict());
+  return archive;
+}
+
+TEST_CASE("an optimizer in an archive: the file tests/optim/data/adam_archive.safetensors, byte for byte") {
+  testing::ScratchDir dir;
+  adam_fixture().save_to(dir.file("adam.safetensors"));
+  const std::string committed = testing::read_file("tests/optim/data/adam_archive.safetensors");
+  REQUIRE_MESSAGE(!committed.empty(), "tests/optim/data/adam_archive.safetensors not found (run from the project root)");
+  CHECK(testing::read_file(dir.file("adam.safetensors")) == committed);
+}
+
+TEST_CASE("an optimizer state dict missing or malformed in an archive is refused, the target unchanged") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("a.safetensors");
+  const auto archive_with = [&](const std::string& groups, const std::string& tensor) {
+    serialize::OutputArchive out;
+    if (!groups.empty()) out.write("optimizer.param_groups", groups);
+    if (!tensor.empty()) out.write(tensor, zeros({2}));
+    out.save_to(path);
+    serialize::InputArchive in;
+    in.load_from(path);
+    return in;
+  };
+  OptimizerStateDict kept{"kept", {}, {}};
+  CHECK_THROWS_WITH_AS(read(archive_with("", "x"), "optimizer", kept),
+                       ("InputArchive: no key 'optimizer.param_groups' in " + path).c_str(), Error);
+  const std::string where = "InputArchive: optimizer state dict 'optimizer'";
+  CHECK_THROWS_WITH_AS(read(archive_with("[1]", ""), "optimizer", kept),
+                       (where + ": 'optimizer.param_groups' is not a JSON object").c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with("{}", ""), "optimizer", kept),
+                       (where + ": the optimizer entry has no string \"kind\"").c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with("{\"kind\": \"SGD\", \"param_groups\": []}", "optimizer.state.x.m"),
+                            "optimizer", kept),
+                       (where + ": tensor 'optimizer.state.x.m' is not named optimizer.state.<index>.<key>").c_str(),
+                       Error);
+  CHECK(kept.kind == "kept");
+
+  serialize::OutputArchive taken;
+  taken.write("optimizer.state", nn::StateDict{{"0.step", zeros({})}});
+  Run run(3, kAdam, kStep);
+  run.train(0, 1);
+  CHECK_THROWS_WITH_AS(write(taken, "optimizer", run.opt->state_dict()),
+                       "OutputArchive: key 'optimizer.state.0.step' was already written", Error);
+  CHECK(taken.entries().size() == 1);
 }
 
 }  // namespace tl::optim

@@ -1,4 +1,4 @@
-// tests/optim/test_optimizer.cpp — SGD, Adam and AdamW against PyTorch 1.13's trajectories (bit for bit,
+// tests/optim/test_optimizer.cpp — every optimizer against PyTorch 1.13's trajectories (bit for bit,
 // tests/reference/make_optim_references.py), and their errors and the state those leave.
 #include <doctest/doctest.h>
 
@@ -7,13 +7,21 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "core/autocast.h"
 #include "core/generator.h"
 #include "nn/linear.h"
 #include "ops/ops.h"
+#include "optim/adadelta.h"
+#include "optim/adagrad.h"
 #include "optim/adam.h"
+#include "optim/adamax.h"
+#include "optim/nadam.h"
+#include "optim/radam.h"
+#include "optim/rmsprop.h"
 #include "optim/sgd.h"
 #include "tests/support/reference_files.h"
 
@@ -34,7 +42,26 @@ AdamLike adam_options(const Json& o) {
   return options;
 }
 
-std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, std::vector<Tensor> params, const Json& o) {
+// The kinds added after SGD and Adam are made with `defaults`, each group overriding them with `o` (and
+// its own overrides), which is the same group options.
+template <typename Kind, typename Options = std::monostate>
+std::unique_ptr<Optimizer> make_with_overrides(std::vector<ParamGroup> groups, const Json& o,
+                                               const Options& defaults = {}) {
+  for (ParamGroup& group : groups)
+    for (const auto& [key, value] : o.get<Hyperparameters>()) group.options.try_emplace(key, value);
+  if constexpr (std::is_same_v<Options, std::monostate>) return std::make_unique<Kind>(std::move(groups));
+  else return std::make_unique<Kind>(std::move(groups), defaults);
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const std::string& kind, std::vector<ParamGroup> params, const Json& o) {
+  if (kind == "RMSprop") return make_with_overrides<RMSprop>(std::move(params), o);
+  if (kind == "Adagrad")  // the constructor's initial_accumulator_value fills every group's sums
+    return make_with_overrides<Adagrad>(
+        std::move(params), o, AdagradOptions{.initial_accumulator_value = o.value("initial_accumulator_value", 0.0)});
+  if (kind == "Adadelta") return make_with_overrides<Adadelta>(std::move(params), o);
+  if (kind == "Adamax") return make_with_overrides<Adamax>(std::move(params), o);
+  if (kind == "NAdam") return make_with_overrides<NAdam>(std::move(params), o);
+  if (kind == "RAdam") return make_with_overrides<RAdam>(std::move(params), o);
   if (kind == "SGD")
     return std::make_unique<SGD>(std::move(params),
                                  SGDOptions{o.at("lr").get<double>(), o.value("momentum", 0.0), o.value("dampening", 0.0),
@@ -58,9 +85,11 @@ int64_t first_difference(const Tensor& actual, const std::vector<float>& expecte
   return -1;
 }
 
+std::vector<ParamGroup> one_group(std::vector<Tensor> params) { return {ParamGroup{std::move(params), {}}}; }
+
 }  // namespace
 
-TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") {
+TEST_CASE("every optimizer follows PyTorch 1.13's trajectories bit for bit") {
   const Json data = Json::parse(testing::read_reference("optim_trajectories.json"));
   for (const Json& c : data.at("optimizers")) {
     const std::string name = c.at("name");
@@ -71,11 +100,16 @@ TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") 
     std::unique_ptr<Optimizer> opt;
     const bool appends = !c.at("append_at").is_null();
     if (appends) {
-      opt = make_optimizer(c.at("kind"), {params[0]}, c.at("options"));
+      opt = make_optimizer(c.at("kind"), one_group({params[0]}), c.at("options"));
     } else if (c.at("group2").is_null()) {
-      opt = make_optimizer(c.at("kind"), params, c.at("options"));
+      opt = make_optimizer(c.at("kind"), one_group(params), c.at("options"));
+    } else if (c.at("group2_to_constructor")) {
+      // PyTorch's [{"params": [p0]}, {"params": [p1], **group2}].
+      opt = make_optimizer(c.at("kind"), {{{params[0]}}, {{params[1]}, c.at("group2").get<Hyperparameters>()}},
+                           c.at("options"));
+      REQUIRE(opt->param_groups().size() == 2);
     } else {
-      opt = make_optimizer(c.at("kind"), {params[0]}, c.at("options"));
+      opt = make_optimizer(c.at("kind"), one_group({params[0]}), c.at("options"));
       opt->add_param_group({params[1]}, c.at("group2").get<Hyperparameters>());
       REQUIRE(opt->param_groups().size() == 2);
     }
@@ -95,13 +129,18 @@ TEST_CASE("SGD, Adam and AdamW follow PyTorch 1.13's trajectories bit for bit") 
       }
     }
     // The parameter skipped once (its .grad None at step 2) took one step fewer.
+    const auto step_count = [&](size_t i) { return opt->state(params[i]).at("step").item<double>(); };
     if (c.at("kind") != "SGD" && !appends) {
-      CHECK(opt->state(0).at("step").item<float>() == 5);
-      CHECK(opt->state(1).at("step").item<float>() == 4);
+      CHECK(step_count(0) == c.at("grads").size());
+      CHECK(step_count(1) == c.at("grads").size() - 1);
     }
+    // PyTorch's state names (a std::map keeps them sorted, as the generator sorts them).
+    std::vector<std::string> keys;
+    for (const auto& entry : opt->state(params[0])) keys.push_back(entry.first);
+    CHECK(keys == c.at("state_keys").get<std::vector<std::string>>());
     for (size_t i = 0; i < params.size(); ++i) {
       const Json& steps = c.at("state_steps")[i];
-      if (!steps.is_null()) CHECK(opt->state(params[i]).at("step").item<float>() == steps.get<float>());
+      if (!steps.is_null()) CHECK(step_count(i) == steps.get<double>());
     }
   }
 }
@@ -408,6 +447,128 @@ TEST_CASE("model->to(dtype) after the optimizer was built converts the tensors i
     opt.zero_grad();
     (*net)(randn({4, 3}, DType::Float64)).sum().backward();
   }
+}
+
+
+TEST_CASE("each optimizer's defaults are PyTorch 1.13's") {
+  const Json data = Json::parse(testing::read_reference("optim_trajectories.json"));
+  for (const Json& d : data.at("defaults")) {
+    const std::string kind = d.at("kind");
+    CAPTURE(kind);
+    const Json options = kind == "SGD" ? Json{{"lr", 0.1}} : Json::object();
+    const std::unique_ptr<Optimizer> opt = make_optimizer(kind, one_group({ones({2}).requires_grad_()}), options);
+    CHECK(opt->kind() == kind);
+    CHECK(opt->param_groups()[0].options == d.at("options").get<Hyperparameters>());
+  }
+}
+
+TEST_CASE("the optimizers after SGD and Adam refuse invalid options with PyTorch's words and change nothing") {
+  Tensor p = ones({2}).requires_grad_();
+  CHECK_THROWS_WITH_AS(RMSprop({}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.lr = -1}), "RMSprop: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.eps = -1}), "RMSprop: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.momentum = -0.5}), "RMSprop: Invalid momentum value: -0.5", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.weight_decay = NAN}), "RMSprop: Invalid weight_decay value: nan", Error);
+  CHECK_THROWS_WITH_AS(RMSprop({p}, {.alpha = -0.1}), "RMSprop: Invalid alpha value: -0.1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.lr = -1}), "Adagrad: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.lr_decay = -1}), "Adagrad: Invalid lr_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.weight_decay = -1}), "Adagrad: Invalid weight_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.initial_accumulator_value = -1}),
+                       "Adagrad: Invalid initial_accumulator_value value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adagrad({p}, {.eps = -1}), "Adagrad: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.lr = -1}), "Adadelta: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.rho = 1.5}), "Adadelta: Invalid rho value: 1.5", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.eps = -1}), "Adadelta: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adadelta({p}, {.weight_decay = -1}), "Adadelta: Invalid weight_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(Adamax({p}, {.lr = -1}), "Adamax: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adamax({p}, {.betas = {1.0, 0.9}}), "Adamax: Invalid beta parameter at index 0: 1", Error);
+  CHECK_THROWS_WITH_AS(NAdam({p}, {.betas = {0.9, -0.1}}), "NAdam: Invalid beta parameter at index 1: -0.1", Error);
+  CHECK_THROWS_WITH_AS(NAdam({p}, {.momentum_decay = -1}), "NAdam: Invalid momentum_decay value: -1", Error);
+  CHECK_THROWS_WITH_AS(RAdam({p}, {.eps = -1}), "RAdam: Invalid epsilon value: -1", Error);
+  CHECK_THROWS_WITH_AS(RAdam({p}, {.weight_decay = -1}), "RAdam: Invalid weight_decay value: -1", Error);
+  // PyTorch 1.13's NAdam and RAdam have no maximize.
+  CHECK_THROWS_WITH_AS(RAdam({{.params = {p}, .options = {{"maximize", 1}}}}),
+                       "RAdam: unknown option 'maximize' in a parameter group", Error);
+
+  // Set on a group later, the value is refused by step, which updates nothing.
+  RMSprop opt({p}, {.momentum = 0.9});
+  p.mutable_grad() = ones({2});
+  opt.step();
+  const Tensor after = p.clone();
+  const Tensor buffer = opt.state(p).at("momentum_buffer").clone();
+  opt.param_groups()[0].options["alpha"] = -1;
+  CHECK_THROWS_WITH_AS(opt.step(), "RMSprop: Invalid alpha value: -1", Error);
+  CHECK(equal(p, after));
+  CHECK(equal(opt.state(p).at("momentum_buffer"), buffer));
+  CHECK(opt.state(p).at("step").item<int64_t>() == 1);
+}
+
+TEST_CASE("a list of parameter groups takes per-group overrides, and a bad group makes no optimizer") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  SGD opt({{.params = {a}}, {.params = {b}, .options = {{"lr", 1e-2}, {"momentum", 0.5}}}}, {.lr = 0.1});
+  REQUIRE(opt.param_groups().size() == 2);
+  CHECK(opt.param_groups()[0].options.at("lr") == 0.1);
+  CHECK(opt.param_groups()[0].options.at("momentum") == 0);
+  CHECK(opt.param_groups()[1].options.at("lr") == 1e-2);
+  CHECK(opt.param_groups()[1].options.at("momentum") == 0.5);
+  const std::vector<ParamGroup> groups{{.params = {a}}, {.params = {b}}};
+  CHECK(Adam(groups).param_groups().size() == 2);
+  CHECK_THROWS_WITH_AS(SGD({{.params = {a}}, {.params = {b}}}, {}),
+                       "SGD: parameter group didn't specify a value of required optimization parameter lr", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {a}}}),
+                       "some parameters appear in more than one parameter group (parameter 0 is in group 0)", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {b}, .options = {{"lr", -1}}}}),
+                       "Adam: Invalid learning rate: -1", Error);
+  CHECK_THROWS_WITH_AS(Adam({{.params = {a}}, {.params = {}}}), "optimizer got an empty parameter list", Error);
+  CHECK_THROWS_WITH_AS(Adagrad(std::vector<ParamGroup>{}), "optimizer got an empty parameter list", Error);
+}
+
+TEST_CASE("Adam's fused loop (dense float parameters) and its per-op path (others) agree bit for bit") {
+  for (const DType dtype : {DType::Float32, DType::Float64})
+    for (const bool decoupled : {false, true}) {
+      CAPTURE(dtype);
+      CAPTURE(decoupled);
+      manual_seed(3);
+      const Tensor values = randn({5, 3}, dtype);
+      Tensor dense = values.clone().requires_grad_();
+      Tensor strided = values.t().contiguous().t().requires_grad_();  // the same values, column-major
+      REQUIRE_FALSE(strided.is_contiguous());
+      const AdamWOptions o{.lr = 0.05, .weight_decay = 0.1, .amsgrad = true, .maximize = true};
+      std::unique_ptr<Optimizer> fused, per_op;
+      if (decoupled) {
+        fused = std::make_unique<AdamW>(std::vector{dense}, o);
+        per_op = std::make_unique<AdamW>(std::vector{strided}, o);
+      } else {
+        const AdamOptions adam{.lr = o.lr, .weight_decay = o.weight_decay, .amsgrad = true, .maximize = true};
+        fused = std::make_unique<Adam>(std::vector{dense}, adam);
+        per_op = std::make_unique<Adam>(std::vector{strided}, adam);
+      }
+      for (int step = 0; step < 4; ++step) {
+        const Tensor grad = randn({5, 3}, dtype);
+        dense.mutable_grad() = grad;
+        strided.mutable_grad() = grad;
+        fused->step();
+        per_op->step();
+        CHECK(equal(dense, strided));
+        CHECK(equal(fused->state(0).at("max_exp_avg_sq"), per_op->state(0).at("max_exp_avg_sq")));
+      }
+    }
+}
+
+TEST_CASE("Adagrad fills its state in the constructor, as PyTorch's") {
+  Tensor a = ones({2}).requires_grad_(), b = ones({3}).requires_grad_();
+  Adagrad opt({{.params = {a}}, {.params = {b}, .options = {{"initial_accumulator_value", 2}}}},
+              {.initial_accumulator_value = 0.5});
+  CHECK(opt.state(a).at("step").item<float>() == 0);
+  CHECK(opt.state(a).at("sum").sum().item<float>() == 1);
+  CHECK(opt.state(b).at("sum").sum().item<float>() == doctest::Approx(1.5));  // the constructor's value
+  CHECK(opt.state_dict().state.size() == 2);
+  Tensor c = ones({1}).requires_grad_();
+  opt.add_param_group({c}, {{"initial_accumulator_value", 3}});
+  CHECK(opt.state(c).empty());
+  c.mutable_grad() = zeros({1});
+  opt.step();
+  CHECK(opt.state(c).at("sum").item<float>() == 3);
 }
 
 }  // namespace tl::optim
