@@ -3,6 +3,8 @@
 #include "autograd/formulas.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "ops/ops.h"
@@ -40,6 +42,15 @@ Tensor unreduced(const Tensor& grad, const TensorInfo& self, const std::optional
 
 // A gradient in the input's dtype, as ATen's engine casts it after a sum or mean with another `dtype`.
 Tensor in_dtype(const Tensor& grad, DType dtype) { return grad.dtype() == dtype ? grad : grad.to(dtype); }
+
+// w summed from the end of `dim` back (ATen's reversed_cumsum; its flip is an index_select here).
+Tensor reversed_cumsum(const Tensor& w, int64_t dim) {
+  const Tensor reversed = arange(w.size(dim) - 1, -1, -1);
+  return w.index_select(dim, reversed).cumsum(dim).index_select(dim, reversed);
+}
+
+// t where `mask` is false, 0 where it is true (ATen's masked_fill_(mask, 0)).
+Tensor zero_where(const Tensor& mask, const Tensor& t) { return where(mask, zeros({}, t.dtype()), t); }
 
 // `t` (batch..., n) as one (rows, n) matrix; a matrix as it is, so a 2-D linear's backward records no
 // reshape, as PyTorch's AddmmBackward0 records none.
@@ -151,6 +162,72 @@ Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& va
   pos_shape[d] = self.size(d);
   const Tensor positions = arange(0, self.size(d)).reshape(pos_shape);
   return where(positions.eq(idx), g, zeros({}, self.dtype()));
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<IntList>& dim, bool unbiased,
+                    bool keepdim, const std::optional<int64_t>& correction) {
+  const double c = correction ? static_cast<double>(*correction) : unbiased ? 1.0 : 0.0;
+  const int64_t rank = self.dim();
+  if (rank == 0 || !dim || dim->values.empty()) {
+    const double dof = static_cast<double>(self.numel()) - c;
+    if (dof <= 0) {
+      const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+      return grad * where(self.eq(self.mean()), full({}, nan, self.dtype()), full({}, inf, self.dtype()));
+    }
+    return grad * (2.0 / dof) * (self - self.mean());
+  }
+  const Shape dims = reduced_dims(dim, static_cast<size_t>(rank));
+  int64_t count = 1;
+  for (int64_t d : dims) count *= self.size(d < 0 ? d + rank : d);
+  const Tensor g = unreduce(grad, self.shape(), dims, keepdim);
+  return g * (2.0 / (static_cast<double>(count) - c)) * (self - self.mean(dims, true));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, const std::optional<IntList>& dim,
+                    bool unbiased, bool keepdim, const std::optional<int64_t>& correction) {
+  const Tensor grad_var = zero_where(result.eq(0.0), grad / (result * 2.0));
+  return var_backward(grad_var, self, dim, unbiased, keepdim, correction);
+}
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const Scalar& p_arg, const Tensor& result,
+                     const std::optional<IntList>& dim, bool keepdim) {
+  const double p = p_arg.to<double>();
+  if (p == 0.0) return zeros(self.shape(), self.dtype());
+  const Shape dims = reduced_dims(dim, static_cast<size_t>(self.dim()));
+  const bool kept = keepdim || !dim;  // without a dim the 0-d result broadcasts as it is
+  const Tensor g = unreduce(grad, self.shape(), dims, kept), norm = unreduce(result, self.shape(), dims, kept);
+  if (p == 1.0) return abs_backward(g, self);
+  if (p == 2.0) return g * zero_where(norm.eq(0.0), self / norm);
+  if (std::isinf(p)) {
+    const Tensor a = self.abs(), nan = a.ne(a);
+    const Tensor mask = where(nan, nan, a.eq(norm)).to(self.dtype());
+    return abs_backward(g / mask.sum(dims, true) * mask, self);
+  }
+  if (p < 1.0) return abs_backward(zero_where(self.eq(0.0), self.abs().pow(p - 1)) * g * norm.pow(1 - p), self);
+  const Tensor scale = zero_where(norm.eq(0.0), g / norm.pow(p - 1));
+  if (p < 2.0) return abs_backward(self.abs().pow(p - 1) * scale, self);
+  return self * self.abs().pow(p - 2) * scale;
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.numel() <= 1 || grad.dim() == 0) return grad;
+  const int64_t d = dim < 0 ? dim + grad.dim() : dim;
+  return grad.size(d) == 1 ? grad : reversed_cumsum(grad, d);
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.numel() <= 1 || self.dim() == 0) return grad;
+  const int64_t d = dim < 0 ? dim + self.dim() : dim;
+  if (self.size(d) == 1) return grad;
+  const Tensor is_zero = self.eq(0.0), zeros_so_far = is_zero.cumsum(d);
+  const Tensor before = zeros_so_far.eq(0), first = is_zero * zeros_so_far.eq(1);
+  // Before the first zero self divides safely; there the products that skip it are cumprod with it set to 1.
+  const Tensor one = ones({}, self.dtype());
+  const Tensor before_grad = reversed_cumsum(result * grad, d) / where(before, self, one);
+  const Tensor skipping = where(first, one, self).cumprod(d);
+  const Tensor first_grad = (zero_where(zeros_so_far.ne(1), grad) * skipping).sum(d, true);
+  const Tensor zero = zeros({}, self.dtype());
+  return where(before, before_grad, where(first, first_grad, zero));
 }
 
 // Gathered instead of scattered: round k takes, for every position, the k-th slice that selected it (or a

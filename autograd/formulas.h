@@ -54,6 +54,22 @@ Tensor mean_backward(const Tensor& grad, const TensorInfo& self, const std::opti
 /// result is NaN); along a dim it goes to the element `indices` names.
 Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& values, const Tensor& indices,
                         const std::optional<int64_t>& dim, bool keepdim);
+/// var / std over `dim` (none or empty: all): 2 (self - mean) / (n - correction) times grad, as ATen's
+/// var_backward (all dims with n <= correction: inf, NaN where self equals its mean); std divides by 2 std
+/// first (0 where std is 0). `correction`, when given, replaces unbiased's 1 or 0.
+Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<IntList>& dim, bool unbiased,
+                    bool keepdim, const std::optional<int64_t>& correction);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, const std::optional<IntList>& dim,
+                    bool unbiased, bool keepdim, const std::optional<int64_t>& correction);
+/// The p-norm's gradient, as ATen's norm_backward: 0 for p = 0, sign(self) for 1, self / norm for 2 (0 where the
+/// norm is 0), shared among the elements whose |x| is the norm (or NaN) for +-inf.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const Scalar& p, const Tensor& result,
+                     const std::optional<IntList>& dim, bool keepdim);
+/// cumsum: the gradient summed from the end of `dim` back (a reversed cumsum).
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+/// cumprod, as ATen's: before an element's first zero along dim, reversed_cumsum(result * grad) / self; at the
+/// first zero, the sum of grad times the products that skip it; after it, 0.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 /// Each gradient slice added where its index points, gathered in rounds so nothing is multiplied (inf stays inf).
 Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
 /// The k-th gradient element put at the k-th selected position.

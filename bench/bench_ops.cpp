@@ -1,12 +1,14 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, the pointwise, rearranging and indexing ops of
-// #32) in GB/s next to std::memcpy of the same bytes, a 1024^3 float32 matmul in GFLOP/s, and the per-op
-// overhead of the dispatch point (a 1-element a + b, the views split and unbind make, ns per op). The
-// benchmarks take turns run by run, so a change in machine load hits an op and its memcpy partner alike.
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
+// reduction and scan ops of #32) in GB/s next to std::memcpy of the same bytes, sorting in GB/s of its input
+// and results, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a
+// 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so a
+// change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,6 +113,10 @@ int main(int argc, char** argv) try {
   const tl::Tensor row_index = (b.slice(0, 0, rows) * static_cast<double>(rows - 1)).to(tl::kLong);
   tl::Tensor matrix = acc.view({rows, 1024});
   const tl::Tensor source = a.view({rows, 1024});
+  // Sorting works on 2^20 elements in rows of 1024 (16x less than the memory-bound operands).
+  constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
+  const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
+  const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -126,6 +132,17 @@ int main(int argc, char** argv) try {
       {"index_add_ (1024-wide rows)", 3.0 * kBytes, "GB/s", [&] { matrix.index_add_(0, row_index, source); }},
       {"masked_fill_", 2.25 * kBytes, "GB/s", [&] { acc.masked_fill_(mask, 0.5); }},
       {"linspace (new tensor)", 1.0 * kBytes, "GB/s", [&] { sink = sink + tl::linspace(0, 1, n).numel(); }},
+      {"var (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.var().item<double>(); }},
+      {"std (rows of 1024)", 1.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.std(1).numel(); }},
+      {"norm (all elements)", 1.0 * kBytes, "GB/s", [&] { sink = sink + a.norm().item<double>(); }},
+      {"vector_norm inf (rows)", 1.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::linalg_vector_norm(big_rows, INFINITY, 1).numel(); }},
+      {"any (all elements, bool)", 0.25 * kBytes, "GB/s", [&] { sink = sink + flags.any().item<bool>(); }},
+      {"cumsum (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumsum(1).numel(); }},
+      {"cumprod (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumprod(1).numel(); }},
+      {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},
+      {"topk 8 (2^20, rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.topk(8).values.numel(); }},
+      {"kthvalue 512 (rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.kthvalue(512).values.numel(); }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
       {"floor", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.floor().numel(); }},

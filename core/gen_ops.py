@@ -415,6 +415,9 @@ def formula_locals(op, formula, names):
     field_names = {n for _, n, _ in fields(op)}
     if "grad" in names:
         lines.append("const Tensor grad = c.grad(0);")
+    if "grads" in names:  # derivatives.yaml's grads[k]: every output's gradient (zeros where none flowed)
+        items = ", ".join(f"c.grad({k})" for k in range(len(op.returns)))
+        lines.append(f"const TensorList grads{{{items}}};")
     for k in range(len(op.returns)):
         for n in sorted(formula.output_name(k) & names):
             lines.append(f"const Tensor {n} = c.output({k});")
@@ -446,7 +449,7 @@ def derivative_function(op, formulas):
     if struct:
         lines.append(f"  [[maybe_unused]] const auto& args = c.args<{struct}>();")
     list_input = any(a.base == "Tensor[]" for a in op.args)
-    lines.append("  TensorList grads(c.num_inputs());" if list_input else f"  TensorList grads({len(tensor_inputs(op))});")
+    lines.append("  TensorList input_grads(c.num_inputs());" if list_input else f"  TensorList input_grads({len(tensor_inputs(op))});")
     for f in formulas:
         needs = " || ".join(f"c.needs({i})" for i in f.indices) if not list_input else "c.any_needs()"
         lines.append(f"  if ({needs}) {{")
@@ -455,13 +458,13 @@ def derivative_function(op, formulas):
         if len(f.indices) > 1:
             mask = ", ".join(f"c.needs({i})" for i in f.indices)
             lines.append(f"    [[maybe_unused]] const std::array<bool, {len(f.indices)}> grad_input_mask{{{mask}}};")
-            lines.append(f"    set_grads(grads, {{{', '.join(map(str, f.indices))}}}, {f.expr});")
+            lines.append(f"    set_grads(input_grads, {{{', '.join(map(str, f.indices))}}}, {f.expr});")
         elif list_input:
-            lines.append(f"    grads = {f.expr};")
+            lines.append(f"    input_grads = {f.expr};")
         else:
-            lines.append(f"    grads[{f.indices[0]}] = {f.expr};")
+            lines.append(f"    input_grads[{f.indices[0]}] = {f.expr};")
         lines.append("  }")
-    lines += ["  return grads;", "}", ""]
+    lines += ["  return input_grads;", "}", ""]
     return lines
 
 
@@ -584,9 +587,24 @@ def cpp_default(arg):
     return d
 
 
+def values_indices(op):
+    """Whether the op returns torch.return_types.<name> (Tensor values, Tensor indices): core/return_types.h."""
+    return op.return_names == ["values", "indices"]
+
+
 def returns_type(op):
-    """The C++ API's return type, LibTorch's: Tensor, std::tuple of Tensors, std::vector<Tensor> or bool."""
+    """The C++ API's return type, LibTorch's: Tensor, std::tuple of Tensors, std::vector<Tensor>, bool, or
+    the named (values, indices) of return_types."""
+    if values_indices(op):
+        return f"return_types::{op.name}"
     return kernel_return(op).replace("TensorList", "std::vector<Tensor>")
+
+
+def api_return(op, call):
+    """The body's return statement of `call`: a return_types result is built from the tuple's two Tensors."""
+    if values_indices(op):
+        return f"auto [values, indices] = {call};\n  return {{std::move(values), std::move(indices)}};"
+    return f"return {call};"
 
 
 class Overload:
@@ -743,7 +761,7 @@ def sources(ops):
             if "function" in variants:
                 params = ov.param_decls(skip_self=False, defaults=False)
                 lines.append(f"{returns_type(op)} {op.name}({params}) {{")
-                lines.append(f"  return {ov.call(None, 'Function')};")
+                lines.append(f"  {api_return(op, ov.call(None, 'Function'))}")
                 lines.append("}")
             if "method" in variants:
                 params = ov.param_decls(skip_self=True, defaults=False)
@@ -753,7 +771,7 @@ def sources(ops):
                     lines.append("  return *this;")
                 else:
                     lines.append(f"{returns_type(op)} Tensor::{op.name}({params}) const {{")
-                    lines.append(f"  return {ov.call('*this', 'Method')};")
+                    lines.append(f"  {api_return(op, ov.call('*this', 'Method'))}")
                 lines.append("}")
     for decl, body in operator_overloads(ops):
         lines.append(f"{decl} {{")

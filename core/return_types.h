@@ -1,5 +1,6 @@
 // core/return_types.h — torch.return_types: the named (values, indices) results of ops such as max and
-// min along a dim. Each is an aggregate of two Tensors, so `auto [values, indices] = x.max(1);` works.
+// min along a dim, sort, topk and kthvalue. Each is an aggregate of two Tensors, so
+// `auto [values, indices] = x.max(1);` works.
 #pragma once
 
 #include <ostream>
@@ -26,10 +27,16 @@ struct ValuesIndices {
 namespace names {
 struct Max { static constexpr std::string_view name = "max"; };
 struct Min { static constexpr std::string_view name = "min"; };
+struct Sort { static constexpr std::string_view name = "sort"; };
+struct Topk { static constexpr std::string_view name = "topk"; };
+struct Kthvalue { static constexpr std::string_view name = "kthvalue"; };
 }  // namespace names
 
 using max = ValuesIndices<names::Max>;
 using min = ValuesIndices<names::Min>;
+using sort = ValuesIndices<names::Sort>;
+using topk = ValuesIndices<names::Topk>;
+using kthvalue = ValuesIndices<names::Kthvalue>;
 
 }  // namespace return_types
 }  // namespace tl

@@ -1,5 +1,5 @@
-// ops/linalg.cpp — mm, bmm, matmul (torch.matmul's 1-D / 2-D / broadcast-batch rules), addmm and
-// linear. Products run on ops/gemm.h over the operands' own strides (a dense copy only when a matrix
+// ops/linalg.cpp — mm, bmm, matmul (torch.matmul's 1-D / 2-D / broadcast-batch rules), addmm, baddbmm,
+// outer and linear. Products run on ops/gemm.h over the operands' own strides (a dense copy only when a matrix
 // has no unit stride); results are fresh contiguous tensors. float32 and float64; bfloat16 (autocast's
 // products) multiplies in float32 and rounds the result once, as oneDNN's bf16 GEMM accumulates.
 #include <algorithm>
@@ -39,6 +39,17 @@ void check_matrices(const char* op, const Tensor& a, const Tensor& b) {
   check_operands(op, a, b);
   TL_CHECK(a.size(1) == b.size(0), op, ": mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x", a.size(1),
            " and ", b.size(0), "x", b.size(1), ")");
+}
+
+// Whether `from` expands to `to` (Tensor::expand's rule: aligned right, each size equal or 1): addmm's
+// and baddbmm's self against the product.
+bool expands_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  for (int64_t d = 0; d < from.size(); ++d) {
+    const int64_t target = to[to.size() - from.size() + d];
+    if (from[d] != target && from[d] != 1) return false;
+  }
+  return true;
 }
 
 // `t` itself when its matrices (last two dims) can be read by gemm, else a dense copy (no dispatch).
@@ -180,18 +191,38 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const A
   TL_CHECK(self.dtype() == mat1.dtype(), "addmm: expected self to have dtype ", mat1.dtype(), " like mat1, got ",
            self.dtype());
   const Shape product{mat1.size(0), mat2.size(1)};
-  bool fits = self.dim() <= 2;
-  for (int64_t d = 0; fits && d < self.dim(); ++d) {
-    const int64_t target = product[2 - self.dim() + d];
-    fits = self.size(d) == target || self.size(d) == 1;
-  }
-  TL_CHECK(fits, "addmm: self of size ", self.shape(), " cannot be broadcast to the product's size ", product);
+  TL_CHECK(expands_to(self.shape(), product), "addmm: self of size ", self.shape(),
+           " cannot be broadcast to the product's size ", product);
   const double beta = args.beta.to<double>(), alpha = args.alpha.to<double>();
   Tensor out = Tensor::allocate(product, self.dtype());
   // beta == 0 never reads self, so its NaNs do not propagate.
   if (beta != 0) detail::copy_elements(out, self);
   batched_gemm(mat1, mat2, out, alpha, beta);
   return out;
+}
+
+// beta * self + alpha * bmm(batch1, batch2), composed of bmm, mul and add; beta == 0 never reads self (its
+// NaNs do not propagate), as ATen's baddbmm.
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const BaddbmmArgs& args) {
+  TL_CHECK(batch1.dim() == 3, "baddbmm: batch1 must be a 3D tensor, got size ", batch1.shape());
+  TL_CHECK(batch2.dim() == 3, "baddbmm: batch2 must be a 3D tensor, got size ", batch2.shape());
+  TL_CHECK(batch2.size(0) == batch1.size(0) && batch2.size(1) == batch1.size(2),
+           "baddbmm: Expected size for first two dimensions of batch2 tensor to be: [", batch1.size(0), ", ",
+           batch1.size(2), "] but got: [", batch2.size(0), ", ", batch2.size(1), "]");
+  const Shape product{batch1.size(0), batch1.size(1), batch2.size(2)};
+  TL_CHECK(expands_to(self.shape(), product), "baddbmm: self of size ", self.shape(),
+           " cannot be broadcast to the product's size ", product);
+  const double beta = args.beta.to<double>(), alpha = args.alpha.to<double>();
+  Tensor out = tl::bmm(batch1, batch2);
+  if (alpha != 1) out = out * alpha;
+  return beta == 0 ? out : tl::add(out, self, beta);
+}
+
+// The outer product of two vectors: self as a column times vec2, as ATen composes it.
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  TL_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got ", self.dim(), "-D");
+  TL_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  return self.reshape({self.size(0), 1}) * vec2;
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {

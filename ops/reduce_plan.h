@@ -1,13 +1,16 @@
 // ops/reduce_plan.h — the geometry of a reduction (internal to ops/): which dims are kept, which are
-// reduced, both coalesced, and a counter that walks strided offsets. Outputs are always contiguous.
+// reduced, both coalesced, and a counter that walks strided offsets; the lanes along one dim that sorts
+// and scans walk. Outputs are always contiguous.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "core/boxing.h"
+#include "core/parallel.h"
 #include "core/tensor.h"
 
 namespace tl::detail {
@@ -80,5 +83,39 @@ class OffsetCounter {
   int64_t* digits_;
   int64_t offset_ = 0;
 };
+
+/// `x` seen along one dim: lanes of `n` elements spaced by `stride` (a 0-dim x is one lane of one element).
+struct Lanes {
+  int64_t dim = 0, n = 1, stride = 0;
+  int64_t inner = 1;  ///< product of the sizes after dim: the lane stride of a contiguous result
+  /// Position of element j of lane o in a contiguous result with m elements along dim.
+  int64_t out_pos(int64_t o, int64_t m, int64_t j) const { return o / inner * m * inner + o % inner + j * inner; }
+};
+
+/// The lanes of `x` along `dim` (wrapped; throws tl::Error naming `op` when out of range).
+inline Lanes lanes_of(const Tensor& x, int64_t dim, const char* op) {
+  Lanes l;
+  l.dim = wrap_dim(dim, x.dim(), op);
+  if (x.dim() == 0) return l;
+  l.n = x.size(l.dim);
+  l.stride = x.stride(l.dim);
+  for (int64_t d = l.dim + 1; d < x.dim(); ++d) l.inner *= x.size(d);
+  return l;
+}
+
+/// Calls f(lane, offset) for every lane of `x` along `dim`: `lane` is the row-major index over the other
+/// dims, `offset` the lane's first element. Parallel over lanes, each costing about `work` element steps;
+/// f must not throw.
+template <typename F>
+void for_each_lane(const Tensor& x, int64_t dim, int64_t work, const F& f) {
+  std::vector<bool> along(static_cast<size_t>(x.dim()), false);
+  if (x.dim() > 0) along[static_cast<size_t>(dim)] = true;
+  const ReducePlan plan = make_reduce_plan(x, along, false);
+  if (plan.num_out == 0 || plan.red_n == 0) return;
+  parallel_for(0, plan.num_out, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)), [&](int64_t b, int64_t e) {
+    OffsetCounter lanes(plan.kept, b);
+    for (int64_t o = b; o < e; ++o, lanes.advance()) f(o, lanes.offset());
+  });
+}
 
 }  // namespace tl::detail

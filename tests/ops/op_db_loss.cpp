@@ -36,10 +36,12 @@ Samples softmax_backward() {
           }}.sums().generic()};
 }
 
-template <Tensor (*F)(const Tensor&, int64_t, std::optional<DType>)>
+template <Tensor (*F)(const Tensor&, int64_t, std::optional<DType>),
+          Tensor (Tensor::*Method)(int64_t, std::optional<DType>) const>
 Samples softmax_composite() {
   return {Sample{"dim1", [](const Tensor& x, const Tensor&) { return list(F(x, 1, std::nullopt)); }}.generic(),
-          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(F(x, 2, DType::Float64)); }}.generic()};
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(F(x, 2, DType::Float64)); }}.generic(),
+          Sample{"method", [](const Tensor& x, const Tensor&) { return list((x.*Method)(3, std::nullopt)); }}.generic()};
 }
 
 }  // namespace
@@ -48,8 +50,8 @@ Samples opinfo__softmax() { return softmax_primitive<_softmax>(); }
 Samples opinfo__log_softmax() { return softmax_primitive<_log_softmax>(); }
 Samples opinfo__softmax_backward_data() { return softmax_backward<_softmax_backward_data, _softmax>(); }
 Samples opinfo__log_softmax_backward_data() { return softmax_backward<_log_softmax_backward_data, _log_softmax>(); }
-Samples opinfo_softmax() { return softmax_composite<softmax>(); }
-Samples opinfo_log_softmax() { return softmax_composite<log_softmax>(); }
+Samples opinfo_softmax() { return softmax_composite<softmax, &Tensor::softmax>(); }
+Samples opinfo_log_softmax() { return softmax_composite<log_softmax, &Tensor::log_softmax>(); }
 
 Samples opinfo_nll_loss_forward() {
   return {Sample{"mean", [](const Tensor& x, const Tensor&) {

@@ -1,0 +1,172 @@
+// ops/sort.cpp — sort, argsort, topk and kthvalue along one dim, and value_selecting_reduction_backward
+// (their gradient: grad put back at the selected indices). Each lane along `dim` is ordered apart as
+// (value, index) pairs; NaN orders above +inf, as in PyTorch: ascending sorts put it last, topk takes it first.
+#include <algorithm>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "core/dispatch.h"
+#include "core/op_args.h"
+#include "ops/elementwise.h"
+#include "ops/ops.h"
+#include "ops/reduce_plan.h"
+
+namespace tl::kernels {
+namespace {
+
+using detail::Lanes;
+using detail::lanes_of;
+
+// The type values are compared in (bfloat16 compares as float).
+template <typename T>
+using value_t = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
+
+template <typename V>
+struct Entry {
+  V value;
+  int64_t index;
+};
+
+// a < b with NaN above everything (NaNs equal among themselves).
+template <typename V>
+bool nan_last_less(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) {
+    if (b != b) return a == a;
+    if (a != a) return false;
+  }
+  return a < b;
+}
+
+// Strict weak orders of entries by value alone: ascending (`kAscending`) or descending, NaN largest.
+template <typename V>
+auto value_order(bool ascending) {
+  return [ascending](const Entry<V>& a, const Entry<V>& b) {
+    return ascending ? nan_last_less(a.value, b.value) : nan_last_less(b.value, a.value);
+  };
+}
+
+// Orders every lane of x and writes m entries per lane: `order(first, last)` arranges a lane's entries
+// so that its first m are the result (a sort, a partial sort, an nth_element).
+template <typename T, typename Order>
+void select_lanes(const Tensor& x, const Lanes& l, int64_t m, Tensor& values, Tensor& indices, const Order& order) {
+  using V = value_t<T>;
+  const T* src = x.numel() > 0 ? x.data<T>() : nullptr;
+  T* dst = values.numel() > 0 ? values.data<T>() : nullptr;
+  int64_t* idx = indices.numel() > 0 ? indices.data<int64_t>() : nullptr;
+  detail::for_each_lane(x, l.dim, l.n * 8, [&](int64_t o, int64_t offset) {
+    thread_local std::vector<Entry<V>> lane;
+    lane.resize(static_cast<size_t>(l.n));
+    for (int64_t j = 0; j < l.n; ++j) lane[j] = {static_cast<V>(src[offset + j * l.stride]), j};
+    order(lane.begin(), lane.end());
+    for (int64_t j = 0; j < m; ++j) {
+      dst[l.out_pos(o, m, j)] = static_cast<T>(lane[j].value);
+      idx[l.out_pos(o, m, j)] = lane[j].index;
+    }
+  });
+}
+
+// A result of x's shape with `m` elements along the lanes' dim (removed when `keep` is false).
+Shape lane_shape(const Tensor& x, const Lanes& l, int64_t m, bool keep) {
+  Shape shape = x.shape();
+  if (x.dim() == 0) return shape;
+  if (keep) shape[l.dim] = m;
+  else shape.erase(l.dim);
+  return shape;
+}
+
+// A contiguous copy of `t` (itself when contiguous), read without dispatch.
+Tensor dense(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor copy = Tensor::allocate(t.shape(), t.dtype());
+  detail::copy_elements(copy, t);
+  return copy;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, const SortArgs& args) {
+  const Lanes l = lanes_of(self, args.dim, "sort");
+  Tensor values = Tensor::allocate(self.shape(), self.dtype()), indices = Tensor::allocate(self.shape(), DType::Int64);
+  // Always stable: PyTorch's CPU sort is (stable=False gives the same indices), and ties then keep their order.
+  TL_DISPATCH_ALL_TYPES(self.dtype(), "sort", [&] {
+    select_lanes<scalar_t>(self, l, l.n, values, indices, [&](auto first, auto last) {
+      std::stable_sort(first, last, value_order<value_t<scalar_t>>(!args.descending));
+    });
+  });
+  return {values, indices};
+}
+
+Tensor argsort(const Tensor& self, const ArgsortArgs& args) {
+  return tl::sort(self, args.dim, args.descending).indices;
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, const TopkArgs& args) {
+  const Lanes l = lanes_of(self, args.dim, "topk");
+  TL_CHECK(args.k >= 0 && args.k <= l.n, "topk: selected index k out of range (k = ", args.k, ", dimension ", l.dim,
+           " has size ", l.n, ")");
+  const Shape shape = lane_shape(self, l, args.k, true);
+  Tensor values = Tensor::allocate(shape, self.dtype()), indices = Tensor::allocate(shape, DType::Int64);
+  // The k are always returned in order (sorted=False leaves PyTorch's order unspecified).
+  TL_DISPATCH_NUMERIC_TYPES(self.dtype(), "topk", [&] {
+    select_lanes<scalar_t>(self, l, args.k, values, indices, [&](auto first, auto last) {
+      std::partial_sort(first, first + args.k, last, value_order<value_t<scalar_t>>(!args.largest));
+    });
+  });
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, const KthvalueArgs& args) {
+  const Lanes l = lanes_of(self, args.dim, "kthvalue");
+  TL_CHECK(self.dim() == 0 || l.n > 0, "kthvalue(): Expected reduction dim ", l.dim, " to have non-zero size");
+  TL_CHECK(args.k >= 1 && args.k <= l.n, "kthvalue(): selected number k out of range for dimension ", l.dim,
+           " (k = ", args.k, ", size ", l.n, ")");
+  const Shape shape = lane_shape(self, l, 1, args.keepdim);
+  Tensor values = Tensor::allocate(shape, self.dtype()), indices = Tensor::allocate(shape, DType::Int64);
+  TL_DISPATCH_NUMERIC_TYPES(self.dtype(), "kthvalue", [&] {
+    select_lanes<scalar_t>(self, l, 1, values, indices, [&](auto first, auto last) {
+      std::nth_element(first, first + (args.k - 1), last, value_order<value_t<scalar_t>>(true));
+      std::iter_swap(first, first + (args.k - 1));
+    });
+  });
+  return {values, indices};
+}
+
+// grad (the selected values' gradient) written into zeros of `sizes` at `indices` along dim; the indices
+// of one lane are distinct, so each position gets at most one value (a scatter, as ATen's).
+Tensor value_selecting_reduction_backward(const Tensor& grad, const Tensor& indices,
+                                          const ValueSelectingReductionBackwardArgs& args) {
+  const char* op = "value_selecting_reduction_backward";
+  const int64_t rank = static_cast<int64_t>(args.sizes.size());
+  const int64_t dim = wrap_dim(args.dim, rank, op);
+  TL_CHECK(indices.dtype() == DType::Int64, op, ": expected int64 indices, got ", indices.dtype());
+  TL_CHECK(grad.shape() == indices.shape(), op, ": expected grad and indices of the same size, got ", grad.shape(),
+           " and ", indices.shape());
+  Tensor g = dense(grad), idx = dense(indices);
+  if (!args.keepdim && rank > 0) {
+    g = g.unsqueeze(dim);
+    idx = idx.unsqueeze(dim);
+  }
+  bool fits = idx.dim() == rank;
+  for (int64_t d = 0; fits && d < rank; ++d) fits = d == dim || idx.size(d) == args.sizes[d];
+  TL_CHECK(fits, op, ": indices of size ", indices.shape(), " do not select along dim ", dim, " of size ", args.sizes);
+  const int64_t n = rank > 0 ? args.sizes[dim] : 1;
+  const int64_t* ip = idx.numel() > 0 ? idx.data<int64_t>() : nullptr;
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    TL_CHECK(ip[i] >= 0 && ip[i] < n, op, ": index ", ip[i], " is out of bounds for dimension ", dim, " with size ", n);
+  Tensor out = tl::zeros(args.sizes, grad.dtype());
+  const Lanes l = lanes_of(idx, dim, op);
+  TL_DISPATCH_ALL_TYPES(grad.dtype(), op, [&] {
+    const scalar_t* gp = g.numel() > 0 ? g.data<scalar_t>() : nullptr;
+    scalar_t* dst = out.numel() > 0 ? out.data<scalar_t>() : nullptr;
+    detail::for_each_lane(idx, l.dim, l.n, [&](int64_t o, int64_t) {
+      for (int64_t j = 0; j < l.n; ++j) {
+        const int64_t at = l.out_pos(o, l.n, j);
+        dst[l.out_pos(o, n, ip[at])] = gp[at];
+      }
+    });
+  });
+  return out;
+}
+
+}  // namespace tl::kernels

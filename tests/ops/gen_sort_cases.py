@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""tests/ops/gen_sort_cases.py — PyTorch 1.13's values for sorting, scans, moments, norms, any / all, baddbmm
+and outer.
+
+Writes tests/ops/data/sort_cases.json (the layout of loss_cases.json), read by tests/ops/test_sort.cpp: each
+case names an op, its inputs (dtype, shape, values as Python float reprs), its non-tensor arguments and
+what PyTorch returns. An op "grad:<op>" gives instead the gradient of sum(<op>(self)[0] * weight) with
+respect to self, by torch.autograd. Ties are built in where PyTorch's indices are defined (stable sort)
+and, for topk / kthvalue, marked ("ties": the test then checks our indices point at the values).
+Inputs are seeded, so a rerun writes the same file.
+Usage: /usr/bin/python3 tests/ops/gen_sort_cases.py
+"""
+import json
+import os
+
+import torch
+
+aten = torch.ops.aten
+DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
+          torch.bool: "bool"}
+CASES = []
+NAN, INF = float("nan"), float("inf")
+
+
+def enc(t):
+    values = t.flatten().double().tolist() if t.is_floating_point() else t.flatten().long().tolist()
+    return {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "values": [repr(v) for v in values]}
+
+
+def case(name, op, self, args, outputs, ties=False, **extra):
+    outs = list(outputs) if isinstance(outputs, tuple) else [outputs]
+    inputs = {"self": enc(self)}
+    inputs.update({k: enc(v) for k, v in extra.items()})
+    CASES.append({"name": name, "op": op, "inputs": inputs, "args": {k: (repr(v) if isinstance(v, float) else v)
+                                                                      for k, v in args.items()},
+                  "outputs": [enc(o) for o in outs], "ties": ties})
+
+
+def grad_case(name, op, self, args, fn):
+    """The gradient of sum(fn(x) * w) at self, w fixed by the seed."""
+    x = self.clone().requires_grad_(True)
+    out = fn(x)
+    w = torch.randn(out.shape, dtype=out.dtype)
+    (out * w).sum().backward()
+    case(name, "grad:" + op, self, args, x.grad, weight=w)
+
+
+def with_specials(t):
+    flat = t.flatten()
+    for i, v in zip([1, 4, 7], [NAN, INF, -INF]):
+        if i < flat.numel():
+            flat[i] = v
+    return flat.view(t.shape)
+
+
+def sort_cases():
+    for dtype in [torch.float32, torch.float64]:
+        d = DTYPES[dtype]
+        ties = torch.randint(0, 4, (3, 5, 6)).to(dtype)  # many equal values: stable indices
+        for dim in [0, 1, -1]:
+            for desc in [False, True]:
+                case(f"sort {d} ties dim {dim} desc {desc}", "sort", ties, {"dim": dim, "descending": desc},
+                     tuple(torch.sort(ties, stable=True, dim=dim, descending=desc)))
+        special = with_specials(torch.randn(4, 9, dtype=dtype))
+        for desc in [False, True]:
+            case(f"sort {d} nan inf desc {desc}", "sort", special, {"dim": 1, "descending": desc},
+                 tuple(torch.sort(special, stable=True, dim=1, descending=desc)))
+            case(f"argsort {d} nan inf desc {desc}", "argsort", special, {"dim": 1, "descending": desc},
+                 torch.argsort(special, 1, desc))
+        long_lane = torch.randn(2, 700, dtype=dtype).t()  # strided lanes
+        case(f"sort {d} strided long", "sort", long_lane, {"dim": 0, "descending": False},
+             tuple(torch.sort(long_lane, 0)))
+        for k, largest in [(1, True), (3, True), (9, True), (2, False), (0, True)]:
+            case(f"topk {d} nan inf k {k} largest {largest}", "topk", special, {"k": k, "dim": 1, "largest": largest},
+                 tuple(torch.topk(special, k, 1, largest)))
+        case(f"topk {d} ties", "topk", ties, {"k": 3, "dim": 2, "largest": True}, tuple(torch.topk(ties, 3, 2)),
+             ties=True)
+        for k in [1, 3, 9]:
+            case(f"kthvalue {d} nan inf k {k}", "kthvalue", special, {"k": k, "dim": 1, "keepdim": False},
+                 tuple(torch.kthvalue(special, k, 1)))
+        case(f"kthvalue {d} ties keepdim", "kthvalue", ties, {"k": 2, "dim": 0, "keepdim": True},
+             tuple(torch.kthvalue(ties, 2, 0, True)), ties=True)
+    ints = torch.randint(-5, 5, (4, 7), dtype=torch.int64)
+    case("sort int64", "sort", ints, {"dim": 1, "descending": True}, tuple(torch.sort(ints, stable=True, dim=1, descending=True)))
+    case("topk int32", "topk", ints.int(), {"k": 2, "dim": 0, "largest": False}, tuple(torch.topk(ints.int(), 2, 0, False)),
+         ties=True)
+    flags = torch.tensor([True, False, True, False])
+    case("sort bool", "sort", flags, {"dim": 0, "descending": False}, tuple(torch.sort(flags, stable=True, dim=0)))
+    scalar = torch.tensor(2.5)
+    case("sort 0-d", "sort", scalar, {"dim": 0, "descending": False}, tuple(torch.sort(scalar, 0)))
+    case("topk 0-d", "topk", scalar, {"k": 1, "dim": -1, "largest": True}, tuple(torch.topk(scalar, 1)))
+    case("kthvalue 0-d", "kthvalue", scalar, {"k": 1, "dim": 0, "keepdim": False}, tuple(torch.kthvalue(scalar, 1)))
+
+
+def scan_cases():
+    for dtype in [torch.float32, torch.float64]:
+        d = DTYPES[dtype]
+        x = torch.randn(3, 4, 5, dtype=dtype)
+        for dim in [0, 2, -2]:
+            case(f"cumsum {d} dim {dim}", "cumsum", x, {"dim": dim}, torch.cumsum(x, dim))
+            case(f"cumprod {d} dim {dim}", "cumprod", x, {"dim": dim}, torch.cumprod(x, dim))
+        long_lane = torch.rand(2, 700, dtype=dtype).add(0.5).t()
+        case(f"cumsum {d} strided long", "cumsum", long_lane, {"dim": 0}, torch.cumsum(long_lane, 0))
+        special = with_specials(torch.randn(2, 9, dtype=dtype))
+        case(f"cumsum {d} nan inf", "cumsum", special, {"dim": 1}, torch.cumsum(special, 1))
+        case(f"cumprod {d} nan inf", "cumprod", special, {"dim": 1}, torch.cumprod(special, 1))
+    ints = torch.randint(-3, 4, (3, 4), dtype=torch.int32)
+    case("cumsum int32", "cumsum", ints, {"dim": 1}, torch.cumsum(ints, 1))
+    case("cumprod int32", "cumprod", ints, {"dim": 0}, torch.cumprod(ints, 0))
+    flags = torch.tensor([True, False, True, True])
+    case("cumsum bool", "cumsum", flags, {"dim": 0}, torch.cumsum(flags, 0))
+    x = torch.randn(3, 4)
+    case("cumsum dtype float64", "cumsum", x, {"dim": 1, "dtype": "float64"}, torch.cumsum(x, 1, dtype=torch.float64))
+    case("cumsum 0-d", "cumsum", torch.tensor(1.5), {"dim": 0}, torch.cumsum(torch.tensor(1.5), 0))
+
+
+def moment_cases():
+    for dtype in [torch.float32, torch.float64]:
+        d = DTYPES[dtype]
+        x = torch.randn(4, 5, 6, dtype=dtype).mul(3).add(100)  # a large mean: the two-pass trap
+        for dims, unbiased, keepdim, correction in [(None, True, False, None), ([1], True, False, None),
+                                                    ([0, 2], False, True, None), ([2], True, False, 0),
+                                                    ([2], True, True, 3), ([-1, 0], True, False, 6)]:
+            args = {"dim": dims, "unbiased": unbiased, "keepdim": keepdim, "correction": correction}
+            where = f"{d} dims {dims} unbiased {unbiased} keepdim {keepdim} correction {correction}"
+            if correction is None:
+                v = torch.var(x, dims, unbiased, keepdim) if dims else torch.var(x, unbiased)
+                s = torch.std(x, dims, unbiased, keepdim) if dims else torch.std(x, unbiased)
+            else:
+                v = torch.var(x, dims, correction=correction, keepdim=keepdim)
+                s = torch.std(x, dims, correction=correction, keepdim=keepdim)
+            case("var " + where, "var", x, args, v)
+            case("std " + where, "std", x, args, s)
+        big = torch.randn(20000, dtype=dtype).add(5)  # two blocks: partials merged (Chan's formula)
+        case(f"var {d} many blocks", "var", big, {"dim": None, "unbiased": True, "keepdim": False, "correction": None},
+             torch.var(big))
+        columns = torch.randn(6000, 3, dtype=dtype)  # a vertical reduction, two blocks
+        case(f"std {d} columns", "std", columns, {"dim": [0], "unbiased": True, "keepdim": False, "correction": None},
+             torch.std(columns, 0))
+        special = with_specials(torch.randn(3, 9, dtype=dtype))
+        case(f"var {d} nan inf", "var", special, {"dim": [1], "unbiased": True, "keepdim": False, "correction": None},
+             torch.var(special, 1))
+    one = torch.randn(1, 3)
+    case("var n = correction", "var", one, {"dim": [0], "unbiased": True, "keepdim": False, "correction": None},
+         torch.var(one, 0))
+    case("var empty", "var", torch.zeros(3, 0), {"dim": [1], "unbiased": True, "keepdim": False, "correction": None},
+         torch.var(torch.zeros(3, 0), 1))
+    x = torch.randn(3, 4)
+    case("var_mean", "var_mean", x, {"dim": [1], "unbiased": False, "keepdim": True, "correction": None},
+         torch.var_mean(x, 1, False, True))
+    case("std_mean", "std_mean", x, {"dim": None, "unbiased": True, "keepdim": False, "correction": None},
+         torch.std_mean(x))
+
+
+def norm_cases():
+    for dtype in [torch.float32, torch.float64]:
+        d = DTYPES[dtype]
+        x = torch.randn(4, 5, 6, dtype=dtype)
+        for ord in [2, 1, INF, -INF, 0, 3, 0.5, -1]:
+            for dims, keepdim in [(None, False), ([1], False), ([0, 2], True)]:
+                args = {"ord": float(ord), "dim": dims, "keepdim": keepdim}
+                case(f"vector_norm {d} ord {ord} dims {dims}", "linalg_vector_norm", x, args,
+                     torch.linalg.vector_norm(x, ord, dims, keepdim))
+        special = with_specials(torch.randn(3, 9, dtype=dtype))
+        for ord in [2, INF]:
+            case(f"vector_norm {d} nan inf ord {ord}", "linalg_vector_norm", special,
+                 {"ord": float(ord), "dim": [1], "keepdim": False}, torch.linalg.vector_norm(special, ord, 1))
+    x = torch.randn(3, 4)
+    case("norm fro", "norm", x, {"ord": 2.0, "dim": [0, 1], "keepdim": False}, torch.norm(x, "fro", [0, 1]))
+    case("norm 1 dim", "norm", x, {"ord": 1.0, "dim": [1], "keepdim": True}, torch.norm(x, 1, 1, True))
+    case("norm dtype float64", "linalg_vector_norm", x, {"ord": 2.0, "dim": None, "keepdim": False, "dtype": "float64"},
+         torch.linalg.vector_norm(x, dtype=torch.float64))
+
+
+def logical_cases():
+    for t in [torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), torch.tensor([[NAN, 0.0], [-0.0, 2.0]]),
+              torch.tensor([[1, 2, 0], [3, 4, 5]]), torch.tensor([[True, False], [True, True]]),
+              torch.tensor([[1, 1], [1, 1]], dtype=torch.int32), torch.zeros(2, 0)]:
+        name = f"{DTYPES[t.dtype]} {list(t.shape)}"
+        for op in ["any", "all"]:
+            case(f"{op} {name}", op, t, {"dim": None, "keepdim": False}, getattr(torch, op)(t))
+            for dim in [0, 1]:
+                case(f"{op} {name} dim {dim}", op, t, {"dim": dim, "keepdim": dim == 0}, getattr(torch, op)(t, dim, dim == 0))
+
+
+def product_cases():
+    for dtype in [torch.float32, torch.float64]:
+        d = DTYPES[dtype]
+        b1, b2 = torch.randn(3, 4, 5, dtype=dtype), torch.randn(3, 5, 2, dtype=dtype)
+        for self, beta, alpha in [(torch.randn(3, 4, 2, dtype=dtype), 1.0, 1.0), (torch.randn(4, 1, dtype=dtype), 0.5, 2.0),
+                                  (torch.full((2,), NAN, dtype=dtype), 0.0, 1.5)]:
+            out = torch.baddbmm(self, b1, b2, beta=beta, alpha=alpha)
+            # beta = 0 ignores self, as documented; a run of PyTorch 1.13 once returned NaN there (float32).
+            assert beta != 0 or not out.isnan().any(), "PyTorch's baddbmm propagated NaN from an ignored self"
+            case(f"baddbmm {d} self {list(self.shape)} beta {beta} alpha {alpha}", "baddbmm", self,
+                 {"beta": beta, "alpha": alpha}, out, batch1=b1, batch2=b2)
+        u, v = torch.randn(4, dtype=dtype), torch.randn(3, dtype=dtype)
+        case(f"outer {d}", "outer", u, {}, torch.outer(u, v), vec2=v)
+
+
+def gradient_cases():
+    x = torch.randn(3, 5, dtype=torch.float64)
+    zeros = torch.tensor([[2.0, 0.0, 3.0, 0.0, 5.0], [0.0, 1.5, 2.0, -1.0, 0.5], [1.0, 2.0, 3.0, 4.0, 0.0]],
+                         dtype=torch.float64)
+    for name, t in [("plain", x), ("zeros", zeros)]:
+        for dim in [0, 1]:
+            grad_case(f"cumprod {name} dim {dim}", "cumprod", t, {"dim": dim}, lambda a: torch.cumprod(a, dim))
+        grad_case(f"cumsum {name}", "cumsum", t, {"dim": 1}, lambda a: torch.cumsum(a, 1))
+    # (PyTorch 1.13's own backward fails for all dims with n <= correction: it returns a 0-d gradient.)
+    grad_case("var n = correction", "var", torch.randn(2, 4, dtype=torch.float64),
+              {"dim": [1], "unbiased": True, "keepdim": False, "correction": 4},
+              lambda a: torch.var(a, [1], correction=4))
+    grad_case("var dims correction", "var", x, {"dim": [1], "unbiased": True, "keepdim": True, "correction": 2},
+              lambda a: torch.var(a, [1], correction=2, keepdim=True))
+    constant = torch.tensor([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]], dtype=torch.float64)
+    grad_case("std zero", "std", constant, {"dim": [1], "unbiased": False, "keepdim": False, "correction": None},
+              lambda a: torch.std(a, 1, False))
+    ties = torch.tensor([[3.0, -3.0, 1.0], [0.0, 0.0, 0.0], [2.0, NAN, -2.0]], dtype=torch.float64)
+    for ord in [INF, -INF, 2, 1, 3, 0.5]:
+        grad_case(f"vector_norm ord {ord} ties zeros", "linalg_vector_norm", ties[:2], {"ord": float(ord), "dim": [1],
+                  "keepdim": False}, lambda a: torch.linalg.vector_norm(a, ord, 1))
+    grad_case("vector_norm inf nan", "linalg_vector_norm", ties, {"ord": INF, "dim": None, "keepdim": False},
+              lambda a: torch.linalg.vector_norm(a, INF))
+    grad_case("sort", "sort", x, {"dim": 1, "descending": True}, lambda a: torch.sort(a, 1, True).values)
+    grad_case("topk", "topk", x, {"k": 2, "dim": 0, "largest": False}, lambda a: torch.topk(a, 2, 0, False).values)
+    grad_case("kthvalue", "kthvalue", x, {"k": 3, "dim": 1, "keepdim": False}, lambda a: torch.kthvalue(a, 3, 1).values)
+
+
+def main():
+    torch.manual_seed(0)
+    sort_cases()
+    scan_cases()
+    moment_cases()
+    norm_cases()
+    logical_cases()
+    product_cases()
+    gradient_cases()
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "data", "sort_cases.json"), "w") as f:
+        json.dump({"generator": "tests/ops/gen_sort_cases.py", "torch": torch.__version__, "cases": CASES}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+// tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
+// vector norms, any / all, baddbmm and outer against PyTorch 1.13 (tests/ops/data/sort_cases.json, written by
+// gen_sort_cases.py): values, NaN placement, stable indices, gradients by torch.autograd (cumprod through zeros,
+// var with n <= correction, norms at ties and zeros); their error messages and torch.return_types.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "autograd/engine.h"
+#include "ops/ops.h"
+#include "tests/ops/loss_cases.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl {
+namespace {
+
+using testing::element_at;
+using testing::OpCase;
+
+const std::vector<OpCase>& cases() {
+  static const std::vector<OpCase>& all = testing::op_cases("sort_cases.json");
+  return all;
+}
+
+std::optional<Shape> dims_of(const OpCase& c) {
+  if (!c.lists.count("dim")) return std::nullopt;
+  return Shape(c.lists.at("dim"));
+}
+
+TensorList pair(const auto& r) { return {r.values, r.indices}; }
+TensorList tuple_list(const std::tuple<Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t)}; }
+
+// The case's op on `self` (its other inputs from the case), through the public C++ API.
+TensorList run(const OpCase& c, const Tensor& self, const std::string& op) {
+  const auto num = [&](const char* name) { return static_cast<int64_t>(c.numbers.at(name)); };
+  const auto flag = [&](const char* name) { return c.numbers.at(name) != 0; };
+  const auto correction = [&]() -> std::optional<int64_t> {
+    if (!c.numbers.count("correction")) return std::nullopt;
+    return num("correction");
+  };
+  const std::optional<DType> dtype =
+      c.dtype.empty() ? std::nullopt : std::optional(c.dtype == "float64" ? DType::Float64 : DType::Float32);
+  const std::optional<Shape> dims = dims_of(c);
+  if (op == "sort") return pair(self.sort(num("dim"), flag("descending")));
+  if (op == "argsort") return {argsort(self, num("dim"), flag("descending"))};
+  if (op == "topk") return pair(topk(self, num("k"), num("dim"), flag("largest")));
+  if (op == "kthvalue") return pair(self.kthvalue(num("k"), num("dim"), flag("keepdim")));
+  if (op == "cumsum") return {self.cumsum(num("dim"), dtype)};
+  if (op == "cumprod") return {cumprod(self, num("dim"), dtype)};
+  if (op == "var") return {dims ? var(self, *dims, flag("unbiased"), flag("keepdim"), correction()) : self.var()};
+  if (op == "std") return {dims ? self.std(*dims, flag("unbiased"), flag("keepdim"), correction()) : tl::std(self)};
+  if (op == "var_mean") return tuple_list(var_mean(self, *dims, flag("unbiased"), flag("keepdim"), correction()));
+  if (op == "std_mean") return tuple_list(std_mean(self));
+  const Scalar ord(c.numbers.count("ord") ? c.numbers.at("ord") : 2.0);
+  if (op == "linalg_vector_norm")
+    return {dims ? linalg_vector_norm(self, ord, *dims, flag("keepdim"), dtype) : linalg_vector_norm(self, ord, {}, false, dtype)};
+  if (op == "norm") return {self.norm(ord, *dims, flag("keepdim"))};
+  if (op == "any") return {c.numbers.count("dim") ? self.any(num("dim"), flag("keepdim")) : any(self)};
+  if (op == "all") return {c.numbers.count("dim") ? all(self, num("dim"), flag("keepdim")) : self.all()};
+  if (op == "baddbmm")
+    return {baddbmm(self, c.inputs.at("batch1"), c.inputs.at("batch2"), c.numbers.at("beta"), c.numbers.at("alpha"))};
+  if (op == "outer") return {self.outer(c.inputs.at("vec2"))};
+  throw std::runtime_error("sort_cases.json: no call for op " + op);
+}
+
+double rtol_for(const Tensor& t) { return t.dtype() == DType::Float64 ? 1e-10 : 1e-5; }
+
+// With ties PyTorch's topk / kthvalue indices are unspecified: each of ours must select its value along dim.
+void check_indices_select_values(const OpCase& c, const Tensor& values, const Tensor& indices) {
+  const Tensor& self = c.inputs.at("self");
+  const int64_t rank = self.dim(), dim = static_cast<int64_t>(c.numbers.at("dim"));
+  const int64_t d = dim < 0 ? dim + rank : dim;
+  Tensor idx = indices, vals = values;
+  if (c.numbers.count("keepdim") && c.numbers.at("keepdim") == 0) {
+    idx = idx.unsqueeze(d);
+    vals = vals.unsqueeze(d);
+  }
+  int64_t inner = 1;
+  for (int64_t k = d + 1; k < rank; ++k) inner *= self.size(k);
+  const int64_t m = idx.size(d), n = self.size(d);
+  for (int64_t flat = 0; flat < idx.numel(); ++flat) {
+    const int64_t outer = flat / (m * inner), i = flat % inner;
+    const int64_t at = static_cast<int64_t>(element_at(idx, flat));
+    REQUIRE(at >= 0);
+    REQUIRE(at < n);
+    CHECK(element_at(self, outer * n * inner + at * inner + i) == element_at(vals, flat));
+  }
+}
+
+TEST_CASE("sorting, scans, moments, norms, any / all, baddbmm and outer give PyTorch 1.13's values") {
+  int checked = 0;
+  for (const OpCase& c : cases()) {
+    if (c.op.rfind("grad:", 0) == 0) continue;
+    CAPTURE(c.name);
+    const TensorList got = run(c, c.inputs.at("self"), c.op);
+    REQUIRE(got.size() == c.expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].dtype() == c.expected[i].dtype());
+      if (c.ties && i == 1) continue;  // the indices: checked below
+      const double rtol = rtol_for(c.expected[i]);
+      CHECK_TENSOR_CLOSE(got[i], c.expected[i], rtol, rtol / 10);
+    }
+    if (c.ties) check_indices_select_values(c, got[0], got[1]);
+    ++checked;
+  }
+  CHECK(checked > 150);
+}
+
+TEST_CASE("the gradients of cumsum, cumprod, var, std, norms, sort, topk and kthvalue are torch.autograd's") {
+  int checked = 0;
+  for (const OpCase& c : cases()) {
+    if (c.op.rfind("grad:", 0) != 0) continue;
+    CAPTURE(c.name);
+    const Tensor x = c.inputs.at("self").clone().requires_grad_();
+    const Tensor out = run(c, x, c.op.substr(5)).at(0);
+    (out * c.inputs.at("weight")).sum().backward();
+    REQUIRE(x.grad().defined());
+    CHECK_TENSOR_CLOSE(x.grad(), c.expected.at(0), 1e-10, 1e-12);
+    ++checked;
+  }
+  CHECK(checked >= 19);
+}
+
+TEST_CASE("ties: sort is stable in both directions, topk and kthvalue return indices of their values") {
+  const Tensor x = from_vector<float>({2, 1, 2, 1, 2}, {5});
+  const auto [values, indices] = x.sort(0, true);
+  CHECK(equal(indices, from_vector<int64_t>({0, 2, 4, 1, 3}, {5})));
+  CHECK(equal(values, from_vector<float>({2, 2, 2, 1, 1}, {5})));
+  CHECK(equal(argsort(x), from_vector<int64_t>({1, 3, 0, 2, 4}, {5})));
+  const auto top = x.topk(2);
+  CHECK(equal(top.values, from_vector<float>({2, 2}, {2})));
+  CHECK(equal(x.index_select(0, top.indices), top.values));
+  CHECK(top.indices.select(0, 0).item<int64_t>() != top.indices.select(0, 1).item<int64_t>());
+}
+
+TEST_CASE("values+indices ops return torch.return_types, printed as PyTorch prints them") {
+  const Tensor x = from_vector<float>({3, 1, 2}, {3});
+  std::ostringstream sort_text, topk_text, kth_text;
+  sort_text << sort(x);
+  topk_text << topk(x, 1);
+  kth_text << kthvalue(x, 1);
+  CHECK(sort_text.str() == "torch.return_types.sort(\nvalues=tensor([1., 2., 3.]),\nindices=tensor([1, 2, 0]))");
+  CHECK(topk_text.str() == "torch.return_types.topk(\nvalues=tensor([3.]),\nindices=tensor([0]))");
+  CHECK(kth_text.str() == "torch.return_types.kthvalue(\nvalues=tensor(1.),\nindices=tensor(1))");
+  auto [values, indices] = x.kthvalue(2);
+  CHECK(values.item<float>() == 2.0f);
+  CHECK(indices.item<int64_t>() == 2);
+}
+
+TEST_CASE("misuse of sorting, scans, moments and norms throws PyTorch's message and changes nothing") {
+  const Tensor x = from_vector<float>({3, 1, 2, 5, 4, 0}, {2, 3});
+  const Tensor before = x.clone();
+  CHECK_THROWS_WITH_AS(topk(x, 4), "topk: selected index k out of range (k = 4, dimension 1 has size 3)", Error);
+  CHECK_THROWS_WITH_AS(x.topk(-1), "topk: selected index k out of range (k = -1, dimension 1 has size 3)", Error);
+  CHECK_THROWS_WITH_AS(topk(x, 1, 2), "topk: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+                       Error);
+  CHECK_THROWS_WITH_AS(topk(x.gt(1.0), 1), "topk: not implemented for torch.bool", Error);
+  CHECK_THROWS_WITH_AS(kthvalue(x, 0), "kthvalue(): selected number k out of range for dimension 1 (k = 0, size 3)",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.kthvalue(4), "kthvalue(): selected number k out of range for dimension 1 (k = 4, size 3)",
+                       Error);
+  CHECK_THROWS_WITH_AS(kthvalue(zeros({0, 3}), 1, 0), "kthvalue(): Expected reduction dim 0 to have non-zero size",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.sort(2), "sort: dimension out of range (expected to be in range of [-2, 1], but got 2)", Error);
+  CHECK_THROWS_WITH_AS(cumsum(x, -3), "cumsum: dimension out of range (expected to be in range of [-2, 1], but got -3)",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.any(2), "any: dimension out of range (expected to be in range of [-2, 1], but got 2)", Error);
+  const Tensor ints = from_vector<int64_t>({1, 2}, {2});
+  CHECK_THROWS_WITH_AS(var(ints), "std and var only support floating point and complex dtypes, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(ints.std(), "std and var only support floating point and complex dtypes, got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(linalg_vector_norm(ints),
+                       "linalg.vector_norm: Expected a floating point or complex tensor as input. Got torch.int64", Error);
+  CHECK_THROWS_WITH_AS(ints.norm(), "norm(): input dtype should be either floating point or complex. Got torch.int64 instead",
+                       Error);
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(linalg_vector_norm(zeros({0}), inf),
+                       "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not "
+                       "have an identity",
+                       Error);
+  CHECK_THROWS_WITH_AS(linalg_vector_norm(zeros({2, 0}), -inf, 1),
+                       "linalg.vector_norm cannot compute the -inf norm on the dimension 1 because this dimension is "
+                       "empty and the operation does not have an identity",
+                       Error);
+  CHECK_THROWS_WITH_AS(outer(x, x.select(0, 0)), "outer: Expected 1-D argument self, but got 2-D", Error);
+  const Tensor b = zeros({2, 2, 2});
+  CHECK_THROWS_WITH_AS(baddbmm(b, x, b), "baddbmm: batch1 must be a 3D tensor, got size [2, 3]", Error);
+  CHECK_THROWS_WITH_AS(baddbmm(b, zeros({3, 2, 2}), b),
+                       "baddbmm: Expected size for first two dimensions of batch2 tensor to be: [3, 2] but got: [2, 2]",
+                       Error);
+  CHECK_THROWS_WITH_AS(baddbmm(zeros({3, 2}), b, b),
+                       "baddbmm: self of size [3, 2] cannot be broadcast to the product's size [2, 2, 2]", Error);
+  CHECK_THROWS_WITH_AS(value_selecting_reduction_backward(ones({2, 1}), 1, from_vector<int64_t>({0, 3}, {2, 1}),
+                                                         {2, 3}, true),
+                       "value_selecting_reduction_backward: index 3 is out of bounds for dimension 1 with size 3", Error);
+  CHECK(equal(x, before));
+}
+
+}  // namespace
+}  // namespace tl
