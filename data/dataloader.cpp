@@ -39,7 +39,7 @@ DataLoader::Iterator DataLoader::begin() {
     uint64_t seed = 0;
     {
       std::lock_guard lock(global.mutex());
-      seed = global.next_u64();
+      seed = global.random64();
     }
     Generator epoch(seed);
     order = random_permutation(n, epoch);
