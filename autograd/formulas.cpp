@@ -41,6 +41,10 @@ Tensor unreduced(const Tensor& grad, const TensorInfo& self, const std::optional
 // A gradient in the input's dtype, as ATen's engine casts it after a sum or mean with another `dtype`.
 Tensor in_dtype(const Tensor& grad, DType dtype) { return grad.dtype() == dtype ? grad : grad.to(dtype); }
 
+// `t` (batch..., n) as one (rows, n) matrix; a matrix as it is, so a 2-D linear's backward records no
+// reshape, as PyTorch's AddmmBackward0 records none.
+Tensor as_rows(const Tensor& t, int64_t n) { return t.dim() == 2 ? t : t.reshape({-1, n}); }
+
 }  // namespace
 
 Tensor maybe_multiply(const Tensor& grad, const Scalar& alpha) {
@@ -228,11 +232,11 @@ Tensor matmul_backward_other(const Tensor& grad, const Tensor& self, const Tenso
 
 Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const TensorInfo& weight) {
   const Shape& w = weight.shape;  // (out_features, in_features)
-  return grad.reshape({-1, w[0]}).t().mm(input.reshape({-1, w[1]}));
+  return as_rows(grad, w[0]).t().mm(as_rows(input, w[1]));
 }
 
 Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight) {
-  return grad.reshape({-1, weight.shape[0]}).sum(Shape{0});
+  return as_rows(grad, weight.shape[0]).sum(Shape{0});
 }
 
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,

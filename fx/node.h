@@ -57,6 +57,9 @@ class Node {
   /// arguments change. Throws the tl::Error resolving gave (a value of the wrong type, a constant
   /// result, ...): a graph may hold such a node, and compiling or running it reports the error.
   const ResolvedCall& call() const;
+  /// The resolved call, or nullptr when the node's arguments do not resolve: for passes that ask what a
+  /// node is ("a relu of one tensor?") and leave a node they cannot read to the executor's error.
+  const ResolvedCall* call_if_resolved() const { return call_error_ ? nullptr : &call_; }
   Graph& graph() const { return *graph_; }
 
   const std::vector<Argument>& args() const { return args_; }

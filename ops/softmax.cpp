@@ -9,7 +9,6 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 
@@ -139,18 +138,9 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim_arg, DT
   return out;
 }
 
-// softmax(x, dim, dtype): x converted to dtype first (when given), then the primitive. ATen converts with
-// Tensor::toType, which records aten::to's dtype_layout overload (8 arguments) even for x's own dtype; a
-// real conversion here is our aten::to, which autograd records.
-Tensor converted(const Tensor& x, std::optional<DType> dtype) {
-  if (!dtype) return x;
-  if (*dtype != x.dtype()) return x.to(*dtype);
-  detail::instant_scope("aten::to", [&] {
-    return ScopeArgs{x, AttrValue(*dtype), AttrValue{}, AttrValue{}, AttrValue{}, AttrValue(false), AttrValue(false),
-                     AttrValue{}};
-  });
-  return x;
-}
+// softmax(x, dim, dtype): x converted to dtype first (when given and not x's own: ops/aten_tree.cpp records
+// ATen's aten::to for that), then the primitive; the conversion is aten::to, which autograd records.
+Tensor converted(const Tensor& x, std::optional<DType> dtype) { return dtype && *dtype != x.dtype() ? x.to(*dtype) : x; }
 
 }  // namespace
 

@@ -5,8 +5,10 @@
 
 #include "core/grad_mode.h"
 
+#include <algorithm>
 #include <map>
 
+#include "core/op_args.h"
 #include "core/op_kind.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/inference_modules.h"
@@ -21,19 +23,24 @@ bool single_call_site(const GraphModule& gm, const Node* n) {
   return gm.graph().find_nodes(Opcode::CallModule, n->target()).size() == 1;
 }
 
-bool is_relu(GraphModule& gm, const Node* n) {
-  if (gm.module_at<nn::ReLU>(n)) return n->args().size() == 1;
-  const auto kind = n->op_kind();
-  return (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && kind &&
-         (*kind == OpKind::Relu || *kind == OpKind::Relu_) && n->args().size() == 1 && n->kwargs().empty();
+/// The op a call_function / call_method node runs on tensors `inputs` (an operator with a number on the
+/// left runs its reflected op), read off the node's resolved call; nullptr for any other node.
+const ResolvedCall* op_call(const Node* n, std::initializer_list<OpKind> ops, size_t inputs) {
+  const ResolvedCall* c = n->call_if_resolved();
+  if (c == nullptr || !c->op || std::find(ops.begin(), ops.end(), *c->op) == ops.end() || c->inputs.size() != inputs)
+    return nullptr;
+  return std::all_of(c->inputs.begin(), c->inputs.end(), [](const Node* in) { return in != nullptr; }) ? c : nullptr;
 }
 
-/// add(a, b) of two tensors (operator.add, torch.add, iadd, add_), no other arguments.
+bool is_relu(GraphModule& gm, const Node* n) {
+  if (gm.module_at<nn::ReLU>(n)) return n->args().size() == 1;
+  return op_call(n, {OpKind::Relu, OpKind::Relu_}, 1) != nullptr;
+}
+
+/// add(a, b) of two different tensors with alpha 1 (operator.add, torch.add, iadd, add_).
 bool is_tensor_add(const Node* n) {
-  const auto kind = n->op_kind();
-  return (n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && kind &&
-         (*kind == OpKind::Add || *kind == OpKind::Add_) && n->args().size() == 2 && n->kwargs().empty() &&
-         n->args()[0].is_node() && n->args()[1].is_node() && n->args()[0].node() != n->args()[1].node();
+  const ResolvedCall* c = op_call(n, {OpKind::Add, OpKind::Add_}, 2);
+  return c && c->inputs[0] != c->inputs[1] && c->args.as<ArgsOf<OpKind::Add>>().alpha.to<double>() == 1.0;
 }
 
 /// The position of `in` among `n`'s arguments (its first, when it is passed twice).

@@ -143,6 +143,24 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
   check_logits((*optimized->clone())(x), expected);
 }
 
+TEST_CASE("optimize_for_inference: an add is matched by what it calls, so alpha=1 spelled out fuses and alpha=2 does not") {
+  // The residual adds are read off their resolved calls, not their spelling: a keyword alpha=1 is the
+  // plain add (a sum post-op), alpha=2 is not a sum and stays an add.
+  for (const int64_t alpha : {1, 2}) {
+    CAPTURE(alpha);
+    auto traced = symbolic_trace(resnet18_model());
+    for (Node* n : traced->graph().find_nodes(Opcode::CallFunction, "operator.add")) n->update_kwarg("alpha", Argument(alpha));
+    traced->recompile();
+    auto optimized = optimize_for_inference(traced, small_example());
+    size_t sums = 0;
+    for (Node* n : optimized->graph().find_nodes(Opcode::CallModule))
+      if (auto conv = std::dynamic_pointer_cast<MkldnnConv2d>(optimized->get_submodule(n->target()))) sums += conv->sum();
+    CHECK(sums == (alpha == 1 ? 8u : 0u));
+    Tensor x = randn({1, 3, 64, 64});
+    check_logits((*optimized)(x), (*traced)(x));
+  }
+}
+
 TEST_CASE("optimize_for_inference: a conv after an op without an inference version gets blocked input") {
   // Hardswish has no blocked version, so the second conv's 16 channels arrive dense: converted to the
   // blocked layout, not run by oneDNN's reference kernel (which would warn that it is slow).

@@ -85,6 +85,7 @@ std::vector<OpSample> op_samples() {
       {"gelu", [=] { gelu(x); }},
       {"softmax", [=] { F::softmax(x, 1); }},
       {"log_softmax", [=] { F::log_softmax(x, 1); }},
+      {"softmax_own_dtype", [=] { F::softmax(x, 1, DType::Float32); }},
       {"dropout", [=] { F::dropout(x, 0.5, true); }},
       {"max_pool2d", [=] { F::max_pool2d(img, 2); }},
       {"avg_pool2d", [=] { F::avg_pool2d(img, 2); }},

@@ -379,5 +379,18 @@ TEST_CASE("training profile: a ResNet18 step's backward and optimizer scopes are
   }
 }
 
+TEST_CASE("training profile: the fc layer's backward (2-D input) records no reshape, as PyTorch's AddmmBackward0") {
+  // Its block is compared by names only above (the node is aten::linear's); PyTorch's has t and mm alone.
+  const std::vector<Block> ours = blocks(outline(profile_training_step({})));
+  const auto addmm = std::find_if(ours.begin(), ours.end(), [](const Block& b) {
+    return b[0] == kEvaluate + std::string("AddmmBackward0");
+  });
+  REQUIRE(addmm != ours.end());
+  INFO(joined(*addmm));
+  CHECK(std::none_of(addmm->begin(), addmm->end(), [](const std::string& line) {
+    return line.find("aten::reshape") != std::string::npos;
+  }));
+}
+
 }  // namespace
 }  // namespace tl::profiler

@@ -114,6 +114,7 @@ def op_sample_lines():
         ("gelu", lambda: F.gelu(x)),
         ("softmax", lambda: F.softmax(x, 1)),
         ("log_softmax", lambda: F.log_softmax(x, 1)),
+        ("softmax_own_dtype", lambda: F.softmax(x, 1, dtype=torch.float32)),
         ("dropout", lambda: F.dropout(x, 0.5, True)),
         ("max_pool2d", lambda: F.max_pool2d(img, 2)),
         ("avg_pool2d", lambda: F.avg_pool2d(img, 2)),
