@@ -1,6 +1,7 @@
-// nn/init.cpp — torch.nn.init's fills. Values are written element by element through the strides
-// (row-major logical order), so views and non-contiguous tensors are filled correctly. Every random fill
-// draws through uniform_ or normal_, with the arguments and in the order PyTorch's init.py draws.
+// nn/init.cpp — torch.nn.init's fills. Random fills are the tensor's own in-place ops under no_grad, as in
+// PyTorch: uniform_ / normal_ (PyTorch's draws, in memory order), with the arguments and in the order
+// PyTorch's init.py draws; the deterministic ones (eye_, dirac_, trunc_normal_'s transform) write through
+// the strides.
 #include "nn/init.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "core/generator.h"
 #include "core/warning.h"
 #include "ops/elementwise.h"
+#include "core/grad_mode.h"
 #include "ops/ops.h"
 
 namespace tl::nn::init {
@@ -44,17 +46,9 @@ void for_each_element(const Tensor& t, Set set) {
   }
 }
 
-/// Fills a floating tensor with draw(generator) under the generator's lock.
-template <typename Draw>
-Tensor random_fill(const Tensor& tensor, const char* op, Draw draw) {
+/// The undefined-tensor check of every fill.
+void check_defined(const Tensor& tensor, const char* op) {
   TL_CHECK(tensor.defined(), op, ": the tensor is undefined (None)");
-  if (tensor.numel() == 0) return tensor;
-  Generator& gen = default_generator();
-  std::lock_guard lock(gen.mutex());
-  TL_DISPATCH_FLOATING_TYPES(tensor.dtype(), op, [&] {
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) { *p = static_cast<scalar_t>(draw(gen)); });
-  });
-  return tensor;
 }
 
 /// PyTorch's _calculate_correct_fan: the mode is compared lower-cased.
@@ -180,23 +174,30 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor) {
   return {tensor.size(1) * receptive, tensor.size(0) * receptive};
 }
 
+// As torch.nn.init: the tensor's own uniform_ / normal_ under no_grad (so a parameter can be filled).
 Tensor uniform_(const Tensor& tensor, double a, double b) {
+  check_defined(tensor, "uniform_");
   TL_CHECK(a <= b, "uniform_: expects a <= b, got a=", a, " and b=", b);
-  return random_fill(tensor, "uniform_", [&](Generator& g) { return a + (b - a) * g.uniform(); });
+  if (tensor.numel() == 0) return tensor;
+  NoGradGuard no_grad;
+  Tensor(tensor).uniform_(a, b);
+  return tensor;
 }
 
 Tensor normal_(const Tensor& tensor, double mean, double std) {
+  check_defined(tensor, "normal_");
   TL_CHECK(std >= 0.0, "normal_: expects std >= 0.0, got std=", std);
-  return random_fill(tensor, "normal_", [&](Generator& g) { return mean + std * g.normal(); });
+  if (tensor.numel() == 0) return tensor;
+  NoGradGuard no_grad;
+  Tensor(tensor).normal_(mean, std);
+  return tensor;
 }
 
 Tensor constant_(const Tensor& tensor, double value) {
-  TL_CHECK(tensor.defined(), "constant_: the tensor is undefined (None)");
+  check_defined(tensor, "constant_");
   if (tensor.numel() == 0) return tensor;
-  TL_DISPATCH_ALL_TYPES(tensor.dtype(), "constant_", [&] {
-    const auto v = static_cast<scalar_t>(value);
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) { *p = v; });
-  });
+  NoGradGuard no_grad;  // PyTorch's fill_: the value converted to the tensor's dtype, through its strides
+  Tensor(tensor).copy_(full({}, value, DType::Float64));
   return tensor;
 }
 
@@ -204,7 +205,7 @@ Tensor ones_(const Tensor& tensor) { return constant_(tensor, 1.0); }
 Tensor zeros_(const Tensor& tensor) { return constant_(tensor, 0.0); }
 
 Tensor kaiming_uniform_(const Tensor& tensor, double a, std::string_view mode, std::string_view nonlinearity) {
-  TL_CHECK(tensor.defined(), "kaiming_uniform_: the tensor is undefined (None)");
+  check_defined(tensor, "kaiming_uniform_");
   if (tensor.numel() == 0) return tensor;
   const int64_t fan = kaiming_fan(tensor, mode, "kaiming_uniform_");
   const double std = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
@@ -213,7 +214,7 @@ Tensor kaiming_uniform_(const Tensor& tensor, double a, std::string_view mode, s
 }
 
 Tensor kaiming_normal_(const Tensor& tensor, double a, std::string_view mode, std::string_view nonlinearity) {
-  TL_CHECK(tensor.defined(), "kaiming_normal_: the tensor is undefined (None)");
+  check_defined(tensor, "kaiming_normal_");
   if (tensor.numel() == 0) return tensor;
   const int64_t fan = kaiming_fan(tensor, mode, "kaiming_normal_");
   return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan)));
