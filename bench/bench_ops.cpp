@@ -109,10 +109,10 @@ int main(int argc, char** argv) try {
   const tl::Tensor square = a.view({8192, n / 8192}), small = tl::rand({16, 16});
   const tl::Tensor mask_a = a.gt(0.5), mask_b = b.gt(0.5);
   const tl::Tensor index = (b * static_cast<double>(n - 1)).to(tl::kLong), mask = b > 0.5;
-  const int64_t rows = n / 1024;
-  const tl::Tensor row_index = (b.slice(0, 0, rows) * static_cast<double>(rows - 1)).to(tl::kLong);
-  tl::Tensor matrix = acc.view({rows, 1024});
-  const tl::Tensor source = a.view({rows, 1024});
+  const int64_t matrix_rows = n / 1024;
+  const tl::Tensor row_index = (b.slice(0, 0, matrix_rows) * static_cast<double>(matrix_rows - 1)).to(tl::kLong);
+  tl::Tensor matrix = acc.view({matrix_rows, 1024});
+  const tl::Tensor source = a.view({matrix_rows, 1024});
   // Sorting works on 2^20 elements in rows of 1024 (16x less than the memory-bound operands).
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});

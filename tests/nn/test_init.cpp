@@ -310,6 +310,9 @@ TEST_CASE("init: orthogonal_ is Q of the QR of one normal_ draw, with R's diagon
         }
       CHECK_TENSOR_CLOSE(q.mm(r), a, tol * 20, tol * 20);
     }
+  }
+}
+
 TEST_CASE("init: the random fills and Linear's reset_parameters are PyTorch's streams") {
   using Fill = std::function<void(const Tensor&)>;
   const std::pair<const char*, Fill> fills[] = {
