@@ -291,9 +291,16 @@ TensorList max_pool2d_decomposition(std::span<const Tensor> in, const MaxPool2dA
                                               shape_of(args.dilation), args.ceil_mode))};
 }
 
+// ATen's CPU dropout, recorded op by op (so the graph is PyTorch's: MulBackward0 into the input):
+// noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); x * noise; p == 1 is x * 0.
 TensorList dropout_decomposition(std::span<const Tensor> in, const DropoutArgs& args) {
-  if (!args.train || args.p == 0.0) return {in[0].clone()};
-  return {std::get<0>(native_dropout(in[0], args.p, args.train))};
+  const Tensor& x = in[0];
+  if (!args.train || args.p == 0.0 || x.numel() == 0) return {x.clone()};
+  if (args.p == 1.0) return {x * zeros({}, x.dtype())};
+  Tensor noise = empty(x.shape(), x.dtype());
+  noise.bernoulli_(1.0 - args.p);
+  noise.div_(1.0 - args.p);
+  return {x * noise};
 }
 
 }  // namespace tl::autograd

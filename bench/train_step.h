@@ -31,7 +31,7 @@ struct Trainer {
 
   Trainer(int64_t batch, bool bf16) : input(randn({batch, 3, 224, 224})), bf16(bf16) {
     std::vector<int64_t> l(batch);
-    for (int64_t& label : l) label = static_cast<int64_t>(default_generator().next_u64() % kClasses);
+    for (int64_t& label : l) label = static_cast<int64_t>(default_generator().random64() % kClasses);
     labels = from_vector(l, {batch});
     model->train();
   }

@@ -1,34 +1,85 @@
-// core/generator.h — seedable random numbers for rand/randn and module initialisation.
-// One default generator per process (mutex-protected); results depend only on the seed.
+// core/generator.h — PyTorch's CPU generator: the same mt19937 engine, the same draws (random(),
+// random64()) and the same distributions, so tl::manual_seed(s) gives torch.manual_seed(s)'s numbers.
+// Every random op draws through a Generator (the default one or the caller's), holding its mutex.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <mutex>
-#include <random>
+#include <optional>
+#include <span>
+#include <vector>
 
 namespace tl {
 
+/// torch.Generator on the CPU: a 32-bit Mersenne Twister seeded as ATen's mt19937 (state[0] = the
+/// seed's low 32 bits), plus the cached second value of the last Box-Muller pair, as CPUGeneratorImpl.
 class Generator {
  public:
-  explicit Generator(uint64_t seed = 67280421310721ull) : engine_(seed) {}
+  explicit Generator(uint64_t seed = 67280421310721ull) { seed_engine(seed); }
+
+  /// Reseeds and drops the cached normals, like torch.Generator.manual_seed / torch.manual_seed.
   void manual_seed(uint64_t seed);
-  /// Uniform in [0, 1).
-  double uniform();
-  /// Standard normal (Box-Muller, both values used).
-  double normal();
-  uint64_t next_u64();
+  /// The seed last given (torch.Generator.initial_seed).
+  uint64_t initial_seed() const { return seed_; }
+
+  /// The next 32 bits of the engine (ATen's CPUGeneratorImpl::random).
+  uint32_t random();
+  /// Two draws, the first in the high half (ATen's random64).
+  uint64_t random64();
+
+  /// The cached second value of a Box-Muller pair for double (and float) normals, taken by the next draw.
+  std::optional<double>& next_double_normal() { return next_double_normal_; }
+  std::optional<float>& next_float_normal() { return next_float_normal_; }
+
+  /// torch.get_rng_state()'s bytes (taken under the mutex): ATen's CPUGeneratorImplState (5056 bytes on x86-64 and aarch64).
+  std::vector<uint8_t> get_state() const;
+  /// Restores bytes from get_state (torch.set_rng_state); throws tl::Error for a wrong size or an invalid
+  /// engine state, leaving the generator as it was.
+  void set_state(std::span<const uint8_t> state);
+
   /// Held while a kernel draws many numbers, so concurrent users get disjoint sequences.
   std::mutex& mutex() { return mutex_; }
 
  private:
-  std::mt19937_64 engine_;
-  bool has_spare_ = false;
-  double spare_ = 0.0;
-  std::mutex mutex_;
+  static constexpr int kStateSize = 624;
+  void seed_engine(uint64_t seed);
+  void twist();
+
+  uint64_t seed_ = 0;
+  int left_ = 1;
+  uint32_t next_ = 0;
+  std::array<uint32_t, kStateSize> state_{};
+  std::optional<double> next_double_normal_;
+  std::optional<float> next_float_normal_;
+  mutable std::mutex mutex_;
 };
+
+/// ATen's uniform_real_distribution<T>: U[from, to) from 24 bits (float, one random()) or 53 bits (double,
+/// one random64()), computed in T as x * (to - from) + from.
+template <typename T>
+T uniform_real(Generator& gen, T from, T to);
+/// ATen's normal_distribution<double>: Box-Muller on two uniforms, the sine kept for the next call.
+double normal(Generator& gen, double mean, double std);
+/// ATen's bernoulli_distribution<T>: uniform_real<T>(0, 1) < p.
+template <typename T>
+bool bernoulli(Generator& gen, T p);
+
+/// Fills data[0, n) with N(mean, std^2) as ATen's normal_ kernel does: n >= 16 (a contiguous tensor)
+/// draws n uniforms then transforms them 16 at a time (ATen's normal_fill; float with the AVX2 kernel's
+/// arithmetic, the CPUs PyTorch dispatches to), redrawing the last 16 when n is not a multiple of 16;
+/// fewer than 16 draw normal(gen, mean, std) one by one (in double). The caller holds gen.mutex().
+template <typename T>
+void normal_fill(Generator& gen, T* data, int64_t n, double mean, double std);
+
+/// 0..n-1 in ATen's randperm order: swap r[i] with r[i + random() % (n - i)] for i = 0..n-2 (takes the mutex).
+std::vector<int64_t> permutation(Generator& gen, int64_t n);
 
 Generator& default_generator();
 /// Seeds the default generator, like torch.manual_seed.
 void manual_seed(uint64_t seed);
+/// The default generator's state (torch.get_rng_state) and its restoration (torch.set_rng_state).
+std::vector<uint8_t> get_rng_state();
+void set_rng_state(std::span<const uint8_t> state);
 
 }  // namespace tl

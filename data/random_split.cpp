@@ -1,10 +1,9 @@
-// data/random_split.cpp — Fisher-Yates over unbiased bounded draws, and PyTorch 1.13's rule for
+// data/random_split.cpp — torch.randperm's permutation (core/generator.h) and PyTorch 1.13's rule for
 // turning fractions into split sizes. Lengths are all checked before the generator is touched.
 #include "data/random_split.h"
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <numeric>
 #include <utility>
 
@@ -48,21 +47,9 @@ std::vector<int64_t> split_sizes(const std::vector<double>& lengths, int64_t n) 
 
 }  // namespace
 
-uint64_t random_below(uint64_t bound, Generator& generator) {
-  const uint64_t threshold = (0 - bound) % bound;  // draws below 2^64 mod bound are rejected: no bias
-  uint64_t r = generator.next_u64();
-  while (r < threshold) r = generator.next_u64();
-  return r % bound;
-}
-
 std::vector<int64_t> random_permutation(int64_t n, Generator& generator) {
   TL_CHECK(n >= 0, "random_permutation: expected a non-negative size, got ", n);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  std::lock_guard lock(generator.mutex());
-  for (int64_t i = n - 1; i > 0; --i)
-    std::swap(order[static_cast<size_t>(i)], order[random_below(static_cast<uint64_t>(i) + 1, generator)]);
-  return order;
+  return permutation(generator, n);
 }
 
 std::vector<Subset> random_split(std::shared_ptr<const Dataset> dataset, const std::vector<double>& lengths,

@@ -11,12 +11,9 @@
 
 namespace tl::data {
 
-/// Uniform in [0, bound) for bound >= 1, unbiased; the caller holds generator.mutex().
-uint64_t random_below(uint64_t bound, Generator& generator);
-
-/// 0..n-1 in a uniformly random order (Fisher-Yates over unbiased draws from `generator`, holding its
-/// mutex). Plain indices rather than a tensor op: ops draw from the default generator only, and a
-/// loader or a split shuffles with its own. Throws tl::Error for a negative n.
+/// 0..n-1 in torch.randperm(n, generator=generator)'s order (tl::permutation, holding its mutex). Plain
+/// indices rather than a tensor op: ops draw from the default generator only, and a loader or a split
+/// shuffles with its own. Throws tl::Error for a negative n.
 std::vector<int64_t> random_permutation(int64_t n, Generator& generator);
 
 /// Splits `dataset` into non-overlapping Subsets of the given lengths, over one random permutation.

@@ -18,7 +18,9 @@ namespace {
 std::vector<int64_t> randint(int64_t high, int64_t count, Generator& generator) {
   std::vector<int64_t> out(static_cast<size_t>(count));
   std::lock_guard lock(generator.mutex());
-  for (int64_t& v : out) v = static_cast<int64_t>(random_below(static_cast<uint64_t>(high), generator));
+  const uint64_t range = static_cast<uint64_t>(high);  // ATen's random_from_to: 32 bits when they suffice
+  for (int64_t& v : out)
+    v = static_cast<int64_t>((range >= (uint64_t{1} << 32) ? generator.random64() : generator.random()) % range);
   return out;
 }
 
@@ -36,13 +38,13 @@ std::vector<int64_t> multinomial(const std::vector<double>& weights, int64_t cou
     for (double& c : cumulative) c /= sum;
     cumulative.back() = 1.0;  // as PyTorch's kernel, so that every draw lands in a bucket
     for (int64_t i = 0; i < count; ++i) {
-      const double u = generator.uniform();
+      const double u = uniform_real<double>(generator, 0.0, 1.0);
       out.push_back(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
     }
     return out;
   }
   std::vector<double> keys(n);
-  for (size_t i = 0; i < n; ++i) keys[i] = weights[i] / -std::log(1.0 - generator.uniform());  // w / Exp(1)
+  for (size_t i = 0; i < n; ++i) keys[i] = weights[i] / -std::log(1.0 - uniform_real<double>(generator, 0.0, 1.0));  // w / Exp(1)
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), int64_t{0});
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[a] > keys[b]; });
@@ -55,7 +57,7 @@ std::vector<int64_t> multinomial(const std::vector<double>& weights, int64_t cou
 
 uint64_t draw_seed(Generator& generator) {
   std::lock_guard lock(generator.mutex());
-  return generator.next_u64() & ~(uint64_t{1} << 63);  // int64 random_(): 64 bits modulo 2^63
+  return generator.random64() & ~(uint64_t{1} << 63);  // int64 random_(): 64 bits modulo 2^63
 }
 
 SequentialSampler::SequentialSampler(int64_t size) : size_(size) {

@@ -1,52 +1,19 @@
-// nn/init.cpp — torch.nn.init's fills. Values are written element by element through the strides
-// (row-major logical order), so views and non-contiguous tensors are filled correctly.
+// nn/init.cpp — torch.nn.init's fills, each the tensor's own in-place op under no_grad as in PyTorch:
+// uniform_ / normal_ (PyTorch's draws, in memory order) and a copy_ of the constant.
 #include "nn/init.h"
 
 #include <cmath>
-#include <mutex>
 #include <string>
-#include <vector>
 
-#include "core/generator.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
 
 namespace tl::nn::init {
 namespace {
 
-/// Calls `set(p)` for a pointer to each element of `t`, in row-major logical order.
-template <typename T, typename Set>
-void for_each_element(const Tensor& t, Set set) {
-  T* base = t.data<T>();
-  const int64_t n = t.numel();
-  if (t.is_contiguous()) {
-    for (int64_t i = 0; i < n; ++i) set(base + i);
-    return;
-  }
-  const std::vector<int64_t>& sizes = t.sizes().vec();
-  const std::vector<int64_t>& strides = t.strides().vec();
-  std::vector<int64_t> index(sizes.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    set(base + offset);
-    for (size_t d = sizes.size(); d-- > 0;) {  // odometer increment, last dim fastest
-      offset += strides[d];
-      if (++index[d] < sizes[d]) break;
-      offset -= strides[d] * index[d];
-      index[d] = 0;
-    }
-  }
-}
-
-/// Fills a floating tensor with draw(generator) under the generator's lock.
-template <typename Draw>
-Tensor random_fill(const Tensor& tensor, const char* op, Draw draw) {
+/// The undefined-tensor check of every fill.
+void check_defined(const Tensor& tensor, const char* op) {
   TL_CHECK(tensor.defined(), op, ": the tensor is undefined (None)");
-  if (tensor.numel() == 0) return tensor;
-  Generator& gen = default_generator();
-  std::lock_guard lock(gen.mutex());
-  TL_DISPATCH_FLOATING_TYPES(tensor.dtype(), op, [&] {
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) { *p = static_cast<scalar_t>(draw(gen)); });
-  });
-  return tensor;
 }
 
 int64_t kaiming_fan(const Tensor& tensor, std::string_view mode, const char* op) {
@@ -83,23 +50,30 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor) {
   return {tensor.size(1) * receptive, tensor.size(0) * receptive};
 }
 
+// As torch.nn.init: the tensor's own uniform_ / normal_ under no_grad (so a parameter can be filled).
 Tensor uniform_(const Tensor& tensor, double a, double b) {
+  check_defined(tensor, "uniform_");
   TL_CHECK(a <= b, "uniform_: expects a <= b, got a=", a, " and b=", b);
-  return random_fill(tensor, "uniform_", [&](Generator& g) { return a + (b - a) * g.uniform(); });
+  if (tensor.numel() == 0) return tensor;
+  NoGradGuard no_grad;
+  Tensor(tensor).uniform_(a, b);
+  return tensor;
 }
 
 Tensor normal_(const Tensor& tensor, double mean, double std) {
+  check_defined(tensor, "normal_");
   TL_CHECK(std >= 0.0, "normal_: expects std >= 0.0, got std=", std);
-  return random_fill(tensor, "normal_", [&](Generator& g) { return mean + std * g.normal(); });
+  if (tensor.numel() == 0) return tensor;
+  NoGradGuard no_grad;
+  Tensor(tensor).normal_(mean, std);
+  return tensor;
 }
 
 Tensor constant_(const Tensor& tensor, double value) {
-  TL_CHECK(tensor.defined(), "constant_: the tensor is undefined (None)");
+  check_defined(tensor, "constant_");
   if (tensor.numel() == 0) return tensor;
-  TL_DISPATCH_ALL_TYPES(tensor.dtype(), "constant_", [&] {
-    const auto v = static_cast<scalar_t>(value);
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) { *p = v; });
-  });
+  NoGradGuard no_grad;  // PyTorch's fill_: the value converted to the tensor's dtype, through its strides
+  Tensor(tensor).copy_(full({}, value, DType::Float64));
   return tensor;
 }
 
@@ -107,15 +81,16 @@ Tensor ones_(const Tensor& tensor) { return constant_(tensor, 1.0); }
 Tensor zeros_(const Tensor& tensor) { return constant_(tensor, 0.0); }
 
 Tensor kaiming_uniform_(const Tensor& tensor, double a, std::string_view mode, std::string_view nonlinearity) {
-  TL_CHECK(tensor.defined(), "kaiming_uniform_: the tensor is undefined (None)");
+  check_defined(tensor, "kaiming_uniform_");
   if (tensor.numel() == 0) return tensor;
   const int64_t fan = kaiming_fan(tensor, mode, "kaiming_uniform_");
-  const double bound = std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
+  const double std = calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
+  const double bound = std::sqrt(3.0) * std;  // PyTorch's order of rounding
   return uniform_(tensor, -bound, bound);
 }
 
 Tensor kaiming_normal_(const Tensor& tensor, double a, std::string_view mode, std::string_view nonlinearity) {
-  TL_CHECK(tensor.defined(), "kaiming_normal_: the tensor is undefined (None)");
+  check_defined(tensor, "kaiming_normal_");
   if (tensor.numel() == 0) return tensor;
   const int64_t fan = kaiming_fan(tensor, mode, "kaiming_normal_");
   return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan)));
@@ -123,7 +98,8 @@ Tensor kaiming_normal_(const Tensor& tensor, double a, std::string_view mode, st
 
 Tensor xavier_uniform_(const Tensor& tensor, double gain) {
   const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(tensor);
-  const double bound = gain * std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
+  const double bound = std::sqrt(3.0) * std;  // PyTorch's order of rounding
   return uniform_(tensor, -bound, bound);
 }
 

@@ -1,5 +1,5 @@
-// nn/init.h — torch.nn.init: in-place initialisation of a tensor's values, drawing from the default
-// generator (tl::manual_seed) in row-major order, honouring strides. Names and defaults are PyTorch's.
+// nn/init.h — torch.nn.init: in-place initialisation of a tensor's values; the random fills draw from the
+// default generator (tl::manual_seed) as PyTorch's do, in memory order. Names and defaults are PyTorch's.
 #pragma once
 
 #include <optional>

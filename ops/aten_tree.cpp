@@ -7,6 +7,7 @@
 #include "core/op_args.h"
 #include "core/op_kind.h"
 #include "ops/elementwise.h"
+#include "ops/matmul_plan.h"
 #include "ops/reduce_plan.h"
 
 namespace tl::detail {
@@ -397,6 +398,153 @@ void masked_select_(Inputs in, const NoArgs&, AtenTree& t) {
   if (expand) t.leaf("aten::copy_", [&] { return ScopeArgs{flags, flags, AttrValue(false)}; });
 }
 
+// ---- products ----
+
+// What ATen's addmm_impl_cpu_ records before its gemm: resolve_conj of the result, then of each operand it
+// hands to BLAS as it is (a row-major one, `*_rows`; a column-major one goes transposed, unresolved), mat2
+// first.
+void gemm_conj_leaves(AtenTree& t, const ScopeArg& out, const ScopeArg& mat1, bool mat1_rows, const ScopeArg& mat2,
+                      bool mat2_rows) {
+  t.leaf("aten::resolve_conj", [&] { return ScopeArgs{out}; });
+  if (mat2_rows) t.leaf("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
+  if (mat1_rows) t.leaf("aten::resolve_conj", [&] { return ScopeArgs{mat1}; });
+}
+void gemm_conj_leaves(AtenTree& t, const TensorType& out, const Tensor& mat1, const Tensor& mat2) {
+  gemm_conj_leaves(t, out, mat1, mat1.stride(1) == 1, mat2, mat2.stride(1) == 1);
+}
+
+// ATen's select of batch entry i of a (B, r, c) tensor, as_strided inside.
+void select_leaves(AtenTree& t, const ScopeArg& x, int64_t i) {
+  t.open("aten::select", [&] { return ScopeArgs{x, AttrValue(int64_t{0}), AttrValue(i)}; });
+  t.leaf("aten::as_strided", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  t.close();
+}
+
+// What ATen's bmm records before its products: resolve_conj of both operands, then, for products of 400
+// multiply-adds or more, per batch entry the select of the result, mat2 and self and gemm_conj_leaves of
+// those matrices.
+void bmm_leaves(AtenTree& t, const Tensor& self, const Tensor& mat2) {
+  t.leaf("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
+  t.leaf("aten::resolve_conj", [&] { return ScopeArgs{self}; });
+  const int64_t batches = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
+  if (m * k * n < 400) return;
+  const TensorType out{{batches, m, n}, self.dtype()};
+  for (int64_t i = 0; i < batches; ++i) {
+    select_leaves(t, out, i);
+    select_leaves(t, mat2, i);
+    select_leaves(t, self, i);
+    gemm_conj_leaves(t, TensorType{{m, n}, self.dtype()}, TensorType{{m, k}, self.dtype()}, self.stride(2) == 1,
+                     TensorType{{k, n}, mat2.dtype()}, mat2.stride(2) == 1);
+  }
+}
+
+// What ATen's mv records: addmv_ into its (m) result.
+void mv_leaf(AtenTree& t, const Tensor& mat, const Tensor& vec) {
+  t.leaf("aten::addmv_", [&] {
+    return ScopeArgs{TensorType{{mat.size(0)}, mat.dtype()}, mat, vec, AttrValue(int64_t{0}), AttrValue(int64_t{1})};
+  });
+}
+
+void mm_(Inputs in, const NoArgs&, AtenTree& t) {
+  const Tensor &self = in[0], &mat2 = in[1];
+  if (self.dim() != 2 || mat2.dim() != 2) return;
+  gemm_conj_leaves(t, {{self.size(0), mat2.size(1)}, self.dtype()}, self, mat2);
+}
+
+void bmm_(Inputs in, const NoArgs&, AtenTree& t) {
+  if (in[0].dim() == 3 && in[1].dim() == 3) bmm_leaves(t, in[0], in[1]);
+}
+
+// ATen's addmm expands self to the product's size (a view), copies it into the result (beta == 0 never
+// reads self) and resolves the conjugate bits before its gemm.
+void addmm_(Inputs in, const AddmmArgs& a, AtenTree& t) {
+  const Tensor &self = in[0], &mat1 = in[1], &mat2 = in[2];
+  if (!self.defined() || mat1.dim() != 2 || mat2.dim() != 2) return;
+  const Shape product{mat1.size(0), mat2.size(1)};
+  t.open("aten::expand", [&] { return ScopeArgs{self, AttrValue(product), AttrValue(false)}; });
+  t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue(product), AttrValue{}, AttrValue{}}; });
+  t.close();
+  const TensorType out{product, self.dtype()};
+  if (a.beta.to<double>() != 0) t.leaf("aten::copy_", [&] { return ScopeArgs{out, out, AttrValue(false)}; });
+  gemm_conj_leaves(t, out, mat1, mat2);
+}
+
+// The ops ATen's matmul runs (ops/matmul_plan.h's cases): dot; mv; unsqueeze -> mm -> squeeze_ for a vector
+// times a matrix; mm; reshape, mm (mv), _unsafe_view for a batch folded into one product; expand and reshape
+// of each operand, bmm, _unsafe_view for broadcast batches. The other cases record matmul alone.
+void matmul_(Inputs in, const NoArgs&, AtenTree& t) {
+  const Tensor &self = in[0], &other = in[1];
+  const std::optional<MatmulPlan> plan = plan_matmul(self, other);
+  if (!plan) return;
+  const DType dtype = self.dtype();
+  const Tensor &a = plan->self_matrix, &b = plan->other_matrix;
+  const Shape& shape = plan->shape;
+  using Path = MatmulPlan::Path;
+  switch (plan->path) {
+    case Path::Folded: {
+      const Tensor& flat = plan->folded;
+      const bool matrix = other.dim() == 2;
+      reshape_children(t, {self.shape(), dtype}, flat.shape(), true);
+      t.open(matrix ? "aten::mm" : "aten::mv", [&] { return ScopeArgs{flat, other}; });
+      if (matrix) gemm_conj_leaves(t, {{flat.size(0), b.size(1)}, dtype}, flat, other);
+      else mv_leaf(t, flat, other);
+      if (!t.work()) return;
+      t.close();
+      t.leaf("aten::_unsafe_view", [&] {
+        return ScopeArgs{TensorType{matrix ? Shape{flat.size(0), b.size(1)} : Shape{flat.size(0)}, dtype}, AttrValue(shape)};
+      });
+      return;
+    }
+    case Path::Dot:
+      t.open("aten::dot", [&] { return ScopeArgs{self, other}; });
+      t.leaf("aten::fill_", [&] { return ScopeArgs{TensorType{{}, dtype}, AttrValue{}}; });
+      return;
+    case Path::Mv:
+      t.open("aten::mv", [&] { return ScopeArgs{self, other}; });
+      mv_leaf(t, self, other);
+      return;
+    case Path::VecMat: {
+      const TensorType row_out{{1, b.size(1)}, dtype};
+      t.open("aten::unsqueeze", [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
+      t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue{}, AttrValue{}, AttrValue{}}; });
+      t.close();
+      t.open("aten::mm", [&] { return ScopeArgs{a, other}; });
+      gemm_conj_leaves(t, row_out, a, other);
+      if (!t.work()) return;
+      t.close();
+      t.leaf("aten::squeeze_", [&] { return ScopeArgs{row_out, AttrValue(int64_t{0})}; });
+      return;
+    }
+    case Path::Mm:
+      t.open("aten::mm", [&] { return ScopeArgs{self, other}; });
+      gemm_conj_leaves(t, {shape, dtype}, self, other);
+      return;
+    case Path::Batched: {
+      for (const auto& operand : {std::pair{&self, &plan->flat_self}, std::pair{&other, &plan->flat_other}}) {
+        const Tensor& x = *operand.first;
+        Shape expanded = plan->batch;
+        expanded.push_back(x.size(-2));
+        expanded.push_back(x.size(-1));
+        t.open("aten::expand", [&] { return ScopeArgs{x, AttrValue(expanded), AttrValue(false)}; });
+        t.leaf("aten::as_strided", [&] { return ScopeArgs{x, AttrValue{}, AttrValue{}, AttrValue{}}; });
+        t.close();
+        reshape_children(t, {expanded, dtype}, operand.second->shape(), true);
+      }
+      const Tensor &fa = plan->flat_self, &fb = plan->flat_other;
+      t.open("aten::bmm", [&] { return ScopeArgs{fa, fb}; });
+      bmm_leaves(t, fa, fb);
+      if (!t.work()) return;
+      t.close();
+      t.leaf("aten::_unsafe_view", [&] {
+        return ScopeArgs{TensorType{{fa.size(0), fa.size(1), fb.size(2)}, dtype}, AttrValue(shape)};
+      });
+      return;
+    }
+    case Path::Other:
+      return;
+  }
+}
+
 // ---- activations, normalization, pooling ----
 
 // ATen's relu is clamp_min(self, 0), which does the work.
@@ -523,6 +671,10 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Ne, binary_<NeArgs, &NeArgs::other, BinaryRule{}>>(rows);
   add<OpKind::Sum, sum_>(rows);
   add<OpKind::Mean, mean_>(rows);
+  add<OpKind::Mm, mm_>(rows);
+  add<OpKind::Bmm, bmm_>(rows);
+  add<OpKind::Addmm, addmm_>(rows);
+  add<OpKind::Matmul, matmul_>(rows);
   add<OpKind::Conv2d, conv2d_>(rows);
   add<OpKind::Zeros, zeros_>(rows);
   add<OpKind::Ones, ones_>(rows);

@@ -43,7 +43,7 @@ class AtenTree {
   AtenTree(ScopeObserver& observer, const TensorList* outputs, std::vector<uint64_t>& open)
       : observer_(observer), outputs_(outputs), open_(open) {}
   /// Immediate: every verb acts now, and the destructor closes what is left open. For a kernel that records
-  /// ATen ops its op's row does not cover yet (aten_scope.h), with the shared subtrees below.
+  /// ATen ops of a call that is not a dispatched op (ones_like, #31), with the shared subtrees below.
   explicit AtenTree(ScopeObserver& observer) : observer_(observer), outputs_(nullptr), open_(own_), immediate_(true) {}
   ~AtenTree() {
     if (immediate_ && !own_.empty()) observer_.close_scope(own_.front());
@@ -94,7 +94,7 @@ class AtenTree {
   bool worked_ = false;
 };
 
-// Subtrees several ops record, shared by the table's rows and the kernels aten_scope.h still serves.
+// Subtrees several ops record, shared by the table's rows.
 
 /// What ATen's Tensor::to records converting `from` to `dtype`: to, and when the dtype differs its
 /// _to_copy -> copy_.

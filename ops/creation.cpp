@@ -1,11 +1,10 @@
-// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange, rand, randn; and ones_like.
-// Random draws happen in row-major order on one thread, so results depend only on the seed. Sizes are
-// checked under the factory's own name before Tensor::allocate checks the bytes against the limit.
+// ops/creation.cpp — factory kernels: empty, zeros, ones, full, arange; and ones_like (the seeded
+// factories are in ops/random.cpp). Sizes are checked under the factory's own name before
+// Tensor::allocate checks the bytes against the limit.
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "core/generator.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/aten_tree.h"
@@ -24,21 +23,6 @@ Tensor filled(const Shape& size, DType dtype, const Scalar& value, const char* o
     parallel_for(0, out.numel(), kGrainSize, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) p[i] = v;
     });
-  });
-  return out;
-}
-
-// A new tensor of `size` filled with `draw`s from the default generator, in row-major order.
-template <typename Draw>
-Tensor random(const Shape& size, DType dtype, const char* op, Draw draw) {
-  TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
-  check_sizes(size, op);
-  Tensor out = Tensor::allocate(size, dtype);
-  Generator& gen = default_generator();
-  std::lock_guard lock(gen.mutex());
-  TL_DISPATCH_FLOATING_TYPES(dtype, op, [&] {
-    scalar_t* p = static_cast<scalar_t*>(out.raw_data());
-    for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = static_cast<scalar_t>(draw(gen));
   });
   return out;
 }
@@ -97,14 +81,6 @@ Tensor arange(const ArangeArgs& args) {
     for (int64_t i = 0, n = out.numel(); i < n; ++i) p[i] = static_cast<scalar_t>(start + static_cast<double>(i) * step);
   });
   return out;
-}
-
-Tensor rand(const RandArgs& args) {
-  return random(args.size, args.dtype, "rand", [](Generator& g) { return g.uniform(); });
-}
-
-Tensor randn(const RandnArgs& args) {
-  return random(args.size, args.dtype, "randn", [](Generator& g) { return g.normal(); });
 }
 
 }  // namespace tl::kernels

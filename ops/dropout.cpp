@@ -1,11 +1,11 @@
-// ops/dropout.cpp — dropout: in training, zeroes each element with probability p (draws from the
-// default generator in row-major order, so tl::manual_seed reproduces the mask) and scales the
-// survivors by 1 / (1 - p). Outside training, or with p == 0, it returns the input itself.
-// native_dropout also returns the mask (autograd's dropout runs it, drawing the same numbers), and
-// native_dropout_backward applies a mask and scale to a gradient.
+// ops/dropout.cpp — dropout as ATen's CPU kernel computes it: in training, noise = bernoulli_(1 - p)
+// (53-bit uniforms from the default generator, in element order), noise /= 1 - p, out = x * noise; outside
+// training, or with p == 0, the input itself. native_dropout (ATen's fused form) draws the same mask and
+// computes (x * mask) * (1 / (1 - p)); native_dropout_backward applies a mask and scale to a gradient.
 #include <algorithm>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 
 #include "core/generator.h"
 #include "core/op_args.h"
@@ -13,21 +13,16 @@
 namespace tl::kernels {
 namespace {
 
-// kept[i] = 1 with probability 1 - p, else 0 (bool or the input's type).
+// kept[i] = 1 with probability 1 - p, else 0 (bool or the input's type): ATen's bernoulli_(1 - p).
 template <typename Flag>
 void draw_kept(Flag* kept, int64_t n, double p) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  for (int64_t i = 0; i < n; ++i) kept[i] = static_cast<Flag>(gen.uniform() < 1.0 - p);
+  for (int64_t i = 0; i < n; ++i) kept[i] = static_cast<Flag>(bernoulli(gen, 1.0 - p) ? 1.0 : 0.0);
 }
 
-// out[i] = in[i] / (1 - p) where kept[i], else 0; kept may be out itself.
-template <typename T, typename Flag>
-void scale_kept(const T* in, const Flag* kept, T* out, int64_t n, double p) {
-  const double scale = 1.0 / (1.0 - p);
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = kept[i] ? static_cast<T>(static_cast<double>(in[i]) * scale) : static_cast<T>(0.0);
-}
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
 double checked_p(double p, const char* op) {
   TL_CHECK(p >= 0.0 && p <= 1.0, op, ": probability has to be between 0 and 1, got ", p);
@@ -41,15 +36,21 @@ Tensor dropout(const Tensor& x, const DropoutArgs& args) {
   if (!args.train || p == 0.0 || x.numel() == 0) return x;
   TL_CHECK(is_floating_point(x.dtype()), "dropout: expected a floating point input, got ", x.dtype());
   Tensor out = Tensor::allocate(x.sizes(), x.dtype());
+  const Tensor src = x.contiguous();
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), "dropout", [&] {
-    if (p == 1.0) {
-      std::fill_n(out.data<scalar_t>(), out.numel(), static_cast<scalar_t>(0.0));
+    const scalar_t* in = src.data<scalar_t>();
+    scalar_t* o = out.data<scalar_t>();
+    const int64_t n = x.numel();
+    if (p == 1.0) {  // ATen: x * 0 (so NaN stays NaN)
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(static_cast<Acc<scalar_t>>(in[i]) * Acc<scalar_t>(0));
       return;
     }
-    // The kept flags are drawn into out, then scaled as they are applied (ATen's bernoulli_, div_ and mul).
-    const Tensor src = x.contiguous();
-    draw_kept(out.data<scalar_t>(), x.numel(), p);
-    scale_kept(src.data<scalar_t>(), out.data<scalar_t>(), out.data<scalar_t>(), x.numel(), p);
+    draw_kept(o, n, p);  // the noise, drawn into out
+    const Acc<scalar_t> keep = static_cast<Acc<scalar_t>>(1.0 - p);
+    for (int64_t i = 0; i < n; ++i) {
+      const scalar_t noise = static_cast<scalar_t>(static_cast<Acc<scalar_t>>(o[i]) / keep);
+      o[i] = static_cast<scalar_t>(static_cast<Acc<scalar_t>>(in[i]) * static_cast<Acc<scalar_t>>(noise));
+    }
   });
   return out;
 }
@@ -63,14 +64,18 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& x, const NativeDropoutAr
     std::fill_n(mask.data<bool>(), mask.numel(), true);
     return {out, mask};
   }
+  const double scale = p == 1.0 ? 0.0 : 1.0 / (1.0 - p);
+  const Tensor src = x.contiguous();
+  draw_kept(mask.data<bool>(), x.numel(), p);
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_dropout", [&] {
-    if (p == 1.0) {
-      std::fill_n(out.data<scalar_t>(), out.numel(), static_cast<scalar_t>(0.0));
-      std::fill_n(mask.data<bool>(), mask.numel(), false);
-      return;
+    using A = Acc<scalar_t>;
+    const scalar_t* in = src.data<scalar_t>();
+    const bool* m = mask.data<bool>();
+    scalar_t* o = out.data<scalar_t>();
+    for (int64_t i = 0, n = x.numel(); i < n; ++i) {
+      const scalar_t masked = static_cast<scalar_t>(static_cast<A>(in[i]) * static_cast<A>(m[i]));
+      o[i] = static_cast<scalar_t>(static_cast<A>(masked) * static_cast<A>(scale));
     }
-    draw_kept(mask.data<bool>(), x.numel(), p);
-    scale_kept(x.contiguous().data<scalar_t>(), mask.data<bool>(), out.data<scalar_t>(), x.numel(), p);
   });
   return {out, mask};
 }

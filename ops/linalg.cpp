@@ -9,7 +9,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
-#include "ops/aten_scope.h"
+#include "ops/matmul_plan.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
 #include "ops/ops.h"
@@ -115,34 +115,6 @@ Tensor as_matrix(const Tensor& v, bool row) {
              : Tensor::make(v.storage(), {k, 1}, {s, 1}, v.storage_offset(), v.dtype());
 }
 
-// What ATen's addmm_impl_cpu_ records before its gemm: resolve_conj of the result, then of each operand
-// it hands to BLAS as it is (a row-major one; a column-major one goes transposed, unresolved), mat2 first.
-void gemm_conj_scopes(const Tensor& out, const Tensor& mat1, const Tensor& mat2) {
-  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{out}; });
-  if (mat2.stride(1) == 1) detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
-  if (mat1.stride(1) == 1) detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat1}; });
-}
-
-// What ATen's bmm records before its products: resolve_conj of both operands, then, for products of 400
-// multiply-adds or more, per batch entry the select (-> as_strided) of the result, mat2 and self, and
-// gemm_conj_scopes of those matrices. Only instants: skipped when no profile observes the thread.
-void bmm_scopes(const Tensor& out, const Tensor& self, const Tensor& mat2) {
-  if (scope_observer() == nullptr) return;
-  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{mat2}; });
-  detail::instant_scope("aten::resolve_conj", [&] { return ScopeArgs{self}; });
-  if (self.size(1) * self.size(2) * mat2.size(2) < 400) return;
-  auto select = [](const Tensor& t, int64_t i) {
-    RecordFunction scope("aten::select", [&] { return ScopeArgs{t, AttrValue(int64_t{0}), AttrValue(i)}; });
-    detail::as_strided_scope(t);
-    return Tensor::make(t.storage(), {t.size(1), t.size(2)}, {t.stride(1), t.stride(2)},
-                        t.storage_offset() + i * t.stride(0), t.dtype());
-  };
-  for (int64_t i = 0; i < out.size(0); ++i) {
-    const Tensor r = select(out, i), b = select(mat2, i), a = select(self, i);
-    gemm_conj_scopes(r, a, b);
-  }
-}
-
 // The batch dims of `t` (rank >= 3) broadcast to `batch`, flattened into one, as a (B, r, c) view; false
 // when they do not share one stride (ATen's reshape then copies).
 bool flat_batch(const Tensor& t, const Shape& batch, Tensor& flat) {
@@ -153,19 +125,11 @@ bool flat_batch(const Tensor& t, const Shape& batch, Tensor& flat) {
   return true;
 }
 
-// What ATen's mv records: addmv_ into its (m) result.
-void mv_scopes(const Tensor& mat, const Tensor& vec) {
-  detail::instant_scope("aten::addmv_", [&] {
-    return ScopeArgs{TensorType{{mat.size(0)}, mat.dtype()}, mat, vec, AttrValue(int64_t{0}), AttrValue(int64_t{1})};
-  });
-}
-
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_matrices("mm", a, b);
   Tensor out = Tensor::allocate({a.size(0), b.size(1)}, a.dtype());
-  gemm_conj_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
   return out;
 }
@@ -177,7 +141,6 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   TL_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2), "bmm: expected mat2 of size [", a.size(0), ", ",
            a.size(2), ", *] to multiply self of size ", a.shape(), ", got ", b.shape());
   Tensor out = Tensor::allocate({a.size(0), a.size(1), b.size(2)}, a.dtype());
-  bmm_scopes(out, a, b);
   batched_gemm(a, b, out, 1, 0);
   return out;
 }
@@ -189,87 +152,25 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // A 1-D operand multiplies as a row (self) or a column (other), and that dim leaves the result.
   const Tensor a2 = a.dim() == 1 ? as_matrix(a, true) : a;
   const Tensor b2 = b.dim() == 1 ? as_matrix(b, false) : b;
-  const int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
+  const int64_t k = a2.size(-1);
   TL_CHECK(b2.size(-2) == k, "matmul: self of size ", a.shape(), " and other of size ", b.shape(),
            " cannot be multiplied (", k, " vs ", b2.size(-2), " in the contracted dimension)");
-  const Shape batch = broadcast_shapes(Shape(std::vector<int64_t>(a2.shape().begin(), a2.shape().end() - 2)),
-                                       Shape(std::vector<int64_t>(b2.shape().begin(), b2.shape().end() - 2)), "matmul");
-  Shape shape = batch, full = batch;
-  if (a.dim() > 1) shape.push_back(m);
-  if (b.dim() > 1) shape.push_back(n);
-  full.push_back(m);
-  full.push_back(n);
-  Tensor out = Tensor::allocate(shape, a.dtype());
-  // The ops ATen's matmul runs, as scopes: dot, mv, or unsqueeze -> mm -> squeeze_ for a vector
-  // operand; mm for two matrices; reshape, mm (mv), _unsafe_view for a batch of matrices times a matrix
-  // (a vector); expand and reshape of each operand, bmm, _unsafe_view for broadcast batches. A vector or
-  // matrix times a batch, an unfoldable batch times a matrix, and batches whose broadcast does not flatten
-  // to a view record matmul alone.
-  const int64_t da = a.dim(), db = b.dim();
-  int64_t rows = 0, row_stride = 0;
-  if (db <= 2 && da > 2 && fold_rows(a2, rows, row_stride)) {
-    // (batch..., m, k) @ (k, n) is one (batch * m, k) @ (k, n) product, as PyTorch folds it.
-    const Tensor flat = Tensor::make(a2.storage(), {rows, k}, {row_stride, a2.stride(-1)}, a2.storage_offset(), a2.dtype());
-    const Tensor flat_out = Tensor::make(out.storage(), {rows, n}, {n, 1}, 0, out.dtype());
-    detail::reshape_scopes({a.shape(), a.dtype()}, flat.shape(), true);
-    {
-      RecordFunction product(db == 2 ? "aten::mm" : "aten::mv", [&] { return ScopeArgs{flat, b}; });
-      if (db == 2) gemm_conj_scopes(flat_out, flat, b);
-      else mv_scopes(flat, b);
-      batched_gemm(flat, b2, flat_out, 1, 0);
-    }
-    detail::instant_scope("aten::_unsafe_view", [&] {
-      return ScopeArgs{TensorType{db == 2 ? flat_out.shape() : Shape{rows}, out.dtype()}, AttrValue(shape)};
-    });
+  broadcast_shapes(Shape(std::vector<int64_t>(a2.shape().begin(), a2.shape().end() - 2)),
+                   Shape(std::vector<int64_t>(b2.shape().begin(), b2.shape().end() - 2)), "matmul");
+  const std::optional<detail::MatmulPlan> plan = detail::plan_matmul(a, b);
+  TL_INTERNAL_ASSERT(plan, "matmul: operands the checks accepted have no plan");
+  Tensor out = Tensor::allocate(plan->shape, a.dtype());
+  if (plan->path == detail::MatmulPlan::Path::Folded) {
+    const Tensor& flat = plan->folded;
+    batched_gemm(flat, b2, Tensor::make(out.storage(), {flat.size(0), b2.size(-1)}, {b2.size(-1), 1}, 0, out.dtype()), 1, 0);
     return out;
   }
-  const Tensor full_out = Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype());
-  Tensor flat_a, flat_b;
-  if (da == 1 && db == 1) {
-    RecordFunction dot("aten::dot", [&] { return ScopeArgs{a, b}; });
-    detail::instant_scope("aten::fill_", [&] { return ScopeArgs{TensorType{{}, out.dtype()}, AttrValue{}}; });
-    batched_gemm(a2, b2, full_out, 1, 0);
-  } else if (da == 2 && db == 1) {
-    RecordFunction mv("aten::mv", [&] { return ScopeArgs{a, b}; });
-    mv_scopes(a, b);
-    batched_gemm(a2, b2, full_out, 1, 0);
-  } else if (da == 1 && db == 2) {
-    {
-      RecordFunction unsqueeze("aten::unsqueeze", [&] { return ScopeArgs{a, AttrValue(int64_t{0})}; });
-      detail::as_strided_scope(a);
-    }
-    {
-      RecordFunction mm("aten::mm", [&] { return ScopeArgs{a2, b}; });
-      gemm_conj_scopes(full_out, a2, b);
-      batched_gemm(a2, b2, full_out, 1, 0);
-    }
-    detail::instant_scope("aten::squeeze_", [&] { return ScopeArgs{full_out, AttrValue(int64_t{0})}; });
-  } else if (da == 2 && db == 2) {
-    RecordFunction mm("aten::mm", [&] { return ScopeArgs{a, b}; });
-    gemm_conj_scopes(out, a, b);
-    batched_gemm(a2, b2, full_out, 1, 0);
-  } else if (da >= 3 && db >= 3 && flat_batch(a, batch, flat_a) && flat_batch(b, batch, flat_b)) {
-    for (const Tensor* t : {&a, &b}) {
-      Shape expanded = batch;
-      expanded.push_back(t->size(-2));
-      expanded.push_back(t->size(-1));
-      {
-        RecordFunction expand("aten::expand", [&] { return ScopeArgs{*t, AttrValue(expanded), AttrValue(false)}; });
-        detail::as_strided_scope(*t);
-      }
-      detail::reshape_scopes({expanded, t->dtype()}, (t == &a ? flat_a : flat_b).shape(), true);
-    }
-    const Tensor flat_out = Tensor::make(out.storage(), {numel_of(batch), m, n}, contiguous_strides({numel_of(batch), m, n}),
-                                         0, out.dtype());
-    {
-      RecordFunction bmm("aten::bmm", [&] { return ScopeArgs{flat_a, flat_b}; });
-      bmm_scopes(flat_out, flat_a, flat_b);
-      batched_gemm(a2, b2, full_out, 1, 0);
-    }
-    detail::instant_scope("aten::_unsafe_view", [&] { return ScopeArgs{flat_out, AttrValue(shape)}; });
-  } else {
-    batched_gemm(a2, b2, full_out, 1, 0);
-  }
+  // Every other case is one broadcast batched product over the operands' own strides; the ops ATen runs
+  // for it (dot, mv, mm, bmm, ...) are the ATen tree's (ops/aten_tree.cpp).
+  Shape full = plan->batch;
+  full.push_back(a2.size(-2));
+  full.push_back(b2.size(-1));
+  batched_gemm(a2, b2, Tensor::make(out.storage(), full, contiguous_strides(full), 0, out.dtype()), 1, 0);
   return out;
 }
 
@@ -287,19 +188,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const A
   TL_CHECK(fits, "addmm: self of size ", self.shape(), " cannot be broadcast to the product's size ", product);
   const double beta = args.beta.to<double>(), alpha = args.alpha.to<double>();
   Tensor out = Tensor::allocate(product, self.dtype());
-  // ATen's addmm expands self to the product's size (a view), copies it into the result (beta == 0 never
-  // reads self, so its NaNs do not propagate) and resolves the conjugate bits of the result and mat1;
-  // the gemm is its own work.
-  {
-    RecordFunction expand("aten::expand", [&] { return ScopeArgs{self, AttrValue(product), AttrValue(false)}; });
-    detail::instant_scope("aten::as_strided", [&] { return ScopeArgs{self, AttrValue(product), AttrValue{}, AttrValue{}}; });
-  }
-  if (beta != 0) {
-    RecordFunction copy("aten::copy_",
-                        [&] { return ScopeArgs{out, TensorType{product, self.dtype()}, AttrValue(false)}; });
-    detail::copy_elements(out, self);
-  }
-  gemm_conj_scopes(out, mat1, mat2);
+  // beta == 0 never reads self, so its NaNs do not propagate.
+  if (beta != 0) detail::copy_elements(out, self);
   batched_gemm(mat1, mat2, out, alpha, beta);
   return out;
 }
@@ -321,3 +211,49 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 }  // namespace tl::kernels
+
+namespace tl::detail {
+
+std::optional<MatmulPlan> plan_matmul(const Tensor& a, const Tensor& b) {
+  if (a.dim() < 1 || b.dim() < 1) return std::nullopt;
+  const Tensor a2 = a.dim() == 1 ? kernels::as_matrix(a, true) : a;
+  const Tensor b2 = b.dim() == 1 ? kernels::as_matrix(b, false) : b;
+  const int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
+  if (b2.size(-2) != k) return std::nullopt;
+  MatmulPlan plan;
+  plan.self_matrix = a2;
+  plan.other_matrix = b2;
+  // The batch dims, aligned right and broadcast.
+  const int64_t ra = a2.dim() - 2, rb = b2.dim() - 2, rank = std::max(ra, rb);
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t sa = d - (rank - ra) >= 0 ? a2.size(d - (rank - ra)) : 1;
+    const int64_t sb = d - (rank - rb) >= 0 ? b2.size(d - (rank - rb)) : 1;
+    if (sa != sb && sa != 1 && sb != 1) return std::nullopt;
+    plan.batch.push_back(sa == 1 ? sb : sa);
+  }
+  plan.shape = plan.batch;
+  if (a.dim() > 1) plan.shape.push_back(m);
+  if (b.dim() > 1) plan.shape.push_back(n);
+  const int64_t da = a.dim(), db = b.dim();
+  using Path = MatmulPlan::Path;
+  int64_t rows = 0, row_stride = 0;
+  if (db <= 2 && da > 2 && kernels::fold_rows(a2, rows, row_stride)) {
+    // (batch..., m, k) @ (k, n) is one (batch * m, k) @ (k, n) product, as PyTorch folds it.
+    plan.path = Path::Folded;
+    plan.folded = Tensor::make(a2.storage(), {rows, k}, {row_stride, a2.stride(-1)}, a2.storage_offset(), a2.dtype());
+  } else if (da == 1 && db == 1) {
+    plan.path = Path::Dot;
+  } else if (da == 2 && db == 1) {
+    plan.path = Path::Mv;
+  } else if (da == 1 && db == 2) {
+    plan.path = Path::VecMat;
+  } else if (da == 2 && db == 2) {
+    plan.path = Path::Mm;
+  } else if (da >= 3 && db >= 3 && kernels::flat_batch(a, plan.batch, plan.flat_self) &&
+             kernels::flat_batch(b, plan.batch, plan.flat_other)) {
+    plan.path = Path::Batched;
+  }
+  return plan;
+}
+
+}  // namespace tl::detail

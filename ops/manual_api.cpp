@@ -31,6 +31,17 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, DType 
   return dispatch::call<OpKind::Arange>({}, {.start = start, .end = end, .step = step, .dtype = dtype});
 }
 
+Tensor randint(int64_t high, const Shape& size, DType dtype) { return randint(0, high, size, dtype); }
+Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype) {
+  return dispatch::call<OpKind::Randint>({}, {.low = low, .high = high, .size = size, .dtype = dtype});
+}
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype) {
+  return randint_like(self, 0, high, dtype);
+}
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype) {
+  return dispatch::call<OpKind::RandintLike>({self}, {.low = low, .high = high, .dtype = dtype});
+}
+
 Tensor scalar_tensor(const Scalar& value, DType dtype) { return full({}, value, dtype); }
 
 Tensor max(const Tensor& x) { return extreme<OpKind::Max>(x, CallStyle::Function); }

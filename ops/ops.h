@@ -30,6 +30,12 @@ Tensor arange(const Scalar& end);
 /// int64 when start, end and step are all integers, else float32 (PyTorch's rule).
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1);
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, DType dtype);
+/// Integers uniform in [0, high) / [low, high) (torch.randint's two forms); throws tl::Error for high <= low.
+Tensor randint(int64_t high, const Shape& size, DType dtype = DType::Int64);
+Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype = DType::Int64);
+/// randint with self's shape, and its dtype unless one is given (torch.randint_like's two forms).
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype = std::nullopt);
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype = std::nullopt);
 /// A 0-dim tensor holding `value`, with the dtype Python gives that number.
 Tensor scalar_tensor(const Scalar& value, DType dtype);
 /// Copies a buffer into a new tensor of `size` (numel must match).

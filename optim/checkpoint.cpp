@@ -3,6 +3,7 @@
 #include "optim/checkpoint.h"
 
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -24,9 +25,20 @@ Json to_json(const OptimizerStateDict& dict) {
   return {{"kind", dict.kind}, {"param_groups", std::move(groups)}};
 }
 
+// JSON has no inf or nan (nlohmann writes null): such a counter is a string.
+Json counter_json(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+}
+
 Json to_json(const lr_scheduler::SchedulerStateDict& dict) {
+  Json counters = Json::object(), schedulers = Json::array();
+  for (const auto& [key, value] : dict.counters) counters[key] = counter_json(value);
+  for (const auto& child : dict.schedulers) schedulers.push_back(to_json(child));
   return {{"kind", dict.kind},         {"last_epoch", dict.last_epoch}, {"step_count", dict.step_count},
-          {"base_lrs", dict.base_lrs}, {"last_lr", dict.last_lr},       {"options", dict.options}};
+          {"base_lrs", dict.base_lrs}, {"last_lr", dict.last_lr},       {"options", dict.options},
+          {"lists", dict.lists},       {"modes", dict.modes},           {"counters", std::move(counters)},
+          {"schedulers", std::move(schedulers)}};
 }
 
 Json parse_entry(const nn::SafetensorsMetadata& metadata, const std::string& key, const std::string& path) {
@@ -80,8 +92,19 @@ OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors
   return dict;
 }
 
-lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path) {
+double counter(const std::string& key, const Json& value, const std::string& path) {
+  if (!value.is_string()) return value.get<double>();
+  const std::string& text = value.get_ref<const std::string&>();
+  TL_CHECK(text == "inf" || text == "-inf" || text == "nan", "load_checkpoint: ", path, ": counter '", key,
+           "' is a string other than \"inf\", \"-inf\" and \"nan\"");
+  return text == "nan" ? NAN : text == "inf" ? INFINITY : -INFINITY;
+}
+
+// Nested schedulers (SequentialLR's) are read to a bounded depth: a hostile file may nest them deeply.
+lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path, int depth = 0) {
   lr_scheduler::SchedulerStateDict dict;
+  TL_CHECK(json.is_object() && depth < 8, "load_checkpoint: ", path, ": a scheduler entry is ", json.type_name(),
+           depth < 8 ? "" : " nested 8 deep", ", not a scheduler's object");
   try {
     dict.kind = json.at("kind").get<std::string>();
     dict.last_epoch = json.at("last_epoch").get<double>();  // a float one too, as PyTorch keeps it
@@ -91,6 +114,13 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
     dict.step_count = json.at("step_count").get<int64_t>();
     dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
     dict.last_lr = json.at("last_lr").get<std::vector<double>>();
+    // A checkpoint written before these entries existed has none.
+    dict.lists = json.value("lists", Json::object()).get<std::map<std::string, std::vector<double>>>();
+    dict.modes = json.value("modes", Json::object()).get<std::map<std::string, std::string>>();
+    const Json counters = json.value("counters", Json::object());
+    for (const auto& [key, value] : counters.items()) dict.counters[key] = counter(key, value, path);
+    for (const Json& child : json.value("schedulers", Json::array()))
+      dict.schedulers.push_back(scheduler_dict(child, path, depth + 1));
   } catch (const nlohmann::json::exception& e) {
     TL_CHECK(false, "load_checkpoint: ", path, ": malformed lr_scheduler entry (", e.what(), ")");
   }
@@ -102,7 +132,7 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
 }  // namespace
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
-                     const lr_scheduler::LRScheduler* scheduler) {
+                     const lr_scheduler::Scheduler* scheduler) {
   nn::StateDict tensors;
   for (auto& [name, tensor] : model.state_dict()) tensors.emplace_back(std::string(kModel) + name, tensor);
   const OptimizerStateDict dict = optimizer.state_dict();
@@ -115,7 +145,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 }
 
 void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
-                     lr_scheduler::LRScheduler* scheduler) {
+                     lr_scheduler::Scheduler* scheduler) {
   const nn::SafetensorsMetadata metadata = nn::load_safetensors_metadata(path);
   nn::StateDict model_tensors, state_tensors;
   for (auto& [name, tensor] : nn::load_safetensors(path)) {

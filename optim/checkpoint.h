@@ -18,20 +18,22 @@ namespace tl::optim {
 ///   tensors "optimizer.state.<i>.<key>"    the state of parameter i (momentum_buffer, step, exp_avg, ...)
 ///   __metadata__ "optimizer"               JSON {"kind", "param_groups": [{"params": [i, ...], "lr": ...}]}
 ///   __metadata__ "lr_scheduler"            JSON {"kind", "last_epoch", "step_count", "base_lrs",
-///                                          "last_lr", "options"} (only with a scheduler)
-/// Hyper-parameters are JSON numbers written with 17 significant digits, so they read back exactly.
+///                                          "last_lr", "options", "lists", "modes", "counters",
+///                                          "schedulers": [{...}, ...]} (only with a scheduler)
+/// Hyper-parameters are JSON numbers written with 17 significant digits, so they read back exactly;
+/// a counter that is not finite (ReduceLROnPlateau's best before a metric) is the string "inf", "-inf" or "nan".
 /// Throws tl::Error as save_safetensors does.
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
-                     const lr_scheduler::LRScheduler* scheduler = nullptr);
+                     const lr_scheduler::Scheduler* scheduler = nullptr);
 
 /// Restores what save_checkpoint wrote into `model`, `optimizer` and `scheduler` (when given). Every
 /// part is validated before any is changed: a file load_safetensors rejects, a missing or malformed
 /// "optimizer" / "lr_scheduler" entry, a tensor outside the layout above, and every mismatch
-/// Module::load_state_dict (strict), Optimizer::load_state_dict and LRScheduler::load_state_dict
+/// Module::load_state_dict (strict), Optimizer::load_state_dict and Scheduler::load_state_dict
 /// report throw tl::Error naming the file, and leave all three unchanged; so does a failed allocation
 /// (the optimizer's state is copied before the model is loaded, and nothing after that can fail).
 void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
-                     lr_scheduler::LRScheduler* scheduler = nullptr);
+                     lr_scheduler::Scheduler* scheduler = nullptr);
 
 /// Adds optimizer.state_dict() to `archive` under `key`, beside anything else (an epoch, a model's
 /// state dict): each state tensor as "<key>.state.<index>.<name>", the kind and the param groups as

@@ -1,15 +1,44 @@
-// tests/core/test_generator.cpp — seeded generators repeat exactly, different seeds differ, and the
-// distributions have the right range and moments (tolerances of several standard errors).
+// tests/core/test_generator.cpp — the generator gives PyTorch 1.13's streams bit for bit (rng_streams.txt:
+// draws, distributions, normal_fill's block transform, the state bytes of torch.get_rng_state); seeded
+// generators repeat exactly, different seeds differ, and the distributions have the right moments.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <string>
 #include <cstdint>
 #include <vector>
 
+#include "core/error.h"
 #include "core/generator.h"
+#include "tests/support/rng_streams.h"
 
 namespace tl {
 namespace {
+
+using testing::decimal;
+using testing::kStreamSeeds;
+using testing::stream_mismatch;
+using testing::stream_name;
+
+double uniform(Generator& g) { return uniform_real(g, 0.0, 1.0); }
+double standard_normal(Generator& g) { return normal(g, 0.0, 1.0); }
+
+// Values in the streams' notation: the hex of each value's bits.
+template <typename T>
+std::vector<std::string> hex_values(const std::vector<T>& values) {
+  std::vector<std::string> out;
+  for (T v : values) {
+    std::ostringstream text;
+    text << std::hex << std::setfill('0') << std::setw(2 * sizeof(T));
+    if constexpr (sizeof(T) == 4) text << std::bit_cast<uint32_t>(v);
+    else text << std::bit_cast<uint64_t>(v);
+    out.push_back(text.str());
+  }
+  return out;
+}
 
 constexpr int kDraws = 200000;
 
@@ -45,40 +74,40 @@ TEST_CASE("generator: the same seed gives the same sequence, different seeds dif
   Generator a(42), b(42), c(43);
   int same_as_c = 0;
   for (int i = 0; i < 1000; ++i) {
-    const uint64_t x = a.next_u64();
-    CHECK(x == b.next_u64());
-    same_as_c += x == c.next_u64();
+    const uint64_t x = a.random64();
+    CHECK(x == b.random64());
+    same_as_c += x == c.random64();
   }
   CHECK(same_as_c == 0);
   for (int i = 0; i < 1001; ++i) {  // odd count: leaves a spare normal behind
-    CHECK(a.uniform() == b.uniform());
-    CHECK(a.normal() == b.normal());
+    CHECK(uniform(a) == uniform(b));
+    CHECK(standard_normal(a) == standard_normal(b));
   }
 }
 
 TEST_CASE("generator: manual_seed restarts the sequence and drops a pending spare normal") {
   Generator g(7);
   std::vector<double> first;
-  for (int i = 0; i < 5; ++i) first.push_back(g.normal());
+  for (int i = 0; i < 5; ++i) first.push_back(standard_normal(g));
   g.manual_seed(7);
-  (void)g.normal();  // leaves the pair's second value pending
+  (void)standard_normal(g);  // leaves the pair's second value pending
   g.manual_seed(7);
-  for (double v : first) CHECK(g.normal() == v);
+  for (double v : first) CHECK(standard_normal(g) == v);
 }
 
 TEST_CASE("generator: tl::manual_seed makes the default generator reproducible") {
   manual_seed(2024);
-  const double u = default_generator().uniform(), n = default_generator().normal();
+  const double u = uniform(default_generator()), n = standard_normal(default_generator());
   manual_seed(2024);
-  CHECK(default_generator().uniform() == u);
-  CHECK(default_generator().normal() == n);
+  CHECK(uniform(default_generator()) == u);
+  CHECK(standard_normal(default_generator()) == n);
   manual_seed(2025);
-  CHECK(default_generator().uniform() != u);
+  CHECK(uniform(default_generator()) != u);
 }
 
 TEST_CASE("generator: uniform lies in [0, 1) with mean 1/2 and variance 1/12") {
   Generator g(123);
-  const Moments m = moments([&] { return g.uniform(); });
+  const Moments m = moments([&] { return uniform(g); });
   CHECK(m.min >= 0.0);
   CHECK(m.max < 1.0);
   CHECK(m.min < 1e-4);
@@ -91,7 +120,7 @@ TEST_CASE("generator: uniform lies in [0, 1) with mean 1/2 and variance 1/12") {
 
 TEST_CASE("generator: normal has mean 0, variance 1, no skew and kurtosis 3") {
   Generator g(321);
-  const Moments m = moments([&] { return g.normal(); });
+  const Moments m = moments([&] { return standard_normal(g); });
   const double se = 1.0 / std::sqrt(static_cast<double>(kDraws));
   CHECK(std::fabs(m.mean) < 5 * se);
   CHECK(std::fabs(m.var - 1.0) < 5 * std::sqrt(2.0) * se);
@@ -99,6 +128,87 @@ TEST_CASE("generator: normal has mean 0, variance 1, no skew and kurtosis 3") {
   CHECK(std::fabs(m.kurt - 3.0) < 5 * std::sqrt(24.0) * se);
   CHECK(m.min < -4.0);  // the tails are reached
   CHECK(m.max > 4.0);
+}
+
+TEST_CASE("generator: PyTorch's rand and randn streams, float32 and float64, sizes 1 to 33") {
+  for (uint64_t seed : kStreamSeeds) {
+    for (int64_t n : {1, 5, 15, 16, 17, 33}) {
+      CAPTURE(seed);
+      CAPTURE(n);
+      const std::string size = "." + std::to_string(n);
+      Generator g(seed);
+      std::vector<float> f(static_cast<size_t>(n));
+      for (float& v : f) v = uniform_real(g, 0.0f, 1.0f);
+      CHECK(stream_mismatch(stream_name(seed, "rand.f32" + size), hex_values(f)) == "");
+      g.manual_seed(seed);
+      std::vector<double> d(static_cast<size_t>(n));
+      for (double& v : d) v = uniform_real(g, 0.0, 1.0);
+      CHECK(stream_mismatch(stream_name(seed, "rand.f64" + size), hex_values(d)) == "");
+      g.manual_seed(seed);
+      normal_fill(g, f.data(), n, 0.0, 1.0);  // 16 or more: ATen's block transform (AVX2 arithmetic)
+      CHECK(stream_mismatch(stream_name(seed, "randn.f32" + size), hex_values(f)) == "");
+      g.manual_seed(seed);
+      normal_fill(g, d.data(), n, 0.0, 1.0);
+      CHECK(stream_mismatch(stream_name(seed, "randn.f64" + size), hex_values(d)) == "");
+    }
+  }
+}
+
+TEST_CASE("generator: a Generator of its own draws torch.Generator().manual_seed(s)'s numbers") {
+  for (uint64_t seed : kStreamSeeds) {
+    CAPTURE(seed);
+    manual_seed(seed + 1);  // the default generator is not involved
+    Generator g(seed);
+    std::vector<float> f(5);
+    for (float& v : f) v = uniform_real(g, 0.0f, 1.0f);
+    std::vector<double> d(5);
+    normal_fill(g, d.data(), 5, 0.0, 1.0);
+    CHECK(stream_mismatch(stream_name(seed, "generator.rand.f32.5"), hex_values(f)) == "");
+    CHECK(stream_mismatch(stream_name(seed, "generator.randn.f64.5"), hex_values(d)) == "");
+  }
+}
+
+TEST_CASE("generator: permutation is torch.randperm's order") {
+  for (uint64_t seed : kStreamSeeds)
+    for (int64_t n : {1, 5, 17, 33}) {
+      Generator g(seed);
+      CHECK(stream_mismatch(stream_name(seed, "randperm." + std::to_string(n)), decimal(permutation(g, n))) == "");
+    }
+}
+
+TEST_CASE("generator: get_state gives torch.get_rng_state()'s bytes; set_state resumes PyTorch's stream") {
+  for (uint64_t seed : kStreamSeeds) {
+    CAPTURE(seed);
+    Generator g(seed);
+    CHECK(stream_mismatch(stream_name(seed, "rng_state.seeded"), decimal(g.get_state())) == "");
+    std::vector<double> three(3);
+    normal_fill(g, three.data(), 3, 0.0, 1.0);  // leaves a cached normal
+    (void)uniform_real(g, 0.0f, 1.0f);
+    const std::vector<uint8_t> drawn = g.get_state();
+    CHECK(stream_mismatch(stream_name(seed, "rng_state.drawn"), decimal(drawn)) == "");
+
+    Generator resumed(12345);
+    resumed.set_state(drawn);
+    normal_fill(resumed, three.data(), 3, 0.0, 1.0);  // the cached normal first
+    CHECK(stream_mismatch(stream_name(seed, "rng_state.drawn.then_randn.f64.3"), hex_values(three)) == "");
+    CHECK(resumed.initial_seed() == seed);
+  }
+}
+
+TEST_CASE("generator: set_state refuses a wrong size or an invalid engine state and keeps its own") {
+  Generator g(5);
+  (void)g.random();
+  const std::vector<uint8_t> before = g.get_state();
+  const std::vector<uint8_t> short_state(100);
+  CHECK_THROWS_WITH_AS(g.set_state(short_state),
+                       "set_state: expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be 100",
+                       Error);
+  std::vector<uint8_t> bad = before;
+  std::fill(bad.begin() + 8, bad.begin() + 12, uint8_t{0});  // left = 0
+  CHECK_THROWS_WITH_AS(g.set_state(bad), "set_state: invalid mt19937 state (seeded 1, left 0, next 1)", Error);
+  CHECK(g.get_state() == before);
+  set_rng_state(before);
+  CHECK(get_rng_state() == before);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // tests/data/test_random_split.cpp — random_permutation is a uniform permutation fixed by the seed;
-// random_split's sizes match PyTorch 1.13 (expected.txt), its parts are disjoint and cover the dataset.
+// random_split's sizes match PyTorch 1.13 (expected.txt), its parts are disjoint and cover the dataset,
+// and with a seeded generator they hold PyTorch's indices (rng_streams.txt).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "core/warning.h"
 #include "data/random_split.h"
 #include "tests/data/data_test_util.h"
+#include "tests/support/rng_streams.h"
 
 namespace tl::data {
 namespace {
@@ -132,7 +134,19 @@ TEST_CASE("random_split: bad lengths are refused and the generator is not drawn 
   refused({}, "random_split: expected at least one length");
   CHECK_THROWS_WITH_AS(random_split(nullptr, {1}, generator), "random_split: expected a dataset, got null", Error);
   Generator fresh(5);
-  CHECK(generator.next_u64() == fresh.next_u64());
+  CHECK(generator.random64() == fresh.random64());
+}
+
+TEST_CASE("random_split: a generator seeded as torch.Generator().manual_seed(s) gives PyTorch's parts") {
+  for (uint64_t seed : tl::testing::kStreamSeeds)
+    for (int64_t n : {10, 33}) {
+      Generator generator(seed);
+      std::vector<int64_t> indices;
+      for (const Subset& part : random_split(index_dataset(n), {0.7, 0.3}, generator))
+        for (int64_t i : contents(part)) indices.push_back(i);
+      CHECK(tl::testing::stream_mismatch(tl::testing::stream_name(seed, "random_split." + std::to_string(n)),
+                                         tl::testing::decimal(indices)) == "");
+    }
 }
 
 }  // namespace

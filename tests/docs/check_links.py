@@ -10,6 +10,7 @@ import re
 import sys
 
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")  # `...` or ``...``: code, not Markdown
 HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 
 
@@ -38,7 +39,7 @@ def broken(root):
                 code = not code
             if code:
                 continue
-            for target in LINK.findall(line):
+            for target in LINK.findall(CODE_SPAN.sub("", line)):
                 if re.match(r"^[a-z]+:", target):
                     continue
                 path, _, anchor = target.partition("#")

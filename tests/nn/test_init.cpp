@@ -1,15 +1,19 @@
 // tests/nn/test_init.cpp — torch.nn.init's fills: bounds and moments checked statistically on large
 // samples (tolerances several standard errors wide), strides honoured, seeds reproducible, errors;
-// and the default initialisation of Conv2d, Linear and BatchNorm2d.
+// the default initialisation of Conv2d, Linear and BatchNorm2d; and PyTorch's values bit for bit after a
+// seed (rng_streams.txt).
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "core/generator.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
+#include "tests/support/rng_streams.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::nn {
@@ -114,10 +118,10 @@ TEST_CASE("init: fills honour strides, take any dtype for constants, and repeat 
   const Tensor transposed = zeros({3, 5}).t();
   manual_seed(9);
   init::uniform_(transposed);
-  const Tensor contiguous = zeros({5, 3});
+  const Tensor contiguous = zeros({3, 5});
   manual_seed(9);
   init::uniform_(contiguous);
-  CHECK_TENSOR_CLOSE(transposed, contiguous, 0.0, 0.0);  // same logical (row-major) order of draws
+  CHECK_TENSOR_CLOSE(transposed, contiguous.t(), 0.0, 0.0);  // drawn in memory order, as PyTorch's uniform_
 
   const Tensor counts = empty({3}, DType::Int64);
   init::ones_(counts);
@@ -162,6 +166,34 @@ TEST_CASE("init: PyTorch's default initialisation of Conv2d, Linear and BatchNor
   CHECK_TENSOR_CLOSE(bn.buffer("running_mean"), zeros({5}), 0.0, 0.0);
   CHECK_TENSOR_CLOSE(bn.buffer("running_var"), ones({5}), 0.0, 0.0);
   CHECK(bn.buffer("num_batches_tracked").item<int64_t>() == 0);
+}
+
+TEST_CASE("init: the random fills and Linear's reset_parameters are PyTorch's streams") {
+  using Fill = std::function<void(const Tensor&)>;
+  const std::pair<const char*, Fill> fills[] = {
+      {"init.uniform_", [](const Tensor& t) { init::uniform_(t, -0.5, 2.0); }},
+      {"init.normal_", [](const Tensor& t) { init::normal_(t, 0.5, 2.0); }},
+      {"init.kaiming_uniform_", [](const Tensor& t) { init::kaiming_uniform_(t, std::sqrt(5.0)); }},
+      {"init.kaiming_normal_", [](const Tensor& t) { init::kaiming_normal_(t, 0.0, "fan_out", "relu"); }},
+      {"init.xavier_uniform_", [](const Tensor& t) { init::xavier_uniform_(t); }},
+      {"init.xavier_normal_", [](const Tensor& t) { init::xavier_normal_(t); }}};
+  for (uint64_t seed : testing::kStreamSeeds) {
+    for (const auto& [name, fill] : fills)
+      for (const Shape& shape : {Shape{6, 4, 3}, Shape{5, 7}, Shape{2, 3}})
+        for (const auto& [dname, dtype] : {std::pair{"f32", DType::Float32}, std::pair{"f64", DType::Float64}}) {
+          std::string dims;
+          for (int64_t d : shape.vec()) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+          const std::string stream = testing::stream_name(seed, std::string(name) + "." + dname + "." + dims);
+          manual_seed(seed);
+          const Tensor t = empty(shape, dtype);
+          fill(t);
+          CHECK(testing::stream_mismatch(stream, t) == "");
+        }
+    manual_seed(seed);
+    Linear fc(5, 3);
+    CHECK(testing::stream_mismatch(testing::stream_name(seed, "linear.weight"), fc.parameter("weight")) == "");
+    CHECK(testing::stream_mismatch(testing::stream_name(seed, "linear.bias"), fc.parameter("bias")) == "");
+  }
 }
 
 }  // namespace

@@ -117,6 +117,36 @@ Samples opinfo_arange() {
 }
 Samples opinfo_rand() { return one("shape", [](const Tensor&, const Tensor&) { return list(rand({2, 3})); }); }
 Samples opinfo_randn() { return one("shape", [](const Tensor&, const Tensor&) { return list(randn({2, 3})); }); }
+// The seeded ops' values are PyTorch's streams (tests/ops/test_random.cpp); here their shapes and dtypes.
+Samples opinfo_randint() { return one("shape", [](const Tensor&, const Tensor&) { return list(randint(-3, 10, {2, 3})); }); }
+Samples opinfo_randperm() { return one("shape", [](const Tensor&, const Tensor&) { return list(randperm(7)); }); }
+Samples opinfo_rand_like() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(rand_like(x)); }}.generic()};
+}
+Samples opinfo_randn_like() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(randn_like(x)); }}.generic()};
+}
+Samples opinfo_randint_like() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(randint_like(x, 0, 5)); }}.generic()};
+}
+Samples opinfo_normal() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor& y) { return list(normal(x, y)); }}.generic()};
+}
+Samples opinfo_bernoulli() {
+  return one("shape", [](const Tensor&, const Tensor& y) { return list(bernoulli((y - 0.5) / 2)); });
+}
+Samples opinfo_bernoulli_() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(x.clone().bernoulli_(0.3)); }}.generic()};
+}
+Samples opinfo_multinomial() {
+  return one("shape", [](const Tensor&, const Tensor& y) { return list(multinomial(y.flatten(), 3)); });
+}
+Samples opinfo_uniform_() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(x.clone().uniform_(-1.0, 2.0)); }}.generic()};
+}
+Samples opinfo_normal_() {
+  return {Sample{"shape", [](const Tensor& x, const Tensor&) { return list(x.clone().normal_(0.5, 2.0)); }}.generic()};
+}
 
 // ---- copies and conversion ----
 Samples opinfo_copy_() {

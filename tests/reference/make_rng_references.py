@@ -1,0 +1,113 @@
+# tests/reference/make_rng_references.py — PyTorch 1.13's CPU random streams for tests/core/test_generator.cpp
+# and the seeded ops' tests: `/usr/bin/python3 tests/reference/make_rng_references.py > tests/reference/rng_streams.txt`.
+# One stream a line, "<name> <values>": floats as the hex of their bits (bit-exact comparisons), integers in decimal.
+import struct
+import sys
+
+import torch
+import torch.nn.functional as F
+
+SEEDS = [0, 1, 2**31 - 1]
+SIZES = [1, 5, 15, 16, 17, 33]
+DTYPES = {"f32": torch.float32, "f64": torch.float64}
+
+
+def bits(t):
+    t = t.detach().contiguous().view(-1)
+    if t.dtype == torch.float32:
+        return " ".join("%08x" % struct.unpack("<I", struct.pack("<f", v))[0] for v in t.tolist())
+    if t.dtype == torch.float64:
+        return " ".join("%016x" % struct.unpack("<Q", struct.pack("<d", v))[0] for v in t.tolist())
+    return " ".join(str(int(v)) for v in t.tolist())
+
+
+def emit(name, values):
+    print(name, values if isinstance(values, str) else bits(values))
+
+
+def streams(seed):
+    p = "s%d." % seed
+    for dname, dtype in DTYPES.items():
+        for n in SIZES:
+            torch.manual_seed(seed)
+            emit(p + "rand.%s.%d" % (dname, n), torch.rand(n, dtype=dtype))
+            torch.manual_seed(seed)
+            emit(p + "randn.%s.%d" % (dname, n), torch.randn(n, dtype=dtype))
+        for n in [1, 5, 17, 33]:
+            torch.manual_seed(seed)
+            emit(p + "uniform_.%s.%d" % (dname, n), torch.empty(n, dtype=dtype).uniform_(-2.0, 3.0))
+            torch.manual_seed(seed)
+            emit(p + "normal_.%s.%d" % (dname, n), torch.empty(n, dtype=dtype).normal_(0.1, 0.3))
+            torch.manual_seed(seed)
+            mean = torch.arange(n, dtype=dtype) * 0.5
+            std = torch.arange(n, dtype=dtype) * 0.05 + 0.1
+            emit(p + "normal.%s.%d" % (dname, n), torch.normal(mean, std))
+        torch.manual_seed(seed)  # a transposed view is filled in memory order
+        emit(p + "uniform_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().uniform_())
+        torch.manual_seed(seed)
+        emit(p + "normal_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().normal_())
+        for n in [5, 17]:
+            torch.manual_seed(seed)
+            x = torch.arange(1, n + 1, dtype=dtype) * 0.7
+            emit(p + "dropout.%s.%d" % (dname, n), F.dropout(x, 0.3, training=True))
+            torch.manual_seed(seed)
+            emit(p + "bernoulli_.%s.%d" % (dname, n), torch.empty(n, dtype=dtype).bernoulli_(0.3))
+            torch.manual_seed(seed)
+            probs = torch.arange(n, dtype=dtype) / n
+            emit(p + "bernoulli.%s.%d" % (dname, n), torch.bernoulli(probs))
+        # randn continuing after an odd number of cached normals, then rand: one stream
+        torch.manual_seed(seed)
+        a = torch.randn(3, dtype=dtype)
+        b = torch.randn(5, dtype=dtype)
+        c = torch.rand(2, dtype=dtype)
+        emit(p + "sequence.%s" % dname, torch.cat([a, b, c]))
+    for n in [1, 5, 17, 33]:
+        torch.manual_seed(seed)
+        emit(p + "randint.%d" % n, torch.randint(-3, 10, (n,)))
+        torch.manual_seed(seed)
+        emit(p + "randint_big.%d" % n, torch.randint(0, 2**40, (n,)))
+        torch.manual_seed(seed)
+        emit(p + "randperm.%d" % n, torch.randperm(n))
+    for n in [5, 17]:
+        torch.manual_seed(seed)
+        w = torch.tensor([0.1, 0.0, 2.0, 1.0, 0.5], dtype=torch.float32)
+        emit(p + "multinomial.replacement.%d" % n, torch.multinomial(w, n, replacement=True))
+    torch.manual_seed(seed)
+    w = torch.tensor([0.1, 0.0, 2.0, 1.0, 0.5, 3.0, 0.25], dtype=torch.float32)
+    emit(p + "multinomial.noreplacement.4", torch.multinomial(w, 4, replacement=False))
+    torch.manual_seed(seed)
+    w2 = torch.tensor([[1.0, 2.0, 3.0], [0.0, 5.0, 1.0]], dtype=torch.float64)
+    emit(p + "multinomial.rows.6", torch.multinomial(w2, 6, replacement=True))
+    # nn.init on a (6, 4, 3) weight and a (5, 7) one
+    for name, fill in [
+        ("init.uniform_", lambda t: torch.nn.init.uniform_(t, -0.5, 2.0)),
+        ("init.normal_", lambda t: torch.nn.init.normal_(t, 0.5, 2.0)),
+        ("init.kaiming_uniform_", lambda t: torch.nn.init.kaiming_uniform_(t, a=5**0.5)),
+        ("init.kaiming_normal_", lambda t: torch.nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu")),
+        ("init.xavier_uniform_", lambda t: torch.nn.init.xavier_uniform_(t)),
+        ("init.xavier_normal_", lambda t: torch.nn.init.xavier_normal_(t)),
+    ]:
+        for shape in [(6, 4, 3), (5, 7), (2, 3)]:
+            for dname, dtype in DTYPES.items():
+                torch.manual_seed(seed)
+                emit(p + "%s.%s.%s" % (name, dname, "x".join(map(str, shape))), fill(torch.empty(shape, dtype=dtype)))
+    torch.manual_seed(seed)
+    lin = torch.nn.Linear(5, 3)
+    emit(p + "linear.weight", lin.weight)
+    emit(p + "linear.bias", lin.bias)
+    for n in [10, 33]:
+        parts = torch.utils.data.random_split(range(n), [0.7, 0.3], generator=torch.Generator().manual_seed(seed))
+        emit(p + "random_split.%d" % n, " ".join(str(i) for part in parts for i in part.indices))
+    g = torch.Generator().manual_seed(seed)
+    emit(p + "generator.rand.f32.5", torch.rand(5, generator=g))
+    emit(p + "generator.randn.f64.5", torch.randn(5, generator=g, dtype=torch.float64))
+    torch.manual_seed(seed)
+    emit(p + "rng_state.seeded", torch.get_rng_state())
+    torch.randn(3, dtype=torch.float64)  # leaves a cached double normal
+    torch.rand(1)
+    emit(p + "rng_state.drawn", torch.get_rng_state())
+    emit(p + "rng_state.drawn.then_randn.f64.3", torch.randn(3, dtype=torch.float64))
+
+
+for s in SEEDS:
+    streams(s)
