@@ -50,7 +50,7 @@ class OutputArchive {
   void write(const std::string& prefix, const nn::StateDict& dict);
 
   /// Writes the archive to `path` through tl::FileWriter (an existing file is intact after any
-  /// failure). Throws tl::Error as nn::save_safetensors does (a tensor dtype it cannot store, a key
+  /// failure; a path ending in ".gz" is gzip-compressed, and load_from reads it back). Throws tl::Error as nn::save_safetensors does (a tensor dtype it cannot store, a key
   /// that is not valid UTF-8, an I/O failure), and for a string value that is not valid UTF-8.
   void save_to(const std::string& path) const;
 

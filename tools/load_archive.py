@@ -10,8 +10,10 @@ safetensors file whose __metadata__ entry "torchless.archive" lists every key in
 
 Tensors come back as torch tensors (numpy arrays when torch is not installed, or with numpy=True),
 ints as int, floats as float, bools as bool, strings as str, in the order they were written. Needs only
-numpy (and torch for torch tensors and bfloat16). As a command, prints each key, its type and value.
+numpy (and torch for torch tensors and bfloat16); a path ending in .gz is gunzipped first, as torchless
+gzips it. As a command, prints each key, its type and value.
 usage: load_archive.py FILE"""
+import gzip
 import json
 import struct
 import sys
@@ -62,6 +64,8 @@ def load(path, numpy=False):
         as_numpy = True
     with open(path, "rb") as f:
         data = f.read()
+    if str(path).endswith(".gz"):  # as torchless writes a path ending in .gz
+        data = gzip.decompress(data)
     if len(data) < 8:
         raise ValueError(f"{path}: shorter than a safetensors header")
     (length,) = struct.unpack("<Q", data[:8])

@@ -85,6 +85,18 @@ TEST_CASE("archive: every value type reads back as written, keys in the order wr
   CHECK_TENSOR_CLOSE(model[1].second, from_vector<double>({-1, 2}, {2}), 0.0, 0.0);
 }
 
+TEST_CASE("archive: a path ending in .gz is gzip'd and reads back") {
+  ScratchDir dir;
+  fixture_archive().save_to(dir.file("a.safetensors.gz"));
+  CHECK(read_file(dir.file("a.safetensors.gz")).substr(0, 2) == "\x1f\x8b");
+  InputArchive archive;
+  archive.load_from(dir.file("a.safetensors.gz"));
+  std::string name;
+  archive.read("name", name);
+  CHECK(name == "digits \xe2\x84\x93");
+  CHECK(archive.keys().size() == 12);
+}
+
 TEST_CASE("archive: a checkpoint of a model's state dict and an epoch restores the model") {
   ScratchDir dir;
   tl::manual_seed(0);

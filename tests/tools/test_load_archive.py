@@ -3,6 +3,7 @@
 tl::serialize::OutputArchive writes (tests/nn/test_archive.cpp checks it byte for byte): every value as
 written in C++, a model part that torch's load_state_dict takes, and files that are not archives refused.
 Exits 77 (meson's "skipped") without torch."""
+import gzip
 import json
 import math
 import os
@@ -81,6 +82,13 @@ class LoadArchive(unittest.TestCase):
             opt.step()
         torch.testing.assert_close(q0, p0)
         torch.testing.assert_close(q1, p1)
+
+    def test_gzip(self):
+        with tempfile.TemporaryDirectory() as d, open(FIXTURE, "rb") as f:
+            path = os.path.join(d, "archive.safetensors.gz")
+            with gzip.open(path, "wb") as out:
+                out.write(f.read())
+            self.assertEqual(load_archive.load(path)["name"], "digits \u2113")
 
     def test_numpy_arrays(self):
         ckpt = load_archive.load(FIXTURE, numpy=True)
