@@ -8,43 +8,18 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <numbers>
 #include <string>
 #include <vector>
 
-#include "core/generator.h"
+#include "core/grad_mode.h"
 #include "core/warning.h"
 #include "ops/elementwise.h"
-#include "core/grad_mode.h"
 #include "ops/ops.h"
+#include "ops/reduce_plan.h"
 
 namespace tl::nn::init {
 namespace {
-
-/// Calls `set(p)` for a pointer to each element of `t`, in row-major logical order.
-template <typename T, typename Set>
-void for_each_element(const Tensor& t, Set set) {
-  T* base = t.data<T>();
-  const int64_t n = t.numel();
-  if (t.is_contiguous()) {
-    for (int64_t i = 0; i < n; ++i) set(base + i);
-    return;
-  }
-  const std::vector<int64_t>& sizes = t.sizes().vec();
-  const std::vector<int64_t>& strides = t.strides().vec();
-  std::vector<int64_t> index(sizes.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    set(base + offset);
-    for (size_t d = sizes.size(); d-- > 0;) {  // odometer increment, last dim fastest
-      offset += strides[d];
-      if (++index[d] < sizes[d]) break;
-      offset -= strides[d] * index[d];
-      index[d] = 0;
-    }
-  }
-}
 
 /// The undefined-tensor check of every fill.
 void check_defined(const Tensor& tensor, const char* op) {
@@ -253,7 +228,7 @@ Tensor trunc_normal_(const Tensor& tensor, double mean, double std, double a, do
     using acc_t = tl::detail::acc_type<scalar_t>;  // bfloat16 steps compute in float, rounding each result
     const auto scale = static_cast<scalar_t>(std * std::sqrt(2.)), shift = static_cast<scalar_t>(mean);
     const auto lo = static_cast<acc_t>(static_cast<scalar_t>(a)), hi = static_cast<acc_t>(static_cast<scalar_t>(b));
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+    tl::detail::for_each_element<scalar_t>(tensor, false, [&](scalar_t* p) {
       const auto x = static_cast<scalar_t>(erfinv(static_cast<acc_t>(*p)));
       const auto scaled = static_cast<scalar_t>(static_cast<acc_t>(x) * static_cast<acc_t>(scale));
       const auto shifted = static_cast<acc_t>(static_cast<scalar_t>(static_cast<acc_t>(scaled) + static_cast<acc_t>(shift)));
@@ -278,7 +253,7 @@ Tensor orthogonal_(const Tensor& tensor, double gain) {
   TL_DISPATCH_FLOATING_TYPES(tensor.dtype(), "orthogonal_", [&] {
     const auto g = static_cast<scalar_t>(gain);
     int64_t i = 0;  // row-major over (rows, cols)
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+    tl::detail::for_each_element<scalar_t>(tensor, false, [&](scalar_t* p) {
       const int64_t r = i / cols, c = i % cols;
       *p = static_cast<scalar_t>(wide ? q[c * n + r] : q[r * n + c]) * g;
       ++i;
@@ -294,7 +269,7 @@ Tensor eye_(const Tensor& tensor) {
   const int64_t cols = tensor.size(1);
   TL_DISPATCH_ALL_TYPES(tensor.dtype(), "eye_", [&] {
     int64_t i = 0;
-    for_each_element<scalar_t>(tensor, [&](scalar_t* p) {
+    tl::detail::for_each_element<scalar_t>(tensor, false, [&](scalar_t* p) {
       *p = static_cast<scalar_t>(i / cols == i % cols ? 1 : 0);
       ++i;
     });

@@ -12,36 +12,10 @@
 #include "core/generator.h"
 #include "core/op_args.h"
 #include "ops/ops.h"
+#include "ops/reduce_plan.h"
 
 namespace tl::kernels {
 namespace {
-
-// Calls fill(p) for a pointer to each element of `t` in memory order (outermost stride first), the order
-// in which ATen's TensorIterator visits a lone output and so draws its numbers.
-template <typename T, typename Fill>
-void for_each_in_memory_order(const Tensor& t, Fill fill) {
-  T* base = t.data<T>();
-  const int64_t n = t.numel();
-  if (t.is_contiguous()) {
-    for (int64_t i = 0; i < n; ++i) fill(base + i);
-    return;
-  }
-  std::vector<int64_t> dims(static_cast<size_t>(t.dim()));
-  std::iota(dims.begin(), dims.end(), int64_t{0});
-  std::stable_sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) { return t.stride(a) > t.stride(b); });
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    fill(base + offset);
-    for (size_t k = dims.size(); k-- > 0;) {  // odometer over the dims, smallest stride fastest
-      const int64_t d = dims[k];
-      offset += t.stride(d);
-      if (++index[k] < t.size(d)) break;
-      offset -= t.stride(d) * index[k];
-      index[k] = 0;
-    }
-  }
-}
 
 // ATen's uniform_real_distribution for the tensor's type (bfloat16: 8 random bits, computed in float).
 template <typename T>
@@ -62,7 +36,7 @@ void fill_uniform(const Tensor& self, double from, double to, const char* op) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    for_each_in_memory_order<scalar_t>(self, [&](scalar_t* p) { *p = uniform_value<scalar_t>(gen, from, to); });
+    detail::for_each_element<scalar_t>(self, true, [&](scalar_t* p) { *p = uniform_value<scalar_t>(gen, from, to); });
   });
 }
 
@@ -87,7 +61,7 @@ void fill_normal(const Tensor& self, double mean, double std, const char* op) {
     return;
   }
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    for_each_in_memory_order<scalar_t>(self, [&](scalar_t* p) { *p = static_cast<scalar_t>(normal(gen, mean, std)); });
+    detail::for_each_element<scalar_t>(self, true, [&](scalar_t* p) { *p = static_cast<scalar_t>(normal(gen, mean, std)); });
   });
 }
 
@@ -101,7 +75,7 @@ void fill_randint(const Tensor& self, int64_t low, int64_t high, const char* op)
   TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
     constexpr bool kWide = std::is_same_v<scalar_t, int64_t> || std::is_floating_point_v<scalar_t> ||
                            std::is_same_v<scalar_t, BFloat16>;
-    for_each_in_memory_order<scalar_t>(self, [&](scalar_t* p) {
+    detail::for_each_element<scalar_t>(self, true, [&](scalar_t* p) {
       const uint64_t bits = kWide && range >= (uint64_t{1} << 32) ? gen.random64() : gen.random();
       *p = static_cast<scalar_t>(static_cast<int64_t>(bits % range + static_cast<uint64_t>(low)));
     });
@@ -208,7 +182,7 @@ Tensor bernoulli_(const Tensor& self, const BernoulliFloatArgs& args) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_ALL_TYPES(self.dtype(), "bernoulli_", [&] {
-    for_each_in_memory_order<scalar_t>(self, [&](scalar_t* e) {
+    detail::for_each_element<scalar_t>(self, true, [&](scalar_t* e) {
       *e = static_cast<scalar_t>(bernoulli(gen, args.p) ? 1.0 : 0.0);
     });
   });

@@ -84,6 +84,25 @@ class OffsetCounter {
   int64_t offset_ = 0;
 };
 
+/// Calls fn(p) for a pointer to each element of `t` (T its element type): in row-major logical order, or
+/// with `memory_order` by decreasing stride, the order in which ATen's TensorIterator visits a lone output
+/// (and so draws a random fill's numbers).
+template <typename T, typename Fn>
+void for_each_element(const Tensor& t, bool memory_order, Fn fn) {
+  T* base = t.data<T>();
+  const int64_t n = t.numel();
+  if (t.is_contiguous()) {
+    for (int64_t i = 0; i < n; ++i) fn(base + i);
+    return;
+  }
+  std::vector<ReduceDim> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) dims.push_back({t.size(d), t.stride(d)});
+  if (memory_order)
+    std::stable_sort(dims.begin(), dims.end(), [](const ReduceDim& a, const ReduceDim& b) { return a.stride > b.stride; });
+  OffsetCounter at(dims, 0);
+  for (int64_t i = 0; i < n; ++i, at.advance()) fn(base + at.offset());
+}
+
 /// `x` seen along one dim: lanes of `n` elements spaced by `stride` (a 0-dim x is one lane of one element).
 struct Lanes {
   int64_t dim = 0, n = 1, stride = 0;
