@@ -238,6 +238,22 @@ Tensor trunc_normal_(const Tensor& tensor, double mean, double std, double a, do
   return tensor;
 }
 
+Tensor sparse_(const Tensor& tensor, double sparsity, double std) {
+  check_defined(tensor, "sparse_");
+  TL_CHECK(tensor.dim() == 2, "sparse_: only tensors with 2 dimensions are supported, got shape ", tensor.shape());
+  TL_CHECK(sparsity >= 0.0 && sparsity <= 1.0, "sparse_: expected a sparsity in [0, 1], got ", sparsity);
+  const int64_t rows = tensor.size(0), cols = tensor.size(1);
+  const auto zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  normal_(tensor, 0.0, std);
+  NoGradGuard no_grad;
+  for (int64_t c = 0; c < cols; ++c) {
+    const Tensor order = randperm(rows);
+    const int64_t* r = order.data<int64_t>();
+    for (int64_t i = 0; i < zeros; ++i) Tensor(tensor).index_put_({r[i], c}, 0.0);
+  }
+  return tensor;
+}
+
 Tensor orthogonal_(const Tensor& tensor, double gain) {
   TL_CHECK(tensor.defined(), "orthogonal_: the tensor is undefined (None)");
   TL_CHECK(tensor.dim() >= 2, "orthogonal_: only tensors with 2 or more dimensions are supported, got shape ",

@@ -55,6 +55,11 @@ Tensor trunc_normal_(const Tensor& tensor, double mean = 0.0, double std = 1.0, 
 /// then transposed back), with PyTorch's sign convention (each column of Q times the sign of R's
 /// diagonal). Throws tl::Error for fewer than 2 dimensions; a tensor with no elements is left as it is.
 Tensor orthogonal_(const Tensor& tensor, double gain = 1.0);
+/// A sparse 2-D matrix (Martens 2010), as torch.nn.init.sparse_: N(0, std^2) everywhere, then in each
+/// column the rows at the first ceil(sparsity * rows) positions of a fresh randperm(rows) set to 0 (PyTorch's
+/// draws, in its order). Throws tl::Error, changing nothing, for another rank, a sparsity outside [0, 1] or
+/// a negative std.
+Tensor sparse_(const Tensor& tensor, double sparsity, double std = 0.01);
 /// The identity matrix (torch.eye(rows, cols)) into a 2-D tensor; throws tl::Error for another rank.
 Tensor eye_(const Tensor& tensor);
 /// The Dirac delta of a convolution weight (out, in, *kernel) with 1 to 3 kernel dimensions: zeros, then

@@ -341,5 +341,25 @@ TEST_CASE("init: the random fills and Linear's reset_parameters are PyTorch's st
   }
 }
 
+TEST_CASE("init: sparse_ is PyTorch's normal_ then one randperm per column, and refuses bad input unchanged") {
+  for (uint64_t seed : testing::kStreamSeeds)
+    for (const Shape& shape : {Shape{6, 4}, Shape{5, 7}})
+      for (const auto& [dname, dtype] : {std::pair{"f32", DType::Float32}, std::pair{"f64", DType::Float64}}) {
+        const std::string dims = std::to_string(shape[0]) + "x" + std::to_string(shape[1]);
+        manual_seed(seed);
+        const Tensor t = empty(shape, dtype);
+        init::sparse_(t, 0.5, 0.1);
+        CHECK(testing::stream_mismatch(testing::stream_name(seed, std::string("init.sparse_.") + dname + "." + dims), t) ==
+              "");
+      }
+  const Tensor t = full({4, 3}, 7.0);
+  CHECK_THROWS_WITH_AS(init::sparse_(full({2, 3, 4}, 7.0), 0.5),
+                       "sparse_: only tensors with 2 dimensions are supported, got shape [2, 3, 4]", Error);
+  CHECK_THROWS_WITH_AS(init::sparse_(t, 1.5), "sparse_: expected a sparsity in [0, 1], got 1.5", Error);
+  CHECK_THROWS_WITH_AS(init::sparse_(t, 0.5, -1.0), "normal_: expects std >= 0.0, got std=-1", Error);
+  CHECK(t.min().item<float>() == 7.0f);
+  CHECK(t.max().item<float>() == 7.0f);
+}
+
 }  // namespace
 }  // namespace tl::nn

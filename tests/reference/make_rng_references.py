@@ -91,6 +91,11 @@ def streams(seed):
             for dname, dtype in DTYPES.items():
                 torch.manual_seed(seed)
                 emit(p + "%s.%s.%s" % (name, dname, "x".join(map(str, shape))), fill(torch.empty(shape, dtype=dtype)))
+    for shape in [(6, 4), (5, 7)]:
+        for dname, dtype in DTYPES.items():
+            torch.manual_seed(seed)
+            t = torch.nn.init.sparse_(torch.empty(shape, dtype=dtype), 0.5, 0.1)
+            emit(p + "init.sparse_.%s.%s" % (dname, "x".join(map(str, shape))), t)
     torch.manual_seed(seed)
     lin = torch.nn.Linear(5, 3)
     emit(p + "linear.weight", lin.weight)
