@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "core/op_args.h"
 #include "ops/ops.h"
 #include "ops/reduce_plan.h"
@@ -143,13 +144,14 @@ Tensor normal(const Tensor& mean, const Tensor& std) {
   TL_CHECK(is_floating_point(mean.dtype()) && is_floating_point(std.dtype()),
            "normal: expected floating point mean and std, got ", mean.dtype(), " and ", std.dtype());
   const Shape shape = broadcast_shapes(mean.shape(), std.shape(), "normal");
-  const Tensor smallest = std.detach().min();
+  NoGradGuard no_grad;  // the draw is not differentiable: its own ops record nothing
+  const Tensor smallest = std.min();
   TL_CHECK(std.numel() == 0 || smallest.item<double>() >= 0.0,
            "normal: expects all elements of std >= 0.0, got ", smallest.item<double>());
   Tensor out = Tensor::allocate(shape, promote_types(mean.dtype(), std.dtype()));
   fill_normal(out, 0.0, 1.0, "normal");
-  out.mul_(std.detach());
-  out.add_(mean.detach());
+  out.mul_(std);
+  out.add_(mean);
   return out;
 }
 
@@ -158,7 +160,8 @@ Tensor normal(const Tensor& mean, const Tensor& std) {
 Tensor bernoulli(const Tensor& self) {
   TL_CHECK(is_floating_point(self.dtype()), "bernoulli: expected a floating point tensor of probabilities, got ",
            self.dtype());
-  const Tensor p = self.detach().contiguous();
+  NoGradGuard no_grad;  // the draw is not differentiable: its own ops record nothing
+  const Tensor p = self.contiguous();
   Tensor out = Tensor::allocate(self.shape(), self.dtype());
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), "bernoulli", [&] {
     const scalar_t* prob = p.data<scalar_t>();
@@ -193,7 +196,8 @@ namespace {
 
 // Each row's probabilities (weights, not normalised) as double, after ATen's checks of them.
 std::vector<double> multinomial_weights(const Tensor& self, bool replacement) {
-  const Tensor w = self.detach().contiguous().to(DType::Float64);
+  NoGradGuard no_grad;  // the draw is not differentiable: its own ops record nothing
+  const Tensor w = self.contiguous().to(DType::Float64);
   std::vector<double> weights(w.data<double>(), w.data<double>() + w.numel());
   const int64_t categories = self.size(-1);
   for (size_t row = 0; row * static_cast<size_t>(categories) < weights.size(); ++row) {
