@@ -102,9 +102,15 @@ void TensorBase::throw_unknown_sizes() const {
   detail::throw_error(impl_->proxy->describe() + " (its shape is unknown while tracing symbolically)");
 }
 
-int64_t TensorBase::size(int64_t dim) const { return sizes()[wrap_dim(dim, this->dim(), "size")]; }
+int64_t TensorBase::size(int64_t dim) const {
+  TL_CHECK(this->dim() > 0, "size: dimension specified as ", dim, " but tensor has no dimensions");
+  return sizes()[wrap_dim(dim, this->dim(), "size")];
+}
 
-int64_t TensorBase::stride(int64_t dim) const { return strides()[wrap_dim(dim, this->dim(), "stride")]; }
+int64_t TensorBase::stride(int64_t dim) const {
+  TL_CHECK(this->dim() > 0, "stride: dimension specified as ", dim, " but tensor has no dimensions");
+  return strides()[wrap_dim(dim, this->dim(), "stride")];
+}
 
 bool TensorBase::is_contiguous() const {
   const TensorImpl& t = impl();

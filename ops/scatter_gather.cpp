@@ -211,6 +211,7 @@ Tensor take_along_dim(const Tensor& self, const Tensor& indices, const TakeAlong
   TL_CHECK(indices.dtype() == DType::Int64, "torch.take_along_dim(): dtype of indices should be Long but got ",
            indices.dtype());
   if (!args.dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
+  TL_CHECK(self.dim() > 0, "take_along_dim: dimension specified as ", *args.dim, " but tensor has no dimensions");
   const int64_t dim = wrap_dim(*args.dim, self.dim(), "take_along_dim");
   TL_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number of ",
            "dimensions, but got ", self.dim(), " dimensions for input, and ", indices.dim(), " dimensions for indices");

@@ -84,6 +84,10 @@ TEST_CASE("tensor: size() and stride() wrap negative dims and name the bad one")
   CHECK_THROWS_WITH_AS(t.size(3), "size: dimension out of range (expected to be in range of [-3, 2], but got 3)",
                        Error);
   CHECK_THROWS_WITH_AS(t.stride(-4), doctest::Contains("but got -4"), Error);
+  // A 0-dim tensor has no dim 0 or -1 to read (the wrap that reductions allow does not apply).
+  const Tensor scalar = Tensor::allocate({}, DType::Float32);
+  CHECK_THROWS_WITH_AS(scalar.size(0), "size: dimension specified as 0 but tensor has no dimensions", Error);
+  CHECK_THROWS_WITH_AS(scalar.stride(-1), "stride: dimension specified as -1 but tensor has no dimensions", Error);
 }
 
 TEST_CASE("tensor: copies share the tensor, make() views share the storage") {

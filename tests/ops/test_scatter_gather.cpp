@@ -123,6 +123,10 @@ TEST_CASE("indexing ops: misuse throws PyTorch's message and leaves self as it w
   Tensor y = x.clone();
   const auto unchanged = [&] { CHECK_TENSOR_CLOSE(y, x, 0, 0); CHECK(y._version() == 0); };
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 1}}).to(kInt)), "gather(): Expected dtype int64 for index", Error);
+  const Tensor scalar = tensor({5.0}).sum();
+  CHECK_THROWS_WITH_AS(take_along_dim(scalar, tensor({0}).sum(), 0),
+                       "take_along_dim: dimension specified as 0 but tensor has no dimensions", Error);
+  CHECK_THROWS_WITH_AS(scalar.unbind(0), "size: dimension specified as 0 but tensor has no dimensions", Error);
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({0, 1})), "Index tensor must have the same number of dimensions as input tensor",
                        Error);
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 3}})), "index 3 is out of bounds for dimension 1 with size 3", Error);
