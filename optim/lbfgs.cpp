@@ -77,7 +77,9 @@ using Objective = std::function<std::pair<double, Tensor>(double t)>;
 LineSearchResult strong_wolfe(const Objective& obj, double t, const Tensor& d, double f, const Tensor& g, double gtd,
                               double c1 = 1e-4, double c2 = 0.9, double tolerance_change = 1e-9, int64_t max_ls = 25) {
   const double d_norm = max_abs(d);
-  auto [f_new, g_new] = obj(t);
+  double f_new = 0;  // not a structured binding: the lambda below captures it (clang 14 refuses that)
+  Tensor g_new;
+  std::tie(f_new, g_new) = obj(t);
   int64_t ls_func_evals = 1;
   double gtd_new = dot(g_new, d).item<double>();
   double t_prev = 0, f_prev = f, gtd_prev = gtd;

@@ -216,7 +216,9 @@ TEST_CASE("archive: a truncated, foreign or malformed file is refused and the ar
        "tensor entry 'u' has no tensor in the file"},
       {"{\"version\": 1, \"entries\": []}", "tensor 't' has no entry in the archive"},
   };
-  for (const auto& [entry, message] : cases) {
+  for (const auto& c : cases) {
+    const auto& entry = c.first;
+    const auto& message = c.second;
     CAPTURE(entry);
     CHECK_THROWS_WITH_AS(archive.load_from(with_entry(dir, entry)), (prefix + message).c_str(), Error);
   }

@@ -29,7 +29,9 @@ std::string seeded_mismatch(uint64_t seed, const std::string& rest, Make make) {
 
 TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's streams") {
   for (uint64_t seed : kStreamSeeds)
-    for (const auto& [name, dtype] : kDtypes) {
+    for (const auto& named : kDtypes) {
+      const char* name = named.first;
+      const DType dtype = named.second;
       CAPTURE(seed);
       const std::string d = std::string(name);
       for (int64_t n : {1, 5, 15, 16, 17, 33}) {
@@ -58,8 +60,10 @@ TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's s
 
 TEST_CASE("random ops: dropout in training, bernoulli and bernoulli_ are PyTorch's streams") {
   for (uint64_t seed : kStreamSeeds)
-    for (const auto& [name, dtype] : kDtypes)
+    for (const auto& named : kDtypes)
       for (int64_t n : {5, 17}) {
+        const char* name = named.first;
+        const DType dtype = named.second;
         CAPTURE(seed);
         const std::string size = std::string(name) + "." + std::to_string(n);
         CHECK(seeded_mismatch(seed, "dropout." + size, [&] { return dropout(arange(1, n + 1, 1, dtype) * 0.7, 0.3, true); }) == "");

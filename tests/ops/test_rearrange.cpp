@@ -70,7 +70,8 @@ TEST_CASE("flip reverses the named dims") {
 TEST_CASE("roll moves element i of a dim to (i + shift) mod size; without dims the flattened tensor rolls") {
   for_each_input([](const Tensor& x) {
     const std::vector<std::pair<Shape, Shape>> cases{{{1}, {0}}, {{-7}, {2}}, {{2, 13}, {1, -1}}, {{1, 2}, {0, 0}}};
-    for (const auto& [shifts, dims] : cases) {
+    for (const auto& c : cases) {
+      const Shape &shifts = c.first, &dims = c.second;
       CAPTURE(shifts);
       CAPTURE(dims);
       check_same(roll(x, shifts, dims), x, moved(x.shape(), x, [&](Index i) -> std::optional<Index> {

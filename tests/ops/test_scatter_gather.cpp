@@ -69,7 +69,9 @@ TEST_CASE("indexing ops: every case matches PyTorch 1.13, values and torch.autog
     CHECK_TENSOR_CLOSE(out, c.expected[0], rtol_of(out), 0);
     if (!c.grads.empty()) {
       (out * c.inputs.at("weight")).sum().backward();
-      for (const auto& [name, expected] : c.grads) {
+      for (const auto& grad : c.grads) {
+        const std::string& name = grad.first;
+        const Tensor& expected = grad.second;
         CAPTURE(name);
         CHECK_TENSOR_CLOSE(in.at(name).grad(), expected, rtol_of(expected), 1e-7);
       }
