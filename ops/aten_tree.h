@@ -42,12 +42,6 @@ class AtenTree {
   /// open around the kernel: pushed before it, popped (and closed) after it.
   AtenTree(ScopeObserver& observer, const TensorList* outputs, std::vector<uint64_t>& open)
       : observer_(observer), outputs_(outputs), open_(open) {}
-  /// Immediate: every verb acts now, and the destructor closes what is left open. For a kernel that records
-  /// ATen ops of a call that is not a dispatched op (ones_like, #31), with the shared subtrees below.
-  explicit AtenTree(ScopeObserver& observer) : observer_(observer), outputs_(nullptr), open_(own_), immediate_(true) {}
-  ~AtenTree() {
-    if (immediate_ && !own_.empty()) observer_.close_scope(own_.front());
-  }
   AtenTree(const AtenTree&) = delete;
   AtenTree& operator=(const AtenTree&) = delete;
 
@@ -84,13 +78,11 @@ class AtenTree {
   }
 
  private:
-  bool live() const { return immediate_ || worked_ == (outputs_ != nullptr); }
+  bool live() const { return worked_ == (outputs_ != nullptr); }
 
   ScopeObserver& observer_;
   const TensorList* outputs_;
-  std::vector<uint64_t> own_;
   std::vector<uint64_t>& open_;
-  bool immediate_ = false;
   bool worked_ = false;
 };
 
