@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nn/activation.h"
+#include "nn/attention.h"
 #include "nn/batch_norm.h"
 #include "nn/container.h"
 #include "nn/conv.h"
@@ -10,3 +11,4 @@
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/pooling.h"
+#include "nn/rnn.h"
