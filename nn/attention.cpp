@@ -146,34 +146,41 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
     TL_CHECK(k_in.size(0) == v_in.size(0) && k_in.size(1) == v_in.size(1), "key's sequence and batch dims ",
              py_size({k_in.size(0), k_in.size(1)}), " do not match value's ", py_size({v_in.size(0), v_in.size(1)}));
 
-  // In-projection: q, k, v (L or S, N, E).
+  // In-projection: q, k, v (L or S, N, E). Self-attention projects once with the packed weight, as
+  // PyTorch's _in_projection_packed does (and a traced graph then reads the parameter itself).
   const Tensor& b = parameter("in_proj_bias");
-  const std::vector<Tensor> bias = b.defined() ? b.chunk(3) : std::vector<Tensor>(3);
-  std::vector<Tensor> w;
-  if (same_embed_dim())
-    w = parameter("in_proj_weight").chunk(3);
-  else
-    w = {parameter("q_proj_weight"), parameter("k_proj_weight"), parameter("v_proj_weight")};
-  const Tensor q = linear(q_in, w[0], bias[0]), k = linear(k_in, w[1], bias[1]), v = linear(v_in, w[2], bias[2]);
+  std::vector<Tensor> qkv;
+  if (same_embed_dim() && query.is_same(key) && key.is_same(value)) {
+    qkv = linear(q_in, parameter("in_proj_weight"), b).chunk(3, -1);
+  } else {
+    const std::vector<Tensor> bias = b.defined() ? b.chunk(3) : std::vector<Tensor>(3);
+    const std::vector<Tensor> w = same_embed_dim() ? parameter("in_proj_weight").chunk(3)
+                                                   : std::vector<Tensor>{parameter("q_proj_weight"),
+                                                                         parameter("k_proj_weight"),
+                                                                         parameter("v_proj_weight")};
+    qkv = {linear(q_in, w[0], bias[0]), linear(k_in, w[1], bias[1]), linear(v_in, w[2], bias[2])};
+  }
+  const Tensor &q = qkv[0], &k = qkv[1], &v = qkv[2];
   const Tensor mask = merged_mask(attn_mask, kpm, tgt_len, src_len, bsz, heads, q.dtype());
 
-  // Per head: (N * heads, L or S, head_dim).
+  // Per head: (N * heads, L or S, head_dim). Views leave the batch as -1, so that a graph traced with example
+  // inputs follows its input's batch.
   const int64_t head_dim = embed_dim / heads;
-  const Tensor qh = q.contiguous().view({tgt_len, bsz * heads, head_dim}).transpose(0, 1);
-  const Tensor kh = k.contiguous().view({src_len, bsz * heads, head_dim}).transpose(0, 1);
-  const Tensor vh = v.contiguous().view({src_len, bsz * heads, head_dim}).transpose(0, 1);
+  const Tensor qh = q.contiguous().view({tgt_len, -1, head_dim}).transpose(0, 1);
+  const Tensor kh = k.contiguous().view({src_len, -1, head_dim}).transpose(0, 1);
+  const Tensor vh = v.contiguous().view({src_len, -1, head_dim}).transpose(0, 1);
   const Tensor q_scaled = qh / std::sqrt(static_cast<double>(head_dim));
   Tensor weights = mask.defined() ? mask.baddbmm(q_scaled, kh.transpose(-2, -1)) : q_scaled.bmm(kh.transpose(-2, -1));
   weights = weights.softmax(-1);  // (N * heads, L, S)
   if (options_.dropout() > 0.0 && is_training()) weights = tl::dropout(weights, options_.dropout(), true);
 
   const auto& out_proj = child("out_proj");
-  Tensor out = weights.bmm(vh).transpose(0, 1).contiguous().view({tgt_len * bsz, embed_dim});
-  out = linear(out, out_proj->parameter("weight"), out_proj->parameter("bias")).view({tgt_len, bsz, embed_dim});
+  Tensor out = weights.bmm(vh).transpose(0, 1).contiguous().view({-1, embed_dim});
+  out = linear(out, out_proj->parameter("weight"), out_proj->parameter("bias")).view({tgt_len, -1, embed_dim});
   if (transpose) out = out.transpose(1, 0);
   if (!batched) out = out.squeeze(1);
   if (!need_weights) return {out, Tensor()};
-  weights = weights.view({bsz, heads, tgt_len, src_len});
+  weights = weights.view({-1, heads, tgt_len, src_len});
   if (average_attn_weights) weights = weights.sum(1) / static_cast<double>(heads);
   if (!batched) weights = weights.squeeze(0);
   return {out, weights};

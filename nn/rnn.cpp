@@ -58,6 +58,12 @@ TensorList cell_step(RNNBase::Mode mode, const Tensor& gates_x, const TensorList
   TL_INTERNAL_ASSERT(false, "cell_step: unknown mode");
 }
 
+/// Zeros (N, hidden) made from `rows` (N, *) by ops, not as a constant, so that a graph traced with example
+/// inputs keeps following its input's batch, as PyTorch's torch.zeros(input.size(...)) does.
+Tensor zero_state(const Tensor& rows, int64_t hidden) {
+  return zeros_like(rows.sum(-1, true)).expand({-1, hidden});
+}
+
 void check_hidden_size(const char* what, const std::vector<int64_t>& expected, const Tensor& h) {
   if (h.shape().vec() == expected) return;
   std::string got = "[";
@@ -138,13 +144,15 @@ TensorList RNNBase::run(const Tensor& input, const TensorList& hx) {
            config_.input_size, ", got ", x.size(-1));
   const int64_t directions = config_.bidirectional ? 2 : 1;
   const std::vector<int64_t> expected{config_.num_layers * directions, x.size(batch_dim), config_.hidden_size};
-  if (state.empty()) {
-    state.assign(lstm ? 2 : 1, zeros(Shape(expected), x.dtype()));
-  } else {
+  if (!state.empty()) {
     check_hidden_size(lstm ? "hidden[0]" : "hidden", expected, state[0]);
     if (lstm) check_hidden_size("hidden[1]", expected, state[1]);
   }
   TL_CHECK(x.size(config_.batch_first ? 1 : 0) > 0, "Expected sequence length to be larger than 0 in RNN");
+  if (state.empty()) {
+    const Tensor zero = zero_state(x.select(config_.batch_first ? 1 : 0, 0), config_.hidden_size);
+    state.assign(lstm ? 2 : 1, zero.unsqueeze(0).expand({expected[0], -1, -1}));
+  }
 
   Tensor layer_input = config_.batch_first ? x.transpose(0, 1) : x;  // (L, N, H_in)
   std::vector<TensorList> final_states(state.size());  // per state slot, per layer and direction
@@ -256,7 +264,7 @@ TensorList RNNCellBase::step(const Tensor& input, const TensorList& hx) const {
   const Tensor x = batched ? input : input.unsqueeze(0);
   TensorList state = hx;
   if (state.empty())
-    state.assign(mode_ == RNNBase::Mode::LSTM ? 2 : 1, zeros({x.size(0), hidden_size_}, x.dtype()));
+    state.assign(mode_ == RNNBase::Mode::LSTM ? 2 : 1, zero_state(x, hidden_size_));
   else if (!batched)
     for (Tensor& s : state) s = s.unsqueeze(0);
   TL_CHECK(x.size(1) == input_size_, "input has inconsistent input_size: got ", x.size(1), " expected ", input_size_);
