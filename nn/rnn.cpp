@@ -58,17 +58,14 @@ TensorList cell_step(RNNBase::Mode mode, const Tensor& gates_x, const TensorList
   TL_INTERNAL_ASSERT(false, "cell_step: unknown mode");
 }
 
-/// Zeros (N, hidden) made from `rows` (N, *) by ops, not as a constant, so that a graph traced with example
-/// inputs keeps following its input's batch, as PyTorch's torch.zeros(input.size(...)) does.
+/// Zeros (N, hidden) made from `rows` (N, *) by ops: a graph traced with example inputs then holds no
+/// constant state (nor the example's batch size) where the default initial state is used.
 Tensor zero_state(const Tensor& rows, int64_t hidden) {
   return zeros_like(rows.sum(-1, true)).expand({-1, hidden});
 }
 
 void check_hidden_size(const char* what, const std::vector<int64_t>& expected, const Tensor& h) {
-  if (h.shape().vec() == expected) return;
-  std::string got = "[";
-  for (int64_t i = 0; i < h.dim(); ++i) got += (i ? ", " : "") + std::to_string(h.size(i));
-  tl::detail::throw_error(tl::detail::str_cat("Expected ", what, " size ", py_int_tuple(expected), ", got ", got, "]"));
+  TL_CHECK(h.shape().vec() == expected, "Expected ", what, " size ", py_int_tuple(expected), ", got ", h.shape());
 }
 
 }  // namespace
@@ -101,14 +98,6 @@ RNNBase::RNNBase(Mode mode, const Config& config) : mode_(mode), config_(config)
 void RNNBase::reset_parameters() {
   const double bound = 1.0 / std::sqrt(static_cast<double>(config_.hidden_size));
   for (const Tensor& p : parameters()) init::uniform_(p, -bound, bound);
-}
-
-std::string RNNBase::type_name() const {
-  switch (mode_) {
-    case Mode::LSTM: return "LSTM";
-    case Mode::GRU: return "GRU";
-    default: return "RNN";
-  }
 }
 
 std::string RNNBase::extra_repr() const {
@@ -240,14 +229,6 @@ RNNCellBase::RNNCellBase(RNNBase::Mode mode, int64_t input_size, int64_t hidden_
 void RNNCellBase::reset_parameters() {
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size_));
   for (const Tensor& p : parameters()) init::uniform_(p, -bound, bound);
-}
-
-std::string RNNCellBase::type_name() const {
-  switch (mode_) {
-    case RNNBase::Mode::LSTM: return "LSTMCell";
-    case RNNBase::Mode::GRU: return "GRUCell";
-    default: return "RNNCell";
-  }
 }
 
 std::string RNNCellBase::extra_repr() const {

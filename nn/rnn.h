@@ -93,7 +93,6 @@ class RNNBase : public Module {
     bool bidirectional;
   };
 
-  std::string type_name() const override;
   std::string extra_repr() const override;
   /// Re-draws every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
   void reset_parameters();
@@ -203,7 +202,6 @@ struct RNNCellOptions : CellOptions<RNNCellOptions> {
 /// in that order. Input (N, input_size) or unbatched (input_size); states (N, hidden_size) or (hidden_size).
 class RNNCellBase : public Module {
  public:
-  std::string type_name() const override;
   std::string extra_repr() const override;
   void reset_parameters();
 
