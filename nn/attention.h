@@ -65,6 +65,10 @@ class NonDynamicallyQuantizableLinear : public Linear {
 /// v_proj_weight (E, vdim) (in_proj_weight None); in_proj_bias (3E) or None; the child out_proj (E, E).
 /// Initialised as PyTorch 1.13: out_proj drawn as a Linear, then xavier_uniform_ of the projection
 /// weights and zeroed biases. Not a leaf for symbolic tracing (it returns two tensors).
+// The typed forward (LibTorch's signature) hides Module::forward(const Tensor&) on purpose: attention takes
+// three tensors and returns two; Module::operator() reaches it through forward(Inputs).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverloaded-virtual"
 class MultiheadAttention : public Module {
  public:
   /// Throws tl::Error for embed_dim or num_heads below 1, embed_dim not divisible by num_heads or a
@@ -95,5 +99,6 @@ class MultiheadAttention : public Module {
 
   MultiheadAttentionOptions options_;
 };
+#pragma GCC diagnostic pop
 
 }  // namespace tl::nn

@@ -116,6 +116,12 @@ class RNNBase : public Module {
   Tensor run_direction(const Tensor& x, int64_t layer, bool reverse, TensorList& state) const;
 };
 
+// The typed forward of LSTM, GRU, RNN and LSTMCell (LibTorch's signature, PyTorch's tuples) hides
+// Module::forward(const Tensor&) on purpose: they return several tensors; Module::operator() reaches them
+// through forward(Inputs).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverloaded-virtual"
+
 /// nn.LSTM. forward(input, (h_0, c_0)) -> (output, (h_n, c_n)); output (L, N, D * hidden_size) (N first
 /// with batch_first), h_n and c_n (num_layers * D, N, hidden_size). Through Module::operator() (hooks,
 /// tracing) it takes `input` alone and returns {output, h_n, c_n}.
@@ -157,6 +163,8 @@ class RNN : public RNNBase {
   ForwardSignature forward_signature() const override { return {.arg_names = {"input"}}; }
   std::shared_ptr<Module> clone() const override { return clone_as<RNN>(); }
 };
+
+#pragma GCC diagnostic pop
 
 // ---- cells: one time step ----
 
@@ -218,6 +226,8 @@ class RNNCellBase : public Module {
   bool bias_;
 };
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverloaded-virtual"  // as for LSTM above
 /// nn.LSTMCell: forward(input, (h, c)) -> (h', c').
 class LSTMCell : public RNNCellBase {
  public:
@@ -230,6 +240,8 @@ class LSTMCell : public RNNCellBase {
   ForwardSignature forward_signature() const override { return {.arg_names = {"input"}}; }
   std::shared_ptr<Module> clone() const override { return clone_as<LSTMCell>(); }
 };
+
+#pragma GCC diagnostic pop
 
 /// nn.GRUCell: forward(input, h) -> h'.
 class GRUCell : public RNNCellBase {
