@@ -180,6 +180,36 @@ struct LoadFixture {
   }
 };
 
+// Writes `run`'s model and optimizer state dicts (and its scheduler's) beside `epoch` to an archive at `path`.
+void save_archive(const Run& run, int64_t epoch, bool with_scheduler, const std::string& path) {
+  serialize::OutputArchive out;
+  out.write("epoch", epoch);
+  out.write("model", run.model->state_dict());
+  write(out, "optimizer", run.opt->state_dict());
+  if (with_scheduler) write(out, "scheduler", run.sched->state_dict());
+  out.save_to(path);
+}
+
+// Loads what save_archive wrote into `run`; returns the epoch.
+int64_t load_archive(Run& run, bool with_scheduler, const std::string& path) {
+  serialize::InputArchive in;
+  in.load_from(path);
+  int64_t epoch = 0;
+  in.read("epoch", epoch);
+  nn::StateDict model;
+  in.read("model", model);
+  run.model->load_state_dict(model);
+  OptimizerStateDict state;
+  read(in, "optimizer", state);
+  run.opt->load_state_dict(state);
+  if (with_scheduler) {
+    lr_scheduler::SchedulerStateDict sched_state;
+    read(in, "scheduler", sched_state);
+    run.sched->load_state_dict(sched_state);
+  }
+  return epoch;
+}
+
 }  // namespace
 
 TEST_CASE("a run resumed from a checkpoint continues bit for bit") {
@@ -495,24 +525,10 @@ TEST_CASE("an archive holds an epoch beside a model's and an optimizer's state d
   testing::ScratchDir dir;
   Run run(3, kAdam, kStep);
   run.train(0, 3);
-  serialize::OutputArchive out;
-  out.write("epoch", 3);
-  out.write("model", run.model->state_dict());
-  write(out, "optimizer", run.opt->state_dict());
-  out.save_to(dir.file("ckpt.safetensors"));
+  save_archive(run, 3, /*with_scheduler=*/false, dir.file("ckpt.safetensors"));
 
   Run resumed(4, kAdam, kStep);
-  serialize::InputArchive in;
-  in.load_from(dir.file("ckpt.safetensors"));
-  int64_t epoch = 0;
-  in.read("epoch", epoch);
-  CHECK(epoch == 3);
-  nn::StateDict model;
-  in.read("model", model);
-  resumed.model->load_state_dict(model);
-  OptimizerStateDict state;
-  read(in, "optimizer", state);
-  resumed.opt->load_state_dict(state);
+  CHECK(load_archive(resumed, /*with_scheduler=*/false, dir.file("ckpt.safetensors")) == 3);
   CHECK(model_difference(*resumed.model, *run.model) == "");
   CHECK(state_difference(resumed.opt->state_dict(), run.opt->state_dict()) == "");
 
@@ -584,7 +600,6 @@ TEST_CASE("an optimizer state dict missing or malformed in an archive is refused
   CHECK(taken.entries().size() == 1);
 }
 
-
 TEST_CASE("OneCycleLR in an archive beside the model and AdamW resumes bit for bit (lr and beta1)") {
   testing::ScratchDir dir;
   Run straight(3, kAdamW, kOneCycle);
@@ -592,27 +607,11 @@ TEST_CASE("OneCycleLR in an archive beside the model and AdamW resumes bit for b
 
   Run first(3, kAdamW, kOneCycle);
   first.train(0, 2);
-  serialize::OutputArchive out;
-  out.write("epoch", 2);
-  out.write("model", first.model->state_dict());
-  write(out, "optimizer", first.opt->state_dict());
-  write(out, "scheduler", first.sched->state_dict());
-  out.save_to(dir.file("ckpt.safetensors"));
+  save_archive(first, 2, /*with_scheduler=*/true, dir.file("ckpt.safetensors"));
 
   Run resumed(4, kAdamW, kOneCycle);
-  serialize::InputArchive in;
-  in.load_from(dir.file("ckpt.safetensors"));
-  nn::StateDict model;
-  in.read("model", model);
-  resumed.model->load_state_dict(model);
-  OptimizerStateDict opt_state;
-  read(in, "optimizer", opt_state);
-  resumed.opt->load_state_dict(opt_state);
-  lr_scheduler::SchedulerStateDict sched_state;
-  read(in, "scheduler", sched_state);
-  CHECK(sched_state.kind == "OneCycleLR");
-  CHECK(sched_state.last_epoch == 2);
-  resumed.sched->load_state_dict(sched_state);
+  CHECK(load_archive(resumed, /*with_scheduler=*/true, dir.file("ckpt.safetensors")) == 2);
+  CHECK(resumed.sched->last_epoch() == 2);
   resumed.train(2, 5);
   CHECK(model_difference(*resumed.model, *straight.model) == "");
   CHECK(state_difference(resumed.opt->state_dict(), straight.opt->state_dict()) == "");
