@@ -81,6 +81,9 @@ Args parse_args(int argc, char** argv) {
     else args.check = value;
   }
   TL_CHECK(args.epochs >= 1, "digits_mlp_cnn: --epochs expects at least 1, got ", args.epochs);
+  TL_CHECK(args.check.empty() || (args.epochs >= 2 && args.resume.empty() && args.checkpoint_dir.empty()),
+           "digits_mlp_cnn: --check resumes from its own epoch-1 checkpoint: it needs --epochs >= 2 and neither ",
+           "--resume nor --checkpoint-dir");
   return args;
 }
 
@@ -211,10 +214,13 @@ bool check(Args args) {
   std::ifstream file(args.check);
   TL_CHECK(file.good(), "digits_mlp_cnn: cannot open the reference '", args.check, "'");
   for (std::string line; std::getline(file, line);) reference.push_back(line);
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("digits_mlp_cnn_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  args.checkpoint_dir = dir.string();
+  struct ScratchDir {  // removed however check() ends
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("digits_mlp_cnn_" + std::to_string(getpid()));
+    ScratchDir() { std::filesystem::create_directories(path); }
+    ~ScratchDir() { std::filesystem::remove_all(path); }
+  } dir;
+  args.checkpoint_dir = dir.path.string();
   const std::vector<std::string> straight = train(args);
 
   bool same = straight.size() == reference.size();
@@ -229,12 +235,11 @@ bool check(Args args) {
   std::printf("%zu step losses against the twin's (%zu): largest difference %.3g (tolerance %.0e): %s\n",
               straight.size(), reference.size(), worst, kLossTolerance, same ? "match" : "DIFFER");
 
-  args.resume = (dir / "epoch1.ckpt").string();
+  args.resume = (dir.path / "epoch1.ckpt").string();
   const std::vector<std::string> resumed = train(args);
-  std::filesystem::remove_all(dir);
-  const std::vector<std::string> later(straight.begin() + static_cast<std::ptrdiff_t>(straight.size() - resumed.size()),
-                                       straight.end());
-  const bool exact = !resumed.empty() && resumed.size() < straight.size() && resumed == later;
+  const auto later = static_cast<std::ptrdiff_t>(resumed.size());  // the straight run's last lines
+  const bool exact = !resumed.empty() && resumed.size() < straight.size() &&
+                     std::equal(resumed.begin(), resumed.end(), straight.end() - later);
   std::printf("resumed from epoch 1: %zu step losses %s\n", resumed.size(),
               exact ? "bit-identical to the straight run's" : "DIFFER from the straight run's");
   return same && exact;
