@@ -146,26 +146,37 @@ Tensor to_dtype(const Tensor& x, DType dtype) {
   return out;
 }
 
-void check_no_internal_overlap(const Tensor& out, const char* op) {
-  for (int64_t d = 0; d < out.dim(); ++d) {
-    TL_CHECK(out.strides()[d] != 0 || out.shape()[d] <= 1, op,
-             ": unsupported operation: more than one element of the written-to tensor refers to a single "
-             "memory location. Please clone() the tensor before performing the operation.");
-  }
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // no element, so none shares memory (an empty expand)
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.strides()[d] == 0 && t.shape()[d] > 1) return true;
+  return false;
 }
 
-void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op) {
-  if (out.is_same(in) || out.numel() == 0 || in.numel() == 0 || out.storage() != in.storage()) return;
-  // Like PyTorch, only dense operands are judged; anything else is too costly to decide.
+void check_no_internal_overlap(const Tensor& out, std::string_view op) {
+  TL_CHECK(!has_internal_overlap(out), op,
+           ": unsupported operation: more than one element of the written-to tensor refers to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool allow_full) {
+  const char* error = ": unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                      "to a single memory location. Please clone() the tensor before performing the operation.";
+  if (out.is_same(in)) {
+    TL_CHECK(allow_full, op, error);
+    return;
+  }
+  if (out.numel() == 0 || in.numel() == 0 || !out.storage() || out.storage() != in.storage()) return;
   if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(in)) return;
   const char* a = static_cast<const char*>(out.raw_data());
   const char* b = static_cast<const char*>(in.raw_data());
   const char* a_end = a + out.nbytes();
   const char* b_end = b + in.nbytes();
-  if (a == b && a_end == b_end && out.strides() == in.strides()) return;
-  TL_CHECK(!(a < b_end && b < a_end), op,
-           ": unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-           "single memory location. Please clone() the tensor before performing the operation.");
+  if (a == b && a_end == b_end && out.strides() == in.strides()) {
+    TL_CHECK(allow_full, op, error);
+    return;
+  }
+  TL_CHECK(!(a < b_end && b < a_end), op, error);
 }
 
 void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op) {
