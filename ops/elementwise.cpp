@@ -209,7 +209,9 @@ BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const st
     const Scalar& value = *number;
     r.other_dtype = wrapped_number_dtype(value);
     r.dtype = result_type(std::span<const Tensor>(&self, 1), std::span<const Scalar>(&value, 1));
-    r.other = scalar_to_tensor(value, r.dtype);
+    // PyTorch's wrapped number: a 0-dim double / int64 / bool tensor cast to the common dtype as a tensor
+    // is, unchecked (float32 + 1e40 is inf, int32 + 2^40 wraps), where Scalar::to would refuse the value.
+    r.other = to_dtype(scalar_to_tensor(value, r.other_dtype), r.dtype);
     r.other_is_scalar = true;
   }
   r.shape = broadcast_shapes(r.self.shape(), r.other.shape(), op);
