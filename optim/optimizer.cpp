@@ -16,8 +16,13 @@ namespace tl::optim {
 
 double option(const Hyperparameters& options, const std::string& key) {
   const auto it = options.find(key);
-  TL_INTERNAL_ASSERT(it != options.end(), "optimizer option ", key, " missing from a complete group");
+  TL_CHECK(it != options.end(), "a param group has no '", key, "' (it was erased from the group's options)");
   return it->second;
+}
+
+void check_group_option(const ParamGroup& group, size_t g, const std::string& key, std::string_view who) {
+  TL_CHECK(group.options.count(key), who, ": param_groups[", g, "] has no '", key,
+           "' (it was erased from the group's options)");
 }
 
 void Optimizer::add_first_groups(std::vector<ParamGroup> groups) {
@@ -111,12 +116,15 @@ void Optimizer::check_step() const {
            get_autocast_dtype(), "); close the scope after the forward pass and the loss, before backward() and step()");
   size_t index = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
+    Hyperparameters full;
     try {
-      complete(groups_[g].options);
+      full = complete(groups_[g].options);
     } catch (const Error& e) {
       if (groups_.size() == 1) throw;  // the one group needs no name
       throw Error(detail::str_cat(e.what(), " (parameter group ", g, ")"));
     }
+    // complete() fills a default back in; update() reads the group itself
+    for (const auto& entry : full) check_group_option(groups_[g], g, entry.first, std::string(kind()) + ".step");
     check_params(groups_[g].params, g);
     const std::vector<std::string> keys = state_keys(groups_[g].options);
     for (const Tensor& param : groups_[g].params) {
