@@ -48,6 +48,12 @@ Hyperparameters Optimizer::complete(const Hyperparameters& options) const {
   for (const std::string& key : required_)
     TL_CHECK(full.count(key), kind(), ": parameter group didn't specify a value of required optimization parameter ",
              key);
+  // The options PyTorch's optimizers take as bools are 0 or 1 here; 0.5 or NaN would read as true.
+  for (const char* key : {"amsgrad", "centered", "maximize", "nesterov"}) {
+    const auto it = full.find(key);
+    TL_CHECK(it == full.end() || it->second == 0 || it->second == 1, kind(), ": option '", key,
+             "' is a bool, 0 or 1 in a group's options, got ", it->second);
+  }
   check_options(full);
   return full;
 }
