@@ -166,7 +166,8 @@ void check_no_overlap(const Tensor& out, const Tensor& in, std::string_view op, 
     TL_CHECK(allow_full, op, error);
     return;
   }
-  if (out.numel() == 0 || in.numel() == 0 || !out.storage() || out.storage() != in.storage()) return;
+  // storages first: a traced proxy has none (and may not know its shape)
+  if (!out.storage() || out.storage() != in.storage() || out.numel() == 0 || in.numel() == 0) return;
   if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(in)) return;
   const char* a = static_cast<const char*>(out.raw_data());
   const char* b = static_cast<const char*>(in.raw_data());

@@ -85,7 +85,8 @@ void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& s
   const Schema& schema = schema_of(op);
   const std::string_view name = op_name(op);
   for (size_t w : spec.written) {
-    if (w >= inputs.size() || !inputs[w].defined()) continue;
+    // A traced proxy (no storage) is written by nothing yet: tracing records the op and checks nothing.
+    if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) continue;
     const Tensor& out = inputs[w];
     if (schema.has_tag(OpTag::ExpandedWriteWarns) && detail::has_internal_overlap(out)) {
       warn("Use of ", name, " on expanded tensors is deprecated. Please clone() the tensor before performing this "
