@@ -1,9 +1,9 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
-// reduction and scan ops, pads, upsampling, im2col and adaptive max pooling of #32) in GB/s next to
-// std::memcpy of the same bytes, sorting in GB/s of its input and results, a 1024^3 float32 matmul in
-// GFLOP/s, and the per-op overhead of the dispatch point (a 1-element a + b, the views split and unbind make,
-// ns per op). The benchmarks take turns run by run, so a change in machine load hits an op and its memcpy
-// partner alike.
+// reduction and scan ops, pads, upsampling, im2col and adaptive max pooling of #32, reads through an
+// accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input and
+// results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
+// (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
+// a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/bench_util.h"
@@ -118,6 +119,8 @@ int main(int argc, char** argv) try {
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
   const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
+  // einsum's attention scores: (batch, heads, queries, dim) x (batch, heads, keys, dim).
+  const tl::Tensor q = tl::rand({8, 8, 256, 64}), k = tl::rand({8, 8, 256, 64});
   const tl::Tensor image = a.view({64, 64, 64, 64}), image8 = image.slice(0, 0, 8);  // (N, C, H, W), 1/8 of it
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
@@ -145,6 +148,18 @@ int main(int argc, char** argv) try {
       {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},
       {"topk 8 (2^20, rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.topk(8).values.numel(); }},
       {"kthvalue 512 (rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.kthvalue(512).values.numel(); }},
+      {"unique (2^20, inverse and counts)", 16.0 * kSortN, "GB/s",
+       [&] { sink = sink + std::get<0>(tl::_unique2(rows, true, true, true)).numel(); }},
+      {"einsum bhqd,bhkd->bhqk", 2.0 * 8 * 8 * 256 * 256 * 64, "GFLOP/s",
+       [&] { sink = sink + tl::einsum("bhqd,bhkd->bhqk", {q, k}).numel(); }},
+      {"accessor<float, 2> reads (rows of 1024)", 1.0 * kBytes, "GB/s",
+       [&] {
+         const auto acc2 = big_rows.accessor<float, 2>();
+         double total = 0;
+         for (int64_t i = 0; i < acc2.size(0); ++i)
+           for (int64_t j = 0; j < acc2.size(1); ++j) total += acc2[i][j];
+         sink = sink + total;
+       }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
       {"floor", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.floor().numel(); }},

@@ -21,7 +21,7 @@ import tomllib
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
 TAGS = {"pointwise", "nondeterministic_seeded", "no_overlap", "expanded_write_warns"}
 FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast",
-          "kernel_returns", "derivative", "decomposition"}
+          "kernel_returns", "derivative", "decomposition", "dimless_args"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
@@ -111,6 +111,12 @@ def parse_declarations(path):
                      f"got {op.derivative!r}")
         if op.decomposition and op.derivative != "composite":
             sys.exit(f"{where}: a decomposition belongs to a composite derivative")
+        op.dimless_args = row.get("dimless_args", [])
+        dim_at = next((i for i, a in enumerate(op.args) if a.name == "dim" and a.base == "int[1]?"), None)
+        if op.dimless_args and (dim_at is None or [a.name for a in op.args[dim_at + 1:dim_at + 1 + len(op.dimless_args)]]
+                                != op.dimless_args or any(a.base != "bool" for a in op.args if a.name in op.dimless_args)):
+            sys.exit(f"{where}: dimless_args must name the bool arguments right after an `int[1]? dim`, "
+                     f"got {op.dimless_args}")
         op.kernel_returns = row.get("kernel_returns")
         if op.kernel_returns not in (None, "Tensor[]"):
             sys.exit(f"{where}: kernel_returns can only be \"Tensor[]\", got {op.kernel_returns!r}")
@@ -687,6 +693,20 @@ def overloads(op):
     return result
 
 
+def dimless_decls(op, variant):
+    """ATen's dim-less overload of a row with dimless_args (var(Tensor self, bool unbiased)): x.var(false)
+    is unbiased=false over every element, as LibTorch's. A template taking exactly bool, so that an int
+    stays a dim (x.var(0)) and a bool never converts to one; it calls the overload whose empty dim list
+    means every dim."""
+    names = op.dimless_args
+    template = "template <" + ", ".join(f"std::same_as<bool> B{i}" for i in range(len(names))) + ">"
+    params = ", ".join(f"B{i} {n}" for i, n in enumerate(names))
+    if variant == "function":
+        return [template, f"{returns_type(op)} {op.name}(const Tensor& self, {params}) {{ return {op.name}(self, Shape{{}}, "
+                f"{', '.join(names)}); }}"]
+    return [template, f"{returns_type(op)} {op.name}({params}) const {{ return {op.name}(Shape{{}}, {', '.join(names)}); }}"]
+
+
 def in_place(op):
     return op.args and op.args[0].write and op.returns == ["Tensor(a!)"]
 
@@ -706,6 +726,8 @@ def api_decls(ops, variant):
                 lines.append(f"Tensor& {op.name}({ov.param_decls(skip_self=True)});")
             else:
                 lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=True)}) const;")
+        if op.dimless_args:
+            lines += dimless_decls(op, variant)
     return lines
 
 

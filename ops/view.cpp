@@ -1,9 +1,11 @@
-// ops/view.cpp — view, reshape, flatten, permute, transpose, t, slice, select, expand, squeeze,
-// unsqueeze. Every result shares its input's storage; only reshape copies, when no view can express it.
+// ops/view.cpp — view, reshape, flatten, permute, transpose, t, slice, select, diagonal, expand, squeeze,
+// unsqueeze (and diagonal's backward). Every result shares its input's storage; only reshape copies, when
+// no view can express it.
 #include <algorithm>
 #include <optional>
 
 #include "core/op_args.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -182,6 +184,37 @@ Tensor select(const Tensor& x, const SelectArgs& args) {
   sizes.erase(dim);
   strides.erase(dim);
   return make_view(x, sizes, strides, x.storage_offset() + i * x.strides()[dim]);
+}
+
+// The elements (i, i + offset) of dims dim1 and dim2 (i - offset when offset < 0), as the last dim of a
+// view without those two dims (ATen's diagonal); an offset past the matrix gives a 0-size diagonal.
+Tensor diagonal(const Tensor& x, const DiagonalArgs& args) {
+  const int64_t d1 = wrap_dim(args.dim1, x.dim(), "diagonal"), d2 = wrap_dim(args.dim2, x.dim(), "diagonal");
+  TL_CHECK(d1 != d2, "diagonal: diagonal dimensions cannot be identical ", args.dim1, ", ", args.dim2);
+  const int64_t offset = args.offset, rows = x.shape()[d1], cols = x.shape()[d2];
+  const int64_t length = std::max<int64_t>(offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols), 0);
+  int64_t start = x.storage_offset();
+  if (length > 0) start += offset >= 0 ? offset * x.strides()[d2] : -offset * x.strides()[d1];
+  Shape sizes = x.shape();
+  Strides strides = x.strides();
+  const int64_t step = strides[d1] + strides[d2];
+  sizes.erase(std::max(d1, d2));
+  sizes.erase(std::min(d1, d2));
+  strides.erase(std::max(d1, d2));
+  strides.erase(std::min(d1, d2));
+  sizes.push_back(length);
+  strides.push_back(step);
+  return make_view(x, sizes, strides, start);
+}
+
+// Zeros of input_sizes with grad_output written on their diagonal.
+Tensor diagonal_backward(const Tensor& grad_output, const DiagonalBackwardArgs& args) {
+  Tensor grad_input = tl::zeros(args.input_sizes, grad_output.dtype());
+  Tensor diag = diagonal(grad_input, DiagonalArgs{.offset = args.offset, .dim1 = args.dim1, .dim2 = args.dim2});
+  TL_CHECK(diag.shape() == grad_output.shape(), "diagonal_backward: expected grad_output of size ", diag.shape(),
+           " (the diagonal of ", args.input_sizes, "), got ", grad_output.shape());
+  diag.copy_(grad_output);
+  return grad_input;
 }
 
 Tensor expand(const Tensor& x, const ExpandArgs& args) {

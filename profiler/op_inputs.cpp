@@ -47,7 +47,7 @@ Shape known_shape(const Tensor& t) {
 // argument list into PyTorch's: arguments PyTorch has after the row's, of types the schema language lacks
 // (MemoryFormat, Layout, Device), show as PyTorch shows their defaults (a value is a "Scalar", None is
 // ""); the dimless sum, mean, max and min are PyTorch's overloads without dim and keepdim; nonzero's
-// as_tuple is Python's, not an argument of aten::nonzero.
+// as_tuple is Python's, not an argument of aten::nonzero; einsum's row has no `path`.
 void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Shape>& shapes,
                           std::vector<std::string>& types) {
   const auto& args = schema_of(call.op).args;
@@ -84,6 +84,7 @@ void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Sh
       }
       break;
     case OpKind::Nonzero: drop("as_tuple"); break;
+    case OpKind::Einsum: missing = {""}; break;  // path (opt_einsum's contraction order), None
     default: break;
   }
   for (const char* type : missing) {

@@ -135,6 +135,8 @@ SAMPLES = {
     "squeeze": {"plain": lambda x, y: x.squeeze(0)},
     "unsqueeze": {"plain": lambda x, y: x.unsqueeze(1)},
     "narrow": {"plain": lambda x, y: x.narrow(2, 1, 2), "negative_start": lambda x, y: x.narrow(3, -3, 2)},
+    "diagonal": {"plain": lambda x, y: torch.diagonal(x, 0, 2, 3), "offset": lambda x, y: x.diagonal(-1, 3, 1)},
+    "diagonal_backward": {"plain": lambda x, y: aten.diagonal_backward(x.diagonal(1, 2, 3), x.shape, 1, 2, 3)},
     "chunk": {"plain": lambda x, y: torch.chunk(x, 2, 1), "uneven": lambda x, y: x.flatten().chunk(3)},
     "split": {"plain": lambda x, y: x.split(3, 3)},
     "split_with_sizes": {"plain": lambda x, y: torch.split(x, [1, 3], 3)},
@@ -239,6 +241,10 @@ SAMPLES = {
     "matmul": {"self": lambda x, y: x.view(8, 4) @ y.view(4, 8), "other": lambda x, y: y.view(8, 4) @ x.view(4, 8)},
     "mm": {"plain": lambda x, y: torch.mm(x.view(8, 4), y.view(4, 8))},
     "bmm": {"plain": lambda x, y: torch.bmm(x.view(2, 4, 4), y.view(2, 4, 4))},
+    "einsum": {"bmm": lambda x, y: torch.einsum("bhqd,bhkd->bhqk", x, y),
+               "implicit": lambda x, y: torch.einsum("bhij,bhjk", x, y),
+               "transpose": lambda x, y: torch.einsum("...ij->...ji", x),
+               "diagonal": lambda x, y: torch.einsum("bhii->bhi", x), "sum": lambda x, y: torch.einsum("bhij->hi", x)},
     "addmm": {"plain": lambda x, y: torch.addmm(y.flatten()[:8], x.view(8, 4), y.view(4, 8)),
               "self": lambda x, y: torch.addmm(x.flatten()[:8], y.view(8, 4), y.view(4, 8))},
     "baddbmm": {"plain": lambda x, y: torch.baddbmm(y.view(2, 4, 4), x.view(2, 4, 4), y.view(2, 4, 4), beta=0.5, alpha=2),
@@ -341,6 +347,57 @@ SAMPLES = {
                                    "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3),
                                    "bfloat16": lambda x, y: F.adaptive_avg_pool2d(bf(x), 1).to(torch.bfloat16)},
 }
+
+
+def unique_sorted(x):
+    """torch._unique2(x, True, True, True), with every NaN a value of its own (NaN != NaN), last and
+    counted once: PyTorch 1.13's CPU kernel, a hash set, gives NaN a count of 0 and an inverse of 0 (torch 2's
+    sort-based kernel gives this). Built from torch.sort, so it is PyTorch's own order; without NaN it
+    must equal torch._unique2, which is checked."""
+    flat = x.flatten()
+    values, order = torch.sort(flat, stable=True)
+    starts = torch.ones_like(values, dtype=torch.bool)
+    starts[1:] = values[1:] != values[:-1]
+    run = torch.cumsum(starts.long(), 0) - 1
+    inverse = torch.empty_like(run).scatter_(0, order, run).view(x.shape)
+    counts = torch.bincount(run, minlength=int(starts.sum()))
+    out = (flat[order[starts]], inverse, counts)
+    if not torch.isnan(x).any():
+        for a, b in zip(out, torch._unique2(x, True, True, True)):
+            assert torch.equal(a, b), (a, b)
+    return out
+
+
+def unique_dim_sorted(x, dim):
+    """torch.unique(x, True, True, True, dim) with rows ordered element by element, NaN above +inf and
+    never equal (PyTorch 1.13 compares rows with < and >, so a NaN row's place depends on its neighbours).
+    A stable sort in Python; without NaN it must equal torch.unique, which is checked."""
+    moved = x.movedim(dim, 0)
+    rows = moved.reshape(moved.shape[0], -1).tolist()
+    order = sorted(range(len(rows)), key=lambda r: [(v != v, 0.0 if v != v else v) for v in rows[r]])
+    firsts, inverse, counts = [], [0] * len(rows), []
+    for k, r in enumerate(order):
+        if k == 0 or rows[order[k - 1]] != rows[r] or any(v != v for v in rows[r]):
+            firsts.append(r)
+            counts.append(0)
+        inverse[r] = len(firsts) - 1
+        counts[-1] += 1
+    out = (moved[firsts].movedim(0, dim), torch.tensor(inverse), torch.tensor(counts))
+    if not torch.isnan(x).any():
+        for a, b in zip(out, torch.unique(x, True, True, True, dim)):
+            assert torch.equal(a, b), (a, b)
+    return out
+
+
+SAMPLES.update({
+    "_unique2": {"sorted": lambda x, y: unique_sorted(x),
+                 "values": lambda x, y: (unique_sorted(x)[0], torch.empty(0, dtype=torch.long),
+                                         torch.empty(0, dtype=torch.long))},
+    "unique_dim": {"dim": lambda x, y: unique_dim_sorted(x, 2),
+                   "bool": lambda x, y: torch.unique(x > 0, True, True, True, 3)},
+    "unique_consecutive": {"plain": lambda x, y: torch.unique_consecutive(x > 0, True, True),
+                           "dim": lambda x, y: torch.unique_consecutive(x > 0, True, True, 3)},
+})
 # softmax and losses (tests/ops/op_db_loss.cpp): x as logits or log-probabilities
 T8 = torch.tensor([0, 3, -100, 1, 2, 3, 0, 1])
 T_ND = torch.tensor([0, 1, 1, 0, -100, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0, 0]).view(1, 4, 4)

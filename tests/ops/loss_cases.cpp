@@ -46,11 +46,12 @@ const std::vector<OpCase>& op_cases(const std::string& file) {
   const Json data = Json::parse(in);
   std::vector<OpCase> out;
   for (const Json& j : data["cases"]) {
-    OpCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, j.value("ties", false), {}, {}};
+    OpCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, j.value("ties", false), {}, {}, {}};
     for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
     for (const auto& item : j["args"].items()) {
       const Json& v = item.value();
       if (item.key() == "dtype") c.dtype = v.get<std::string>();
+      else if (v.is_object()) c.strings[item.key()] = v.at("str").get<std::string>();
       else if (v.is_string()) c.numbers[item.key()] = std::strtod(v.get<std::string>().c_str(), nullptr);
       else if (v.is_array()) c.lists[item.key()] = v.get<std::vector<int64_t>>();
       else if (v.is_boolean()) c.numbers[item.key()] = v.get<bool>() ? 1 : 0;

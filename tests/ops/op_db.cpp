@@ -233,6 +233,15 @@ Samples opinfo_narrow() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(narrow(x, 2, 1, 2)); }}.generic(),
           Sample{"negative_start", [](const Tensor& x, const Tensor&) { return list(x.narrow(3, -3, 2)); }}.generic()};
 }
+Samples opinfo_diagonal() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(diagonal(x, 0, 2, 3)); }}.generic(),
+          Sample{"offset", [](const Tensor& x, const Tensor&) { return list(x.diagonal(-1, 3, 1)); }}.generic()};
+}
+Samples opinfo_diagonal_backward() {
+  return one_generic([](const Tensor& x, const Tensor&) {
+    return list(diagonal_backward(x.diagonal(1, 2, 3), x.shape(), 1, 2, 3));
+  });
+}
 // The list ops: their pieces, in order.
 Samples opinfo_chunk() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return chunk(x, 2, 1); }}.generic(),
@@ -567,6 +576,17 @@ Samples opinfo_matmul() {
 Samples opinfo_mm() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mm(x.view({8, 4}), y.view({4, 8}))); }}
               .sums().no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_einsum() {
+  return {Sample{"bmm", [](const Tensor& x, const Tensor& y) { return list(einsum("bhqd,bhkd->bhqk", {x, y})); }}
+              .sums()
+              .generic(),
+          Sample{"implicit", [](const Tensor& x, const Tensor& y) { return list(einsum("bhij,bhjk", {x, y})); }}
+              .sums()
+              .generic(),
+          Sample{"transpose", [](const Tensor& x, const Tensor&) { return list(einsum("...ij->...ji", {x})); }}.generic(),
+          Sample{"diagonal", [](const Tensor& x, const Tensor&) { return list(einsum("bhii->bhi", {x})); }}.generic(),
+          Sample{"sum", [](const Tensor& x, const Tensor&) { return list(einsum("bhij->hi", {x})); }}.sums().generic()};
 }
 Samples opinfo_bmm() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(bmm(x.view({2, 4, 4}), y.view({2, 4, 4}))); }}

@@ -194,6 +194,7 @@ std::vector<size_t> pytorch_arguments(OpKind op) {
     case OpKind::Sum: case OpKind::Mean: return {2, 4};  // the dimless overload, and the dim one inside it
     case OpKind::Max: case OpKind::Min: return {1, 3};
     case OpKind::Nonzero: return {1};  // as_tuple is Python's
+    case OpKind::Einsum: return {3};  // + path
     default: return {};
   }
 }
