@@ -1,6 +1,6 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
-// reduction and scan ops of #32) in GB/s next to std::memcpy of the same bytes, sorting in GB/s of its input
-// and results, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a
+// reduction, scan and normalisation ops of #32) in GB/s next to std::memcpy of the same bytes, sorting in GB/s of
+// its input and results, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a
 // 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so a
 // change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
@@ -116,7 +116,10 @@ int main(int argc, char** argv) try {
   // Sorting works on 2^20 elements in rows of 1024 (16x less than the memory-bound operands).
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
-  const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
+  const tl::Tensor flags = a > 2.0;
+  const tl::Tensor row_weight = tl::rand({kRow}), row_bias = tl::rand({kRow});
+  const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
+  const tl::Tensor row_mean = std::get<1>(row_stats), row_rstd = std::get<2>(row_stats);  // all false: any() reads every element
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -138,6 +141,14 @@ int main(int argc, char** argv) try {
       {"vector_norm inf (rows)", 1.0 * kBytes, "GB/s",
        [&] { sink = sink + tl::linalg_vector_norm(big_rows, INFINITY, 1).numel(); }},
       {"any (all elements, bool)", 0.25 * kBytes, "GB/s", [&] { sink = sink + flags.any().item<bool>(); }},
+      {"layer_norm (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::layer_norm(big_rows, {kRow}, row_weight, row_bias).numel(); }},
+      {"layer_norm backward (rows)", 5.0 * kBytes, "GB/s",
+       [&] {
+         const auto [gx, gw, gb] = tl::native_layer_norm_backward(big_rows, big_rows, {kRow}, row_mean, row_rstd,
+                                                                  row_weight, row_bias, {true, true, true});
+         sink = sink + gx.numel() + gw.numel() + gb.numel();
+       }},
       {"cumsum (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumsum(1).numel(); }},
       {"cumprod (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumprod(1).numel(); }},
       {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},

@@ -21,6 +21,11 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return tl::layer_norm(input, normalized_shape, weight, bias, eps);
+}
+
 Tensor relu(const Tensor& input, bool inplace) {
   if (!inplace) return tl::relu(input);
   Tensor out = input;

@@ -46,6 +46,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
                   double eps = 1e-5);
+/// input (*, normalized_shape); weight, bias: normalized_shape or undefined. Each sample normalised over its
+/// last normalized_shape.size() dims by their mean and biased variance.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 /// With inplace the input is overwritten and returned (same tensor).
 Tensor relu(const Tensor& input, bool inplace = false);
 /// x * relu6(x + 3) / 6 (F.hardswish without its inplace form).

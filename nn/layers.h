@@ -9,4 +9,5 @@
 #include "nn/flatten.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
+#include "nn/normalization.h"
 #include "nn/pooling.h"

@@ -75,6 +75,12 @@ def bn_backward(grad, x, train):
                                                      1e-5, [True, True, True])
 
 
+def ln_backward(grad, x):
+    w, b = Y[0, 0, 0], Y[0, 1, 0]
+    _, mean, rstd = torch.native_layer_norm(x, [4], w, b, 1e-5)
+    return torch.ops.aten.native_layer_norm_backward(grad, x, [4], mean, rstd, w, b, [True, True, True])
+
+
 def max_pool_backward(grad, x):
     _, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
     return torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [2, 2], [1, 1], [1, 1], False, indices)
@@ -245,6 +251,14 @@ SAMPLES = {
                "weight": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
     "batch_norm": {"eval": lambda x, y: F.batch_norm(x, BN[2], BN[3], BN[0], BN[1], False, 0.1, 1e-5),
                    "train": lambda x, y: bn_train(x)},
+    "layer_norm": {"last": lambda x, y: F.layer_norm(x, (4,), y[0, 0, 0], y[0, 1, 0]),
+                   "plane": lambda x, y: F.layer_norm(x, (4, 4))},
+    "native_layer_norm": {"last": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[:1],
+                          "stats": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[1:],
+                          "plane": lambda x, y: torch.native_layer_norm(x, [2, 4, 4], y[0], None, 1e-5)[:1],
+                          "bfloat16": lambda x, y: torch.native_layer_norm(
+                              x.to(torch.bfloat16), [4], y[0, 0, 0].to(torch.bfloat16), y[0, 1, 0].to(torch.bfloat16),
+                              1e-5)},
     "max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                    "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2),
                    "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),
@@ -260,6 +274,8 @@ SAMPLES = {
     "native_batch_norm_backward": {"train": lambda x, y: bn_backward(y, x, True),
                                    "eval": lambda x, y: bn_backward(y, x, False),
                                    "train_grad_out": lambda x, y: bn_backward(x, y, True)},
+    "native_layer_norm_backward": {"input": lambda x, y: ln_backward(y, x),
+                                   "grad_out": lambda x, y: ln_backward(x, y)},
     "max_pool2d_with_indices": {"k2": lambda x, y: F.max_pool2d(x, 2, return_indices=True),
                                 "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1, return_indices=True),
                                 "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2, return_indices=True),

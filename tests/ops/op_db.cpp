@@ -608,6 +608,39 @@ Samples opinfo_batch_norm() {
           }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
                              "updated again by every run")};
 }
+// layer_norm over x's last dim (weight and bias rows of y) or its last two / three dims.
+namespace {
+Tensor ln_weight(const Tensor& y) { return y.select(0, 0).select(0, 0).select(0, 0); }
+Tensor ln_bias(const Tensor& y) { return y.select(0, 0).select(0, 1).select(0, 0); }
+TensorList triple(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+}  // namespace
+Samples opinfo_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(layer_norm(x, {4}, ln_weight(y), ln_bias(y)));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor&) { return list(layer_norm(x, {4, 4})); }}.sums()};
+}
+// mean and rstd come back detached: PyTorch marks them not differentiable (derivatives.yaml's
+// output_differentiability), which the rows cannot say yet, so the gradient check must not weigh them.
+namespace {
+TensorList stats(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<1>(t).detach(), std::get<2>(t).detach()}; }
+}  // namespace
+Samples opinfo_native_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5)));
+          }}.sums().generic(),
+          Sample{"stats", [](const Tensor& x, const Tensor& y) {
+            return stats(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {2, 4, 4}, y.select(0, 0), Tensor(), 1e-5)));
+          }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            const Tensor yb = y.to(DType::BFloat16);
+            return triple(native_layer_norm(x.to(DType::BFloat16), {4}, ln_weight(yb), ln_bias(yb), 1e-5));
+          }}.sums(kBf16Sums)};
+}
+
 Samples opinfo_max_pool2d() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {2, 2})); }}.generic(),
           Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }},
@@ -658,6 +691,15 @@ Samples opinfo_native_batch_norm_backward() {
   return {Sample{"train", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, true); }}.sums(),
           Sample{"eval", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, false); }}.sums(),
           Sample{"train_grad_out", [](const Tensor& x, const Tensor& y) { return bn_backward(x, y, true); }}.sums()};
+}
+Samples opinfo_native_layer_norm_backward() {
+  // grad_out, input over input's last dim, with the saved statistics of input's forward.
+  static const auto ln_backward = [](const Tensor& grad, const Tensor& input, const Tensor& y) {
+    const auto [out, mean, rstd] = native_layer_norm(input, {4}, ln_weight(y), ln_bias(y), 1e-5);
+    return triple(native_layer_norm_backward(grad, input, {4}, mean, rstd, ln_weight(y), ln_bias(y), {true, true, true}));
+  };
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return ln_backward(y, x, y); }}.sums(),
+          Sample{"grad_out", [](const Tensor& x, const Tensor& y) { return ln_backward(x, y, y); }}.sums()};
 }
 Samples opinfo_max_pool2d_with_indices() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return pair_list(max_pool2d_with_indices(x, {2, 2})); }}.generic(),
