@@ -118,6 +118,7 @@ int main(int argc, char** argv) try {
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
   const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
   const tl::Tensor row_weight = tl::rand({kRow}), row_bias = tl::rand({kRow});
+  const tl::Tensor planes = a.view({-1, 32, 32, 32}), plane_weight = tl::rand({32});
   const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
   const tl::Tensor row_mean = std::get<1>(row_stats), row_rstd = std::get<2>(row_stats);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
@@ -149,6 +150,12 @@ int main(int argc, char** argv) try {
                                                                   row_weight, row_bias, {true, true, true});
          sink = sink + gx.numel() + gw.numel() + gb.numel();
        }},
+      {"group_norm (32 channels, 8 groups)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::group_norm(planes, 8, plane_weight, plane_weight).numel(); }},
+      {"embedding (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding(matrix, row_index).numel(); }},
+      {"embedding backward (rows)", 3.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding_dense_backward(source, row_index, matrix_rows, -1, false).numel(); }},
       {"cumsum (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumsum(1).numel(); }},
       {"cumprod (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumprod(1).numel(); }},
       {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},

@@ -1,5 +1,6 @@
-// nn/normalization.h — LayerNorm, torch.nn.LayerNorm (torch/nn/modules/normalization.py): each sample
-// normalised over its last dims by its own statistics; no running state, so train() and eval() agree.
+// nn/normalization.h — LayerNorm and GroupNorm (torch/nn/modules/normalization.py): each sample normalised over
+// its last dims, or over groups of its channels, by its own statistics; no running state, so train() and eval()
+// agree.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,37 @@ class LayerNorm : public Module {
 
  private:
   LayerNormOptions options_;
+};
+
+/// nn.GroupNorm's arguments, with its defaults.
+struct GroupNormOptions {
+  int64_t num_groups = 1;
+  int64_t num_channels = 0;
+  double eps = 1e-5;
+  bool affine = true;
+};
+
+/// Parameters "weight" (ones) and "bias" (zeros), both (num_channels), None unless affine. Input (N, C, *) with
+/// C = num_channels, output alike. Throws tl::Error at construction unless num_groups divides num_channels.
+class GroupNorm : public Module {
+ public:
+  explicit GroupNorm(const GroupNormOptions& options);
+  /// nn.GroupNorm(num_groups, num_channels).
+  GroupNorm(int64_t num_groups, int64_t num_channels)
+      : GroupNorm(GroupNormOptions{.num_groups = num_groups, .num_channels = num_channels}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "GroupNorm"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<GroupNorm>(); }
+
+  const GroupNormOptions& options() const { return options_; }
+  /// weight = 1, bias = 0.
+  void reset_parameters();
+
+ private:
+  GroupNormOptions options_;
 };
 
 }  // namespace tl::nn

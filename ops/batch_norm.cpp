@@ -3,6 +3,7 @@
 // unbiased variance). Output is contiguous. Also its backward, native_batch_norm_backward. Plain
 // parallel kernels over contiguous (N, C, S) data: oneDNN 2.6 offers only its reference-grade
 // ncsp_bnorm for NCHW, measured ~10x slower here (forward; its backward is the same implementation).
+// instance_norm is ATen's composite over batch_norm: the (N, C) instances as the channels of one sample.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "core/parallel.h"
 #include "ops/norm_moments.h"
 #include "ops/onednn/memory.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -284,6 +286,27 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     update_running(in.running_var, unbiased, args.momentum);
   }
   return out;
+}
+
+// input (N, C, *); weight, bias, running_mean, running_var: C elements or None. As ATen's: batch_norm of input
+// viewed as (1, N * C, *) with the per-channel tensors repeated N times; the running statistics then take the mean
+// of their N updated copies.
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, const InstanceNormArgs& args) {
+  TL_CHECK(args.use_input_stats || (running_mean.defined() && running_var.defined()),
+           "instance_norm: expected running_mean and running_var to be defined when use_input_stats is false");
+  TL_CHECK(input.dim() >= 2, "instance_norm: expected at least 2-D input (N, C, ...), got ", input.shape());
+  const int64_t b = input.size(0), c = input.size(1);
+  Shape shape = input.shape();
+  shape[0] = 1;
+  shape[1] = b * c;
+  const auto repeated = [b](const Tensor& t) { return t.defined() ? t.repeat({b}) : t; };
+  const Tensor running_mean_ = repeated(running_mean), running_var_ = repeated(running_var);
+  const Tensor out = tl::batch_norm(input.contiguous().view(shape), repeated(weight), repeated(bias), running_mean_,
+                                    running_var_, args.use_input_stats, args.momentum, args.eps, args.cudnn_enabled);
+  for (auto [running, copies] : {std::pair{running_mean, running_mean_}, std::pair{running_var, running_var_}})
+    if (running.defined()) running.copy_(copies.view({b, c}).mean(0));
+  return out.view(input.shape());
 }
 
 }  // namespace tl::kernels
