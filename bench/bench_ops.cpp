@@ -1,7 +1,7 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
-// reduction and scan ops, pads, upsampling, im2col and adaptive max pooling of #32, reads through an
-// accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input and
-// results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
+// reduction, scan and normalisation ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
+// through an accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input
+// and results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
 // (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
 // a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
@@ -122,6 +122,10 @@ int main(int argc, char** argv) try {
   // einsum's attention scores: (batch, heads, queries, dim) x (batch, heads, keys, dim).
   const tl::Tensor q = tl::rand({8, 8, 256, 64}), k = tl::rand({8, 8, 256, 64});
   const tl::Tensor image = a.view({64, 64, 64, 64}), image8 = image.slice(0, 0, 8);  // (N, C, H, W), 1/8 of it
+  const tl::Tensor row_weight = tl::rand({kRow}), row_bias = tl::rand({kRow});
+  const tl::Tensor planes = a.view({-1, 32, 32, 32}), plane_weight = tl::rand({32});
+  const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
+  const tl::Tensor row_mean = std::get<1>(row_stats), row_rstd = std::get<2>(row_stats);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -143,6 +147,20 @@ int main(int argc, char** argv) try {
       {"vector_norm inf (rows)", 1.0 * kBytes, "GB/s",
        [&] { sink = sink + tl::linalg_vector_norm(big_rows, INFINITY, 1).numel(); }},
       {"any (all elements, bool)", 0.25 * kBytes, "GB/s", [&] { sink = sink + flags.any().item<bool>(); }},
+      {"layer_norm (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::layer_norm(big_rows, {kRow}, row_weight, row_bias).numel(); }},
+      {"layer_norm backward (rows)", 5.0 * kBytes, "GB/s",
+       [&] {
+         const auto [gx, gw, gb] = tl::native_layer_norm_backward(big_rows, big_rows, {kRow}, row_mean, row_rstd,
+                                                                  row_weight, row_bias, {true, true, true});
+         sink = sink + gx.numel() + gw.numel() + gb.numel();
+       }},
+      {"group_norm (32 channels, 8 groups)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::group_norm(planes, 8, plane_weight, plane_weight).numel(); }},
+      {"embedding (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding(matrix, row_index).numel(); }},
+      {"embedding backward (rows)", 3.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding_dense_backward(source, row_index, matrix_rows, -1, false).numel(); }},
       {"cumsum (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumsum(1).numel(); }},
       {"cumprod (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumprod(1).numel(); }},
       {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},

@@ -25,6 +25,38 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return tl::layer_norm(input, normalized_shape, weight, bias, eps);
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  TL_CHECK(input.is_proxy() || input.dim() >= 2,
+           "group_norm: expected at least 2 dimensions for input tensor but received ", input.dim());
+  return tl::group_norm(input, num_groups, weight, bias, eps);
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                     const Tensor& bias, bool use_input_stats, double momentum, double eps) {
+  return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, true);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 bool scale_grad_by_freq) {
+  int64_t padding = -1;
+  if (padding_idx) {
+    const int64_t n = weight.size(0);
+    TL_CHECK(*padding_idx < n && *padding_idx >= -n, "embedding: padding_idx must be within num_embeddings (",
+             n, "), got ", *padding_idx);
+    padding = *padding_idx < 0 ? *padding_idx + n : *padding_idx;
+  }
+  return tl::embedding(weight, input, padding, scale_grad_by_freq);
+}
+
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  return tl::bilinear(input1, input2, weight, bias);
+}
+
 Tensor relu(const Tensor& input, bool inplace) {
   if (!inplace) return tl::relu(input);
   Tensor out = input;
@@ -155,6 +187,14 @@ Tensor unfold(const Tensor& input, IntPair kernel_size, IntPair dilation, IntPai
 Tensor fold(const Tensor& input, IntPair output_size, IntPair kernel_size, IntPair dilation, IntPair padding,
             IntPair stride) {
   return tl::col2im(input, output_size.shape(), kernel_size.shape(), dilation.shape(), padding.shape(), stride.shape());
+}
+
+Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
+  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout2d: dropout probability has to be between 0 and 1, but got ", p);
+  if (!inplace) return tl::feature_dropout(input, p, training);
+  Tensor out = input;
+  if (training) out.copy_(tl::feature_dropout(input, p, training));
+  return out;
 }
 
 int64_t reduction_enum(const std::string& reduction, const char* who) {

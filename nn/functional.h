@@ -48,6 +48,25 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
                   double eps = 1e-5);
+/// input (*, normalized_shape); weight, bias: normalized_shape or undefined. Each sample normalised over its
+/// last normalized_shape.size() dims by their mean and biased variance.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+/// input (N, C, *); weight, bias: C elements or undefined. Each sample's channels split into num_groups groups,
+/// each normalised by its own mean and biased variance, then scaled and shifted per channel.
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+/// input (N, C, *); every (sample, channel) normalised alone when use_input_stats (updating the running
+/// statistics given by the mean over the samples), by the running statistics otherwise.
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean = {}, const Tensor& running_var = {},
+                     const Tensor& weight = {}, const Tensor& bias = {}, bool use_input_stats = true,
+                     double momentum = 0.1, double eps = 1e-5);
+/// input (*) int64 / int32 indices into weight (num_embeddings, embedding_dim) -> (*, embedding_dim). A
+/// padding_idx (negative counts from the end) gets no gradient. F.embedding without max_norm and sparse.
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt,
+                 bool scale_grad_by_freq = false);
+/// input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) or undefined -> (*, out).
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 /// With inplace the input is overwritten and returned (same tensor).
 Tensor relu(const Tensor& input, bool inplace = false);
 /// x * relu6(x + 3) / 6 (F.hardswish without its inplace form).
@@ -67,6 +86,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
 /// Throws tl::Error unless 0 <= p <= 1. Identity when not training. With inplace the result is
 /// written into `input`.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
+/// Zeroes whole channels of input (N, C, *): one draw per (sample, channel). Checks p as dropout does.
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 
 // ---- padding, resizing and sliding blocks ----
 /// F.pad: `pad` holds (before, after) pairs from the last dim backwards. mode "constant" pads any dims

@@ -95,6 +95,25 @@ Tensor view(const Tensor& x, const ViewArgs& args) {
 
 Tensor reshape(const Tensor& x, const ReshapeArgs& args) { return reshape_impl(x, args.shape, "reshape"); }
 
+// As ATen's unflatten: dim split into `sizes` (one may be -1), a view of x.
+Tensor unflatten(const Tensor& x, const UnflattenArgs& args) {
+  const int64_t dim = wrap_dim(args.dim, x.dim(), "unflatten");
+  TL_CHECK(!args.sizes.empty(), "unflatten: sizes must be non-empty");
+  if (std::find(args.sizes.begin(), args.sizes.end(), -1) == args.sizes.end()) {
+    int64_t product = 1;
+    for (int64_t s : args.sizes) product *= s;
+    TL_CHECK(product == x.size(dim), "unflatten: Provided sizes ", args.sizes, " don't multiply up to the size of dim ",
+             dim, " (", x.size(dim), ") in the input tensor");
+  }
+  const Shape sizes = infer_size(args.sizes, x.size(dim), "unflatten");
+  Shape shape;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d != dim) shape.push_back(x.size(d));
+    else for (int64_t s : sizes) shape.push_back(s);
+  }
+  return x.view(shape);
+}
+
 Tensor flatten(const Tensor& x, const FlattenArgs& args) {
   if (x.dim() == 0) return reshape_impl(x, {1}, "flatten");
   const int64_t start = wrap_dim(args.start_dim, x.dim(), "flatten");

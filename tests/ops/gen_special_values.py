@@ -75,6 +75,30 @@ def bn_backward(grad, x, train):
                                                      1e-5, [True, True, True])
 
 
+def ln_backward(grad, x):
+    w, b = Y[0, 0, 0], Y[0, 1, 0]
+    _, mean, rstd = torch.native_layer_norm(x, [4], w, b, 1e-5)
+    return torch.ops.aten.native_layer_norm_backward(grad, x, [4], mean, rstd, w, b, [True, True, True])
+
+
+def gn(x, y):
+    return torch.native_group_norm(x, y[0, :, 0, 0].contiguous(), y[0, :, 1, 1].contiguous(), 1, 2, 16, 1, 1e-5)
+
+
+def gn_backward(grad, x):
+    # contiguous: PyTorch's native_group_norm reads a strided weight as if it were contiguous (F.group_norm
+    # makes it so first)
+    w, b = Y[0, :, 0, 0].contiguous(), Y[0, :, 1, 1].contiguous()
+    _, mean, rstd = torch.native_group_norm(x, w, b, 1, 2, 16, 1, 1e-5)
+    return torch.ops.aten.native_group_norm_backward(grad, x, mean, rstd, w, 1, 2, 16, 1, [True, True, True])
+
+
+def instance_norm_running(x):
+    rm, rv = BN[2].clone(), BN[3].clone()
+    out = F.instance_norm(x, rm, rv, None, None, True, 0.1, 1e-5)
+    return out, rm, rv
+
+
 def max_pool_backward(grad, x):
     _, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
     return torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [2, 2], [1, 1], [1, 1], False, indices)
@@ -255,6 +279,28 @@ SAMPLES = {
                "weight": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
     "batch_norm": {"eval": lambda x, y: F.batch_norm(x, BN[2], BN[3], BN[0], BN[1], False, 0.1, 1e-5),
                    "train": lambda x, y: bn_train(x)},
+    "layer_norm": {"last": lambda x, y: F.layer_norm(x, (4,), y[0, 0, 0], y[0, 1, 0]),
+                   "plane": lambda x, y: F.layer_norm(x, (4, 4))},
+    "native_layer_norm": {"last": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[:1],
+                          "stats": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[1:],
+                          "plane": lambda x, y: torch.native_layer_norm(x, [2, 4, 4], y[0], None, 1e-5)[:1],
+                          "bfloat16": lambda x, y: torch.native_layer_norm(
+                              x.to(torch.bfloat16), [4], y[0, 0, 0].to(torch.bfloat16), y[0, 1, 0].to(torch.bfloat16),
+                              1e-5)},
+    "group_norm": {"groups2": lambda x, y: F.group_norm(x, 2, y[0, :, 0, 0], y[0, :, 1, 1]),
+                   "groups1": lambda x, y: F.group_norm(x, 1)},
+    "native_group_norm": {"affine": lambda x, y: gn(x, y)[:1], "stats": lambda x, y: gn(x, y)[1:],
+                          "bfloat16": lambda x, y: torch.native_group_norm(
+                              x.to(torch.bfloat16), y[0, :, 0, 0].to(torch.bfloat16).contiguous(),
+                              y[0, :, 1, 1].to(torch.bfloat16).contiguous(), 1, 2, 16, 2, 1e-5)},
+    "instance_norm": {"plain": lambda x, y: F.instance_norm(x, None, None, y[0, :, 0, 0], y[0, :, 1, 1], True, 0.1,
+                                                            1e-5),
+                      "running": lambda x, y: instance_norm_running(x)},
+    "embedding": {"plain": lambda x, y: F.embedding(ROW_INDEX, x.reshape(8, 4)),
+                  "padding": lambda x, y: F.embedding(REPEATED_INDEX, x.reshape(8, 4), padding_idx=2)},
+    "bilinear": {"plain": lambda x, y: F.bilinear(x.reshape(8, 4), y.reshape(8, 4), y.reshape(2, 4, 4), y.flatten()[:2])},
+    "feature_dropout": {"eval": lambda x, y: torch.feature_dropout(x, 0.5, False)},
+    "unflatten": {"plain": lambda x, y: x.unflatten(3, (2, 2)), "inferred": lambda x, y: x.unflatten(-1, (-1, 1))},
     "max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                    "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2),
                    "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),
@@ -270,6 +316,14 @@ SAMPLES = {
     "native_batch_norm_backward": {"train": lambda x, y: bn_backward(y, x, True),
                                    "eval": lambda x, y: bn_backward(y, x, False),
                                    "train_grad_out": lambda x, y: bn_backward(x, y, True)},
+    "native_layer_norm_backward": {"input": lambda x, y: ln_backward(y, x),
+                                   "grad_out": lambda x, y: ln_backward(x, y)},
+    "native_group_norm_backward": {"input": lambda x, y: gn_backward(y, x),
+                                   "grad_out": lambda x, y: gn_backward(x, y)},
+    "embedding_dense_backward": {
+        "plain": lambda x, y: torch.ops.aten.embedding_dense_backward(x.reshape(1, 2, 4, 2, 2), ROW_INDEX, 4, -1, False),
+        "padding_scaled": lambda x, y: torch.ops.aten.embedding_dense_backward(x.reshape(1, 2, 4, 2, 2),
+                                                                               REPEATED_INDEX, 4, 1, True)},
     "max_pool2d_with_indices": {"k2": lambda x, y: F.max_pool2d(x, 2, return_indices=True),
                                 "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1, return_indices=True),
                                 "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2, return_indices=True),

@@ -628,6 +628,95 @@ Samples opinfo_batch_norm() {
           }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
                              "updated again by every run")};
 }
+// layer_norm over x's last dim (weight and bias rows of y) or its last two / three dims.
+namespace {
+Tensor ln_weight(const Tensor& y) { return y.select(0, 0).select(0, 0).select(0, 0); }
+Tensor ln_bias(const Tensor& y) { return y.select(0, 0).select(0, 1).select(0, 0); }
+TensorList triple(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+}  // namespace
+Samples opinfo_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(layer_norm(x, {4}, ln_weight(y), ln_bias(y)));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor&) { return list(layer_norm(x, {4, 4})); }}.sums()};
+}
+// mean and rstd come back detached: PyTorch marks them not differentiable (derivatives.yaml's
+// output_differentiability), which the rows cannot say yet, so the gradient check must not weigh them.
+namespace {
+TensorList stats(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<1>(t).detach(), std::get<2>(t).detach()}; }
+}  // namespace
+Samples opinfo_native_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5)));
+          }}.sums().generic(),
+          Sample{"stats", [](const Tensor& x, const Tensor& y) {
+            return stats(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {2, 4, 4}, y.select(0, 0), Tensor(), 1e-5)));
+          }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            const Tensor yb = y.to(DType::BFloat16);
+            return triple(native_layer_norm(x.to(DType::BFloat16), {4}, ln_weight(yb), ln_bias(yb), 1e-5));
+          }}.sums(kBf16Sums)};
+}
+
+// group / instance norm with per-channel weight and bias picked from y (2 channels).
+namespace {
+Tensor channel_weight(const Tensor& y) { return y.select(0, 0).select(1, 0).select(1, 0); }
+Tensor channel_bias(const Tensor& y) { return y.select(0, 0).select(1, 1).select(1, 1); }
+}  // namespace
+Samples opinfo_group_norm() {
+  return {Sample{"groups2", [](const Tensor& x, const Tensor& y) {
+            return list(group_norm(x, 2, channel_weight(y), channel_bias(y)));
+          }}.sums().generic(),
+          Sample{"groups1", [](const Tensor& x, const Tensor&) { return list(group_norm(x, 1)); }}.sums().generic()};
+}
+Samples opinfo_native_group_norm() {
+  return {Sample{"affine", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_group_norm(x, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5)));
+          }}.sums(),
+          Sample{"stats", [](const Tensor& x, const Tensor& y) {
+            return stats(native_group_norm(x, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5));
+          }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            const Tensor yb = y.to(DType::BFloat16);
+            return triple(native_group_norm(x.to(DType::BFloat16), channel_weight(yb), channel_bias(yb), 1, 2, 16, 2,
+                                            1e-5));
+          }}.sums(kBf16Sums)};
+}
+Samples opinfo_instance_norm() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(instance_norm(x, channel_weight(y), channel_bias(y), Tensor(), Tensor(), true, 0.1, 1e-5, true));
+          }}.sums().generic(),
+          Sample{"running", [](const Tensor& x, const Tensor&) {
+            const DType t = x.dtype();
+            const Tensor rm = bn(2).to(t), rv = bn(3).to(t);
+            const Tensor out = instance_norm(x, Tensor(), Tensor(), rm, rv, true, 0.1, 1e-5, true);
+            return TensorList{out, rm, rv};
+          }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
+                             "updated again by every run")};
+}
+Samples opinfo_embedding() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(embedding(x.reshape({8, 4}), row_index())); }},
+          // detached: the padding row's zero gradient is by design, which finite differences would contradict
+          Sample{"padding", [](const Tensor& x, const Tensor&) {
+            return list(embedding(x.detach().reshape({8, 4}), repeated_index(), 2));
+          }}};
+}
+Samples opinfo_bilinear() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(bilinear(x.reshape({8, 4}), y.reshape({8, 4}), y.reshape({2, 4, 4}), y.flatten().slice(0, 0, 2)));
+          }}.sums()};
+}
+Samples opinfo_feature_dropout() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) { return list(feature_dropout(x, 0.5, false)); }}.generic()};
+}
+Samples opinfo_unflatten() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.unflatten(3, {2, 2})); }}.generic(),
+          Sample{"inferred", [](const Tensor& x, const Tensor&) { return list(unflatten(x, -1, {-1, 1})); }}.generic()};
+}
+
 Samples opinfo_max_pool2d() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {2, 2})); }}.generic(),
           Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }},
@@ -678,6 +767,32 @@ Samples opinfo_native_batch_norm_backward() {
   return {Sample{"train", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, true); }}.sums(),
           Sample{"eval", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, false); }}.sums(),
           Sample{"train_grad_out", [](const Tensor& x, const Tensor& y) { return bn_backward(x, y, true); }}.sums()};
+}
+Samples opinfo_native_layer_norm_backward() {
+  // grad_out, input over input's last dim, with the saved statistics of input's forward.
+  static const auto ln_backward = [](const Tensor& grad, const Tensor& input, const Tensor& y) {
+    const auto [out, mean, rstd] = native_layer_norm(input, {4}, ln_weight(y), ln_bias(y), 1e-5);
+    return triple(native_layer_norm_backward(grad, input, {4}, mean, rstd, ln_weight(y), ln_bias(y), {true, true, true}));
+  };
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return ln_backward(y, x, y); }}.sums(),
+          Sample{"grad_out", [](const Tensor& x, const Tensor& y) { return ln_backward(x, y, y); }}.sums()};
+}
+Samples opinfo_native_group_norm_backward() {
+  // grad_out, input (one group of both channels), with the saved statistics of input's forward.
+  static const auto gn_backward = [](const Tensor& grad, const Tensor& input, const Tensor& y) {
+    const auto [out, mean, rstd] = native_group_norm(input, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5);
+    return triple(native_group_norm_backward(grad, input, mean, rstd, channel_weight(y), 1, 2, 16, 1, {true, true, true}));
+  };
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return gn_backward(y, x, y); }}.sums(),
+          Sample{"grad_out", [](const Tensor& x, const Tensor& y) { return gn_backward(x, y, y); }}.sums()};
+}
+Samples opinfo_embedding_dense_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) {
+            return list(embedding_dense_backward(x.reshape({1, 2, 4, 2, 2}), row_index(), 4, -1, false));
+          }}.sums(),
+          Sample{"padding_scaled", [](const Tensor& x, const Tensor&) {
+            return list(embedding_dense_backward(x.reshape({1, 2, 4, 2, 2}), repeated_index(), 4, 1, true));
+          }}.sums()};
 }
 Samples opinfo_max_pool2d_with_indices() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return pair_list(max_pool2d_with_indices(x, {2, 2})); }}.generic(),

@@ -44,6 +44,9 @@ const std::map<std::string, std::function<Tensor()>>& calls() {
       {"sum", [] { return sum(bf({4, 5})); }},
       {"batch_norm_float32",
        [] { return batch_norm(f32({2, 3, 4, 4}), {}, {}, zeros({3}), ones({3}), true, 0.1, 1e-5, true); }},
+      // not on PyTorch 1.13's CPU float32 list: layer_norm keeps its input's dtype
+      {"layer_norm_bfloat16", [] { return layer_norm(bf({4, 5}), {5}); }},
+      {"layer_norm_float32", [] { return layer_norm(f32({4, 5}), {5}, f32({5}), f32({5})); }},
       {"conv2d_in_disabled_scope",
        [] {
          autocast off({.enabled = false});
