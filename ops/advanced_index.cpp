@@ -185,8 +185,8 @@ Tensor index_put_(const Tensor& self, std::span<const Tensor> indices, const Ten
   const IndexPlan plan = plan_index(self, indices);
   TL_CHECK(broadcast_of(values.shape(), plan.result) == plan.result, "shape mismatch: value tensor of shape ", values.shape(), " cannot be broadcast to indexing result of shape ",
            plan.result);
-  detail::check_no_internal_overlap(self, "index_put_");
-  // A contiguous copy first: values may share memory with self.
+  // values broadcast to the result's shape, contiguous, in one buffer (the dispatch point refused values
+  // sharing self's memory; an expanded self, which PyTorch 1.13 deprecates, was warned about there)
   Tensor source = Tensor::allocate(plan.result, self.dtype());
   detail::copy_elements(source, values);
   if (source.numel() == 0) return self;
