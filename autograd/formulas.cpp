@@ -117,6 +117,16 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
   return where(self.eq(0.0) * exponent.ge(0.0), zeros({}, self.dtype()), grad * result * self.log());
 }
 
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result) {
+  const double base = self.to<double>();
+  const Tensor g = grad * (result * std::log(base));
+  return base == 0.0 ? where(exponent.ge(0.0), zeros({}, g.dtype()), g) : g;
+}
+
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask) {
+  return grad.masked_select(mask).sum();
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor keep = ones(self.shape(), DType::Bool);
@@ -256,6 +266,18 @@ Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t
                     : result + padded.index_select(d, from_vector(take, {size}));
   }
   return result;
+}
+
+Tensor index_backward(const TensorInfo& self, const TensorList& indices, const Tensor& grad) {
+  return index_put(zeros(self.shape, grad.dtype()), indices, grad, true);
+}
+
+Tensor index_put_self_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values) {
+  return index_put(grad, indices, zeros(values.shape, grad.dtype()), false);
+}
+
+Tensor index_put_values_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values) {
+  return sum_to(index(grad, indices), values.shape);
 }
 
 // A gather from (0, g...): position j reads 1 + its rank among the selected, or 0.

@@ -149,6 +149,14 @@ struct Pow : BinaryOpDefaults {
   }
 };
 
+// pow.Scalar, a number base (torch.pow(2, x)): the exponent tensor comes first, as rsub's other.
+struct Rpow : Pow {
+  static constexpr const char* kOther = "self";
+  static void check(const BinaryOperands&, const char*) {}
+  template <typename A>
+  static A f(A a, A b) { return Pow::f(b, a); }
+};
+
 // C's fmod: the remainder takes the dividend's sign.
 struct Fmod : BinaryOpDefaults {
   static constexpr const char* kName = "fmod";
@@ -320,6 +328,8 @@ Tensor pow(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
 Tensor pow_(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
   return binary_<Pow>(self, exponent, args.exponent);
 }
+
+Tensor pow_scalar(const Tensor& exponent, const PowScalarArgs& args) { return binary<Rpow>(exponent, Tensor(), args.self); }
 
 // other - self (ATen's rsub, recorded as its sub by ops/aten_tree.cpp).
 Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) { return binary<Rsub>(self, other, args.other); }

@@ -2,6 +2,7 @@
 // core/gen_ops.py generates from core/native_functions.toml (ops/op_registry.cpp).
 #include "core/dispatch.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -22,7 +23,7 @@ namespace {
 // The tensor arguments of an op's schema, in order: what dispatch::call checks before a kernel runs.
 struct TensorArgs {
   std::vector<const SchemaArg*> args;
-  bool list = false;         // a Tensor[] argument: any number of inputs, each defined
+  bool list = false;         // a Tensor[] / Tensor?[] argument: the inputs its neighbours leave (Schema::tensor_slots)
   std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
   bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
 };
@@ -57,8 +58,20 @@ template <typename HasNumber>
 size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& has_number) {
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   if (spec.list) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor at position ", i, " of the list, got None");
+    TL_CHECK(inputs.size() >= spec.args.size(), op_name(op), ": got ", inputs.size(), " tensor inputs, expected at least ",
+             spec.args.size());
+    const Schema& schema = schema_of(op);
+    const auto slots = schema.tensor_slots(inputs.size());
+    size_t k = 0;
+    for (const SchemaArg& a : schema.args) {
+      if (!a.is_tensor() && !a.is_tensor_list()) continue;
+      const auto [begin, end] = slots[k++];
+      if (a.is_optional() || a.has_optional_entries()) continue;
+      for (size_t i = begin; i < end; ++i)
+        TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor ",
+                 a.is_tensor_list() ? "at position " + std::to_string(i - begin) + " of the list" : "for '" + a.name + "'",
+                 ", got None");
+    }
     return inputs.size();
   }
   TL_CHECK(inputs.size() <= spec.args.size(), op_name(op), ": got ", inputs.size(),
@@ -109,7 +122,7 @@ bool any_requires_grad(std::span<const Tensor> inputs) {
 
 std::string_view op_name(OpKind op) {
   std::string_view schema = op_info(op).schema;
-  return schema.substr(0, schema.find('('));
+  return schema.substr(0, std::min(schema.find('('), schema.find('.')));
 }
 
 namespace dispatch {

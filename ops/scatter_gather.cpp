@@ -226,6 +226,21 @@ Tensor scatter(const Tensor& self, const Tensor& index, const Tensor& src, const
 Tensor scatter_(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterArgs& args) {
   return scatter_into(self, index, src, args.dim, Reduce::None, "scatter");
 }
+namespace {
+// scatter.value: src is the number, read through stride-0 dimensions of index's shape.
+Tensor value_source(const Tensor& self, const Tensor& index, const Scalar& value) {
+  const Tensor one = detail::scalar_to_tensor(value, self.dtype());
+  return Tensor::make(one.storage(), index.shape(), Strides(std::vector<int64_t>(index.shape().size(), 0)),
+                      one.storage_offset(), self.dtype());
+}
+}  // namespace
+Tensor scatter_value(const Tensor& self, const Tensor& index, const ScatterValueArgs& args) {
+  return scatter_into(copy_of(self, self.shape()), index, value_source(self, index, args.value), args.dim, Reduce::None,
+                      "scatter");
+}
+Tensor scatter_value_(const Tensor& self, const Tensor& index, const ScatterValueArgs& args) {
+  return scatter_into(self, index, value_source(self, index, args.value), args.dim, Reduce::None, "scatter");
+}
 Tensor scatter_add(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterAddArgs& args) {
   return scatter_into(copy_of(self, self.shape()), index, src, args.dim, Reduce::Add, "scatter_add");
 }
@@ -247,6 +262,21 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const MaskedFillArgs&
 }
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const MaskedFillArgs& args) {
   return masked_fill_into(self, mask, args.value);
+}
+
+namespace {
+// masked_fill.Tensor: the value a 0-dim tensor, read as its number.
+Scalar fill_value(const Tensor& value) {
+  TL_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+           " dimension(s).");
+  return value.item();
+}
+}  // namespace
+Tensor masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill(self, mask, MaskedFillArgs{.value = fill_value(value)});
+}
+Tensor masked_fill_tensor_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill_into(self, mask, fill_value(value));
 }
 
 }  // namespace tl::kernels

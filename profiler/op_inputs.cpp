@@ -100,12 +100,16 @@ void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector
   types.clear();
   const Attrs attrs = call.attrs();
   size_t next_tensor = 0;
-  for (const SchemaArg& arg : schema_of(call.op).args) {
+  const Schema& schema = schema_of(call.op);
+  const auto slots = schema.tensor_slots(call.inputs.size());
+  size_t slot = 0;
+  for (const SchemaArg& arg : schema.args) {
     if (arg.is_tensor_list()) {
-      next_tensor = call.inputs.size();
+      next_tensor = slots[slot++].second;
       shapes.emplace_back();
       types.emplace_back("TensorList");
     } else if (arg.is_tensor() && next_tensor < call.inputs.size()) {
+      ++slot;
       const Tensor& t = call.inputs[next_tensor++];
       shapes.push_back(known_shape(t));
       types.emplace_back(t.defined() ? dtype_type_name(t.dtype()) : "");

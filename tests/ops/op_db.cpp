@@ -11,6 +11,8 @@
 namespace tl::testing {
 namespace {
 
+using indexing::Slice;
+
 constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
 constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
 constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
@@ -365,6 +367,10 @@ Samples opinfo_rtruediv() {
       "Python's Tensor.__rtruediv__, not an ATen op: a profile holds the reciprocal and mul it runs")};
 }
 Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
+Samples opinfo_pow_scalar() {
+  return {Sample{"base", [](const Tensor& x, const Tensor&) { return list(pow(2.5, x)); }}.generic(),
+          Sample{"zero", [](const Tensor& x, const Tensor&) { return list(pow(0, x)); }}.generic()};
+}
 Samples opinfo_pow_() {
   return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.pow_(other); });
 }
@@ -510,6 +516,28 @@ Samples opinfo_index_select() {
 Samples opinfo_masked_select() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(masked_select(x, y.gt(Scalar(1.2)))); });
 }
+Samples opinfo_index() {
+  return {Sample{"mask", [](const Tensor& x, const Tensor& y) { return list(x.index({y.gt(Scalar(1.2))})); }}.generic(),
+          Sample{"tensors", [](const Tensor& x, const Tensor&) {
+            return list(index(x, {Tensor(), from_vector<int64_t>({1, 0, 1}, {3}), Tensor(),
+                                  from_vector<int64_t>({3, -1, 0}, {3})}));
+          }}.generic()};
+}
+// x written at y's largest places (and y at x's), with repeats added for accumulate.
+Samples opinfo_index_put() {
+  return {Sample{"values", [](const Tensor& x, const Tensor& y) {
+            return list(index_put(y, {y.gt(Scalar(1.2))}, x.index({y.gt(Scalar(1.2))})));
+          }}.generic(),
+          Sample{"self", [](const Tensor& x, const Tensor& y) {
+            return list(index_put(x, {Tensor(), from_vector<int64_t>({1, 1}, {2})}, y.index({Slice(), 0}), true));
+          }}.generic()};
+}
+Samples opinfo_index_put_() {
+  return one_generic([](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(index_put_(c, {Tensor(), from_vector<int64_t>({0, 1}, {2})}, y.index({Slice(), Slice(0, 2)})));
+  });
+}
 Samples opinfo_gather() {
   return one("plain", [](const Tensor& x, const Tensor&) { return list(gather(x, 3, row_index())); });
 }
@@ -525,6 +553,12 @@ Samples opinfo_scatter() {
 }
 Samples opinfo_scatter_() {
   return one("plain", [](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.scatter_(3, row_index(), y)); });
+}
+Samples opinfo_scatter_value() {
+  return one("plain", [](const Tensor& x, const Tensor&) { return list(x.scatter(3, row_index(), -1.5)); });
+}
+Samples opinfo_scatter_value_() {
+  return one("plain", [](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.scatter_(3, row_index(), 2)); });
 }
 Samples opinfo_scatter_add() {
   return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(scatter_add(x, 3, repeated_index(), y)); }},
@@ -558,6 +592,16 @@ Samples opinfo_masked_fill() {
 }
 Samples opinfo_masked_fill_() {
   return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.masked_fill_(y.gt(1.2), 2)); });
+}
+Samples opinfo_masked_fill_tensor() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(x.masked_fill(y.gt(1.2), y.sum())); }}.generic(),
+          Sample{"value", [](const Tensor& x, const Tensor& y) { return list(y.masked_fill(y.gt(1.2), x.sum())); }}.sums()};
+}
+Samples opinfo_masked_fill_tensor_() {
+  return one_generic([](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(c.masked_fill_(y.gt(1.2), y.max()));
+  });
 }
 Samples opinfo_cat() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(cat(std::vector<Tensor>{x, y}, 1)); });

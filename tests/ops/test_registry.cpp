@@ -109,5 +109,17 @@ TEST_CASE("dispatch: masked_fill_ on an expanded tensor warns, as PyTorch 1.13 d
   CHECK_TENSOR_CLOSE(base, tensor({2.0f, 0.0f, 2.0f}), 0.0, 0.0);
 }
 
+TEST_CASE("dispatch: index_put_ on an expanded tensor warns too (x[idx] = v), and writes") {
+  std::vector<std::string> warnings;
+  const WarningHandler previous = set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
+  Tensor base = zeros({1});
+  Tensor expanded = base.expand({3});
+  expanded.index_put_({tensor({2})}, tensor({5.0}));
+  set_warning_handler(previous);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].starts_with("Use of index_put_ on expanded tensors is deprecated."));
+  CHECK(base.item<float>() == 5.0f);
+}
+
 }  // namespace
 }  // namespace tl
