@@ -40,4 +40,16 @@ std::string py_float(double value) {
 
 std::string py_bool(bool value) { return value ? "True" : "False"; }
 
+std::string py_int_tuple(const std::vector<int64_t>& values) {
+  std::string s = "(";
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + (values.size() == 1 ? ",)" : ")");
+}
+
+std::string py_size(const std::vector<int64_t>& sizes) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "])";
+}
+
 }  // namespace tl

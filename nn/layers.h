@@ -2,6 +2,7 @@
 #pragma once
 
 #include "nn/activation.h"
+#include "nn/attention.h"
 #include "nn/batch_norm.h"
 #include "nn/container.h"
 #include "nn/conv.h"
@@ -14,4 +15,5 @@
 #include "nn/padding.h"
 #include "nn/normalization.h"
 #include "nn/pooling.h"
+#include "nn/rnn.h"
 #include "nn/upsampling.h"

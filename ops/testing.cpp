@@ -18,19 +18,6 @@ namespace {
 
 bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64 || d == DType::BFloat16; }
 
-// Python's repr of a tuple of ints: "()", "(3,)", "(2, 3)".
-std::string py_int_tuple(const std::vector<int64_t>& v) {
-  std::string s = "(";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + (v.size() == 1 ? ",)" : ")");
-}
-
-std::string py_size(const Shape& shape) {
-  std::string s = "torch.Size([";
-  for (int64_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "])";
-}
-
 [[noreturn]] void attribute_mismatch(const std::string& name, const std::string& actual, const std::string& expected) {
   throw Error("The values for attribute '" + name + "' do not match: " + actual + " != " + expected + ".");
 }
@@ -177,7 +164,7 @@ void assert_close(const Tensor& actual, const Tensor& expected, const AssertClos
   const double rtol = options.rtol.value_or(std::max(rtol_a, rtol_e));
   const double atol = options.atol.value_or(std::max(atol_a, atol_e));
 
-  if (actual.shape() != expected.shape()) attribute_mismatch("shape", py_size(actual.shape()), py_size(expected.shape()));
+  if (actual.shape() != expected.shape()) attribute_mismatch("shape", py_size(actual.shape().vec()), py_size(expected.shape().vec()));
   if (options.check_stride && actual.strides() != expected.strides()) {
     const Strides& a = actual.strides();
     const Strides& e = expected.strides();

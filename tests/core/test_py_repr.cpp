@@ -37,5 +37,13 @@ TEST_CASE("py_float: Python's repr of floats") {
   CHECK(py_bool(false) == "False");
 }
 
+TEST_CASE("py_int_tuple and py_size print as Python's tuple and torch.Size") {
+  CHECK(py_int_tuple({}) == "()");
+  CHECK(py_int_tuple({3}) == "(3,)");
+  CHECK(py_int_tuple({2, 3, 8}) == "(2, 3, 8)");
+  CHECK(py_size({}) == "torch.Size([])");
+  CHECK(py_size({2, 3}) == "torch.Size([2, 3])");
+}
+
 }  // namespace
 }  // namespace tl
