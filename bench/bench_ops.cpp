@@ -1,4 +1,4 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, activation, rearranging, indexing,
 // reduction and scan ops of #32) in GB/s next to std::memcpy of the same bytes, sorting in GB/s of its input
 // and results, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a
 // 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so a
@@ -117,6 +117,7 @@ int main(int argc, char** argv) try {
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
   const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
+  const tl::Tensor prelu_weight = tl::full({1}, 0.25);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -157,6 +158,16 @@ int main(int argc, char** argv) try {
       {"clamp_min_ (in place)", 2.0 * kBytes, "GB/s", [&] { acc.clamp_min_(0.5); }},
       {"fmod (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.fmod(b).numel(); }},
       {"remainder (a, 0.3)", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.remainder(0.3).numel(); }},
+      {"leaky_relu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::leaky_relu(a, 0.2).numel(); }},
+      {"elu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::elu(a).numel(); }},
+      {"softplus", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::softplus(a).numel(); }},
+      {"mish", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::mish(a).numel(); }},
+      {"hardsigmoid", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardsigmoid(a).numel(); }},
+      {"hardtanh", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardtanh(a).numel(); }},
+      {"prelu (one weight)", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::prelu(a, prelu_weight).numel(); }},
+      {"lerp (a, b, 0.3)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::lerp(a, b, 0.3).numel(); }},
+      {"addcmul (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcmul(acc, a, b, 0.5).numel(); }},
+      {"addcdiv (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcdiv(acc, a, b, 0.5).numel(); }},
       {"flip (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.flip({0, 1}).numel(); }},
       {"roll (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.roll({3, 5}, {0, 1}).numel(); }},
       {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},
