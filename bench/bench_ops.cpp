@@ -1,4 +1,4 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, activation, rearranging, indexing,
 // reduction, scan and normalisation ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
 // through an accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input
 // and results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
@@ -126,6 +126,7 @@ int main(int argc, char** argv) try {
   const tl::Tensor planes = a.view({-1, 32, 32, 32}), plane_weight = tl::rand({32});
   const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
   const tl::Tensor row_mean = std::get<1>(row_stats), row_rstd = std::get<2>(row_stats);
+  const tl::Tensor prelu_weight = tl::full({1}, 0.25);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   volatile double sink = 0;  // keeps results observable
@@ -192,6 +193,16 @@ int main(int argc, char** argv) try {
       {"clamp_min_ (in place)", 2.0 * kBytes, "GB/s", [&] { acc.clamp_min_(0.5); }},
       {"fmod (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.fmod(b).numel(); }},
       {"remainder (a, 0.3)", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.remainder(0.3).numel(); }},
+      {"leaky_relu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::leaky_relu(a, 0.2).numel(); }},
+      {"elu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::elu(a).numel(); }},
+      {"softplus", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::softplus(a).numel(); }},
+      {"mish", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::mish(a).numel(); }},
+      {"hardsigmoid", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardsigmoid(a).numel(); }},
+      {"hardtanh", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardtanh(a).numel(); }},
+      {"prelu (one weight)", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::prelu(a, prelu_weight).numel(); }},
+      {"lerp (a, b, 0.3)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::lerp(a, b, 0.3).numel(); }},
+      {"addcmul (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcmul(acc, a, b, 0.5).numel(); }},
+      {"addcdiv (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcdiv(acc, a, b, 0.5).numel(); }},
       {"flip (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.flip({0, 1}).numel(); }},
       {"roll (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.roll({3, 5}, {0, 1}).numel(); }},
       {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},

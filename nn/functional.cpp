@@ -68,6 +68,32 @@ Tensor hardswish(const Tensor& input) { return tl::hardswish(input); }
 
 Tensor silu(const Tensor& input) { return tl::silu(input); }
 
+Tensor gelu(const Tensor& input, const std::string& approximate) { return tl::gelu(input, approximate); }
+
+Tensor mish(const Tensor& input) { return tl::mish(input); }
+
+Tensor leaky_relu(const Tensor& input, double negative_slope, bool inplace) {
+  return inplace ? tl::leaky_relu_(input, negative_slope) : tl::leaky_relu(input, negative_slope);
+}
+
+Tensor elu(const Tensor& input, double alpha, bool inplace) {
+  return inplace ? tl::elu_(input, alpha) : tl::elu(input, alpha);
+}
+
+Tensor softplus(const Tensor& input, const Scalar& beta, const Scalar& threshold) {
+  return tl::softplus(input, beta, threshold);
+}
+
+Tensor hardsigmoid(const Tensor& input) { return tl::hardsigmoid(input); }
+
+Tensor hardtanh(const Tensor& input, const Scalar& min_val, const Scalar& max_val) {
+  return tl::hardtanh(input, min_val, max_val);
+}
+
+Tensor relu6(const Tensor& input) { return tl::hardtanh(input, 0, 6); }
+
+Tensor prelu(const Tensor& input, const Tensor& weight) { return tl::prelu(input, weight); }
+
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
                   IntPair dilation, bool ceil_mode) {
   return tl::max_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(),

@@ -73,6 +73,24 @@ Tensor relu(const Tensor& input, bool inplace = false);
 Tensor hardswish(const Tensor& input);
 /// x * sigmoid(x) (F.silu without its inplace form).
 Tensor silu(const Tensor& input);
+/// x * Phi(x), or its tanh approximation for approximate "tanh"; throws tl::Error for another string.
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
+/// x * tanh(softplus(x)) (F.mish without its inplace form).
+Tensor mish(const Tensor& input);
+/// x for x > 0, negative_slope * x otherwise. With inplace the input is overwritten and returned.
+Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01, bool inplace = false);
+/// x for x > 0, alpha * (exp(x) - 1) otherwise. With inplace the input is overwritten and returned.
+Tensor elu(const Tensor& input, double alpha = 1.0, bool inplace = false);
+/// log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold.
+Tensor softplus(const Tensor& input, const Scalar& beta = 1, const Scalar& threshold = 20);
+/// relu6(x + 3) / 6 (F.hardsigmoid without its inplace form).
+Tensor hardsigmoid(const Tensor& input);
+/// x clamped to [min_val, max_val]; an integral input keeps its dtype (F.hardtanh without its inplace form).
+Tensor hardtanh(const Tensor& input, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0);
+/// hardtanh(x, 0, 6), as PyTorch's relu6 (F.relu6 without its inplace form).
+Tensor relu6(const Tensor& input);
+/// x for x > 0, weight * x otherwise; weight holds one value or one per channel (input's dim 1).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 /// stride defaults to kernel_size.
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, IntPair dilation = 1, bool ceil_mode = false);

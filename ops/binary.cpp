@@ -1,5 +1,5 @@
 // ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, rsub, Python's
-// __rtruediv__, clamp, clamp_min, clamp_max and where: broadcasting,
+// __rtruediv__, clamp, clamp_min, clamp_max, hardtanh (a clamp) and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
@@ -359,6 +359,15 @@ Tensor clamp_max(const Tensor& self, const ClampMaxArgs& args) {
 }
 Tensor clamp_max_(const Tensor& self, const ClampMaxArgs& args) {
   return clamp_impl(self, std::nullopt, args.max, "clamp_max_", true, true);
+}
+
+// clamp(self, min_val, max_val), as ATen's hardtanh: an integral self keeps its dtype (the bounds are
+// truncated to integers first), bool is refused.
+Tensor hardtanh(const Tensor& self, const HardtanhArgs& args) {
+  TL_CHECK(self.dtype() != DType::Bool, "Bool inputs not supported for hardtanh");
+  if (is_floating_point(self.dtype())) return clamp_impl(self, args.min_val, args.max_val, "hardtanh", false, false);
+  return clamp_impl(self, Scalar(args.min_val.to<int64_t>()), Scalar(args.max_val.to<int64_t>()), "hardtanh", false,
+                    false);
 }
 
 // condition, self and other broadcast together; self and other promote to their result type.

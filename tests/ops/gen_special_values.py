@@ -108,6 +108,18 @@ def adaptive_max_backward(grad, x):
     return torch.ops.aten.adaptive_max_pool2d_backward(grad, x, F.adaptive_max_pool2d(x, 2, return_indices=True)[1])
 
 
+# prelu's slopes (op_db.cpp's prelu_weight): one for all, or one per channel of x.
+PRELU_WEIGHT = torch.tensor([0.25, -0.5])
+
+
+def addc(f):
+    """addcmul's and addcdiv's samples (op_db.cpp's addc): the special value in self, tensor1 or tensor2."""
+    return {"self": lambda x, y: f(x, y, y - 1.0, value=0.5), "tensor1": lambda x, y: f(y, x, y, value=1),
+            "tensor2": lambda x, y: f(y, y, x, value=-2),
+            "broadcast": lambda x, y: f(x, y[:, :1], y[..., 1:2], value=1),
+            "float64": lambda x, y: f(x, y.double(), y, value=0.5)}
+
+
 def inplace(name):
     return lambda x, y: getattr(x.clone(), name)()
 
@@ -177,6 +189,29 @@ SAMPLES = {
                   "bfloat16": lambda x, y: F.hardswish(x.to(torch.bfloat16))},
     "silu": {"plain": lambda x, y: F.silu(x), "float64": lambda x, y: F.silu(x.to(torch.float64)),
              "bfloat16": lambda x, y: F.silu(x.to(torch.bfloat16))},
+    "mish": {"plain": lambda x, y: F.mish(x), "float64": lambda x, y: F.mish(x.to(torch.float64)),
+             "bfloat16": lambda x, y: F.mish(bf(x)).to(torch.bfloat16)},  # PyTorch 1.13 has no bfloat16 mish
+    "leaky_relu": {"plain": lambda x, y: F.leaky_relu(x), "slope": lambda x, y: F.leaky_relu(x, 0.2),
+                   "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), -0.5),
+                   "bfloat16": lambda x, y: F.leaky_relu(x.to(torch.bfloat16))},
+    "leaky_relu_": {"plain": lambda x, y: F.leaky_relu(x.clone(), 0.2, inplace=True),
+                    "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), 0.2, inplace=True)},
+    "elu": {"plain": lambda x, y: F.elu(x), "params": lambda x, y: torch.ops.aten.elu(x, 0.5, 2.0, 1.5),
+            "float64": lambda x, y: torch.ops.aten.elu(x.to(torch.float64), 0.5, 2.0, 1.5),
+            "bfloat16": lambda x, y: F.elu(x.to(torch.bfloat16))},
+    "elu_": {"plain": lambda x, y: torch.ops.aten.elu_(x.clone(), 0.5, 2.0, 1.5),
+             "float64": lambda x, y: F.elu(x.to(torch.float64), 0.5, inplace=True)},
+    "softplus": {"plain": lambda x, y: F.softplus(x), "params": lambda x, y: F.softplus(x, 2, 1.5),
+                 "float64": lambda x, y: F.softplus(x.to(torch.float64), 2, 1.5),
+                 "bfloat16": lambda x, y: F.softplus(x.to(torch.bfloat16))},
+    "hardsigmoid": {"plain": lambda x, y: F.hardsigmoid(x), "float64": lambda x, y: F.hardsigmoid(x.to(torch.float64)),
+                    "bfloat16": lambda x, y: F.hardsigmoid(x.to(torch.bfloat16))},
+    "hardtanh": {"plain": lambda x, y: F.hardtanh(x), "bounds": lambda x, y: F.hardtanh(x, -0.5, 1.25),
+                 "float64": lambda x, y: F.hardtanh(x.to(torch.float64), 0, 6),
+                 "int64": lambda x, y: F.hardtanh((x * 4.0).to(torch.int64), -1.5, 2.5)},
+    "prelu": {"one": lambda x, y: F.prelu(x, PRELU_WEIGHT[:1]), "channels": lambda x, y: x.prelu(PRELU_WEIGHT),
+              "weight": lambda x, y: F.prelu(y - 1.25, x.flatten()[5:7]),
+              "float64": lambda x, y: F.prelu(x.to(torch.float64), (y.flatten()[:2] - 1.0).to(torch.float64))},
     "clamp": {"plain": lambda x, y: torch.clamp(x, -1.0, 1.0)},
     "clamp_min": {"plain": lambda x, y: torch.clamp_min(x, -0.5), "nan_bound": lambda x, y: x.clamp_min(float("nan")),
                   "int64": lambda x, y: x.to(torch.int64).clamp_min(0.5)},
@@ -194,6 +229,15 @@ SAMPLES = {
     "__rtruediv__": {"number": lambda x, y: 1.0 / x},
     "clamp_": {"plain": lambda x, y: x.clone().clamp_(-1.0, 1.0)},
     "where": {"plain": lambda x, y: torch.where(y > 1.2, x, y)},
+    "lerp": {"self": lambda x, y: torch.lerp(x, y, y * 0.5 - 0.5), "end": lambda x, y: torch.lerp(y, x, y - 1.0),
+             "weight": lambda x, y: torch.lerp(y, y * 2.0, x), "scalar": lambda x, y: torch.lerp(x, y, 0.3),
+             "scalar_high": lambda x, y: y.lerp(x, 0.75), "broadcast": lambda x, y: torch.lerp(x, y[..., :1], y[:, :, :1]),
+             "float64": lambda x, y: torch.lerp(x.double(), y.double(), (y * 0.5 - 0.5).double()),
+             "bfloat16": lambda x, y: torch.lerp(x.to(torch.bfloat16), y.to(torch.bfloat16), 0.25)},
+    "addcmul": addc(torch.addcmul) | {
+        "int64": lambda x, y: torch.addcmul((x * 4.0).to(torch.int64), (y * 2.0).to(torch.int64),
+                                            (y * 4.0).to(torch.int64), value=3)},
+    "addcdiv": addc(torch.addcdiv),
     "threshold_backward": {"plain": lambda x, y: torch.ops.aten.threshold_backward(y, x, 0.0)},
     "gelu_backward": {"none": lambda x, y: torch.ops.aten.gelu_backward(y, x),
                       "tanh": lambda x, y: torch.ops.aten.gelu_backward(y, x, approximate="tanh"),
@@ -202,6 +246,19 @@ SAMPLES = {
                            "float64": lambda x, y: torch.ops.aten.hardswish_backward(y.to(torch.float64), x.to(torch.float64))},
     "silu_backward": {"plain": lambda x, y: torch.ops.aten.silu_backward(y, x),
                       "float64": lambda x, y: torch.ops.aten.silu_backward(y.to(torch.float64), x.to(torch.float64))},
+    "mish_backward": {"plain": lambda x, y: torch.ops.aten.mish_backward(y, x),
+                      "float64": lambda x, y: torch.ops.aten.mish_backward(y.to(torch.float64), x.to(torch.float64))},
+    "leaky_relu_backward": {"plain": lambda x, y: torch.ops.aten.leaky_relu_backward(y, x, 0.2, False),
+                            "result": lambda x, y: torch.ops.aten.leaky_relu_backward(y, x, 0.01, True)},
+    "elu_backward": {"plain": lambda x, y: torch.ops.aten.elu_backward(y, 0.5, 2.0, 1.5, False, x),
+                     "result": lambda x, y: torch.ops.aten.elu_backward(y, 0.5, 2.0, 1.5, True, x),
+                     "float64": lambda x, y: torch.ops.aten.elu_backward(y.double(), 1, 1, 1, False, x.double())},
+    "softplus_backward": {"plain": lambda x, y: torch.ops.aten.softplus_backward(y, x, 1, 20),
+                          "params": lambda x, y: torch.ops.aten.softplus_backward(y, x, 2, 1.5)},
+    "hardsigmoid_backward": {"plain": lambda x, y: torch.ops.aten.hardsigmoid_backward(y, x)},
+    "hardtanh_backward": {"plain": lambda x, y: torch.ops.aten.hardtanh_backward(y, x, -0.5, 1.25)},
+    "prelu_backward": {"one": lambda x, y: torch.ops.aten.prelu_backward(y, x, PRELU_WEIGHT[:1]),
+                       "channels": lambda x, y: torch.ops.aten.prelu_backward(y, x, PRELU_WEIGHT)},
     "native_dropout": {"eval": lambda x, y: torch.native_dropout(x, 0.5, False),
                        "p0": lambda x, y: torch.native_dropout(x, 0.0, True)},
     "native_dropout_backward": {"plain": lambda x, y: torch.ops.aten.native_dropout_backward(x, y > 1.0, 2.0)},

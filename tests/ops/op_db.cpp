@@ -314,6 +314,60 @@ Samples opinfo_silu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(silu(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).silu()); }}.generic()};
 }
+Samples opinfo_mish() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(mish(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(mish(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(mish(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_leaky_relu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x)); }}.generic(),
+          Sample{"slope", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x, 0.2)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::Float64), -0.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_leaky_relu_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.clone(), 0.2)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.to(DType::Float64) * 1.0, 0.2)); }}.generic()};
+}
+Samples opinfo_elu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(elu(x)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor&) { return list(elu(x, 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(elu(x.to(DType::Float64), 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(elu(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_elu_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(elu_(x.clone(), 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(elu_(x.to(DType::Float64) * 1.0, 0.5)); }}.generic()};
+}
+Samples opinfo_softplus() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(softplus(x)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor&) { return list(softplus(x, 2, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(softplus(x.to(DType::Float64), 2, 1.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(softplus(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_hardsigmoid() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_hardtanh() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardtanh(x)); }}.generic(),
+          Sample{"bounds", [](const Tensor& x, const Tensor&) { return list(hardtanh(x, -0.5, 1.25)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardtanh(x.to(DType::Float64), 0, 6)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(hardtanh((x * 4.0).to(DType::Int64), -1.5, 2.5)); }}.generic()};
+}
+// One slope for all, or one per channel (x has two): (0.25) and (0.25, -0.5).
+Tensor prelu_weight(int64_t n, DType dtype = DType::Float32) {
+  return from_vector<float>({0.25f, -0.5f}, {2}).slice(0, 0, n).to(dtype);
+}
+Samples opinfo_prelu() {
+  return {Sample{"one", [](const Tensor& x, const Tensor&) { return list(prelu(x, prelu_weight(1))); }}.generic(),
+          Sample{"channels", [](const Tensor& x, const Tensor&) { return list(x.prelu(prelu_weight(2))); }}.generic(),
+          Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(prelu(y - 1.25, x.flatten().slice(0, 5, 7))); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(prelu(x.to(DType::Float64), (y.flatten().slice(0, 0, 2) - 1.0).to(DType::Float64)));
+          }}.generic()};
+}
 Samples opinfo_nan_to_num() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(nan_to_num(x)); }}.generic(),
           Sample{"values", [](const Tensor& x, const Tensor&) { return list(x.nan_to_num(1.0, 2.0, -3.0)); }}.generic(),
@@ -418,6 +472,38 @@ Samples opinfo_clamp_max_() {
 Samples opinfo_where() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
 }
+Samples opinfo_lerp() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, y * 0.5 - 0.5)); }}.generic(),
+          Sample{"end", [](const Tensor& x, const Tensor& y) { return list(lerp(y, x, y - 1.0)); }}.generic(),
+          Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(lerp(y, y * 2.0, x)); }}.generic(),
+          Sample{"scalar", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, 0.3)); }}.generic(),
+          Sample{"scalar_high", [](const Tensor& x, const Tensor& y) { return list(y.lerp(x, 0.75)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y.slice(3, 0, 1), y.slice(2, 0, 1))); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(lerp(x.to(DType::Float64), y.to(DType::Float64), (y * 0.5 - 0.5).to(DType::Float64)));
+          }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            return list(lerp(x.to(DType::BFloat16), y.to(DType::BFloat16), 0.25));
+          }}.generic()};
+}
+// Samples of addcmul and addcdiv: the special value in self, tensor1 or tensor2, a value, a broadcast
+// and a promotion to float64.
+template <Tensor (*F)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>
+Samples addc() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(F(x, y, y - 1.0, 0.5)); }}.generic(),
+          Sample{"tensor1", [](const Tensor& x, const Tensor& y) { return list(F(y, x, y, 1)); }}.generic(),
+          Sample{"tensor2", [](const Tensor& x, const Tensor& y) { return list(F(y, y, x, -2)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(F(x, y.slice(1, 0, 1), y.slice(3, 1, 2), 1)); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) { return list(F(x, y.to(DType::Float64), y, 0.5)); }}.generic()};
+}
+Samples opinfo_addcmul() {
+  Samples s = addc<addcmul>();
+  s.push_back(Sample{"int64", [](const Tensor& x, const Tensor& y) {
+    return list(addcmul((x * 4.0).to(DType::Int64), (y * 2.0).to(DType::Int64), (y * 4.0).to(DType::Int64), 3));
+  }}.generic());
+  return s;
+}
+Samples opinfo_addcdiv() { return addc<addcdiv>(); }
 
 // ---- backward of elementwise ops ----
 Samples opinfo_threshold_backward() {
@@ -443,6 +529,38 @@ Samples opinfo_silu_backward() {
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(silu_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};
+}
+Samples opinfo_mish_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mish_backward(y, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(mish_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_leaky_relu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(leaky_relu_backward(y, x, 0.2, false)); }}.generic(),
+          Sample{"result", [](const Tensor& x, const Tensor& y) { return list(leaky_relu_backward(y, x, 0.01, true)); }}.generic()};
+}
+Samples opinfo_elu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(elu_backward(y, 0.5, 2.0, 1.5, false, x)); }}.generic(),
+          Sample{"result", [](const Tensor& x, const Tensor& y) { return list(elu_backward(y, 0.5, 2.0, 1.5, true, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(elu_backward(y.to(DType::Float64), 1, 1, 1, false, x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_softplus_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(softplus_backward(y, x, 1, 20)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor& y) { return list(softplus_backward(y, x, 2, 1.5)); }}.generic()};
+}
+Samples opinfo_hardsigmoid_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardsigmoid_backward(y, x)); }}.generic()};
+}
+Samples opinfo_hardtanh_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardtanh_backward(y, x, -0.5, 1.25)); }}.generic()};
+}
+Samples opinfo_prelu_backward() {
+  auto two = [](std::tuple<Tensor, Tensor> t) { return TensorList{std::get<0>(t), std::get<1>(t)}; };
+  return {Sample{"one", [two](const Tensor& x, const Tensor& y) { return two(prelu_backward(y, x, prelu_weight(1))); }}.generic().sums(),
+          Sample{"channels", [two](const Tensor& x, const Tensor& y) { return two(prelu_backward(y, x, prelu_weight(2))); }}.generic().sums()};
 }
 Samples opinfo_native_dropout() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) {
