@@ -229,7 +229,11 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   check_weight(weight, self, op, "weight");
   check_weight(pos_weight, self, op, "pos_weight");
   Tensor out = Tensor::allocate(self.sizes(), self.dtype());
-  const Tensor pw = pos_weight.defined() ? pos_weight : ones({}, self.dtype());
+  Tensor pw = pos_weight;
+  if (!pw.defined()) {  // a 1 of our own: ones() would be an op ATen's profile does not show
+    pw = Tensor::allocate({}, self.dtype());
+    TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] { pw.data<scalar_t>()[0] = scalar_t(1); });
+  }
   const ElementwiseLoop loop(out, {self, target, pw});
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
     detail::map_elements<scalar_t, scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv, scalar_t pv) {
