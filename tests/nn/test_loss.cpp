@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "core/generator.h"
-#include "core/warning.h"
 #include "nn/functional.h"
 #include "nn/loss.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
+#include "tests/support/captured_warnings.h"
 
 namespace tl::nn {
 namespace {
@@ -99,17 +99,6 @@ TEST_CASE("loss modules: bad options throw tl::Error at construction") {
                        "MSELoss: 'Mean' is not a valid value for reduction (expected 'none', 'mean' or 'sum')", Error);
 }
 
-/// The warnings sent while it lives.
-class CapturedWarnings {
- public:
-  CapturedWarnings() : previous_(set_warning_handler([this](const std::string& w) { texts.push_back(w); })) {}
-  ~CapturedWarnings() { set_warning_handler(previous_); }
-  std::vector<std::string> texts;
-
- private:
-  WarningHandler previous_;
-};
-
 TEST_CASE("loss functional: the other losses call their ops with the reduction named as a string") {
   manual_seed(13);
   const Tensor x = randn({4, 3}), y = randn({4, 3}), p = sigmoid(randn({4, 3})), t = rand({4, 3});
@@ -146,13 +135,13 @@ TEST_CASE("loss functional: the other losses call their ops with the reduction n
 
 TEST_CASE("loss functional: a target of another shape broadcasts with PyTorch's warning, or is refused as PyTorch refuses it") {
   const Tensor x = ones({2, 3}), row = from_vector<float>({0.0f, 0.5f, 2.0f}, {3});
-  CapturedWarnings warnings;
+  testing::CapturedWarnings warnings;
   CHECK(equal(F::l1_loss(x, row, "none"), l1_loss(x, row.expand({2, 3}), Reduction::None)));
   CHECK(equal(F::mse_loss(x, row), mse_loss(x, row.expand({2, 3}))));
   CHECK(equal(F::smooth_l1_loss(x, row, "sum"), smooth_l1_loss(x, row.expand({2, 3}), Reduction::Sum)));
   CHECK(equal(F::huber_loss(row, x), huber_loss(row.expand({2, 3}), x)));
-  REQUIRE(warnings.texts.size() == 4);
-  CHECK(warnings.texts[0] == "Using a target size (torch.Size([3])) that is different to the input size "
+  REQUIRE(warnings.messages.size() == 4);
+  CHECK(warnings.messages[0] == "Using a target size (torch.Size([3])) that is different to the input size "
                              "(torch.Size([2, 3])). This will likely lead to incorrect results due to broadcasting. "
                              "Please ensure they have the same size.");
   const Tensor p = full({2, 3}, 0.5);
@@ -170,10 +159,10 @@ TEST_CASE("loss functional: a target of another shape broadcasts with PyTorch's 
                        "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
                        "torch.Size([2, 3]), input2: torch.Size([3]), target: torch.Size([3]) ",
                        Error);
-  warnings.texts.clear();
+  warnings.messages.clear();
   F::kl_div(x.log(), p, "mean");
-  REQUIRE(warnings.texts.size() == 1);
-  CHECK(warnings.texts[0].rfind("reduction: 'mean' divides the total loss by both the batch size and the support "
+  REQUIRE(warnings.messages.size() == 1);
+  CHECK(warnings.messages[0].rfind("reduction: 'mean' divides the total loss by both the batch size and the support "
                                 "size.'batchmean' divides only by the batch size",
                                 0) == 0);
   CHECK(equal(x, ones({2, 3})));
