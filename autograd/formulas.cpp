@@ -12,8 +12,6 @@
 namespace tl::autograd {
 namespace {
 
-Shape shape_of(const std::array<int64_t, 2>& pair) { return Shape{pair[0], pair[1]}; }
-
 // A reduced gradient put back where the reduced dimensions were (keepdim=false removed them).
 Tensor unreduce(const Tensor& g, const Shape& input_shape, const Shape& dims, bool keepdim) {
   Tensor r = g;
@@ -389,6 +387,23 @@ Tensor max_pool2d_grad(const Tensor& grad, const Tensor& self, const MaxPool2dWi
 Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& self, const AvgPool2dArgs& args) {
   return avg_pool2d_backward(grad, self, shape_of(args.kernel_size), shape_of(args.stride.value_or(args.kernel_size)),
                              shape_of(args.padding), args.ceil_mode, args.count_include_pad, args.divisor_override);
+}
+
+Tensor constant_pad_nd_backward(const Tensor& grad, const Shape& pad) {
+  Shape negated = pad;
+  for (int64_t& p : negated) p = -p;
+  return constant_pad_nd(grad, negated, 0);
+}
+
+Tensor im2col_backward(const Tensor& grad, const TensorInfo& self, const Im2colArgs& args) {
+  const Shape& s = self.shape;
+  return col2im(grad, Shape{s[s.size() - 2], s[s.size() - 1]}, shape_of(args.kernel_size), shape_of(args.dilation),
+                shape_of(args.padding), shape_of(args.stride));
+}
+
+Tensor col2im_backward(const Tensor& grad, const Col2imArgs& args) {
+  return im2col(grad, shape_of(args.kernel_size), shape_of(args.dilation), shape_of(args.padding),
+                shape_of(args.stride));
 }
 
 std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,

@@ -94,6 +94,11 @@ Tensor linear_backward_weight(const Tensor& grad, const Tensor& input, const Ten
 Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight);
 
 // ---- neural-network ops: their backward kernels ----
+/// A fixed-size int-list argument (int[2] kernel_size, int[4] padding) as the Shape a kernel takes.
+template <size_t N>
+Shape shape_of(const std::array<int64_t, N>& values) {
+  return Shape(std::vector<int64_t>(values.begin(), values.end()));
+}
 /// convolution_backward for (input, weight, bias); an unbatched (C, H, W) input ran as a batch of one.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    const TensorInfo& bias, const Conv2dArgs& args,
@@ -108,6 +113,11 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
 Tensor max_pool2d_grad(const Tensor& grad, const Tensor& self, const MaxPool2dWithIndicesArgs& args,
                        const Tensor& indices);
 Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& self, const AvgPool2dArgs& args);
+/// constant_pad_nd's gradient: grad with the padding cut off (a negative pad crops), as ATen's.
+Tensor constant_pad_nd_backward(const Tensor& grad, const Shape& pad);
+/// im2col's gradient is col2im onto self's (H, W), col2im's is im2col, with the same window.
+Tensor im2col_backward(const Tensor& grad, const TensorInfo& self, const Im2colArgs& args);
+Tensor col2im_backward(const Tensor& grad, const Col2imArgs& args);
 /// mse_loss_backward for (self, target): target's gradient is self's negated.
 std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,
                                           int64_t reduction, const std::array<bool, 2>& grad_input_mask);

@@ -1,8 +1,9 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
-// reduction, scan and loss ops of #32) in GB/s next to std::memcpy of the same bytes, sorting in GB/s of its input
-// and results, a 1024^3 float32 matmul in GFLOP/s, and the per-op overhead of the dispatch point (a
-// 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so a
-// change in machine load hits an op and its memcpy partner alike.
+// reduction, scan and loss ops, pads, upsampling, im2col and adaptive max pooling of #32) in GB/s next to
+// std::memcpy of the same bytes, sorting in GB/s of its input and results, a 1024^3 float32 matmul in
+// GFLOP/s, and the per-op overhead of the dispatch point (a 1-element a + b, the views split and unbind make,
+// ns per op). The benchmarks take turns run by run, so a change in machine load hits an op and its memcpy
+// partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -117,6 +118,7 @@ int main(int argc, char** argv) try {
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
   const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
+  const tl::Tensor image = a.view({64, 64, 64, 64}), image8 = image.slice(0, 0, 8);  // (N, C, H, W), 1/8 of it
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
   const tl::Tensor probs = tl::sigmoid(a);  // probabilities for binary_cross_entropy
@@ -173,6 +175,18 @@ int main(int argc, char** argv) try {
       {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},
       {"tile (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::tile(square, {2, 1}).numel(); }},
       {"triu", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.triu().numel(); }},
+      {"constant_pad_nd (1 each side)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::constant_pad_nd(image, {1, 1, 1, 1}).numel(); }},
+      {"reflection_pad2d (1 each side)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::reflection_pad2d(image, {1, 1, 1, 1}).numel(); }},
+      {"upsample_nearest2d x2", 5.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::upsample_nearest2d(image, {128, 128}).numel(); }},
+      {"upsample_bilinear2d x2", 5.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::upsample_bilinear2d(image, {128, 128}, false).numel(); }},
+      {"im2col 3x3 pad 1 (1/8 image)", 10.0 * kBytes / 8, "GB/s",
+       [&] { sink = sink + tl::im2col(image8, {3, 3}, {1, 1}, {1, 1}, {1, 1}).numel(); }},
+      {"adaptive_max_pool2d 7x7", 1.0 * kBytes, "GB/s",
+       [&] { sink = sink + std::get<0>(tl::adaptive_max_pool2d(image, {7, 7})).numel(); }},
       {"split into 16 (views)", static_cast<double>(kTinyOps / 10), "ns/op",
        [&] {
          for (int64_t i = 0; i < kTinyOps / 10; ++i) sink = sink + small.split(1).size();

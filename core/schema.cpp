@@ -72,6 +72,8 @@ uint8_t parse_tags(const std::string& text) {
     pos = comma + 1;
     if (tag == "pointwise") tags |= static_cast<uint8_t>(OpTag::Pointwise);
     else if (tag == "nondeterministic_seeded") tags |= static_cast<uint8_t>(OpTag::NondeterministicSeeded);
+    else if (tag == "no_overlap") tags |= static_cast<uint8_t>(OpTag::NoOverlap);
+    else if (tag == "expanded_write_warns") tags |= static_cast<uint8_t>(OpTag::ExpandedWriteWarns);
     else TL_INTERNAL_ASSERT(tag.empty(), "unknown op tag '", tag, "'");
   }
   return tags;

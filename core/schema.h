@@ -34,7 +34,14 @@ struct SchemaArg {
 /// Tags of an op row, as native_functions.yaml names them.
 enum class OpTag : uint8_t {
   Pointwise = 1,              ///< elementwise; a binary one takes a number as its second operand
-  NondeterministicSeeded = 2  ///< draws from the random generator
+  NondeterministicSeeded = 2,  ///< draws from the random generator
+  /// No tensor input may share memory with a written one, not even all of it (ATen's assert_no_overlap):
+  /// the op reads its inputs out of position (scatter_, index_add_). Without the tag a written tensor may
+  /// be an input itself but not overlap one partly, as TensorIterator allows.
+  NoOverlap = 4,
+  /// A written tensor whose elements share memory (expanded) warns rather than throws: PyTorch 1.13
+  /// deprecates it (masked_fill_) where every other op refuses it.
+  ExpandedWriteWarns = 8
 };
 
 struct Schema {

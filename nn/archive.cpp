@@ -17,14 +17,37 @@ namespace {
 using Json = nlohmann::json;
 constexpr const char* kEntry = "torchless.archive";
 constexpr int kVersion = 1;
-constexpr const char* kTypes[] = {"tensor", "int", "float", "bool", "str"};  // in Value's order
+constexpr const char* kTypes[] = {"tensor", "int", "float", "bool", "str", "bytes"};  // in Value's order
+constexpr char kHexDigits[] = "0123456789abcdef";
 
 // The text an entry stores for a non-tensor value.
 std::string text_of(const Value& value) {
   if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&value)) return py_float(*d);
   if (const auto* b = std::get_if<bool>(&value)) return py_bool(*b);
+  if (const auto* bytes = std::get_if<std::vector<uint8_t>>(&value)) {
+    std::string hex;
+    hex.reserve(2 * bytes->size());
+    for (const uint8_t byte : *bytes) {
+      hex += kHexDigits[byte >> 4];
+      hex += kHexDigits[byte & 15];
+    }
+    return hex;
+  }
   return std::get<std::string>(value);
+}
+
+// The bytes of `hex` (text_of's lower-case pairs; upper case is taken too); throws naming the key.
+std::vector<uint8_t> parse_hex(const std::string& hex, const std::string& key, const std::string& path) {
+  TL_CHECK(hex.size() % 2 == 0, "InputArchive: ", path, ": bytes entry '", key, "' holds ", hex.size(),
+           " hex digits, an odd number");
+  std::vector<uint8_t> bytes(hex.size() / 2);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, bytes[i], 16);
+    TL_CHECK(ec == std::errc() && end == hex.data() + 2 * i + 2, "InputArchive: ", path, ": bytes entry '", key,
+             "' holds '", hex.substr(2 * i, 2), "' at byte ", i, ", not two hex digits");
+  }
+  return bytes;
 }
 
 // The value `text` stores for type index `type` (not a tensor); throws naming the key otherwise.
@@ -47,6 +70,7 @@ Value parse_value(size_t type, const std::string& text, const std::string& key, 
     TL_CHECK(text == "True" || text == "False", "InputArchive: ", path, ": bool entry '", key, "' holds '", text, "'");
     return text == "True";
   }
+  if (type == 5) return parse_hex(text, key, path);
   return text;
 }
 
@@ -76,6 +100,7 @@ void OutputArchive::write(const std::string& key, const Tensor& value) {
 void OutputArchive::write(const std::string& key, double value) { add(key, value); }
 void OutputArchive::write(const std::string& key, bool value) { add(key, value); }
 void OutputArchive::write(const std::string& key, std::string value) { add(key, std::move(value)); }
+void OutputArchive::write(const std::string& key, std::vector<uint8_t> value) { add(key, std::move(value)); }
 
 void OutputArchive::write(const std::string& prefix, const nn::StateDict& dict) {
   std::vector<std::pair<std::string, Value>> added;
@@ -171,6 +196,7 @@ void InputArchive::read(const std::string& key, int64_t& out) const { read_as(ke
 void InputArchive::read(const std::string& key, double& out) const { read_as(key, out); }
 void InputArchive::read(const std::string& key, bool& out) const { read_as(key, out); }
 void InputArchive::read(const std::string& key, std::string& out) const { read_as(key, out); }
+void InputArchive::read(const std::string& key, std::vector<uint8_t>& out) const { read_as(key, out); }
 
 void InputArchive::read(const std::string& prefix, nn::StateDict& out) const {
   nn::StateDict dict;

@@ -15,8 +15,9 @@
 
 namespace tl::serialize {
 
-/// One archive entry's value.
-using Value = std::variant<Tensor, int64_t, double, bool, std::string>;
+/// One archive entry's value; bytes hold what a tensor of torch.uint8 would (torch.get_rng_state()'s
+/// state, which tl::get_rng_state returns as bytes: torchless has no uint8 dtype).
+using Value = std::variant<Tensor, int64_t, double, bool, std::string, std::vector<uint8_t>>;
 
 /// A dictionary to save: keys in the order written, each unique and non-empty.
 ///
@@ -27,8 +28,9 @@ using Value = std::variant<Tensor, int64_t, double, bool, std::string>;
 ///
 /// The file is safetensors: the tensors under their keys, and in __metadata__ one entry
 /// "torchless.archive" holding JSON {"version": 1, "entries": [[key, type, text], ...]}: every key in
-/// order with its type ("tensor", "int", "float", "bool", "str") and, but for tensors, its value as
-/// text (an int's decimal digits, a float's Python repr, "True" / "False", the string itself).
+/// order with its type ("tensor", "int", "float", "bool", "str", "bytes") and, but for tensors, its value
+/// as text (an int's decimal digits, a float's Python repr, "True" / "False", the string itself, two
+/// lower-case hex digits per byte).
 class OutputArchive {
  public:
   /// Each write throws tl::Error for an empty key, a key already written, the safetensors-reserved
@@ -39,6 +41,9 @@ class OutputArchive {
   void write(const std::string& key, bool value);
   void write(const std::string& key, std::string value);
   void write(const std::string& key, const char* value) { write(key, std::string(value)); }
+  /// Bytes, such as tl::get_rng_state()'s (tools/load_archive.py reads them as a torch.uint8 tensor,
+  /// which torch.set_rng_state takes).
+  void write(const std::string& key, std::vector<uint8_t> value);
   /// Integers of any type; throws tl::Error for an unsigned value beyond int64.
   template <std::integral T>
     requires(!std::same_as<T, bool>)
@@ -77,9 +82,9 @@ class InputArchive {
  public:
   /// Replaces the archive's entries with the file's. Throws tl::Error naming the file for anything
   /// nn::load_safetensors refuses, a file without a valid "torchless.archive" entry (not JSON, no
-  /// "entries" list, a malformed entry, an unknown type, a value that does not parse as its type, a
-  /// key twice), a tensor entry with no tensor, or a tensor with no entry; the archive is then
-  /// unchanged.
+  /// "entries" list, a malformed entry, an unknown type, a value that does not parse as its type (bytes:
+  /// an odd number of hex digits or a character that is not one), a key twice), a tensor entry with no
+  /// tensor, or a tensor with no entry; the archive is then unchanged.
   void load_from(const std::string& path);
 
   /// Each read stores the value at `key` in `out`; throws tl::Error naming the key for a key the
@@ -90,6 +95,7 @@ class InputArchive {
   void read(const std::string& key, double& out) const;
   void read(const std::string& key, bool& out) const;
   void read(const std::string& key, std::string& out) const;
+  void read(const std::string& key, std::vector<uint8_t>& out) const;
   /// Every tensor under "<prefix>." with the prefix taken off, in the archive's order; throws
   /// tl::Error when there is none.
   void read(const std::string& prefix, nn::StateDict& out) const;

@@ -1,6 +1,10 @@
 // nn/functional.cpp — F.* wrappers: argument conversion and PyTorch's argument checks, then the op.
 #include "nn/functional.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "core/record_function.h"
 #include "core/warning.h"
 #include "nn/repr.h"
@@ -40,13 +44,21 @@ Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPai
 }
 
 Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
-                  bool ceil_mode, bool count_include_pad) {
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   return tl::avg_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(), ceil_mode,
-                        count_include_pad);
+                        count_include_pad, divisor_override);
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
   return tl::adaptive_avg_pool2d(input, output_size.shape());
+}
+
+Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size) {
+  return std::get<0>(tl::adaptive_max_pool2d(input, output_size.shape()));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, IntPair output_size) {
+  return tl::adaptive_max_pool2d(input, output_size.shape());
 }
 
 Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
@@ -55,6 +67,95 @@ Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
   Tensor out = input;
   if (training) out.copy_(tl::dropout(input, p, training));
   return out;
+}
+
+namespace {
+
+/// ATen's _pad_circular through views and cat (autograd records those): each padded dim of the (N, C, ...)
+/// input, cropped by its negative pads, gets its last `before` and first `after` elements wrapped around.
+Tensor pad_circular(const Tensor& input, const Shape& pad) {
+  const int64_t dims = static_cast<int64_t>(pad.size()) / 2;
+  TL_CHECK(input.dim() == dims + 2, "pad: invalid padding size, expected ", 2 * (input.dim() - 2), " but got ",
+           pad.size(), " for circular padding of input ", input.shape());
+  Tensor out = input;
+  for (int64_t i = 0; i < dims; ++i) {
+    const int64_t d = input.dim() - 1 - i, before = pad[2 * i], after = pad[2 * i + 1], size = input.size(d);
+    TL_CHECK(before <= size && after <= size, "pad: padding value causes wrapping around more than once.");
+    TL_CHECK(size + before + after >= 0, "pad: negative padding value is resulting in an empty dimension");
+    const int64_t start = std::max<int64_t>(-before, 0);
+    out = out.narrow(d, start, size - start - std::max<int64_t>(-after, 0));
+    std::vector<Tensor> parts;
+    if (before > 0) parts.push_back(out.narrow(d, out.size(d) - before, before));
+    parts.push_back(out);
+    if (after > 0) parts.push_back(out.narrow(d, 0, after));
+    if (parts.size() > 1) out = tl::cat(parts, d);
+  }
+  return out.contiguous();
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& input, const Shape& pad, const std::string& mode, std::optional<double> value) {
+  const int64_t dim = input.dim(), n = static_cast<int64_t>(pad.size());
+  TL_CHECK(n % 2 == 0, "pad: padding length must be divisible by 2");
+  TL_CHECK(n <= 2 * dim, "pad: padding length too large: ", n, " values for input ", input.shape());
+  if (mode == "constant") return tl::constant_pad_nd(input, pad, value.value_or(0.0));
+  TL_CHECK(mode == "reflect" || mode == "replicate" || mode == "circular", "pad: unrecognised padding mode ", mode);
+  TL_CHECK(!value || *value == 0.0, "pad: padding mode \"", mode, "\" doesn't take in value argument");
+  if (mode == "circular") return pad_circular(input, pad);
+  const bool reflect = mode == "reflect";
+  if (n == 2 && (dim == 2 || dim == 3))
+    return reflect ? tl::reflection_pad1d(input, pad) : tl::replication_pad1d(input, pad);
+  if (n == 4 && (dim == 3 || dim == 4))
+    return reflect ? tl::reflection_pad2d(input, pad) : tl::replication_pad2d(input, pad);
+  TL_CHECK(false, "pad: mode \"", mode, "\" pads the last dim of a 2-D or 3-D input (2 values) or the last two of a "
+           "3-D or 4-D input (4 values), got ", n, " values for input ", input.shape());
+  return {};
+}
+
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
+  const char* who = "interpolate";
+  const bool bilinear = o.mode == "bilinear";
+  TL_CHECK(bilinear || o.mode == "nearest", who, ": mode must be 'nearest' or 'bilinear', got '", o.mode, "'");
+  TL_CHECK(bilinear || !o.align_corners, who, ": align_corners option can only be set with the interpolating modes: "
+           "linear | bilinear | bicubic | trilinear");
+  TL_CHECK(!(o.size && o.scale_factor), who, ": only one of size or scale_factor should be defined");
+  TL_CHECK(o.size || o.scale_factor, who, ": either size or scale_factor should be defined");
+  TL_CHECK(!(o.recompute_scale_factor.value_or(false) && o.size), who,
+           ": recompute_scale_factor is not meaningful with an explicit size.");
+  TL_CHECK(input.dim() == 4, who, ": mode '", o.mode, "' needs 4-D input (N, C, H, W), got ", input.dim(), "-D input ",
+           input.shape());
+  const Shape spatial{input.size(2), input.size(3)};
+  Shape output_size(size_t{2});
+  std::optional<double> scale_h, scale_w;
+  if (o.size) {
+    const std::vector<int64_t>& size = *o.size;
+    TL_CHECK(size.size() == 1 || size.size() == 2, who, ": input and output must have the same number of spatial "
+             "dimensions, but got input with spatial dimensions of ", spatial, " and output size of ",
+             Shape(size), ".");
+    output_size = Shape{size.front(), size.back()};
+  } else {
+    const std::vector<double>& scale = *o.scale_factor;
+    TL_CHECK(scale.size() == 1 || scale.size() == 2, who, ": input and scale_factor must have the same number of "
+             "spatial dimensions, but got input with spatial dimensions of ", spatial, " and scale_factor of ",
+             scale.size(), " values.");
+    for (int d = 0; d < 2; ++d) {
+      const double factor = d == 0 ? scale.front() : scale.back();
+      output_size[d] = static_cast<int64_t>(std::floor(static_cast<double>(spatial[d]) * factor));
+    }
+    if (!o.recompute_scale_factor.value_or(false)) scale_h = scale.front(), scale_w = scale.back();
+  }
+  if (bilinear) return tl::upsample_bilinear2d(input, output_size, o.align_corners.value_or(false), scale_h, scale_w);
+  return tl::upsample_nearest2d(input, output_size, scale_h, scale_w);
+}
+
+Tensor unfold(const Tensor& input, IntPair kernel_size, IntPair dilation, IntPair padding, IntPair stride) {
+  return tl::im2col(input, kernel_size.shape(), dilation.shape(), padding.shape(), stride.shape());
+}
+
+Tensor fold(const Tensor& input, IntPair output_size, IntPair kernel_size, IntPair dilation, IntPair padding,
+            IntPair stride) {
+  return tl::col2im(input, output_size.shape(), kernel_size.shape(), dilation.shape(), padding.shape(), stride.shape());
 }
 
 int64_t reduction_enum(const std::string& reduction, const char* who) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "core/tensor.h"
 #include "ops/ops.h"
@@ -56,12 +58,42 @@ Tensor silu(const Tensor& input);
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, IntPair dilation = 1, bool ceil_mode = false);
 Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
-                  IntPair padding = 0, bool ceil_mode = false, bool count_include_pad = true);
+                  IntPair padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size);
+/// F.adaptive_max_pool2d: the maxima only, and with return_indices their flat h * W + w within each plane.
+Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, IntPair output_size);
 /// Throws tl::Error unless 0 <= p <= 1. Identity when not training. With inplace the result is
 /// written into `input`.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 
+// ---- padding, resizing and sliding blocks ----
+/// F.pad: `pad` holds (before, after) pairs from the last dim backwards. mode "constant" pads any dims
+/// with `value` (default 0; negative pads crop); "reflect" and "replicate" pad the last dim of a 2-D or
+/// 3-D input (2 values) or the last two of a 3-D or 4-D input (4 values); "circular" wraps the last one
+/// or two dims of a 3-D or 4-D (N, C, ...) input around. Throws tl::Error with PyTorch's messages.
+Tensor pad(const Tensor& input, const Shape& pad, const std::string& mode = "constant",
+           std::optional<double> value = std::nullopt);
+
+/// F.interpolate's arguments: exactly one of size and scale_factor (one value for both H and W, or one
+/// each), mode "nearest" or "bilinear"; align_corners only for "bilinear" (false when not given);
+/// recompute_scale_factor computes the output size from scale_factor and then interpolates by sizes alone.
+struct InterpolateFuncOptions {
+  std::optional<std::vector<int64_t>> size = std::nullopt;
+  std::optional<std::vector<double>> scale_factor = std::nullopt;
+  std::string mode = "nearest";
+  std::optional<bool> align_corners = std::nullopt;
+  std::optional<bool> recompute_scale_factor = std::nullopt;
+};
+/// input (N, C, H, W) -> (N, C, H_out, W_out), H_out = size or floor(H * scale_factor).
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options);
+
+/// F.unfold: input (N, C, H, W) -> (N, C * kH * kW, L), each column one sliding block.
+Tensor unfold(const Tensor& input, IntPair kernel_size, IntPair dilation = 1, IntPair padding = 0, IntPair stride = 1);
+/// F.fold: input (N, C * kH * kW, L) -> (N, C, output_size), overlapping blocks summed.
+Tensor fold(const Tensor& input, IntPair output_size, IntPair kernel_size, IntPair dilation = 1, IntPair padding = 0,
+            IntPair stride = 1);
 
 // ---- softmax and losses (reduction "mean", "sum" or "none", as PyTorch's F.* take it) ----
 /// Reduction::None / Mean / Sum for "none" / "mean" / "sum"; throws tl::Error naming `who` otherwise.

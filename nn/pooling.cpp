@@ -37,11 +37,13 @@ std::string MaxPool2d::extra_repr() const {
 AvgPool2d::AvgPool2d(const AvgPool2dOptions& options) : options_(options) {
   if (!options_.stride) options_.stride = options_.kernel_size;
   check_pool_window("AvgPool2d", options_.kernel_size, *options_.stride, options_.padding);
+  TL_CHECK(options_.divisor_override != 0, "AvgPool2d: divisor must be not zero");
 }
 
 Tensor AvgPool2d::forward(const Tensor& input) {
   const AvgPool2dOptions& o = options_;
-  return functional::avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
+  return functional::avg_pool2d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad,
+                                o.divisor_override);
 }
 
 std::string AvgPool2d::extra_repr() const {
@@ -56,6 +58,19 @@ AdaptiveAvgPool2d::AdaptiveAvgPool2d(IntPair output_size) : output_size_(output_
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& input) {
   return functional::adaptive_avg_pool2d(input, output_size_);
+}
+
+AdaptiveMaxPool2d::AdaptiveMaxPool2d(IntPair output_size) : output_size_(output_size) {
+  TL_CHECK(output_size.h() >= 0 && output_size.w() >= 0, "AdaptiveMaxPool2d: output_size must be non-negative, got ",
+           output_size.repr());
+}
+
+Tensor AdaptiveMaxPool2d::forward(const Tensor& input) {
+  return functional::adaptive_max_pool2d(input, output_size_);
+}
+
+std::tuple<Tensor, Tensor> AdaptiveMaxPool2d::forward_with_indices(const Tensor& input) {
+  return functional::adaptive_max_pool2d_with_indices(input, output_size_);
 }
 
 }  // namespace tl::nn

@@ -1,10 +1,11 @@
-// nn/pooling.h — MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (torch.nn's): no parameters, input and
+// nn/pooling.h — MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d (torch.nn's): no parameters, input and
 // output (N, C, H, W). Each throws tl::Error for input that is not 4-D.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "nn/functional.h"
 #include "nn/module.h"
@@ -46,6 +47,8 @@ struct AvgPool2dOptions {
   IntPair padding = 0;
   bool ceil_mode = false;
   bool count_include_pad = true;
+  /// Divides every window's sum by this instead of its size; must not be 0.
+  std::optional<int64_t> divisor_override = std::nullopt;
 };
 
 class AvgPool2d : public Module {
@@ -77,6 +80,25 @@ class AdaptiveAvgPool2d : public Module {
   std::string extra_repr() const override { return "output_size=" + output_size_.repr(); }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<AdaptiveAvgPool2d>(); }
+
+  IntPair output_size() const { return output_size_; }
+
+ private:
+  IntPair output_size_;
+};
+
+/// nn.AdaptiveMaxPool2d(output_size): output (N, C, output_size.h, output_size.w) whatever the input's H
+/// and W. PyTorch's return_indices=True is forward_with_indices(), as in LibTorch.
+class AdaptiveMaxPool2d : public Module {
+ public:
+  explicit AdaptiveMaxPool2d(IntPair output_size);
+
+  Tensor forward(const Tensor& input) override;
+  /// The maxima and their flat h * W + w within each input plane (int64).
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string extra_repr() const override { return "output_size=" + output_size_.repr(); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AdaptiveMaxPool2d>(); }
 
   IntPair output_size() const { return output_size_; }
 

@@ -65,12 +65,12 @@ std::string Module::str() const { return repr(*this); }
 std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.str() << '\n'; }
 
 
-std::string py_tuple(int64_t h, int64_t w) {
+std::string py_tuple(int64_t h, int64_t w) { return py_tuple(Shape{h, w}); }
+
+std::string py_tuple(const Shape& values) {
   std::string out = "(";
-  out += std::to_string(h);
-  out += ", ";
-  out += std::to_string(w);
-  return out + ")";
+  for (int64_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + (values.size() == 1 ? ",)" : ")");
 }
 
 }  // namespace tl::nn

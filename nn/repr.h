@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/py_repr.h"
+#include "core/shape.h"
 
 namespace tl::nn {
 
@@ -18,5 +19,7 @@ std::string repr(const Module& module);
 
 /// "(h, w)", Python's repr of a 2-tuple of ints.
 std::string py_tuple(int64_t h, int64_t w);
+/// Python's repr of a tuple of ints: "(1, 2, 3, 4)", "(3,)".
+std::string py_tuple(const Shape& values);
 
 }  // namespace tl::nn

@@ -247,8 +247,6 @@ Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scal
   TL_CHECK(detail::can_cast(dtype, self.dtype()), name, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
   const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, name);
-  detail::check_no_internal_overlap(self, name);
-  detail::check_no_partial_overlap(self, b.other, name);
   const Tensor y = detail::to_dtype(b.other, dtype);
   Op::check_other(y, name);
   if (dtype == self.dtype()) {
@@ -298,7 +296,6 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& lo, const std
     // A clamp result is never wider than self unless self cannot hold it at all (int64 bounds for bool).
     TL_CHECK(dtype == self.dtype(), name, ": result type ", dtype, " can't be cast to the desired output type ",
              self.dtype());
-    detail::check_no_internal_overlap(self, name);
     out = self;
   } else {
     out = Tensor::allocate(self.shape(), dtype);

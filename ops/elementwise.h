@@ -279,11 +279,15 @@ void copy_elements(const Tensor& out, const Tensor& src);
 /// `x` itself when it already has `dtype`, else a contiguous converted copy.
 Tensor to_dtype(const Tensor& x, DType dtype);
 
-/// Throws when several elements of `out` share memory (a stride-0 dimension of size > 1), as
-/// PyTorch refuses to write to an expanded tensor.
-void check_no_internal_overlap(const Tensor& out, const char* op);
-/// Throws when `in` and `out` share memory without being the same elements in the same order.
-void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op);
+/// True when several elements of `t` share memory: a stride-0 dimension of size > 1 (an expanded tensor;
+/// ATen's has_internal_overlap answering YES).
+bool has_internal_overlap(const Tensor& t);
+/// Throws when has_internal_overlap(out), as ATen's assert_no_internal_overlap refuses to write there.
+void check_no_internal_overlap(const Tensor& out, std::string_view op);
+/// Throws when `in` and `out` share memory (ATen's assert_no_overlap), unless they are the same elements
+/// in the same order and `allow_full` (assert_no_partial_overlap). As ATen, only dense operands are
+/// judged; anything else is too costly to decide and passes.
+void check_no_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool allow_full);
 /// For in-place ops: `other` must broadcast to self's shape without growing it.
 void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op);
 

@@ -1,5 +1,5 @@
-// ops/pool.cpp — max_pool2d (also with indices), avg_pool2d and adaptive_avg_pool2d with PyTorch's
-// window rules.
+// ops/pool.cpp — max_pool2d (also with indices), avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d with
+// PyTorch's window rules.
 // float32 / bfloat16 pools run through oneDNN when its result is provably PyTorch's (averages whose windows
 // match, maxima of NaN-free plain NCHW input); float64 and everything else run a plain parallel kernel,
 // which is also the reference the oneDNN path is tested against. Output is contiguous NCHW.
@@ -299,6 +299,31 @@ void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p, int64_t
   });
 }
 
+/// Max over each adaptive window with the flat h * W + w of its maximum (contiguous `indices`, out's shape),
+/// as ATen's CPU kernel chooses it: the first maximum, the last NaN, the window's first element when all
+/// are -inf.
+template <typename T>
+void adaptive_max_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows, const AxisWindows& cols,
+                         int64_t* indices) {
+  const int64_t W = x.size(3), oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
+  const T* out_base = out.data<T>();
+  for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
+    int64_t* idx = indices + (o - out_base);
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        acc_t<T> best = -INFINITY;
+        int64_t best_index = rows.begin[i] * W + cols.begin[j];
+        for (int64_t h = rows.begin[i]; h < rows.end[i]; ++h)
+          for (int64_t w = cols.begin[j]; w < cols.end[j]; ++w) {
+            const auto v = static_cast<acc_t<T>>(in[h * sh + w * sw]);
+            if (v > best || v != v) best = v, best_index = h * W + w;
+          }
+        o[i * ow + j] = static_cast<T>(best);
+        idx[i * ow + j] = best_index;
+      }
+  });
+}
+
 /// True (with kernel and stride filled in) when every window has the same size and the windows
 /// start at a constant stride, so an ordinary pooling reproduces them.
 bool uniform_windows(const AxisWindows& a, int64_t& kernel, int64_t& stride) {
@@ -412,6 +437,29 @@ Tensor adaptive_avg_pool2d(const Tensor& self, const AdaptiveAvgPool2dArgs& args
     if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
     return adaptive_average(x, out_shape, size);
   });
+}
+
+// input (N, C, H, W) or (C, H, W) -> (values, indices), both (N, C, output_size); indices int64.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, const AdaptiveMaxPool2dArgs& args) {
+  const char* op = "adaptive_max_pool2d";
+  const Pair& size = args.output_size;
+  check_positive(op, "output_size", size, /*allow_zero=*/true);
+  TL_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected 3D or 4D tensor, but got: ", self.shape());
+  for (int64_t d = 1; d < self.dim(); ++d)
+    TL_CHECK(self.size(d) > 0, op, ": expected input to have non-zero size for non-batch dimensions, but input has "
+             "sizes ", self.shape(), " with dimension ", d, " being empty");
+  TL_CHECK(is_floating_point(self.dtype()), op, ": expected a floating point input, got ", self.dtype());
+  const Tensor x = self.dim() == 3 ? onednn::add_batch_dim(self) : self;
+  const Shape out_shape{x.size(0), x.size(1), size[0], size[1]};
+  Tensor out = Tensor::allocate(out_shape, x.dtype()), indices = Tensor::allocate(out_shape, DType::Int64);
+  if (numel_of(out_shape) > 0) {
+    const AxisWindows rows = adaptive_axis(x.size(2), size[0]), cols = adaptive_axis(x.size(3), size[1]);
+    TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] {
+      adaptive_max_planes<scalar_t>(x, out, rows, cols, indices.data<int64_t>());
+    });
+  }
+  if (self.dim() == 3) return {onednn::drop_batch_dim(out), onednn::drop_batch_dim(indices)};
+  return {out, indices};
 }
 
 }  // namespace tl::kernels

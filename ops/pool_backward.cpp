@@ -88,16 +88,10 @@ Tensor average_backward(const Operands& in, const AxisWindows& rows, const AxisW
   });
 }
 
-}  // namespace
-
-// grad_output (N, C, H_out, W_out), self (N, C, H, W), indices int64 as max_pool2d_with_indices gave
-// them -> grad_input (N, C, H, W); 3-D operands without N.
-Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
-                                        const MaxPool2dWithIndicesBackwardArgs& args) {
-  const char* op = "max_pool2d_with_indices_backward";
-  const PoolParams p = onednn::pool_params(op, args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
-  const Operands in = operands(op, grad_output, self);
-  check_grad_shape(op, in, p);
+/// Each output's gradient goes to the input element `indices` names (h * W + w within its plane), as
+/// max_pool2d_with_indices and adaptive_max_pool2d recorded them.
+Tensor max_backward(const char* op, const Operands& in, const Tensor& grad_output, const Tensor& self,
+                    const Tensor& indices) {
   TL_CHECK(indices.dtype() == DType::Int64, op, ": expected int64 indices, got ", indices.dtype());
   TL_CHECK(indices.shape() == grad_output.shape(), op, ": indices ", indices.shape(), " differ from grad_output ",
            grad_output.shape());
@@ -115,6 +109,19 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
       for (int64_t k = 0; k < plane_out; ++k) a[from[k]] += static_cast<acc>(g[k]);
     });
   });
+}
+
+}  // namespace
+
+// grad_output (N, C, H_out, W_out), self (N, C, H, W), indices int64 as max_pool2d_with_indices gave
+// them -> grad_input (N, C, H, W); 3-D operands without N.
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices,
+                                        const MaxPool2dWithIndicesBackwardArgs& args) {
+  const char* op = "max_pool2d_with_indices_backward";
+  const PoolParams p = onednn::pool_params(op, args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
+  const Operands in = operands(op, grad_output, self);
+  check_grad_shape(op, in, p);
+  return max_backward(op, in, grad_output, self, indices);
 }
 
 // grad_output (N, C, H_out, W_out), self (N, C, H, W) -> grad_input (N, C, H, W).
@@ -142,6 +149,16 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& sel
            self.shape());
   const int64_t oh = in.grad.size(2), ow = in.grad.size(3);
   return average_backward(in, adaptive_axis(in.x.size(2), oh), adaptive_axis(in.x.size(3), ow), 0);
+}
+
+// grad_output (N, C, H_out, W_out), self (N, C, H, W), indices as adaptive_max_pool2d gave them ->
+// grad_input (N, C, H, W); 3-D operands without N.
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d_backward";
+  const Operands in = operands(op, grad_output, self);
+  TL_CHECK(in.grad.size(0) == in.x.size(0) && in.grad.size(1) == in.x.size(1), op, ": grad_output ",
+           grad_output.shape(), " and self ", self.shape(), " differ in batch or channels");
+  return max_backward(op, in, grad_output, self, indices);
 }
 
 }  // namespace tl::kernels

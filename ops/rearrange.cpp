@@ -7,16 +7,12 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/strided_view.h"
 
 namespace tl::kernels {
 namespace {
 
-// t restricted to [start, start + length) along dim (a view made here, not an op).
-Tensor narrowed(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  Shape sizes = t.shape();
-  sizes[dim] = length;
-  return Tensor::make(t.storage(), sizes, t.strides(), t.storage_offset() + start * t.stride(dim), t.dtype());
-}
+using detail::narrowed;
 
 // out = self rolled by shift[d] along each dim d that has one: 2^k block copies for k rolled dims.
 void roll_into(const Tensor& out, const Tensor& self, const std::vector<int64_t>& shift) {

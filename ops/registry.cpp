@@ -11,7 +11,9 @@
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
 #include "core/schema.h"
+#include "core/warning.h"
 #include "ops/autocast.h"
+#include "ops/elementwise.h"
 
 namespace tl {
 
@@ -75,6 +77,28 @@ size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& 
   return spec.args.size();
 }
 
+// ATen's MemoryOverlap checks on every tensor the op writes (`Tensor(a!)`), before autograd, hooks or the
+// kernel see the call, so one that throws has written and drawn nothing: a written tensor whose elements
+// share memory is refused (or warned about, as PyTorch 1.13 deprecates it for masked_fill_), and so is an
+// input overlapping it partly, or at all when the op reads its inputs out of position (tag no_overlap).
+void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& spec) {
+  const Schema& schema = schema_of(op);
+  const std::string_view name = op_name(op);
+  for (size_t w : spec.written) {
+    // A traced proxy (no storage) is written by nothing yet: tracing records the op and checks nothing.
+    if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) continue;
+    const Tensor& out = inputs[w];
+    if (schema.has_tag(OpTag::ExpandedWriteWarns) && detail::has_internal_overlap(out)) {
+      warn("Use of ", name, " on expanded tensors is deprecated. Please clone() the tensor before performing this "
+           "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+    } else {
+      detail::check_no_internal_overlap(out, name);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (i != w && inputs[i].defined()) detail::check_no_overlap(out, inputs[i], name, !schema.has_tag(OpTag::NoOverlap));
+  }
+}
+
 bool any_requires_grad(std::span<const Tensor> inputs) {
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
@@ -97,6 +121,7 @@ TensorList call_typed(OpKind op, std::span<const Tensor> inputs, const void* arg
     padded.resize(read);
     return call_typed(op, padded, args, style);
   }
+  if (const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)]; !spec.written.empty()) check_writes(op, inputs, spec);
   if (is_autocast_enabled()) [[unlikely]] {
     if (const AutocastPolicy policy = op_info(op).autocast; policy != AutocastPolicy::None)
       return detail::autocast_call(op, policy, inputs, args, style);

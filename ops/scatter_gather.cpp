@@ -93,7 +93,6 @@ const Tensor& scatter_into(const Tensor& self, const Tensor& index, const Tensor
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), op);
   check_index(op, self, index, dim, &src);
   TL_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
-  detail::check_no_internal_overlap(self, op);
   const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
   TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
     scalar_t* out = static_cast<scalar_t*>(self.raw_data());
@@ -137,7 +136,6 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
                              const Scalar& alpha) {
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), "index_add_");
   const std::vector<int64_t> values = index_add_values(self, index, source, dim);
-  detail::check_no_internal_overlap(self, "index_add_");
   if (self.numel() == 0 || values.empty()) return self;
   const Shape shape = sizes_1d(source);
   TL_DISPATCH_ALL_TYPES(self.dtype(), "index_add_", [&] {
@@ -168,7 +166,6 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
 const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Scalar& value) {
   TL_CHECK(mask.dtype() == DType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.dtype());
   detail::check_inplace_broadcast(self, mask.shape(), "masked_fill_");
-  detail::check_no_internal_overlap(self, "masked_fill_");
   if (self.numel() == 0) return self;
   Strides mask_strides(self.dim(), 0);  // mask broadcast to self's shape
   for (int64_t d = 0; d < mask.dim(); ++d) {

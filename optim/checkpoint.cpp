@@ -92,24 +92,25 @@ OptimizerStateDict optimizer_dict(const Json& json, const nn::StateDict& tensors
   return dict;
 }
 
-double counter(const std::string& key, const Json& value, const std::string& path) {
+// `context` ("load_checkpoint: <path>") starts every message, as in numbers().
+double counter(const std::string& key, const Json& value, const std::string& context) {
   if (!value.is_string()) return value.get<double>();
   const std::string& text = value.get_ref<const std::string&>();
-  TL_CHECK(text == "inf" || text == "-inf" || text == "nan", "load_checkpoint: ", path, ": counter '", key,
+  TL_CHECK(text == "inf" || text == "-inf" || text == "nan", context, ": counter '", key,
            "' is a string other than \"inf\", \"-inf\" and \"nan\"");
   return text == "nan" ? NAN : text == "inf" ? INFINITY : -INFINITY;
 }
 
 // Nested schedulers (SequentialLR's) are read to a bounded depth: a hostile file may nest them deeply.
-lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& path, int depth = 0) {
+lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::string& context, int depth = 0) {
   lr_scheduler::SchedulerStateDict dict;
-  TL_CHECK(json.is_object() && depth < 8, "load_checkpoint: ", path, ": a scheduler entry is ", json.type_name(),
+  TL_CHECK(json.is_object() && depth < 8, context, ": a scheduler entry is ", json.type_name(),
            depth < 8 ? "" : " nested 8 deep", ", not a scheduler's object");
   try {
     dict.kind = json.at("kind").get<std::string>();
     dict.last_epoch = json.at("last_epoch").get<double>();  // a float one too, as PyTorch keeps it
     // get<int64_t> would truncate a float silently.
-    TL_CHECK(json.at("step_count").is_number_integer(), "load_checkpoint: ", path, ": step_count is ",
+    TL_CHECK(json.at("step_count").is_number_integer(), context, ": step_count is ",
              json.at("step_count").type_name(), ", not an integer");
     dict.step_count = json.at("step_count").get<int64_t>();
     dict.base_lrs = json.at("base_lrs").get<std::vector<double>>();
@@ -118,14 +119,14 @@ lr_scheduler::SchedulerStateDict scheduler_dict(const Json& json, const std::str
     dict.lists = json.value("lists", Json::object()).get<std::map<std::string, std::vector<double>>>();
     dict.modes = json.value("modes", Json::object()).get<std::map<std::string, std::string>>();
     const Json counters = json.value("counters", Json::object());
-    for (const auto& [key, value] : counters.items()) dict.counters[key] = counter(key, value, path);
+    for (const auto& [key, value] : counters.items()) dict.counters[key] = counter(key, value, context);
     for (const Json& child : json.value("schedulers", Json::array()))
-      dict.schedulers.push_back(scheduler_dict(child, path, depth + 1));
+      dict.schedulers.push_back(scheduler_dict(child, context, depth + 1));
   } catch (const nlohmann::json::exception& e) {
-    TL_CHECK(false, "load_checkpoint: ", path, ": malformed lr_scheduler entry (", e.what(), ")");
+    TL_CHECK(false, context, ": malformed lr_scheduler entry (", e.what(), ")");
   }
-  TL_CHECK(json.contains("options"), "load_checkpoint: ", path, ": the lr_scheduler entry has no \"options\"");
-  dict.options = numbers(json["options"], "", "load_checkpoint: " + path);
+  TL_CHECK(json.contains("options"), context, ": the lr_scheduler entry has no \"options\"");
+  dict.options = numbers(json["options"], "", context);
   return dict;
 }
 
@@ -160,7 +161,7 @@ void load_checkpoint(const std::string& path, nn::Module& model, Optimizer& opti
                                             std::string(kState), "load_checkpoint: " + path));
   lr_scheduler::SchedulerStateDict scheduler_state;
   if (scheduler) {
-    scheduler_state = scheduler_dict(parse_entry(metadata, "lr_scheduler", path), path);
+    scheduler_state = scheduler_dict(parse_entry(metadata, "lr_scheduler", path), "load_checkpoint: " + path);
     scheduler->check_state_dict(scheduler_state);
   }
   model.load_state_dict(model_tensors);
@@ -190,6 +191,19 @@ void read(const serialize::InputArchive& archive, const std::string& key, Optimi
   const Json json = Json::parse(groups, nullptr, /*allow_exceptions=*/false);
   TL_CHECK(json.is_object(), context, ": '", key, ".param_groups' is not a JSON object");
   out = optimizer_dict(json, state, state_prefix, context);
+}
+
+void write(serialize::OutputArchive& archive, const std::string& key, const lr_scheduler::SchedulerStateDict& dict) {
+  archive.write(key, to_json(dict).dump());
+}
+
+void read(const serialize::InputArchive& archive, const std::string& key, lr_scheduler::SchedulerStateDict& out) {
+  std::string text;
+  archive.read(key, text);
+  const std::string context = "InputArchive: scheduler state dict '" + key + "'";
+  const Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  TL_CHECK(json.is_object(), context, ": '", key, "' is not a JSON object");
+  out = scheduler_dict(json, context);
 }
 
 }  // namespace tl::optim

@@ -1,6 +1,6 @@
 // optim/checkpoint.h — a training checkpoint (model, optimizer, optional lr scheduler) in one
 // safetensors file, so that a run resumed from it continues bit for bit as if never stopped; and an
-// optimizer's state dict as entries of a general archive (nn/archive.h).
+// optimizer's and a scheduler's state dicts as entries of a general archive (nn/archive.h).
 #pragma once
 
 #include <string>
@@ -46,5 +46,14 @@ void write(serialize::OutputArchive& archive, const std::string& key, const Opti
 /// Throws tl::Error for a missing or non-string "<key>.param_groups", JSON that is not write's layout,
 /// or a tensor under "<key>.state." not named <index>.<name>; `out` is then unchanged.
 void read(const serialize::InputArchive& archive, const std::string& key, OptimizerStateDict& out);
+
+/// Adds scheduler.state_dict() to `archive` under `key` as one string entry: JSON in the layout of
+/// save_checkpoint's "lr_scheduler" entry. Throws tl::Error as OutputArchive::write does.
+void write(serialize::OutputArchive& archive, const std::string& key, const lr_scheduler::SchedulerStateDict& dict);
+
+/// The scheduler state dict that write(archive, key, dict) added, for Scheduler::load_state_dict.
+/// Throws tl::Error for a missing or non-string "<key>" and for JSON that is not write's layout; `out`
+/// is then unchanged.
+void read(const serialize::InputArchive& archive, const std::string& key, lr_scheduler::SchedulerStateDict& out);
 
 }  // namespace tl::optim

@@ -9,7 +9,8 @@ safetensors file whose __metadata__ entry "torchless.archive" lists every key in
     epoch = ckpt["epoch"]
 
 Tensors come back as torch tensors (numpy arrays when torch is not installed, or with numpy=True),
-ints as int, floats as float, bools as bool, strings as str, in the order they were written. Needs only
+ints as int, floats as float, bools as bool, strings as str, bytes (tl::get_rng_state()'s) as a uint8
+tensor (array), which torch.set_rng_state takes, in the order they were written. Needs only
 numpy (and torch for torch tensors and bfloat16); a path ending in .gz is gunzipped first, as torchless
 gzips it. As a command, prints each key, its type and value.
 usage: load_archive.py FILE"""
@@ -40,7 +41,13 @@ def _tensor(raw, info, as_numpy):
     return torch.from_numpy(array.copy())
 
 
-def _value(kind, text):
+def _value(kind, text, as_numpy):
+    if kind == "bytes":
+        array = np.frombuffer(bytes.fromhex(text), dtype=np.uint8)
+        if as_numpy:
+            return array
+        import torch
+        return torch.from_numpy(array.copy())
     if kind == "int":
         return int(text)
     if kind == "float":
@@ -89,7 +96,7 @@ def load(path, numpy=False):
                 raise ValueError(f"{path}: tensor {key!r} runs past the end of the file")
             out[key] = _tensor(body[begin:end], info, as_numpy)
         else:
-            out[key] = _value(kind, entry[2])
+            out[key] = _value(kind, entry[2], as_numpy)
     if header:
         raise ValueError(f"{path}: tensor {next(iter(header))!r} has no entry in the archive")
     return out

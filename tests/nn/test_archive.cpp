@@ -146,6 +146,37 @@ TEST_CASE("archive: a bad write is refused and leaves the archive as it was") {
   CHECK(testing::dir_entries(dir.path()).empty());
 }
 
+TEST_CASE("archive: a header past the 100 MB every reader refuses is refused by the writer, the old file kept") {
+  ScratchDir dir;
+  const std::string path = dir.file("big.safetensors");
+  OutputArchive small;
+  small.write("epoch", 1);
+  small.save_to(path);
+  const std::string before = read_file(path);
+  OutputArchive archive;
+  archive.write("notes", std::string(100'000'000, 'a'));  // JSON quotes and the archive's own entries add more
+  std::string message;
+  try {
+    archive.save_to(path);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CHECK(message.starts_with("safetensors: " + path + ": the header would be 1000000"));
+  CHECK(message.ends_with(" bytes, more than the 100000000 bytes a reader takes (long strings in the metadata, or very "
+                          "many tensors)"));
+  CHECK(read_file(path) == before);
+  CHECK(testing::dir_entries(dir.path()).size() == 1);
+  // whatever the writer writes, the reader reads: the largest string that fits comes back
+  OutputArchive fits;
+  fits.write("notes", std::string(99'999'000, 'a'));
+  fits.save_to(path);
+  InputArchive in;
+  in.load_from(path);
+  std::string notes;
+  in.read("notes", notes);
+  CHECK(notes.size() == 99'999'000);
+}
+
 TEST_CASE("archive: a missing key and a read of the wrong type are refused, the target unchanged") {
   ScratchDir dir;
   fixture_archive().save_to(dir.file("a.safetensors"));
@@ -171,6 +202,46 @@ TEST_CASE("archive: a missing key and a read of the wrong type are refused, the 
   CHECK_THROWS_WITH_AS(InputArchive().read("x", epoch), "InputArchive: no key 'x' in an empty archive", Error);
   CHECK(archive.contains("lr"));
   CHECK(!archive.contains("model"));
+}
+
+TEST_CASE("archive: bytes (the generator's state) read back as written, and resume its stream") {
+  ScratchDir dir;
+  manual_seed(7);
+  OutputArchive out;
+  out.write("rng_state", get_rng_state());
+  out.write("empty", std::vector<uint8_t>{});
+  out.write("all", [] {
+    std::vector<uint8_t> all(256);
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint8_t>(i);
+    return all;
+  }());
+  CHECK_THROWS_WITH_AS(out.write("all", std::vector<uint8_t>{1}), "OutputArchive: key 'all' was already written", Error);
+  CHECK(out.entries().size() == 3);
+  const Tensor drawn = rand({5});
+  out.save_to(dir.file("rng.safetensors"));
+
+  InputArchive in;
+  in.load_from(dir.file("rng.safetensors"));
+  std::vector<uint8_t> state, empty = {9}, all;
+  in.read("rng_state", state);
+  in.read("empty", empty);
+  in.read("all", all);
+  CHECK(state.size() == 5056);
+  CHECK(empty.empty());
+  REQUIRE(all.size() == 256);
+  CHECK(all[0] == 0);
+  CHECK(all[171] == 171);
+  CHECK(all[255] == 255);
+  set_rng_state(state);
+  CHECK_TENSOR_CLOSE(rand({5}), drawn, 0.0, 0.0);
+
+  std::vector<uint8_t> kept = {1, 2};
+  CHECK_THROWS_WITH_AS(in.read("missing", kept),
+                       ("InputArchive: no key 'missing' in " + dir.file("rng.safetensors")).c_str(), Error);
+  int64_t number = -1;
+  CHECK_THROWS_WITH_AS(in.read("all", number), "InputArchive: key 'all' holds a bytes, not a int", Error);
+  CHECK(kept == std::vector<uint8_t>{1, 2});
+  CHECK(number == -1);
 }
 
 // Writes a safetensors file with one F32 tensor "t" and `entry` as its archive metadata.
@@ -212,6 +283,12 @@ TEST_CASE("archive: a truncated, foreign or malformed file is refused and the ar
        "float entry 'x' holds 'one'"},
       {"{\"version\": 1, \"entries\": [[\"t\", \"tensor\"], [\"b\", \"bool\", \"true\"]]}",
        "bool entry 'b' holds 'true'"},
+      {"{\"version\": 1, \"entries\": [[\"t\", \"tensor\"], [\"r\", \"bytes\", \"0a1\"]]}",
+       "bytes entry 'r' holds 3 hex digits, an odd number"},
+      {"{\"version\": 1, \"entries\": [[\"t\", \"tensor\"], [\"r\", \"bytes\", \"0a+1\"]]}",
+       "bytes entry 'r' holds '+1' at byte 1, not two hex digits"},
+      {"{\"version\": 1, \"entries\": [[\"t\", \"tensor\"], [\"r\", \"bytes\", \"0x\"]]}",
+       "bytes entry 'r' holds '0x' at byte 0, not two hex digits"},
       {"{\"version\": 1, \"entries\": [[\"t\", \"tensor\"], [\"u\", \"tensor\"]]}",
        "tensor entry 'u' has no tensor in the file"},
       {"{\"version\": 1, \"entries\": []}", "tensor 't' has no entry in the archive"},

@@ -12,6 +12,11 @@ namespace tl::nn {
 namespace {
 
 TEST_CASE("py_tuple: Python's repr of a pair of ints") { CHECK(py_tuple(3, 5) == "(3, 5)"); }
+TEST_CASE("py_tuple: Python's repr of a tuple of ints") {
+  CHECK(py_tuple(Shape{1, 2, 3, 4}) == "(1, 2, 3, 4)");
+  CHECK(py_tuple(Shape{3}) == "(3,)");
+  CHECK(py_tuple(Shape{}) == "()");
+}
 
 TEST_CASE("repr: built-in layers print as PyTorch prints them") {
   CHECK(repr(Dropout()) == "Dropout(p=0.5, inplace=False)");

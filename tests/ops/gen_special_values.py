@@ -80,6 +80,10 @@ def max_pool_backward(grad, x):
     return torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [2, 2], [1, 1], [1, 1], False, indices)
 
 
+def adaptive_max_backward(grad, x):
+    return torch.ops.aten.adaptive_max_pool2d_backward(grad, x, F.adaptive_max_pool2d(x, 2, return_indices=True)[1])
+
+
 def inplace(name):
     return lambda x, y: getattr(x.clone(), name)()
 
@@ -277,6 +281,45 @@ SAMPLES = {
     },
     "_adaptive_avg_pool2d_backward": {"2x2": lambda x, y: torch.ops.aten._adaptive_avg_pool2d_backward(x[:, :, :2, :2], y),
                                       "3x3": lambda x, y: torch.ops.aten._adaptive_avg_pool2d_backward(x[:, :, :3, :3], y)},
+    "adaptive_max_pool2d": {"2x2": lambda x, y: F.adaptive_max_pool2d(x, 2, return_indices=True),
+                            "3x3": lambda x, y: F.adaptive_max_pool2d(x, 3, return_indices=True)},
+    "adaptive_max_pool2d_backward": {"grad_output": lambda x, y: adaptive_max_backward(x[:, :, :2, :2], y),
+                                     "self": lambda x, y: adaptive_max_backward(y[:, :, :2, :2], x)},
+    "constant_pad_nd": {"pad2d": lambda x, y: torch.constant_pad_nd(x, [1, 2, 0, 1], 0.5),
+                        "crop": lambda x, y: torch.constant_pad_nd(x, [-1, 1, 1, -2]),
+                        "pad3d": lambda x, y: torch.constant_pad_nd(x, [1, 0, 0, 1, 1, 0])},
+    "reflection_pad1d": {"plain": lambda x, y: aten.reflection_pad1d(x.flatten(0, 1), [2, 3]),
+                         "crop": lambda x, y: aten.reflection_pad1d(x.flatten(0, 1), [-1, 2])},
+    "reflection_pad2d": {"plain": lambda x, y: aten.reflection_pad2d(x, [1, 2, 3, 0]),
+                         "unbatched": lambda x, y: aten.reflection_pad2d(x[0], [2, 1, 1, 3])},
+    "replication_pad1d": {"plain": lambda x, y: aten.replication_pad1d(x.flatten(0, 1), [3, 5]),
+                          "crop": lambda x, y: aten.replication_pad1d(x.flatten(0, 1), [-2, 1])},
+    "replication_pad2d": {"plain": lambda x, y: aten.replication_pad2d(x, [5, 1, 2, 6]),
+                          "unbatched": lambda x, y: aten.replication_pad2d(x[0], [1, -1, 0, 2])},
+    "reflection_pad1d_backward": {
+        "grad_output": lambda x, y: aten.reflection_pad1d_backward(x.flatten(0, 1), y.flatten(0, 1)[:, :, :2], [1, 1])},
+    "reflection_pad2d_backward": {
+        "grad_output": lambda x, y: aten.reflection_pad2d_backward(x, y[:, :, :2, :2], [1, 1, 1, 1]),
+        "self": lambda x, y: aten.reflection_pad2d_backward(y[:, :, :2, :2], x, [-1, -1, -1, -1])},
+    "replication_pad1d_backward": {
+        "grad_output": lambda x, y: aten.replication_pad1d_backward(x.flatten(0, 1), y.flatten(0, 1)[:, :, :2], [2, 0])},
+    "replication_pad2d_backward": {
+        "grad_output": lambda x, y: aten.replication_pad2d_backward(x, y[:, :, :2, :2], [0, 2, 1, 1])},
+    "upsample_nearest2d": {"size": lambda x, y: aten.upsample_nearest2d(x, [6, 8]),
+                           "scale": lambda x, y: aten.upsample_nearest2d(x, [6, 6], 1.5, 1.5),
+                           "down": lambda x, y: aten.upsample_nearest2d(x, [3, 2])},
+    "upsample_bilinear2d": {"align_corners": lambda x, y: aten.upsample_bilinear2d(x, [6, 7], True),
+                            "half_pixel": lambda x, y: aten.upsample_bilinear2d(x, [6, 7], False),
+                            "down": lambda x, y: aten.upsample_bilinear2d(x, [3, 3], False),
+                            "scale": lambda x, y: aten.upsample_bilinear2d(x, [8, 8], False, 2.0, 2.0)},
+    "upsample_nearest2d_backward": {"plain": lambda x, y: aten.upsample_nearest2d_backward(x, [4, 4], [1, 2, 2, 3])},
+    "upsample_bilinear2d_backward": {
+        "align_corners": lambda x, y: aten.upsample_bilinear2d_backward(x, [4, 4], [1, 2, 3, 3], True),
+        "half_pixel": lambda x, y: aten.upsample_bilinear2d_backward(x, [4, 4], [1, 2, 2, 3], False)},
+    "im2col": {"k2": lambda x, y: aten.im2col(x, [2, 2], [1, 1], [0, 0], [1, 1]),
+               "k3d2p2s2": lambda x, y: aten.im2col(x, [3, 3], [2, 2], [2, 2], [2, 2])},
+    "col2im": {"overlap": lambda x, y: aten.col2im(x.reshape(1, 8, 4), [3, 3], [2, 2], [1, 1], [0, 0], [1, 1]),
+               "stride2": lambda x, y: aten.col2im(x.reshape(1, 8, 4), [4, 4], [2, 2], [1, 1], [0, 0], [2, 2])},
     # inference ops: the eager computation each stands for
     "to_mkldnn": {"float32": lambda x, y: x, "bfloat16": lambda x, y: x.to(torch.bfloat16)},
     "to_dense": {"float32": lambda x, y: x},

@@ -698,6 +698,105 @@ Samples opinfo_adaptive_avg_pool2d_backward() {
           Sample{"3x3", [](const Tensor& x, const Tensor& y) { return list(_adaptive_avg_pool2d_backward(corner(x, 3), y)); }}.sums()};
 }
 
+// ---- adaptive max pooling, padding, resizing, sliding blocks: x as the input, or as the gradient ----
+namespace {
+Tensor flat3(const Tensor& t) { return t.flatten(0, 1); }  // (2, 4, 4): the 1-D pads' (N, C, W)
+Tensor adaptive_max_backward(const Tensor& grad, const Tensor& self) {
+  return adaptive_max_pool2d_backward(grad, self, std::get<1>(adaptive_max_pool2d(self, {2, 2})));
+}
+}  // namespace
+
+Samples opinfo_adaptive_max_pool2d() {
+  return {Sample{"2x2", [](const Tensor& x, const Tensor&) { return pair_list(adaptive_max_pool2d(x, {2, 2})); }}.generic(),
+          Sample{"3x3", [](const Tensor& x, const Tensor&) { return pair_list(adaptive_max_pool2d(x, {3, 3})); }}};
+}
+Samples opinfo_adaptive_max_pool2d_backward() {
+  return {Sample{"grad_output", [](const Tensor& x, const Tensor& y) { return list(adaptive_max_backward(corner(x, 2), y)); }}.sums(),
+          Sample{"self", [](const Tensor& x, const Tensor& y) { return list(adaptive_max_backward(corner(y, 2), x)); }}.sums()};
+}
+Samples opinfo_constant_pad_nd() {
+  return {Sample{"pad2d", [](const Tensor& x, const Tensor&) { return list(constant_pad_nd(x, {1, 2, 0, 1}, 0.5)); }},
+          Sample{"crop", [](const Tensor& x, const Tensor&) { return list(constant_pad_nd(x, {-1, 1, 1, -2})); }}.generic(),
+          Sample{"pad3d", [](const Tensor& x, const Tensor&) { return list(constant_pad_nd(x, {1, 0, 0, 1, 1, 0})); }}};
+}
+Samples opinfo_reflection_pad1d() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(reflection_pad1d(flat3(x), {2, 3})); }},
+          Sample{"crop", [](const Tensor& x, const Tensor&) { return list(reflection_pad1d(flat3(x), {-1, 2})); }}};
+}
+Samples opinfo_reflection_pad2d() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(reflection_pad2d(x, {1, 2, 3, 0})); }},
+          Sample{"unbatched", [](const Tensor& x, const Tensor&) { return list(reflection_pad2d(x.select(0, 0), {2, 1, 1, 3})); }}};
+}
+Samples opinfo_replication_pad1d() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(replication_pad1d(flat3(x), {3, 5})); }},
+          Sample{"crop", [](const Tensor& x, const Tensor&) { return list(replication_pad1d(flat3(x), {-2, 1})); }}};
+}
+Samples opinfo_replication_pad2d() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(replication_pad2d(x, {5, 1, 2, 6})); }},
+          Sample{"unbatched", [](const Tensor& x, const Tensor&) { return list(replication_pad2d(x.select(0, 0), {1, -1, 0, 2})); }}};
+}
+Samples opinfo_reflection_pad1d_backward() {
+  return {Sample{"grad_output", [](const Tensor& x, const Tensor& y) {
+            return list(reflection_pad1d_backward(flat3(x), flat3(y).slice(2, 0, 2), {1, 1}));
+          }}.sums()};
+}
+Samples opinfo_reflection_pad2d_backward() {
+  return {Sample{"grad_output", [](const Tensor& x, const Tensor& y) {
+            return list(reflection_pad2d_backward(x, corner(y, 2), {1, 1, 1, 1}));
+          }}.sums(),
+          Sample{"self", [](const Tensor& x, const Tensor& y) {
+            return list(reflection_pad2d_backward(corner(y, 2), x, {-1, -1, -1, -1}));
+          }}.sums()};
+}
+Samples opinfo_replication_pad1d_backward() {
+  return {Sample{"grad_output", [](const Tensor& x, const Tensor& y) {
+            return list(replication_pad1d_backward(flat3(x), flat3(y).slice(2, 0, 2), {2, 0}));
+          }}.sums()};
+}
+Samples opinfo_replication_pad2d_backward() {
+  return {Sample{"grad_output", [](const Tensor& x, const Tensor& y) {
+            return list(replication_pad2d_backward(x, corner(y, 2), {0, 2, 1, 1}));
+          }}.sums()};
+}
+Samples opinfo_upsample_nearest2d() {
+  return {Sample{"size", [](const Tensor& x, const Tensor&) { return list(upsample_nearest2d(x, {6, 8})); }},
+          Sample{"scale", [](const Tensor& x, const Tensor&) { return list(upsample_nearest2d(x, {6, 6}, 1.5, 1.5)); }},
+          Sample{"down", [](const Tensor& x, const Tensor&) { return list(upsample_nearest2d(x, {3, 2})); }}};
+}
+Samples opinfo_upsample_bilinear2d() {
+  return {Sample{"align_corners", [](const Tensor& x, const Tensor&) { return list(upsample_bilinear2d(x, {6, 7}, true)); }}.sums(),
+          Sample{"half_pixel", [](const Tensor& x, const Tensor&) { return list(upsample_bilinear2d(x, {6, 7}, false)); }}.sums(),
+          Sample{"down", [](const Tensor& x, const Tensor&) { return list(upsample_bilinear2d(x, {3, 3}, false)); }}.sums(),
+          Sample{"scale", [](const Tensor& x, const Tensor&) {
+            return list(upsample_bilinear2d(x, {8, 8}, false, 2.0, 2.0));
+          }}.sums()};
+}
+Samples opinfo_upsample_nearest2d_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) {
+            return list(upsample_nearest2d_backward(x, {4, 4}, {1, 2, 2, 3}));
+          }}.sums()};
+}
+Samples opinfo_upsample_bilinear2d_backward() {
+  return {Sample{"align_corners", [](const Tensor& x, const Tensor&) {
+            return list(upsample_bilinear2d_backward(x, {4, 4}, {1, 2, 3, 3}, true));
+          }}.sums(),
+          Sample{"half_pixel", [](const Tensor& x, const Tensor&) {
+            return list(upsample_bilinear2d_backward(x, {4, 4}, {1, 2, 2, 3}, false));
+          }}.sums()};
+}
+Samples opinfo_im2col() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(im2col(x, {2, 2}, {1, 1}, {0, 0}, {1, 1})); }},
+          Sample{"k3d2p2s2", [](const Tensor& x, const Tensor&) { return list(im2col(x, {3, 3}, {2, 2}, {2, 2}, {2, 2})); }}};
+}
+Samples opinfo_col2im() {
+  return {Sample{"overlap", [](const Tensor& x, const Tensor&) {
+            return list(col2im(x.reshape({1, 8, 4}), {3, 3}, {2, 2}, {1, 1}, {0, 0}, {1, 1}));
+          }}.sums(),
+          Sample{"stride2", [](const Tensor& x, const Tensor&) {
+            return list(col2im(x.reshape({1, 8, 4}), {4, 4}, {2, 2}, {1, 1}, {0, 0}, {2, 2}));
+          }}.sums()};
+}
+
 // ---- inference-optimized kernels ----
 Samples opinfo_to_mkldnn() {
   return {Sample{"float32", [](const Tensor& x, const Tensor&) { return list(to_dense(to_mkldnn(x), 2)); }},

@@ -29,6 +29,7 @@
 #include "optim/adam.h"
 #include "optim/adamax.h"
 #include "optim/checkpoint.h"
+#include "optim/lr_scheduler_cyclic.h"
 #include "optim/nadam.h"
 #include "optim/radam.h"
 #include "optim/rmsprop.h"
@@ -137,6 +138,10 @@ const MakeOptimizer kRAdam = [](std::vector<Tensor> p) {
 };
 const MakeScheduler kStep = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.7); };
 const MakeScheduler kCosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 4, 1e-3); };
+// OneCycleLR over 6 steps: it cycles AdamW's beta1 too, which the optimizer's state dict carries.
+const MakeScheduler kOneCycle = [](Optimizer& o) {
+  return std::make_unique<lr_scheduler::OneCycleLR>(o, lr_scheduler::OneCycleLROptions{.max_lr = 0.05, .total_steps = 6});
+};
 
 // A checkpoint of `source` and a `target` to load it into, with what the target held before: a failed
 // load_checkpoint leaves all of it as it was.
@@ -174,6 +179,36 @@ struct LoadFixture {
     CHECK(target.sched->get_last_lr() == sched_before.last_lr);
   }
 };
+
+// Writes `run`'s model and optimizer state dicts (and its scheduler's) beside `epoch` to an archive at `path`.
+void save_archive(const Run& run, int64_t epoch, bool with_scheduler, const std::string& path) {
+  serialize::OutputArchive out;
+  out.write("epoch", epoch);
+  out.write("model", run.model->state_dict());
+  write(out, "optimizer", run.opt->state_dict());
+  if (with_scheduler) write(out, "scheduler", run.sched->state_dict());
+  out.save_to(path);
+}
+
+// Loads what save_archive wrote into `run`; returns the epoch.
+int64_t load_archive(Run& run, bool with_scheduler, const std::string& path) {
+  serialize::InputArchive in;
+  in.load_from(path);
+  int64_t epoch = 0;
+  in.read("epoch", epoch);
+  nn::StateDict model;
+  in.read("model", model);
+  run.model->load_state_dict(model);
+  OptimizerStateDict state;
+  read(in, "optimizer", state);
+  run.opt->load_state_dict(state);
+  if (with_scheduler) {
+    lr_scheduler::SchedulerStateDict sched_state;
+    read(in, "scheduler", sched_state);
+    run.sched->load_state_dict(sched_state);
+  }
+  return epoch;
+}
 
 }  // namespace
 
@@ -490,24 +525,10 @@ TEST_CASE("an archive holds an epoch beside a model's and an optimizer's state d
   testing::ScratchDir dir;
   Run run(3, kAdam, kStep);
   run.train(0, 3);
-  serialize::OutputArchive out;
-  out.write("epoch", 3);
-  out.write("model", run.model->state_dict());
-  write(out, "optimizer", run.opt->state_dict());
-  out.save_to(dir.file("ckpt.safetensors"));
+  save_archive(run, 3, /*with_scheduler=*/false, dir.file("ckpt.safetensors"));
 
   Run resumed(4, kAdam, kStep);
-  serialize::InputArchive in;
-  in.load_from(dir.file("ckpt.safetensors"));
-  int64_t epoch = 0;
-  in.read("epoch", epoch);
-  CHECK(epoch == 3);
-  nn::StateDict model;
-  in.read("model", model);
-  resumed.model->load_state_dict(model);
-  OptimizerStateDict state;
-  read(in, "optimizer", state);
-  resumed.opt->load_state_dict(state);
+  CHECK(load_archive(resumed, /*with_scheduler=*/false, dir.file("ckpt.safetensors")) == 3);
   CHECK(model_difference(*resumed.model, *run.model) == "");
   CHECK(state_difference(resumed.opt->state_dict(), run.opt->state_dict()) == "");
 
@@ -577,6 +598,55 @@ TEST_CASE("an optimizer state dict missing or malformed in an archive is refused
   CHECK_THROWS_WITH_AS(write(taken, "optimizer", run.opt->state_dict()),
                        "OutputArchive: key 'optimizer.state.0.step' was already written", Error);
   CHECK(taken.entries().size() == 1);
+}
+
+TEST_CASE("OneCycleLR in an archive beside the model and AdamW resumes bit for bit (lr and beta1)") {
+  testing::ScratchDir dir;
+  Run straight(3, kAdamW, kOneCycle);
+  straight.train(0, 5);
+
+  Run first(3, kAdamW, kOneCycle);
+  first.train(0, 2);
+  save_archive(first, 2, /*with_scheduler=*/true, dir.file("ckpt.safetensors"));
+
+  Run resumed(4, kAdamW, kOneCycle);
+  CHECK(load_archive(resumed, /*with_scheduler=*/true, dir.file("ckpt.safetensors")) == 2);
+  CHECK(resumed.sched->last_epoch() == 2);
+  resumed.train(2, 5);
+  CHECK(model_difference(*resumed.model, *straight.model) == "");
+  CHECK(state_difference(resumed.opt->state_dict(), straight.opt->state_dict()) == "");
+  CHECK(resumed.sched->get_last_lr() == straight.sched->get_last_lr());
+}
+
+TEST_CASE("a scheduler state dict missing or malformed in an archive is refused, the target unchanged") {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("a.safetensors");
+  const auto archive_with = [&](const std::string& text) {
+    serialize::OutputArchive out;
+    out.write("epoch", 1);
+    if (!text.empty()) out.write("scheduler", text);
+    out.save_to(path);
+    serialize::InputArchive in;
+    in.load_from(path);
+    return in;
+  };
+  lr_scheduler::SchedulerStateDict kept;
+  kept.kind = "kept";
+  CHECK_THROWS_WITH_AS(read(archive_with(""), "scheduler", kept),
+                       ("InputArchive: no key 'scheduler' in " + path).c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with(""), "epoch", kept), "InputArchive: key 'epoch' holds a int, not a str",
+                       Error);
+  const std::string where = "InputArchive: scheduler state dict 'scheduler'";
+  CHECK_THROWS_WITH_AS(read(archive_with("[1]"), "scheduler", kept),
+                       (where + ": 'scheduler' is not a JSON object").c_str(), Error);
+  CHECK_THROWS_WITH_AS(read(archive_with("{\"kind\": \"StepLR\"}"), "scheduler", kept),
+                       doctest::Contains((where + ": malformed lr_scheduler entry (").c_str()), Error);
+  CHECK_THROWS_WITH_AS(
+      read(archive_with("{\"kind\": \"StepLR\", \"last_epoch\": 1, \"step_count\": 1.5, \"base_lrs\": [], "
+                        "\"last_lr\": []}"),
+           "scheduler", kept),
+      (where + ": step_count is number, not an integer").c_str(), Error);
+  CHECK(kept.kind == "kept");
 }
 
 }  // namespace tl::optim

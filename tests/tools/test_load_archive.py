@@ -96,6 +96,24 @@ class LoadArchive(unittest.TestCase):
         np.testing.assert_array_equal(ckpt["half"], np.array([1.5, -2.25], dtype=np.float32))
         np.testing.assert_array_equal(ckpt["counts"], np.array([5, -7, 2**40]))
 
+    def test_bytes_restore_pytorchs_generator(self):
+        # tl::get_rng_state()'s bytes as OutputArchive writes them (nn/archive.h): two hex digits a byte.
+        torch.manual_seed(7)
+        state = torch.get_rng_state()
+        drawn = torch.rand(5)
+        entries = [["rng_state", "bytes", bytes(state.tolist()).hex()], ["none", "bytes", ""]]
+        header = json.dumps({"__metadata__": {"torchless.archive": json.dumps({"version": 1, "entries": entries})}})
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "rng.safetensors")
+            with open(path, "wb") as f:
+                f.write(struct.pack("<Q", len(header)) + header.encode())
+            ckpt = load_archive.load(path)
+            np.testing.assert_array_equal(load_archive.load(path, numpy=True)["rng_state"], state.numpy())
+        self.assertEqual(ckpt["rng_state"].dtype, torch.uint8)
+        self.assertEqual(ckpt["none"].numel(), 0)
+        torch.set_rng_state(ckpt["rng_state"])
+        self.assertTrue(torch.equal(torch.rand(5), drawn))
+
     def test_not_an_archive(self):
         with tempfile.TemporaryDirectory() as d:
             header = json.dumps({"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}).encode()
