@@ -434,6 +434,44 @@ std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self
   return {g, grad_input_mask[1] ? g.neg() : Tensor()};
 }
 
+namespace {
+
+// The mean reduction's 1 / numel, applied last as ATen's loss backwards do.
+Tensor loss_grad_reduced(const Tensor& g, const Tensor& weight, int64_t reduction, int64_t numel) {
+  const Tensor weighted = weight.defined() ? g * weight : g;
+  return reduction == Reduction::Mean ? weighted / static_cast<double>(numel) : weighted;
+}
+
+// log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), finite for every finite x.
+Tensor log_sigmoid(const Tensor& x) { return x.clamp_max(0) - (x.abs().neg().exp() + 1).log(); }
+
+}  // namespace
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction) {
+  const Tensor logit = (self / (1 - self)).log();
+  return loss_grad_reduced(logit.neg() * grad, weight, reduction, target.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  Tensor g;
+  if (pos_weight.defined()) {
+    const Tensor t = pos_weight * target;
+    g = (t + 1 - target) * self.sigmoid() - t;
+  } else {
+    g = self.sigmoid() - target;
+  }
+  return loss_grad_reduced(g * grad, weight, reduction, self.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction) {
+  const Tensor g = pos_weight.defined() ? log_sigmoid(self.neg()) - log_sigmoid(self) * pos_weight : self.neg();
+  return loss_grad_reduced(g * grad, weight, reduction, target.numel());
+}
+
 Tensor constant_input_grad(const char* op, const char* input, const char* why) {
   TL_CHECK(false, "the derivative for '", input, "' of ", op, " is not implemented (", why, "); detach() them");
   return {};

@@ -132,6 +132,18 @@ Tensor col2im_backward(const Tensor& grad, const Col2imArgs& args);
 /// mse_loss_backward for (self, target): target's gradient is self's negated.
 std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,
                                           int64_t reduction, const std::array<bool, 2>& grad_input_mask);
+/// binary_cross_entropy's target gradient: -logit(self) grad (* weight) (/ numel for mean), as PyTorch's.
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction);
+/// binary_cross_entropy_with_logits' input gradient: (sigmoid(self) - target), with pos_weight p
+/// ((p target + 1 - target) sigmoid(self) - p target), times grad (* weight) (/ numel for mean).
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction);
+/// Its target gradient: -self, with pos_weight p (log_sigmoid(-self) - p log_sigmoid(self)), times grad
+/// (* weight) (/ numel for mean).
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction);
 /// Throws tl::Error: `op`'s `input` gets no gradient, as in PyTorch (`why` says so to the user).
 Tensor constant_input_grad(const char* op, const char* input, const char* why);
 

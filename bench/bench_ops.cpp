@@ -1,5 +1,5 @@
 // bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, activation, rearranging, indexing,
-// reduction, scan and normalisation ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
+// reduction, scan, normalisation and loss ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
 // through an accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input
 // and results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
 // (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
@@ -129,6 +129,7 @@ int main(int argc, char** argv) try {
   const tl::Tensor prelu_weight = tl::full({1}, 0.25);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
+  const tl::Tensor probs = tl::sigmoid(a);  // probabilities for binary_cross_entropy
   volatile double sink = 0;  // keeps results observable
 
   std::vector<Bench> benches = {
@@ -203,6 +204,16 @@ int main(int argc, char** argv) try {
       {"lerp (a, b, 0.3)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::lerp(a, b, 0.3).numel(); }},
       {"addcmul (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcmul(acc, a, b, 0.5).numel(); }},
       {"addcdiv (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcdiv(acc, a, b, 0.5).numel(); }},
+      {"xlogy (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.xlogy(b).numel(); }},
+      {"smooth_l1_loss none", 3.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::smooth_l1_loss(a, b, tl::Reduction::None).numel(); }},
+      {"smooth_l1_loss_backward none", 4.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::smooth_l1_loss_backward(b, a, b, tl::Reduction::None, 1.0).numel(); }},
+      {"huber_loss mean", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::huber_loss(a, b).item<double>(); }},
+      {"binary_cross_entropy mean", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::binary_cross_entropy(probs, probs).item<double>(); }},
+      {"bce_with_logits mean", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::binary_cross_entropy_with_logits(a, probs).item<double>(); }},
       {"flip (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.flip({0, 1}).numel(); }},
       {"roll (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.roll({3, 5}, {0, 1}).numel(); }},
       {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},

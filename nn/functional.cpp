@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/record_function.h"
+#include "core/warning.h"
 #include "nn/repr.h"
 
 namespace tl::nn {
@@ -247,10 +248,111 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                                 label_smoothing);
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  // PyTorch's F.mse_loss broadcasts its operands first; ours must have one shape, so the op has no work.
+namespace {
+
+std::string size_repr(const Tensor& t) { return tl::detail::str_cat("torch.Size(", t.sizes(), ")"); }
+
+// F.mse_loss / l1_loss / smooth_l1_loss / huber_loss: torch.broadcast_tensors(input, target), warning as
+// PyTorch does when the shapes differ. Of one shape, the op has no work (only its scope is recorded).
+std::pair<Tensor, Tensor> broadcast_loss_operands(const Tensor& input, const Tensor& target, const char* who) {
   { RecordFunction broadcast("aten::broadcast_tensors", [] { return ScopeArgs{AttrValue{}}; }); }
-  return tl::mse_loss(input, target, reduction_enum(reduction, "mse_loss"));
+  if (input.sizes() == target.sizes()) return {input, target};
+  warn("Using a target size (", size_repr(target), ") that is different to the input size (", size_repr(input),
+       "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.");
+  const Shape shape = broadcast_shapes(input.sizes(), target.sizes(), who);
+  return {input.expand(shape), target.expand(shape)};
+}
+
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "mse_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "mse_loss");
+  return tl::mse_loss(x, y, r);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "l1_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "l1_loss");
+  return tl::l1_loss(x, y, r);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
+  const int64_t r = reduction_enum(reduction, "smooth_l1_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "smooth_l1_loss");
+  return tl::smooth_l1_loss(x, y, r, beta);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
+  const int64_t r = reduction_enum(reduction, "huber_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "huber_loss");
+  return tl::huber_loss(x, y, r, delta);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "binary_cross_entropy");
+  TL_CHECK(target.sizes() == input.sizes(), "binary_cross_entropy: Using a target size (", size_repr(target),
+           ") that is different to the input size (", size_repr(input),
+           ") is deprecated. Please ensure they have the same size.");
+  const Tensor w =
+      weight.defined() ? weight.expand(broadcast_shapes(target.sizes(), weight.sizes(), "binary_cross_entropy")) : weight;
+  return tl::binary_cross_entropy(input, target, w, r);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        const std::string& reduction, const Tensor& pos_weight) {
+  const int64_t r = reduction_enum(reduction, "binary_cross_entropy_with_logits");
+  TL_CHECK(target.sizes() == input.sizes(), "binary_cross_entropy_with_logits: Target size (", size_repr(target),
+           ") must be the same as input size (", size_repr(input), ")");
+  return tl::binary_cross_entropy_with_logits(input, target, weight, pos_weight, r);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction, bool log_target) {
+  if (reduction == "batchmean") {
+    TL_CHECK(input.dim() != 0, "kl_div: reduction 'batchmean' needs a batch dim, got a 0-d input");
+    return tl::kl_div(input, target, Reduction::Sum, log_target) / input.size(0);
+  }
+  if (reduction == "mean")
+    warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+         "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+         "'mean' will be changed to behave the same as 'batchmean' in the next major release.");
+  return tl::kl_div(input, target, reduction_enum(reduction, "kl_div"), log_target);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             const std::string& reduction) {
+  return tl::cosine_embedding_loss(input1, input2, target, margin, reduction_enum(reduction, "cosine_embedding_loss"));
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "margin_ranking_loss");
+  TL_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
+           "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
+           size_repr(input1), ", input2: ", size_repr(input2), ", target: ", size_repr(target), " ");
+  return tl::margin_ranking_loss(input1, input2, target, margin, r);
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p, double eps, bool swap, const std::string& reduction) {
+  return tl::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction_enum(reduction, "triplet_margin_loss"));
+}
+
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) { return tl::one_hot(tensor, num_classes); }
+
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  const Tensor denom = input.norm(p, dim, true).clamp_min(eps).expand(input.sizes());
+  return input / denom;
+}
+
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  return tl::cosine_similarity(x1, x2, dim, eps);
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  return tl::pairwise_distance(x1, x2, p, eps, keepdim);
 }
 
 }  // namespace functional

@@ -146,8 +146,47 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 /// input logits as for nll_loss; target class indices or, of input's shape and dtype, class probabilities.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
                      const std::string& reduction = "mean", double label_smoothing = 0.0);
-/// input and target of one shape.
+/// input and target of one shape; a target of another shape is broadcast against the input, with
+/// PyTorch's warning (as F.mse_loss, F.l1_loss, F.smooth_l1_loss and F.huber_loss do).
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+/// Throws tl::Error for beta < 0.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                      double beta = 1.0);
+/// Throws tl::Error for delta <= 0.
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                  double delta = 1.0);
+/// input probabilities in [0, 1] and target of one shape (else tl::Error, as PyTorch's ValueError);
+/// weight broadcasts to target's shape.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                            const std::string& reduction = "mean");
+/// input logits and target of one shape; weight and pos_weight (the positives' weight, per class along
+/// the last dim) broadcast to it.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                        const std::string& reduction = "mean", const Tensor& pos_weight = {});
+/// input log-probabilities; target probabilities (log-probabilities with log_target). reduction also
+/// "batchmean": the sum divided by input.size(0); "mean" warns as PyTorch's does.
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+              bool log_target = false);
+/// input1, input2 (N, D) with target (N) of 1 / -1, or (D) with a 0-d target.
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                             const std::string& reduction = "mean");
+/// input1, input2 and target (1 / -1) of one rank.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                           const std::string& reduction = "mean");
+/// anchor, positive, negative (N, D) or (D); distances by pairwise_distance(p, eps).
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0,
+                           double p = 2.0, double eps = 1e-6, bool swap = false, const std::string& reduction = "mean");
+
+// ---- distances and encodings ----
+/// int64 classes -> int64 one-hot rows along a new last dim of num_classes (-1: the largest class + 1).
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
+/// input / max(||input||_p along dim, eps).
+Tensor normalize(const Tensor& input, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
+/// The cosine of the angle between x1 and x2 (broadcast) along dim.
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
+/// ||x1 - x2 + eps||_p along the last dim.
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
 
 }  // namespace functional
 }  // namespace tl::nn

@@ -1,4 +1,4 @@
-// ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, rsub, Python's
+// ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, xlogy, rsub, Python's
 // __rtruediv__, clamp, clamp_min, clamp_max, hardtanh (a clamp) and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
@@ -182,6 +182,16 @@ struct Remainder : Fmod {
   }
 };
 
+// x * log(y) with xlogy(0, y) = 0 unless y is NaN (ATen's xlogy); integral operands compute as float32.
+struct Xlogy : Div {
+  static constexpr const char* kName = "xlogy";
+  template <typename A>
+  static A f(A x, A y) {
+    if (std::isnan(y)) return y;
+    return x == A(0) ? A(0) : x * std::log(y);
+  }
+};
+
 // f(a, b), or f(a, alpha * b) with a scale (ATen's add and sub with alpha != 1).
 template <typename Op, typename T>
 void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
@@ -344,6 +354,10 @@ Tensor remainder(const Tensor& self, const Tensor& other, const RemainderArgs& a
 }
 Tensor remainder_(const Tensor& self, const Tensor& other, const RemainderArgs& args) {
   return binary_<Remainder>(self, other, args.other);
+}
+
+Tensor xlogy(const Tensor& self, const Tensor& other, const XlogyArgs& args) {
+  return binary<Xlogy>(self, other, args.other);
 }
 
 Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp", false, false); }

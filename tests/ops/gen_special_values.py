@@ -534,6 +534,23 @@ def cweight(y):
     return y.flatten()[:4].contiguous()
 
 
+def probabilities(y):
+    """y (0.5 ... 2.0) mapped into [0, 1]: BCE targets."""
+    return (y - 0.5) / 1.5
+
+
+SIGNS = torch.tensor([1.0, -1, -1, 1, 1, -1, 1, -1])
+
+
+def pointwise_loss(f, option):
+    return {"mean": lambda x, y: f(x, y, 1, 1.0), "none": lambda x, y: f(y, x, 0, option),
+            "sum_float64": lambda x, y: f(x.double(), y.double(), 2, option)}
+
+
+def pointwise_loss_backward(f, option):
+    return {"mean": lambda x, y: f(torch.tensor(0.5), x, y, 1, 1.0), "none": lambda x, y: f(y, x, y, 0, option)}
+
+
 def softmax_primitive(f):
     return {"dim1": lambda x, y: f(x, 1, False), "last": lambda x, y: f(x, -1, False),
             "float64": lambda x, y: f(x.double(), 3, False)}
@@ -572,6 +589,57 @@ SAMPLES.update({
                  "sum_float64": lambda x, y: F.mse_loss(x.double(), y.double(), reduction="sum")},
     "mse_loss_backward": {"mean": lambda x, y: aten.mse_loss_backward(torch.tensor(0.5), x, y, 1),
                           "none": lambda x, y: aten.mse_loss_backward(y, x, y, 0)},
+    "l1_loss": {"mean": lambda x, y: F.l1_loss(x, y), "none": lambda x, y: F.l1_loss(y, x, reduction="none"),
+                "sum_float64": lambda x, y: F.l1_loss(x.double(), y.double(), reduction="sum")},
+    "smooth_l1_loss": pointwise_loss(lambda x, y, r, o: torch.ops.aten.smooth_l1_loss(x, y, r, o), 0.5),
+    "smooth_l1_loss_backward": pointwise_loss_backward(aten.smooth_l1_loss_backward, 0.5),
+    "huber_loss": pointwise_loss(lambda x, y, r, o: torch.ops.aten.huber_loss(x, y, r, o), 0.75),
+    "huber_loss_backward": pointwise_loss_backward(aten.huber_loss_backward, 0.75),
+    "binary_cross_entropy": {
+        "mean": lambda x, y: F.binary_cross_entropy(torch.sigmoid(x), probabilities(y)),
+        "weight_none": lambda x, y: aten.binary_cross_entropy(torch.sigmoid(x), probabilities(y), cweight(y), 0),
+        "sum_float64": lambda x, y: F.binary_cross_entropy(torch.sigmoid(x.double()), probabilities(y.double()),
+                                                           reduction="sum")},
+    "binary_cross_entropy_backward": {
+        "mean": lambda x, y: aten.binary_cross_entropy_backward(torch.tensor(0.5), torch.sigmoid(x), probabilities(y),
+                                                                None, 1),
+        "weight_none": lambda x, y: aten.binary_cross_entropy_backward(y, torch.sigmoid(x), probabilities(y), cweight(y),
+                                                                       0)},
+    "binary_cross_entropy_with_logits": {
+        "mean": lambda x, y: F.binary_cross_entropy_with_logits(x, probabilities(y)),
+        "pos_weight_none": lambda x, y: F.binary_cross_entropy_with_logits(x, probabilities(y), reduction="none",
+                                                                           pos_weight=cweight(y)),
+        "weight_sum_float64": lambda x, y: F.binary_cross_entropy_with_logits(
+            x.double(), probabilities(y.double()), cweight(y).double(), reduction="sum",
+            pos_weight=cweight(y).double() * 2)},
+    "xlogy": {"self": lambda x, y: torch.xlogy(x, y), "other": lambda x, y: y.xlogy(x),
+              "number": lambda x, y: torch.xlogy(x, 2.5)},
+    "kl_div": {"mean": lambda x, y: torch.kl_div(x, y, 1), "log_target_none": lambda x, y: torch.kl_div(y, x, 0, log_target=True),
+               "sum_float64": lambda x, y: torch.kl_div(x.double(), y.double(), 2)},
+    "cosine_embedding_loss": {
+        "mean": lambda x, y: F.cosine_embedding_loss(rows(x), rows(y), SIGNS),
+        "margin_none": lambda x, y: F.cosine_embedding_loss(rows(y), rows(x), SIGNS, 0.25, reduction="none"),
+        "sum_float64": lambda x, y: F.cosine_embedding_loss(rows(x.double()), rows(y.double()), SIGNS.double(), -0.5,
+                                                            reduction="sum")},
+    "margin_ranking_loss": {
+        "mean": lambda x, y: F.margin_ranking_loss(rows(x)[:, 0], rows(y)[:, 1], SIGNS),
+        "margin_none": lambda x, y: F.margin_ranking_loss(rows(y)[:, 2], rows(x)[:, 3], SIGNS, 0.5, reduction="none"),
+        "sum_float64": lambda x, y: F.margin_ranking_loss(rows(x.double())[:, 1], rows(y.double())[:, 0], SIGNS.double(),
+                                                          0.25, reduction="sum")},
+    "triplet_margin_loss": {
+        "mean": lambda x, y: F.triplet_margin_loss(rows(x), rows(y), rows(y).flip(0)),
+        "swap_p1_none": lambda x, y: F.triplet_margin_loss(rows(y), rows(x), rows(y).flip(1), 0.5, 1.0, 1e-6, True,
+                                                           reduction="none"),
+        "sum_float64": lambda x, y: F.triplet_margin_loss(rows(x.double()), rows(y.double()).flip(0), rows(y.double()),
+                                                          2.0, 3.0, 1e-3, True, reduction="sum")},
+    "pairwise_distance": {"plain": lambda x, y: F.pairwise_distance(x, y),
+                          "p1_keepdim": lambda x, y: F.pairwise_distance(y, x, 1.0, 0.0, True),
+                          "float64": lambda x, y: F.pairwise_distance(x.double(), y.double(), 3.0, 1e-3)},
+    "cosine_similarity": {"dim1": lambda x, y: F.cosine_similarity(x, y),
+                          "last": lambda x, y: F.cosine_similarity(y, x, -1, 0.5),
+                          "float64": lambda x, y: F.cosine_similarity(x.double(), y.double(), 2)},
+    "one_hot": {"infer": lambda x, y: F.one_hot((x.abs() * 2).to(torch.int64)),
+                "num_classes": lambda x, y: F.one_hot((x.abs() * 2).to(torch.int64), 20)},
 })
 for name in ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "sigmoid", "tanh"]:
     SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name)}

@@ -40,6 +40,19 @@ CALLS = {
     "cross_entropy": ([BF], lambda a: F.cross_entropy(a, labels()), [(4, 5)]),
     "nll_loss": ([BF], lambda a: F.nll_loss(a, labels()), [(4, 5)]),
     "mse_loss": ([BF, BF], F.mse_loss, [(4, 5), (4, 5)]),
+    "l1_loss": ([BF, BF], F.l1_loss, [(4, 5), (4, 5)]),
+    "smooth_l1_loss": ([BF, BF], F.smooth_l1_loss, [(4, 5), (4, 5)]),
+    "huber_loss": ([BF, BF], F.huber_loss, [(4, 5), (4, 5)]),
+    "binary_cross_entropy": ([BF, BF], lambda a, b: F.binary_cross_entropy(a.sigmoid(), b.sigmoid()), [(4, 5), (4, 5)]),
+    "binary_cross_entropy_with_logits": ([BF, BF], lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
+                                         [(4, 5), (4, 5)]),
+    "kl_div": ([BF, BF], lambda a, b: F.kl_div(a, b, reduction="sum"), [(4, 5), (4, 5)]),
+    "cosine_embedding_loss": ([BF, BF, BF], F.cosine_embedding_loss, [(4, 5), (4, 5), (4,)]),
+    "margin_ranking_loss": ([BF, BF, BF], F.margin_ranking_loss, [(4,), (4,), (4,)]),
+    "triplet_margin_loss": ([BF, BF, BF], F.triplet_margin_loss, [(4, 5), (4, 5), (4, 5)]),
+    "pairwise_distance": ([BF, BF], F.pairwise_distance, [(4, 5), (4, 5)]),
+    "cosine_similarity": ([BF, BF], F.cosine_similarity, [(4, 5), (4, 5)]),
+    "xlogy": ([BF, BF], torch.xlogy, [(4, 5), (4, 5)]),
     "relu": ([BF], F.relu, [(4, 5)]),
     "add_mixed": ([BF, F32], torch.add, [(4, 5), (4, 5)]),
     "log_softmax": ([BF], lambda a: F.log_softmax(a, 1), [(4, 5)]),
@@ -91,6 +104,7 @@ def main():
             with torch.autocast("cpu", dtype=BF):
                 dtypes[name] = NAMES[fn(*args).dtype]
 
+    torch.manual_seed(0)  # the step's draws do not depend on how many calls the table above has
     net = Net()
     with torch.no_grad():
         net.bn.weight.uniform_(0.5, 1.5)
