@@ -38,10 +38,17 @@ bool GradContext::any_needs() const {
   return false;
 }
 
-Reads saved_by(const Derivative& d, const std::vector<bool>& needs) {
+TensorList GradContext::inputs(size_t begin, size_t end) const {
+  TensorList out;
+  for (size_t i = begin; i < end; ++i) out.push_back(info(i).defined ? input(i) : Tensor());
+  return out;
+}
+
+Reads saved_by(const Derivative& d, const std::vector<bool>& needs, std::span<const std::pair<size_t, size_t>> slots) {
   Reads saved;
-  for (size_t i = 0; i < needs.size() && i < d.reads.size(); ++i)
-    if (needs[i]) saved = saved | d.reads[i];
+  for (size_t arg = 0; arg < slots.size() && arg < d.reads.size(); ++arg)
+    for (size_t i = slots[arg].first; i < slots[arg].second && i < needs.size(); ++i)
+      if (needs[i]) saved = saved | d.reads[arg];
   return saved;
 }
 

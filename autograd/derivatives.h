@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "autograd/node.h"
@@ -48,6 +49,8 @@ class GradContext {
   /// the first input's dtype.
   Tensor input_or_number(size_t i, const std::optional<Scalar>& number) const;
   size_t num_inputs() const { return inputs_.size(); }
+  /// Saved inputs [begin, end): a list argument's (aten::index's indices), None entries undefined.
+  TensorList inputs(size_t begin, size_t end) const;
   const TensorInfo& info(size_t i) const { return inputs_.at(i); }
   const std::vector<TensorInfo>& infos() const { return inputs_; }
   /// True when input `i` needs a gradient (a formula may skip the others).
@@ -105,8 +108,9 @@ struct Derivative {
 /// generated from the op rows (autograd/op_derivatives.cpp).
 const Derivative& derivative_of(OpKind op);
 
-/// What a call of `d` saves: the union of the Reads of the inputs that need grad (`needs[i]`).
-Reads saved_by(const Derivative& d, const std::vector<bool>& needs);
+/// What a call of `d` saves: the union of the Reads of the arguments with an input that needs grad
+/// (`needs[i]`); `slots` are the call's Schema::tensor_slots, which say whose input i is.
+Reads saved_by(const Derivative& d, const std::vector<bool>& needs, std::span<const std::pair<size_t, size_t>> slots);
 
 /// `g` summed over the dimensions broadcasting added or expanded, to `shape`.
 Tensor sum_to(const Tensor& g, const Shape& shape);

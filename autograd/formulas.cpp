@@ -117,6 +117,16 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
   return where(self.eq(0.0) * exponent.ge(0.0), zeros({}, self.dtype()), grad * result * self.log());
 }
 
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result) {
+  const double base = self.to<double>();
+  const Tensor g = grad * (result * std::log(base));
+  return base == 0.0 ? where(exponent.ge(0.0), zeros({}, g.dtype()), g) : g;
+}
+
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask) {
+  return grad.masked_select(mask).sum();
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor keep = ones(self.shape(), DType::Bool);
@@ -256,6 +266,18 @@ Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t
                     : result + padded.index_select(d, from_vector(take, {size}));
   }
   return result;
+}
+
+Tensor index_backward(const TensorInfo& self, const TensorList& indices, const Tensor& grad) {
+  return index_put(zeros(self.shape, grad.dtype()), indices, grad, true);
+}
+
+Tensor index_put_self_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values) {
+  return index_put(grad, indices, zeros(values.shape, grad.dtype()), false);
+}
+
+Tensor index_put_values_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values) {
+  return sum_to(index(grad, indices), values.shape);
 }
 
 // A gather from (0, g...): position j reads 1 + its rank among the selected, or 0.
@@ -410,6 +432,44 @@ std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self
                                           int64_t reduction, const std::array<bool, 2>& grad_input_mask) {
   const Tensor g = mse_loss_backward(grad, self, target, reduction);
   return {g, grad_input_mask[1] ? g.neg() : Tensor()};
+}
+
+namespace {
+
+// The mean reduction's 1 / numel, applied last as ATen's loss backwards do.
+Tensor loss_grad_reduced(const Tensor& g, const Tensor& weight, int64_t reduction, int64_t numel) {
+  const Tensor weighted = weight.defined() ? g * weight : g;
+  return reduction == Reduction::Mean ? weighted / static_cast<double>(numel) : weighted;
+}
+
+// log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), finite for every finite x.
+Tensor log_sigmoid(const Tensor& x) { return x.clamp_max(0) - (x.abs().neg().exp() + 1).log(); }
+
+}  // namespace
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction) {
+  const Tensor logit = (self / (1 - self)).log();
+  return loss_grad_reduced(logit.neg() * grad, weight, reduction, target.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction) {
+  Tensor g;
+  if (pos_weight.defined()) {
+    const Tensor t = pos_weight * target;
+    g = (t + 1 - target) * self.sigmoid() - t;
+  } else {
+    g = self.sigmoid() - target;
+  }
+  return loss_grad_reduced(g * grad, weight, reduction, self.numel());
+}
+
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction) {
+  const Tensor g = pos_weight.defined() ? log_sigmoid(self.neg()) - log_sigmoid(self) * pos_weight : self.neg();
+  return loss_grad_reduced(g * grad, weight, reduction, target.numel());
 }
 
 Tensor constant_input_grad(const char* op, const char* input, const char* why) {

@@ -39,6 +39,10 @@ Tensor tanh_backward(const Tensor& grad, const Tensor& result);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 /// d/de x^e = x^e log x, taken as 0 where x == 0 and e >= 0, as PyTorch does.
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+/// pow.Scalar's (a number base): grad * (result * log(base)), zero where base is 0 and the exponent >= 0.
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result);
+/// masked_fill.Tensor's gradient to its 0-dim value: the sum of grad where mask is true.
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
 /// grad where self lies within [min, max] (each bound optional), 0 elsewhere.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
@@ -74,6 +78,13 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 Tensor index_select_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
 /// The k-th gradient element put at the k-th selected position.
 Tensor masked_select_backward(const Tensor& grad, const TensorInfo& self, const Tensor& mask);
+/// aten::index's gradient: grad added into zeros of self's shape where the indices read (summed where
+/// they repeat), as ATen's index_put_ with accumulate.
+Tensor index_backward(const TensorInfo& self, const TensorList& indices, const Tensor& grad);
+/// index_put's gradient to self (without accumulate): grad with the written places zeroed.
+Tensor index_put_self_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values);
+/// index_put's gradient to values: grad at the written places, summed to values' shape (it broadcast).
+Tensor index_put_values_backward(const Tensor& grad, const TensorList& indices, const TensorInfo& values);
 /// grad added into zeros of self's shape where gather read it (scatter_add).
 Tensor gather_backward(const Tensor& grad, const TensorInfo& self, int64_t dim, const Tensor& index);
 /// scatter's and scatter_add's src gradient: grad gathered where index sent src, zero in the part of a
@@ -121,6 +132,18 @@ Tensor col2im_backward(const Tensor& grad, const Col2imArgs& args);
 /// mse_loss_backward for (self, target): target's gradient is self's negated.
 std::tuple<Tensor, Tensor> mse_loss_grads(const Tensor& grad, const Tensor& self, const Tensor& target,
                                           int64_t reduction, const std::array<bool, 2>& grad_input_mask);
+/// binary_cross_entropy's target gradient: -logit(self) grad (* weight) (/ numel for mean), as PyTorch's.
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const Tensor& weight, int64_t reduction);
+/// binary_cross_entropy_with_logits' input gradient: (sigmoid(self) - target), with pos_weight p
+/// ((p target + 1 - target) sigmoid(self) - p target), times grad (* weight) (/ numel for mean).
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const Tensor& weight, const Tensor& pos_weight, int64_t reduction);
+/// Its target gradient: -self, with pos_weight p (log_sigmoid(-self) - p log_sigmoid(self)), times grad
+/// (* weight) (/ numel for mean).
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                        const Tensor& weight, const Tensor& pos_weight,
+                                                        int64_t reduction);
 /// Throws tl::Error: `op`'s `input` gets no gradient, as in PyTorch (`why` says so to the user).
 Tensor constant_input_grad(const char* op, const char* input, const char* why);
 

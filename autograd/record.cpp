@@ -222,13 +222,17 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
     node->needs_[i] = node->next_edges.back().valid() && is_floating_point(t.dtype());
   }
   // Only what the formulas of the inputs that need grad read: a constant operand's partner is not kept.
-  const Reads saved = saved_by(d, node->needs_);
-  for (size_t i = 0; i < inputs.size() && i < 32; ++i) {
-    if (!inputs[i].defined() || !(saved.inputs >> i & 1u)) continue;
-    // An in-place op overwrites self: its formula needs the value self had.
-    const Tensor& t = inputs[i];
-    node->saved_inputs_[i] = static_cast<int>(i) == w ? SavedTensor(t.clone(), false) : SavedTensor(t, false);
-    node->has_saved_ = true;
+  const auto slots = schema_of(op).tensor_slots(inputs.size());
+  const Reads saved = saved_by(d, node->needs_, slots);
+  for (size_t arg = 0; arg < slots.size() && arg < 32; ++arg) {
+    if (!(saved.inputs >> arg & 1u)) continue;
+    for (size_t i = slots[arg].first; i < slots[arg].second; ++i) {
+      if (!inputs[i].defined()) continue;
+      // An in-place op overwrites self: its formula needs the value self had.
+      const Tensor& t = inputs[i];
+      node->saved_inputs_[i] = static_cast<int>(i) == w ? SavedTensor(t.clone(), false) : SavedTensor(t, false);
+      node->has_saved_ = true;
+    }
   }
   TensorList out;
   {

@@ -1,9 +1,9 @@
-// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, rearranging, indexing,
-// reduction and scan ops, pads, upsampling, im2col and adaptive max pooling of #32) in GB/s next to
-// std::memcpy of the same bytes, sorting in GB/s of its input and results, a 1024^3 float32 matmul in
-// GFLOP/s, and the per-op overhead of the dispatch point (a 1-element a + b, the views split and unbind make,
-// ns per op). The benchmarks take turns run by run, so a change in machine load hits an op and its memcpy
-// partner alike.
+// bench/bench_ops.cpp — memory-bound ops (add, add_, sum, and the pointwise, activation, rearranging, indexing,
+// reduction, scan, normalisation and loss ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
+// through an accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input
+// and results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
+// (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
+// a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 #include <oneapi/dnnl/dnnl.h>
 
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/bench_util.h"
@@ -118,9 +119,17 @@ int main(int argc, char** argv) try {
   constexpr int64_t kSortN = int64_t{1} << 20, kRow = 1024;
   const tl::Tensor rows = a.slice(0, 0, kSortN).view({-1, kRow}), big_rows = a.view({-1, kRow});
   const tl::Tensor flags = a > 2.0;  // all false: any() reads every element
+  // einsum's attention scores: (batch, heads, queries, dim) x (batch, heads, keys, dim).
+  const tl::Tensor q = tl::rand({8, 8, 256, 64}), k = tl::rand({8, 8, 256, 64});
   const tl::Tensor image = a.view({64, 64, 64, 64}), image8 = image.slice(0, 0, 8);  // (N, C, H, W), 1/8 of it
+  const tl::Tensor row_weight = tl::rand({kRow}), row_bias = tl::rand({kRow});
+  const tl::Tensor planes = a.view({-1, 32, 32, 32}), plane_weight = tl::rand({32});
+  const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
+  const tl::Tensor row_mean = std::get<1>(row_stats), row_rstd = std::get<2>(row_stats);
+  const tl::Tensor prelu_weight = tl::full({1}, 0.25);
   const auto* src_bytes = static_cast<const char*>(a.raw_data());
   auto* dst_bytes = static_cast<char*>(dst.raw_data());
+  const tl::Tensor probs = tl::sigmoid(a);  // probabilities for binary_cross_entropy
   volatile double sink = 0;  // keeps results observable
 
   std::vector<Bench> benches = {
@@ -140,11 +149,37 @@ int main(int argc, char** argv) try {
       {"vector_norm inf (rows)", 1.0 * kBytes, "GB/s",
        [&] { sink = sink + tl::linalg_vector_norm(big_rows, INFINITY, 1).numel(); }},
       {"any (all elements, bool)", 0.25 * kBytes, "GB/s", [&] { sink = sink + flags.any().item<bool>(); }},
+      {"layer_norm (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::layer_norm(big_rows, {kRow}, row_weight, row_bias).numel(); }},
+      {"layer_norm backward (rows)", 5.0 * kBytes, "GB/s",
+       [&] {
+         const auto [gx, gw, gb] = tl::native_layer_norm_backward(big_rows, big_rows, {kRow}, row_mean, row_rstd,
+                                                                  row_weight, row_bias, {true, true, true});
+         sink = sink + gx.numel() + gw.numel() + gb.numel();
+       }},
+      {"group_norm (32 channels, 8 groups)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::group_norm(planes, 8, plane_weight, plane_weight).numel(); }},
+      {"embedding (rows of 1024)", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding(matrix, row_index).numel(); }},
+      {"embedding backward (rows)", 3.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::embedding_dense_backward(source, row_index, matrix_rows, -1, false).numel(); }},
       {"cumsum (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumsum(1).numel(); }},
       {"cumprod (rows of 1024)", 2.0 * kBytes, "GB/s", [&] { sink = sink + big_rows.cumprod(1).numel(); }},
       {"sort (2^20, rows of 1024)", 16.0 * kSortN, "GB/s", [&] { sink = sink + rows.sort(1).values.numel(); }},
       {"topk 8 (2^20, rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.topk(8).values.numel(); }},
       {"kthvalue 512 (rows of 1024)", 4.0 * kSortN, "GB/s", [&] { sink = sink + rows.kthvalue(512).values.numel(); }},
+      {"unique (2^20, inverse and counts)", 16.0 * kSortN, "GB/s",
+       [&] { sink = sink + std::get<0>(tl::_unique2(rows, true, true, true)).numel(); }},
+      {"einsum bhqd,bhkd->bhqk", 2.0 * 8 * 8 * 256 * 256 * 64, "GFLOP/s",
+       [&] { sink = sink + tl::einsum("bhqd,bhkd->bhqk", {q, k}).numel(); }},
+      {"accessor<float, 2> reads (rows of 1024)", 1.0 * kBytes, "GB/s",
+       [&] {
+         const auto acc2 = big_rows.accessor<float, 2>();
+         double total = 0;
+         for (int64_t i = 0; i < acc2.size(0); ++i)
+           for (int64_t j = 0; j < acc2.size(1); ++j) total += acc2[i][j];
+         sink = sink + total;
+       }},
       {"matmul 1024x1024x1024", 2.0 * kMatmulN * kMatmulN * kMatmulN, "GFLOP/s",
        [&] { sink = sink + x.matmul(w).numel(); }},
       {"floor", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.floor().numel(); }},
@@ -159,6 +194,26 @@ int main(int argc, char** argv) try {
       {"clamp_min_ (in place)", 2.0 * kBytes, "GB/s", [&] { acc.clamp_min_(0.5); }},
       {"fmod (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.fmod(b).numel(); }},
       {"remainder (a, 0.3)", 2.0 * kBytes, "GB/s", [&] { sink = sink + a.remainder(0.3).numel(); }},
+      {"leaky_relu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::leaky_relu(a, 0.2).numel(); }},
+      {"elu", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::elu(a).numel(); }},
+      {"softplus", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::softplus(a).numel(); }},
+      {"mish", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::mish(a).numel(); }},
+      {"hardsigmoid", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardsigmoid(a).numel(); }},
+      {"hardtanh", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::hardtanh(a).numel(); }},
+      {"prelu (one weight)", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::prelu(a, prelu_weight).numel(); }},
+      {"lerp (a, b, 0.3)", 3.0 * kBytes, "GB/s", [&] { sink = sink + tl::lerp(a, b, 0.3).numel(); }},
+      {"addcmul (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcmul(acc, a, b, 0.5).numel(); }},
+      {"addcdiv (acc, a, b)", 4.0 * kBytes, "GB/s", [&] { sink = sink + tl::addcdiv(acc, a, b, 0.5).numel(); }},
+      {"xlogy (a, b)", 3.0 * kBytes, "GB/s", [&] { sink = sink + a.xlogy(b).numel(); }},
+      {"smooth_l1_loss none", 3.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::smooth_l1_loss(a, b, tl::Reduction::None).numel(); }},
+      {"smooth_l1_loss_backward none", 4.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::smooth_l1_loss_backward(b, a, b, tl::Reduction::None, 1.0).numel(); }},
+      {"huber_loss mean", 2.0 * kBytes, "GB/s", [&] { sink = sink + tl::huber_loss(a, b).item<double>(); }},
+      {"binary_cross_entropy mean", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::binary_cross_entropy(probs, probs).item<double>(); }},
+      {"bce_with_logits mean", 2.0 * kBytes, "GB/s",
+       [&] { sink = sink + tl::binary_cross_entropy_with_logits(a, probs).item<double>(); }},
       {"flip (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.flip({0, 1}).numel(); }},
       {"roll (both dims)", 2.0 * kBytes, "GB/s", [&] { sink = sink + square.roll({3, 5}, {0, 1}).numel(); }},
       {"repeat (x2 rows)", 3.0 * kBytes, "GB/s", [&] { sink = sink + square.repeat({2, 1}).numel(); }},

@@ -17,6 +17,9 @@ inline constexpr DType kFloat = DType::Float32, kFloat32 = DType::Float32, kDoub
 
 /// bfloat16: the upper 16 bits of an IEEE float32; converts with round-to-nearest-even.
 struct BFloat16 {
+  /// The largest finite bfloat16 (bits 0x7f7f).
+  static constexpr double kMax = 3.3895313892515355e38;
+
   uint16_t bits = 0;
   BFloat16() = default;
   BFloat16(float f) : bits(round(f)) {}  // NOLINT: implicit like a built-in float type

@@ -19,9 +19,9 @@ import sys
 import tomllib
 
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
-TAGS = {"pointwise", "nondeterministic_seeded"}
+TAGS = {"pointwise", "nondeterministic_seeded", "no_overlap", "expanded_write_warns"}
 FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast",
-          "kernel_returns", "derivative", "decomposition"}
+          "kernel_returns", "derivative", "decomposition", "dimless_args"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
 BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
@@ -47,22 +47,26 @@ class Arg:
     def is_tensor(self):
         return self.base in ("Tensor", "Tensor?")
 
+    def is_list(self):
+        """Tensor[], or Tensor?[] whose entries may be None: the inputs its neighbours leave (Schema::tensor_slots)."""
+        return self.base in ("Tensor[]", "Tensor?[]")
+
 
 class Op:
     def __init__(self, enum, kernel, aten, schema, pyop, tags, variants):
         self.enum, self.kernel, self.aten, self.schema, self.pyop, self.variants = enum, kernel, aten, schema, pyop, variants
         self.tags = tags
         self.pointwise = "pointwise" in tags.split(", ")
-        m = re.fullmatch(r"(\w+)\((.*)\) -> (.*)", schema)
+        m = re.fullmatch(r"(\w+)(?:\.(\w+))?\((.*)\) -> (.*)", schema)
         assert m, schema
-        self.name = m.group(1)
+        self.name, self.overload = m.group(1), m.group(2) or ""
         self.args, kwarg_only = [], False
-        for part in filter(None, (p.strip() for p in m.group(2).split(", "))):
+        for part in filter(None, (p.strip() for p in m.group(3).split(", "))):
             if part == "*":
                 kwarg_only = True
             else:
                 self.args.append(Arg(part, kwarg_only))
-        rets = m.group(3)
+        rets = m.group(4)
         if rets.startswith("("):
             rets = rets[1:-1]
         self.returns = [r.strip().split(" ")[0] for r in rets.split(",")]
@@ -81,6 +85,28 @@ def camel_case(name):
     return "".join(w[:1].upper() + w[1:] for w in words) + ("_" if in_place else "")
 
 
+def overload_enum(name, overload):
+    """OpKind's enumerator of an overload: pow.Scalar -> PowScalar, masked_fill_.Tensor -> MaskedFillTensor_."""
+    base = camel_case(name)
+    if not overload:
+        return base
+    in_place = base.endswith("_")
+    return base.rstrip("_") + camel_case(overload) + ("_" if in_place else "")
+
+
+def overload_kernel(name, overload):
+    """The kernel of an overload: pow.Scalar -> pow_scalar, masked_fill_.Tensor -> masked_fill_tensor_."""
+    if not overload:
+        return name
+    in_place = name.endswith("_") and not name.startswith("__")
+    return name.rstrip("_") + "_" + overload.lower() + ("_" if in_place else "")
+
+
+def full_name(op):
+    """The row's name with its overload, as native_functions.yaml keys it: pow.Scalar."""
+    return op.name + ("." + op.overload if op.overload else "")
+
+
 def parse_declarations(path):
     """The rows of core/native_functions.toml, in order, as Op objects; exits naming the row on a bad field."""
     with open(path, "rb") as f:
@@ -97,10 +123,11 @@ def parse_declarations(path):
             sys.exit(f"{where}: variants must be one of {[sorted(v) for v in VARIANTS]}, got {row['variants']}")
         if not set(row.get("tags", [])) <= TAGS:
             sys.exit(f"{where}: tags must be among {sorted(TAGS)}, got {row['tags']}")
-        name = row["func"].split("(", 1)[0]
+        name, _, overload = row["func"].split("(", 1)[0].partition(".")
         if row.get("autocast", "lower_precision") not in AUTOCAST:
             sys.exit(f"{where}: autocast must be one of {sorted(AUTOCAST)}, got {row['autocast']}")
-        op = Op(row.get("enum", camel_case(name)), row.get("kernel", name), row.get("aten", "aten::" + name),
+        op = Op(row.get("enum", overload_enum(name, overload)), row.get("kernel", overload_kernel(name, overload)),
+                row.get("aten", "aten::" + name),
                 row["func"], row.get("python_operator", ""), ", ".join(row.get("tags", [])),
                 ", ".join(v for v in ("function", "method", "manual") if v in row["variants"]))
         op.autocast = row.get("autocast", "")
@@ -111,10 +138,25 @@ def parse_declarations(path):
                      f"got {op.derivative!r}")
         if op.decomposition and op.derivative != "composite":
             sys.exit(f"{where}: a decomposition belongs to a composite derivative")
+        op.dimless_args = row.get("dimless_args", [])
+        dim_at = next((i for i, a in enumerate(op.args) if a.name == "dim" and a.base == "int[1]?"), None)
+        if op.dimless_args and (dim_at is None or [a.name for a in op.args[dim_at + 1:dim_at + 1 + len(op.dimless_args)]]
+                                != op.dimless_args or any(a.base != "bool" for a in op.args if a.name in op.dimless_args)):
+            sys.exit(f"{where}: dimless_args must name the bool arguments right after an `int[1]? dim`, "
+                     f"got {op.dimless_args}")
+        tensors = [a for a in op.args if a.is_tensor() or a.is_list()]
+        lists = [i for i, a in enumerate(tensors) if a.is_list()]
+        if len(lists) > 1 or (lists and any(a.write for a in tensors[lists[0]:])):
+            sys.exit(f"{where}: an op takes at most one tensor list, and writes only tensors before it")
         op.kernel_returns = row.get("kernel_returns")
         if op.kernel_returns not in (None, "Tensor[]"):
             sys.exit(f"{where}: kernel_returns can only be \"Tensor[]\", got {op.kernel_returns!r}")
         ops.append(op)
+    first = {}
+    for op in ops:
+        first.setdefault(op.name, op)
+        if op.overload and first[op.name] is op:
+            sys.exit(f"{path}: {full_name(op)} comes before its op's first row (the one without an overload)")
     enums = [op.enum for op in ops]
     if len(set(enums)) != len(enums):
         sys.exit(f"{path}: two rows make the same OpKind: {sorted(e for e in enums if enums.count(e) > 1)}")
@@ -188,7 +230,7 @@ def fields(op):
     for a in op.args:
         if a is number_operand(op):
             out.append(("std::optional<Scalar>", a.name, "{}"))
-        elif not a.is_tensor() and a.base != "Tensor[]":
+        elif not a.is_tensor() and not a.is_list():
             out.append((field_type(a), a.name, field_default(a)))
     return out
 
@@ -262,7 +304,7 @@ def kernel_params(op):
     arguments struct when the op has one."""
     params = []
     for a in op.args:
-        if a.base == "Tensor[]":
+        if a.is_list():
             params.append(f"std::span<const Tensor> {a.name}")
         elif a.is_tensor():
             params.append(f"const Tensor& {a.name}")
@@ -274,16 +316,15 @@ def kernel_params(op):
 def kernel_call(op):
     """The typed kernel called on the dispatch point's span `in` and struct pointer `p`. A number for the
     second operand (x + 2) comes with one tensor in the span: the kernel gets an undefined one (kNoTensor)."""
-    args, i = [], 0
-    for a in op.args:
-        if a.base == "Tensor[]":
-            args.append("in")
+    args = []
+    for name, i, a in tensor_inputs(op):
+        if a.is_list():
+            before, after = list_neighbours(op)
+            args.append(f"in.subspan({before}, in.size() - {before + after})" if before + after else "in")
         elif a is number_operand(op):
             args.append(f"(in.size() > {i} ? in[{i}] : kNoTensor)")
-            i += 1
-        elif a.is_tensor():
-            args.append(f"in[{i}]")
-            i += 1
+        else:
+            args.append(f"in[{input_index(op, i)}]")
     if fields(op):
         args.append(f"*static_cast<const {args_name(op)}*>(p)")
     return f"kernels::{op.kernel}({', '.join(args)})"
@@ -367,12 +408,28 @@ IDENT = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 
 
 def tensor_inputs(op):
-    """The op's tensor arguments in call order: (name, index among the tensor inputs, schema arg)."""
+    """The op's tensor arguments in call order: (name, index among the tensor arguments, schema arg)."""
     out = []
     for a in op.args:
-        if a.is_tensor() or a.base == "Tensor[]":
+        if a.is_tensor() or a.is_list():
             out.append((a.name, len(out), a))
     return out
+
+
+def list_neighbours(op):
+    """How many tensor arguments come before and after the op's list argument (index_put_: 1 and 1)."""
+    tensors = tensor_inputs(op)
+    at = next(i for _, i, a in tensors if a.is_list())
+    return at, len(tensors) - at - 1
+
+
+def input_index(op, i, count="in.size()"):
+    """The C++ expression of tensor argument i's position in a call's inputs, whose number is `count`
+    (in.size() in a kernel call, c.num_inputs() in a formula): i, or counted from the end after a list."""
+    lists = [j for _, j, a in tensor_inputs(op) if a.is_list()]
+    if not lists or i < lists[0]:
+        return str(i)
+    return f"{count} - {len(tensor_inputs(op)) - i}"
 
 
 class Formula:
@@ -399,7 +456,8 @@ def derivative_of(op, by_name):
     """The row whose derivative `op` uses: its own, or for an in-place op without one its out-of-place op's."""
     if op.derivative is not None:
         return op
-    base = by_name.get(op.name.rstrip("_")) if op.name.endswith("_") and not op.name.startswith("__") else None
+    in_place = op.name.endswith("_") and not op.name.startswith("__")
+    base = by_name.get(full_name(op).replace(op.name, op.name.rstrip("_"), 1)) if in_place else None
     if base is None or base.derivative is None:
         sys.exit(f"{op.schema}: every row names its derivative (a table of formulas, "
                  f"{', '.join(sorted(DERIVATIVE_KINDS))}); an in-place row may leave it to its out-of-place row")
@@ -422,12 +480,18 @@ def formula_locals(op, formula, names):
         for n in sorted(formula.output_name(k) & names):
             lines.append(f"const Tensor {n} = c.output({k});")
     for name, i, a in tensors:
-        if a.base == "Tensor[]":
+        if a.is_list():
+            before, after = list_neighbours(op)
             if name in names:
-                sys.exit(f"{op.schema}: a formula reads the tensors of a list; it may read {name}_info")
+                if not a.base.startswith("Tensor?"):
+                    sys.exit(f"{op.schema}: a formula reads the tensors of a list; it may read {name}_info")
+                lines.append(f"const TensorList {name} = c.inputs({before}, c.num_inputs() - {after});")
             if f"{name}_info" in names:
+                if before + after:
+                    sys.exit(f"{op.schema}: {name}_info is every input's info; the op has tensors beside its list")
                 lines.append(f"const std::vector<TensorInfo>& {name}_info = c.infos();")
             continue
+        i = input_index(op, i, "c.num_inputs()")
         if name in names:
             if a is number:
                 lines.append(f"const Tensor {name} = c.input_or_number({i}, args.{name});")
@@ -448,21 +512,26 @@ def derivative_function(op, formulas):
     lines = [f"TensorList backward_{op.enum}(const GradContext& c) {{"]
     if struct:
         lines.append(f"  [[maybe_unused]] const auto& args = c.args<{struct}>();")
-    list_input = any(a.base == "Tensor[]" for a in op.args)
+    list_input = any(a.is_list() for a in op.args)
     lines.append("  TensorList input_grads(c.num_inputs());" if list_input else f"  TensorList input_grads({len(tensor_inputs(op))});")
+    by_index = {i: a for _, i, a in tensor_inputs(op)}
     for f in formulas:
-        needs = " || ".join(f"c.needs({i})" for i in f.indices) if not list_input else "c.any_needs()"
+        gives_list = any(by_index[i].is_list() for i in f.indices)
+        if gives_list and len(tensor_inputs(op)) > 1:
+            sys.exit(f"{op.schema}: a formula gives a list's gradients only when the list is the op's one tensor argument")
+        positions = [input_index(op, i, "c.num_inputs()") for i in f.indices]
+        needs = "c.any_needs()" if gives_list else " || ".join(f"c.needs({p})" for p in positions)
         lines.append(f"  if ({needs}) {{")
         for decl in formula_locals(op, f, f.names):
             lines.append("    " + decl)
         if len(f.indices) > 1:
-            mask = ", ".join(f"c.needs({i})" for i in f.indices)
+            mask = ", ".join(f"c.needs({p})" for p in positions)
             lines.append(f"    [[maybe_unused]] const std::array<bool, {len(f.indices)}> grad_input_mask{{{mask}}};")
-            lines.append(f"    set_grads(input_grads, {{{', '.join(map(str, f.indices))}}}, {f.expr});")
-        elif list_input:
+            lines.append(f"    set_grads(input_grads, {{{', '.join(positions)}}}, {f.expr});")
+        elif gives_list:
             lines.append(f"    input_grads = {f.expr};")
         else:
-            lines.append(f"    input_grads[{f.indices[0]}] = {f.expr};")
+            lines.append(f"    input_grads[{positions[0]}] = {f.expr};")
         lines.append("  }")
     lines += ["  return input_grads;", "}", ""]
     return lines
@@ -478,7 +547,7 @@ def name_function(op, name):
 
 
 def derivatives_source(ops):
-    by_name = {op.name: op for op in ops}
+    by_name = {full_name(op): op for op in ops}
     lines = ['#include <array>', '#include <span>', '', '#include "autograd/formulas.h"', '#include "core/op_args.h"',
              '#include "ops/ops.h"', '', 'namespace tl::autograd {', 'namespace {', '']
     rows = []
@@ -648,7 +717,10 @@ class Overload:
                 continue
             if a.is_tensor() and not (self.scalar_second and i == 1):
                 tensors.append(expr)
-            elif a.base == "Tensor[]":
+            elif a.is_list():
+                if tensors or len(tensor_inputs(op)) > 1:
+                    sys.exit(f"{op.schema}: a generated C++ API takes a list as the op's one tensor argument; "
+                             "write this op's by hand (variants = [\"manual\"] or [])")
                 tensors = None
                 list_name = a.name
             elif self.scalar_second and i == 1:
@@ -687,6 +759,20 @@ def overloads(op):
     return result
 
 
+def dimless_decls(op, variant):
+    """ATen's dim-less overload of a row with dimless_args (var(Tensor self, bool unbiased)): x.var(false)
+    is unbiased=false over every element, as LibTorch's. A template taking exactly bool, so that an int
+    stays a dim (x.var(0)) and a bool never converts to one; it calls the overload whose empty dim list
+    means every dim."""
+    names = op.dimless_args
+    template = "template <" + ", ".join(f"std::same_as<bool> B{i}" for i in range(len(names))) + ">"
+    params = ", ".join(f"B{i} {n}" for i, n in enumerate(names))
+    if variant == "function":
+        return [template, f"{returns_type(op)} {op.name}(const Tensor& self, {params}) {{ return {op.name}(self, Shape{{}}, "
+                f"{', '.join(names)}); }}"]
+    return [template, f"{returns_type(op)} {op.name}({params}) const {{ return {op.name}(Shape{{}}, {', '.join(names)}); }}"]
+
+
 def in_place(op):
     return op.args and op.args[0].write and op.returns == ["Tensor(a!)"]
 
@@ -706,6 +792,8 @@ def api_decls(ops, variant):
                 lines.append(f"Tensor& {op.name}({ov.param_decls(skip_self=True)});")
             else:
                 lines.append(f"{returns_type(op)} {op.name}({ov.param_decls(skip_self=True)}) const;")
+        if op.dimless_args:
+            lines += dimless_decls(op, variant)
     return lines
 
 

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/storage.h"
 
 namespace tl {
 namespace {
@@ -245,6 +246,8 @@ template void normal_fill<float>(Generator&, float*, int64_t, double, double);
 template void normal_fill<double>(Generator&, double*, int64_t, double, double);
 
 std::vector<int64_t> permutation(Generator& gen, int64_t n) {
+  TL_CHECK(fits_allocation_limit(n, sizeof(int64_t)), "randperm: n=", n, " int64 values would exceed the allocation limit of ",
+           allocation_limit(), " bytes (see tl::set_allocation_limit)");
   std::vector<int64_t> r(static_cast<size_t>(std::max<int64_t>(n, 0)));
   std::iota(r.begin(), r.end(), int64_t{0});
   std::lock_guard lock(gen.mutex());

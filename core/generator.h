@@ -73,6 +73,7 @@ template <typename T>
 void normal_fill(Generator& gen, T* data, int64_t n, double mean, double std);
 
 /// 0..n-1 in ATen's randperm order: swap r[i] with r[i + random() % (n - i)] for i = 0..n-2 (takes the mutex).
+/// Throws tl::Error naming n, before drawing, when n int64 values would pass the allocation limit (core/storage.h).
 std::vector<int64_t> permutation(Generator& gen, int64_t n);
 
 Generator& default_generator();

@@ -27,7 +27,8 @@ class Scalar {
   bool is_floating_point() const { return std::holds_alternative<double>(v_); }
 
   /// The value as T (floating values truncate toward zero for an integer T). Throws tl::Error
-  /// when an integer T cannot hold the value (NaN, infinity, out of range), as c10::Scalar does.
+  /// when an integer T cannot hold the value (NaN, infinity, out of range), or a float or bfloat16 T
+  /// a finite double beyond its range (infinity and NaN pass), as c10::Scalar::to does.
   template <typename T>
   T to() const {
     return std::visit([](auto x) { return convert<T>(x); }, v_);
@@ -51,6 +52,11 @@ class Scalar {
     } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_same_v<S, int64_t>) {
       TL_CHECK(std::in_range<T>(x), "value ", x, " cannot be converted to a ", sizeof(T) * 8,
                "-bit integer without overflow");
+    } else if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) && std::is_same_v<S, double>) {
+      // c10's overflows<To, double>: the bound is the type's largest finite value, compared in double.
+      const double max = std::is_same_v<T, float> ? std::numeric_limits<float>::max() : BFloat16::kMax;
+      TL_CHECK(!(std::abs(x) > max) || std::isinf(x), "value ", x, " cannot be converted to type ",
+               std::is_same_v<T, float> ? "float" : "at::BFloat16", " without overflow");
     }
     return static_cast<T>(x);
   }

@@ -72,6 +72,8 @@ uint8_t parse_tags(const std::string& text) {
     pos = comma + 1;
     if (tag == "pointwise") tags |= static_cast<uint8_t>(OpTag::Pointwise);
     else if (tag == "nondeterministic_seeded") tags |= static_cast<uint8_t>(OpTag::NondeterministicSeeded);
+    else if (tag == "no_overlap") tags |= static_cast<uint8_t>(OpTag::NoOverlap);
+    else if (tag == "expanded_write_warns") tags |= static_cast<uint8_t>(OpTag::ExpandedWriteWarns);
     else TL_INTERNAL_ASSERT(tag.empty(), "unknown op tag '", tag, "'");
   }
   return tags;
@@ -121,6 +123,10 @@ Schema parse_schema(const std::string& schema, const std::string& tags) {
   const size_t open = schema.find('('), close = schema.rfind(") ->");
   TL_INTERNAL_ASSERT(open != std::string::npos && close != std::string::npos, "bad schema '", schema, "'");
   s.name = schema.substr(0, open);
+  if (const size_t dot = s.name.find('.'); dot != std::string::npos) {
+    s.overload_name = s.name.substr(dot + 1);
+    s.name.resize(dot);
+  }
   const std::string body = schema.substr(open + 1, close - open - 1);
   bool kwarg_only = false;
   int depth = 0;
@@ -179,6 +185,23 @@ int Schema::out_index() const {
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].is_write && args[i].kwarg_only && args[i].name == "out") return static_cast<int>(i);
   return -1;
+}
+
+std::vector<std::pair<size_t, size_t>> Schema::tensor_slots(size_t num_inputs) const {
+  std::vector<const SchemaArg*> tensors;
+  for (const SchemaArg& a : args)
+    if (a.is_tensor() || a.is_tensor_list()) tensors.push_back(&a);
+  const auto list = std::find_if(tensors.begin(), tensors.end(), [](const SchemaArg* a) { return a->is_tensor_list(); });
+  const size_t after = list == tensors.end() ? 0 : static_cast<size_t>(tensors.end() - list - 1);
+  std::vector<std::pair<size_t, size_t>> slots;
+  size_t next = 0;
+  for (const SchemaArg* a : tensors) {
+    const size_t end = a->is_tensor_list() ? std::max(next, num_inputs > after ? num_inputs - after : 0)
+                                           : std::min(next + 1, num_inputs);
+    slots.emplace_back(next, end);
+    next = end;
+  }
+  return slots;
 }
 
 const Schema& schema_of(OpKind op) { return all_schemas()[static_cast<size_t>(op)]; }

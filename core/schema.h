@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -13,7 +14,7 @@ namespace tl {
 
 struct SchemaArg {
   std::string name;
-  std::string type;                   ///< "Tensor", "Tensor?", "Tensor[]", "int", "int[2]", "bool[3]", ...
+  std::string type;                   ///< "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "int", "int[2]", ...
   /// Parsed default, when the schema gives one. Lists (int[], int[2], bool[3]) are a Shape: a bool
   /// list, which AttrValue has no alternative for, holds 1 for True and 0 for False, and so does
   /// the attribute a caller passes for it (convolution_backward's output_mask {1, 1, 0}).
@@ -23,8 +24,11 @@ struct SchemaArg {
   bool is_write = false;              ///< `Tensor(a!)`: the op writes this argument
 
   bool is_tensor() const { return type.rfind("Tensor", 0) == 0 && type.find("[]") == std::string::npos; }
-  bool is_tensor_list() const { return type.rfind("Tensor[]", 0) == 0; }
+  /// `Tensor[]`, or `Tensor?[]` (aten::index's indices), whose entries may be None (undefined).
+  bool is_tensor_list() const { return type.rfind("Tensor[]", 0) == 0 || type.rfind("Tensor?[]", 0) == 0; }
   bool is_optional() const { return !type.empty() && type.back() == '?'; }
+  /// `Tensor?[]`: a list whose entries may be None.
+  bool has_optional_entries() const { return type.rfind("Tensor?[]", 0) == 0; }
   /// "int[2]" -> 2, "bool[3]" -> 3, "int[]" -> 0 (any length), other types -> -1.
   int list_length() const;
   /// The type without list, optional or alias marks: "int[2]" -> "int", "Tensor(a!)" -> "Tensor".
@@ -34,11 +38,19 @@ struct SchemaArg {
 /// Tags of an op row, as native_functions.yaml names them.
 enum class OpTag : uint8_t {
   Pointwise = 1,              ///< elementwise; a binary one takes a number as its second operand
-  NondeterministicSeeded = 2  ///< draws from the random generator
+  NondeterministicSeeded = 2,  ///< draws from the random generator
+  /// No tensor input may share memory with a written one, not even all of it (ATen's assert_no_overlap):
+  /// the op reads its inputs out of position (scatter_, index_add_). Without the tag a written tensor may
+  /// be an input itself but not overlap one partly, as TensorIterator allows.
+  NoOverlap = 4,
+  /// A written tensor whose elements share memory (expanded) warns rather than throws: PyTorch 1.13
+  /// deprecates it (masked_fill_) where every other op refuses it.
+  ExpandedWriteWarns = 8
 };
 
 struct Schema {
-  std::string name;
+  std::string name;           ///< the Python name, shared by an op's overloads ("pow")
+  std::string overload_name;  ///< native_functions.yaml's overload ("Scalar" in pow.Scalar), empty for the first
   std::vector<SchemaArg> args;
   std::vector<SchemaArg> returns;  ///< unnamed returns have an empty name
   uint8_t tags = 0;
@@ -50,6 +62,11 @@ struct Schema {
   bool returns_one_tensor() const { return returns.size() == 1 && returns[0].is_tensor(); }
   /// The index of the keyword-only written `out` argument, or -1.
   int out_index() const;
+  /// Where each tensor argument's inputs sit in a call's span of `num_inputs` tensors, in schema order:
+  /// one input each, and a list argument (Tensor[] / Tensor?[]) takes what the others leave, so
+  /// index_put_(self, indices, values) reads self, then the indices, then values last. Returns one
+  /// [begin, end) per tensor argument; fewer inputs than the arguments need leave trailing ones empty.
+  std::vector<std::pair<size_t, size_t>> tensor_slots(size_t num_inputs) const;
 };
 
 /// Parses one schema string of the op list's form, with its tags ("pointwise, ..."); schema_of()
@@ -57,7 +74,7 @@ struct Schema {
 Schema parse_schema(const std::string& schema, const std::string& tags = "");
 /// The parsed schema of `op` (parsed once).
 const Schema& schema_of(OpKind op);
-/// The op whose Python name is `name` ("flatten", "add_"), if any.
+/// The op whose Python name is `name` ("flatten", "add_"), if any: of several overloads, the first row.
 std::optional<OpKind> op_by_name(const std::string& name);
 
 }  // namespace tl

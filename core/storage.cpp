@@ -240,6 +240,12 @@ int64_t allocation_limit() {
   return limit == kDefaultLimit ? physical_memory() : limit;
 }
 
+bool fits_allocation_limit(int64_t count, int64_t element_bytes) {
+  int64_t bytes = 0;
+  return count >= 0 && !__builtin_mul_overflow(count, element_bytes, &bytes) &&
+         bytes <= allocation_limit() - g_in_use.load(std::memory_order_relaxed);
+}
+
 void push_allocation_hook(AllocationHook* hook) { t_hooks.push(hook, "push_allocation_hook"); }
 
 void pop_allocation_hook(AllocationHook* hook) { t_hooks.pop(hook, "pop_allocation_hook"); }

@@ -35,6 +35,10 @@ void empty_cache();
 int64_t set_allocation_limit(int64_t bytes);
 /// The current limit on bytes_in_use (see set_allocation_limit).
 int64_t allocation_limit();
+/// True when `count` elements of `element_bytes` each fit beside the bytes in use under allocation_limit():
+/// the check a buffer the library builds outside Storage (an index list, a permutation) passes first, so
+/// a huge count is a tl::Error naming it rather than std::length_error or std::bad_alloc.
+bool fits_allocation_limit(int64_t count, int64_t element_bytes);
 
 /// Told about each allocation (+bytes) and release (-bytes) made on the thread that installed it.
 class AllocationHook {

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "core/storage.h"
+#include "core/tensor_accessor.h"
 
 namespace tl {
 
@@ -83,6 +84,23 @@ class TensorBase {
   }
   /// Untyped pointer to element 0 (throws for a proxy or an undefined tensor).
   void* raw_data() const;
+  /// LibTorch's x.accessor<float, 2>(): the elements as a TensorAccessor<T, N> (a[i][j] reads and
+  /// writes them in place, indices checked). Throws tl::Error when the tensor has not N dims or its
+  /// dtype is not T's. Not on a temporary tensor, whose storage could die before the accessor.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data<T>()");
+    TL_CHECK(dim() == static_cast<int64_t>(N), "TensorAccessor expected ", N, " dims but tensor has ", dim());
+    T* first = data<T>();
+    typename TensorAccessor<T, N>::Dims sizes{}, strides{};
+    for (size_t d = 0; d < N; ++d) {
+      sizes[d] = meta().sizes[static_cast<int64_t>(d)];
+      strides[d] = meta().strides[static_cast<int64_t>(d)];
+    }
+    return TensorAccessor<T, N>(first, sizes, strides);
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   // ---- autograd state (the methods that reach the graph are Tensor's) ----
   /// True when operations on this tensor are recorded for backward().

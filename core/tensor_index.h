@@ -1,5 +1,6 @@
 // core/tensor_index.h — the indices of LibTorch's Tensor::index (torch::indexing): integers, Slice,
-// None, Ellipsis / "...". Basic indices only: each one is a view step (select, slice, unsqueeze).
+// None, Ellipsis / "..." (each a view step: select, slice, unsqueeze) and tensors (int64 indices or a bool
+// mask: advanced indexing, aten::index).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "core/tensor_base.h"
 
 namespace tl::indexing {
 
@@ -28,10 +30,10 @@ struct Slice {
   std::optional<int64_t> start, stop, step;
 };
 
-/// One entry of an index list: an integer (select), a Slice, None (unsqueeze) or Ellipsis.
+/// One entry of an index list: an integer (select), a Slice, None (unsqueeze), Ellipsis or a tensor.
 class TensorIndex {
  public:
-  enum class Kind { None, Ellipsis, Integer, Slice };
+  enum class Kind { None, Ellipsis, Integer, Slice, Tensor };
 
   TensorIndex(std::nullopt_t) : kind_(Kind::None) {}  // NOLINT: implicit, as LibTorch's
   TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
@@ -43,15 +45,22 @@ class TensorIndex {
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T integer) : kind_(Kind::Integer), integer_(static_cast<int64_t>(integer)) {}  // NOLINT
   TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}  // NOLINT
+  /// An int64 index tensor or a bool mask (a Tensor converts to its TensorBase). Throws tl::Error for an
+  /// undefined one.
+  TensorIndex(const TensorBase& tensor) : kind_(Kind::Tensor), tensor_(tensor) {  // NOLINT
+    TL_CHECK(tensor.defined(), "index: an undefined tensor cannot index; use None for a new dimension");
+  }
 
   Kind kind() const { return kind_; }
   int64_t integer() const { return integer_; }
   const Slice& slice() const { return slice_; }
+  const TensorBase& tensor() const { return tensor_; }
 
  private:
   Kind kind_;
   int64_t integer_ = 0;
   Slice slice_;
+  TensorBase tensor_;
 };
 
 }  // namespace tl::indexing

@@ -9,10 +9,18 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/storage.h"
 #include "data/random_split.h"
 
 namespace tl::data::samplers {
 namespace {
+
+// An epoch is one list of num_samples indices: a count past the allocation limit is refused when the
+// sampler is made, not met as std::length_error or as a list growing under the generator's mutex.
+void check_num_samples(const char* sampler, int64_t num_samples) {
+  TL_CHECK(fits_allocation_limit(num_samples, sizeof(int64_t)), sampler, ": num_samples=", num_samples,
+           " indices would exceed the allocation limit of ", allocation_limit(), " bytes (see tl::set_allocation_limit)");
+}
 
 // `count` uniform indices in [0, high) (torch.randint(high=high, size=(count,), generator=g)).
 std::vector<int64_t> randint(int64_t high, int64_t count, Generator& generator) {
@@ -30,6 +38,7 @@ std::vector<int64_t> multinomial(const std::vector<double>& weights, int64_t cou
                                  Generator& generator) {
   const size_t n = weights.size();
   std::vector<int64_t> out;
+  if (replacement && count > 1) out.reserve(static_cast<size_t>(count));  // not grown under the mutex
   std::lock_guard lock(generator.mutex());
   if (replacement && count > 1) {
     std::vector<double> cumulative(n);
@@ -77,6 +86,7 @@ RandomSampler::RandomSampler(int64_t size, bool replacement, std::optional<int64
   TL_CHECK(num_samples_ > 0, "RandomSampler: num_samples should be a positive integer value, but got num_samples=",
            num_samples_);
   TL_CHECK(size > 0, "RandomSampler: cannot draw ", num_samples_, " samples from an empty dataset");
+  check_num_samples("RandomSampler", num_samples_);
 }
 
 std::vector<int64_t> RandomSampler::epoch() {
@@ -110,6 +120,7 @@ WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, int64_
       generator_(std::move(generator)) {
   TL_CHECK(num_samples > 0, "WeightedRandomSampler: num_samples should be a positive integer value, but got "
            "num_samples=", num_samples);
+  check_num_samples("WeightedRandomSampler", num_samples);
   int64_t non_zero = 0;
   double sum = 0.0;
   for (size_t i = 0; i < weights_.size(); ++i) {

@@ -42,7 +42,8 @@ class SequentialSampler : public Sampler {
 /// seeded every epoch by a draw from the default one (tl::manual_seed).
 class RandomSampler : public Sampler {
  public:
-  /// num_samples defaults to size. Throws tl::Error for a negative size or num_samples below 1.
+  /// num_samples defaults to size. Throws tl::Error for a negative size, num_samples below 1, or more
+  /// num_samples than the allocation limit holds as one epoch's indices (core/storage.h).
   explicit RandomSampler(int64_t size, bool replacement = false, std::optional<int64_t> num_samples = std::nullopt,
                          std::shared_ptr<Generator> generator = nullptr);
   std::vector<int64_t> epoch() override;
@@ -73,7 +74,8 @@ class SubsetRandomSampler : public Sampler {
 /// is drawn at most once per epoch. Draws from `generator`, or the default generator when null.
 class WeightedRandomSampler : public Sampler {
  public:
-  /// Throws tl::Error for num_samples below 1, a negative or non-finite weight, weights summing to 0,
+  /// Throws tl::Error for num_samples below 1 or past the allocation limit (as RandomSampler), a
+  /// negative or non-finite weight, weights summing to 0,
   /// or (without replacement) more samples than non-zero weights.
   WeightedRandomSampler(std::vector<double> weights, int64_t num_samples, bool replacement = true,
                         std::shared_ptr<Generator> generator = nullptr);

@@ -102,12 +102,17 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
     bool is_default;
   };
   std::vector<Recorded> recorded;
+  const auto slots = schema.tensor_slots(inputs.size());
+  size_t slot = 0;
   for (const SchemaArg& spec : schema.args) {
     if (spec.is_tensor_list()) {
-      std::vector<Argument> items(inputs.begin() + static_cast<std::ptrdiff_t>(next_input), inputs.end());
-      next_input = inputs.size();
+      const auto [begin, end] = slots[slot++];
+      std::vector<Argument> items(inputs.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  inputs.begin() + static_cast<std::ptrdiff_t>(end));
+      next_input = end;
       recorded.push_back({&spec, Argument::list(std::move(items)), false});
     } else if (spec.is_tensor() && next_input < inputs.size()) {
+      ++slot;
       const Argument& input = inputs[next_input++];
       // An absent optional tensor is its default when the schema's default is None.
       const bool is_default = input.is_none() && spec.default_ && std::holds_alternative<std::monostate>(*spec.default_);
@@ -176,6 +181,11 @@ OpArguments from_fx_args(OpKind op, const std::vector<Argument>& python_args, co
     if (spec.is_tensor_list()) {
       TL_CHECK(given && given->is_list(), op_info(op).aten_name, ": argument '", spec.name, "' expects a list of tensors");
       for (const Argument& item : given->as_list().items) {
+        if (item.is_none() && spec.has_optional_entries()) {
+          out.inputs.emplace_back();
+          out.input_nodes.push_back(nullptr);
+          continue;
+        }
         TL_CHECK(item.is_node(), op_info(op).aten_name, ": '", spec.name, "' holds a non-tensor ", repr_arg(item));
         out.inputs.push_back(resolve(item.node()));
         out.input_nodes.push_back(item.node());

@@ -1,10 +1,14 @@
-// nn/activation.h — ReLU (torch.nn.ReLU: max(x, 0)), Hardswish (torch.nn.Hardswish: x * relu6(x + 3) / 6)
-// and SiLU (torch.nn.SiLU: x * sigmoid(x)), elementwise, any shape.
+// nn/activation.h — the activation modules of torch/nn/modules/activation.py: ReLU, ReLU6, LeakyReLU, PReLU,
+// ELU, GELU, SiLU, Mish, Hardswish, Hardsigmoid, Hardtanh, Sigmoid, Tanh, Softplus (elementwise, any shape)
+// and Softmax, LogSoftmax (along a dim). Each forwards to its functional form (nn/functional.h).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "core/scalar.h"
 #include "nn/module.h"
 
 namespace tl::nn {
@@ -48,6 +52,234 @@ class SiLU : public Module {
   std::string type_name() const override { return "SiLU"; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<SiLU>(); }
+};
+
+/// nn.Sigmoid(): 1 / (1 + exp(-x)).
+class Sigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Sigmoid"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Sigmoid>(); }
+};
+
+/// nn.Tanh().
+class Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Tanh"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Tanh>(); }
+};
+
+/// nn.Mish(): x * tanh(softplus(x)) (without PyTorch's inplace option).
+class Mish : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Mish"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Mish>(); }
+};
+
+/// nn.Hardsigmoid(): relu6(x + 3) / 6 (without PyTorch's inplace option).
+class Hardsigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Hardsigmoid"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Hardsigmoid>(); }
+};
+
+/// nn.ReLU6(): hardtanh(x, 0, 6) (without PyTorch's inplace option).
+class ReLU6 : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "ReLU6"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<ReLU6>(); }
+};
+
+struct GELUOptions {
+  /// "none" (x * Phi(x)) or "tanh" (the tanh approximation); forward throws for anything else.
+  std::string approximate = "none";
+};
+
+/// nn.GELU(approximate).
+class GELU : public Module {
+ public:
+  explicit GELU(const GELUOptions& options = {}) : options_(options) {}
+  explicit GELU(std::string approximate) : options_{.approximate = std::move(approximate)} {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "GELU"; }
+  std::string extra_repr() const override { return "approximate='" + options_.approximate + "'"; }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<GELU>(); }
+
+  const GELUOptions& options() const { return options_; }
+
+ private:
+  GELUOptions options_;
+};
+
+struct LeakyReLUOptions {
+  double negative_slope = 1e-2;
+  bool inplace = false;
+};
+
+/// nn.LeakyReLU(negative_slope, inplace): x for x > 0, negative_slope * x otherwise. With inplace the
+/// input is overwritten and returned; its backward then needs negative_slope >= 0.
+class LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(const LeakyReLUOptions& options = {}) : options_(options) {}
+  explicit LeakyReLU(double negative_slope, bool inplace = false)
+      : options_{.negative_slope = negative_slope, .inplace = inplace} {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "LeakyReLU"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<LeakyReLU>(); }
+
+  const LeakyReLUOptions& options() const { return options_; }
+
+ private:
+  LeakyReLUOptions options_;
+};
+
+struct ELUOptions {
+  double alpha = 1.0;
+  bool inplace = false;
+};
+
+/// nn.ELU(alpha, inplace): x for x > 0, alpha * (exp(x) - 1) otherwise. With inplace the input is
+/// overwritten and returned; its backward then needs alpha >= 0.
+class ELU : public Module {
+ public:
+  explicit ELU(const ELUOptions& options = {}) : options_(options) {}
+  explicit ELU(double alpha, bool inplace = false) : options_{.alpha = alpha, .inplace = inplace} {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "ELU"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<ELU>(); }
+
+  const ELUOptions& options() const { return options_; }
+
+ private:
+  ELUOptions options_;
+};
+
+/// beta and threshold are numbers as Python's: printed as given (1, 20; 2.0).
+struct SoftplusOptions {
+  Scalar beta = 1;
+  Scalar threshold = 20;
+};
+
+/// nn.Softplus(beta, threshold): log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold.
+class Softplus : public Module {
+ public:
+  explicit Softplus(const SoftplusOptions& options = {}) : options_(options) {}
+  explicit Softplus(const Scalar& beta, const Scalar& threshold = 20) : options_{.beta = beta, .threshold = threshold} {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Softplus"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Softplus>(); }
+
+  const SoftplusOptions& options() const { return options_; }
+
+ private:
+  SoftplusOptions options_;
+};
+
+/// min_val and max_val are numbers as Python's: printed as given (-1.0, 1.0; -2, 3).
+struct HardtanhOptions {
+  Scalar min_val = -1.0;
+  Scalar max_val = 1.0;
+};
+
+/// nn.Hardtanh(min_val, max_val): x clamped to [min_val, max_val] (without PyTorch's inplace option).
+/// Throws tl::Error at construction unless max_val > min_val, as PyTorch's constructor asserts.
+class Hardtanh : public Module {
+ public:
+  explicit Hardtanh(const HardtanhOptions& options = {});
+  Hardtanh(const Scalar& min_val, const Scalar& max_val) : Hardtanh(HardtanhOptions{.min_val = min_val, .max_val = max_val}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Hardtanh"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Hardtanh>(); }
+
+  const HardtanhOptions& options() const { return options_; }
+
+ private:
+  HardtanhOptions options_;
+};
+
+struct PReLUOptions {
+  /// 1 (one slope shared by all channels) or the input's channel count (dim 1).
+  int64_t num_parameters = 1;
+  double init = 0.25;
+};
+
+/// nn.PReLU(num_parameters, init): x for x > 0, weight * x otherwise. Parameter "weight"
+/// (num_parameters), filled with init. Throws tl::Error at construction for num_parameters < 0.
+class PReLU : public Module {
+ public:
+  explicit PReLU(const PReLUOptions& options = {});
+  explicit PReLU(int64_t num_parameters, double init = 0.25)
+      : PReLU(PReLUOptions{.num_parameters = num_parameters, .init = init}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "PReLU"; }
+  std::string extra_repr() const override { return "num_parameters=" + std::to_string(options_.num_parameters); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<PReLU>(); }
+
+  const PReLUOptions& options() const { return options_; }
+  /// Fills weight with init again.
+  void reset_parameters();
+
+ private:
+  PReLUOptions options_;
+};
+
+/// nn.Softmax(dim): exp(x) / sum(exp(x)) along dim (LibTorch's SoftmaxOptions: dim is required).
+class Softmax : public Module {
+ public:
+  explicit Softmax(int64_t dim) : dim_(dim) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "Softmax"; }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim_); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Softmax>(); }
+
+  int64_t dim() const { return dim_; }
+
+ private:
+  int64_t dim_;
+};
+
+/// nn.LogSoftmax(dim): log(softmax(x)) along dim, computed stably (dim is required, as LibTorch's).
+class LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(int64_t dim) : dim_(dim) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "LogSoftmax"; }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim_); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<LogSoftmax>(); }
+
+  int64_t dim() const { return dim_; }
+
+ private:
+  int64_t dim_;
 };
 
 }  // namespace tl::nn

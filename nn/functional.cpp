@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/record_function.h"
+#include "core/warning.h"
 #include "nn/repr.h"
 
 namespace tl::nn {
@@ -25,6 +26,38 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  return tl::layer_norm(input, normalized_shape, weight, bias, eps);
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  TL_CHECK(input.is_proxy() || input.dim() >= 2,
+           "group_norm: expected at least 2 dimensions for input tensor but received ", input.dim());
+  return tl::group_norm(input, num_groups, weight, bias, eps);
+}
+
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                     const Tensor& bias, bool use_input_stats, double momentum, double eps) {
+  return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, true);
+}
+
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
+                 bool scale_grad_by_freq) {
+  int64_t padding = -1;
+  if (padding_idx) {
+    const int64_t n = weight.size(0);
+    TL_CHECK(*padding_idx < n && *padding_idx >= -n, "embedding: padding_idx must be within num_embeddings (",
+             n, "), got ", *padding_idx);
+    padding = *padding_idx < 0 ? *padding_idx + n : *padding_idx;
+  }
+  return tl::embedding(weight, input, padding, scale_grad_by_freq);
+}
+
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {
+  return tl::bilinear(input1, input2, weight, bias);
+}
+
 Tensor relu(const Tensor& input, bool inplace) {
   if (!inplace) return tl::relu(input);
   Tensor out = input;
@@ -35,6 +68,32 @@ Tensor relu(const Tensor& input, bool inplace) {
 Tensor hardswish(const Tensor& input) { return tl::hardswish(input); }
 
 Tensor silu(const Tensor& input) { return tl::silu(input); }
+
+Tensor gelu(const Tensor& input, const std::string& approximate) { return tl::gelu(input, approximate); }
+
+Tensor mish(const Tensor& input) { return tl::mish(input); }
+
+Tensor leaky_relu(const Tensor& input, double negative_slope, bool inplace) {
+  return inplace ? tl::leaky_relu_(input, negative_slope) : tl::leaky_relu(input, negative_slope);
+}
+
+Tensor elu(const Tensor& input, double alpha, bool inplace) {
+  return inplace ? tl::elu_(input, alpha) : tl::elu(input, alpha);
+}
+
+Tensor softplus(const Tensor& input, const Scalar& beta, const Scalar& threshold) {
+  return tl::softplus(input, beta, threshold);
+}
+
+Tensor hardsigmoid(const Tensor& input) { return tl::hardsigmoid(input); }
+
+Tensor hardtanh(const Tensor& input, const Scalar& min_val, const Scalar& max_val) {
+  return tl::hardtanh(input, min_val, max_val);
+}
+
+Tensor relu6(const Tensor& input) { return tl::hardtanh(input, 0, 6); }
+
+Tensor prelu(const Tensor& input, const Tensor& weight) { return tl::prelu(input, weight); }
 
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
                   IntPair dilation, bool ceil_mode) {
@@ -157,6 +216,14 @@ Tensor fold(const Tensor& input, IntPair output_size, IntPair kernel_size, IntPa
   return tl::col2im(input, output_size.shape(), kernel_size.shape(), dilation.shape(), padding.shape(), stride.shape());
 }
 
+Tensor dropout2d(const Tensor& input, double p, bool training, bool inplace) {
+  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout2d: dropout probability has to be between 0 and 1, but got ", p);
+  if (!inplace) return tl::feature_dropout(input, p, training);
+  Tensor out = input;
+  if (training) out.copy_(tl::feature_dropout(input, p, training));
+  return out;
+}
+
 int64_t reduction_enum(const std::string& reduction, const char* who) {
   if (reduction == "none") return Reduction::None;
   if (reduction == "mean") return Reduction::Mean;
@@ -181,10 +248,111 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                                 label_smoothing);
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  // PyTorch's F.mse_loss broadcasts its operands first; ours must have one shape, so the op has no work.
+namespace {
+
+std::string size_repr(const Tensor& t) { return tl::detail::str_cat("torch.Size(", t.sizes(), ")"); }
+
+// F.mse_loss / l1_loss / smooth_l1_loss / huber_loss: torch.broadcast_tensors(input, target), warning as
+// PyTorch does when the shapes differ. Of one shape, the op has no work (only its scope is recorded).
+std::pair<Tensor, Tensor> broadcast_loss_operands(const Tensor& input, const Tensor& target, const char* who) {
   { RecordFunction broadcast("aten::broadcast_tensors", [] { return ScopeArgs{AttrValue{}}; }); }
-  return tl::mse_loss(input, target, reduction_enum(reduction, "mse_loss"));
+  if (input.sizes() == target.sizes()) return {input, target};
+  warn("Using a target size (", size_repr(target), ") that is different to the input size (", size_repr(input),
+       "). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.");
+  const Shape shape = broadcast_shapes(input.sizes(), target.sizes(), who);
+  return {input.expand(shape), target.expand(shape)};
+}
+
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "mse_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "mse_loss");
+  return tl::mse_loss(x, y, r);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "l1_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "l1_loss");
+  return tl::l1_loss(x, y, r);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
+  const int64_t r = reduction_enum(reduction, "smooth_l1_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "smooth_l1_loss");
+  return tl::smooth_l1_loss(x, y, r, beta);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
+  const int64_t r = reduction_enum(reduction, "huber_loss");
+  const auto [x, y] = broadcast_loss_operands(input, target, "huber_loss");
+  return tl::huber_loss(x, y, r, delta);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "binary_cross_entropy");
+  TL_CHECK(target.sizes() == input.sizes(), "binary_cross_entropy: Using a target size (", size_repr(target),
+           ") that is different to the input size (", size_repr(input),
+           ") is deprecated. Please ensure they have the same size.");
+  const Tensor w =
+      weight.defined() ? weight.expand(broadcast_shapes(target.sizes(), weight.sizes(), "binary_cross_entropy")) : weight;
+  return tl::binary_cross_entropy(input, target, w, r);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        const std::string& reduction, const Tensor& pos_weight) {
+  const int64_t r = reduction_enum(reduction, "binary_cross_entropy_with_logits");
+  TL_CHECK(target.sizes() == input.sizes(), "binary_cross_entropy_with_logits: Target size (", size_repr(target),
+           ") must be the same as input size (", size_repr(input), ")");
+  return tl::binary_cross_entropy_with_logits(input, target, weight, pos_weight, r);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction, bool log_target) {
+  if (reduction == "batchmean") {
+    TL_CHECK(input.dim() != 0, "kl_div: reduction 'batchmean' needs a batch dim, got a 0-d input");
+    return tl::kl_div(input, target, Reduction::Sum, log_target) / input.size(0);
+  }
+  if (reduction == "mean")
+    warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+         "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+         "'mean' will be changed to behave the same as 'batchmean' in the next major release.");
+  return tl::kl_div(input, target, reduction_enum(reduction, "kl_div"), log_target);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             const std::string& reduction) {
+  return tl::cosine_embedding_loss(input1, input2, target, margin, reduction_enum(reduction, "cosine_embedding_loss"));
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           const std::string& reduction) {
+  const int64_t r = reduction_enum(reduction, "margin_ranking_loss");
+  TL_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
+           "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
+           size_repr(input1), ", input2: ", size_repr(input2), ", target: ", size_repr(target), " ");
+  return tl::margin_ranking_loss(input1, input2, target, margin, r);
+}
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p, double eps, bool swap, const std::string& reduction) {
+  return tl::triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction_enum(reduction, "triplet_margin_loss"));
+}
+
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) { return tl::one_hot(tensor, num_classes); }
+
+Tensor normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  const Tensor denom = input.norm(p, dim, true).clamp_min(eps).expand(input.sizes());
+  return input / denom;
+}
+
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  return tl::cosine_similarity(x1, x2, dim, eps);
+}
+
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  return tl::pairwise_distance(x1, x2, p, eps, keepdim);
 }
 
 }  // namespace functional

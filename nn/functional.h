@@ -48,12 +48,49 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
                   double eps = 1e-5);
+/// input (*, normalized_shape); weight, bias: normalized_shape or undefined. Each sample normalised over its
+/// last normalized_shape.size() dims by their mean and biased variance.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+/// input (N, C, *); weight, bias: C elements or undefined. Each sample's channels split into num_groups groups,
+/// each normalised by its own mean and biased variance, then scaled and shifted per channel.
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+/// input (N, C, *); every (sample, channel) normalised alone when use_input_stats (updating the running
+/// statistics given by the mean over the samples), by the running statistics otherwise.
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean = {}, const Tensor& running_var = {},
+                     const Tensor& weight = {}, const Tensor& bias = {}, bool use_input_stats = true,
+                     double momentum = 0.1, double eps = 1e-5);
+/// input (*) int64 / int32 indices into weight (num_embeddings, embedding_dim) -> (*, embedding_dim). A
+/// padding_idx (negative counts from the end) gets no gradient. F.embedding without max_norm and sparse.
+Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt,
+                 bool scale_grad_by_freq = false);
+/// input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) or undefined -> (*, out).
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 /// With inplace the input is overwritten and returned (same tensor).
 Tensor relu(const Tensor& input, bool inplace = false);
 /// x * relu6(x + 3) / 6 (F.hardswish without its inplace form).
 Tensor hardswish(const Tensor& input);
 /// x * sigmoid(x) (F.silu without its inplace form).
 Tensor silu(const Tensor& input);
+/// x * Phi(x), or its tanh approximation for approximate "tanh"; throws tl::Error for another string.
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
+/// x * tanh(softplus(x)) (F.mish without its inplace form).
+Tensor mish(const Tensor& input);
+/// x for x > 0, negative_slope * x otherwise. With inplace the input is overwritten and returned.
+Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01, bool inplace = false);
+/// x for x > 0, alpha * (exp(x) - 1) otherwise. With inplace the input is overwritten and returned.
+Tensor elu(const Tensor& input, double alpha = 1.0, bool inplace = false);
+/// log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold.
+Tensor softplus(const Tensor& input, const Scalar& beta = 1, const Scalar& threshold = 20);
+/// relu6(x + 3) / 6 (F.hardsigmoid without its inplace form).
+Tensor hardsigmoid(const Tensor& input);
+/// x clamped to [min_val, max_val]; an integral input keeps its dtype (F.hardtanh without its inplace form).
+Tensor hardtanh(const Tensor& input, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0);
+/// hardtanh(x, 0, 6), as PyTorch's relu6 (F.relu6 without its inplace form).
+Tensor relu6(const Tensor& input);
+/// x for x > 0, weight * x otherwise; weight holds one value or one per channel (input's dim 1).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 /// stride defaults to kernel_size.
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, IntPair dilation = 1, bool ceil_mode = false);
@@ -67,6 +104,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
 /// Throws tl::Error unless 0 <= p <= 1. Identity when not training. With inplace the result is
 /// written into `input`.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
+/// Zeroes whole channels of input (N, C, *): one draw per (sample, channel). Checks p as dropout does.
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 
 // ---- padding, resizing and sliding blocks ----
 /// F.pad: `pad` holds (before, after) pairs from the last dim backwards. mode "constant" pads any dims
@@ -107,8 +146,47 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 /// input logits as for nll_loss; target class indices or, of input's shape and dtype, class probabilities.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
                      const std::string& reduction = "mean", double label_smoothing = 0.0);
-/// input and target of one shape.
+/// input and target of one shape; a target of another shape is broadcast against the input, with
+/// PyTorch's warning (as F.mse_loss, F.l1_loss, F.smooth_l1_loss and F.huber_loss do).
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+/// Throws tl::Error for beta < 0.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                      double beta = 1.0);
+/// Throws tl::Error for delta <= 0.
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+                  double delta = 1.0);
+/// input probabilities in [0, 1] and target of one shape (else tl::Error, as PyTorch's ValueError);
+/// weight broadcasts to target's shape.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                            const std::string& reduction = "mean");
+/// input logits and target of one shape; weight and pos_weight (the positives' weight, per class along
+/// the last dim) broadcast to it.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                        const std::string& reduction = "mean", const Tensor& pos_weight = {});
+/// input log-probabilities; target probabilities (log-probabilities with log_target). reduction also
+/// "batchmean": the sum divided by input.size(0); "mean" warns as PyTorch's does.
+Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction = "mean",
+              bool log_target = false);
+/// input1, input2 (N, D) with target (N) of 1 / -1, or (D) with a 0-d target.
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                             const std::string& reduction = "mean");
+/// input1, input2 and target (1 / -1) of one rank.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                           const std::string& reduction = "mean");
+/// anchor, positive, negative (N, D) or (D); distances by pairwise_distance(p, eps).
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0,
+                           double p = 2.0, double eps = 1e-6, bool swap = false, const std::string& reduction = "mean");
+
+// ---- distances and encodings ----
+/// int64 classes -> int64 one-hot rows along a new last dim of num_classes (-1: the largest class + 1).
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
+/// input / max(||input||_p along dim, eps).
+Tensor normalize(const Tensor& input, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
+/// The cosine of the angle between x1 and x2 (broadcast) along dim.
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
+/// ||x1 - x2 + eps||_p along the last dim.
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
 
 }  // namespace functional
 }  // namespace tl::nn

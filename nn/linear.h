@@ -1,5 +1,5 @@
-// nn/linear.h — Linear (y = x W^T + b, torch.nn.Linear) and Identity (torch.nn.Identity), the two
-// modules of torch/nn/modules/linear.py.
+// nn/linear.h — Linear (y = x W^T + b, torch.nn.Linear), Bilinear (y = x1^T A x2 + b, torch.nn.Bilinear) and
+// Identity (torch.nn.Identity), the modules of torch/nn/modules/linear.py.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,44 @@ class Linear : public Module {
 
  private:
   LinearOptions options_;
+};
+
+struct BilinearOptions {
+  int64_t in1_features = 0;
+  int64_t in2_features = 0;
+  int64_t out_features = 0;
+  bool bias = true;
+};
+
+/// Parameters "weight" (out_features, in1_features, in2_features) and "bias" (out_features) or None, both
+/// drawn from U(-1/sqrt(in1_features), 1/sqrt(in1_features)) as PyTorch draws them. forward(input1, input2):
+/// (*, in1_features) and (*, in2_features) with the same leading dims -> (*, out_features).
+class Bilinear : public Module {
+ public:
+  explicit Bilinear(const BilinearOptions& options);
+  /// nn.Bilinear(in1_features, in2_features, out_features, bias).
+  Bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias = true)
+      : Bilinear(BilinearOptions{.in1_features = in1_features, .in2_features = in2_features,
+                                 .out_features = out_features, .bias = bias}) {}
+
+  using Module::operator();
+  using Module::forward;
+  /// bilinear(input1, input2), through Module's one call path (hooks see it).
+  Tensor operator()(const Tensor& input1, const Tensor& input2);
+  TensorList forward(Inputs inputs) override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  ForwardSignature forward_signature() const override { return {.arg_names = {"input1", "input2"}}; }
+  std::string type_name() const override { return "Bilinear"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<Bilinear>(); }
+
+  const BilinearOptions& options() const { return options_; }
+  /// Re-draws weight and bias with PyTorch's default initialisation.
+  void reset_parameters();
+
+ private:
+  BilinearOptions options_;
 };
 
 /// Returns its input unchanged (the same tensor).

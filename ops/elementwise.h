@@ -216,12 +216,18 @@ void map_elements(const ElementwiseLoop& loop, const F& f) {
 template <typename T>
 using acc_type = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
+/// Throws when several elements of `out` share memory (a stride-0 dimension of size > 1), as
+/// PyTorch refuses to write to an expanded tensor.
+void check_no_internal_overlap(const Tensor& out, const char* op);
+
 /// A floating-point-only op (gelu, hardswish, silu): out = f(x) elementwise, `f` generic over the element
 /// type (it computes in acc_type of it). Integral and bool input is refused, as PyTorch's activations refuse it.
+/// With `in_place` (leaky_relu_, elu_) the result is written into x, which is returned.
 template <typename F>
-Tensor floating_map(const Tensor& x, const char* name, const F& f) {
+Tensor floating_map(const Tensor& x, const char* name, const F& f, bool in_place = false) {
   TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
-  const Tensor out = Tensor::allocate(x.shape(), x.dtype());
+  if (in_place) check_no_internal_overlap(x, name);
+  const Tensor out = in_place ? x : Tensor::allocate(x.shape(), x.dtype());
   const ElementwiseLoop loop(out, {x});
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { map_elements<scalar_t, scalar_t>(loop, f); });
   return out;
@@ -279,11 +285,15 @@ void copy_elements(const Tensor& out, const Tensor& src);
 /// `x` itself when it already has `dtype`, else a contiguous converted copy.
 Tensor to_dtype(const Tensor& x, DType dtype);
 
-/// Throws when several elements of `out` share memory (a stride-0 dimension of size > 1), as
-/// PyTorch refuses to write to an expanded tensor.
-void check_no_internal_overlap(const Tensor& out, const char* op);
-/// Throws when `in` and `out` share memory without being the same elements in the same order.
-void check_no_partial_overlap(const Tensor& out, const Tensor& in, const char* op);
+/// True when several elements of `t` share memory: a stride-0 dimension of size > 1 (an expanded tensor;
+/// ATen's has_internal_overlap answering YES).
+bool has_internal_overlap(const Tensor& t);
+/// Throws when has_internal_overlap(out), as ATen's assert_no_internal_overlap refuses to write there.
+void check_no_internal_overlap(const Tensor& out, std::string_view op);
+/// Throws when `in` and `out` share memory (ATen's assert_no_overlap), unless they are the same elements
+/// in the same order and `allow_full` (assert_no_partial_overlap). As ATen, only dense operands are
+/// judged; anything else is too costly to decide and passes.
+void check_no_overlap(const Tensor& out, const Tensor& in, std::string_view op, bool allow_full);
 /// For in-place ops: `other` must broadcast to self's shape without growing it.
 void check_inplace_broadcast(const Tensor& self, const Shape& other, const char* op);
 

@@ -1,7 +1,10 @@
-// ops/indexing.cpp — LibTorch's Tensor::index / index_put_ / operator[] for basic indices: each index
-// is one view op (select, slice, unsqueeze) applied left to right, as ATen's applySlicing records them.
+// ops/indexing.cpp — LibTorch's Tensor::index / index_put_ / operator[]: each basic index is one view op
+// (select, slice, unsqueeze) applied left to right, as ATen's applySlicing records them; tensor indices
+// then go to aten::index / index_put_ (ops/advanced_index.cpp) at the dimensions they index.
+#include <algorithm>
 #include <vector>
 
+#include "core/op_args.h"
 #include "ops/ops.h"
 
 namespace tl {
@@ -22,51 +25,117 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return index(std::span<const TensorIndex>(indices.begin(), indices.size()));
 }
 
+namespace {
+
+Tensor as_tensor(const TensorBase& base) {
+  Tensor t;
+  static_cast<TensorBase&>(t) = base;
+  return t;
+}
+
+// How many dimensions of self an index consumes: an integer or Slice one, a mask its own dims.
+int64_t consumed_dims(const TensorIndex& i) {
+  switch (i.kind()) {
+    case Kind::Integer:
+    case Kind::Slice: return 1;
+    case Kind::Tensor: {
+      const DType t = i.tensor().dtype();
+      return t == DType::Bool ? std::max<int64_t>(i.tensor().dim(), 1) : 1;
+    }
+    default: return 0;
+  }
+}
+
+// x.index's basic indices applied as views, and its tensor indices by the dimension of the view they index
+// (undefined between them), as ATen's applySlicing leaves them for aten::index.
+struct Sliced {
+  Tensor view;
+  std::vector<Tensor> tensor_indices;
+};
+
 // Checks every index against the shape first (a proxy's too), then builds the view.
-Tensor Tensor::index(std::span<const TensorIndex> indices) const {
+Sliced apply_slicing(const Tensor& self, std::span<const TensorIndex> indices) {
   int64_t consumed = 0, ellipses = 0;
   for (const TensorIndex& i : indices) {
-    consumed += i.kind() == Kind::Integer || i.kind() == Kind::Slice;
+    consumed += consumed_dims(i);
     ellipses += i.kind() == Kind::Ellipsis;
     if (i.kind() == Kind::Slice) TL_CHECK(i.slice().step.value_or(1) > 0, "step must be greater than zero");
   }
   TL_CHECK(ellipses <= 1, "An index can only have a single ellipsis ('...')");
-  TL_CHECK(consumed <= dim(), "too many indices for tensor of dimension ", dim());
-  Tensor out = *this;
-  int64_t d = 0, source_dim = 0;  // the dim of `out` and of this tensor the next index applies to
+  TL_CHECK(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  Sliced out{self, {}};
+  int64_t d = 0, source_dim = 0;  // the dim of the view and of self the next index applies to
   for (const TensorIndex& i : indices) {
     switch (i.kind()) {
       case Kind::Integer: {
-        const int64_t size = out.size(d), k = i.integer();
+        const int64_t size = out.view.size(d), k = i.integer();
         TL_CHECK(k >= -size && k < size, "index ", k, " is out of bounds for dimension ", source_dim, " with size ", size);
-        out = out.select(d, k);
+        out.view = out.view.select(d, k);
         ++source_dim;
         break;
       }
       case Kind::Slice: {
         const indexing::Slice& s = i.slice();
-        out = out.slice(d++, s.start, s.stop, s.step.value_or(1));
+        out.view = out.view.slice(d++, s.start, s.stop, s.step.value_or(1));
         ++source_dim;
         break;
       }
-      case Kind::None: out = out.unsqueeze(d++); break;
+      case Kind::Tensor: {
+        out.tensor_indices.resize(static_cast<size_t>(d));
+        out.tensor_indices.push_back(as_tensor(i.tensor()));
+        d += consumed_dims(i);
+        source_dim += consumed_dims(i);
+        break;
+      }
+      case Kind::None: out.view = out.view.unsqueeze(d++); break;
       case Kind::Ellipsis:
-        d += dim() - consumed;
-        source_dim += dim() - consumed;
+        d += self.dim() - consumed;
+        source_dim += self.dim() - consumed;
         break;
     }
   }
   return out;
 }
 
+// The inputs of aten::index / index_put_: self, its indices, and the values to put.
+TensorList index_inputs(const Tensor& self, TensorListRef indices, const Tensor& values = {}) {
+  TensorList inputs{self};
+  inputs.insert(inputs.end(), indices.begin(), indices.end());
+  if (values.defined()) inputs.push_back(values);
+  return inputs;
+}
+
+}  // namespace
+
+Tensor index(const Tensor& self, TensorListRef indices) {
+  return dispatch::call<OpKind::Index>(index_inputs(self, indices));
+}
+
+Tensor index_put(const Tensor& self, TensorListRef indices, const Tensor& values, bool accumulate) {
+  TL_CHECK(values.defined(), "index_put: values must be a tensor, got None");
+  return dispatch::call<OpKind::IndexPut>(index_inputs(self, indices, values), IndexPutArgs{.accumulate = accumulate});
+}
+
+Tensor& index_put_(Tensor& self, TensorListRef indices, const Tensor& values, bool accumulate) {
+  TL_CHECK(values.defined(), "index_put_: values must be a tensor, got None");
+  dispatch::call<OpKind::IndexPut_>(index_inputs(self, indices, values), IndexPutArgs{.accumulate = accumulate});
+  return self;
+}
+
+Tensor Tensor::index(std::span<const TensorIndex> indices) const {
+  Sliced s = apply_slicing(*this, indices);
+  return s.tensor_indices.empty() ? s.view : tl::index(s.view, s.tensor_indices);
+}
+
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  index(indices).copy_(value);
+  Sliced s = apply_slicing(*this, std::span<const TensorIndex>(indices.begin(), indices.size()));
+  if (s.tensor_indices.empty()) s.view.copy_(value);
+  else tl::index_put_(s.view, s.tensor_indices, value);
   return *this;
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
-  index(indices).copy_(scalar_tensor(value, dtype()));
-  return *this;
+  return index_put_(indices, scalar_tensor(value, dtype()));
 }
 
 }  // namespace tl

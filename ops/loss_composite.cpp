@@ -1,9 +1,11 @@
-// ops/loss_composite.cpp — nll_loss, nll_loss_nd and cross_entropy_loss, composed only of other ops (no
-// loops of their own), so autograd records each part; the arithmetic and the calls follow PyTorch 1.13's
-// LossNLL.cpp (cross_entropy -> log_softmax with the input's dtype, nll_loss_nd -> nll_loss).
+// ops/loss_composite.cpp — nll_loss, nll_loss_nd, cross_entropy_loss, l1_loss, kl_div and the embedding and
+// margin losses, composed only of other ops (no loops of their own), so autograd records each part; the
+// arithmetic and the calls follow PyTorch 1.13's LossNLL.cpp and Loss.cpp (cross_entropy -> log_softmax with
+// the input's dtype, nll_loss_nd -> nll_loss, triplet_margin_loss -> pairwise_distance).
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/record_function.h"
+#include "ops/loss.h"
 #include "ops/ops.h"
 
 namespace tl::kernels {
@@ -79,8 +81,7 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor
   const double label_smoothing = args.label_smoothing;
   TL_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
            "cross_entropy_loss: label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
-  TL_CHECK(reduction >= 0 && reduction <= 2, "cross_entropy_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
-           reduction);
+  detail::checked_reduction(reduction, "cross_entropy_loss");
   TL_CHECK(self.dim() >= 1, "cross_entropy_loss: expected input of at least 1 dimension, got ", self.sizes());
   const int64_t class_dim = self.dim() == 1 ? 0 : 1;
   if (is_floating_point(target.dtype())) {
@@ -98,6 +99,71 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const Tensor
   const Tensor lp = tl::log_softmax(self, class_dim, self.dtype());
   if (label_smoothing == 0.0) return tl::nll_loss_nd(lp, target, weight, reduction, ignore_index);
   return cross_entropy_smoothed(lp, target, weight, reduction, ignore_index, class_dim, label_smoothing);
+}
+
+// |self - target|, reduced.
+Tensor l1_loss(const Tensor& self, const Tensor& target, const L1LossArgs& args) {
+  const int64_t reduction = detail::checked_reduction(args.reduction, "l1_loss");
+  return detail::apply_loss_reduction((self - target).abs(), reduction);
+}
+
+// target (log target - input), with 0 log 0 = 0 (xlogy); log_target: exp(target) (target - input).
+Tensor kl_div(const Tensor& self, const Tensor& target, const KlDivArgs& args) {
+  const int64_t reduction = detail::checked_reduction(args.reduction, "kl_div");
+  TL_CHECK(is_floating_point(self.dtype()) && is_floating_point(target.dtype()),
+           "kl_div: Integral inputs not supported, got input ", self.dtype(), " and target ", target.dtype());
+  if (args.log_target) {
+    const Tensor difference = target - self;  // ATen computes it before exp(target)
+    return detail::apply_loss_reduction(exp(target) * difference, reduction);
+  }
+  const Tensor product = target * self;
+  return detail::apply_loss_reduction(xlogy(target, target) - product, reduction);
+}
+
+// 1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, 0 elsewhere; cos along the
+// last dim, each squared magnitude + 1e-12 (ATen's EPSILON).
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const CosineEmbeddingLossArgs& args) {
+  const int64_t reduction = detail::checked_reduction(args.reduction, "cosine_embedding_loss");
+  const int64_t dim = target.dim();
+  TL_CHECK(dim == 0 || dim == 1, "cosine_embedding_loss: 0D or 1D target tensor expected, multi-target not "
+           "supported, got target of shape ", target.sizes());
+  constexpr double kEpsilon = 1e-12;
+  const Tensor prod_sum = (input1 * input2).sum(dim);
+  const Tensor mag_square1 = (input1 * input1).sum(dim) + kEpsilon;
+  const Tensor mag_square2 = (input2 * input2).sum(dim) + kEpsilon;
+  const Tensor cos = prod_sum / (mag_square1 * mag_square2).sqrt_();
+  const Tensor zeros = zeros_like(cos);
+  const Tensor pos = 1 - cos;
+  const Tensor neg = (cos - args.margin).clamp_min_(0);
+  const Tensor output_pos = where(target.eq(1), pos, zeros);
+  const Tensor output_neg = where(target.eq(-1), neg, zeros);
+  return detail::apply_loss_reduction(output_pos + output_neg, reduction);
+}
+
+// max(0, -target (input1 - input2) + margin).
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                           const MarginRankingLossArgs& args) {
+  const int64_t reduction = detail::checked_reduction(args.reduction, "margin_ranking_loss");
+  const Tensor difference = input1 - input2;
+  return detail::apply_loss_reduction((-target * difference + args.margin).clamp_min_(0), reduction);
+}
+
+// max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm pairwise_distance; with swap the
+// negative distance is the smaller of d(anchor, negative) and d(positive, negative) (NaN wins, as at::min).
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           const TripletMarginLossArgs& args) {
+  const int64_t reduction = detail::checked_reduction(args.reduction, "triplet_margin_loss");
+  TL_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+           "triplet_margin_loss: All inputs should have same dimension but got ", anchor.dim(), "D, ", positive.dim(),
+           "D and ", negative.dim(), "D inputs.");
+  const Tensor dist_pos = pairwise_distance(anchor, positive, args.p, args.eps);
+  Tensor dist_neg = pairwise_distance(anchor, negative, args.p, args.eps);
+  if (args.swap) {
+    const Tensor dist_swap = pairwise_distance(positive, negative, args.p, args.eps);
+    dist_neg = where(logical_or(dist_swap.lt(dist_neg), dist_swap.isnan()), dist_swap, dist_neg);
+  }
+  return detail::apply_loss_reduction(clamp_min(args.margin + dist_pos - dist_neg, 0), reduction);
 }
 
 }  // namespace tl::kernels

@@ -4,22 +4,15 @@
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "core/error.h"
+#include "ops/loss.h"
 
 namespace tl::kernels {
 namespace {
 
-int64_t checked_reduction(int64_t r, const char* op) {
-  TL_CHECK(r >= 0 && r <= 2, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ", r);
-  return r;
-}
-
 void check_pair(const Tensor& self, const Tensor& target, const char* op) {
   TL_CHECK(self.dtype() == DType::Float32 || self.dtype() == DType::Float64, op,
            ": expected input of dtype float32 or float64, got ", self.dtype());
-  TL_CHECK(target.dtype() == self.dtype(), op, ": expected target of the input's dtype ", self.dtype(), ", got ",
-           target.dtype());
-  TL_CHECK(target.sizes() == self.sizes(), op, ": input ", self.sizes(), " and target ", target.sizes(),
-           " must have the same shape");
+  detail::check_loss_pair(self, target, op);
 }
 
 template <typename T>
@@ -63,7 +56,7 @@ Tensor backward(const Tensor& grad_output, const Tensor& self, const Tensor& tar
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, const MseLossArgs& args) {
   check_pair(self, target, "mse_loss");
-  const int64_t reduction = checked_reduction(args.reduction, "mse_loss");
+  const int64_t reduction = detail::checked_reduction(args.reduction, "mse_loss");
   return self.dtype() == DType::Float32 ? forward<float>(self, target, reduction)
                                        : forward<double>(self, target, reduction);
 }
@@ -72,7 +65,7 @@ Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
                          const MseLossBackwardArgs& args) {
   const char* op = "mse_loss_backward";
   check_pair(self, target, op);
-  const int64_t reduction = checked_reduction(args.reduction, op);
+  const int64_t reduction = detail::checked_reduction(args.reduction, op);
   const bool shape_ok = reduction == 0 ? grad_output.sizes() == self.sizes() : grad_output.numel() == 1;
   TL_CHECK(shape_ok && grad_output.dtype() == self.dtype(), op, ": expected grad_output ",
            reduction == 0 ? self.sizes() : Shape{}, " ", self.dtype(), " for reduction ", reduction, ", got ",

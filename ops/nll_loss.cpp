@@ -7,6 +7,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
+#include "ops/loss.h"
 
 namespace tl::kernels {
 namespace {
@@ -38,9 +39,7 @@ NllArgs check_nll(const Tensor& self, const Tensor& target, const Tensor& weight
              "), got shape ", weight.sizes());
     a.weight = weight.contiguous();
   }
-  a.reduction = reduction;
-  TL_CHECK(a.reduction >= 0 && a.reduction <= 2, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
-           a.reduction);
+  a.reduction = detail::checked_reduction(reduction, op);
   a.ignore_index = ignore_index;
   a.self = self.contiguous();
   a.target = target.contiguous();

@@ -37,6 +37,9 @@ Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype = DType
 /// randint with self's shape, and its dtype unless one is given (torch.randint_like's two forms).
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype = std::nullopt);
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype = std::nullopt);
+/// lerp.Scalar: self + weight * (end - self) with a number weight (the op row is lerp.Tensor's; the number
+/// becomes a 0-dim tensor of self's dtype).
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 /// A 0-dim tensor holding `value`, with the dtype Python gives that number.
 Tensor scalar_tensor(const Scalar& value, DType dtype);
 /// Copies a buffer into a new tensor of `size` (numel must match).
@@ -57,6 +60,15 @@ Tensor max(const Tensor& x);
 return_types::max max(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& x);
 return_types::min min(const Tensor& x, int64_t dim, bool keepdim = false);
+/// at::index: self indexed by one tensor per leading dimension (an undefined one: the whole dimension),
+/// int64 indices or bool masks, as x[idx0, :, idx2] (ops/indexing.cpp; Tensor::index takes them too).
+Tensor index(const Tensor& self, TensorListRef indices);
+/// at::index_put: a copy of self with values, broadcast, written (or with `accumulate` added) at the
+/// places `indices` name; index_put_ writes self. Throws tl::Error, changing nothing, for an index out of
+/// range, indices that do not broadcast together, values that do not broadcast to the indexed shape or
+/// of another dtype.
+Tensor index_put(const Tensor& self, TensorListRef indices, const Tensor& values, bool accumulate = false);
+Tensor& index_put_(Tensor& self, TensorListRef indices, const Tensor& values, bool accumulate = false);
 /// (n, x.dim()) int64 coordinates of the non-zero elements, in row-major order.
 Tensor nonzero(const Tensor& x);
 /// One int64 index tensor per dimension (torch.nonzero(x, as_tuple=True)).

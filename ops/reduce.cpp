@@ -332,6 +332,17 @@ TensorList max_or_min(const Tensor& x, std::optional<int64_t> dim_arg, bool keep
 
 }  // namespace
 
+}  // namespace kernels
+
+Tensor detail::sum_over(const Tensor& x, const std::vector<bool>& reduce) {
+  TL_INTERNAL_ASSERT(is_floating_point(x.dtype()), "sum_over: a floating point tensor, got ", x.dtype());
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, false), x.dtype());
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "sum", [&] { kernels::sum_typed<scalar_t>(x, reduce, false, out); });
+  return out;
+}
+
+namespace kernels {
+
 Tensor sum(const Tensor& self, const SumArgs& args) {
   return sum_or_mean(self, args.dim, args.keepdim, args.dtype, false);
 }

@@ -160,4 +160,8 @@ void reduce_into(const Tensor& x, const std::vector<bool>& reduce, bool reorder,
   Reduction<R, T>(plan, data, red).run(write);
 }
 
+/// The sum of floating-point `x` over the dims flagged in `reduce` (dropped), in x's dtype: sum()'s kernel,
+/// for kernels that reduce a tensor of their own making (layer_norm's backward).
+Tensor sum_over(const Tensor& x, const std::vector<bool>& reduce);
+
 }  // namespace tl::detail

@@ -2,6 +2,7 @@
 // core/gen_ops.py generates from core/native_functions.toml (ops/op_registry.cpp).
 #include "core/dispatch.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -11,7 +12,9 @@
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
 #include "core/schema.h"
+#include "core/warning.h"
 #include "ops/autocast.h"
+#include "ops/elementwise.h"
 
 namespace tl {
 
@@ -20,7 +23,7 @@ namespace {
 // The tensor arguments of an op's schema, in order: what dispatch::call checks before a kernel runs.
 struct TensorArgs {
   std::vector<const SchemaArg*> args;
-  bool list = false;         // a Tensor[] argument: any number of inputs, each defined
+  bool list = false;         // a Tensor[] / Tensor?[] argument: the inputs its neighbours leave (Schema::tensor_slots)
   std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
   bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
 };
@@ -55,8 +58,20 @@ template <typename HasNumber>
 size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& has_number) {
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
   if (spec.list) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor at position ", i, " of the list, got None");
+    TL_CHECK(inputs.size() >= spec.args.size(), op_name(op), ": got ", inputs.size(), " tensor inputs, expected at least ",
+             spec.args.size());
+    const Schema& schema = schema_of(op);
+    const auto slots = schema.tensor_slots(inputs.size());
+    size_t k = 0;
+    for (const SchemaArg& a : schema.args) {
+      if (!a.is_tensor() && !a.is_tensor_list()) continue;
+      const auto [begin, end] = slots[k++];
+      if (a.is_optional() || a.has_optional_entries()) continue;
+      for (size_t i = begin; i < end; ++i)
+        TL_CHECK(inputs[i].defined(), op_name(op), ": expected a tensor ",
+                 a.is_tensor_list() ? "at position " + std::to_string(i - begin) + " of the list" : "for '" + a.name + "'",
+                 ", got None");
+    }
     return inputs.size();
   }
   TL_CHECK(inputs.size() <= spec.args.size(), op_name(op), ": got ", inputs.size(),
@@ -75,6 +90,28 @@ size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& 
   return spec.args.size();
 }
 
+// ATen's MemoryOverlap checks on every tensor the op writes (`Tensor(a!)`), before autograd, hooks or the
+// kernel see the call, so one that throws has written and drawn nothing: a written tensor whose elements
+// share memory is refused (or warned about, as PyTorch 1.13 deprecates it for masked_fill_), and so is an
+// input overlapping it partly, or at all when the op reads its inputs out of position (tag no_overlap).
+void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& spec) {
+  const Schema& schema = schema_of(op);
+  const std::string_view name = op_name(op);
+  for (size_t w : spec.written) {
+    // A traced proxy (no storage) is written by nothing yet: tracing records the op and checks nothing.
+    if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) continue;
+    const Tensor& out = inputs[w];
+    if (schema.has_tag(OpTag::ExpandedWriteWarns) && detail::has_internal_overlap(out)) {
+      warn("Use of ", name, " on expanded tensors is deprecated. Please clone() the tensor before performing this "
+           "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+    } else {
+      detail::check_no_internal_overlap(out, name);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (i != w && inputs[i].defined()) detail::check_no_overlap(out, inputs[i], name, !schema.has_tag(OpTag::NoOverlap));
+  }
+}
+
 bool any_requires_grad(std::span<const Tensor> inputs) {
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
@@ -85,7 +122,7 @@ bool any_requires_grad(std::span<const Tensor> inputs) {
 
 std::string_view op_name(OpKind op) {
   std::string_view schema = op_info(op).schema;
-  return schema.substr(0, schema.find('('));
+  return schema.substr(0, std::min(schema.find('('), schema.find('.')));
 }
 
 namespace dispatch {
@@ -97,6 +134,7 @@ TensorList call_typed(OpKind op, std::span<const Tensor> inputs, const void* arg
     padded.resize(read);
     return call_typed(op, padded, args, style);
   }
+  if (const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)]; !spec.written.empty()) check_writes(op, inputs, spec);
   if (is_autocast_enabled()) [[unlikely]] {
     if (const AutocastPolicy policy = op_info(op).autocast; policy != AutocastPolicy::None)
       return detail::autocast_call(op, policy, inputs, args, style);

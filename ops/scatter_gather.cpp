@@ -93,7 +93,6 @@ const Tensor& scatter_into(const Tensor& self, const Tensor& index, const Tensor
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), op);
   check_index(op, self, index, dim, &src);
   TL_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
-  detail::check_no_internal_overlap(self, op);
   const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
   TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
     scalar_t* out = static_cast<scalar_t*>(self.raw_data());
@@ -137,7 +136,6 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
                              const Scalar& alpha) {
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), "index_add_");
   const std::vector<int64_t> values = index_add_values(self, index, source, dim);
-  detail::check_no_internal_overlap(self, "index_add_");
   if (self.numel() == 0 || values.empty()) return self;
   const Shape shape = sizes_1d(source);
   TL_DISPATCH_ALL_TYPES(self.dtype(), "index_add_", [&] {
@@ -168,7 +166,6 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
 const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Scalar& value) {
   TL_CHECK(mask.dtype() == DType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ", mask.dtype());
   detail::check_inplace_broadcast(self, mask.shape(), "masked_fill_");
-  detail::check_no_internal_overlap(self, "masked_fill_");
   if (self.numel() == 0) return self;
   Strides mask_strides(self.dim(), 0);  // mask broadcast to self's shape
   for (int64_t d = 0; d < mask.dim(); ++d) {
@@ -229,6 +226,21 @@ Tensor scatter(const Tensor& self, const Tensor& index, const Tensor& src, const
 Tensor scatter_(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterArgs& args) {
   return scatter_into(self, index, src, args.dim, Reduce::None, "scatter");
 }
+namespace {
+// scatter.value: src is the number, read through stride-0 dimensions of index's shape.
+Tensor value_source(const Tensor& self, const Tensor& index, const Scalar& value) {
+  const Tensor one = detail::scalar_to_tensor(value, self.dtype());
+  return Tensor::make(one.storage(), index.shape(), Strides(std::vector<int64_t>(index.shape().size(), 0)),
+                      one.storage_offset(), self.dtype());
+}
+}  // namespace
+Tensor scatter_value(const Tensor& self, const Tensor& index, const ScatterValueArgs& args) {
+  return scatter_into(copy_of(self, self.shape()), index, value_source(self, index, args.value), args.dim, Reduce::None,
+                      "scatter");
+}
+Tensor scatter_value_(const Tensor& self, const Tensor& index, const ScatterValueArgs& args) {
+  return scatter_into(self, index, value_source(self, index, args.value), args.dim, Reduce::None, "scatter");
+}
 Tensor scatter_add(const Tensor& self, const Tensor& index, const Tensor& src, const ScatterAddArgs& args) {
   return scatter_into(copy_of(self, self.shape()), index, src, args.dim, Reduce::Add, "scatter_add");
 }
@@ -250,6 +262,21 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const MaskedFillArgs&
 }
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const MaskedFillArgs& args) {
   return masked_fill_into(self, mask, args.value);
+}
+
+namespace {
+// masked_fill.Tensor: the value a 0-dim tensor, read as its number.
+Scalar fill_value(const Tensor& value) {
+  TL_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+           " dimension(s).");
+  return value.item();
+}
+}  // namespace
+Tensor masked_fill_tensor(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill(self, mask, MaskedFillArgs{.value = fill_value(value)});
+}
+Tensor masked_fill_tensor_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill_into(self, mask, fill_value(value));
 }
 
 }  // namespace tl::kernels

@@ -1,7 +1,9 @@
-// ops/sort.cpp — sort, argsort, topk and kthvalue along one dim, and value_selecting_reduction_backward
-// (their gradient: grad put back at the selected indices). Each lane along `dim` is ordered apart as
-// (value, index) pairs; NaN orders above +inf, as in PyTorch: ascending sorts put it last, topk takes it first.
+// ops/sort.cpp — sort, argsort, topk and kthvalue along one dim, value_selecting_reduction_backward
+// (their gradient: grad put back at the selected indices) and unique. Each lane along `dim` is ordered
+// apart as (value, index) pairs; NaN orders above +inf, as in PyTorch: ascending sorts put it last, topk
+// takes it first.
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -81,6 +83,104 @@ Tensor dense(const Tensor& t) {
   Tensor copy = Tensor::allocate(t.shape(), t.dtype());
   detail::copy_elements(copy, t);
   return copy;
+}
+
+// unique's rows: `flat` is (rows, cols), contiguous; rows compare element by element, NaN above +inf
+// for the order and never equal to anything (each NaN is a value of its own, as NaN != NaN).
+template <typename T>
+struct Rows {
+  using V = value_t<T>;
+  const T* data;
+  int64_t cols;
+  bool less(int64_t a, int64_t b) const {
+    for (int64_t k = 0; k < cols; ++k) {
+      const V l = data[a * cols + k], r = data[b * cols + k];
+      if (nan_last_less(l, r)) return true;
+      if (nan_last_less(r, l)) return false;
+    }
+    return false;
+  }
+  bool equal(int64_t a, int64_t b) const {
+    for (int64_t k = 0; k < cols; ++k)
+      if (!(static_cast<V>(data[a * cols + k]) == static_cast<V>(data[b * cols + k]))) return false;
+    return true;
+  }
+};
+
+// The runs of equal rows of `flat` (rows, cols) visited in `order`: each run's first row, each row's
+// run (inverse) and each run's length (counts).
+struct RowRuns {
+  std::vector<int64_t> first, inverse, counts;
+};
+
+// unique over the rows of `flat` (rows, cols): the rows sorted first when `sort` is set (stably, so of
+// equal rows such as -0.0 and 0.0 the first one stands for them), else runs of consecutive rows.
+RowRuns row_runs(const Tensor& flat, bool sort, const char* op) {
+  const int64_t rows = flat.size(0);
+  RowRuns r;
+  r.inverse.resize(static_cast<size_t>(rows));
+  std::vector<int64_t> order(static_cast<size_t>(rows));
+  for (int64_t i = 0; i < rows; ++i) order[i] = i;
+  TL_DISPATCH_ALL_TYPES(flat.dtype(), op, [&] {
+    const Rows<scalar_t> x{flat.numel() > 0 ? flat.data<scalar_t>() : nullptr, flat.size(1)};
+    if (sort) std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x.less(a, b); });
+    for (int64_t i = 0; i < rows; ++i) {
+      if (i == 0 || !x.equal(order[i - 1], order[i])) {
+        r.first.push_back(order[i]);
+        r.counts.push_back(0);
+      }
+      r.inverse[order[i]] = static_cast<int64_t>(r.first.size()) - 1;
+      ++r.counts.back();
+    }
+  });
+  return r;
+}
+
+Tensor int64_tensor(const std::vector<int64_t>& v, const Shape& shape) {
+  Tensor out = Tensor::allocate(shape, DType::Int64);
+  if (!v.empty()) std::copy(v.begin(), v.end(), out.data<int64_t>());
+  return out;
+}
+
+// (values, inverse, counts) of `self` along `dim` (every element, as rows of one, when dim is empty):
+// values keep self's other dims, inverse has self's shape (without dim) or dim's size (with one); the
+// inverse and counts not asked for are empty.
+std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, std::optional<int64_t> dim, bool sort,
+                                               bool return_inverse, bool return_counts, const char* op) {
+  const int64_t d = dim ? wrap_dim(*dim, self.dim(), op) : 0;
+  Shape perm;  // dim first, the others in order
+  perm.push_back(d);
+  for (int64_t k = 0; k < self.dim(); ++k)
+    if (k != d) perm.push_back(k);
+  const Tensor moved = dim ? self.permute(perm) : self.reshape({self.numel()});
+  const int64_t rows = moved.dim() > 0 ? moved.size(0) : 1;
+  const Tensor flat = dense(moved).reshape({rows, rows == 0 ? 0 : moved.numel() / rows});
+  const RowRuns r = row_runs(flat, sort, op);
+  Shape values_shape = moved.shape();
+  values_shape[0] = static_cast<int64_t>(r.first.size());
+  Tensor values = flat.index_select(0, int64_tensor(r.first, {static_cast<int64_t>(r.first.size())}))
+                      .reshape(values_shape);
+  if (dim) {
+    Shape back(static_cast<size_t>(self.dim()));
+    for (int64_t k = 0; k < self.dim(); ++k) back[perm[k]] = k;
+    values = values.permute(back).contiguous();
+  }
+  const Shape inverse_shape = dim ? Shape{rows} : self.shape();
+  Tensor inverse = return_inverse ? int64_tensor(r.inverse, inverse_shape) : tl::empty({0}, DType::Int64);
+  Tensor counts = return_counts ? int64_tensor(r.counts, {static_cast<int64_t>(r.counts.size())})
+                                : tl::empty({0}, DType::Int64);
+  return {values, inverse, counts};
+}
+
+// unique_dim's checks, ATen's: a 0-size dim gives self with empty inverse and counts, another 0-size dim
+// has no rows to compare.
+void check_unique_dim(const Tensor& self, int64_t dim, const char* op) {
+  TL_CHECK(self.dim() > 0, op, ": Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  const int64_t zero_dims = std::count(self.shape().begin(), self.shape().end(), 0);
+  TL_CHECK(self.size(d) == 0 ? zero_dims == 1 : zero_dims == 0, op,
+           self.size(d) == 0 ? ": Number of zero sized dimensions is more than one, so unique cannot be applied"
+                             : ": There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
 }
 
 }  // namespace
@@ -167,6 +267,27 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, const Tensor& indi
     });
   });
   return out;
+}
+
+// torch.unique without a dim. Values come back sorted even with sorted=False (PyTorch's order is then
+// unspecified); every NaN is a value of its own, last, counted once (PyTorch 1.13's CPU kernel, a hash
+// set, gives NaN a count of 0 and an inverse of 0).
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, const Unique2Args& args) {
+  return unique_impl(self, std::nullopt, true, args.return_inverse, args.return_counts, "_unique2");
+}
+
+// Along a dim: the inverse and counts come back whether asked for or not, as from ATen's CPU kernel.
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, const UniqueDimArgs& args) {
+  check_unique_dim(self, args.dim, "unique_dim");
+  if (self.size(args.dim) == 0) return {self.clone(), tl::empty({0}, DType::Int64), tl::empty({0}, DType::Int64)};
+  return unique_impl(self, args.dim, true, true, true, "unique_dim");
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, const UniqueConsecutiveArgs& args) {
+  if (args.dim) check_unique_dim(self, *args.dim, "unique_consecutive");
+  if (args.dim && self.size(*args.dim) == 0)
+    return {self.clone(), tl::empty({0}, DType::Int64), tl::empty({0}, DType::Int64)};
+  return unique_impl(self, args.dim, false, args.return_inverse, args.return_counts, "unique_consecutive");
 }
 
 }  // namespace tl::kernels

@@ -183,7 +183,6 @@ Tensor unary_(const Tensor& self) {
   const DType dtype = result_dtype<Op>(self.dtype());
   TL_CHECK(dtype == self.dtype(), Op::kInplaceName, ": result type ", dtype,
            " can't be cast to the desired output type ", self.dtype());
-  detail::check_no_internal_overlap(self, Op::kInplaceName);
   run_loop<Op>(dtype, detail::ElementwiseLoop(self, {self}), Op::kInplaceName);
   return self;
 }
@@ -295,7 +294,6 @@ Tensor nan_to_num(const Tensor& self, const NanToNumArgs& args) {
 }
 
 Tensor nan_to_num_(const Tensor& self, const NanToNumArgs& args) {
-  detail::check_no_internal_overlap(self, "nan_to_num_");
   nan_to_num_into(self, self, args);
   return self;
 }

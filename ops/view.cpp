@@ -1,9 +1,11 @@
-// ops/view.cpp — view, reshape, flatten, permute, transpose, t, slice, select, expand, squeeze,
-// unsqueeze. Every result shares its input's storage; only reshape copies, when no view can express it.
+// ops/view.cpp — view, reshape, flatten, permute, transpose, t, slice, select, diagonal, expand, squeeze,
+// unsqueeze (and diagonal's backward). Every result shares its input's storage; only reshape copies, when
+// no view can express it.
 #include <algorithm>
 #include <optional>
 
 #include "core/op_args.h"
+#include "ops/ops.h"
 
 namespace tl::kernels {
 namespace {
@@ -92,6 +94,25 @@ Tensor view(const Tensor& x, const ViewArgs& args) {
 }
 
 Tensor reshape(const Tensor& x, const ReshapeArgs& args) { return reshape_impl(x, args.shape, "reshape"); }
+
+// As ATen's unflatten: dim split into `sizes` (one may be -1), a view of x.
+Tensor unflatten(const Tensor& x, const UnflattenArgs& args) {
+  const int64_t dim = wrap_dim(args.dim, x.dim(), "unflatten");
+  TL_CHECK(!args.sizes.empty(), "unflatten: sizes must be non-empty");
+  if (std::find(args.sizes.begin(), args.sizes.end(), -1) == args.sizes.end()) {
+    int64_t product = 1;
+    for (int64_t s : args.sizes) product *= s;
+    TL_CHECK(product == x.size(dim), "unflatten: Provided sizes ", args.sizes, " don't multiply up to the size of dim ",
+             dim, " (", x.size(dim), ") in the input tensor");
+  }
+  const Shape sizes = infer_size(args.sizes, x.size(dim), "unflatten");
+  Shape shape;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (d != dim) shape.push_back(x.size(d));
+    else for (int64_t s : sizes) shape.push_back(s);
+  }
+  return x.view(shape);
+}
 
 Tensor flatten(const Tensor& x, const FlattenArgs& args) {
   if (x.dim() == 0) return reshape_impl(x, {1}, "flatten");
@@ -182,6 +203,37 @@ Tensor select(const Tensor& x, const SelectArgs& args) {
   sizes.erase(dim);
   strides.erase(dim);
   return make_view(x, sizes, strides, x.storage_offset() + i * x.strides()[dim]);
+}
+
+// The elements (i, i + offset) of dims dim1 and dim2 (i - offset when offset < 0), as the last dim of a
+// view without those two dims (ATen's diagonal); an offset past the matrix gives a 0-size diagonal.
+Tensor diagonal(const Tensor& x, const DiagonalArgs& args) {
+  const int64_t d1 = wrap_dim(args.dim1, x.dim(), "diagonal"), d2 = wrap_dim(args.dim2, x.dim(), "diagonal");
+  TL_CHECK(d1 != d2, "diagonal: diagonal dimensions cannot be identical ", args.dim1, ", ", args.dim2);
+  const int64_t offset = args.offset, rows = x.shape()[d1], cols = x.shape()[d2];
+  const int64_t length = std::max<int64_t>(offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols), 0);
+  int64_t start = x.storage_offset();
+  if (length > 0) start += offset >= 0 ? offset * x.strides()[d2] : -offset * x.strides()[d1];
+  Shape sizes = x.shape();
+  Strides strides = x.strides();
+  const int64_t step = strides[d1] + strides[d2];
+  sizes.erase(std::max(d1, d2));
+  sizes.erase(std::min(d1, d2));
+  strides.erase(std::max(d1, d2));
+  strides.erase(std::min(d1, d2));
+  sizes.push_back(length);
+  strides.push_back(step);
+  return make_view(x, sizes, strides, start);
+}
+
+// Zeros of input_sizes with grad_output written on their diagonal.
+Tensor diagonal_backward(const Tensor& grad_output, const DiagonalBackwardArgs& args) {
+  Tensor grad_input = tl::zeros(args.input_sizes, grad_output.dtype());
+  Tensor diag = diagonal(grad_input, DiagonalArgs{.offset = args.offset, .dim1 = args.dim1, .dim2 = args.dim2});
+  TL_CHECK(diag.shape() == grad_output.shape(), "diagonal_backward: expected grad_output of size ", diag.shape(),
+           " (the diagonal of ", args.input_sizes, "), got ", grad_output.shape());
+  diag.copy_(grad_output);
+  return grad_input;
 }
 
 Tensor expand(const Tensor& x, const ExpandArgs& args) {

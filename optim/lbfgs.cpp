@@ -219,9 +219,24 @@ std::pair<double, Tensor> LBFGS::directional_evaluate(const Closure& closure, co
 
 Tensor LBFGS::step(const Closure& closure) {
   RecordFunction scope([] { return std::string("Optimizer.step#LBFGS.step"); }, RecordScope::UserScope);
+  TL_CHECK(static_cast<bool>(closure), "LBFGS.step: the closure is empty; it must reevaluate the model and return the loss");
   TL_CHECK(param_groups().size() == 1, "LBFGS doesn't support per-parameter options (parameter groups)");
   check_step();
   NoGradGuard no_grad;
+  // The iterations move the parameters and keep the new state apart until the end: a closure that throws
+  // (a failing model, a bad loss) leaves both as they were before the step.
+  std::vector<Tensor>& params = param_groups()[0].params;
+  std::vector<Tensor> saved;
+  for (const Tensor& p : params) saved.push_back(p.clone());
+  try {
+    return iterate(closure);
+  } catch (...) {
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(saved[i]);
+    throw;
+  }
+}
+
+Tensor LBFGS::iterate(const Closure& closure) {
   const Hyperparameters& o = param_groups()[0].options;
   const double lr = option(o, "lr"), tolerance_grad = option(o, "tolerance_grad");
   const double tolerance_change = option(o, "tolerance_change");
@@ -231,22 +246,26 @@ Tensor LBFGS::step(const Closure& closure) {
   const bool line_search = option(o, "line_search_fn") == 1;
   const Tensor first = param_groups()[0].params[0];
   const DType dtype = first.dtype();
+  const ParamState& state = this->state(first);
+  const auto get = [&](const char* key) { return state.count(key) ? state.at(key) : Tensor(); };
+  const auto count = [&](const char* key) { return state.count(key) ? state.at(key).item<int64_t>() : int64_t{0}; };
+  int64_t func_evals = count("func_evals"), state_n_iter = count("n_iter");
 
   const Tensor orig_loss = evaluate(closure);
-  ParamState& state = mutable_state(first);
-  if (!state.count("func_evals")) {
-    state["func_evals"] = zeros({}, DType::Int64);
-    state["n_iter"] = zeros({}, DType::Int64);
-  }
   double loss = orig_loss.item<double>();
   int64_t current_evals = 1;
-  state.at("func_evals").add_(1);
+  ++func_evals;
   Tensor flat_grad = gather_flat_grad();
   bool opt_cond = max_abs(flat_grad) <= tolerance_grad;
-  if (opt_cond) return orig_loss;  // optimal condition
+  ParamState next = state;  // the state after the step, installed at its end
+  next["func_evals"] = scalar_tensor(func_evals, DType::Int64);
+  next["n_iter"] = scalar_tensor(state_n_iter, DType::Int64);
+  if (opt_cond) {  // optimal condition
+    mutable_state(first) = std::move(next);
+    return orig_loss;
+  }
 
   // The previous step's direction, step size and history (PyTorch's lists of tensors, stacked in the state).
-  const auto get = [&](const char* key) { return state.count(key) ? state.at(key) : Tensor(); };
   Tensor d = get("d"), prev_flat_grad = get("prev_flat_grad"), H_diag = get("H_diag");
   double t = state.count("t") ? state.at("t").item<double>() : 0;
   double prev_loss = state.count("prev_loss") ? state.at("prev_loss").item<double>() : 0;
@@ -261,9 +280,9 @@ Tensor LBFGS::step(const Closure& closure) {
   int64_t n_iter = 0;
   while (n_iter < max_iter) {
     ++n_iter;
-    state.at("n_iter").add_(1);
+    ++state_n_iter;
     // The descent direction.
-    if (state.at("n_iter").item<int64_t>() == 1) {
+    if (state_n_iter == 1) {
       d = flat_grad.neg();
       old_dirs.clear(), old_stps.clear(), ro.clear();
       H_diag = ones({}, dtype);
@@ -293,12 +312,11 @@ Tensor LBFGS::step(const Closure& closure) {
         d.add_(old_stps[i], al[i].sub(be_i).item<double>());
       }
     }
-    if (!prev_flat_grad.defined()) prev_flat_grad = flat_grad.clone();
-    else prev_flat_grad.copy_(flat_grad);
+    prev_flat_grad = flat_grad.clone();  // not copy_ into the state's: that is committed at the end
     prev_loss = loss;
 
     // The step size: the first one scaled by the gradient's size, as PyTorch's min(1., 1. / |g|_1) * lr.
-    if (state.at("n_iter").item<int64_t>() == 1) {
+    if (state_n_iter == 1) {
       const Tensor inverse = flat_grad.abs().sum().reciprocal();
       t = inverse.item<double>() < 1. ? inverse.mul(lr).item<double>() : lr;
     } else {
@@ -327,24 +345,27 @@ Tensor LBFGS::step(const Closure& closure) {
       }
     }
     current_evals += ls_func_evals;
-    state.at("func_evals").add_(ls_func_evals);
+    func_evals += ls_func_evals;
 
     if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
     if (max_abs(d.mul(t)) <= tolerance_change) break;  // lack of progress
     if (std::abs(loss - prev_loss) < tolerance_change) break;
   }
 
+  next["func_evals"] = scalar_tensor(func_evals, DType::Int64);
+  next["n_iter"] = scalar_tensor(state_n_iter, DType::Int64);
   if (d.defined()) {
     const int64_t numel = d.numel();
-    state["d"] = d;
-    state["t"] = scalar_tensor(t, DType::Float64);
-    state["old_dirs"] = old_dirs.empty() ? zeros({0, numel}, dtype) : stack(old_dirs);
-    state["old_stps"] = old_stps.empty() ? zeros({0, numel}, dtype) : stack(old_stps);
-    state["ro"] = ro.empty() ? zeros({0}, dtype) : stack(ro);
-    state["H_diag"] = H_diag;
-    state["prev_flat_grad"] = prev_flat_grad;
-    state["prev_loss"] = scalar_tensor(prev_loss, DType::Float64);
+    next["d"] = d;
+    next["t"] = scalar_tensor(t, DType::Float64);
+    next["old_dirs"] = old_dirs.empty() ? zeros({0, numel}, dtype) : stack(old_dirs);
+    next["old_stps"] = old_stps.empty() ? zeros({0, numel}, dtype) : stack(old_stps);
+    next["ro"] = ro.empty() ? zeros({0}, dtype) : stack(ro);
+    next["H_diag"] = H_diag;
+    next["prev_flat_grad"] = prev_flat_grad;
+    next["prev_loss"] = scalar_tensor(prev_loss, DType::Float64);
   }
+  mutable_state(first) = std::move(next);
   return orig_loss;
 }
 

@@ -44,7 +44,9 @@ class LBFGS : public Optimizer {
 
   /// Up to max_iter iterations, each evaluating `closure` (grad mode on) once, or several times in the
   /// line search; returns the closure's first loss. Throws tl::Error, before changing anything, as
-  /// Optimizer::step does, for a second group, and for a closure whose loss is not a one-element tensor.
+  /// Optimizer::step does, for a second group and an empty closure. A closure that throws, or returns a
+  /// loss that is not a one-element tensor, at any evaluation leaves the parameters' values and the
+  /// state as they were before the step (the step keeps a copy of the parameters to restore).
   Tensor step(const Closure& closure);
 
  protected:
@@ -56,6 +58,8 @@ class LBFGS : public Optimizer {
   void update(Tensor& param, const Tensor& grad, const Hyperparameters& options, ParamState& state) override;
 
  private:
+  /// step()'s iterations: moves the params and installs the new state only at its end.
+  Tensor iterate(const Closure& closure);
   /// The gradients of all params as one flat tensor, zeros for a param without one.
   Tensor gather_flat_grad() const;
   /// params += step_size * direction, `direction` flat over all params.

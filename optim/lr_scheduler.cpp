@@ -87,13 +87,20 @@ void LRScheduler::set_lrs(const std::vector<double>& lrs) {
   last_lr_ = std::move(last_lr);
 }
 
+void LRScheduler::check_lrs() const {
+  const auto& groups = optimizer_.param_groups();
+  for (size_t g = 0; g < groups.size(); ++g) check_group_option(groups[g], g, "lr", kind());
+}
+
 void LRScheduler::step() {
+  check_lrs();
   ++step_count_;
   last_epoch_ += 1;
   set_lrs(get_lr());
 }
 
 void LRScheduler::step(double epoch) {
+  check_lrs();
   ++step_count_;
   last_epoch_ = epoch;
   set_lrs(get_closed_form_lr());

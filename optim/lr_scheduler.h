@@ -102,7 +102,8 @@ class Scheduler {
 /// one that needs a base lr leaves its lr as it is (PyTorch zips base_lrs with the groups).
 class LRScheduler : public Scheduler {
  public:
-  /// Advances last_epoch by one and writes the new lr into every group get_lr() computed one for.
+  /// Advances last_epoch by one and writes the new lr into every group get_lr() computed one for. Throws
+  /// tl::Error, changing nothing, when a group's "lr" was erased from its options.
   virtual void step();
   /// PyTorch's deprecated step(epoch) (it warns): last_epoch = epoch and the closed-form lr where the
   /// class has one (StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR, PolynomialLR,
@@ -113,6 +114,8 @@ class LRScheduler : public Scheduler {
   LRScheduler(Optimizer& optimizer, Hyperparameters options) : Scheduler(optimizer, std::move(options)) {}
   /// Called by the derived constructor once its members are set (PyTorch's _initial_step).
   void initial_step();
+  /// Throws tl::Error naming the group when one has no "lr" (erased from its options): step()'s first check.
+  void check_lrs() const;
   /// Writes `lrs` into the first lrs.size() groups and records every group's lr as the last lr.
   void set_lrs(const std::vector<double>& lrs);
   /// The lr for last_epoch_ of each group, or of the first base_lrs_.size() groups for a formula that

@@ -27,8 +27,13 @@ CyclicLR::CyclicLR(Optimizer& optimizer, CyclicLROptions options)
     base_momentums = options.base_momentum.for_groups(optimizer, "CyclicLR", "base_momentum");
     max_momentums = options.max_momentum.for_groups(optimizer, "CyclicLR", "max_momentum");
   }
-  const double up = static_cast<double>(options.step_size_up);
-  const double down = options.step_size_down ? static_cast<double>(*options.step_size_down) : up;
+  const int64_t up_steps = options.step_size_up, down_steps = options.step_size_down.value_or(up_steps);
+  // PyTorch divides by the cycle's length and, at the first step, by the increasing half's share of it.
+  int64_t cycle = 0;
+  TL_CHECK(__builtin_add_overflow(up_steps, down_steps, &cycle) || cycle != 0, "CyclicLR: step_size_up=", up_steps, " and step_size_down=", down_steps,
+           " make a cycle of 0 iterations (float division by zero)");
+  TL_CHECK(up_steps != 0, "CyclicLR: step_size_up=0 makes an empty increasing half-cycle (float division by zero)");
+  const double up = static_cast<double>(up_steps), down = static_cast<double>(down_steps);
   options_["total_size"] = up + down;
   options_["step_ratio"] = up / options_["total_size"];
   modes_ = {{"mode", mode},
@@ -95,7 +100,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
     TL_CHECK(o.epochs && *o.epochs > 0, "OneCycleLR: Expected positive integer epochs, but got ", or_none(o.epochs));
     TL_CHECK(o.steps_per_epoch && *o.steps_per_epoch > 0,
              "OneCycleLR: Expected positive integer steps_per_epoch, but got ", or_none(o.steps_per_epoch));
-    total_steps = *o.epochs * *o.steps_per_epoch;
+    TL_CHECK(!__builtin_mul_overflow(*o.epochs, *o.steps_per_epoch, &total_steps), "OneCycleLR: epochs=", *o.epochs,
+             " times steps_per_epoch=", *o.steps_per_epoch, " is more total steps than int64 holds");
   }
   TL_CHECK(!(o.pct_start < 0 || o.pct_start > 1), "OneCycleLR: Expected float between 0 and 1 pct_start, but got ",
            o.pct_start);

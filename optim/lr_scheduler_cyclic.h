@@ -27,7 +27,8 @@ struct CyclicLROptions {
 
 /// Cycles each group's lr between base_lr and max_lr (and, with cycle_momentum, its momentum inversely
 /// between max_momentum and base_momentum). Construction sets every group's lr to its base_lr (and
-/// momentum to base_momentum). Throws tl::Error, changing nothing, for a list of the wrong length, an
+/// momentum to base_momentum). Throws tl::Error, changing nothing, for a cycle PyTorch divides by zero for
+/// (step_size_up 0, or step_size_up + step_size_down 0), a list of the wrong length, an
 /// unknown mode without scale_fn, or cycle_momentum with an optimizer without momentum (Adam, in 1.13).
 class CyclicLR : public LRScheduler {
  public:
@@ -62,8 +63,8 @@ struct OneCycleLROptions {
 /// The 1cycle policy: each group's lr rises from max_lr / div_factor (its "initial_lr") to max_lr over
 /// pct_start of total_steps, then falls to initial_lr / final_div_factor (three_phase: back to
 /// initial_lr first); the momentum (SGD's momentum, Adam's beta1) moves inversely between max_momentum
-/// and base_momentum. Throws tl::Error, changing nothing, for the invalid arguments PyTorch refuses, and
-/// from step() past total_steps ("Tried to step 12 times. The specified number of total steps is 10").
+/// and base_momentum. Throws tl::Error, changing nothing, for the invalid arguments PyTorch refuses or an
+/// epochs * steps_per_epoch past int64, and from step() past total_steps ("Tried to step 12 times. The specified number of total steps is 10").
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, OneCycleLROptions options);

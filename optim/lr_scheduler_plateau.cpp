@@ -37,6 +37,8 @@ bool ReduceLROnPlateau::is_better(double a, double best) const {
 }
 
 void ReduceLROnPlateau::step(double metrics) {
+  const auto& all = optimizer_.param_groups();
+  for (size_t g = 0; g < all.size(); ++g) check_group_option(all[g], g, "lr", kind());
   double best = counters_.at("best"), num_bad_epochs = counters_.at("num_bad_epochs");
   double cooldown_counter = counters_.at("cooldown_counter");
   if (is_better(metrics, best)) {

@@ -16,8 +16,13 @@ namespace tl::optim {
 
 double option(const Hyperparameters& options, const std::string& key) {
   const auto it = options.find(key);
-  TL_INTERNAL_ASSERT(it != options.end(), "optimizer option ", key, " missing from a complete group");
+  TL_CHECK(it != options.end(), "a param group has no '", key, "' (it was erased from the group's options)");
   return it->second;
+}
+
+void check_group_option(const ParamGroup& group, size_t g, const std::string& key, std::string_view who) {
+  TL_CHECK(group.options.count(key), who, ": param_groups[", g, "] has no '", key,
+           "' (it was erased from the group's options)");
 }
 
 void Optimizer::add_first_groups(std::vector<ParamGroup> groups) {
@@ -43,6 +48,12 @@ Hyperparameters Optimizer::complete(const Hyperparameters& options) const {
   for (const std::string& key : required_)
     TL_CHECK(full.count(key), kind(), ": parameter group didn't specify a value of required optimization parameter ",
              key);
+  // The options PyTorch's optimizers take as bools are 0 or 1 here; 0.5 or NaN would read as true.
+  for (const char* key : {"amsgrad", "centered", "maximize", "nesterov"}) {
+    const auto it = full.find(key);
+    TL_CHECK(it == full.end() || it->second == 0 || it->second == 1, kind(), ": option '", key,
+             "' is a bool, 0 or 1 in a group's options, got ", it->second);
+  }
   check_options(full);
   return full;
 }
@@ -111,12 +122,15 @@ void Optimizer::check_step() const {
            get_autocast_dtype(), "); close the scope after the forward pass and the loss, before backward() and step()");
   size_t index = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
+    Hyperparameters full;
     try {
-      complete(groups_[g].options);
+      full = complete(groups_[g].options);
     } catch (const Error& e) {
       if (groups_.size() == 1) throw;  // the one group needs no name
       throw Error(detail::str_cat(e.what(), " (parameter group ", g, ")"));
     }
+    // complete() fills a default back in; update() reads the group itself
+    for (const auto& entry : full) check_group_option(groups_[g], g, entry.first, std::string(kind()) + ".step");
     check_params(groups_[g].params, g);
     const std::vector<std::string> keys = state_keys(groups_[g].options);
     for (const Tensor& param : groups_[g].params) {

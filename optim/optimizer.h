@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -170,7 +171,12 @@ class Optimizer::PreparedLoad {
   std::vector<Hyperparameters> options;  // of each group
 };
 
-/// The value of `key` in `options`; TL_INTERNAL_ASSERT that it is there (complete groups always have it).
+/// The value of `key` in `options`. Complete groups have every key; one the user erased from a group's
+/// options is a tl::Error (PyTorch's KeyError), which step() and the schedulers' steps raise first, naming
+/// the group, through check_group_option.
 double option(const Hyperparameters& options, const std::string& key);
+/// Throws tl::Error "<who>: param_groups[<g>] has no '<key>' (it was erased from the group's options)"
+/// when `group` (the g-th) lacks `key`.
+void check_group_option(const ParamGroup& group, size_t g, const std::string& key, std::string_view who);
 
 }  // namespace tl::optim

@@ -47,7 +47,7 @@ Shape known_shape(const Tensor& t) {
 // argument list into PyTorch's: arguments PyTorch has after the row's, of types the schema language lacks
 // (MemoryFormat, Layout, Device), show as PyTorch shows their defaults (a value is a "Scalar", None is
 // ""); the dimless sum, mean, max and min are PyTorch's overloads without dim and keepdim; nonzero's
-// as_tuple is Python's, not an argument of aten::nonzero.
+// as_tuple is Python's, not an argument of aten::nonzero; einsum's row has no `path`.
 void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Shape>& shapes,
                           std::vector<std::string>& types) {
   const auto& args = schema_of(call.op).args;
@@ -84,6 +84,7 @@ void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Sh
       }
       break;
     case OpKind::Nonzero: drop("as_tuple"); break;
+    case OpKind::Einsum: missing = {""}; break;  // path (opt_einsum's contraction order), None
     default: break;
   }
   for (const char* type : missing) {
@@ -99,12 +100,16 @@ void describe_inputs(const OpCall& call, std::vector<Shape>& shapes, std::vector
   types.clear();
   const Attrs attrs = call.attrs();
   size_t next_tensor = 0;
-  for (const SchemaArg& arg : schema_of(call.op).args) {
+  const Schema& schema = schema_of(call.op);
+  const auto slots = schema.tensor_slots(call.inputs.size());
+  size_t slot = 0;
+  for (const SchemaArg& arg : schema.args) {
     if (arg.is_tensor_list()) {
-      next_tensor = call.inputs.size();
+      next_tensor = slots[slot++].second;
       shapes.emplace_back();
       types.emplace_back("TensorList");
     } else if (arg.is_tensor() && next_tensor < call.inputs.size()) {
+      ++slot;
       const Tensor& t = call.inputs[next_tensor++];
       shapes.push_back(known_shape(t));
       types.emplace_back(t.defined() ? dtype_type_name(t.dtype()) : "");

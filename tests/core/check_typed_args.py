@@ -12,7 +12,7 @@ import os
 import sys
 import tempfile
 
-from compile_cases import Cases, generate, read_rows
+from compile_cases import from_argv, generate, read_rows
 
 KERNEL = """#include "core/op_args.h"
 namespace tl::kernels {
@@ -28,9 +28,7 @@ tl::Conv2dArgs make() { return tl::Conv2dArgs{.stride = {2, 2}, .groups = %s}; }
 
 
 def main():
-    sep = sys.argv.index("--")
-    source_root, build_root = sys.argv[1:sep]
-    cases = Cases(sys.argv[sep + 1:], [source_root, build_root])
+    source_root, cases = from_argv(sys.argv)
     cases.expect("kernel_field", KERNEL % "stride", True)
     cases.expect("kernel_misspelt_field", KERNEL % "strid", False, "strid")
     cases.expect("struct_field", STRUCT % "2", True)

@@ -52,6 +52,14 @@ class Cases:
         return 1 if self.failures else 0
 
 
+def from_argv(argv):
+    """(source_root, Cases) from a check script's arguments: SOURCE_ROOT BUILD_ROOT -- COMPILER..., the
+    cases compiled against both roots."""
+    sep = argv.index("--")
+    source_root, build_root = argv[1:sep]
+    return source_root, Cases(argv[sep + 1:], [source_root, build_root])
+
+
 def read_rows(source_root):
     with open(os.path.join(source_root, "core", "native_functions.toml"), encoding="utf-8") as f:
         return f.read()

@@ -91,13 +91,26 @@ TEST_CASE("schema: tags") {
   CHECK_FALSE(schema_of(OpKind::Conv2d).has_tag(OpTag::NondeterministicSeeded));
 }
 
+TEST_CASE("schema: an overload's name is its op's, its overload apart") {
+  const Schema& s = schema_of(OpKind::PowScalar);
+  CHECK(s.name == "pow");
+  CHECK(s.overload_name == "Scalar");
+  CHECK(op_name(OpKind::PowScalar) == "pow");
+  CHECK(op_info(OpKind::PowScalar).aten_name == std::string("aten::pow"));
+  CHECK(op_by_name("pow") == OpKind::Pow);
+  CHECK(schema_of(OpKind::Pow).overload_name.empty());
+  CHECK(s.args[0].type == "Scalar");
+}
+
 TEST_CASE("schema: every row keeps PyTorch's conventions") {
   for (int i = 0; i < kNumOps; ++i) {
     const OpKind op = static_cast<OpKind>(i);
     const Schema& s = schema_of(op);
     const std::string name = s.name;
     CAPTURE(name);
-    CHECK(op_by_name(name) == op);
+    // An overload (pow.Scalar) shares its name with the op's first row, which op_by_name finds.
+    if (s.overload_name.empty()) CHECK(op_by_name(name) == op);
+    else CHECK(schema_of(*op_by_name(name)).overload_name.empty());
     // A row without an aten name is Python's own (Tensor.__rtruediv__), named as Python names it.
     const std::string aten = op_info(op).aten_name;
     if (aten.empty()) CHECK((name.starts_with("__") && name.ends_with("__")));

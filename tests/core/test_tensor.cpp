@@ -244,6 +244,33 @@ TEST_CASE("tensor: data<T>() honours the offset and names both dtypes on a misma
                        "data<T>(): tensor has dtype torch.bool but T is torch.int32", Error);
 }
 
+TEST_CASE("tensor: accessor<T, N>() reads and writes through the strides, checking dims, dtype and indices") {
+  const Tensor a = float_tensor({0, 1, 2, 3, 4, 5}, {2, 3});
+  const Tensor at = Tensor::make(a.storage(), {3, 2}, {1, 3}, 0, DType::Float32);  // a.t()
+  auto acc = at.accessor<float, 2>();
+  CHECK(acc.size(0) == 3);
+  CHECK(acc.size(1) == 2);
+  CHECK(acc.stride(0) == 1);
+  CHECK(acc.stride(1) == 3);
+  CHECK(acc[2][1] == 5.0f);
+  CHECK(acc[1][0] == 1.0f);
+  acc[0][1] = 30.0f;  // element (1, 0) of a
+  CHECK(a.data<float>()[3] == 30.0f);
+  const auto row = acc[2];  // a sub-accessor keeps its own sizes and strides
+  CHECK(row.size(0) == 2);
+  CHECK(row[1] == 5.0f);
+  const Tensor tail = Tensor::make(a.storage(), {2}, {1}, 4, DType::Float32);
+  CHECK(tail.accessor<float, 1>()[0] == 4.0f);
+  const Tensor before = a.clone();
+  CHECK_THROWS_WITH_AS((a.accessor<float, 3>()), "TensorAccessor expected 3 dims but tensor has 2", Error);
+  CHECK_THROWS_WITH_AS((a.accessor<int64_t, 2>()), "data<T>(): tensor has dtype torch.float32 but T is torch.int64", Error);
+  CHECK_THROWS_WITH_AS(acc[3], "index 3 is out of bounds for dimension 0 with size 3", Error);
+  CHECK_THROWS_WITH_AS(acc[-1], "index -1 is out of bounds for dimension 0 with size 3", Error);
+  CHECK_THROWS_WITH_AS(acc[0][2], "index 2 is out of bounds for dimension 1 with size 2", Error);
+  CHECK_THROWS_WITH_AS(acc.size(2), "TensorAccessor: dimension 2 is out of range for an accessor of 2 dims", Error);
+  CHECK(equal(a, before));
+}
+
 TEST_CASE("tensor: item() needs exactly one element and says how many there are") {
   CHECK_THROWS_WITH_AS(Tensor::allocate({2, 3}, DType::Float32).item(),
                        "item(): a Tensor with 6 elements (size [2, 3]) cannot be converted to Scalar", Error);

@@ -10,20 +10,12 @@
 
 #include "core/shape.h"
 #include "core/warning.h"
+#include "tests/support/captured_warnings.h"
 
 namespace tl {
 namespace {
 
-/// Captures warnings while alive and puts the previous handler back afterwards.
-class CapturedWarnings {
- public:
-  CapturedWarnings() : previous_(set_warning_handler([this](const std::string& m) { messages.push_back(m); })) {}
-  ~CapturedWarnings() { set_warning_handler(previous_); }
-  std::vector<std::string> messages;
-
- private:
-  WarningHandler previous_;
-};
+using testing::CapturedWarnings;
 
 /// std::cerr's text while alive.
 class CapturedCerr {

@@ -3,13 +3,16 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/storage.h"
 #include "data/sampler.h"
 
 namespace tl::data::samplers {
@@ -85,6 +88,24 @@ TEST_CASE("RandomSampler: bad sizes are refused") {
                                                   "but got num_samples=0", Error);
   CHECK_THROWS_WITH_AS(RandomSampler(0, false, 3), "RandomSampler: cannot draw 3 samples from an empty dataset", Error);
   CHECK_THROWS_WITH_AS(RandomSampler(-2, false, 3), "RandomSampler: expected a non-negative size, got -2", Error);
+}
+
+TEST_CASE("RandomSampler, WeightedRandomSampler: num_samples past the allocation limit is refused up front") {
+  // An epoch is one list of num_samples indices: INT64_MAX of them would be std::length_error, or a list
+  // growing under the generator's mutex, if the sampler were made.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const std::string limit = std::to_string(allocation_limit());
+  const std::string tail = " indices would exceed the allocation limit of " + limit + " bytes (see tl::set_allocation_limit)";
+  CHECK_THROWS_WITH_AS(RandomSampler(10, true, kMax), ("RandomSampler: num_samples=" + std::to_string(kMax) + tail).c_str(),
+                       Error);
+  CHECK_THROWS_WITH_AS(RandomSampler(10, false, kMax),
+                       ("RandomSampler: num_samples=" + std::to_string(kMax) + tail).c_str(), Error);
+  CHECK_THROWS_WITH_AS(WeightedRandomSampler({1.0, 2.0}, kMax, true),
+                       ("WeightedRandomSampler: num_samples=" + std::to_string(kMax) + tail).c_str(), Error);
+  const int64_t previous = set_allocation_limit(allocator_stats().bytes_in_use + 1000);
+  CHECK_THROWS_WITH_AS(RandomSampler(10, true, 200), doctest::Contains("RandomSampler: num_samples=200 indices"), Error);
+  set_allocation_limit(previous);
+  CHECK(RandomSampler(10, true, 200).epoch().size() == 200);
 }
 
 TEST_CASE("SubsetRandomSampler: the given indices in a new order each epoch") {

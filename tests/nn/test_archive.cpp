@@ -146,6 +146,37 @@ TEST_CASE("archive: a bad write is refused and leaves the archive as it was") {
   CHECK(testing::dir_entries(dir.path()).empty());
 }
 
+TEST_CASE("archive: a header past the 100 MB every reader refuses is refused by the writer, the old file kept") {
+  ScratchDir dir;
+  const std::string path = dir.file("big.safetensors");
+  OutputArchive small;
+  small.write("epoch", 1);
+  small.save_to(path);
+  const std::string before = read_file(path);
+  OutputArchive archive;
+  archive.write("notes", std::string(100'000'000, 'a'));  // JSON quotes and the archive's own entries add more
+  std::string message;
+  try {
+    archive.save_to(path);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CHECK(message.starts_with("safetensors: " + path + ": the header would be 1000000"));
+  CHECK(message.ends_with(" bytes, more than the 100000000 bytes a reader takes (long strings in the metadata, or very "
+                          "many tensors)"));
+  CHECK(read_file(path) == before);
+  CHECK(testing::dir_entries(dir.path()).size() == 1);
+  // whatever the writer writes, the reader reads: the largest string that fits comes back
+  OutputArchive fits;
+  fits.write("notes", std::string(99'999'000, 'a'));
+  fits.save_to(path);
+  InputArchive in;
+  in.load_from(path);
+  std::string notes;
+  in.read("notes", notes);
+  CHECK(notes.size() == 99'999'000);
+}
+
 TEST_CASE("archive: a missing key and a read of the wrong type are refused, the target unchanged") {
   ScratchDir dir;
   fixture_archive().save_to(dir.file("a.safetensors"));

@@ -133,11 +133,69 @@ def indexing_cases():
         case(name, "index", {"self": x}, {}, lambda self, fn=fn: fn(self))
 
 
+def advanced_indexing_cases():
+    """Tensor indices (aten::index) and writes through them (index_put_), by the C++ test's names."""
+    for dtype in (torch.float32, torch.float64):
+        d = DTYPES[dtype]
+        t = {"self": randn(3, 4, 5, dtype=dtype), "mask": torch.rand(3, 4) > 0.5, "mask1": torch.tensor([True, False, True]),
+             "mask4": torch.tensor([False, True, True, False]), "idx": torch.tensor([2, 0, 2]),
+             "idx4": torch.tensor([[3, 0, -1], [1, 1, 2]]), "idx5": torch.tensor([4, -5, 0]), "one": torch.tensor([1])}
+        reads = {
+            "x[mask]": lambda self, mask, **_: self[mask],
+            "x[mask1]": lambda self, mask1, **_: self[mask1],
+            "x[1:, mask4]": lambda self, mask4, **_: self[1:, mask4],
+            "x[idx]": lambda self, idx, **_: self[idx],
+            "x[:, idx4]": lambda self, idx4, **_: self[:, idx4],
+            "x[idx, one]": lambda self, idx, one, **_: self[idx, one],
+            "x[idx, :, idx5]": lambda self, idx, idx5, **_: self[idx, :, idx5],
+            "x[..., idx5]": lambda self, idx5, **_: self[..., idx5],
+            "x[None, idx]": lambda self, idx, **_: self[None, idx],
+            "x[-1, idx4]": lambda self, idx4, **_: self[-1, idx4],
+        }
+        for name, fn in reads.items():
+            case(f"{name} {d}", "index", t, {}, fn)
+
+        def put(key, values, accumulate=False):
+            def fn(self, values, **named):
+                out = self.clone()
+                if accumulate:
+                    return out.index_put_((named["idx"],), values, accumulate=True)
+                out[tuple(slice(None) if k == ":" else named[k] for k in key)] = values
+                return out
+            return fn
+        writes = {
+            "x[idx2] = v": (("idx2",), randn(2, 4, 5, dtype=dtype), False),
+            "x[mask] = v5": (("mask",), randn(5, dtype=dtype), False),
+            "x[:, idx4] = v": ((":", "idx4"), randn(3, 2, 3, 5, dtype=dtype), False),
+            "x[idx, :, idx5] = v4": (("idx", ":", "idx5"), randn(4, dtype=dtype), False),
+            "x.index_put_((idx,), v, accumulate=True)": (("idx",), randn(3, 4, 5, dtype=dtype), True),
+        }
+        for name, (key, values, accumulate) in writes.items():
+            inputs = dict(t, values=values, idx2=torch.tensor([2, 0]))
+            case(f"{name} {d}", "index_put", inputs, {}, put(key, values, accumulate))
+
+
+def overload_cases():
+    """The overloads ATen names apart: scatter.value, masked_fill.Tensor, pow.Scalar (a number base)."""
+    x = randn(3, 5)
+    idx = torch.tensor([[4, 0], [1, 1], [2, 3]])
+    case("scatter value", "scatter_value", {"self": x, "index": idx}, {"dim": 1, "value": -2.5},
+         lambda self, index: self.scatter(1, index, -2.5))
+    case("masked_fill tensor", "masked_fill_tensor", {"self": x, "mask": torch.rand(3, 5) > 0.5,
+         "value": torch.tensor(0.75)}, {}, lambda self, mask, value: self.masked_fill(mask, value))
+    for base in (2, 2.5, 0):
+        for exponent in (randn(4, dtype=torch.float64), torch.tensor([0.0, 1.0, -1.0, 2.5]), torch.tensor([0, 1, 3])):
+            case(f"pow {base} {DTYPES[exponent.dtype]} {exponent.tolist()}", "pow_scalar", {"exponent": exponent},
+                 {"base": base}, lambda exponent, base=base: torch.pow(base, exponent))
+
+
 def main():
     torch.manual_seed(0)
     index_cases()
     creation_cases()
     indexing_cases()
+    advanced_indexing_cases()
+    overload_cases()
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "data", "index_cases.json"), "w") as f:
         json.dump({"generator": "tests/ops/gen_index_cases.py", "torch": torch.__version__, "cases": CASES}, f, indent=1)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""tests/ops/gen_sort_cases.py — PyTorch 1.13's values for sorting, scans, moments, norms, any / all, baddbmm
-and outer.
+"""tests/ops/gen_sort_cases.py — PyTorch 1.13's values for sorting, scans, moments, norms, any / all, baddbmm,
+outer, unique and einsum.
 
 Writes tests/ops/data/sort_cases.json (the layout of loss_cases.json), read by tests/ops/test_sort.cpp: each
 case names an op, its inputs (dtype, shape, values as Python float reprs), its non-tensor arguments and
@@ -172,6 +172,71 @@ def norm_cases():
          torch.linalg.vector_norm(x, dtype=torch.float64))
 
 
+def unique_cases():
+    """unique's (values, inverse, counts). NaN-free: PyTorch 1.13's CPU unique, a hash set, gives NaN a count of
+    0 (tests/ops/gen_special_values.py builds that reference from torch.sort)."""
+    flags = {"sorted": True, "return_inverse": True, "return_counts": True}
+    plain = {"sorted": True, "return_inverse": False, "return_counts": False}
+    for name, t in [("int64", torch.randint(0, 5, (4, 6))),
+                    ("float32 inf zeros", torch.tensor([2.5, -1.0, 2.5, 0.0, -0.0, 7.0, -1.0, INF, -INF, INF])),
+                    ("bool", torch.tensor([[True, False, True], [False, False, True]])),
+                    ("float64 0-dim", torch.tensor(3.0, dtype=torch.float64)), ("empty", torch.zeros(0, 3)),
+                    ("strided", torch.randint(0, 3, (5, 4)).double().t())]:
+        case(f"_unique2 {name}", "_unique2", t, flags, torch._unique2(t, True, True, True))
+        case(f"_unique2 {name} values only", "_unique2", t, plain, torch._unique2(t))
+        case(f"unique_consecutive {name}", "unique_consecutive", t, {"return_inverse": True, "return_counts": True},
+             torch.unique_consecutive(t, True, True))
+    rows = torch.tensor([[1, 2], [3, 4], [1, 2], [0, 9], [3, 4]])
+    cube = torch.randint(0, 2, (3, 4, 2)).float()
+    for name, t in [("rows", rows), ("cube", cube), ("0-size dim", torch.zeros(0, 3))]:
+        for dim in range(-1, t.dim()):
+            if t.numel() == 0 and t.shape[dim] != 0:
+                continue
+            case(f"unique_dim {name} dim {dim}", "unique_dim", t, {"dim": dim, **flags}, torch._VF.unique_dim(t, dim, True, True, True))
+            case(f"unique_consecutive {name} dim {dim}", "unique_consecutive", t,
+                 {"dim": dim, "return_inverse": True, "return_counts": True}, torch.unique_consecutive(t, True, True, dim))
+    case("unique_dim inverse, counts not asked for", "unique_dim", rows, {"dim": 0, **plain}, torch._VF.unique_dim(rows, 0))
+    runs = torch.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    case("unique_consecutive runs", "unique_consecutive", runs, {"return_inverse": True, "return_counts": True},
+         torch.unique_consecutive(runs, True, True))
+    case("unique_consecutive runs plain", "unique_consecutive", runs, {"return_inverse": False, "return_counts": False},
+         torch._VF.unique_consecutive(runs))
+
+
+def einsum_cases():
+    """einsum's common forms, in float64, and the gradients of sum(einsum(...) * weight) for every operand
+    (a contraction is a bmm, whose dtypes are the floating ones)."""
+    r = lambda *shape: torch.randn(*shape, dtype=torch.float64)
+    a, b, sq, u, v = r(3, 4), r(4, 5), r(4, 4), r(4), r(3)
+    forms = [("ij,jk->ik", [a, b]), ("bij,bjk->bik", [r(2, 3, 4), r(2, 4, 5)]), ("ii->i", [sq]), ("ii", [sq]),
+             ("ij->ji", [a]), ("i,i->", [u, r(4)]), ("i,j->ij", [u, v]), ("bhqd,bhkd->bhqk", [r(2, 3, 4, 5), r(2, 3, 6, 5)]),
+             ("...ij->...ji", [r(2, 3, 4, 5)]), ("ij->", [a]), ("ij->j", [a]), ("ij,jk", [a, b]),
+             (" b i j , b j k -> b i k ", [r(2, 3, 4), r(2, 4, 5)]), ("ij,jk,kl->il", [a, b, r(5, 2)]),
+             ("ij,j->i", [a, u]), ("...i,...i->...", [r(2, 1, 4), r(3, 4)]), ("iij->ij", [r(3, 3, 2)]),
+             ("Ab,bC->AC", [a, b]), ("ij,ij->ij", [a, r(3, 4)]), ("bij,jk->bik", [r(2, 3, 4), r(1, 4)[:, :1].expand(4, 5)]),
+             ("i,i", [u, r(1)]), ("ji", [a]), ("...", [r(2, 3)]), ("ij,kl->ijkl", [r(2, 3), r(1, 2)]),
+             ("ij,jk->ik", [r(0, 4), b])]
+    for eq, ops in forms:
+        inputs = [o.clone().requires_grad_(True) for o in ops]
+        out = torch.einsum(eq, *inputs)
+        w = torch.randn(out.shape, dtype=out.dtype)
+        (out * w).sum().backward()
+        extra = {f"t{i}": o for i, o in enumerate(ops[1:], 1)}
+        case(f"einsum {eq!r}", "einsum", ops[0], {"equation": {"str": eq}}, out.detach(), weight=w, **extra)
+        names = ["self"] + list(extra)
+        CASES[-1]["grads"] = {n: enc(i.grad if i.grad is not None else torch.zeros_like(i)) for n, i in zip(names, inputs)}
+
+
+def var_bool_cases():
+    """x.var(false) is LibTorch's var(bool unbiased): over every element, not dim 0."""
+    x = torch.randn(3, 4)
+    for op in ["var", "std"]:
+        for unbiased in [True, False]:
+            case(f"{op} unbiased {unbiased} as a bool", f"{op}:bool", x, {"unbiased": unbiased}, getattr(x, op)(unbiased))
+    case("var_mean unbiased False as a bool", "var_mean:bool", x, {"unbiased": False}, torch.var_mean(x, False))
+    case("std_mean unbiased False as a bool", "std_mean:bool", x, {"unbiased": False}, torch.std_mean(x, False))
+
+
 def logical_cases():
     for t in [torch.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), torch.tensor([[NAN, 0.0], [-0.0, 2.0]]),
               torch.tensor([[1, 2, 0], [3, 4, 5]]), torch.tensor([[True, False], [True, True]]),
@@ -235,6 +300,9 @@ def main():
     logical_cases()
     product_cases()
     gradient_cases()
+    unique_cases()
+    einsum_cases()
+    var_bool_cases()
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, "data", "sort_cases.json"), "w") as f:
         json.dump({"generator": "tests/ops/gen_sort_cases.py", "torch": torch.__version__, "cases": CASES}, f, indent=1)

@@ -75,6 +75,30 @@ def bn_backward(grad, x, train):
                                                      1e-5, [True, True, True])
 
 
+def ln_backward(grad, x):
+    w, b = Y[0, 0, 0], Y[0, 1, 0]
+    _, mean, rstd = torch.native_layer_norm(x, [4], w, b, 1e-5)
+    return torch.ops.aten.native_layer_norm_backward(grad, x, [4], mean, rstd, w, b, [True, True, True])
+
+
+def gn(x, y):
+    return torch.native_group_norm(x, y[0, :, 0, 0].contiguous(), y[0, :, 1, 1].contiguous(), 1, 2, 16, 1, 1e-5)
+
+
+def gn_backward(grad, x):
+    # contiguous: PyTorch's native_group_norm reads a strided weight as if it were contiguous (F.group_norm
+    # makes it so first)
+    w, b = Y[0, :, 0, 0].contiguous(), Y[0, :, 1, 1].contiguous()
+    _, mean, rstd = torch.native_group_norm(x, w, b, 1, 2, 16, 1, 1e-5)
+    return torch.ops.aten.native_group_norm_backward(grad, x, mean, rstd, w, 1, 2, 16, 1, [True, True, True])
+
+
+def instance_norm_running(x):
+    rm, rv = BN[2].clone(), BN[3].clone()
+    out = F.instance_norm(x, rm, rv, None, None, True, 0.1, 1e-5)
+    return out, rm, rv
+
+
 def max_pool_backward(grad, x):
     _, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
     return torch.ops.aten.max_pool2d_with_indices_backward(grad, x, [3, 3], [2, 2], [1, 1], [1, 1], False, indices)
@@ -82,6 +106,18 @@ def max_pool_backward(grad, x):
 
 def adaptive_max_backward(grad, x):
     return torch.ops.aten.adaptive_max_pool2d_backward(grad, x, F.adaptive_max_pool2d(x, 2, return_indices=True)[1])
+
+
+# prelu's slopes (op_db.cpp's prelu_weight): one for all, or one per channel of x.
+PRELU_WEIGHT = torch.tensor([0.25, -0.5])
+
+
+def addc(f):
+    """addcmul's and addcdiv's samples (op_db.cpp's addc): the special value in self, tensor1 or tensor2."""
+    return {"self": lambda x, y: f(x, y, y - 1.0, value=0.5), "tensor1": lambda x, y: f(y, x, y, value=1),
+            "tensor2": lambda x, y: f(y, y, x, value=-2),
+            "broadcast": lambda x, y: f(x, y[:, :1], y[..., 1:2], value=1),
+            "float64": lambda x, y: f(x, y.double(), y, value=0.5)}
 
 
 def inplace(name):
@@ -135,6 +171,8 @@ SAMPLES = {
     "squeeze": {"plain": lambda x, y: x.squeeze(0)},
     "unsqueeze": {"plain": lambda x, y: x.unsqueeze(1)},
     "narrow": {"plain": lambda x, y: x.narrow(2, 1, 2), "negative_start": lambda x, y: x.narrow(3, -3, 2)},
+    "diagonal": {"plain": lambda x, y: torch.diagonal(x, 0, 2, 3), "offset": lambda x, y: x.diagonal(-1, 3, 1)},
+    "diagonal_backward": {"plain": lambda x, y: aten.diagonal_backward(x.diagonal(1, 2, 3), x.shape, 1, 2, 3)},
     "chunk": {"plain": lambda x, y: torch.chunk(x, 2, 1), "uneven": lambda x, y: x.flatten().chunk(3)},
     "split": {"plain": lambda x, y: x.split(3, 3)},
     "split_with_sizes": {"plain": lambda x, y: torch.split(x, [1, 3], 3)},
@@ -151,6 +189,29 @@ SAMPLES = {
                   "bfloat16": lambda x, y: F.hardswish(x.to(torch.bfloat16))},
     "silu": {"plain": lambda x, y: F.silu(x), "float64": lambda x, y: F.silu(x.to(torch.float64)),
              "bfloat16": lambda x, y: F.silu(x.to(torch.bfloat16))},
+    "mish": {"plain": lambda x, y: F.mish(x), "float64": lambda x, y: F.mish(x.to(torch.float64)),
+             "bfloat16": lambda x, y: F.mish(bf(x)).to(torch.bfloat16)},  # PyTorch 1.13 has no bfloat16 mish
+    "leaky_relu": {"plain": lambda x, y: F.leaky_relu(x), "slope": lambda x, y: F.leaky_relu(x, 0.2),
+                   "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), -0.5),
+                   "bfloat16": lambda x, y: F.leaky_relu(x.to(torch.bfloat16))},
+    "leaky_relu_": {"plain": lambda x, y: F.leaky_relu(x.clone(), 0.2, inplace=True),
+                    "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), 0.2, inplace=True)},
+    "elu": {"plain": lambda x, y: F.elu(x), "params": lambda x, y: torch.ops.aten.elu(x, 0.5, 2.0, 1.5),
+            "float64": lambda x, y: torch.ops.aten.elu(x.to(torch.float64), 0.5, 2.0, 1.5),
+            "bfloat16": lambda x, y: F.elu(x.to(torch.bfloat16))},
+    "elu_": {"plain": lambda x, y: torch.ops.aten.elu_(x.clone(), 0.5, 2.0, 1.5),
+             "float64": lambda x, y: F.elu(x.to(torch.float64), 0.5, inplace=True)},
+    "softplus": {"plain": lambda x, y: F.softplus(x), "params": lambda x, y: F.softplus(x, 2, 1.5),
+                 "float64": lambda x, y: F.softplus(x.to(torch.float64), 2, 1.5),
+                 "bfloat16": lambda x, y: F.softplus(x.to(torch.bfloat16))},
+    "hardsigmoid": {"plain": lambda x, y: F.hardsigmoid(x), "float64": lambda x, y: F.hardsigmoid(x.to(torch.float64)),
+                    "bfloat16": lambda x, y: F.hardsigmoid(x.to(torch.bfloat16))},
+    "hardtanh": {"plain": lambda x, y: F.hardtanh(x), "bounds": lambda x, y: F.hardtanh(x, -0.5, 1.25),
+                 "float64": lambda x, y: F.hardtanh(x.to(torch.float64), 0, 6),
+                 "int64": lambda x, y: F.hardtanh((x * 4.0).to(torch.int64), -1.5, 2.5)},
+    "prelu": {"one": lambda x, y: F.prelu(x, PRELU_WEIGHT[:1]), "channels": lambda x, y: x.prelu(PRELU_WEIGHT),
+              "weight": lambda x, y: F.prelu(y - 1.25, x.flatten()[5:7]),
+              "float64": lambda x, y: F.prelu(x.to(torch.float64), (y.flatten()[:2] - 1.0).to(torch.float64))},
     "clamp": {"plain": lambda x, y: torch.clamp(x, -1.0, 1.0)},
     "clamp_min": {"plain": lambda x, y: torch.clamp_min(x, -0.5), "nan_bound": lambda x, y: x.clamp_min(float("nan")),
                   "int64": lambda x, y: x.to(torch.int64).clamp_min(0.5)},
@@ -168,6 +229,15 @@ SAMPLES = {
     "__rtruediv__": {"number": lambda x, y: 1.0 / x},
     "clamp_": {"plain": lambda x, y: x.clone().clamp_(-1.0, 1.0)},
     "where": {"plain": lambda x, y: torch.where(y > 1.2, x, y)},
+    "lerp": {"self": lambda x, y: torch.lerp(x, y, y * 0.5 - 0.5), "end": lambda x, y: torch.lerp(y, x, y - 1.0),
+             "weight": lambda x, y: torch.lerp(y, y * 2.0, x), "scalar": lambda x, y: torch.lerp(x, y, 0.3),
+             "scalar_high": lambda x, y: y.lerp(x, 0.75), "broadcast": lambda x, y: torch.lerp(x, y[..., :1], y[:, :, :1]),
+             "float64": lambda x, y: torch.lerp(x.double(), y.double(), (y * 0.5 - 0.5).double()),
+             "bfloat16": lambda x, y: torch.lerp(x.to(torch.bfloat16), y.to(torch.bfloat16), 0.25)},
+    "addcmul": addc(torch.addcmul) | {
+        "int64": lambda x, y: torch.addcmul((x * 4.0).to(torch.int64), (y * 2.0).to(torch.int64),
+                                            (y * 4.0).to(torch.int64), value=3)},
+    "addcdiv": addc(torch.addcdiv),
     "threshold_backward": {"plain": lambda x, y: torch.ops.aten.threshold_backward(y, x, 0.0)},
     "gelu_backward": {"none": lambda x, y: torch.ops.aten.gelu_backward(y, x),
                       "tanh": lambda x, y: torch.ops.aten.gelu_backward(y, x, approximate="tanh"),
@@ -176,6 +246,19 @@ SAMPLES = {
                            "float64": lambda x, y: torch.ops.aten.hardswish_backward(y.to(torch.float64), x.to(torch.float64))},
     "silu_backward": {"plain": lambda x, y: torch.ops.aten.silu_backward(y, x),
                       "float64": lambda x, y: torch.ops.aten.silu_backward(y.to(torch.float64), x.to(torch.float64))},
+    "mish_backward": {"plain": lambda x, y: torch.ops.aten.mish_backward(y, x),
+                      "float64": lambda x, y: torch.ops.aten.mish_backward(y.to(torch.float64), x.to(torch.float64))},
+    "leaky_relu_backward": {"plain": lambda x, y: torch.ops.aten.leaky_relu_backward(y, x, 0.2, False),
+                            "result": lambda x, y: torch.ops.aten.leaky_relu_backward(y, x, 0.01, True)},
+    "elu_backward": {"plain": lambda x, y: torch.ops.aten.elu_backward(y, 0.5, 2.0, 1.5, False, x),
+                     "result": lambda x, y: torch.ops.aten.elu_backward(y, 0.5, 2.0, 1.5, True, x),
+                     "float64": lambda x, y: torch.ops.aten.elu_backward(y.double(), 1, 1, 1, False, x.double())},
+    "softplus_backward": {"plain": lambda x, y: torch.ops.aten.softplus_backward(y, x, 1, 20),
+                          "params": lambda x, y: torch.ops.aten.softplus_backward(y, x, 2, 1.5)},
+    "hardsigmoid_backward": {"plain": lambda x, y: torch.ops.aten.hardsigmoid_backward(y, x)},
+    "hardtanh_backward": {"plain": lambda x, y: torch.ops.aten.hardtanh_backward(y, x, -0.5, 1.25)},
+    "prelu_backward": {"one": lambda x, y: torch.ops.aten.prelu_backward(y, x, PRELU_WEIGHT[:1]),
+                       "channels": lambda x, y: torch.ops.aten.prelu_backward(y, x, PRELU_WEIGHT)},
     "native_dropout": {"eval": lambda x, y: torch.native_dropout(x, 0.5, False),
                        "p0": lambda x, y: torch.native_dropout(x, 0.0, True)},
     "native_dropout_backward": {"plain": lambda x, y: torch.ops.aten.native_dropout_backward(x, y > 1.0, 2.0)},
@@ -220,11 +303,18 @@ SAMPLES = {
     "argwhere": {"plain": lambda x, y: torch.argwhere(x)},
     "index_select": {"plain": lambda x, y: torch.index_select(x, 3, torch.tensor([3, 0, 2]))},
     "masked_select": {"plain": lambda x, y: torch.masked_select(x, y > 1.2)},
+    "index": {"mask": lambda x, y: x[y > 1.2],
+              "tensors": lambda x, y: x[:, torch.tensor([1, 0, 1]), :, torch.tensor([3, -1, 0])]},
+    "index_put": {"values": lambda x, y: torch.index_put(y, (y > 1.2,), x[y > 1.2]),
+                  "self": lambda x, y: torch.ops.aten.index_put(x, [None, torch.tensor([1, 1])], y[:, 0], True)},
+    "index_put_": {"plain": lambda x, y: torch.ops.aten.index_put_(x.clone(), [None, torch.tensor([0, 1])], y[:, 0:2])},
     "gather": {"plain": lambda x, y: torch.gather(x, 3, ROW_INDEX)},
     "take_along_dim": {"dim": lambda x, y: torch.take_along_dim(x, ROW_INDEX, 3),
                        "flat": lambda x, y: torch.take_along_dim(x, torch.tensor([5, 0, 31, 5]))},
     "scatter": {"self": lambda x, y: torch.scatter(x, 3, ROW_INDEX, y), "src": lambda x, y: torch.scatter(y, 3, ROW_INDEX, x)},
     "scatter_": {"plain": lambda x, y: x.clone().scatter_(3, ROW_INDEX, y)},
+    "scatter.value": {"plain": lambda x, y: x.scatter(3, ROW_INDEX, -1.5)},
+    "scatter_.value": {"plain": lambda x, y: x.clone().scatter_(3, ROW_INDEX, 2)},
     "scatter_add": {"self": lambda x, y: torch.scatter_add(x, 3, REPEATED_INDEX, y),
                     "src": lambda x, y: torch.scatter_add(y, 3, REPEATED_INDEX, x)},
     "scatter_add_": {"plain": lambda x, y: x.clone().scatter_add_(3, REPEATED_INDEX, y)},
@@ -234,11 +324,19 @@ SAMPLES = {
     "masked_fill": {"plain": lambda x, y: torch.masked_fill(x, y > 1.2, -1.5),
                     "broadcast": lambda x, y: x.masked_fill(torch.tensor([True, False, False, True]), 0.5)},
     "masked_fill_": {"plain": lambda x, y: x.clone().masked_fill_(y > 1.2, 2)},
+    "masked_fill.Tensor": {"self": lambda x, y: x.masked_fill(y > 1.2, y.sum()),
+                           "value": lambda x, y: y.masked_fill(y > 1.2, x.sum())},
+    "masked_fill_.Tensor": {"plain": lambda x, y: x.clone().masked_fill_(y > 1.2, y.max())},
+    "pow.Scalar": {"base": lambda x, y: torch.pow(2.5, x), "zero": lambda x, y: torch.pow(0, x)},
     "cat": {"plain": lambda x, y: torch.cat([x, y], 1)},
     "stack": {"plain": lambda x, y: torch.stack([x, y], 0)},
     "matmul": {"self": lambda x, y: x.view(8, 4) @ y.view(4, 8), "other": lambda x, y: y.view(8, 4) @ x.view(4, 8)},
     "mm": {"plain": lambda x, y: torch.mm(x.view(8, 4), y.view(4, 8))},
     "bmm": {"plain": lambda x, y: torch.bmm(x.view(2, 4, 4), y.view(2, 4, 4))},
+    "einsum": {"bmm": lambda x, y: torch.einsum("bhqd,bhkd->bhqk", x, y),
+               "implicit": lambda x, y: torch.einsum("bhij,bhjk", x, y),
+               "transpose": lambda x, y: torch.einsum("...ij->...ji", x),
+               "diagonal": lambda x, y: torch.einsum("bhii->bhi", x), "sum": lambda x, y: torch.einsum("bhij->hi", x)},
     "addmm": {"plain": lambda x, y: torch.addmm(y.flatten()[:8], x.view(8, 4), y.view(4, 8)),
               "self": lambda x, y: torch.addmm(x.flatten()[:8], y.view(8, 4), y.view(4, 8))},
     "baddbmm": {"plain": lambda x, y: torch.baddbmm(y.view(2, 4, 4), x.view(2, 4, 4), y.view(2, 4, 4), beta=0.5, alpha=2),
@@ -249,6 +347,28 @@ SAMPLES = {
                "weight": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
     "batch_norm": {"eval": lambda x, y: F.batch_norm(x, BN[2], BN[3], BN[0], BN[1], False, 0.1, 1e-5),
                    "train": lambda x, y: bn_train(x)},
+    "layer_norm": {"last": lambda x, y: F.layer_norm(x, (4,), y[0, 0, 0], y[0, 1, 0]),
+                   "plane": lambda x, y: F.layer_norm(x, (4, 4))},
+    "native_layer_norm": {"last": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[:1],
+                          "stats": lambda x, y: torch.native_layer_norm(x, [4], y[0, 0, 0], y[0, 1, 0], 1e-5)[1:],
+                          "plane": lambda x, y: torch.native_layer_norm(x, [2, 4, 4], y[0], None, 1e-5)[:1],
+                          "bfloat16": lambda x, y: torch.native_layer_norm(
+                              x.to(torch.bfloat16), [4], y[0, 0, 0].to(torch.bfloat16), y[0, 1, 0].to(torch.bfloat16),
+                              1e-5)},
+    "group_norm": {"groups2": lambda x, y: F.group_norm(x, 2, y[0, :, 0, 0], y[0, :, 1, 1]),
+                   "groups1": lambda x, y: F.group_norm(x, 1)},
+    "native_group_norm": {"affine": lambda x, y: gn(x, y)[:1], "stats": lambda x, y: gn(x, y)[1:],
+                          "bfloat16": lambda x, y: torch.native_group_norm(
+                              x.to(torch.bfloat16), y[0, :, 0, 0].to(torch.bfloat16).contiguous(),
+                              y[0, :, 1, 1].to(torch.bfloat16).contiguous(), 1, 2, 16, 2, 1e-5)},
+    "instance_norm": {"plain": lambda x, y: F.instance_norm(x, None, None, y[0, :, 0, 0], y[0, :, 1, 1], True, 0.1,
+                                                            1e-5),
+                      "running": lambda x, y: instance_norm_running(x)},
+    "embedding": {"plain": lambda x, y: F.embedding(ROW_INDEX, x.reshape(8, 4)),
+                  "padding": lambda x, y: F.embedding(REPEATED_INDEX, x.reshape(8, 4), padding_idx=2)},
+    "bilinear": {"plain": lambda x, y: F.bilinear(x.reshape(8, 4), y.reshape(8, 4), y.reshape(2, 4, 4), y.flatten()[:2])},
+    "feature_dropout": {"eval": lambda x, y: torch.feature_dropout(x, 0.5, False)},
+    "unflatten": {"plain": lambda x, y: x.unflatten(3, (2, 2)), "inferred": lambda x, y: x.unflatten(-1, (-1, 1))},
     "max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                    "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2),
                    "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),
@@ -264,6 +384,14 @@ SAMPLES = {
     "native_batch_norm_backward": {"train": lambda x, y: bn_backward(y, x, True),
                                    "eval": lambda x, y: bn_backward(y, x, False),
                                    "train_grad_out": lambda x, y: bn_backward(x, y, True)},
+    "native_layer_norm_backward": {"input": lambda x, y: ln_backward(y, x),
+                                   "grad_out": lambda x, y: ln_backward(x, y)},
+    "native_group_norm_backward": {"input": lambda x, y: gn_backward(y, x),
+                                   "grad_out": lambda x, y: gn_backward(x, y)},
+    "embedding_dense_backward": {
+        "plain": lambda x, y: torch.ops.aten.embedding_dense_backward(x.reshape(1, 2, 4, 2, 2), ROW_INDEX, 4, -1, False),
+        "padding_scaled": lambda x, y: torch.ops.aten.embedding_dense_backward(x.reshape(1, 2, 4, 2, 2),
+                                                                               REPEATED_INDEX, 4, 1, True)},
     "max_pool2d_with_indices": {"k2": lambda x, y: F.max_pool2d(x, 2, return_indices=True),
                                 "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1, return_indices=True),
                                 "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2, return_indices=True),
@@ -341,6 +469,57 @@ SAMPLES = {
                                    "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3),
                                    "bfloat16": lambda x, y: F.adaptive_avg_pool2d(bf(x), 1).to(torch.bfloat16)},
 }
+
+
+def unique_sorted(x):
+    """torch._unique2(x, True, True, True), with every NaN a value of its own (NaN != NaN), last and
+    counted once: PyTorch 1.13's CPU kernel, a hash set, gives NaN a count of 0 and an inverse of 0 (torch 2's
+    sort-based kernel gives this). Built from torch.sort, so it is PyTorch's own order; without NaN it
+    must equal torch._unique2, which is checked."""
+    flat = x.flatten()
+    values, order = torch.sort(flat, stable=True)
+    starts = torch.ones_like(values, dtype=torch.bool)
+    starts[1:] = values[1:] != values[:-1]
+    run = torch.cumsum(starts.long(), 0) - 1
+    inverse = torch.empty_like(run).scatter_(0, order, run).view(x.shape)
+    counts = torch.bincount(run, minlength=int(starts.sum()))
+    out = (flat[order[starts]], inverse, counts)
+    if not torch.isnan(x).any():
+        for a, b in zip(out, torch._unique2(x, True, True, True)):
+            assert torch.equal(a, b), (a, b)
+    return out
+
+
+def unique_dim_sorted(x, dim):
+    """torch.unique(x, True, True, True, dim) with rows ordered element by element, NaN above +inf and
+    never equal (PyTorch 1.13 compares rows with < and >, so a NaN row's place depends on its neighbours).
+    A stable sort in Python; without NaN it must equal torch.unique, which is checked."""
+    moved = x.movedim(dim, 0)
+    rows = moved.reshape(moved.shape[0], -1).tolist()
+    order = sorted(range(len(rows)), key=lambda r: [(v != v, 0.0 if v != v else v) for v in rows[r]])
+    firsts, inverse, counts = [], [0] * len(rows), []
+    for k, r in enumerate(order):
+        if k == 0 or rows[order[k - 1]] != rows[r] or any(v != v for v in rows[r]):
+            firsts.append(r)
+            counts.append(0)
+        inverse[r] = len(firsts) - 1
+        counts[-1] += 1
+    out = (moved[firsts].movedim(0, dim), torch.tensor(inverse), torch.tensor(counts))
+    if not torch.isnan(x).any():
+        for a, b in zip(out, torch.unique(x, True, True, True, dim)):
+            assert torch.equal(a, b), (a, b)
+    return out
+
+
+SAMPLES.update({
+    "_unique2": {"sorted": lambda x, y: unique_sorted(x),
+                 "values": lambda x, y: (unique_sorted(x)[0], torch.empty(0, dtype=torch.long),
+                                         torch.empty(0, dtype=torch.long))},
+    "unique_dim": {"dim": lambda x, y: unique_dim_sorted(x, 2),
+                   "bool": lambda x, y: torch.unique(x > 0, True, True, True, 3)},
+    "unique_consecutive": {"plain": lambda x, y: torch.unique_consecutive(x > 0, True, True),
+                           "dim": lambda x, y: torch.unique_consecutive(x > 0, True, True, 3)},
+})
 # softmax and losses (tests/ops/op_db_loss.cpp): x as logits or log-probabilities
 T8 = torch.tensor([0, 3, -100, 1, 2, 3, 0, 1])
 T_ND = torch.tensor([0, 1, 1, 0, -100, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0, 0]).view(1, 4, 4)
@@ -353,6 +532,23 @@ def rows(x):
 
 def cweight(y):
     return y.flatten()[:4].contiguous()
+
+
+def probabilities(y):
+    """y (0.5 ... 2.0) mapped into [0, 1]: BCE targets."""
+    return (y - 0.5) / 1.5
+
+
+SIGNS = torch.tensor([1.0, -1, -1, 1, 1, -1, 1, -1])
+
+
+def pointwise_loss(f, option):
+    return {"mean": lambda x, y: f(x, y, 1, 1.0), "none": lambda x, y: f(y, x, 0, option),
+            "sum_float64": lambda x, y: f(x.double(), y.double(), 2, option)}
+
+
+def pointwise_loss_backward(f, option):
+    return {"mean": lambda x, y: f(torch.tensor(0.5), x, y, 1, 1.0), "none": lambda x, y: f(y, x, y, 0, option)}
 
 
 def softmax_primitive(f):
@@ -393,6 +589,57 @@ SAMPLES.update({
                  "sum_float64": lambda x, y: F.mse_loss(x.double(), y.double(), reduction="sum")},
     "mse_loss_backward": {"mean": lambda x, y: aten.mse_loss_backward(torch.tensor(0.5), x, y, 1),
                           "none": lambda x, y: aten.mse_loss_backward(y, x, y, 0)},
+    "l1_loss": {"mean": lambda x, y: F.l1_loss(x, y), "none": lambda x, y: F.l1_loss(y, x, reduction="none"),
+                "sum_float64": lambda x, y: F.l1_loss(x.double(), y.double(), reduction="sum")},
+    "smooth_l1_loss": pointwise_loss(lambda x, y, r, o: torch.ops.aten.smooth_l1_loss(x, y, r, o), 0.5),
+    "smooth_l1_loss_backward": pointwise_loss_backward(aten.smooth_l1_loss_backward, 0.5),
+    "huber_loss": pointwise_loss(lambda x, y, r, o: torch.ops.aten.huber_loss(x, y, r, o), 0.75),
+    "huber_loss_backward": pointwise_loss_backward(aten.huber_loss_backward, 0.75),
+    "binary_cross_entropy": {
+        "mean": lambda x, y: F.binary_cross_entropy(torch.sigmoid(x), probabilities(y)),
+        "weight_none": lambda x, y: aten.binary_cross_entropy(torch.sigmoid(x), probabilities(y), cweight(y), 0),
+        "sum_float64": lambda x, y: F.binary_cross_entropy(torch.sigmoid(x.double()), probabilities(y.double()),
+                                                           reduction="sum")},
+    "binary_cross_entropy_backward": {
+        "mean": lambda x, y: aten.binary_cross_entropy_backward(torch.tensor(0.5), torch.sigmoid(x), probabilities(y),
+                                                                None, 1),
+        "weight_none": lambda x, y: aten.binary_cross_entropy_backward(y, torch.sigmoid(x), probabilities(y), cweight(y),
+                                                                       0)},
+    "binary_cross_entropy_with_logits": {
+        "mean": lambda x, y: F.binary_cross_entropy_with_logits(x, probabilities(y)),
+        "pos_weight_none": lambda x, y: F.binary_cross_entropy_with_logits(x, probabilities(y), reduction="none",
+                                                                           pos_weight=cweight(y)),
+        "weight_sum_float64": lambda x, y: F.binary_cross_entropy_with_logits(
+            x.double(), probabilities(y.double()), cweight(y).double(), reduction="sum",
+            pos_weight=cweight(y).double() * 2)},
+    "xlogy": {"self": lambda x, y: torch.xlogy(x, y), "other": lambda x, y: y.xlogy(x),
+              "number": lambda x, y: torch.xlogy(x, 2.5)},
+    "kl_div": {"mean": lambda x, y: torch.kl_div(x, y, 1), "log_target_none": lambda x, y: torch.kl_div(y, x, 0, log_target=True),
+               "sum_float64": lambda x, y: torch.kl_div(x.double(), y.double(), 2)},
+    "cosine_embedding_loss": {
+        "mean": lambda x, y: F.cosine_embedding_loss(rows(x), rows(y), SIGNS),
+        "margin_none": lambda x, y: F.cosine_embedding_loss(rows(y), rows(x), SIGNS, 0.25, reduction="none"),
+        "sum_float64": lambda x, y: F.cosine_embedding_loss(rows(x.double()), rows(y.double()), SIGNS.double(), -0.5,
+                                                            reduction="sum")},
+    "margin_ranking_loss": {
+        "mean": lambda x, y: F.margin_ranking_loss(rows(x)[:, 0], rows(y)[:, 1], SIGNS),
+        "margin_none": lambda x, y: F.margin_ranking_loss(rows(y)[:, 2], rows(x)[:, 3], SIGNS, 0.5, reduction="none"),
+        "sum_float64": lambda x, y: F.margin_ranking_loss(rows(x.double())[:, 1], rows(y.double())[:, 0], SIGNS.double(),
+                                                          0.25, reduction="sum")},
+    "triplet_margin_loss": {
+        "mean": lambda x, y: F.triplet_margin_loss(rows(x), rows(y), rows(y).flip(0)),
+        "swap_p1_none": lambda x, y: F.triplet_margin_loss(rows(y), rows(x), rows(y).flip(1), 0.5, 1.0, 1e-6, True,
+                                                           reduction="none"),
+        "sum_float64": lambda x, y: F.triplet_margin_loss(rows(x.double()), rows(y.double()).flip(0), rows(y.double()),
+                                                          2.0, 3.0, 1e-3, True, reduction="sum")},
+    "pairwise_distance": {"plain": lambda x, y: F.pairwise_distance(x, y),
+                          "p1_keepdim": lambda x, y: F.pairwise_distance(y, x, 1.0, 0.0, True),
+                          "float64": lambda x, y: F.pairwise_distance(x.double(), y.double(), 3.0, 1e-3)},
+    "cosine_similarity": {"dim1": lambda x, y: F.cosine_similarity(x, y),
+                          "last": lambda x, y: F.cosine_similarity(y, x, -1, 0.5),
+                          "float64": lambda x, y: F.cosine_similarity(x.double(), y.double(), 2)},
+    "one_hot": {"infer": lambda x, y: F.one_hot((x.abs() * 2).to(torch.int64)),
+                "num_classes": lambda x, y: F.one_hot((x.abs() * 2).to(torch.int64), 20)},
 })
 for name in ["neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "sigmoid", "tanh"]:
     SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name)}

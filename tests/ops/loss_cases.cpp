@@ -46,11 +46,12 @@ const std::vector<OpCase>& op_cases(const std::string& file) {
   const Json data = Json::parse(in);
   std::vector<OpCase> out;
   for (const Json& j : data["cases"]) {
-    OpCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, j.value("ties", false), {}, {}};
+    OpCase c{j["name"].get<std::string>(), j["op"].get<std::string>(), {}, {}, {}, {}, j.value("ties", false), {}, {}, {}};
     for (const auto& item : j["inputs"].items()) c.inputs[item.key()] = tensor_of(item.value());
     for (const auto& item : j["args"].items()) {
       const Json& v = item.value();
       if (item.key() == "dtype") c.dtype = v.get<std::string>();
+      else if (v.is_object()) c.strings[item.key()] = v.at("str").get<std::string>();
       else if (v.is_string()) c.numbers[item.key()] = std::strtod(v.get<std::string>().c_str(), nullptr);
       else if (v.is_array()) c.lists[item.key()] = v.get<std::vector<int64_t>>();
       else if (v.is_boolean()) c.numbers[item.key()] = v.get<bool>() ? 1 : 0;
@@ -92,6 +93,31 @@ TensorList run_loss_case(const OpCase& c) {
   if (c.op == "cross_entropy_loss")
     return {cross_entropy_loss(self, target, weight, num("reduction"), num("ignore_index"),
                                c.numbers.at("label_smoothing"))};
+  const auto real = [&](const char* name) { return c.numbers.at(name); };
+  const auto flag = [&](const char* name) { return c.numbers.at(name) != 0; };
+  if (c.op == "l1_loss") return {l1_loss(self, target, num("reduction"))};
+  if (c.op == "smooth_l1_loss") return {smooth_l1_loss(self, target, num("reduction"), real("beta"))};
+  if (c.op == "smooth_l1_loss_backward")
+    return {smooth_l1_loss_backward(grad, self, target, num("reduction"), real("beta"))};
+  if (c.op == "huber_loss") return {huber_loss(self, target, num("reduction"), real("delta"))};
+  if (c.op == "huber_loss_backward") return {huber_loss_backward(grad, self, target, num("reduction"), real("delta"))};
+  if (c.op == "binary_cross_entropy") return {binary_cross_entropy(self, target, weight, num("reduction"))};
+  if (c.op == "binary_cross_entropy_backward")
+    return {binary_cross_entropy_backward(grad, self, target, weight, num("reduction"))};
+  if (c.op == "binary_cross_entropy_with_logits")
+    return {binary_cross_entropy_with_logits(self, target, weight, in("pos_weight"), num("reduction"))};
+  if (c.op == "xlogy") return {c.inputs.count("other") ? xlogy(self, in("other")) : xlogy(self, real("other"))};
+  if (c.op == "kl_div") return {kl_div(self, target, num("reduction"), flag("log_target"))};
+  const Tensor input1 = in("input1"), input2 = in("input2");
+  if (c.op == "cosine_embedding_loss")
+    return {cosine_embedding_loss(input1, input2, target, real("margin"), num("reduction"))};
+  if (c.op == "margin_ranking_loss") return {margin_ranking_loss(input1, input2, target, real("margin"), num("reduction"))};
+  if (c.op == "triplet_margin_loss")
+    return {triplet_margin_loss(in("anchor"), in("positive"), in("negative"), real("margin"), real("p"), real("eps"),
+                                flag("swap"), num("reduction"))};
+  if (c.op == "pairwise_distance") return {pairwise_distance(in("x1"), in("x2"), real("p"), real("eps"), flag("keepdim"))};
+  if (c.op == "cosine_similarity") return {cosine_similarity(in("x1"), in("x2"), num("dim"), real("eps"))};
+  if (c.op == "one_hot") return {one_hot(self, num("num_classes"))};
   throw std::runtime_error("loss_cases.json: no call for op " + c.op);
 }
 

@@ -23,6 +23,7 @@ struct OpCase {
   bool ties = false;                     ///< the inputs have ties where PyTorch's indices are unspecified
   TensorList expected;
   std::map<std::string, Tensor> grads;  ///< torch.autograd's gradients of (result * inputs["weight"]).sum()
+  std::map<std::string, std::string> strings;  ///< the str arguments, written {"str": ...} ("equation")
 };
 
 /// Every case of tests/ops/data/<file> (loaded once per file; throws when it is missing: run from the

@@ -11,6 +11,8 @@
 namespace tl::testing {
 namespace {
 
+using indexing::Slice;
+
 constexpr double kBf16Sums = 1e-2;  // bfloat16 ops that sum products
 constexpr const char* kReadsValue = "reads a value of x while building its call, which a proxy does not have";
 constexpr const char* kViewsFlat = "views x as a matrix, which PyTorch refuses too for a non-contiguous x";
@@ -233,6 +235,15 @@ Samples opinfo_narrow() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(narrow(x, 2, 1, 2)); }}.generic(),
           Sample{"negative_start", [](const Tensor& x, const Tensor&) { return list(x.narrow(3, -3, 2)); }}.generic()};
 }
+Samples opinfo_diagonal() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(diagonal(x, 0, 2, 3)); }}.generic(),
+          Sample{"offset", [](const Tensor& x, const Tensor&) { return list(x.diagonal(-1, 3, 1)); }}.generic()};
+}
+Samples opinfo_diagonal_backward() {
+  return one_generic([](const Tensor& x, const Tensor&) {
+    return list(diagonal_backward(x.diagonal(1, 2, 3), x.shape(), 1, 2, 3));
+  });
+}
 // The list ops: their pieces, in order.
 Samples opinfo_chunk() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return chunk(x, 2, 1); }}.generic(),
@@ -303,6 +314,60 @@ Samples opinfo_silu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(silu(x.to(DType::Float64))); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(x.to(DType::BFloat16).silu()); }}.generic()};
 }
+Samples opinfo_mish() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(mish(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(mish(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(mish(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_leaky_relu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x)); }}.generic(),
+          Sample{"slope", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x, 0.2)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::Float64), -0.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_leaky_relu_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.clone(), 0.2)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.to(DType::Float64) * 1.0, 0.2)); }}.generic()};
+}
+Samples opinfo_elu() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(elu(x)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor&) { return list(elu(x, 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(elu(x.to(DType::Float64), 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(elu(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_elu_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(elu_(x.clone(), 0.5, 2.0, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(elu_(x.to(DType::Float64) * 1.0, 0.5)); }}.generic()};
+}
+Samples opinfo_softplus() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(softplus(x)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor&) { return list(softplus(x, 2, 1.5)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(softplus(x.to(DType::Float64), 2, 1.5)); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(softplus(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_hardsigmoid() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x.to(DType::Float64))); }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(hardsigmoid(x.to(DType::BFloat16))); }}.generic()};
+}
+Samples opinfo_hardtanh() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardtanh(x)); }}.generic(),
+          Sample{"bounds", [](const Tensor& x, const Tensor&) { return list(hardtanh(x, -0.5, 1.25)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(hardtanh(x.to(DType::Float64), 0, 6)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(hardtanh((x * 4.0).to(DType::Int64), -1.5, 2.5)); }}.generic()};
+}
+// One slope for all, or one per channel (x has two): (0.25) and (0.25, -0.5).
+Tensor prelu_weight(int64_t n, DType dtype = DType::Float32) {
+  return from_vector<float>({0.25f, -0.5f}, {2}).slice(0, 0, n).to(dtype);
+}
+Samples opinfo_prelu() {
+  return {Sample{"one", [](const Tensor& x, const Tensor&) { return list(prelu(x, prelu_weight(1))); }}.generic(),
+          Sample{"channels", [](const Tensor& x, const Tensor&) { return list(x.prelu(prelu_weight(2))); }}.generic(),
+          Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(prelu(y - 1.25, x.flatten().slice(0, 5, 7))); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(prelu(x.to(DType::Float64), (y.flatten().slice(0, 0, 2) - 1.0).to(DType::Float64)));
+          }}.generic()};
+}
 Samples opinfo_nan_to_num() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(nan_to_num(x)); }}.generic(),
           Sample{"values", [](const Tensor& x, const Tensor&) { return list(x.nan_to_num(1.0, 2.0, -3.0)); }}.generic(),
@@ -356,6 +421,10 @@ Samples opinfo_rtruediv() {
       "Python's Tensor.__rtruediv__, not an ATen op: a profile holds the reciprocal and mul it runs")};
 }
 Samples opinfo_pow() { return binary([](const Tensor& a, const Tensor& b) { return pow(a, b); }); }
+Samples opinfo_pow_scalar() {
+  return {Sample{"base", [](const Tensor& x, const Tensor&) { return list(pow(2.5, x)); }}.generic(),
+          Sample{"zero", [](const Tensor& x, const Tensor&) { return list(pow(0, x)); }}.generic()};
+}
 Samples opinfo_pow_() {
   return binary_([](Tensor& self, const Tensor& other) -> Tensor& { return self.pow_(other); });
 }
@@ -403,6 +472,38 @@ Samples opinfo_clamp_max_() {
 Samples opinfo_where() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
 }
+Samples opinfo_lerp() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, y * 0.5 - 0.5)); }}.generic(),
+          Sample{"end", [](const Tensor& x, const Tensor& y) { return list(lerp(y, x, y - 1.0)); }}.generic(),
+          Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(lerp(y, y * 2.0, x)); }}.generic(),
+          Sample{"scalar", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, 0.3)); }}.generic(),
+          Sample{"scalar_high", [](const Tensor& x, const Tensor& y) { return list(y.lerp(x, 0.75)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y.slice(3, 0, 1), y.slice(2, 0, 1))); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(lerp(x.to(DType::Float64), y.to(DType::Float64), (y * 0.5 - 0.5).to(DType::Float64)));
+          }}.generic(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            return list(lerp(x.to(DType::BFloat16), y.to(DType::BFloat16), 0.25));
+          }}.generic()};
+}
+// Samples of addcmul and addcdiv: the special value in self, tensor1 or tensor2, a value, a broadcast
+// and a promotion to float64.
+template <Tensor (*F)(const Tensor&, const Tensor&, const Tensor&, const Scalar&)>
+Samples addc() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(F(x, y, y - 1.0, 0.5)); }}.generic(),
+          Sample{"tensor1", [](const Tensor& x, const Tensor& y) { return list(F(y, x, y, 1)); }}.generic(),
+          Sample{"tensor2", [](const Tensor& x, const Tensor& y) { return list(F(y, y, x, -2)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(F(x, y.slice(1, 0, 1), y.slice(3, 1, 2), 1)); }},
+          Sample{"float64", [](const Tensor& x, const Tensor& y) { return list(F(x, y.to(DType::Float64), y, 0.5)); }}.generic()};
+}
+Samples opinfo_addcmul() {
+  Samples s = addc<addcmul>();
+  s.push_back(Sample{"int64", [](const Tensor& x, const Tensor& y) {
+    return list(addcmul((x * 4.0).to(DType::Int64), (y * 2.0).to(DType::Int64), (y * 4.0).to(DType::Int64), 3));
+  }}.generic());
+  return s;
+}
+Samples opinfo_addcdiv() { return addc<addcdiv>(); }
 
 // ---- backward of elementwise ops ----
 Samples opinfo_threshold_backward() {
@@ -428,6 +529,38 @@ Samples opinfo_silu_backward() {
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(silu_backward(y.to(DType::Float64), x.to(DType::Float64)));
           }}.generic()};
+}
+Samples opinfo_mish_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mish_backward(y, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(mish_backward(y.to(DType::Float64), x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_leaky_relu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(leaky_relu_backward(y, x, 0.2, false)); }}.generic(),
+          Sample{"result", [](const Tensor& x, const Tensor& y) { return list(leaky_relu_backward(y, x, 0.01, true)); }}.generic()};
+}
+Samples opinfo_elu_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(elu_backward(y, 0.5, 2.0, 1.5, false, x)); }}.generic(),
+          Sample{"result", [](const Tensor& x, const Tensor& y) { return list(elu_backward(y, 0.5, 2.0, 1.5, true, x)); }}.generic(),
+          Sample{"float64", [](const Tensor& x, const Tensor& y) {
+            return list(elu_backward(y.to(DType::Float64), 1, 1, 1, false, x.to(DType::Float64)));
+          }}.generic()};
+}
+Samples opinfo_softplus_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(softplus_backward(y, x, 1, 20)); }}.generic(),
+          Sample{"params", [](const Tensor& x, const Tensor& y) { return list(softplus_backward(y, x, 2, 1.5)); }}.generic()};
+}
+Samples opinfo_hardsigmoid_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardsigmoid_backward(y, x)); }}.generic()};
+}
+Samples opinfo_hardtanh_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(hardtanh_backward(y, x, -0.5, 1.25)); }}.generic()};
+}
+Samples opinfo_prelu_backward() {
+  auto two = [](std::tuple<Tensor, Tensor> t) { return TensorList{std::get<0>(t), std::get<1>(t)}; };
+  return {Sample{"one", [two](const Tensor& x, const Tensor& y) { return two(prelu_backward(y, x, prelu_weight(1))); }}.generic().sums(),
+          Sample{"channels", [two](const Tensor& x, const Tensor& y) { return two(prelu_backward(y, x, prelu_weight(2))); }}.generic().sums()};
 }
 Samples opinfo_native_dropout() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) {
@@ -501,6 +634,28 @@ Samples opinfo_index_select() {
 Samples opinfo_masked_select() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(masked_select(x, y.gt(Scalar(1.2)))); });
 }
+Samples opinfo_index() {
+  return {Sample{"mask", [](const Tensor& x, const Tensor& y) { return list(x.index({y.gt(Scalar(1.2))})); }}.generic(),
+          Sample{"tensors", [](const Tensor& x, const Tensor&) {
+            return list(index(x, {Tensor(), from_vector<int64_t>({1, 0, 1}, {3}), Tensor(),
+                                  from_vector<int64_t>({3, -1, 0}, {3})}));
+          }}.generic()};
+}
+// x written at y's largest places (and y at x's), with repeats added for accumulate.
+Samples opinfo_index_put() {
+  return {Sample{"values", [](const Tensor& x, const Tensor& y) {
+            return list(index_put(y, {y.gt(Scalar(1.2))}, x.index({y.gt(Scalar(1.2))})));
+          }}.generic(),
+          Sample{"self", [](const Tensor& x, const Tensor& y) {
+            return list(index_put(x, {Tensor(), from_vector<int64_t>({1, 1}, {2})}, y.index({Slice(), 0}), true));
+          }}.generic()};
+}
+Samples opinfo_index_put_() {
+  return one_generic([](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(index_put_(c, {Tensor(), from_vector<int64_t>({0, 1}, {2})}, y.index({Slice(), Slice(0, 2)})));
+  });
+}
 Samples opinfo_gather() {
   return one("plain", [](const Tensor& x, const Tensor&) { return list(gather(x, 3, row_index())); });
 }
@@ -516,6 +671,12 @@ Samples opinfo_scatter() {
 }
 Samples opinfo_scatter_() {
   return one("plain", [](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.scatter_(3, row_index(), y)); });
+}
+Samples opinfo_scatter_value() {
+  return one("plain", [](const Tensor& x, const Tensor&) { return list(x.scatter(3, row_index(), -1.5)); });
+}
+Samples opinfo_scatter_value_() {
+  return one("plain", [](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.scatter_(3, row_index(), 2)); });
 }
 Samples opinfo_scatter_add() {
   return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(scatter_add(x, 3, repeated_index(), y)); }},
@@ -550,6 +711,16 @@ Samples opinfo_masked_fill() {
 Samples opinfo_masked_fill_() {
   return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.masked_fill_(y.gt(1.2), 2)); });
 }
+Samples opinfo_masked_fill_tensor() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(x.masked_fill(y.gt(1.2), y.sum())); }}.generic(),
+          Sample{"value", [](const Tensor& x, const Tensor& y) { return list(y.masked_fill(y.gt(1.2), x.sum())); }}.sums()};
+}
+Samples opinfo_masked_fill_tensor_() {
+  return one_generic([](const Tensor& x, const Tensor& y) {
+    Tensor c = x.clone();
+    return list(c.masked_fill_(y.gt(1.2), y.max()));
+  });
+}
 Samples opinfo_cat() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(cat(std::vector<Tensor>{x, y}, 1)); });
 }
@@ -567,6 +738,17 @@ Samples opinfo_matmul() {
 Samples opinfo_mm() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mm(x.view({8, 4}), y.view({4, 8}))); }}
               .sums().no_noncontiguous(kViewsFlat)};
+}
+Samples opinfo_einsum() {
+  return {Sample{"bmm", [](const Tensor& x, const Tensor& y) { return list(einsum("bhqd,bhkd->bhqk", {x, y})); }}
+              .sums()
+              .generic(),
+          Sample{"implicit", [](const Tensor& x, const Tensor& y) { return list(einsum("bhij,bhjk", {x, y})); }}
+              .sums()
+              .generic(),
+          Sample{"transpose", [](const Tensor& x, const Tensor&) { return list(einsum("...ij->...ji", {x})); }}.generic(),
+          Sample{"diagonal", [](const Tensor& x, const Tensor&) { return list(einsum("bhii->bhi", {x})); }}.generic(),
+          Sample{"sum", [](const Tensor& x, const Tensor&) { return list(einsum("bhij->hi", {x})); }}.sums().generic()};
 }
 Samples opinfo_bmm() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(bmm(x.view({2, 4, 4}), y.view({2, 4, 4}))); }}
@@ -608,6 +790,95 @@ Samples opinfo_batch_norm() {
           }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
                              "updated again by every run")};
 }
+// layer_norm over x's last dim (weight and bias rows of y) or its last two / three dims.
+namespace {
+Tensor ln_weight(const Tensor& y) { return y.select(0, 0).select(0, 0).select(0, 0); }
+Tensor ln_bias(const Tensor& y) { return y.select(0, 0).select(0, 1).select(0, 0); }
+TensorList triple(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+}  // namespace
+Samples opinfo_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(layer_norm(x, {4}, ln_weight(y), ln_bias(y)));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor&) { return list(layer_norm(x, {4, 4})); }}.sums()};
+}
+// mean and rstd come back detached: PyTorch marks them not differentiable (derivatives.yaml's
+// output_differentiability), which the rows cannot say yet, so the gradient check must not weigh them.
+namespace {
+TensorList stats(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<1>(t).detach(), std::get<2>(t).detach()}; }
+}  // namespace
+Samples opinfo_native_layer_norm() {
+  return {Sample{"last", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5)));
+          }}.sums().generic(),
+          Sample{"stats", [](const Tensor& x, const Tensor& y) {
+            return stats(native_layer_norm(x, {4}, ln_weight(y), ln_bias(y), 1e-5));
+          }}.sums().generic(),
+          Sample{"plane", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_layer_norm(x, {2, 4, 4}, y.select(0, 0), Tensor(), 1e-5)));
+          }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            const Tensor yb = y.to(DType::BFloat16);
+            return triple(native_layer_norm(x.to(DType::BFloat16), {4}, ln_weight(yb), ln_bias(yb), 1e-5));
+          }}.sums(kBf16Sums)};
+}
+
+// group / instance norm with per-channel weight and bias picked from y (2 channels).
+namespace {
+Tensor channel_weight(const Tensor& y) { return y.select(0, 0).select(1, 0).select(1, 0); }
+Tensor channel_bias(const Tensor& y) { return y.select(0, 0).select(1, 1).select(1, 1); }
+}  // namespace
+Samples opinfo_group_norm() {
+  return {Sample{"groups2", [](const Tensor& x, const Tensor& y) {
+            return list(group_norm(x, 2, channel_weight(y), channel_bias(y)));
+          }}.sums().generic(),
+          Sample{"groups1", [](const Tensor& x, const Tensor&) { return list(group_norm(x, 1)); }}.sums().generic()};
+}
+Samples opinfo_native_group_norm() {
+  return {Sample{"affine", [](const Tensor& x, const Tensor& y) {
+            return list(std::get<0>(native_group_norm(x, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5)));
+          }}.sums(),
+          Sample{"stats", [](const Tensor& x, const Tensor& y) {
+            return stats(native_group_norm(x, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5));
+          }}.sums(),
+          Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
+            const Tensor yb = y.to(DType::BFloat16);
+            return triple(native_group_norm(x.to(DType::BFloat16), channel_weight(yb), channel_bias(yb), 1, 2, 16, 2,
+                                            1e-5));
+          }}.sums(kBf16Sums)};
+}
+Samples opinfo_instance_norm() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(instance_norm(x, channel_weight(y), channel_bias(y), Tensor(), Tensor(), true, 0.1, 1e-5, true));
+          }}.sums().generic(),
+          Sample{"running", [](const Tensor& x, const Tensor&) {
+            const DType t = x.dtype();
+            const Tensor rm = bn(2).to(t), rv = bn(3).to(t);
+            const Tensor out = instance_norm(x, Tensor(), Tensor(), rm, rv, true, 0.1, 1e-5, true);
+            return TensorList{out, rm, rv};
+          }}.sums().no_trace("updates running stats the sample creates: a traced graph holds them as constants, "
+                             "updated again by every run")};
+}
+Samples opinfo_embedding() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(embedding(x.reshape({8, 4}), row_index())); }},
+          // detached: the padding row's zero gradient is by design, which finite differences would contradict
+          Sample{"padding", [](const Tensor& x, const Tensor&) {
+            return list(embedding(x.detach().reshape({8, 4}), repeated_index(), 2));
+          }}};
+}
+Samples opinfo_bilinear() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+            return list(bilinear(x.reshape({8, 4}), y.reshape({8, 4}), y.reshape({2, 4, 4}), y.flatten().slice(0, 0, 2)));
+          }}.sums()};
+}
+Samples opinfo_feature_dropout() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) { return list(feature_dropout(x, 0.5, false)); }}.generic()};
+}
+Samples opinfo_unflatten() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.unflatten(3, {2, 2})); }}.generic(),
+          Sample{"inferred", [](const Tensor& x, const Tensor&) { return list(unflatten(x, -1, {-1, 1})); }}.generic()};
+}
+
 Samples opinfo_max_pool2d() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {2, 2})); }}.generic(),
           Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(max_pool2d(x, {3, 3}, {2, 2}, {1, 1})); }},
@@ -658,6 +929,32 @@ Samples opinfo_native_batch_norm_backward() {
   return {Sample{"train", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, true); }}.sums(),
           Sample{"eval", [](const Tensor& x, const Tensor& y) { return bn_backward(y, x, false); }}.sums(),
           Sample{"train_grad_out", [](const Tensor& x, const Tensor& y) { return bn_backward(x, y, true); }}.sums()};
+}
+Samples opinfo_native_layer_norm_backward() {
+  // grad_out, input over input's last dim, with the saved statistics of input's forward.
+  static const auto ln_backward = [](const Tensor& grad, const Tensor& input, const Tensor& y) {
+    const auto [out, mean, rstd] = native_layer_norm(input, {4}, ln_weight(y), ln_bias(y), 1e-5);
+    return triple(native_layer_norm_backward(grad, input, {4}, mean, rstd, ln_weight(y), ln_bias(y), {true, true, true}));
+  };
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return ln_backward(y, x, y); }}.sums(),
+          Sample{"grad_out", [](const Tensor& x, const Tensor& y) { return ln_backward(x, y, y); }}.sums()};
+}
+Samples opinfo_native_group_norm_backward() {
+  // grad_out, input (one group of both channels), with the saved statistics of input's forward.
+  static const auto gn_backward = [](const Tensor& grad, const Tensor& input, const Tensor& y) {
+    const auto [out, mean, rstd] = native_group_norm(input, channel_weight(y), channel_bias(y), 1, 2, 16, 1, 1e-5);
+    return triple(native_group_norm_backward(grad, input, mean, rstd, channel_weight(y), 1, 2, 16, 1, {true, true, true}));
+  };
+  return {Sample{"input", [](const Tensor& x, const Tensor& y) { return gn_backward(y, x, y); }}.sums(),
+          Sample{"grad_out", [](const Tensor& x, const Tensor& y) { return gn_backward(x, y, y); }}.sums()};
+}
+Samples opinfo_embedding_dense_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) {
+            return list(embedding_dense_backward(x.reshape({1, 2, 4, 2, 2}), row_index(), 4, -1, false));
+          }}.sums(),
+          Sample{"padding_scaled", [](const Tensor& x, const Tensor&) {
+            return list(embedding_dense_backward(x.reshape({1, 2, 4, 2, 2}), repeated_index(), 4, 1, true));
+          }}.sums()};
 }
 Samples opinfo_max_pool2d_with_indices() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return pair_list(max_pool2d_with_indices(x, {2, 2})); }}.generic(),

@@ -84,6 +84,25 @@ Samples opinfo_kthvalue() {
           Sample{"keepdim", [](const Tensor& x, const Tensor&) { return list(x.kthvalue(3, 2, true).values + 0.0); }}
               .generic()};
 }
+TensorList all3(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+Samples opinfo__unique2() {
+  return {Sample{"sorted", [](const Tensor& x, const Tensor&) { return all3(_unique2(x, true, true, true)); }}.generic(),
+          Sample{"values", [](const Tensor& x, const Tensor&) { return all3(_unique2(x)); }}.generic()};
+}
+Samples opinfo_unique_dim() {
+  return {Sample{"dim", [](const Tensor& x, const Tensor&) { return all3(unique_dim(x, 2, true, true, true)); }}.generic(),
+          Sample{"bool", [](const Tensor& x, const Tensor&) {
+            return all3(unique_dim(x.gt(Scalar(0.0)), 3, true, true, true));
+          }}};
+}
+Samples opinfo_unique_consecutive() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) {
+            return all3(unique_consecutive(x.gt(Scalar(0.0)), true, true));
+          }}.generic(),
+          Sample{"dim", [](const Tensor& x, const Tensor&) {
+            return all3(unique_consecutive(x.gt(Scalar(0.0)), true, true, 3));
+          }}};
+}
 Samples opinfo_value_selecting_reduction_backward() {
   return {Sample{"sort", [](const Tensor& x, const Tensor& y) {
             return list(value_selecting_reduction_backward(y, 3, sort(x, 3).indices, x.shape(), true));

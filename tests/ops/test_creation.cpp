@@ -60,6 +60,35 @@ TEST_CASE("full: an integer fill keeps every bit; a value the dtype cannot hold 
                        Error);
 }
 
+TEST_CASE("full, masked_fill, clamp, linspace: a float value beyond the dtype's range throws (as PyTorch 1.13)") {
+  // PyTorch's Scalar::to<T> (c10::checked_convert): a finite double above the type's max or below its
+  // lowest overflows; infinity and NaN pass; float32's max itself fits.
+  const char* f32 = "value 1e+40 cannot be converted to type float without overflow";
+  CHECK_THROWS_WITH_AS(full({2}, 1e40), f32, Error);
+  CHECK_THROWS_WITH_AS(full({2}, -1e40), "value -1e+40 cannot be converted to type float without overflow", Error);
+  CHECK_THROWS_WITH_AS(full_like(zeros({2}), 1e40), f32, Error);
+  CHECK_THROWS_WITH_AS(full({1}, 3.4028235e38), "value 3.40282e+38 cannot be converted to type float without overflow",
+                       Error);
+  CHECK_THROWS_WITH_AS(full({1}, 1e39, DType::BFloat16),
+                       "value 1e+39 cannot be converted to type at::BFloat16 without overflow", Error);
+  CHECK_THROWS_WITH_AS(full({1}, 3.39e38, DType::BFloat16), doctest::Contains("type at::BFloat16 without overflow"), Error);
+  const Tensor mask = tensor({true, false}, DType::Bool);
+  Tensor x = zeros({2});
+  CHECK_THROWS_WITH_AS(x.masked_fill(mask, 1e40), f32, Error);
+  CHECK_THROWS_WITH_AS(x.masked_fill_(mask, 1e40), f32, Error);
+  CHECK_TENSOR_CLOSE(x, zeros({2}), 0.0, 0.0);
+  CHECK_THROWS_WITH_AS(x.clamp(std::nullopt, 1e40), f32, Error);
+  CHECK_THROWS_WITH_AS(x.clamp_min(-1e40), "value -1e+40 cannot be converted to type float without overflow", Error);
+  CHECK_THROWS_WITH_AS(linspace(0, 1e40, 3), f32, Error);
+  CHECK(full({1}, std::numeric_limits<float>::max()).item<float>() == std::numeric_limits<float>::max());
+  CHECK(full({1}, 3.3895313892515355e38, DType::BFloat16).item<double>() == 3.3895313892515355e38);
+  CHECK(std::isinf(full({1}, -INFINITY).item<float>()));
+  CHECK(std::isnan(x.masked_fill(mask, NAN)[0].item<float>()));
+  CHECK(full({1}, 1e300, DType::Float64).item<double>() == 1e300);
+  // a float32 tensor meets a float in arithmetic as a wrapped number, not a conversion: inf, as PyTorch
+  CHECK(std::isinf((x + 1e40)[0].item<float>()));
+}
+
 TEST_CASE("creation: negative and overflowing sizes throw") {
   CHECK_THROWS_WITH_AS(zeros({2, -1}), "zeros: negative dimension -1 in size [2, -1]", Error);
   CHECK_THROWS_WITH_AS(ones({-3}), doctest::Contains("negative dimension -3"), Error);

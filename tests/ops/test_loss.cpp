@@ -1,7 +1,9 @@
 // tests/ops/test_loss.cpp — nll_loss_forward / nll_loss_backward, nll_loss over (N, C, d1, ...),
-// cross_entropy_loss (weight, ignore_index, label_smoothing, class-probability targets), mse_loss and
-// its backward: PyTorch 1.13's values (loss_cases.json), central finite differences of the float64
-// forward for the backward kernels, and each misuse's error text with its inputs left as they were.
+// cross_entropy_loss (weight, ignore_index, label_smoothing, class-probability targets), mse_loss, the
+// other losses of torch.nn (l1, smooth_l1, huber, binary_cross_entropy(_with_logits), kl_div, the embedding
+// and margin losses), xlogy, pairwise_distance, cosine_similarity and one_hot: PyTorch 1.13's values and
+// torch.autograd's gradients (loss_cases.json), central finite differences of the float64 forward for the
+// backward kernels, and each misuse's error text with its inputs left as they were.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -25,7 +27,30 @@ Tensor grad_for(int64_t reduction, const Shape& per_element) {
 }
 
 TEST_CASE("loss: every nll_loss, cross_entropy_loss and mse_loss case matches PyTorch 1.13") {
-  CHECK(testing::check_loss_cases(/*softmax=*/false) == 214);
+  CHECK(testing::check_loss_cases(/*softmax=*/false) == 610);
+}
+
+TEST_CASE("loss: every case's gradients match torch.autograd's (the weights are constants, as in PyTorch)") {
+  int checked = 0;
+  for (const testing::OpCase& c : testing::loss_cases()) {
+    if (c.grads.empty()) continue;
+    CAPTURE(c.name);
+    testing::OpCase leaves = c;
+    for (auto& input : leaves.inputs)
+      if (input.second.defined() && is_floating_point(input.second.dtype()) &&
+          input.first.find("weight") == std::string::npos)
+        input.second = input.second.clone().requires_grad_();
+    const Tensor out = testing::run_loss_case(leaves).at(0);
+    (out * c.inputs.at("grad_weight")).sum().backward();
+    for (const auto& grad : c.grads) {
+      const std::string name = grad.first;
+      CAPTURE(name);
+      const double rtol = testing::loss_rtol(grad.second);
+      CHECK_TENSOR_CLOSE(leaves.inputs.at(name).grad(), grad.second, rtol, rtol);
+    }
+    ++checked;
+  }
+  CHECK(checked == 268);
 }
 
 TEST_CASE("loss: nll_loss_backward is the derivative of the float64 nll_loss_forward") {
@@ -149,6 +174,86 @@ TEST_CASE("loss: misuse throws tl::Error naming the values and leaves the inputs
                        Error);
   CHECK(equal(x, x_before));
   CHECK(equal(t, t_before));
+}
+
+TEST_CASE("loss: misuse of the other losses, distances and one_hot throws PyTorch's words with the values") {
+  const Tensor x = from_vector<float>({0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}, {2, 3});
+  const Tensor x_before = x.clone();
+  CHECK_THROWS_WITH_AS(binary_cross_entropy(x * 2, x),
+                       "binary_cross_entropy: all elements of input should be between 0 and 1", Error);
+  CHECK_THROWS_WITH_AS(binary_cross_entropy(full({2, 3}, std::nan("")), x),
+                       "binary_cross_entropy: all elements of input should be between 0 and 1", Error);
+  CHECK_THROWS_WITH_AS(binary_cross_entropy(x, x, ones({2})),
+                       "binary_cross_entropy: shapes [2] and [2, 3] cannot be broadcast (size 2 vs 3 at dimension 1)",
+                       Error);
+  CHECK_THROWS_WITH_AS(binary_cross_entropy(x, x, ones({4, 2, 3})),
+                       "binary_cross_entropy: weight of shape [4, 2, 3] does not broadcast to the input's shape [2, 3]",
+                       Error);
+  CHECK_THROWS_WITH_AS(binary_cross_entropy_with_logits(x, x, {}, ones({3}, DType::Float64)),
+                       "binary_cross_entropy_with_logits: expected pos_weight of the input's dtype torch.float32, got "
+                       "torch.float64",
+                       Error);
+  CHECK_THROWS_WITH_AS(smooth_l1_loss(x, x, Reduction::Mean, -0.5),
+                       "smooth_l1_loss: smooth_l1_loss does not support negative values for beta, got -0.5", Error);
+  CHECK_THROWS_WITH_AS(huber_loss(x, x, Reduction::Mean, 0.0),
+                       "huber_loss: huber_loss does not support non-positive values for delta, got 0", Error);
+  CHECK_THROWS_WITH_AS(huber_loss(x, ones({3, 2})), "huber_loss: input [2, 3] and target [3, 2] must have the same shape",
+                       Error);
+  CHECK_THROWS_WITH_AS(smooth_l1_loss(x, x.to(DType::Float64)),
+                       "smooth_l1_loss: expected target of the input's dtype torch.float32, got torch.float64", Error);
+  CHECK_THROWS_WITH_AS(l1_loss(x, x, 3), "l1_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got 3", Error);
+  CHECK_THROWS_WITH_AS(huber_loss_backward(ones({2, 3}), x, x, Reduction::Sum, 1.0),
+                       "huber_loss_backward: expected grad_output [] torch.float32 for reduction 2, got [2, 3] "
+                       "torch.float32",
+                       Error);
+  CHECK_THROWS_WITH_AS(kl_div(x, ones({2, 3}, DType::Int64)),
+                       "kl_div: Integral inputs not supported, got input torch.float32 and target torch.int64", Error);
+  CHECK_THROWS_WITH_AS(cosine_embedding_loss(x, x, ones({2, 1})),
+                       "cosine_embedding_loss: 0D or 1D target tensor expected, multi-target not supported, got target "
+                       "of shape [2, 1]",
+                       Error);
+  CHECK_THROWS_WITH_AS(triplet_margin_loss(x, x.select(0, 0), x),
+                       "triplet_margin_loss: All inputs should have same dimension but got 2D, 1D and 2D inputs.", Error);
+  CHECK_THROWS_WITH_AS(cosine_similarity(x.to(DType::Int64), x.to(DType::Int64)),
+                       "cosine_similarity: expected common dtype to be floating point, yet common dtype is torch.int64",
+                       Error);
+  CHECK_THROWS_WITH_AS(pairwise_distance(x, ones({2, 4})),
+                       "sub: shapes [2, 3] and [2, 4] cannot be broadcast (size 3 vs 4 at dimension 1)", Error);
+  const Tensor classes = from_vector<int64_t>({1, 3, 0}, {3});
+  CHECK_THROWS_WITH_AS(one_hot(from_vector<int64_t>({1, -2}, {2})),
+                       "one_hot: Class values must be non-negative, got -2", Error);
+  CHECK_THROWS_WITH_AS(one_hot(classes, 3), "one_hot: Class values must be smaller than num_classes (3), got 3", Error);
+  CHECK_THROWS_WITH_AS(one_hot(x), "one_hot: one_hot is only applicable to index tensor, got torch.float32", Error);
+  CHECK_THROWS_WITH_AS(one_hot(zeros({0}, DType::Int64)),
+                       "one_hot: Can not infer total number of classes from empty tensor.", Error);
+  CHECK(equal(x, x_before));
+  CHECK(equal(classes, from_vector<int64_t>({1, 3, 0}, {3})));
+}
+
+TEST_CASE("loss: the composite losses record PyTorch's parts (the ops torch.profiler shows under them)") {
+  const Tensor x = from_vector<double>({0.1, -0.2, 0.3, 0.4, -0.5, 0.6}, {2, 3});
+  const Tensor y = from_vector<double>({0.3, 0.2, -0.1, 0.0, 0.5, 0.9}, {2, 3});
+  const Tensor signs = from_vector<double>({1, -1}, {2});
+  const Tensor probabilities = y.abs(), x0 = x.select(1, 0), y0 = y.select(1, 0), negative = y.flip({0});
+  const auto parts = [](const std::function<void()>& run) {
+    OpNames seen;
+    dispatch::HookGuard guard(&seen);
+    run();
+    return seen.names;
+  };
+  using Names = std::vector<std::string>;
+  CHECK(parts([&] { l1_loss(x, y); }) == Names{"l1_loss", "sub", "abs", "mean"});
+  CHECK(parts([&] { kl_div(x, probabilities, Reduction::Sum); }) == Names{"kl_div", "mul", "xlogy", "sub", "sum"});
+  CHECK(parts([&] { kl_div(x, y, Reduction::None, true); }) == Names{"kl_div", "sub", "exp", "mul"});
+  CHECK(parts([&] { margin_ranking_loss(x0, y0, signs); }) ==
+        Names{"margin_ranking_loss", "sub", "neg", "mul", "add", "clamp_min_", "mean"});
+  CHECK(parts([&] { pairwise_distance(x, y); }) == Names{"pairwise_distance", "sub", "add", "norm"});
+  CHECK(parts([&] { triplet_margin_loss(x, y, negative); }) ==
+        Names{"triplet_margin_loss", "pairwise_distance", "sub", "add", "norm", "pairwise_distance", "sub", "add",
+              "norm", "add", "sub", "clamp_min", "mean"});
+  CHECK(parts([&] { cosine_embedding_loss(x, y, signs); }) ==
+        Names{"cosine_embedding_loss", "mul", "sum", "mul", "sum", "add", "mul", "sum", "add", "mul", "sqrt_", "div",
+              "zeros_like", "rsub", "sub", "clamp_min_", "eq", "where", "eq", "where", "add", "mean"});
 }
 
 }  // namespace

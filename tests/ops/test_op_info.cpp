@@ -193,7 +193,9 @@ std::vector<size_t> pytorch_arguments(OpKind op) {
     case OpKind::FullLike: return {7};  // + layout, device, pin_memory, memory_format
     case OpKind::Sum: case OpKind::Mean: return {2, 4};  // the dimless overload, and the dim one inside it
     case OpKind::Max: case OpKind::Min: return {1, 3};
+    case OpKind::Abs: return {1, 2};  // abs, and the abs.out (self, out) ATen runs inside it
     case OpKind::Nonzero: return {1};  // as_tuple is Python's
+    case OpKind::Einsum: return {3};  // + path
     default: return {};
   }
 }

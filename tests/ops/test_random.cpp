@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/storage.h"
 #include "ops/ops.h"
 #include "tests/support/rng_streams.h"
 #include "tests/support/tensor_check.h"
@@ -123,6 +124,26 @@ void refused(Call call, const std::string& message) {
   manual_seed(8);
   const std::vector<uint8_t> before = get_rng_state();
   CHECK_THROWS_WITH_AS(call(), message.c_str(), Error);
+  CHECK(get_rng_state() == before);
+}
+
+TEST_CASE("randperm: an n past the allocation limit is a tl::Error naming n, before any draw or allocation") {
+  manual_seed(8);
+  const std::vector<uint8_t> before = get_rng_state();
+  const int64_t limit = allocation_limit();
+  for (const DType dtype : {DType::Int64, DType::Int32, DType::Float64}) {
+    const int64_t n = dtype == DType::Int32 ? int64_t{2147483647} : int64_t{1} << (dtype == DType::Int64 ? 62 : 53);
+    if (n <= limit / 8) continue;  // a machine with more memory than that has nothing to refuse
+    CAPTURE(dtype);
+    CHECK_THROWS_WITH_AS(randperm(n, dtype),
+                         ("randperm: n=" + std::to_string(n) + " int64 values would exceed the allocation limit of " +
+                          std::to_string(limit) + " bytes (see tl::set_allocation_limit)").c_str(),
+                         Error);
+  }
+  CHECK(get_rng_state() == before);
+  const int64_t previous = set_allocation_limit(allocator_stats().bytes_in_use + 1000);
+  CHECK_THROWS_WITH_AS(randperm(200), doctest::Contains("randperm: n=200 int64 values would exceed"), Error);
+  set_allocation_limit(previous);
   CHECK(get_rng_state() == before);
 }
 

@@ -1,8 +1,11 @@
 // tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim
-// and Tensor::index against PyTorch 1.13 (values and torch.autograd's gradients, data/index_cases.json from
+// and Tensor::index (basic and tensor indices, index_put_) against PyTorch 1.13 (values and torch.autograd's gradients, data/index_cases.json from
 // gen_index_cases.py), their in-place forms through strided views, and their errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "ops/ops.h"
@@ -15,6 +18,44 @@ namespace {
 using namespace tl::indexing;
 using testing::OpCase;
 
+// The case's name without its dtype ("x[mask] float32": "x[mask]").
+std::string call_of(const OpCase& c) { return c.name.substr(0, c.name.rfind(' ')); }
+
+// x[tensor indices], as the generator spells them.
+Tensor advanced_index(const OpCase& c, const std::map<std::string, Tensor>& in) {
+  const Tensor &x = in.at("self"), &idx = in.at("idx"), &idx4 = in.at("idx4"), &idx5 = in.at("idx5");
+  const std::map<std::string, std::function<Tensor()>> calls = {
+      {"x[mask]", [&] { return x.index({in.at("mask")}); }},
+      {"x[mask1]", [&] { return x.index({in.at("mask1")}); }},
+      {"x[1:, mask4]", [&] { return x.index({Slice(1), in.at("mask4")}); }},
+      {"x[idx]", [&] { return x.index({idx}); }},
+      {"x[:, idx4]", [&] { return x.index({Slice(), idx4}); }},
+      {"x[idx, one]", [&] { return x.index({idx, in.at("one")}); }},
+      {"x[idx, :, idx5]", [&] { return x.index({idx, Slice(), idx5}); }},
+      {"x[..., idx5]", [&] { return x.index({Ellipsis, idx5}); }},
+      {"x[None, idx]", [&] { return x.index({None, idx}); }},
+      {"x[-1, idx4]", [&] { return x.index({-1, idx4}); }},
+  };
+  REQUIRE(calls.count(call_of(c)) == 1);
+  return calls.at(call_of(c))();
+}
+
+// A clone of self written through tensor indices, as the generator spells it.
+Tensor advanced_index_put(const OpCase& c, const std::map<std::string, Tensor>& in) {
+  Tensor out = in.at("self").clone();
+  const Tensor& v = in.at("values");
+  const std::map<std::string, std::function<void()>> calls = {
+      {"x[idx2] = v", [&] { out.index_put_({in.at("idx2")}, v); }},
+      {"x[mask] = v5", [&] { out.index_put_({in.at("mask")}, v); }},
+      {"x[:, idx4] = v", [&] { out.index_put_({Slice(), in.at("idx4")}, v); }},
+      {"x[idx, :, idx5] = v4", [&] { out.index_put_({in.at("idx"), Slice(), in.at("idx5")}, v); }},
+      {"x.index_put_((idx,), v, accumulate=True)", [&] { index_put_(out, {in.at("idx")}, v, true); }},
+  };
+  REQUIRE(calls.count(call_of(c)) == 1);
+  calls.at(call_of(c))();
+  return out;
+}
+
 // The case's call, as the generator spells it.
 Tensor run_case(const OpCase& c, const std::map<std::string, Tensor>& in) {
   const auto num = [&](const char* name) { return c.numbers.at(name); };
@@ -22,6 +63,12 @@ Tensor run_case(const OpCase& c, const std::map<std::string, Tensor>& in) {
   if (c.op == "gather") return gather(in.at("self"), dim(), in.at("index"));
   if (c.op == "scatter") return scatter(in.at("self"), dim(), in.at("index"), in.at("src"));
   if (c.op == "scatter_add") return scatter_add(in.at("self"), dim(), in.at("index"), in.at("src"));
+  if (c.op == "scatter_value") return in.at("self").scatter(dim(), in.at("index"), num("value"));
+  if (c.op == "masked_fill_tensor") return in.at("self").masked_fill(in.at("mask"), in.at("value"));
+  if (c.op == "pow_scalar") {  // an integral base is an int, as the generator's Python number
+    const double base = num("base");
+    return std::floor(base) == base ? pow(static_cast<int64_t>(base), in.at("exponent")) : pow(base, in.at("exponent"));
+  }
   if (c.op == "index_add") return index_add(in.at("self"), dim(), in.at("index"), in.at("source"), num("alpha"));
   if (c.op == "masked_fill") {
     const Tensor& self = in.at("self");
@@ -35,6 +82,8 @@ Tensor run_case(const OpCase& c, const std::map<std::string, Tensor>& in) {
     return take_along_dim(in.at("self"), in.at("indices"));
   }
   const Tensor& x = in.at("self");
+  if (c.op == "index" && in.count("idx")) return advanced_index(c, in);
+  if (c.op == "index_put") return advanced_index_put(c, in);
   const std::map<std::string, Tensor> calls = {
       {"x[1]", x[1]},
       {"x[-1]", x[-1]},
@@ -78,7 +127,7 @@ TEST_CASE("indexing ops: every case matches PyTorch 1.13, values and torch.autog
     }
     ++checked;
   }
-  CHECK(checked == 47);
+  CHECK(checked == 88);
 }
 
 // self as a transposed (non-contiguous) view of a wider buffer.
@@ -118,6 +167,61 @@ TEST_CASE("Tensor::index: views that share storage, and index_put_ writes throug
   w.index({Slice(1)}).sum().backward();
   CHECK_TENSOR_CLOSE(w.grad(), tensor({0.0, 1.0, 1.0}), 0, 0);
   CHECK(w[1].grad_fn_name() == "SelectBackward0");
+}
+
+TEST_CASE("tensor indices: index_put_ writes through a strided self and accumulates repeats") {
+  const Tensor x = arange(0.0, 15.0).reshape({3, 5}).to(kFloat);
+  Tensor a = strided_copy(x);
+  REQUIRE_FALSE(a.is_contiguous());
+  a.index_put_({tensor({0, 2}), Slice(1, 3)}, tensor({-1.0, -2.0}));
+  Tensor expected = x.clone();
+  expected.index_put_({0, Slice(1, 3)}, tensor({-1.0, -2.0}));
+  expected.index_put_({2, Slice(1, 3)}, tensor({-1.0, -2.0}));
+  CHECK_TENSOR_CLOSE(a, expected, 0, 0);
+  CHECK(a._version() == 1);
+  Tensor b = zeros({4});
+  index_put_(b, {tensor({1, 3, 1, 1})}, tensor({1.0, 2.0, 3.0, 4.0}), true);
+  CHECK_TENSOR_CLOSE(b, tensor({0.0, 8.0, 0.0, 2.0}), 0, 0);
+  Tensor m = arange(0.0, 6.0).reshape({2, 3}).to(kFloat);
+  m.index_put_({m > 2.5}, 0.5);
+  CHECK_TENSOR_CLOSE(m, tensor({{0.0, 1.0, 2.0}, {0.5, 0.5, 0.5}}), 0, 0);
+  CHECK(x.index({tensor({true, false, true})}).grad_fn_name().empty());
+  const Tensor w = ones({3, 2}).requires_grad_();
+  CHECK(w.index({tensor({2, 2})}).grad_fn_name() == "IndexBackward0");
+}
+
+TEST_CASE("tensor indices: misuse throws PyTorch's message and leaves self as it was") {
+  const Tensor x = arange(0.0, 6.0).reshape({2, 3}).to(kFloat);
+  Tensor y = x.clone();
+  const auto unchanged = [&] { CHECK_TENSOR_CLOSE(y, x, 0, 0); CHECK(y._version() == 0); };
+  CHECK_THROWS_WITH_AS(x.index({tensor({{true, false, true}})}),
+                       "The shape of the mask [1, 3] at index 0 does not match the shape of the indexed tensor [2, 3] at "
+                       "index 0",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.index({tensor({0, 1}), tensor({0, 1, 2})}),
+                       "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]", Error);
+  CHECK_THROWS_WITH_AS(x.index({tensor({5})}), "index 5 is out of bounds for dimension 0 with size 2", Error);
+  CHECK_THROWS_WITH_AS(x.index({Slice(), tensor({-4})}), "index -4 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(x.index({tensor({0.5})}),
+                       "tensors used as indices must be long, byte or bool tensors, got torch.float32", Error);
+  CHECK_THROWS_WITH_AS(x.index({tensor({0}), tensor({0}), tensor({0})}), "too many indices for tensor of dimension 2",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.index_put_({tensor({1, 0})}, ones({2})),
+                       "shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of shape [2, 3]",
+                       Error);
+  CHECK_THROWS_WITH_AS(y.index_put_({tensor({0}), tensor({7})}, ones({1})),
+                       "index 7 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(y.index_put_({tensor({0})}, ones({3}, kDouble)),
+                       "Index put requires the source and destination dtypes match, got torch.float32 for the "
+                       "destination and torch.float64 for the source.",
+                       Error);
+  Tensor c = arange(0.0, 4.0).to(kFloat);
+  CHECK_THROWS_WITH_AS(c.index_put_({tensor({1, 2, 3})}, c.index({Slice(0, 3)})),
+                       "index_put_: unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the operation.",
+                       Error);
+  CHECK_TENSOR_CLOSE(c, arange(0.0, 4.0).to(kFloat), 0, 0);
+  unchanged();
 }
 
 TEST_CASE("indexing ops: misuse throws PyTorch's message and leaves self as it was") {

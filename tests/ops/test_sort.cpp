@@ -1,7 +1,8 @@
 // tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
-// vector norms, any / all, baddbmm and outer against PyTorch 1.13 (tests/ops/data/sort_cases.json, written by
-// gen_sort_cases.py): values, NaN placement, stable indices, gradients by torch.autograd (cumprod through zeros,
-// var with n <= correction, norms at ties and zeros); their error messages and torch.return_types.
+// vector norms, any / all, baddbmm, outer, unique and einsum against PyTorch 1.13 (tests/ops/data/sort_cases.json,
+// written by gen_sort_cases.py): values, NaN placement, stable indices, gradients by torch.autograd (cumprod
+// through zeros, var with n <= correction, norms at ties and zeros, einsum's operands); their error messages
+// and torch.return_types.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -33,6 +34,14 @@ std::optional<Shape> dims_of(const OpCase& c) {
 
 TensorList pair(const auto& r) { return {r.values, r.indices}; }
 TensorList tuple_list(const std::tuple<Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t)}; }
+TensorList tuple_list(const std::tuple<Tensor, Tensor, Tensor>& t) { return {std::get<0>(t), std::get<1>(t), std::get<2>(t)}; }
+
+// einsum's operands: self, then the inputs t1, t2, ...
+std::vector<Tensor> operands_of(const OpCase& c, const Tensor& self) {
+  std::vector<Tensor> out{self};
+  for (size_t i = 1; c.inputs.count("t" + std::to_string(i)); ++i) out.push_back(c.inputs.at("t" + std::to_string(i)));
+  return out;
+}
 
 // The case's op on `self` (its other inputs from the case), through the public C++ API.
 TensorList run(const OpCase& c, const Tensor& self, const std::string& op) {
@@ -64,6 +73,17 @@ TensorList run(const OpCase& c, const Tensor& self, const std::string& op) {
   if (op == "baddbmm")
     return {baddbmm(self, c.inputs.at("batch1"), c.inputs.at("batch2"), c.numbers.at("beta"), c.numbers.at("alpha"))};
   if (op == "outer") return {self.outer(c.inputs.at("vec2"))};
+  if (op == "_unique2") return tuple_list(_unique2(self, flag("sorted"), flag("return_inverse"), flag("return_counts")));
+  if (op == "unique_dim")
+    return tuple_list(unique_dim(self, num("dim"), flag("sorted"), flag("return_inverse"), flag("return_counts")));
+  if (op == "unique_consecutive")
+    return tuple_list(c.numbers.count("dim") ? unique_consecutive(self, flag("return_inverse"), flag("return_counts"), num("dim"))
+                                              : unique_consecutive(self, flag("return_inverse"), flag("return_counts")));
+  if (op == "einsum") return {einsum(c.strings.at("equation"), operands_of(c, self))};
+  if (op == "var:bool") return {self.var(flag("unbiased"))};
+  if (op == "std:bool") return {tl::std(self, flag("unbiased"))};
+  if (op == "var_mean:bool") return tuple_list(var_mean(self, flag("unbiased")));
+  if (op == "std_mean:bool") return tuple_list(std_mean(self, flag("unbiased")));
   throw std::runtime_error("sort_cases.json: no call for op " + op);
 }
 
@@ -123,6 +143,118 @@ TEST_CASE("the gradients of cumsum, cumprod, var, std, norms, sort, topk and kth
     ++checked;
   }
   CHECK(checked >= 19);
+}
+
+TEST_CASE("einsum's gradients are torch.autograd's, through the ops it decomposes into") {
+  int checked = 0;
+  for (const OpCase& c : cases()) {
+    if (c.op != "einsum" || c.grads.empty()) continue;
+    CAPTURE(c.name);
+    std::vector<Tensor> leaves = operands_of(c, c.inputs.at("self"));
+    for (Tensor& t : leaves) t = t.clone().requires_grad_();
+    (einsum(c.strings.at("equation"), leaves) * c.inputs.at("weight")).sum().backward();
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const std::string name = i == 0 ? "self" : "t" + std::to_string(i);
+      CAPTURE(name);
+      REQUIRE(leaves[i].grad().defined());
+      CHECK_TENSOR_CLOSE(leaves[i].grad(), c.grads.at(name), 1e-10, 1e-12);
+    }
+    ++checked;
+  }
+  CHECK(checked >= 25);
+}
+
+TEST_CASE("x.var(false) is LibTorch's var(bool unbiased), an int stays a dim") {
+  const Tensor x = from_vector<float>({1, 2, 4, 8, 3, 5}, {2, 3});
+  // A bool converting to dim 0 would give a (3,) result: the template overload takes bool alone.
+  CHECK(x.var(false).dim() == 0);
+  CHECK(equal(x.var(false), x.var({}, false)));
+  CHECK(equal(tl::std(x, true), x.std({}, true)));
+  CHECK(equal(x.var(0), x.var(0, true)));
+  CHECK(x.var(0).shape() == Shape{3});
+  CHECK(x.std(1).shape() == Shape{2});
+  CHECK(equal(std::get<0>(var_mean(x, false)), x.var(false)));
+}
+
+TEST_CASE("unique: every NaN is a value of its own, last, counted once") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x = from_vector<float>({2, nan, 1, nan, 2}, {5});
+  const auto [values, inverse, counts] = _unique2(x, true, true, true);
+  REQUIRE(values.shape() == Shape{4});
+  CHECK(equal(values.slice(0, 0, 2), from_vector<float>({1, 2}, {2})));
+  CHECK(std::isnan(values.select(0, 2).item<float>()));
+  CHECK(std::isnan(values.select(0, 3).item<float>()));
+  CHECK(equal(inverse, from_vector<int64_t>({1, 2, 0, 3, 1}, {5})));
+  CHECK(equal(counts, from_vector<int64_t>({1, 2, 1, 1}, {4})));
+  // sorted=false comes back sorted too (PyTorch leaves that order unspecified)
+  CHECK(equal(std::get<0>(_unique2(from_vector<int64_t>({3, 1, 3}, {3}), false)), from_vector<int64_t>({1, 3}, {2})));
+}
+
+TEST_CASE("misuse of unique and einsum throws PyTorch's message and changes nothing") {
+  const Tensor x = from_vector<float>({3, 1, 2, 5, 4, 0}, {2, 3});
+  const Tensor before = x.clone();
+  CHECK_THROWS_WITH_AS(unique_dim(x, 2), "unique_dim: dimension out of range (expected to be in range of [-2, 1], but got 2)",
+                       Error);
+  CHECK_THROWS_WITH_AS(unique_dim(from_vector<float>({3}, {}), 0),
+                       "unique_dim: Dimension specified as 0 but tensor has no dimensions", Error);
+  CHECK_THROWS_WITH_AS(unique_dim(zeros({0, 2}), 1),
+                       "unique_dim: There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
+                       Error);
+  CHECK_THROWS_WITH_AS(unique_dim(zeros({0, 0}), 0),
+                       "unique_dim: Number of zero sized dimensions is more than one, so unique cannot be applied", Error);
+  CHECK_THROWS_WITH_AS(unique_consecutive(zeros({2, 0}), true, true, 0),
+                       "unique_consecutive: There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                       "applied",
+                       Error);
+  const Tensor leaf = x.clone().requires_grad_();
+  const Tensor values = std::get<0>(_unique2(leaf));
+  CHECK(values.requires_grad());
+  CHECK_THROWS_WITH_AS(values.sum().backward(), "the derivative for 'aten::_unique2' is not implemented", Error);
+
+  const Tensor a = ones({2, 3}), b = ones({4, 5}), sq = ones({2, 3});
+  CHECK_THROWS_WITH_AS(einsum("ij,jk", {a}), "einsum(): fewer operands were provided than specified in the equation",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("i->", {a, a}), "einsum(): more operands were provided than specified in the equation",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("ij", std::vector<Tensor>{}), "einsum(): must provide at least one operand", Error);
+  CHECK_THROWS_WITH_AS(einsum("ij->k", {a}),
+                       "einsum(): output subscript k does not appear in the equation for any input operand", Error);
+  CHECK_THROWS_WITH_AS(einsum("i->ii", {ones({2})}), "einsum(): output subscript i appears more than once in the output",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("ij", {ones({2, 3, 4})}),
+                       "einsum(): the number of subscripts in the equation (2) does not match the number of dimensions "
+                       "(3) for operand 0 and no ellipsis was given",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("...ij->...ji", {ones({1})}),
+                       "einsum(): the number of subscripts in the equation (2) is more than the number of dimensions (1) "
+                       "for operand 0",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("ij,jk->ik", {a, b}),
+                       "einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("ii->i", {sq}), "einsum(): subscript i is repeated for operand 0 but the sizes don't match, 3 != 2",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("ij->i->j", {ones({2, 2})}),
+                       "einsum(): invalid subscript given at index 5 in the equation string, subscripts must be in [a-zA-Z]",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("i1->i", {ones({2, 2})}),
+                       "einsum(): invalid subscript given at index 1 in the equation string, subscripts must be in [a-zA-Z]",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("i.j->ij", {ones({2, 2})}), "einsum(): found '.' for operand 0 that is not part of any ellipsis",
+                       Error);
+  CHECK_THROWS_WITH_AS(einsum("......->", {ones({1})}),
+                       "einsum(): found '.' for operand 0 for which an ellipsis was already found", Error);
+  CHECK_THROWS_WITH_AS(einsum("i...->...i...", {ones({1})}),
+                       "einsum(): found '.' for output but an ellipsis (...) was already found", Error);
+  CHECK_THROWS_WITH_AS(einsum("...i,...i", {ones({2, 3}), ones({4, 3})}),
+                       "einsum(): dimension 0 covered by ellipsis in operand 1 has size 4 which does not broadcast with "
+                       "previously seen ellipsis with size 2 for the respective dimension",
+                       Error);
+  const Tensor ints = from_vector<int64_t>({1, 2, 3, 4}, {2, 2});
+  CHECK_THROWS_WITH_AS(einsum("ij,jk->ik", {ints, ints}), "bmm: expected float32, float64 or bfloat16 operands, got torch.int64",
+                       Error);
+  CHECK(equal(einsum("ij->ji", {ints}), ints.t()));  // no contraction, no bmm
+  CHECK(equal(x, before));
 }
 
 TEST_CASE("ties: sort is stable in both directions, topk and kthvalue return indices of their values") {

@@ -13,6 +13,7 @@
 
 #include "core/dispatch.h"
 #include "core/op_kind.h"
+#include "core/schema.h"
 #include "ops/ops.h"
 #include "tests/ops/op_db.h"
 #include "tests/support/tensor_check.h"
@@ -95,7 +96,8 @@ TEST_CASE("special values: every op matches PyTorch on NaN, +inf, -inf, -0.0 and
   const Tensor y = tensor_of(ref["y"], {1, 2, 4, 4});
   int checked = 0;
   for (int k = 0; k < kNumOps; ++k) {
-    const std::string op(op_name(static_cast<OpKind>(k)));
+    const Schema& schema = schema_of(static_cast<OpKind>(k));  // keyed as native_functions.yaml: pow.Scalar
+    const std::string op = schema.overload_name.empty() ? schema.name : schema.name + "." + schema.overload_name;
     CAPTURE(op);
     REQUIRE_MESSAGE(ref["results"].contains(op), "op ", op, " has no PyTorch reference: add its samples to "
                                                            "gen_special_values.py and rerun it");

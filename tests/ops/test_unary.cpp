@@ -302,6 +302,7 @@ TEST_CASE("unary: gelu, exact and tanh forms, matches the reference over floatin
 }
 
 // The floating-point activations with a backward kernel (grad, self): each against its reference and derivative.
+// An op with arguments is called with fixed ones; `method` is null for an op without a Tensor method.
 struct ActivationCase {
   const char* name;
   Tensor (*op)(const Tensor&);
@@ -312,6 +313,7 @@ struct ActivationCase {
 };
 
 double sigmoid_of(double x) { return 1 / (1 + std::exp(-x)); }
+double mish_tanh(double x) { return std::tanh(std::log1p(std::exp(x))); }
 
 const ActivationCase kActivations[] = {
     {"hardswish", tl::hardswish, &Tensor::hardswish, tl::hardswish_backward,
@@ -319,9 +321,28 @@ const ActivationCase kActivations[] = {
      [](double x) { return x < -3 ? 0.0 : x >= 3 ? 1.0 : x / 3 + 0.5; }},
     {"silu", tl::silu, &Tensor::silu, tl::silu_backward, [](double x) { return x * sigmoid_of(x); },
      [](double x) { return sigmoid_of(x) * (1 + x * (1 - sigmoid_of(x))); }},
+    {"mish", tl::mish, nullptr, tl::mish_backward, [](double x) { return x * mish_tanh(x); },
+     [](double x) { return mish_tanh(x) + x * sigmoid_of(x) * (1 - mish_tanh(x) * mish_tanh(x)); }},
+    {"leaky_relu", [](const Tensor& x) { return tl::leaky_relu(x, 0.2); }, nullptr,
+     [](const Tensor& g, const Tensor& x) { return tl::leaky_relu_backward(g, x, 0.2, false); },
+     [](double x) { return x > 0 ? x : 0.2 * x; }, [](double x) { return x > 0 ? 1.0 : 0.2; }},
+    {"elu", [](const Tensor& x) { return tl::elu(x, 0.5, 2.0, 1.5); }, nullptr,
+     [](const Tensor& g, const Tensor& x) { return tl::elu_backward(g, 0.5, 2.0, 1.5, false, x); },
+     [](double x) { return x > 0 ? 2 * x : 0.5 * 2 * std::expm1(1.5 * x); },
+     [](double x) { return x > 0 ? 2.0 : 1.5 * 0.5 * 2 * std::exp(1.5 * x); }},
+    {"softplus", [](const Tensor& x) { return tl::softplus(x, 2, 1.5); }, nullptr,
+     [](const Tensor& g, const Tensor& x) { return tl::softplus_backward(g, x, 2, 1.5); },
+     [](double x) { return 2 * x > 1.5 ? x : std::log1p(std::exp(2 * x)) / 2; },
+     [](double x) { return 2 * x > 1.5 ? 1.0 : sigmoid_of(2 * x); }},
+    {"hardsigmoid", tl::hardsigmoid, nullptr, tl::hardsigmoid_backward,
+     [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; },
+     [](double x) { return x > -3 && x < 3 ? 1.0 / 6 : 0.0; }},
+    {"hardtanh", [](const Tensor& x) { return tl::hardtanh(x, -0.5, 1.25); }, nullptr,
+     [](const Tensor& g, const Tensor& x) { return tl::hardtanh_backward(g, x, -0.5, 1.25); },
+     [](double x) { return std::min(std::max(x, -0.5), 1.25); }, [](double x) { return x > -0.5 && x < 1.25 ? 1.0 : 0.0; }},
 };
 
-TEST_CASE("unary: hardswish, silu and their backwards match the reference over floating dtypes and layouts") {
+TEST_CASE("unary: the activations and their backwards match the reference over floating dtypes and layouts") {
   for (const ActivationCase& c : kActivations) {
     std::mt19937_64 rng(3);
     for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
@@ -332,7 +353,7 @@ TEST_CASE("unary: hardswish, silu and their backwards match the reference over f
         CHECK(y.dtype() == dtype);
         CHECK_TENSOR_CLOSE(y, testing::reference(shape, {x}, [&](const auto& v) { return c.reference(v[0]); }),
                            rtol_for(dtype), atol_for(dtype));
-        CHECK_TENSOR_CLOSE((x.*c.method)(), y, 0, 0);
+        if (c.method) CHECK_TENSOR_CLOSE((x.*c.method)(), y, 0, 0);
         CHECK_TENSOR_CLOSE(c.backward(g, x),
                            testing::reference(shape, {g, x}, [&](const auto& v) { return v[0] * c.derivative(v[1]); }),
                            rtol_for(dtype), atol_for(dtype));
@@ -359,6 +380,50 @@ TEST_CASE("unary: silu refuses integer input; its backward refuses mixed dtypes 
                        Error);
   CHECK_THROWS_WITH_AS(silu_backward(ones({2}), ones({3})),
                        "silu_backward: shapes [2] and [3] cannot be broadcast (size 2 vs 3 at dimension 0)", Error);
+}
+
+TEST_CASE("unary: leaky_relu_ and elu_ write through a strided view and refuse what cannot be written") {
+  std::mt19937_64 rng(5);
+  for (bool elu : {false, true}) {
+    CAPTURE(elu);
+    const Tensor base = testing::random_tensor({4, 6}, DType::Float32, rng, -3, 3), before = base.clone();
+    const Tensor view = base.slice(1, 1, std::nullopt, 2);
+    const Tensor expected = elu ? tl::elu(view, 0.5) : tl::leaky_relu(view, 0.2);
+    const Tensor out = elu ? tl::elu_(view, 0.5) : tl::leaky_relu_(view, 0.2);
+    CHECK(out.is_same(view));
+    CHECK_TENSOR_CLOSE(view, expected, 0, 0);
+    CHECK_TENSOR_CLOSE(base.slice(1, 0, std::nullopt, 2), before.slice(1, 0, std::nullopt, 2), 0, 0);
+  }
+  const Tensor expanded = ones({3}).expand({2, 3});
+  CHECK_THROWS_AS(tl::leaky_relu_(expanded), Error);
+  const Tensor i = from_vector<int64_t>({-1, 2}, {2});
+  CHECK_THROWS_WITH_AS(tl::elu_(i), "elu_: expected a floating point dtype, got torch.int64", Error);
+  CHECK_TENSOR_CLOSE(i, from_vector<int64_t>({-1, 2}, {2}), 0, 0);
+}
+
+TEST_CASE("unary: prelu and its backward match a per-channel reference") {
+  std::mt19937_64 rng(6);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (int64_t channels : {1, 3}) {
+      CAPTURE(dtype);
+      CAPTURE(channels);
+      const Tensor x = testing::make_input({2, 3, 5}, dtype, Layout::Transposed, rng, -3, 3);
+      const Tensor g = testing::random_tensor({2, 3, 5}, dtype, rng, -2, 2);
+      const Tensor w = testing::random_tensor({channels}, dtype, rng, -1, 1);
+      const Tensor wx = channels == 1 ? w : w.view({3, 1});  // the slope of each element, broadcast
+      CHECK_TENSOR_CLOSE(tl::prelu(x, w), testing::reference({2, 3, 5}, {x, wx}, [](const auto& v) {
+                           return v[0] > 0 ? v[0] : v[1] * v[0];
+                         }), rtol_for(dtype), atol_for(dtype));
+      auto [grad_input, grad_weight] = tl::prelu_backward(g, x, w);
+      CHECK_TENSOR_CLOSE(grad_input, testing::reference({2, 3, 5}, {g, x, wx}, [](const auto& v) {
+                           return v[1] > 0 ? v[0] : v[2] * v[0];
+                         }), rtol_for(dtype), atol_for(dtype));
+      const Tensor terms = testing::reference({2, 3, 5}, {g, x}, [](const auto& v) { return v[1] > 0 ? 0.0 : v[0] * v[1]; });
+      const Tensor expected = channels == 1 ? terms.sum().reshape({1}) : terms.sum({0, 2});
+      CHECK(grad_weight.shape() == w.shape());
+      CHECK_TENSOR_CLOSE(grad_weight, expected, 1e-5, 1e-5);
+    }
+  }
 }
 
 TEST_CASE("unary: gelu refuses integer input and an unknown approximation") {

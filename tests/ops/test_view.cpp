@@ -411,11 +411,50 @@ TEST_CASE("views alias their base: writes through the view land in the base") {
   check_aliases(b, b.select(1, -1).unsqueeze(1));
   b = iota({1, 6});
   check_aliases(b, b.squeeze());
+  b = iota({4, 6});
+  check_aliases(b, b.diagonal(1));
   // An expanded view cannot be written; writing its base shows through every repeat.
   Tensor row = iota({1, 3});
   const Tensor e = row.expand({4, 3});
   row.copy_(full({1, 3}, 9.0));
   for (int64_t i = 0; i < e.numel(); ++i) CHECK(element_at(e, i) == 9);
+}
+
+TEST_CASE("diagonal: every offset and dim pair against index arithmetic, and its errors") {
+  const Tensor x = iota({3, 4, 5});
+  for (int64_t d1 = -3; d1 < 3; ++d1) {
+    for (int64_t d2 = -3; d2 < 3; ++d2) {
+      if ((d1 + 3) % 3 == (d2 + 3) % 3) continue;
+      for (int64_t offset = -6; offset <= 6; ++offset) {
+        CAPTURE(d1);
+        CAPTURE(d2);
+        CAPTURE(offset);
+        const Tensor d = x.diagonal(offset, d1, d2);
+        const int64_t a = (d1 + 3) % 3, b = (d2 + 3) % 3, other = 3 - a - b;
+        const int64_t len = std::max<int64_t>(
+            0, offset >= 0 ? std::min(x.size(a), x.size(b) - offset) : std::min(x.size(a) + offset, x.size(b)));
+        REQUIRE(d.shape() == Shape{x.size(other), len});
+        for (int64_t o = 0; o < x.size(other); ++o) {
+          for (int64_t i = 0; i < len; ++i) {
+            int64_t at[3];
+            at[other] = o;
+            at[a] = offset >= 0 ? i : i - offset;
+            at[b] = offset >= 0 ? i + offset : i;
+            CHECK(element_at(d, o * len + i) == element_at(x, (at[0] * 4 + at[1]) * 5 + at[2]));
+          }
+        }
+      }
+    }
+  }
+  const Tensor before = x.clone();
+  CHECK_THROWS_WITH_AS(diagonal(ones({3})), "diagonal: dimension out of range (expected to be in range of [-1, 0], but got 1)",
+                       Error);
+  CHECK_THROWS_WITH_AS(x.diagonal(0, 1, -2), "diagonal: diagonal dimensions cannot be identical 1, -2", Error);
+  CHECK_THROWS_WITH_AS(x.diagonal(0, 0, 3), "diagonal: dimension out of range (expected to be in range of [-3, 2], but got 3)",
+                       Error);
+  CHECK_THROWS_WITH_AS(diagonal_backward(ones({2}), {3, 4}, 0, 0, 1),
+                       "diagonal_backward: expected grad_output of size [3] (the diagonal of [3, 4]), got [2]", Error);
+  CHECK(equal(x, before));
 }
 
 }  // namespace

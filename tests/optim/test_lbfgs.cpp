@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,56 @@ TEST_CASE("LBFGS's misuse is refused with PyTorch's words, changing nothing") {
   CHECK_THROWS_WITH_AS(opt.step([&] { return a.sum(); }),
                        "LBFGS doesn't support per-parameter options (parameter groups)", Error);
   CHECK(a.sum().item<float>() == 2);
+}
+
+TEST_CASE("LBFGS: a closure that throws mid-step leaves the parameters and the state as before the step") {
+  const Tensor target = from_vector<float>({1, -2, 3}, {3}), weight = from_vector<float>({1, 10, 100}, {3});
+  for (const bool line_search : {false, true}) {
+    CAPTURE(line_search);
+    Tensor p = zeros({3}).requires_grad_(), q = zeros({3}).requires_grad_();
+    const LBFGSOptions options{.max_iter = 4, .history_size = 3,
+                               .line_search_fn = line_search ? std::optional<std::string>("strong_wolfe") : std::nullopt};
+    LBFGS failing({p}, options), clean({q}, options);
+    int calls = 0, fail_at = -1;
+    const auto closure = [&](LBFGS& opt, const Tensor& x) {
+      return [&, model = &opt, x] {
+        TL_CHECK(calls++ != fail_at, "the model failed");
+        model->zero_grad();
+        Tensor loss = x.sub(target).pow(2).mul(weight).sum();
+        loss.backward();
+        return loss;
+      };
+    };
+    failing.step(closure(failing, p));
+    clean.step(closure(clean, q));
+    const OptimizerStateDict before = failing.state_dict();
+    const Tensor p_before = p.detach().clone();
+    for (const int k : {0, 1, 3}) {  // the first evaluation, the next, one inside the iterations
+      CAPTURE(k);
+      calls = 0, fail_at = k;
+      CHECK_THROWS_WITH_AS(failing.step(closure(failing, p)), "the model failed", Error);
+      CHECK(equal(p.detach(), p_before));
+      const OptimizerStateDict after = failing.state_dict();
+      REQUIRE(after.state.at(0).size() == before.state.at(0).size());
+      for (const auto& entry : before.state.at(0)) {
+        const std::string& key = entry.first;
+        CAPTURE(key);
+        CHECK(equal(after.state.at(0).at(key), entry.second));
+      }
+    }
+    fail_at = -1;
+    failing.step(closure(failing, p));
+    clean.step(closure(clean, q));
+    CHECK(equal(p, q));
+  }
+}
+
+TEST_CASE("LBFGS: an empty closure is a tl::Error, not std::bad_function_call") {
+  Tensor a = ones({2}).requires_grad_();
+  LBFGS opt({a});
+  CHECK_THROWS_WITH_AS(opt.step(LBFGS::Closure{}),
+                       "LBFGS.step: the closure is empty; it must reevaluate the model and return the loss", Error);
+  CHECK(opt.state(a).empty());
 }
 
 TEST_CASE("LBFGS's state dict carries its history, so a loaded optimizer continues as the original") {

@@ -377,6 +377,59 @@ TEST_CASE("a refused step changes nothing: OneCycleLR past total_steps, a negati
   CHECK(plateau.get_last_lr() == std::vector<double>{0.1, 0.3});
 }
 
+TEST_CASE("CyclicLR refuses a cycle PyTorch divides by zero for; OneCycleLR an epochs * steps_per_epoch past int64") {
+  auto sgd = make_optimizer("SGD", {0.1, 0.2});
+  const auto before = options_of(*sgd);
+  // PyTorch 1.13: ZeroDivisionError (float division by zero) in __init__ for each of these.
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.01, .max_lr = 0.1, .step_size_up = 0}),
+                       "CyclicLR: step_size_up=0 and step_size_down=0 make a cycle of 0 iterations (float division by "
+                       "zero)",
+                       Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.01, .max_lr = 0.1, .step_size_up = 0, .step_size_down = 5}),
+                       "CyclicLR: step_size_up=0 makes an empty increasing half-cycle (float division by zero)", Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.01, .max_lr = 0.1, .step_size_up = -1, .step_size_down = 1}),
+                       "CyclicLR: step_size_up=-1 and step_size_down=1 make a cycle of 0 iterations (float division by "
+                       "zero)",
+                       Error);
+  CHECK_THROWS_WITH_AS(CyclicLR(*sgd, {.base_lr = 0.01, .max_lr = 0.1, .step_size_up = 1, .step_size_down = -1}),
+                       "CyclicLR: step_size_up=1 and step_size_down=-1 make a cycle of 0 iterations (float division by "
+                       "zero)",
+                       Error);
+  CHECK_THROWS_WITH_AS(OneCycleLR(*sgd, {.max_lr = 0.1, .epochs = int64_t{1} << 62, .steps_per_epoch = 4}),
+                       "OneCycleLR: epochs=4611686018427387904 times steps_per_epoch=4 is more total steps than int64 "
+                       "holds",
+                       Error);
+  CHECK(options_of(*sgd) == before);
+  // PyTorch takes these: the lr reaches max_lr in one step and falls back at once
+  CyclicLR no_way_down(*sgd, {.base_lr = 0.01, .max_lr = 0.1, .step_size_up = 5, .step_size_down = 0});
+  no_way_down.step();
+  CHECK(no_way_down.get_last_lr()[0] == doctest::Approx(0.027999999999999997).epsilon(1e-12));  // PyTorch 1.13
+}
+
+TEST_CASE("an lr erased from a param group is a tl::Error naming the group and key at the next step, not an assert") {
+  auto sgd = make_optimizer("SGD", {0.1, 0.2});
+  StepLR step_lr(*sgd, 2);
+  sgd->param_groups()[1].options.erase("lr");
+  const auto before = options_of(*sgd);
+  const SchedulerStateDict scheduler_before = step_lr.state_dict();
+  CHECK_THROWS_WITH_AS(step_lr.step(), "StepLR: param_groups[1] has no 'lr' (it was erased from the group's options)",
+                       Error);
+  CHECK_THROWS_WITH_AS(step_lr.step(3.0), "StepLR: param_groups[1] has no 'lr' (it was erased from the group's options)",
+                       Error);
+  CHECK(step_lr.last_epoch() == scheduler_before.last_epoch);
+  CHECK(step_lr.state_dict().step_count == scheduler_before.step_count);
+  CHECK(options_of(*sgd) == before);
+  CHECK_THROWS_WITH_AS(sgd->step(), "SGD.step: param_groups[1] has no 'lr' (it was erased from the group's options)",
+                       Error);
+
+  auto plain = make_optimizer("SGD", {0.1});
+  ReduceLROnPlateau plateau(*plain, {.patience = 0});
+  plain->param_groups()[0].options.erase("lr");
+  CHECK_THROWS_WITH_AS(plateau.step(1.0),
+                       "ReduceLROnPlateau: param_groups[0] has no 'lr' (it was erased from the group's options)", Error);
+  CHECK(plateau.last_epoch() == 0);
+}
+
 TEST_CASE("load_state_dict refuses other list hyper-parameters, modes, counters or schedulers and changes nothing") {
   auto opt = make_optimizer("SGD", {0.1});
   MultiStepLR multi(*opt, {2, 4});

@@ -328,6 +328,27 @@ TEST_CASE("a NaN hyper-parameter is refused with PyTorch's words and the value, 
   CHECK_THROWS_WITH_AS(SGD({}, {}), "optimizer got an empty parameter list", Error);
 }
 
+TEST_CASE("a bool option (nesterov, maximize, amsgrad, centered) takes 0 or 1 in a group's options, nothing else") {
+  Tensor p = ones({2}).requires_grad_(), q = ones({2}).requires_grad_();
+  SGD sgd({p}, {.lr = 0.1, .momentum = 0.9});
+  CHECK_THROWS_WITH_AS(sgd.add_param_group({q}, {{"nesterov", 0.5}}),
+                       "SGD: option 'nesterov' is a bool, 0 or 1 in a group's options, got 0.5", Error);
+  CHECK_THROWS_WITH_AS(Adam({q}, AdamOptions{}).add_param_group({ones({1}).requires_grad_()}, {{"amsgrad", 2}}),
+                       "Adam: option 'amsgrad' is a bool, 0 or 1 in a group's options, got 2", Error);
+  CHECK(sgd.param_groups().size() == 1);
+  p.mutable_grad() = ones({2});
+  sgd.param_groups()[0].options["maximize"] = -1;
+  CHECK_THROWS_WITH_AS(sgd.step(), "SGD: option 'maximize' is a bool, 0 or 1 in a group's options, got -1", Error);
+  CHECK(p.sum().item<float>() == 2);
+  RMSprop rms({q}, {});
+  rms.param_groups()[0].options["centered"] = NAN;
+  q.mutable_grad() = ones({2});
+  CHECK_THROWS_WITH_AS(rms.step(), "RMSprop: option 'centered' is a bool, 0 or 1 in a group's options, got nan", Error);
+  sgd.param_groups()[0].options["maximize"] = 1;
+  sgd.step();
+  CHECK(p.sum().item<float>() == doctest::Approx(2.2));
+}
+
 TEST_CASE("parameters must be distinct floating-point leaves") {
   Tensor p = ones({2}).requires_grad_();
   CHECK_THROWS_WITH_AS(SGD({p, Tensor()}, {.lr = 0.1}), "SGD: parameter 1 of the group is undefined (None)", Error);

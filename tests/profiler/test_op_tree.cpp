@@ -74,6 +74,7 @@ std::vector<OpSample> op_samples() {
   const Tensor every_third = from_vector<bool>(third, {4, 10}), every_third_row = every_third.select(0, 0);
   const Tensor row_index = index.view({1, 2});
   const Tensor image = randn({3, 64, 64}), filters = randn({64, 3, 7, 7}), filter_bias = randn({64});
+  const Tensor px = x.sigmoid(), py = y.sigmoid();  // probabilities for the binary cross entropies
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
@@ -163,6 +164,16 @@ std::vector<OpSample> op_samples() {
       {"masked_fill_broadcast", [=] { x.masked_fill(every_third_row, 0.5); }},
       {"zeros_like", [=] { zeros_like(x); }},
       {"full_like", [=] { full_like(x, 2.5); }},
+      {"l1_loss", [=] { F::l1_loss(x, y); }},
+      {"smooth_l1_loss", [=] { F::smooth_l1_loss(x, y, "mean", 0.5); }},
+      {"smooth_l1_loss_sum", [=] { F::smooth_l1_loss(x, y, "sum"); }},
+      {"huber_loss", [=] { F::huber_loss(x, y); }},
+      {"binary_cross_entropy", [=] { F::binary_cross_entropy(px, py); }},
+      {"binary_cross_entropy_sum", [=] { F::binary_cross_entropy(px, py, {}, "sum"); }},
+      {"binary_cross_entropy_with_logits", [=] { F::binary_cross_entropy_with_logits(x, py); }},
+      {"binary_cross_entropy_with_logits_pos_weight",
+       [=] { F::binary_cross_entropy_with_logits(x, py, v, "sum", v); }},
+      {"kl_div_batchmean", [=] { F::kl_div(x, py, "batchmean"); }},
   };
 }
 

@@ -40,12 +40,31 @@ CALLS = {
     "cross_entropy": ([BF], lambda a: F.cross_entropy(a, labels()), [(4, 5)]),
     "nll_loss": ([BF], lambda a: F.nll_loss(a, labels()), [(4, 5)]),
     "mse_loss": ([BF, BF], F.mse_loss, [(4, 5), (4, 5)]),
+    "l1_loss": ([BF, BF], F.l1_loss, [(4, 5), (4, 5)]),
+    "smooth_l1_loss": ([BF, BF], F.smooth_l1_loss, [(4, 5), (4, 5)]),
+    "huber_loss": ([BF, BF], F.huber_loss, [(4, 5), (4, 5)]),
+    "binary_cross_entropy": ([BF, BF], lambda a, b: F.binary_cross_entropy(a.sigmoid(), b.sigmoid()), [(4, 5), (4, 5)]),
+    "binary_cross_entropy_with_logits": ([BF, BF], lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
+                                         [(4, 5), (4, 5)]),
+    "kl_div": ([BF, BF], lambda a, b: F.kl_div(a, b, reduction="sum"), [(4, 5), (4, 5)]),
+    "cosine_embedding_loss": ([BF, BF, BF], F.cosine_embedding_loss, [(4, 5), (4, 5), (4,)]),
+    "margin_ranking_loss": ([BF, BF, BF], F.margin_ranking_loss, [(4,), (4,), (4,)]),
+    "triplet_margin_loss": ([BF, BF, BF], F.triplet_margin_loss, [(4, 5), (4, 5), (4, 5)]),
+    "pairwise_distance": ([BF, BF], F.pairwise_distance, [(4, 5), (4, 5)]),
+    "cosine_similarity": ([BF, BF], F.cosine_similarity, [(4, 5), (4, 5)]),
+    "xlogy": ([BF, BF], torch.xlogy, [(4, 5), (4, 5)]),
     "relu": ([BF], F.relu, [(4, 5)]),
     "add_mixed": ([BF, F32], torch.add, [(4, 5), (4, 5)]),
     "log_softmax": ([BF], lambda a: F.log_softmax(a, 1), [(4, 5)]),
     "sum": ([BF], torch.sum, [(4, 5)]),
     "batch_norm_float32": ([F32], lambda a: F.batch_norm(a, torch.zeros(3), torch.ones(3), training=True),
                            [(2, 3, 4, 4)]),
+}
+# Calls added after the step's numbers were fixed: their inputs are drawn under fork_rng, so the stream the
+# step reads stays as it was.
+LATER_CALLS = {
+    "layer_norm_bfloat16": ([BF], lambda a: F.layer_norm(a, (5,)), [(4, 5)]),
+    "layer_norm_float32": ([F32, F32, F32], lambda a, b, c: F.layer_norm(a, (5,), b, c), [(4, 5), (5,), (5,)]),
 }
 
 
@@ -79,7 +98,13 @@ def main():
     with torch.autocast("cpu", dtype=BF):
         with torch.autocast("cpu", enabled=False):
             dtypes["conv2d_in_disabled_scope"] = NAMES[F.conv2d(t(1, 3, 5, 5), t(2, 3, 3, 3)).dtype]
+    with torch.random.fork_rng():
+        for name, (in_dtypes, fn, shapes) in LATER_CALLS.items():
+            args = [t(*s, dtype=d) for s, d in zip(shapes, in_dtypes)]
+            with torch.autocast("cpu", dtype=BF):
+                dtypes[name] = NAMES[fn(*args).dtype]
 
+    torch.manual_seed(0)  # the step's draws do not depend on how many calls the table above has
     net = Net()
     with torch.no_grad():
         net.bn.weight.uniform_(0.5, 1.5)

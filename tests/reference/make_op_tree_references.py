@@ -102,6 +102,7 @@ def op_sample_lines():
     row_index = index.view(1, 2)
     # Large enough for ATen's mkldnn heuristic, which torchless's conv scopes follow.
     image, filters, filter_bias = torch.randn(3, 64, 64), torch.randn(64, 3, 7, 7), torch.randn(64)
+    px, py = x.sigmoid(), y.sigmoid()  # probabilities for the binary cross entropies
     F = torch.nn.functional
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
@@ -192,6 +193,16 @@ def op_sample_lines():
         ("masked_fill_broadcast", lambda: x.masked_fill(every_third_row, 0.5)),
         ("zeros_like", lambda: torch.zeros_like(x)),
         ("full_like", lambda: torch.full_like(x, 2.5)),
+        ("l1_loss", lambda: F.l1_loss(x, y)),
+        ("smooth_l1_loss", lambda: F.smooth_l1_loss(x, y, beta=0.5)),
+        ("smooth_l1_loss_sum", lambda: F.smooth_l1_loss(x, y, reduction="sum")),
+        ("huber_loss", lambda: F.huber_loss(x, y)),
+        ("binary_cross_entropy", lambda: F.binary_cross_entropy(px, py)),
+        ("binary_cross_entropy_sum", lambda: F.binary_cross_entropy(px, py, reduction="sum")),
+        ("binary_cross_entropy_with_logits", lambda: F.binary_cross_entropy_with_logits(x, py)),
+        ("binary_cross_entropy_with_logits_pos_weight",
+         lambda: F.binary_cross_entropy_with_logits(x, py, v, reduction="sum", pos_weight=v)),
+        ("kl_div_batchmean", lambda: F.kl_div(x, py, reduction="batchmean")),
     ]
     lines = []
     with torch.no_grad():
