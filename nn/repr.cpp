@@ -65,12 +65,8 @@ std::string Module::str() const { return repr(*this); }
 std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.str() << '\n'; }
 
 
-std::string py_tuple(int64_t h, int64_t w) { return py_tuple(Shape{h, w}); }
+std::string py_tuple(int64_t h, int64_t w) { return py_int_tuple({h, w}); }
 
-std::string py_tuple(const Shape& values) {
-  std::string out = "(";
-  for (int64_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + (values.size() == 1 ? ",)" : ")");
-}
+std::string py_tuple(const Shape& values) { return py_int_tuple(values.vec()); }
 
 }  // namespace tl::nn
