@@ -216,17 +216,13 @@ void map_elements(const ElementwiseLoop& loop, const F& f) {
 template <typename T>
 using acc_type = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
 
-/// Throws when several elements of `out` share memory (a stride-0 dimension of size > 1), as
-/// PyTorch refuses to write to an expanded tensor.
-void check_no_internal_overlap(const Tensor& out, const char* op);
-
 /// A floating-point-only op (gelu, hardswish, silu): out = f(x) elementwise, `f` generic over the element
 /// type (it computes in acc_type of it). Integral and bool input is refused, as PyTorch's activations refuse it.
-/// With `in_place` (leaky_relu_, elu_) the result is written into x, which is returned.
+/// With `in_place` (leaky_relu_, elu_) the result is written into x, which is returned (the dispatch point
+/// has refused an expanded x).
 template <typename F>
 Tensor floating_map(const Tensor& x, const char* name, const F& f, bool in_place = false) {
   TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
-  if (in_place) check_no_internal_overlap(x, name);
   const Tensor out = in_place ? x : Tensor::allocate(x.shape(), x.dtype());
   const ElementwiseLoop loop(out, {x});
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { map_elements<scalar_t, scalar_t>(loop, f); });
