@@ -13,6 +13,7 @@
 #include "ao/quantization/fuse.h"
 #include "ao/quantization/prepare.h"
 #include "core/grad_mode.h"
+#include "fx/tracer.h"
 #include "models/resnet.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
@@ -78,6 +79,13 @@ TEST_CASE("prepare_fx: resnet18 prints, codes and names its state as PyTorch's p
   model->eval();
   const auto prepared = prepare_fx(model, get_default_qconfig_mapping("onednn"), {randn({1, 3, 224, 224})});
   check_texts(*prepared, data.at("resnet18"));
+  // The observed model is a GraphModule like any other: it traces again, and clones with its shared observers.
+  // (Retracing names a shared module by its first path, as torch.fx's tracer does, so the code differs.)
+  const Tensor x = randn({1, 3, 64, 64});
+  CHECK(allclose((*fx::symbolic_trace(prepared))(x), (*prepared)(x), 1e-5, 1e-6));
+  const auto copy = std::static_pointer_cast<fx::GraphModule>(prepared->clone());
+  CHECK(copy->get_submodule("activation_post_process_2") == copy->get_submodule("activation_post_process_1"));
+  CHECK(prepared->get_submodule("activation_post_process_2") == prepared->get_submodule("activation_post_process_1"));
   // The original model is left as it was: no observer, conv and batch norm apart.
   CHECK_FALSE(model->has_child("activation_post_process_0"));
   CHECK(model->get_submodule("conv1")->type_name() == "Conv2d");
