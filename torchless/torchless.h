@@ -1,5 +1,5 @@
-// torchless/torchless.h — the runtime's umbrella header: tensors, ops, autograd, data, modules, optimizers, fx
-// and the profiler.
+// torchless/torchless.h — the runtime's umbrella header: tensors, ops, autograd, data, modules, optimizers, fx,
+// quantization (ao) and the profiler.
 // The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
 
@@ -52,6 +52,11 @@
 #include "fx/profiling_interpreter.h"
 #include "fx/shape_prop.h"
 #include "fx/tracer.h"
+#include "ao/quantization/fuse.h"
+#include "ao/quantization/observer.h"
+#include "ao/quantization/prepare.h"
+#include "ao/quantization/qconfig.h"
+#include "ao/quantization/qconfig_mapping.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/event_list.h"
 #include "profiler/flops.h"
