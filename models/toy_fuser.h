@@ -6,6 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "nn/batch_norm.h"
+#include "nn/container.h"
+#include "nn/conv.h"
 #include "nn/module.h"
 
 namespace tl::models {
@@ -15,9 +18,11 @@ class WrappedBatchNorm : public nn::Module {
  public:
   WrappedBatchNorm();
 
-  Tensor forward(const Tensor& x) override { return submodule("mod")(x); }
+  Tensor forward(const Tensor& x) override { return mod(x); }
   std::string type_name() const override { return "WrappedBatchNorm"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<WrappedBatchNorm>(); }
+
+  nn::ModuleHandle<nn::BatchNorm2d> mod;
 };
 
 /// Python's class M: conv1, bn1, conv2, nested = Sequential(BatchNorm2d(1), Conv2d(1, 1, 1)),
@@ -29,6 +34,12 @@ class ToyFuserModel : public nn::Module {
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "M"; }
   std::shared_ptr<nn::Module> clone() const override { return clone_as<ToyFuserModel>(); }
+
+  nn::ModuleHandle<nn::Conv2d> conv1;
+  nn::ModuleHandle<nn::BatchNorm2d> bn1;
+  nn::ModuleHandle<nn::Conv2d> conv2;
+  nn::ModuleHandle<nn::Sequential> nested;
+  nn::ModuleHandle<WrappedBatchNorm> wrapped;
 };
 
 /// A new M (in training mode, as constructing it in Python gives; call eval() to fuse it).

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/grad_mode.h"
+#include "core/py_repr.h"
 #include "core/record_function.h"
 #include "core/warning.h"
 #include "nn/repr.h"
@@ -42,16 +44,70 @@ Tensor instance_norm(const Tensor& input, const Tensor& running_mean, const Tens
   return tl::instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, true);
 }
 
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx,
-                 bool scale_grad_by_freq) {
+namespace {
+
+/// PyTorch's _no_grad_embedding_renorm_: the rows `input` names scaled to max_norm in place, unrecorded.
+void no_grad_embedding_renorm_(const Tensor& weight, const Tensor& input, double max_norm, double norm_type) {
+  NoGradGuard no_grad;
+  tl::embedding_renorm_(weight.detach(), input, max_norm, norm_type);
+}
+
+}  // namespace
+
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
+  const EmbeddingFuncOptions& o = options;
   int64_t padding = -1;
-  if (padding_idx) {
+  if (o.padding_idx) {
     const int64_t n = weight.size(0);
-    TL_CHECK(*padding_idx < n && *padding_idx >= -n, "embedding: padding_idx must be within num_embeddings (",
-             n, "), got ", *padding_idx);
-    padding = *padding_idx < 0 ? *padding_idx + n : *padding_idx;
+    TL_CHECK(*o.padding_idx < n && *o.padding_idx >= -n, "embedding: padding_idx must be within num_embeddings (",
+             n, "), got ", *o.padding_idx);
+    padding = *o.padding_idx < 0 ? *o.padding_idx + n : *o.padding_idx;
   }
-  return tl::embedding(weight, input, padding, scale_grad_by_freq);
+  if (o.max_norm) no_grad_embedding_renorm_(weight, input, *o.max_norm, o.norm_type);
+  return tl::embedding(weight, input, padding, o.scale_grad_by_freq);
+}
+
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options) {
+  const EmbeddingBagFuncOptions& o = options;
+  TL_CHECK(!o.per_sample_weights.defined() || o.per_sample_weights.shape() == input.shape(),
+           "embedding_bag: If per_sample_weights (", py_size(o.per_sample_weights.shape().vec()),
+           ") is not None, then it must have the same shape as the input (", py_size(input.shape().vec()), ")");
+  Tensor indices = input, offsets = o.offsets, per_sample_weights = o.per_sample_weights;
+  if (input.dim() == 2) {
+    TL_CHECK(!offsets.defined(), "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+             "fixed length sequences. However, found offsets of type <class 'torch.Tensor'>");
+    offsets = arange(0, input.numel(), input.size(1), input.dtype());
+    indices = input.reshape({-1});
+    if (per_sample_weights.defined()) per_sample_weights = per_sample_weights.reshape({-1});
+  } else if (input.dim() == 1) {
+    TL_CHECK(offsets.defined(), "offsets has to be a 1D Tensor but got None");
+    TL_CHECK(offsets.dim() == 1, "offsets has to be a 1D Tensor");
+  } else {
+    TL_CHECK(false, "input has to be 1D or 2D Tensor, but got Tensor of dimension ", input.dim());
+  }
+  int64_t mode = 0;
+  if (o.mode == "mean") {
+    mode = 1;
+  } else if (o.mode == "max") {
+    mode = 2;
+    TL_CHECK(!o.scale_grad_by_freq, "max mode does not support scaling the gradient by the frequency");
+    TL_CHECK(!o.sparse, "max mode does not support sparse weights");
+  } else {
+    TL_CHECK(o.mode == "sum", "mode has to be one of sum, mean or max");
+  }
+  TL_CHECK(!per_sample_weights.defined() || mode == 0,
+           "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got "
+           "mode='", o.mode, "'). Please open a feature request on GitHub.");
+  int64_t padding = -1;
+  if (o.padding_idx) {
+    const int64_t n = weight.size(0);
+    TL_CHECK(*o.padding_idx >= -n && *o.padding_idx < n, "padding_idx must be within the number of embeddings, -", n,
+             " through ", n - 1, ", but got ", *o.padding_idx);
+    padding = *o.padding_idx < 0 ? *o.padding_idx + n : *o.padding_idx;
+  }
+  if (o.max_norm) no_grad_embedding_renorm_(weight, indices, *o.max_norm, o.norm_type);
+  return std::get<0>(tl::_embedding_bag(weight, indices, offsets, o.scale_grad_by_freq, mode, o.sparse,
+                                        per_sample_weights, o.include_last_offset, padding));
 }
 
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias) {

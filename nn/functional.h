@@ -61,10 +61,33 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight 
 Tensor instance_norm(const Tensor& input, const Tensor& running_mean = {}, const Tensor& running_var = {},
                      const Tensor& weight = {}, const Tensor& bias = {}, bool use_input_stats = true,
                      double momentum = 0.1, double eps = 1e-5);
-/// input (*) int64 / int32 indices into weight (num_embeddings, embedding_dim) -> (*, embedding_dim). A
-/// padding_idx (negative counts from the end) gets no gradient. F.embedding without max_norm and sparse.
-Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt,
-                 bool scale_grad_by_freq = false);
+/// F.embedding's keyword arguments, with its defaults (no sparse gradients).
+struct EmbeddingFuncOptions {
+  std::optional<int64_t> padding_idx;  ///< the row that gets no gradient; negative counts from the end
+  /// Each row input names whose norm_type-norm exceeds max_norm is first scaled down to it, in place and
+  /// without autograd (embedding_renorm_), as PyTorch's F.embedding.
+  std::optional<double> max_norm;
+  double norm_type = 2.0;
+  bool scale_grad_by_freq = false;
+};
+/// input (*) int64 / int32 indices into weight (num_embeddings, embedding_dim) -> (*, embedding_dim).
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+/// F.embedding_bag's keyword arguments, with its defaults.
+struct EmbeddingBagFuncOptions {
+  Tensor offsets;  ///< (B) or (B + 1) with include_last_offset: where each bag of a 1-D input starts
+  std::optional<double> max_norm;
+  double norm_type = 2.0;
+  bool scale_grad_by_freq = false;
+  std::string mode = "mean";  ///< "sum", "mean" or "max"
+  bool sparse = false;        ///< true is refused: no sparse gradients
+  Tensor per_sample_weights;  ///< as input, mode "sum" only: each row scaled before the sum
+  bool include_last_offset = false;
+  std::optional<int64_t> padding_idx;  ///< rows skipped (not counted by mean); negative counts from the end
+};
+/// input (B, L) (bags of L indices) or (n) with options.offsets -> (B, embedding_dim): per bag the sum, mean or
+/// elementwise max of its rows of weight (num_embeddings, embedding_dim); an empty bag gives zeros. One
+/// _embedding_bag op (EmbeddingBagBackward0). Throws PyTorch's texts for inconsistent arguments.
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options = {});
 /// input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) or undefined -> (*, out).
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 /// With inplace the input is overwritten and returned (same tensor).

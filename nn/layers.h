@@ -16,4 +16,5 @@
 #include "nn/normalization.h"
 #include "nn/pooling.h"
 #include "nn/rnn.h"
+#include "nn/transformer.h"
 #include "nn/upsampling.h"

@@ -5,6 +5,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <typeinfo>
 #include <unordered_map>
@@ -92,6 +93,16 @@ struct CloneMemo {
 };
 thread_local CloneMemo* t_clone_memo = nullptr;
 
+/// The module whose copy constructor ran last on this thread and its copy: the members copied next
+/// (a derived class copies its members after its base) are the ModuleHandles that follow the copy.
+struct ModuleCopy {
+  const Module* source = nullptr;
+  const Module* copy = nullptr;
+};
+thread_local ModuleCopy t_module_copy;
+
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
 }  // namespace
 
 std::string class_name(const std::type_info& type) {
@@ -110,7 +121,53 @@ std::string class_name(const std::type_info& type) {
   return name.substr(start);
 }
 
+Module::Module(const Module& other)
+    : std::enable_shared_from_this<Module>(),
+      parameters_(other.parameters_),
+      buffers_(other.buffers_),
+      children_(other.children_),
+      hooks_(other.hooks_),
+      training_(other.training_) {
+  t_module_copy = {&other, this};
+}
+
 Module::~Module() = default;
+
+// ---- typed handles ----
+
+std::weak_ptr<Module*> ModuleHandleBase::anchor(const Module& module) {
+  if (!module.handle_anchor_) module.handle_anchor_ = std::make_shared<Module*>(const_cast<Module*>(&module));
+  return module.handle_anchor_;
+}
+
+ModuleHandleBase::ModuleHandleBase(const Module& owner, std::string name) : owner_(anchor(owner)), name_(std::move(name)) {}
+
+ModuleHandleBase::ModuleHandleBase(const ModuleHandleBase& other) : owner_(other.owner_), name_(other.name_) {
+  // A member of the module being copied sits at the same offset in the copy as in the original (a
+  // standalone copy does not): that copy then names the copy's child. Addresses are only compared.
+  const ModuleCopy& last = t_module_copy;
+  const auto owner = other.owner_.lock();
+  if (owner && last.source != nullptr && *owner == last.source &&
+      address(this) - address(last.copy) == address(&other) - address(last.source))
+    owner_ = anchor(*last.copy);
+}
+
+const std::shared_ptr<Module>& ModuleHandleBase::resolve() const {
+  TL_CHECK(!name_.empty(), "module handle: the handle is empty (assign it the result of register_module first)");
+  const auto owner = owner_.lock();
+  TL_CHECK(owner != nullptr, "module handle '", name_, "': the module that registered it no longer exists");
+  auto it = find_entry((*owner)->children_, name_);
+  TL_INTERNAL_ASSERT(it != (*owner)->children_.end(), "module handle: child '", name_, "' is gone");
+  return it->second;
+}
+
+void ModuleHandleBase::throw_type_mismatch(const Module& child, const std::type_info& expected) const {
+  const auto owner = owner_.lock();
+  tl::detail::throw_error(tl::detail::str_cat(owner ? (*owner)->type_name() : std::string("module"), ".", name_,
+                                              ": the handle expects a ", class_name(expected), ", but the child '",
+                                              name_, "' is now a ", child.type_name(),
+                                              " (set_submodule replaced it with another type)"));
+}
 
 // ---- calling ----
 

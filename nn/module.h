@@ -1,13 +1,16 @@
 // nn/module.h — nn::Module, the tree every layer and model is built from. Parameters, buffers and
-// children live only in the module's ordered registry (read by name in forward()), so clone(),
-// set_submodule() and load_state_dict() see everything; operator() is the one call path hooks see.
+// children live only in the module's ordered registry (read by name, or through a ModuleHandle that
+// looks its child up there), so clone(), set_submodule() and load_state_dict() see everything;
+// operator() is the one call path hooks see.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -29,6 +32,72 @@ struct ForwardSignature {
   std::vector<std::string> arg_names{"x"};
   std::vector<std::string> arg_types;  ///< per argument, "" (or missing) for none
   std::string return_type;             ///< "" for none
+};
+
+class Module;
+
+/// What ModuleHandle<M> does without M: which module's child it names, looked up at each use.
+class ModuleHandleBase {
+ public:
+  /// The child's name on the module that registered it; "" for an empty handle.
+  const std::string& name() const { return name_; }
+  /// True until assigned the result of register_module (LibTorch's `Linear fc{nullptr}`).
+  bool is_empty() const { return name_.empty(); }
+
+ protected:
+  ModuleHandleBase() = default;
+  ModuleHandleBase(const Module& owner, std::string name);
+  /// A handle copied as a member of its owner (the copy constructor that clone_as runs) names the copy's
+  /// child; any other copy names the same owner's.
+  ModuleHandleBase(const ModuleHandleBase& other);
+  ModuleHandleBase& operator=(const ModuleHandleBase& other) = default;
+  ~ModuleHandleBase() = default;
+
+  /// The child registered under name() now. Throws tl::Error for an empty handle or a gone owner.
+  const std::shared_ptr<Module>& resolve() const;
+  /// Throws tl::Error: the child is a `child`, not the `expected` type the handle was made for.
+  [[noreturn]] void throw_type_mismatch(const Module& child, const std::type_info& expected) const;
+
+ private:
+  /// `module`'s anchor, made at its first handle.
+  static std::weak_ptr<Module*> anchor(const Module& module);
+
+  std::weak_ptr<Module*> owner_;  ///< the owner's anchor: expires with the owner
+  std::string name_;
+};
+
+/// A typed handle to a registered child, LibTorch's `torch::nn::Linear fc{nullptr}` used as
+/// `fc = register_module("fc", ...)`, `fc->weight`, `fc(x)`. It holds the owner and the child's name, not
+/// the child: each use looks the child up in the owner's registry, so it follows set_submodule (a
+/// replacement of another type is refused at the next use, naming both types) and, as a member of its
+/// owner, clone() and copies. Calls go through Module::operator() (hooks, tracing).
+template <class M>
+class ModuleHandle : public ModuleHandleBase {
+  static_assert(std::is_base_of_v<Module, M>, "ModuleHandle: M must derive from tl::nn::Module");
+
+ public:
+  ModuleHandle() = default;
+  ModuleHandle(std::nullptr_t) {}  // NOLINT(google-explicit-constructor): LibTorch's `Linear fc{nullptr}`
+  /// A handle to a derived type is a handle to its base: ModuleHandle<Module> any = register_module(...).
+  template <class N>
+    requires(std::is_base_of_v<M, N> && !std::is_same_v<M, N>)
+  ModuleHandle(const ModuleHandle<N>& other) : ModuleHandleBase(other) {}  // NOLINT(google-explicit-constructor)
+
+  /// The child, typed; throws tl::Error when the handle is empty, its owner gone or the child not an M.
+  M* get() const;
+  M* operator->() const { return get(); }
+  M& operator*() const { return *get(); }
+  /// The child as a shared_ptr (for code that keeps it past its replacement).
+  std::shared_ptr<M> ptr() const;
+  operator std::shared_ptr<M>() const { return ptr(); }  // NOLINT(google-explicit-constructor)
+
+  /// The child called through Module::operator(), as `submodule(name())(input)`.
+  Tensor operator()(const Tensor& input) const;
+  TensorList operator()(const TensorList& inputs) const;
+
+ private:
+  friend class Module;
+  ModuleHandle(const Module& owner, std::string name) : ModuleHandleBase(owner, std::move(name)) {}
 };
 
 /// Base of every layer and model, like torch.nn.Module. Children are held by std::shared_ptr; a
@@ -84,12 +153,13 @@ class Module : public std::enable_shared_from_this<Module> {
   /// a tensor with autograd history is registered as its detach()ed alias. Returns the registered tensor.
   Tensor register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
   Tensor register_buffer(const std::string& name, Tensor t);
-  /// Adds or replaces the child `name`; `module` must not be null.
+  /// Adds or replaces the child `name`; `module` must not be null. Returns a handle to the child
+  /// (which converts to std::shared_ptr<M> for code that keeps the object itself).
   template <class M>
-  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+  ModuleHandle<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     static_assert(std::is_base_of_v<Module, M>, "register_module: M must derive from tl::nn::Module");
-    register_child(name, module);
-    return module;
+    register_child(name, std::move(module));
+    return ModuleHandle<M>(*this, name);
   }
 
   // ---- direct (non-dotted) access; throws tl::Error naming the module when absent ----
@@ -200,8 +270,9 @@ class Module : public std::enable_shared_from_this<Module> {
   IncompatibleKeys load_state_dict(const StateDict& dict, bool strict = true);
 
  protected:
-  /// Copies options and registry handles; clone_as() then makes the copy deep.
-  Module(const Module&) = default;
+  /// Copies options and registry entries (clone_as() then makes the copy deep); the ModuleHandle
+  /// members copied with it then name the copy's children.
+  Module(const Module& other);
 
   /// Every registered child in registration order, repeats included (Python's self._modules).
   const std::vector<NamedModule>& registered_children() const { return children_; }
@@ -236,13 +307,39 @@ class Module : public std::enable_shared_from_this<Module> {
   void append_state(const std::string& prefix, StateDict& out) const;
 
   friend std::string repr(const Module& module);
+  friend class ModuleHandleBase;
 
   std::vector<NamedTensor> parameters_;
   std::vector<NamedTensor> buffers_;
   std::vector<NamedModule> children_;
   std::shared_ptr<ModuleHooks> hooks_;  ///< shared with the RemovableHandles (weakly); a clone copies them
   bool training_ = true;
+  /// What ModuleHandles hold weakly: this module's address while it lives (made at the first handle).
+  mutable std::shared_ptr<Module*> handle_anchor_;
 };
+
+template <class M>
+M* ModuleHandle<M>::get() const {
+  Module* child = resolve().get();
+  if (M* typed = dynamic_cast<M*>(child)) return typed;
+  throw_type_mismatch(*child, typeid(M));
+}
+
+template <class M>
+std::shared_ptr<M> ModuleHandle<M>::ptr() const {
+  get();  // the type check
+  return std::static_pointer_cast<M>(resolve());
+}
+
+template <class M>
+Tensor ModuleHandle<M>::operator()(const Tensor& input) const {
+  return static_cast<Module&>(*get())(input);
+}
+
+template <class M>
+TensorList ModuleHandle<M>::operator()(const TensorList& inputs) const {
+  return static_cast<Module&>(*get())(inputs);
+}
 
 /// print(module): str(module) (PyTorch's repr, for most modules) and a newline (nn/repr.cpp).
 std::ostream& operator<<(std::ostream& os, const Module& module);

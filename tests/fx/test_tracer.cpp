@@ -397,5 +397,40 @@ TEST_CASE("symbolic_trace: modules that are not submodules of the root are refus
                        Error);
 }
 
+// The same model twice: children reached through typed handles, and by name.
+class ByHandle : public nn::Module {
+ public:
+  ByHandle() {
+    conv = register_module("conv", std::make_shared<nn::Conv2d>(1, 2, 3));
+    bn = register_module("bn", std::make_shared<nn::BatchNorm2d>(2));
+  }
+  std::string type_name() const override { return "Net"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override { return tl::relu(bn(conv(x)) + conv(x)); }
+  nn::ModuleHandle<nn::Conv2d> conv;
+  nn::ModuleHandle<nn::BatchNorm2d> bn;
+};
+
+class ByName : public nn::Module {
+ public:
+  ByName() {
+    register_module("conv", std::make_shared<nn::Conv2d>(1, 2, 3));
+    register_module("bn", std::make_shared<nn::BatchNorm2d>(2));
+  }
+  std::string type_name() const override { return "Net"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    return tl::relu(submodule("bn")(submodule("conv")(x)) + submodule("conv")(x));
+  }
+};
+
+TEST_CASE("symbolic_trace: a module calling its children through handles traces as one using submodule()") {
+  auto by_handle = symbolic_trace(std::make_shared<ByHandle>());
+  auto by_name = symbolic_trace(std::make_shared<ByName>());
+  CHECK(by_handle->graph().str() == by_name->graph().str());
+  CHECK(by_handle->code() == by_name->code());
+  CHECK(by_handle->graph().str().find("call_module[target=conv]") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace tl::fx

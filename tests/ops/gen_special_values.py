@@ -385,6 +385,24 @@ SAMPLES = {
                       "running": lambda x, y: instance_norm_running(x)},
     "embedding": {"plain": lambda x, y: F.embedding(ROW_INDEX, x.reshape(8, 4)),
                   "padding": lambda x, y: F.embedding(REPEATED_INDEX, x.reshape(8, 4), padding_idx=2)},
+    "_embedding_bag": {
+        "sum": lambda x, y: embedding_bag(x.reshape(8, 4), 0), "mean": lambda x, y: embedding_bag(x.reshape(8, 4), 1),
+        "max": lambda x, y: embedding_bag(x.reshape(8, 4), 2),
+        "per_sample_weights": lambda x, y: embedding_bag(x.reshape(8, 4), 0, y.reshape(-1)[:16]),
+        "include_last_offset": lambda x, y: embedding_bag(x.reshape(8, 4), 0, offsets=torch.tensor([0, 3, 3, 9, 12]),
+                                                          include_last_offset=True),
+        "mean_padding": lambda x, y: embedding_bag(x.reshape(8, 4), 1, padding_idx=2),
+        "max_padding": lambda x, y: embedding_bag(x.reshape(8, 4), 2, padding_idx=3)},
+    "_embedding_bag_backward": {"sum": lambda x, y: embedding_bag_backward(x, y, 0, False, False),
+                                "mean_scaled": lambda x, y: embedding_bag_backward(x, y, 1, True, False),
+                                "max": lambda x, y: embedding_bag_backward(x, y, 2, False, False),
+                                "weighted": lambda x, y: embedding_bag_backward(x, y, 0, False, True)},
+    "_embedding_bag_per_sample_weights_backward": {
+        "plain": lambda x, y: torch.ops.aten._embedding_bag_per_sample_weights_backward(
+            x.reshape(-1)[:16].reshape(4, 4), y.reshape(8, 4), BAG_INDICES, BAG_OFFSETS,
+            bags_of(y, 0, y.reshape(-1)[16:])[1], 0, 2)},
+    "embedding_renorm_": {"l2": lambda x, y: torch.embedding_renorm_(x.clone().reshape(8, 4), BAG_INDICES, 1.0, 2.0),
+                          "l1": lambda x, y: torch.embedding_renorm_(x.clone().reshape(8, 4), REPEATED_INDEX, 2.0, 1.0)},
     "bilinear": {"plain": lambda x, y: F.bilinear(x.reshape(8, 4), y.reshape(8, 4), y.reshape(2, 4, 4), y.flatten()[:2])},
     "feature_dropout": {"eval": lambda x, y: torch.feature_dropout(x, 0.5, False)},
     "unflatten": {"plain": lambda x, y: x.unflatten(3, (2, 2)), "inferred": lambda x, y: x.unflatten(-1, (-1, 1))},
@@ -700,6 +718,30 @@ for name in ["fmod", "remainder"]:
 for name in ["gt", "lt", "ge", "le", "eq", "ne", "logical_and", "logical_or", "logical_xor"]:
     SAMPLES[name] = {"xy": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
                      "xx": (lambda n: lambda x, y: getattr(torch, n)(x, x))(name)}
+
+# EmbeddingBag's bags over ROW_INDEX's 16 entries (op_db.cpp's bag_indices / bag_offsets): one is empty.
+BAG_INDICES = ROW_INDEX.reshape(-1)
+BAG_OFFSETS = torch.tensor([0, 3, 3, 9])
+
+
+def embedding_bag(weight, mode, per_sample_weights=None, padding_idx=-1, offsets=BAG_OFFSETS, include_last_offset=False):
+    return torch.ops.aten._embedding_bag(weight, BAG_INDICES, offsets, False, mode, False, per_sample_weights,
+                                         include_last_offset, padding_idx)[0]
+
+
+def bags_of(y, mode, per_sample_weights=None):
+    # requires_grad: ATen's forward-only path skips the bookkeeping the backward reads
+    return torch.ops.aten._embedding_bag(y.reshape(8, 4).clone().requires_grad_(), BAG_INDICES, BAG_OFFSETS, False, mode,
+                                         False, per_sample_weights, False, -1)
+
+
+def embedding_bag_backward(x, y, mode, scale_grad_by_freq, weighted):
+    psw = y.reshape(-1)[16:] if weighted else None
+    _, offset2bag, bag_size, max_indices = bags_of(y, mode, psw)
+    return torch.ops.aten._embedding_bag_backward(x.reshape(-1)[:16].reshape(4, 4), BAG_INDICES, BAG_OFFSETS,
+                                                  offset2bag, bag_size, max_indices, 8, scale_grad_by_freq, mode,
+                                                  False, psw, -1)
+
 
 DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
                torch.bool: "bool", torch.int64: "int64"}

@@ -923,6 +923,67 @@ Samples opinfo_embedding() {
             return list(embedding(x.detach().reshape({8, 4}), repeated_index(), 2));
           }}};
 }
+// EmbeddingBag's bags over the 16 entries of row_index(): [0, 3), [3, 3) (empty), [3, 9), [9, 16); weight x as (8, 4).
+Tensor bag_indices() { return row_index().reshape({-1}); }
+Tensor bag_offsets() { return from_vector<int64_t>({0, 3, 3, 9}, {4}); }
+TensorList embedding_bag_output(const Tensor& weight, int64_t mode, const Tensor& per_sample_weights = {},
+                                int64_t padding_idx = -1, const Tensor& offsets = bag_offsets(),
+                                bool include_last_offset = false) {
+  return list(std::get<0>(_embedding_bag(weight, bag_indices(), offsets, false, mode, false, per_sample_weights,
+                                         include_last_offset, padding_idx)));
+}
+/// _embedding_bag's bookkeeping for the backward samples (the weight (8, 4) of y, never special).
+std::tuple<Tensor, Tensor, Tensor, Tensor> bags_of(const Tensor& y, int64_t mode, const Tensor& psw = {}) {
+  return _embedding_bag(y.reshape({8, 4}), bag_indices(), bag_offsets(), false, mode, false, psw, false, -1);
+}
+Samples opinfo__embedding_bag() {
+  return {Sample{"sum", [](const Tensor& x, const Tensor&) { return embedding_bag_output(x.reshape({8, 4}), 0); }}.sums(),
+          Sample{"mean", [](const Tensor& x, const Tensor&) { return embedding_bag_output(x.reshape({8, 4}), 1); }}.sums(),
+          Sample{"max", [](const Tensor& x, const Tensor&) { return embedding_bag_output(x.reshape({8, 4}), 2); }},
+          Sample{"per_sample_weights", [](const Tensor& x, const Tensor& y) {
+            return embedding_bag_output(x.reshape({8, 4}), 0, y.reshape({-1}).slice(0, 0, 16));
+          }}.sums(),
+          Sample{"include_last_offset", [](const Tensor& x, const Tensor&) {
+            return embedding_bag_output(x.reshape({8, 4}), 0, {}, -1, from_vector<int64_t>({0, 3, 3, 9, 12}, {5}), true);
+          }}.sums(),
+          // detached: the padding row's zero gradient is by design, which finite differences would contradict
+          Sample{"mean_padding", [](const Tensor& x, const Tensor&) {
+            return embedding_bag_output(x.detach().reshape({8, 4}), 1, {}, 2);
+          }}.sums(),
+          Sample{"max_padding", [](const Tensor& x, const Tensor&) {
+            return embedding_bag_output(x.detach().reshape({8, 4}), 2, {}, 3);
+          }}};
+}
+Samples opinfo__embedding_bag_backward() {
+  auto backward = [](int64_t mode, bool scale_grad_by_freq, bool weighted) {
+    return [=](const Tensor& x, const Tensor& y) {
+      const Tensor psw = weighted ? y.reshape({-1}).slice(0, 16, 32) : Tensor();
+      const auto [out, offset2bag, bag_size, max_indices] = bags_of(y, mode, psw);
+      return list(_embedding_bag_backward(x.reshape({-1}).slice(0, 0, 16).reshape({4, 4}), bag_indices(),
+                                          bag_offsets(), offset2bag, bag_size, max_indices, 8, scale_grad_by_freq,
+                                          mode, false, psw, -1));
+    };
+  };
+  return {Sample{"sum", backward(0, false, false)}.sums(), Sample{"mean_scaled", backward(1, true, false)}.sums(),
+          Sample{"max", backward(2, false, false)}.sums(), Sample{"weighted", backward(0, false, true)}.sums()};
+}
+Samples opinfo__embedding_bag_per_sample_weights_backward() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
+    const Tensor psw = y.reshape({-1}).slice(0, 16, 32);
+    const Tensor offset2bag = std::get<1>(bags_of(y, 0, psw));
+    return list(_embedding_bag_per_sample_weights_backward(x.reshape({-1}).slice(0, 0, 16).reshape({4, 4}),
+                                                           y.reshape({8, 4}), bag_indices(), bag_offsets(), offset2bag,
+                                                           0, 2));
+  }}.sums()};
+}
+Samples opinfo_embedding_renorm_() {
+  return {Sample{"l2", [](const Tensor& x, const Tensor&) {
+            return list(embedding_renorm_(x.detach().clone().reshape({8, 4}), bag_indices(), 1.0, 2.0));
+          }}.sums(),
+          Sample{"l1", [](const Tensor& x, const Tensor&) {
+            return list(embedding_renorm_(x.detach().clone().reshape({8, 4}), repeated_index(), 2.0, 1.0));
+          }}.sums()};
+}
 Samples opinfo_bilinear() {
   return {Sample{"plain", [](const Tensor& x, const Tensor& y) {
             return list(bilinear(x.reshape({8, 4}), y.reshape({8, 4}), y.reshape({2, 4, 4}), y.flatten().slice(0, 0, 2)));
