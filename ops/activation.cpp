@@ -8,15 +8,17 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 
-// x * tanh(softplus(x)) = x * tanh(log1p(exp(x))).
+// x * tanh(softplus(x)) = x * tanh(log1p(exp(x))), as tanh(log(1 + e)) = n / (n + 2) with n = e (e + 2), e = exp(x),
+// so that it takes one vectorisable exp; above 20 tanh(softplus(x)) is 1 in float (and n would overflow).
 Tensor mish(const Tensor& self) {  // self: any shape
   return detail::floating_map(self, "mish", [](auto v) {
     using A = detail::acc_type<decltype(v)>;
-    const A x = v;
-    return static_cast<decltype(v)>(x * std::tanh(std::log1p(std::exp(x))));
+    const A x = v, e = detail::vector_exp(x), n = e * (e + A(2));
+    return static_cast<decltype(v)>(x > A(20) ? x : x * (n / (n + A(2))));
   });
 }
 
@@ -44,7 +46,7 @@ Tensor elu_impl(const Tensor& self, const EluArgs& args, const char* name, bool 
       [=](auto v) {
         using A = detail::acc_type<decltype(v)>;
         const A x = v;
-        return static_cast<decltype(v)>(x <= A(0) ? (std::exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
+        return static_cast<decltype(v)>(x <= A(0) ? (detail::vector_exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
                                                   : x * A(poscoef));
       },
       in_place);
@@ -67,7 +69,9 @@ Tensor softplus(const Tensor& self, const SoftplusArgs& args) {
   return detail::floating_map(self, "softplus", [=](auto v) {
     using A = detail::acc_type<decltype(v)>;
     const A x = v, b = static_cast<A>(beta);
-    return static_cast<decltype(v)>(x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b);
+    return static_cast<decltype(v)>(x * b > static_cast<A>(threshold)
+                                        ? x
+                                        : detail::vector_log1p_nonnegative(detail::vector_exp(x * b)) / b);
   });
 }
 
