@@ -12,7 +12,6 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
-#include "ops/vector_math.h"
 
 namespace tl::kernels {
 namespace {
@@ -151,7 +150,7 @@ struct Erf {
   static constexpr const char* kName = "erf";
   static constexpr const char* kInplaceName = "erf_";
   static constexpr bool kFloatResult = true;
-  template <typename A> static A f(A x) { return detail::vector_erf(x); }
+  template <typename A> static A f(A x) { return std::erf(x); }
 };
 
 template <typename Op>
