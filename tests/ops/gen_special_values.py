@@ -194,6 +194,13 @@ SAMPLES = {
     "leaky_relu": {"plain": lambda x, y: F.leaky_relu(x), "slope": lambda x, y: F.leaky_relu(x, 0.2),
                    "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), -0.5),
                    "bfloat16": lambda x, y: F.leaky_relu(x.to(torch.bfloat16))},
+    **{name + "_": {"plain": lambda x, y, f=f: f(x.clone(), inplace=True),
+                    "float64": lambda x, y, f=f: f(x.to(torch.float64) * 1.0, inplace=True)}
+       for name, f in (("hardswish", F.hardswish), ("silu", F.silu), ("mish", F.mish), ("hardsigmoid", F.hardsigmoid),
+                       ("relu6", F.relu6))},
+    "hardtanh_": {"plain": lambda x, y: F.hardtanh(x.clone(), -0.5, 1.25, inplace=True),
+                  "int64": lambda x, y: F.hardtanh((x * 4.0).to(torch.int64), -1.5, 2.5, inplace=True)},
+    "relu6": {"plain": lambda x, y: F.relu6(x), "int64": lambda x, y: F.relu6((x * 4.0).to(torch.int64))},
     "leaky_relu_": {"plain": lambda x, y: F.leaky_relu(x.clone(), 0.2, inplace=True),
                     "float64": lambda x, y: F.leaky_relu(x.to(torch.float64), 0.2, inplace=True)},
     "elu": {"plain": lambda x, y: F.elu(x), "params": lambda x, y: torch.ops.aten.elu(x, 0.5, 2.0, 1.5),

@@ -325,6 +325,28 @@ Samples opinfo_leaky_relu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::Float64), -0.5)); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::BFloat16))); }}.generic()};
 }
+// The in-place activations: on a clone (float32) and on a float64 copy.
+#define TL_INPLACE_ACTIVATION_OPINFO(name)                                                                        \
+  Samples opinfo_##name##_() {                                                                                   \
+    return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(name##_(x.clone())); }}.generic(),     \
+            Sample{"float64", [](const Tensor& x, const Tensor&) { return list(name##_(x.to(DType::Float64) * 1.0)); }} \
+                .generic()};                                                                                     \
+  }
+TL_INPLACE_ACTIVATION_OPINFO(hardswish)
+TL_INPLACE_ACTIVATION_OPINFO(silu)
+TL_INPLACE_ACTIVATION_OPINFO(mish)
+TL_INPLACE_ACTIVATION_OPINFO(hardsigmoid)
+TL_INPLACE_ACTIVATION_OPINFO(relu6)
+#undef TL_INPLACE_ACTIVATION_OPINFO
+Samples opinfo_hardtanh_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardtanh_(x.clone(), -0.5, 1.25)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(hardtanh_((x * 4.0).to(DType::Int64), -1.5, 2.5)); }}
+              .generic()};
+}
+Samples opinfo_relu6() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(relu6(x)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(relu6((x * 4.0).to(DType::Int64))); }}.generic()};
+}
 Samples opinfo_leaky_relu_() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.clone(), 0.2)); }}.generic(),
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.to(DType::Float64) * 1.0, 0.2)); }}.generic()};
