@@ -5,6 +5,8 @@
 // (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
 // a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
+// bench_ops --numel N [--threads N] [--runs N] [--sample-ms X] instead times the cases of bench/ops_cases.txt at
+// N elements, per call, as RESULT lines (bench/ops_cases.h; bench/ops_compare puts PyTorch's beside them).
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/ops_cases.h"
 #include "core/generator.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
@@ -97,8 +100,27 @@ void memcpy_split(char* dst, const char* src, int64_t bytes, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const tl::bench::RunOptions opt = tl::bench::parse_run_options(argc, argv, "bench_ops");
+  // --numel and --sample-ms select the per-size mode; the other flags are the common ones.
+  int64_t numel = 0;
+  double sample_ms = 2.0;
+  std::vector<char*> common = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if ((flag == "--numel" || flag == "--sample-ms") && i + 1 < argc) {
+      if (flag == "--numel") numel = tl::bench::parse_number<int64_t>(flag, argv[++i], 1);
+      else sample_ms = tl::bench::parse_number<double>(flag, argv[++i], 0.0);
+    } else {
+      common.push_back(argv[i]);
+    }
+  }
+  const tl::bench::RunOptions opt = tl::bench::parse_run_options(
+      static_cast<int>(common.size()), common.data(),
+      "bench_ops [--numel N [--sample-ms X]]");
   tl::set_num_threads(opt.threads);
+  if (numel > 0) {
+    tl::bench::run_op_cases(TL_SOURCE_DIR "/bench/ops_cases.txt", numel, opt.runs, sample_ms);
+    return 0;
+  }
   const dnnl_version_t* v = dnnl_version();
   std::printf("bench_ops: %d threads, oneDNN %d.%d.%d, %d runs after %d warm-up runs, operands %lld MiB float32\n\n",
               opt.threads, v->major, v->minor, v->patch, opt.runs, kWarmup, static_cast<long long>(kBytes >> 20));

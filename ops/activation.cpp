@@ -8,16 +8,18 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 
 namespace {
 
-// x * tanh(softplus(x)) = x * tanh(log1p(exp(x))).
+// x * tanh(softplus(x)) = x * tanh(log1p(exp(x))), as tanh(log(1 + e)) = n / (n + 2) with n = e (e + 2), e = exp(x),
+// so that it takes one vectorisable exp; above 20 tanh(softplus(x)) is 1 in float (and n would overflow).
 constexpr auto kMish = [](auto v) {
   using A = detail::acc_type<decltype(v)>;
-  const A x = v;
-  return static_cast<decltype(v)>(x * std::tanh(std::log1p(std::exp(x))));
+  const A x = v, e = detail::vector_exp(x), n = e * (e + A(2));
+  return static_cast<decltype(v)>(x > A(20) ? x : x * (n / (n + A(2))));
 };
 
 // min(max(x + 3, 0), 6) / 6; NaN stays NaN, as ATen's vectorised maximum keeps it.

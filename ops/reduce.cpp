@@ -78,34 +78,11 @@ namespace kernels {
 namespace {
 
 using detail::is_nan;
+using detail::cascade_sum;
 using detail::kGroup;
 using detail::kLanes;
-using detail::kLeaf;
 using detail::reduce_into;
 using detail::value_t;
-
-// Pairwise (cascade) summation: error grows with log(n), and the lanes vectorise.
-template <typename Acc, bool kUnit, typename T>
-Acc cascade_sum(const T* p, int64_t n, int64_t stride) {
-  if (n > kLeaf) {
-    const int64_t half = n / 2 / kLanes * kLanes;
-    return cascade_sum<Acc, kUnit>(p, half, stride) + cascade_sum<Acc, kUnit>(p + half * stride, n - half, stride);
-  }
-  const int64_t s = kUnit ? 1 : stride;
-  if (n < kLanes) {
-    Acc acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc += static_cast<Acc>(static_cast<value_t<T>>(p[i * s]));
-    return acc;
-  }
-  Acc lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += static_cast<Acc>(static_cast<value_t<T>>(p[(i + j) * s]));
-  for (int64_t j = 0; i < n; ++i, ++j) lanes[j] += static_cast<Acc>(static_cast<value_t<T>>(p[i * s]));
-  for (int64_t w = kLanes / 2; w > 0; w /= 2)
-    for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
-  return lanes[0];
-}
 
 // A reducer folds runs of input into an accumulator: run() reduces n elements spaced by stride
 // (the first has reduction index r), vertical() folds one row into n accumulators, merge(a, b)
@@ -116,7 +93,8 @@ struct SumReducer {
   acc_t identity() const { return 0; }
   acc_t merge(acc_t a, acc_t b) const { return a + b; }
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
-    return stride == 1 ? cascade_sum<Acc, true>(p, n, 1) : cascade_sum<Acc, false>(p, n, stride);
+    const auto value = [](T v) { return static_cast<Acc>(static_cast<value_t<T>>(v)); };
+    return cascade_sum<Acc>(p, n, stride, value);
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) acc[t] += static_cast<Acc>(static_cast<value_t<T>>(p[t]));

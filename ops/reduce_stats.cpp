@@ -45,10 +45,22 @@ struct WelfordReducer {
     return {a.mean + delta * static_cast<double>(b.n) / n,
             a.m2 + b.m2 + delta * delta * static_cast<double>(a.n) * static_cast<double>(b.n) / n, a.n + b.n};
   }
+  // A run in two passes, mean then squared deviations, each a cascade sum: no division per element, and the
+  // lanes vectorise; runs still merge as Chan's. A run with an infinity or NaN takes Welford's steps, whose mean
+  // turns NaN after an infinite value (var_mean's mean, as ATen's).
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
-    Moments m;
-    for (int64_t i = 0; i < n; ++i) add(m, static_cast<double>(static_cast<value_t<T>>(p[i * stride])));
-    return m;
+    const auto value = [](T v) { return static_cast<double>(static_cast<value_t<T>>(v)); };
+    const double mean = n > 0 ? detail::cascade_sum<double>(p, n, stride, value) / static_cast<double>(n) : 0.0;
+    if (!std::isfinite(mean)) {
+      Moments m;
+      for (int64_t i = 0; i < n; ++i) add(m, value(p[i * stride]));
+      return m;
+    }
+    const double m2 = detail::cascade_sum<double>(p, n, stride, [&](T v) {
+      const double d = value(v) - mean;
+      return d * d;
+    });
+    return {mean, m2, n};
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) add(acc[t], static_cast<double>(static_cast<value_t<T>>(p[t])));
@@ -115,6 +127,7 @@ struct NormReducer {
     else return a;
   }
   acc_t run(const T* x, int64_t n, int64_t stride, int64_t) const {
+    if constexpr (!kExtreme) return detail::cascade_sum<acc_t>(x, n, stride, [this](T v) { return map(v); });
     acc_t acc = identity();
     for (int64_t i = 0; i < n; ++i) acc = merge(acc, map(x[i * stride]));
     return acc;

@@ -87,34 +87,53 @@ struct Tanh {
   template <typename A> static A f(A x) { return std::tanh(x); }
 };
 
-// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case.
+// x rounded to an integer without a libm call, so that the loop vectorises on any x86-64 (roundps needs SSE4.1,
+// which the default build does not assume): below 2^23 (float; 2^52 double) adding and subtracting that power
+// rounds |x| to the nearest integer n, half to even, and adjust(n, |x|, x < 0) corrects it toward the op's
+// direction; the result takes x's sign (floor(-0.0) and ceil(-0.3) are -0.0). Larger |x|, infinities and NaN
+// are integral or NaN already: shifting by 0 keeps them. No branch and no short-circuit (`&`, not `&&`): GCC
+// would not vectorise a comparison it has to move under a condition (it could trap).
+template <typename A, typename Adjust>
+A round_integral(A x, const Adjust& adjust) {
+  constexpr A kIntegral = A(1) / std::numeric_limits<A>::epsilon();
+  const A a = std::fabs(x);
+  const A shift = a < kIntegral ? kIntegral : A(0);
+  const A n = (a + shift) - shift;
+  return std::copysign(adjust(n, a, x < A(0)), x);
+}
+
+// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::adjust is the floating case.
 template <typename Op>
 struct Rounding {
   static constexpr bool kFloatResult = false;
   template <typename A> static A f(A x) {
     if constexpr (std::is_integral_v<A>) return x;
-    else return Op::round(x);
+    else return round_integral(x, [](A n, A a, bool negative) { return Op::adjust(n, a, negative); });
   }
 };
 struct Floor : Rounding<Floor> {
   static constexpr const char* kName = "floor";
   static constexpr const char* kInplaceName = "floor_";
-  template <typename A> static A round(A x) { return std::floor(x); }
+  template <typename A> static A adjust(A n, A a, bool negative) {
+    return n + A(negative & (n < a)) - A(!negative & (n > a));
+  }
 };
 struct Ceil : Rounding<Ceil> {
   static constexpr const char* kName = "ceil";
   static constexpr const char* kInplaceName = "ceil_";
-  template <typename A> static A round(A x) { return std::ceil(x); }
+  template <typename A> static A adjust(A n, A a, bool negative) {
+    return n + A(!negative & (n < a)) - A(negative & (n > a));
+  }
 };
-struct Round : Rounding<Round> {  // half to even (round(2.5) is 2): std::nearbyint in the default rounding mode
+struct Round : Rounding<Round> {  // half to even (round(2.5) is 2), as std::nearbyint in the default rounding mode
   static constexpr const char* kName = "round";
   static constexpr const char* kInplaceName = "round_";
-  template <typename A> static A round(A x) { return std::nearbyint(x); }
+  template <typename A> static A adjust(A n, A, bool) { return n; }
 };
 struct Trunc : Rounding<Trunc> {
   static constexpr const char* kName = "trunc";
   static constexpr const char* kInplaceName = "trunc_";
-  template <typename A> static A round(A x) { return std::trunc(x); }
+  template <typename A> static A adjust(A n, A a, bool) { return n - A(n > a); }
 };
 // (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
 struct Sign {

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """scripts/results.py — benchmark logs to tables and SVG charts; the one reader of the `RESULT` lines.
 
-A log is what bench/compare or bench/train_compare prints on stdout: `# key: value` header lines (command,
-date, commit, cpu, load averages) and one `RESULT bench=B impl=I key=value ...` line per measured
-configuration, torchless's and its partners' (PyTorch, ONNX Runtime) from the same run. PyTorch runs once
+A log is what bench/compare, bench/train_compare or bench/ops_compare prints on stdout: `# key: value` header
+lines (command, date, commit, cpu, load averages) and one `RESULT bench=B impl=I key=value ...` line per measured
+configuration, torchless's and its partners' (PyTorch, ONNX Runtime) from the same run. bench=ops lines are
+per-call times of one op at one size (op=, numel=, median_us=); the others are whole-model runs (precision=,
+batch=, median_ms=). PyTorch runs once
 per environment of bench/pt_env.py, its lines naming the BLAS and allocator it ran with (blas=, allocator=);
 tables and charts keep its fastest line per configuration (and layout, in the training charts) and name
 them. The logs kept in docs/results/*.txt are the only source of docs/results.md's generated part and of
 docs/results/*.svg.
 
-  results.py header COMMAND...   the header lines of a new log (bench/compare and train_compare print them)
-  results.py table LOG...        the logs' tables as text (what bench/compare and train_compare end with)
+  results.py header COMMAND...   the header lines of a new log (the bench/*compare scripts print them)
+  results.py table LOG...        the logs' tables as text (what the bench/*compare scripts end with)
   results.py page [ROOT]         rewrites docs/results.md's generated part and the SVGs from docs/results/*.txt
   results.py check [ROOT]        exits 1 when the page or an SVG differs from what the logs give (a meson test)
 
@@ -31,7 +33,11 @@ COLORS = {"torchless": "#4c72b0", "pytorch": "#dd8452", "pytorch channels_last":
           "onnxruntime": "#55a868"}
 NAMES = {"torchless": "torchless", "pytorch": "PyTorch", "onnxruntime": "ONNX Runtime"}
 BENCH_TITLES = {"inference": "ResNet18 inference (bench/compare)",
-                "train": "ResNet18 training step (bench/train_compare)"}
+                "train": "ResNet18 training step (bench/train_compare)",
+                "ops": "Ops per call, torchless / PyTorch (bench/ops_compare)"}
+# The keys a RESULT line of a bench must have (a bench not named here: the whole-model ones).
+REQUIRED = {"ops": ("op", "numel", "median_us")}
+MODEL_REQUIRED = ("precision", "batch", "median_ms")
 
 
 class Log:
@@ -48,7 +54,7 @@ class Log:
                     self.loads.append(float(value.split()[0]))
             elif line.startswith("RESULT "):
                 fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
-                for key in ("bench", "impl", "precision", "batch", "median_ms"):
+                for key in ("bench", "impl") + REQUIRED.get(fields.get("bench"), MODEL_REQUIRED):
                     if key not in fields:
                         sys.exit(f"results.py: {path}:{number}: RESULT line without {key}=: {line}")
                 self.results.append(fields)
@@ -57,13 +63,23 @@ class Log:
         return sorted({r["bench"] for r in self.results})
 
     def configs(self, bench):
-        """(precision, batch) pairs measured by torchless, in the order of the log."""
+        """(precision, batch) pairs measured by torchless, in the order of the log; for bench=ops, the sizes
+        (numel) in increasing order."""
+        if bench == "ops":
+            return sorted({int(r["numel"]) for r in self.results if r["bench"] == "ops"})
         seen = []
         for r in self.results:
             key = (r["precision"], int(r["batch"]))
             if r["bench"] == bench and r["impl"] == "torchless" and key not in seen:
                 seen.append(key)
         return seen
+
+    def fastest_op(self, impl, op, numel):
+        """The line of `impl` with the least median of `op` at `numel`, over the log's rounds and (PyTorch's)
+        environments; None when it has none."""
+        rows = [r for r in self.results if (r["bench"], r["impl"], r["op"], int(r["numel"])) ==
+                ("ops", impl, op, numel)]
+        return min(rows, key=lambda r: float(r["median_us"])) if rows else None
 
     def find(self, bench, impl, precision, batch, variant=None):
         for r in self.results:
@@ -143,7 +159,62 @@ def train_rows(log):
     return header, rows
 
 
-ROWS = {"inference": inference_rows, "train": train_rows}
+def size_name(numel):
+    """1e2 for 100: the sizes of bench/ops_cases.txt are powers of ten."""
+    return f"{numel:.0e}".replace("e+0", "e").replace("e+", "e")
+
+
+def microseconds(v):
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+
+
+def op_ratio(tl, pt):
+    """torchless / PyTorch of two ops lines' medians, bold when above 1 (torchless slower); '–' without both."""
+    if not tl or not pt:
+        return "–"
+    r = float(tl["median_us"]) / float(pt["median_us"])
+    return f"**{r:.2f}**" if r > 1 else f"{r:.2f}"
+
+
+def ops(log):
+    """The op names of bench=ops lines, in the order of the log."""
+    return list(dict.fromkeys(r["op"] for r in log.results if r["bench"] == "ops"))
+
+
+def ops_rows(log):
+    """Per op, for each size: torchless's and PyTorch's per-call microseconds (each the fastest median of its
+    lines) and torchless / PyTorch."""
+    sizes = log.configs("ops")
+    rows = []
+    for op in ops(log):
+        row = [op]
+        for numel in sizes:
+            tl, pt = log.fastest_op("torchless", op, numel), log.fastest_op("pytorch", op, numel)
+            row += [microseconds(float(tl["median_us"])) if tl else "–",
+                    microseconds(float(pt["median_us"])) if pt else "–", op_ratio(tl, pt)]
+        rows.append(row)
+    header = ["op"]
+    for numel in sizes:
+        header += [f"{size_name(numel)} torchless µs", "PyTorch µs", "ratio"]
+    return header, rows
+
+
+def ops_summary(log):
+    """One sentence: the cases where torchless's median is above PyTorch's."""
+    slower, cells = [], 0
+    for op in ops(log):
+        for numel in log.configs("ops"):
+            tl, pt = log.fastest_op("torchless", op, numel), log.fastest_op("pytorch", op, numel)
+            cells += 1
+            if tl and pt and float(tl["median_us"]) > float(pt["median_us"]):
+                slower.append(f"{op} at {size_name(numel)}")
+    return (f"Slower than PyTorch (ratio above 1) in {len(slower)} of {cells} cases" +
+            (f": {', '.join(slower)}." if slower else "."))
+
+
+ROWS = {"inference": inference_rows, "train": train_rows, "ops": ops_rows}
+NOTES = {"ops": ops_summary}
+CHARTS = ("inference", "train")
 
 
 def markdown_table(header, rows):
@@ -269,15 +340,23 @@ def generated(root):
     files, parts = {}, []
     for log in logs_in(root):
         for bench in log.benches():
-            svg = log.path.with_name(f"{log.path.stem}-{bench}.svg" if len(log.benches()) > 1 else
-                                     f"{log.path.stem}.svg")
-            files[svg] = chart(log, bench)
             header, rows = ROWS[bench](log) if bench in ROWS else (["?"], [])
-            precisions = ", ".join(dict.fromkeys(p for p, _ in log.configs(bench)))
-            parts.append(f"### {BENCH_TITLES.get(bench, bench)}: {precisions}\n\n"
-                         f"`{log.header.get('command', '?')}`, raw log [{log.path.name}](results/{log.path.name}): "
-                         f"{log.conditions()}.\n\n{markdown_table(header, rows)}\n\n"
-                         f"![{escape(BENCH_TITLES.get(bench, bench))}](results/{svg.name})")
+            if bench == "ops":
+                subtitle = ", ".join(dict.fromkeys(r["threads"] + " threads" for r in log.results
+                                                   if r["bench"] == "ops" and "threads" in r)) or "threads not recorded"
+            else:
+                subtitle = ", ".join(dict.fromkeys(p for p, _ in log.configs(bench)))
+            part = (f"### {BENCH_TITLES.get(bench, bench)}: {subtitle}\n\n"
+                    f"`{log.header.get('command', '?')}`, raw log [{log.path.name}](results/{log.path.name}): "
+                    f"{log.conditions()}.\n\n{markdown_table(header, rows)}")
+            if bench in NOTES:
+                part += f"\n\n{NOTES[bench](log)}"
+            if bench in CHARTS:
+                svg = log.path.with_name(f"{log.path.stem}-{bench}.svg" if len(log.benches()) > 1 else
+                                         f"{log.path.stem}.svg")
+                files[svg] = chart(log, bench)
+                part += f"\n\n![{escape(BENCH_TITLES.get(bench, bench))}](results/{svg.name})"
+            parts.append(part)
     return files, "\n\n".join(parts)
 
 
@@ -344,6 +423,8 @@ def main(argv):
             for bench in log.benches():
                 print(f"\n{BENCH_TITLES.get(bench, bench)}: {log.conditions()}")
                 print(text_table(*ROWS[bench](log)))
+                if bench in NOTES:
+                    print(NOTES[bench](log))
         return 0
     if argv and argv[0] in ("page", "check") and len(argv) <= 2:
         root = pathlib.Path(argv[1] if len(argv) == 2 else pathlib.Path(__file__).resolve().parent.parent)
