@@ -326,42 +326,16 @@ void view_leaf(AtenTree& t, const char* name, const TensorType& of, int64_t dim)
   t.close();
 }
 
-void select_leaves(AtenTree& t, const ScopeArg& x, int64_t i);
-
-// What ATen's CPU slow_conv_transpose2d (its gemm + col2im) records of x (N, C_in, H, W) into out: the
-// columns (zeros), the bias's ones, and per image the select of its input and output.
-void slow_conv_transpose2d_children(AtenTree& t, const TensorType& x, const TensorType& w, bool bias,
-                                    const TensorType& out) {
-  const auto factory_args = [&](const Shape& size) {
-    return ScopeArgs{AttrValue(size), AttrValue(x.dtype), AttrValue{}, AttrValue{}, AttrValue{}};
-  };
-  const Shape columns{w.sizes[1] * w.sizes[2] * w.sizes[3], x.sizes[2] * x.sizes[3]};
-  t.open("aten::zeros", [&] { return factory_args(columns); });
-  fill_leaf(t, {columns, x.dtype}, std::nullopt);
-  t.close();
-  if (bias) {
-    const Shape plane{out.sizes[2], out.sizes[3]};
-    t.open("aten::ones", [&] { return factory_args(plane); });
-    fill_leaf(t, {plane, x.dtype}, Scalar(int64_t{1}));
-    t.close();
-  }
-  for (int64_t n = 0; n < x.sizes[0]; ++n) {
-    select_leaves(t, x, n);
-    select_leaves(t, out, n);
-  }
-}
-
-// What differs between ATen's convolutions: the window's arguments as the call boxes them, the spatial
-// rank, and a transposed one's output_padding.
+// What differs between ATen's convolutions: the window's arguments as the call boxes them and the spatial
+// rank.
 struct ConvCall {
   int64_t spatial;
-  bool transposed;
   AttrValue stride, padding, dilation, output_padding;
   int64_t groups;
 };
 
-// ATen's conv1d, conv2d and conv_transpose2d: convolution -> _convolution -> (float32 and bfloat16, with work
-// to do) mkldnn_convolution, in which the kernel's work runs (a transposed one runs inside _convolution).
+// ATen's conv1d and conv2d: convolution -> _convolution -> (float32 and bfloat16, with work to do)
+// mkldnn_convolution, in which the kernel's work runs.
 // An unbatched input runs as a batch of one: unsqueeze(0) before, squeeze(0) after; _convolution views a
 // 1-d input and weight as 2-d (unsqueeze(2)) and its result back (squeeze(2)). The row reads only dims that
 // exist: the kernel has not checked the call yet.
@@ -377,7 +351,7 @@ void convolution_tree(Inputs in, const ConvCall& c, AtenTree& t) {
   }
   const TensorType x{batched, self.dtype()};
   const auto convolution_args = [&] {
-    return ScopeArgs{x, weight, bias, c.stride, c.padding, c.dilation, AttrValue(c.transposed), c.output_padding,
+    return ScopeArgs{x, weight, bias, c.stride, c.padding, c.dilation, AttrValue(false), c.output_padding,
                      AttrValue(c.groups)};
   };
   t.open("aten::convolution", convolution_args);
@@ -394,28 +368,17 @@ void convolution_tree(Inputs in, const ConvCall& c, AtenTree& t) {
     x2.sizes.insert(2, 1);
     w2.sizes.insert(2, 1);
   }
-  const bool onednn = !c.transposed && self.dtype() != DType::Float64 && w2.sizes.size() == 4 && batched[0] > 0 &&
+  const bool onednn = self.dtype() != DType::Float64 && w2.sizes.size() == 4 && batched[0] > 0 &&
                       batched[1] > 0 && w2.sizes[0] > 0;
   if (onednn) {
     t.open("aten::mkldnn_convolution", [&] {
       return ScopeArgs{x2, w2, bias, c.padding, c.stride, c.dilation, AttrValue(c.groups)};
     });
   }
-  const bool slow_transposed = c.transposed && w2.sizes.size() == 4;
-  if (slow_transposed) {
-    t.open("aten::slow_conv_transpose2d", [&] {
-      return ScopeArgs{x2, w2, AttrValue(Shape{w2.sizes[2], w2.sizes[3]}), bias, c.stride, c.padding,
-                       c.output_padding, c.dilation};
-    });
-  }
   if (!t.work()) return;
   if (onednn) t.close();
   TensorType out{t.result().shape(), t.result().dtype()};
   if (unbatched) out.sizes.insert(0, 1);
-  if (slow_transposed) {
-    slow_conv_transpose2d_children(t, x2, w2, bias.defined(), out);
-    t.close();
-  }
   if (viewed) {
     TensorType out2 = out;
     out2.sizes.insert(2, 1);
@@ -427,16 +390,13 @@ void convolution_tree(Inputs in, const ConvCall& c, AtenTree& t) {
 }
 
 void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
-  convolution_tree(in, {2, false, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0, 0}), a.groups}, t);
+  convolution_tree(in, {2, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0, 0}), a.groups}, t);
 }
 
 void conv1d_(Inputs in, const Conv1dArgs& a, AtenTree& t) {
-  convolution_tree(in, {1, false, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0}), a.groups}, t);
+  convolution_tree(in, {1, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0}), a.groups}, t);
 }
 
-void conv_transpose2d_(Inputs in, const ConvTranspose2dArgs& a, AtenTree& t) {
-  convolution_tree(in, {2, true, box(a.stride), box(a.padding), box(a.dilation), box(a.output_padding), a.groups}, t);
-}
 
 // ATen's max() and min() fill a 0-d result with the value they found; with a dim and without keepdim they
 // reduce into their results unsqueezed at dim (unsqueeze_ of values and indices), then squeeze them back.
@@ -870,7 +830,6 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Matmul, matmul_>(rows);
   add<OpKind::Conv2d, conv2d_>(rows);
   add<OpKind::Conv1d, conv1d_>(rows);
-  add<OpKind::ConvTranspose2d, conv_transpose2d_>(rows);
   add<OpKind::Zeros, zeros_>(rows);
   add<OpKind::Ones, ones_>(rows);
   add<OpKind::Full, full_>(rows);
