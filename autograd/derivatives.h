@@ -102,6 +102,10 @@ struct Derivative {
   /// arguments struct (rsub with a number, `2.0 - x`: "RsubBackward1"; the dimless sum(): "SumBackward0");
   /// null: `name` always.
   const char* (*overload_name)(const void* args) = nullptr;
+  /// Bit k set: result k of a call gets this node as its grad_fn (derivatives.yaml's
+  /// output_differentiability; native_layer_norm's mean and rstd are results the backward reads, not
+  /// values a gradient flows from). Integer results never get one.
+  uint32_t differentiable_outputs = ~0u;
 };
 
 /// The entry of `op` (an in-place op shares its out-of-place op's formula, applied to the original self);

@@ -135,6 +135,29 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   return where(keep, grad, zeros({}, self.dtype()));
 }
 
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  const Tensor zero = zeros({}, grad.dtype());
+  if (min.defined() && max.defined()) return where(self.ge(min).logical_and(self.le(max)), grad, zero);
+  if (min.defined()) return where(self.ge(min), grad, zero);
+  if (max.defined()) return where(self.le(max), grad, zero);
+  return grad;
+}
+
+std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tensor& self, const Tensor& min,
+                                                  const Tensor& max, const std::array<bool, 2>& grad_input_mask) {
+  std::tuple<Tensor, Tensor> grads;
+  const Tensor zero = zeros({}, grad.dtype());
+  if (min.defined() && max.defined()) {
+    if (grad_input_mask[0]) std::get<0>(grads) = where(self.lt(min).logical_and(min.lt(max)), grad, zero);
+    if (grad_input_mask[1]) std::get<1>(grads) = where(self.gt(max).logical_or(max.lt(min)), grad, zero);
+  } else if (min.defined() && grad_input_mask[0]) {
+    std::get<0>(grads) = where(self.lt(min), grad, zero);
+  } else if (max.defined() && grad_input_mask[1]) {
+    std::get<1>(grads) = where(self.gt(max), grad, zero);
+  }
+  return grads;
+}
+
 double dropout_scale(double p, const std::optional<bool>& train) {
   if (train && !*train) return 1.0;
   return p < 1.0 ? 1.0 / (1.0 - p) : 0.0;

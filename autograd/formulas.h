@@ -46,6 +46,12 @@ Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
 /// grad where self lies within [min, max] (each bound optional), 0 elsewhere.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
+/// clamp.Tensor's: grad where self lies within [min, max] (either bound undefined), 0 elsewhere.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+/// clamp.Tensor's bounds': min's gradient where self < min (and min < max when both are given), max's where
+/// self > max (or max < min), as PyTorch's clamp_backward_min_max.
+std::tuple<Tensor, Tensor> clamp_backward_min_max(const Tensor& grad, const Tensor& self, const Tensor& min,
+                                                  const Tensor& max, const std::array<bool, 2>& grad_input_mask);
 /// native_dropout's scale: 1 / (1 - p) in training, 1 outside it (where it is the identity).
 double dropout_scale(double p, const std::optional<bool>& train);
 

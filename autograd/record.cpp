@@ -269,7 +269,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
   }
   for (size_t k = 0; k < out.size(); ++k) {
     const Tensor& o = out[k];
-    if (!o.defined() || !is_floating_point(o.dtype())) continue;
+    if (!o.defined() || !is_floating_point(o.dtype()) || (k < 32 && !(d.differentiable_outputs >> k & 1u))) continue;
     bool is_input = false;
     for (const Tensor& in : inputs) is_input = is_input || o.is_same(in);
     if (is_input) continue;  // the op returned its input itself (contiguous of a contiguous tensor)

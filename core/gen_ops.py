@@ -138,6 +138,15 @@ def parse_declarations(path):
                      f"got {op.derivative!r}")
         if op.decomposition and op.derivative != "composite":
             sys.exit(f"{where}: a decomposition belongs to a composite derivative")
+        op.output_differentiability = None
+        if isinstance(op.derivative, dict) and "output_differentiability" in op.derivative:
+            op.derivative = dict(op.derivative)
+            flags = op.derivative.pop("output_differentiability")
+            if (not isinstance(flags, list) or len(flags) != len(op.returns) or not flags[0]
+                    or not all(isinstance(f, bool) for f in flags)):
+                sys.exit(f"{where}: output_differentiability needs one bool per result ({len(op.returns)}), the "
+                         f"first true, got {flags!r}")
+            op.output_differentiability = flags
         op.dimless_args = row.get("dimless_args", [])
         dim_at = next((i for i, a in enumerate(op.args) if a.name == "dim" and a.base == "int[1]?"), None)
         if op.dimless_args and (dim_at is None or [a.name for a in op.args[dim_at + 1:dim_at + 1 + len(op.dimless_args)]]
@@ -581,8 +590,10 @@ def derivatives_source(ops):
             else:
                 lines += name_function(op, name)
                 name_expr, overload = '""', f"&node_name_{op.enum}"
+            flags = op.output_differentiability or [True] * len(op.returns)
+            differentiable = " | ".join(f"(1u << {k})" for k, f in enumerate(flags) if f)
             rows.append(f"  {{Kind::Formula, {name_expr}, {{{', '.join(read_items)}}}, &backward_{op.enum}, nullptr, "
-                        f"{overload}}},")
+                        f"{overload}, {differentiable}}},")
         elif op.derivative == "composite":
             decomposition = "nullptr"
             if op.decomposition:

@@ -80,8 +80,6 @@ class Tensor : public TensorBase {
   return_types::max max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   return_types::min min(int64_t dim, bool keepdim = false) const;
-  /// lerp.Scalar: lerp with a number weight (ops/ops.h).
-  Tensor lerp(const Tensor& end, const Scalar& weight) const;
   /// (n, dim) int64 indices of the non-zero elements.
   Tensor nonzero() const;
   /// This tensor itself when it is already contiguous, with no op run (as PyTorch's Tensor::contiguous:

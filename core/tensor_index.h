@@ -30,10 +30,11 @@ struct Slice {
   std::optional<int64_t> start, stop, step;
 };
 
-/// One entry of an index list: an integer (select), a Slice, None (unsqueeze), Ellipsis or a tensor.
+/// One entry of an index list: an integer (select), a Slice, None (unsqueeze), Ellipsis, a bool (a new
+/// dimension of size 1, kept by true and emptied by false, as Python's x[True]) or a tensor.
 class TensorIndex {
  public:
-  enum class Kind { None, Ellipsis, Integer, Slice, Tensor };
+  enum class Kind { None, Ellipsis, Integer, Boolean, Slice, Tensor };
 
   TensorIndex(std::nullopt_t) : kind_(Kind::None) {}  // NOLINT: implicit, as LibTorch's
   TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}  // NOLINT
@@ -44,6 +45,7 @@ class TensorIndex {
   }
   template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T integer) : kind_(Kind::Integer), integer_(static_cast<int64_t>(integer)) {}  // NOLINT
+  TensorIndex(bool boolean) : kind_(Kind::Boolean), integer_(boolean) {}  // NOLINT
   TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}  // NOLINT
   /// An int64 index tensor or a bool mask (a Tensor converts to its TensorBase). Throws tl::Error for an
   /// undefined one.
@@ -53,6 +55,7 @@ class TensorIndex {
 
   Kind kind() const { return kind_; }
   int64_t integer() const { return integer_; }
+  bool boolean() const { return integer_ != 0; }
   const Slice& slice() const { return slice_; }
   const TensorBase& tensor() const { return tensor_; }
 

@@ -21,13 +21,13 @@ std::string py_number(const Scalar& value) {
 }  // namespace
 
 Tensor ReLU::forward(const Tensor& input) { return functional::relu(input, options_.inplace); }
-Tensor Hardswish::forward(const Tensor& input) { return functional::hardswish(input); }
-Tensor SiLU::forward(const Tensor& input) { return functional::silu(input); }
+Tensor Hardswish::forward(const Tensor& input) { return functional::hardswish(input, inplace_); }
+Tensor SiLU::forward(const Tensor& input) { return functional::silu(input, inplace_); }
 Tensor Sigmoid::forward(const Tensor& input) { return tl::sigmoid(input); }
 Tensor Tanh::forward(const Tensor& input) { return tl::tanh(input); }
-Tensor Mish::forward(const Tensor& input) { return functional::mish(input); }
-Tensor Hardsigmoid::forward(const Tensor& input) { return functional::hardsigmoid(input); }
-Tensor ReLU6::forward(const Tensor& input) { return functional::relu6(input); }
+Tensor Mish::forward(const Tensor& input) { return functional::mish(input, inplace_); }
+Tensor Hardsigmoid::forward(const Tensor& input) { return functional::hardsigmoid(input, inplace_); }
+Tensor ReLU6::forward(const Tensor& input) { return functional::relu6(input, options_.inplace); }
 Tensor GELU::forward(const Tensor& input) { return functional::gelu(input, options_.approximate); }
 
 Tensor LeakyReLU::forward(const Tensor& input) {
@@ -54,10 +54,11 @@ Hardtanh::Hardtanh(const HardtanhOptions& options) : options_(options) {
            options.min_val, " and max_val=", options.max_val);
 }
 Tensor Hardtanh::forward(const Tensor& input) {
-  return functional::hardtanh(input, options_.min_val, options_.max_val);
+  return functional::hardtanh(input, options_.min_val, options_.max_val, options_.inplace);
 }
 std::string Hardtanh::extra_repr() const {
-  return "min_val=" + py_number(options_.min_val) + ", max_val=" + py_number(options_.max_val);
+  return "min_val=" + py_number(options_.min_val) + ", max_val=" + py_number(options_.max_val) +
+         (options_.inplace ? ", inplace=True" : "");
 }
 
 PReLU::PReLU(const PReLUOptions& options) : options_(options) {

@@ -36,22 +36,38 @@ class ReLU : public Module {
   ReLUOptions options_;
 };
 
-/// nn.Hardswish() (without PyTorch's inplace option).
+/// nn.Hardswish(inplace): x * relu6(x + 3) / 6. With inplace the input is overwritten and returned; the repr
+/// does not show it, as PyTorch's does not.
 class Hardswish : public Module {
  public:
+  explicit Hardswish(bool inplace = false) : inplace_(inplace) {}
+
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "Hardswish"; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<Hardswish>(); }
+
+  bool inplace() const { return inplace_; }
+
+ private:
+  bool inplace_;
 };
 
-/// nn.SiLU() (without PyTorch's inplace option).
+/// nn.SiLU(inplace): x * sigmoid(x). With inplace the input is overwritten and returned.
 class SiLU : public Module {
  public:
+  explicit SiLU(bool inplace = false) : inplace_(inplace) {}
+
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "SiLU"; }
+  std::string extra_repr() const override { return inplace_ ? "inplace=True" : ""; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<SiLU>(); }
+
+  bool inplace() const { return inplace_; }
+
+ private:
+  bool inplace_;
 };
 
 /// nn.Sigmoid(): 1 / (1 + exp(-x)).
@@ -72,31 +88,60 @@ class Tanh : public Module {
   std::shared_ptr<Module> clone() const override { return clone_as<Tanh>(); }
 };
 
-/// nn.Mish(): x * tanh(softplus(x)) (without PyTorch's inplace option).
+/// nn.Mish(inplace): x * tanh(softplus(x)). With inplace the input is overwritten and returned.
 class Mish : public Module {
  public:
+  explicit Mish(bool inplace = false) : inplace_(inplace) {}
+
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "Mish"; }
+  std::string extra_repr() const override { return inplace_ ? "inplace=True" : ""; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<Mish>(); }
+
+  bool inplace() const { return inplace_; }
+
+ private:
+  bool inplace_;
 };
 
-/// nn.Hardsigmoid(): relu6(x + 3) / 6 (without PyTorch's inplace option).
+/// nn.Hardsigmoid(inplace): relu6(x + 3) / 6. With inplace the input is overwritten and returned; the repr
+/// does not show it, as PyTorch's does not.
 class Hardsigmoid : public Module {
  public:
+  explicit Hardsigmoid(bool inplace = false) : inplace_(inplace) {}
+
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "Hardsigmoid"; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<Hardsigmoid>(); }
+
+  bool inplace() const { return inplace_; }
+
+ private:
+  bool inplace_;
 };
 
-/// nn.ReLU6(): hardtanh(x, 0, 6) (without PyTorch's inplace option).
+struct ReLU6Options {
+  bool inplace = false;
+};
+
+/// nn.ReLU6(inplace): hardtanh(x, 0, 6). With inplace the input is overwritten and returned.
 class ReLU6 : public Module {
  public:
+  explicit ReLU6(const ReLU6Options& options = {}) : options_(options) {}
+  explicit ReLU6(bool inplace) : options_{.inplace = inplace} {}
+
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "ReLU6"; }
+  std::string extra_repr() const override { return options_.inplace ? "inplace=True" : ""; }
   bool is_leaf() const override { return true; }
   std::shared_ptr<Module> clone() const override { return clone_as<ReLU6>(); }
+
+  const ReLU6Options& options() const { return options_; }
+
+ private:
+  ReLU6Options options_;
 };
 
 struct GELUOptions {
@@ -199,14 +244,17 @@ class Softplus : public Module {
 struct HardtanhOptions {
   Scalar min_val = -1.0;
   Scalar max_val = 1.0;
+  bool inplace = false;
 };
 
-/// nn.Hardtanh(min_val, max_val): x clamped to [min_val, max_val] (without PyTorch's inplace option).
-/// Throws tl::Error at construction unless max_val > min_val, as PyTorch's constructor asserts.
+/// nn.Hardtanh(min_val, max_val, inplace): x clamped to [min_val, max_val]; with inplace the input is
+/// overwritten and returned. Throws tl::Error at construction unless max_val > min_val, as PyTorch's
+/// constructor asserts.
 class Hardtanh : public Module {
  public:
   explicit Hardtanh(const HardtanhOptions& options = {});
-  Hardtanh(const Scalar& min_val, const Scalar& max_val) : Hardtanh(HardtanhOptions{.min_val = min_val, .max_val = max_val}) {}
+  Hardtanh(const Scalar& min_val, const Scalar& max_val, bool inplace = false)
+      : Hardtanh(HardtanhOptions{.min_val = min_val, .max_val = max_val, .inplace = inplace}) {}
 
   Tensor forward(const Tensor& input) override;
   std::string type_name() const override { return "Hardtanh"; }

@@ -92,13 +92,15 @@ Tensor relu(const Tensor& input, bool inplace) {
   return out;
 }
 
-Tensor hardswish(const Tensor& input) { return tl::hardswish(input); }
+Tensor hardswish(const Tensor& input, bool inplace) {
+  return inplace ? tl::hardswish_(input) : tl::hardswish(input);
+}
 
-Tensor silu(const Tensor& input) { return tl::silu(input); }
+Tensor silu(const Tensor& input, bool inplace) { return inplace ? tl::silu_(input) : tl::silu(input); }
 
 Tensor gelu(const Tensor& input, const std::string& approximate) { return tl::gelu(input, approximate); }
 
-Tensor mish(const Tensor& input) { return tl::mish(input); }
+Tensor mish(const Tensor& input, bool inplace) { return inplace ? tl::mish_(input) : tl::mish(input); }
 
 Tensor leaky_relu(const Tensor& input, double negative_slope, bool inplace) {
   return inplace ? tl::leaky_relu_(input, negative_slope) : tl::leaky_relu(input, negative_slope);
@@ -112,13 +114,15 @@ Tensor softplus(const Tensor& input, const Scalar& beta, const Scalar& threshold
   return tl::softplus(input, beta, threshold);
 }
 
-Tensor hardsigmoid(const Tensor& input) { return tl::hardsigmoid(input); }
-
-Tensor hardtanh(const Tensor& input, const Scalar& min_val, const Scalar& max_val) {
-  return tl::hardtanh(input, min_val, max_val);
+Tensor hardsigmoid(const Tensor& input, bool inplace) {
+  return inplace ? tl::hardsigmoid_(input) : tl::hardsigmoid(input);
 }
 
-Tensor relu6(const Tensor& input) { return tl::hardtanh(input, 0, 6); }
+Tensor hardtanh(const Tensor& input, const Scalar& min_val, const Scalar& max_val, bool inplace) {
+  return inplace ? tl::hardtanh_(input, min_val, max_val) : tl::hardtanh(input, min_val, max_val);
+}
+
+Tensor relu6(const Tensor& input, bool inplace) { return inplace ? tl::relu6_(input) : tl::relu6(input); }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) { return tl::prelu(input, weight); }
 

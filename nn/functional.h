@@ -84,26 +84,26 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
 /// With inplace the input is overwritten and returned (same tensor).
 Tensor relu(const Tensor& input, bool inplace = false);
-/// x * relu6(x + 3) / 6 (F.hardswish without its inplace form).
-Tensor hardswish(const Tensor& input);
-/// x * sigmoid(x) (F.silu without its inplace form).
-Tensor silu(const Tensor& input);
+/// x * relu6(x + 3) / 6. With inplace the input is overwritten and returned (the same holds below).
+Tensor hardswish(const Tensor& input, bool inplace = false);
+/// x * sigmoid(x).
+Tensor silu(const Tensor& input, bool inplace = false);
 /// x * Phi(x), or its tanh approximation for approximate "tanh"; throws tl::Error for another string.
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
-/// x * tanh(softplus(x)) (F.mish without its inplace form).
-Tensor mish(const Tensor& input);
+/// x * tanh(softplus(x)).
+Tensor mish(const Tensor& input, bool inplace = false);
 /// x for x > 0, negative_slope * x otherwise. With inplace the input is overwritten and returned.
 Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01, bool inplace = false);
 /// x for x > 0, alpha * (exp(x) - 1) otherwise. With inplace the input is overwritten and returned.
 Tensor elu(const Tensor& input, double alpha = 1.0, bool inplace = false);
 /// log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold.
 Tensor softplus(const Tensor& input, const Scalar& beta = 1, const Scalar& threshold = 20);
-/// relu6(x + 3) / 6 (F.hardsigmoid without its inplace form).
-Tensor hardsigmoid(const Tensor& input);
-/// x clamped to [min_val, max_val]; an integral input keeps its dtype (F.hardtanh without its inplace form).
-Tensor hardtanh(const Tensor& input, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0);
-/// hardtanh(x, 0, 6), as PyTorch's relu6 (F.relu6 without its inplace form).
-Tensor relu6(const Tensor& input);
+/// relu6(x + 3) / 6.
+Tensor hardsigmoid(const Tensor& input, bool inplace = false);
+/// x clamped to [min_val, max_val]; an integral input keeps its dtype.
+Tensor hardtanh(const Tensor& input, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0, bool inplace = false);
+/// hardtanh(x, 0, 6), as PyTorch's relu6 (aten::relu6 over aten::hardtanh in a profile).
+Tensor relu6(const Tensor& input, bool inplace = false);
 /// x for x > 0, weight * x otherwise; weight holds one value or one per channel (input's dim 1).
 Tensor prelu(const Tensor& input, const Tensor& weight);
 /// stride defaults to kernel_size.

@@ -1,4 +1,4 @@
-// ops/activation.cpp — mish, leaky_relu(_), elu(_), softplus, hardsigmoid and prelu (torch.nn.functional's),
+// ops/activation.cpp — mish(_), leaky_relu(_), elu(_), softplus, hardsigmoid(_) and prelu (torch.nn.functional's),
 // elementwise, floating point only, each in ATen's order of operations on the activations' loops
 // (ops/elementwise.h). hardtanh is clamp's (ops/binary.cpp); the backwards are in activation_backward.cpp,
 // except prelu's, which shares prelu's view of its weight.
@@ -11,14 +11,28 @@
 
 namespace tl::kernels {
 
+namespace {
+
 // x * tanh(softplus(x)) = x * tanh(log1p(exp(x))).
-Tensor mish(const Tensor& self) {  // self: any shape
-  return detail::floating_map(self, "mish", [](auto v) {
-    using A = detail::acc_type<decltype(v)>;
-    const A x = v;
-    return static_cast<decltype(v)>(x * std::tanh(std::log1p(std::exp(x))));
-  });
-}
+constexpr auto kMish = [](auto v) {
+  using A = detail::acc_type<decltype(v)>;
+  const A x = v;
+  return static_cast<decltype(v)>(x * std::tanh(std::log1p(std::exp(x))));
+};
+
+// min(max(x + 3, 0), 6) / 6; NaN stays NaN, as ATen's vectorised maximum keeps it.
+constexpr auto kHardsigmoid = [](auto v) {
+  using A = detail::acc_type<decltype(v)>;
+  const A shifted = static_cast<A>(v) + A(3);
+  return static_cast<decltype(v)>(std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6)) / A(6));
+};
+
+}  // namespace
+
+Tensor mish(const Tensor& self) { return detail::floating_map(self, "mish", kMish); }  // self: any shape
+Tensor mish_(const Tensor& self) { return detail::floating_map(self, "mish_", kMish, true); }
+Tensor hardsigmoid(const Tensor& self) { return detail::floating_map(self, "hardsigmoid", kHardsigmoid); }
+Tensor hardsigmoid_(const Tensor& self) { return detail::floating_map(self, "hardsigmoid_", kHardsigmoid, true); }
 
 namespace {
 
@@ -68,15 +82,6 @@ Tensor softplus(const Tensor& self, const SoftplusArgs& args) {
     using A = detail::acc_type<decltype(v)>;
     const A x = v, b = static_cast<A>(beta);
     return static_cast<decltype(v)>(x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b);
-  });
-}
-
-// min(max(x + 3, 0), 6) / 6; NaN stays NaN, as ATen's vectorised maximum keeps it.
-Tensor hardsigmoid(const Tensor& self) {
-  return detail::floating_map(self, "hardsigmoid", [](auto v) {
-    using A = detail::acc_type<decltype(v)>;
-    const A shifted = static_cast<A>(v) + A(3);
-    return static_cast<decltype(v)>(std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6)) / A(6));
   });
 }
 

@@ -36,7 +36,8 @@ std::vector<Tensor> expand_masks(const Tensor& self, std::span<const Tensor> ind
       out.push_back(index);
       continue;
     }
-    TL_CHECK(index.dim() > 0, "index: a 0-dim boolean index is not supported; use x.unsqueeze(0)[mask.unsqueeze(0)]");
+    TL_CHECK(index.dim() > 0, "index: a 0-dim boolean index cannot go to aten::index itself; x.index({mask}) ",
+             "takes it as a new dimension, as Python's x[mask] does");
     const int64_t first = static_cast<int64_t>(out.size());
     for (int64_t d = 0; d < index.dim(); ++d)
       TL_CHECK(first + d < self.dim() && index.size(d) == self.size(first + d), "The shape of the mask ",

@@ -375,14 +375,24 @@ Tensor clamp_max_(const Tensor& self, const ClampMaxArgs& args) {
   return clamp_impl(self, std::nullopt, args.max, "clamp_max_", true, true);
 }
 
+namespace {
+
 // clamp(self, min_val, max_val), as ATen's hardtanh: an integral self keeps its dtype (the bounds are
 // truncated to integers first), bool is refused.
-Tensor hardtanh(const Tensor& self, const HardtanhArgs& args) {
+Tensor hardtanh_impl(const Tensor& self, const HardtanhArgs& args, const char* name, bool inplace) {
   TL_CHECK(self.dtype() != DType::Bool, "Bool inputs not supported for hardtanh");
-  if (is_floating_point(self.dtype())) return clamp_impl(self, args.min_val, args.max_val, "hardtanh", false, false);
-  return clamp_impl(self, Scalar(args.min_val.to<int64_t>()), Scalar(args.max_val.to<int64_t>()), "hardtanh", false,
-                    false);
+  if (is_floating_point(self.dtype())) return clamp_impl(self, args.min_val, args.max_val, name, inplace, false);
+  return clamp_impl(self, Scalar(args.min_val.to<int64_t>()), Scalar(args.max_val.to<int64_t>()), name, inplace, false);
 }
+
+}  // namespace
+
+Tensor hardtanh(const Tensor& self, const HardtanhArgs& args) { return hardtanh_impl(self, args, "hardtanh", false); }
+Tensor hardtanh_(const Tensor& self, const HardtanhArgs& args) { return hardtanh_impl(self, args, "hardtanh_", true); }
+
+// relu6 as ATen's composite: hardtanh(self, 0, 6), recorded under it.
+Tensor relu6(const Tensor& self) { return tl::hardtanh(self, 0, 6); }
+Tensor relu6_(const Tensor& self) { return tl::hardtanh_(self, 0, 6); }
 
 // condition, self and other broadcast together; self and other promote to their result type.
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {

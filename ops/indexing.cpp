@@ -33,15 +33,13 @@ Tensor as_tensor(const TensorBase& base) {
   return t;
 }
 
-// How many dimensions of self an index consumes: an integer or Slice one, a mask its own dims.
+// How many dimensions of self an index consumes: an integer or Slice one, a mask its own dims (none for a
+// 0-dim one, which adds a dimension as a bool does), an integer tensor one.
 int64_t consumed_dims(const TensorIndex& i) {
   switch (i.kind()) {
     case Kind::Integer:
     case Kind::Slice: return 1;
-    case Kind::Tensor: {
-      const DType t = i.tensor().dtype();
-      return t == DType::Bool ? std::max<int64_t>(i.tensor().dim(), 1) : 1;
-    }
+    case Kind::Tensor: return i.tensor().dtype() == DType::Bool ? i.tensor().dim() : 1;
     default: return 0;
   }
 }
@@ -52,6 +50,15 @@ struct Sliced {
   Tensor view;
   std::vector<Tensor> tensor_indices;
 };
+
+// A bool index (True, or a 0-dim bool tensor) as ATen's applySlicing takes it: a new dimension of size 1 at
+// `d`, indexed by [0] (kept) or by an empty index (no element).
+void index_new_dimension(Sliced& out, int64_t& d, bool keep) {
+  out.view = out.view.unsqueeze(d);
+  out.tensor_indices.resize(static_cast<size_t>(d));
+  out.tensor_indices.push_back(keep ? zeros({1}, DType::Int64) : empty({0}, DType::Int64));
+  ++d;
+}
 
 // Checks every index against the shape first (a proxy's too), then builds the view.
 Sliced apply_slicing(const Tensor& self, std::span<const TensorIndex> indices) {
@@ -80,7 +87,20 @@ Sliced apply_slicing(const Tensor& self, std::span<const TensorIndex> indices) {
         ++source_dim;
         break;
       }
+      case Kind::Boolean: index_new_dimension(out, d, i.boolean()); break;
       case Kind::Tensor: {
+        const Tensor index = as_tensor(i.tensor());
+        if (index.dim() == 0 && index.dtype() == DType::Bool) {
+          index_new_dimension(out, d, index.item<bool>());
+          break;
+        }
+        if (index.dim() == 0) {  // a 0-dim integer tensor selects, as an integer does (a view)
+          const int64_t size = out.view.size(d), k = index.item<int64_t>();
+          TL_CHECK(k >= -size && k < size, "index ", k, " is out of bounds for dimension ", source_dim, " with size ", size);
+          out.view = out.view.select(d, k);
+          ++source_dim;
+          break;
+        }
         out.tensor_indices.resize(static_cast<size_t>(d));
         out.tensor_indices.push_back(as_tensor(i.tensor()));
         d += consumed_dims(i);

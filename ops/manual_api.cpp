@@ -44,12 +44,6 @@ Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional
 
 Tensor scalar_tensor(const Scalar& value, DType dtype) { return full({}, value, dtype); }
 
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  return lerp(self, end, scalar_tensor(weight, self.dtype()));
-}
-Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
-  return lerp(end, scalar_tensor(weight, dtype()));
-}
 
 Tensor max(const Tensor& x) { return extreme<OpKind::Max>(x, CallStyle::Function); }
 return_types::max max(const Tensor& x, int64_t dim, bool keepdim) {

@@ -37,9 +37,6 @@ Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype = DType
 /// randint with self's shape, and its dtype unless one is given (torch.randint_like's two forms).
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype = std::nullopt);
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype = std::nullopt);
-/// lerp.Scalar: self + weight * (end - self) with a number weight (the op row is lerp.Tensor's; the number
-/// becomes a 0-dim tensor of self's dtype).
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
 /// A 0-dim tensor holding `value`, with the dtype Python gives that number.
 Tensor scalar_tensor(const Scalar& value, DType dtype);
 /// Copies a buffer into a new tensor of `size` (numel must match).

@@ -102,8 +102,10 @@ void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& s
     if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) continue;
     const Tensor& out = inputs[w];
     if (schema.has_tag(OpTag::ExpandedWriteWarns) && detail::has_internal_overlap(out)) {
+      // PyTorch's example is the indexing form of the op: index_put_ takes a list of indices, masked_fill_ a mask.
       warn("Use of ", name, " on expanded tensors is deprecated. Please clone() the tensor before performing this "
-           "operation. This also applies to advanced indexing e.g. tensor[mask] = scalar");
+           "operation. This also applies to advanced indexing e.g. ",
+           spec.list ? "tensor[indices] = tensor" : "tensor[mask] = scalar");
     } else {
       detail::check_no_internal_overlap(out, name);
     }

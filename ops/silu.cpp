@@ -1,19 +1,23 @@
-// ops/silu.cpp — silu (x * sigmoid(x), torch.nn.functional.silu) and its backward, elementwise,
-// floating point only, on the activations' loops (ops/elementwise.h).
+// ops/silu.cpp — silu (x * sigmoid(x), torch.nn.functional.silu), in place too, and its backward,
+// elementwise, floating point only, on the activations' loops (ops/elementwise.h).
 #include <cmath>
 
 #include "ops/elementwise.h"
 
 namespace tl::kernels {
+namespace {
 
 // x / (1 + exp(-x)), ATen's form: silu(-inf) is NaN (-inf / inf) and a large negative x gives -0.0.
-Tensor silu(const Tensor& self) {  // self: any shape
-  return detail::floating_map(self, "silu", [](auto v) {
-    using A = detail::acc_type<decltype(v)>;
-    const A x = v;
-    return static_cast<decltype(v)>(x / (A(1) + std::exp(-x)));
-  });
-}
+constexpr auto kSilu = [](auto v) {
+  using A = detail::acc_type<decltype(v)>;
+  const A x = v;
+  return static_cast<decltype(v)>(x / (A(1) + std::exp(-x)));
+};
+
+}  // namespace
+
+Tensor silu(const Tensor& self) { return detail::floating_map(self, "silu", kSilu); }  // self: any shape
+Tensor silu_(const Tensor& self) { return detail::floating_map(self, "silu_", kSilu, true); }
 
 // grad * silu'(self) = grad * sigmoid(self) * (1 + self * (1 - sigmoid(self))), ATen's order.
 Tensor silu_backward(const Tensor& grad, const Tensor& self) {  // grad, self: broadcastable

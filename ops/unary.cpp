@@ -232,16 +232,21 @@ Tensor gelu(const Tensor& x, const GeluArgs& args) {  // x: any shape
   });
 }
 
+namespace {
+
 // hardswish: x * min(max(x + 3, 0), 6) / 6, in ATen's order of operations. NaN stays NaN (max keeps a
 // NaN operand, as ATen's vectorised maximum does).
-Tensor hardswish(const Tensor& self) {
-  return detail::floating_map(self, "hardswish", [](auto v) {
-    using A = detail::acc_type<decltype(v)>;
-    const A a = static_cast<A>(v), shifted = a + A(3);
-    const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
-    return static_cast<decltype(v)>(a * clipped / A(6));
-  });
-}
+constexpr auto kHardswish = [](auto v) {
+  using A = detail::acc_type<decltype(v)>;
+  const A a = static_cast<A>(v), shifted = a + A(3);
+  const A clipped = std::isnan(shifted) ? shifted : std::min(std::max(shifted, A(0)), A(6));
+  return static_cast<decltype(v)>(a * clipped / A(6));
+};
+
+}  // namespace
+
+Tensor hardswish(const Tensor& self) { return detail::floating_map(self, "hardswish", kHardswish); }
+Tensor hardswish_(const Tensor& self) { return detail::floating_map(self, "hardswish_", kHardswish, true); }
 
 namespace {
 

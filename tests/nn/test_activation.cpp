@@ -49,6 +49,12 @@ std::map<std::string, std::function<std::shared_ptr<Module>()>> modules() {
       {"ReLU6", [] { return std::make_shared<ReLU6>(); }},
       {"PReLU", [] { return std::make_shared<PReLU>(); }},
       {"PReLU_3", [] { return std::make_shared<PReLU>(3, 0.1); }},
+      {"Hardswish_inplace", [] { return std::make_shared<Hardswish>(true); }},
+      {"SiLU_inplace", [] { return std::make_shared<SiLU>(true); }},
+      {"Mish_inplace", [] { return std::make_shared<Mish>(true); }},
+      {"Hardsigmoid_inplace", [] { return std::make_shared<Hardsigmoid>(true); }},
+      {"Hardtanh_inplace", [] { return std::make_shared<Hardtanh>(-2, 3, true); }},
+      {"ReLU6_inplace", [] { return std::make_shared<ReLU6>(true); }},
       {"Softmax", [] { return std::make_shared<Softmax>(1); }},
       {"LogSoftmax", [] { return std::make_shared<LogSoftmax>(-1); }},
   };
@@ -70,7 +76,9 @@ TEST_CASE("activation modules: repr, forward, gradients and grad_fn as PyTorch's
     const std::shared_ptr<Module> module = made.at(name)();
     CHECK(repr(*module) == ref.at("repr").get<std::string>());
     Tensor x = values(data.at("x"), shape).requires_grad_();
-    const Tensor out = (*module)(name.ends_with("inplace") ? x.clone() : x);
+    const Tensor input = name.ends_with("inplace") ? x.clone() : x;
+    const Tensor out = (*module)(input);
+    CHECK(out.is_same(input) == name.ends_with("inplace"));  // in place: the input itself comes back
     CHECK_TENSOR_CLOSE(out, values(ref.at("output"), shape), 1e-6, 1e-6);
     CHECK(out.grad_fn_name() == ref.at("grad_fn").get<std::string>());
     (out * g).sum().backward();

@@ -133,11 +133,11 @@ TEST_CASE("ReLU: forward equals relu; inplace overwrites and returns its input")
 
 // An activation module without options: its forward is its functional form's and its op's; it prints as PyTorch's.
 template <typename Activation>
-void check_activation(Tensor (*functional)(const Tensor&), Tensor (*op)(const Tensor&), const std::string& printed) {
+void check_activation(Tensor (*functional)(const Tensor&, bool), Tensor (*op)(const Tensor&), const std::string& printed) {
   const Tensor x = randn({3, 4}) * 4;
   Activation module;
   CHECK_TENSOR_CLOSE(module(x), op(x), 0.0, 0.0);
-  CHECK_TENSOR_CLOSE(functional(x), op(x), 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(functional(x, false), op(x), 0.0, 0.0);
   std::ostringstream os;
   os << module;
   CHECK(os.str() == printed);

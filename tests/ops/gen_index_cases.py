@@ -139,7 +139,8 @@ def advanced_indexing_cases():
         d = DTYPES[dtype]
         t = {"self": randn(3, 4, 5, dtype=dtype), "mask": torch.rand(3, 4) > 0.5, "mask1": torch.tensor([True, False, True]),
              "mask4": torch.tensor([False, True, True, False]), "idx": torch.tensor([2, 0, 2]),
-             "idx4": torch.tensor([[3, 0, -1], [1, 1, 2]]), "idx5": torch.tensor([4, -5, 0]), "one": torch.tensor([1])}
+             "idx4": torch.tensor([[3, 0, -1], [1, 1, 2]]), "idx5": torch.tensor([4, -5, 0]), "one": torch.tensor([1]),
+             "yes": torch.tensor(True), "no": torch.tensor(False), "two": torch.tensor(2)}
         reads = {
             "x[mask]": lambda self, mask, **_: self[mask],
             "x[mask1]": lambda self, mask1, **_: self[mask1],
@@ -151,6 +152,12 @@ def advanced_indexing_cases():
             "x[..., idx5]": lambda self, idx5, **_: self[..., idx5],
             "x[None, idx]": lambda self, idx, **_: self[None, idx],
             "x[-1, idx4]": lambda self, idx4, **_: self[-1, idx4],
+            "x[True]": lambda self, **_: self[True],
+            "x[False]": lambda self, **_: self[False],
+            "x[:, True, idx]": lambda self, idx, **_: self[:, True, idx],
+            "x[yes]": lambda self, yes, **_: self[yes],
+            "x[1, no]": lambda self, no, **_: self[1, no],
+            "x[two, idx4]": lambda self, two, idx4, **_: self[two, idx4],
         }
         for name, fn in reads.items():
             case(f"{name} {d}", "index", t, {}, fn)
@@ -169,6 +176,7 @@ def advanced_indexing_cases():
             "x[:, idx4] = v": ((":", "idx4"), randn(3, 2, 3, 5, dtype=dtype), False),
             "x[idx, :, idx5] = v4": (("idx", ":", "idx5"), randn(4, dtype=dtype), False),
             "x.index_put_((idx,), v, accumulate=True)": (("idx",), randn(3, 4, 5, dtype=dtype), True),
+            "x[yes, idx] = v": (("yes", "idx"), randn(4, 5, dtype=dtype), False),
         }
         for name, (key, values, accumulate) in writes.items():
             inputs = dict(t, values=values, idx2=torch.tensor([2, 0]))

@@ -325,6 +325,28 @@ Samples opinfo_leaky_relu() {
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::Float64), -0.5)); }}.generic(),
           Sample{"bfloat16", [](const Tensor& x, const Tensor&) { return list(leaky_relu(x.to(DType::BFloat16))); }}.generic()};
 }
+// The in-place activations: on a clone (float32) and on a float64 copy.
+#define TL_INPLACE_ACTIVATION_OPINFO(name)                                                                        \
+  Samples opinfo_##name##_() {                                                                                   \
+    return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(name##_(x.clone())); }}.generic(),     \
+            Sample{"float64", [](const Tensor& x, const Tensor&) { return list(name##_(x.to(DType::Float64) * 1.0)); }} \
+                .generic()};                                                                                     \
+  }
+TL_INPLACE_ACTIVATION_OPINFO(hardswish)
+TL_INPLACE_ACTIVATION_OPINFO(silu)
+TL_INPLACE_ACTIVATION_OPINFO(mish)
+TL_INPLACE_ACTIVATION_OPINFO(hardsigmoid)
+TL_INPLACE_ACTIVATION_OPINFO(relu6)
+#undef TL_INPLACE_ACTIVATION_OPINFO
+Samples opinfo_hardtanh_() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(hardtanh_(x.clone(), -0.5, 1.25)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(hardtanh_((x * 4.0).to(DType::Int64), -1.5, 2.5)); }}
+              .generic()};
+}
+Samples opinfo_relu6() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(relu6(x)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor&) { return list(relu6((x * 4.0).to(DType::Int64))); }}.generic()};
+}
 Samples opinfo_leaky_relu_() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.clone(), 0.2)); }}.generic(),
           Sample{"float64", [](const Tensor& x, const Tensor&) { return list(leaky_relu_(x.to(DType::Float64) * 1.0, 0.2)); }}.generic()};
@@ -469,6 +491,37 @@ Samples opinfo_clamp_min_() {
 Samples opinfo_clamp_max_() {
   return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_max_(0.5)); });
 }
+// clamp with tensor bounds: the special value in self or in a bound, one bound or both, bounds crossing
+// (min > max gives max), a broadcast bound and an int64 self promoted by float bounds.
+Samples opinfo_clamp_tensor() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(clamp(x, y - 2.0, y)); }}.generic(),
+          Sample{"min_bound", [](const Tensor& x, const Tensor& y) { return list(clamp(y, x, y + 1.0)); }}.generic(),
+          Sample{"max_bound", [](const Tensor& x, const Tensor& y) { return list(y.clamp(y - 1.0, x)); }}.generic(),
+          Sample{"min_only", [](const Tensor& x, const Tensor& y) { return list(clamp(x, y - 1.5, Tensor())); }}.generic(),
+          Sample{"max_only", [](const Tensor& x, const Tensor& y) { return list(clamp(x, Tensor(), y - 1.0)); }}.generic(),
+          Sample{"crossing", [](const Tensor& x, const Tensor& y) { return list(clamp(x, y, y - 1.0)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(clamp(x, y.slice(3, 0, 1) - 1.75, y)); }},
+          Sample{"int64", [](const Tensor& x, const Tensor& y) {
+            return list(clamp((x * 4.0).to(DType::Int64), y - 2.0, y));
+          }}.generic()};
+}
+Samples opinfo_clamp_tensor_() {
+  return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.clamp_(y - 2.0, y)); });
+}
+Samples opinfo_clamp_min_tensor() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(clamp_min(x, y - 1.5)); }}.generic(),
+          Sample{"min", [](const Tensor& x, const Tensor& y) { return list(y.clamp_min(x)); }}.generic()};
+}
+Samples opinfo_clamp_max_tensor() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(clamp_max(x, y - 1.0)); }}.generic(),
+          Sample{"max", [](const Tensor& x, const Tensor& y) { return list(y.clamp_max(x)); }}.generic()};
+}
+Samples opinfo_clamp_min_tensor_() {
+  return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.clamp_min_(y - 1.5)); });
+}
+Samples opinfo_clamp_max_tensor_() {
+  return one_generic([](const Tensor& x, const Tensor& y) { Tensor c = x.clone(); return list(c.clamp_max_(y - 1.0)); });
+}
 Samples opinfo_where() {
   return one_generic([](const Tensor& x, const Tensor& y) { return list(where(y.gt(Scalar(1.2)), x, y)); });
 }
@@ -476,12 +529,16 @@ Samples opinfo_lerp() {
   return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, y * 0.5 - 0.5)); }}.generic(),
           Sample{"end", [](const Tensor& x, const Tensor& y) { return list(lerp(y, x, y - 1.0)); }}.generic(),
           Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(lerp(y, y * 2.0, x)); }}.generic(),
-          Sample{"scalar", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, 0.3)); }}.generic(),
-          Sample{"scalar_high", [](const Tensor& x, const Tensor& y) { return list(y.lerp(x, 0.75)); }}.generic(),
           Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y.slice(3, 0, 1), y.slice(2, 0, 1))); }},
           Sample{"float64", [](const Tensor& x, const Tensor& y) {
             return list(lerp(x.to(DType::Float64), y.to(DType::Float64), (y * 0.5 - 0.5).to(DType::Float64)));
-          }}.generic(),
+          }}.generic()};
+}
+// lerp.Scalar: a weight below and above 0.5 (the two formulas), a broadcast end, bfloat16.
+Samples opinfo_lerp_scalar() {
+  return {Sample{"scalar", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y, 0.3)); }}.generic(),
+          Sample{"scalar_high", [](const Tensor& x, const Tensor& y) { return list(y.lerp(x, 0.75)); }}.generic(),
+          Sample{"broadcast", [](const Tensor& x, const Tensor& y) { return list(lerp(x, y.slice(3, 0, 1), 0.6)); }},
           Sample{"bfloat16", [](const Tensor& x, const Tensor& y) {
             return list(lerp(x.to(DType::BFloat16), y.to(DType::BFloat16), 0.25));
           }}.generic()};

@@ -35,6 +35,12 @@ Tensor advanced_index(const OpCase& c, const std::map<std::string, Tensor>& in) 
       {"x[..., idx5]", [&] { return x.index({Ellipsis, idx5}); }},
       {"x[None, idx]", [&] { return x.index({None, idx}); }},
       {"x[-1, idx4]", [&] { return x.index({-1, idx4}); }},
+      {"x[True]", [&] { return x.index({true}); }},
+      {"x[False]", [&] { return x.index({false}); }},
+      {"x[:, True, idx]", [&] { return x.index({Slice(), true, idx}); }},
+      {"x[yes]", [&] { return x.index({in.at("yes")}); }},
+      {"x[1, no]", [&] { return x.index({1, in.at("no")}); }},
+      {"x[two, idx4]", [&] { return x.index({in.at("two"), idx4}); }},
   };
   REQUIRE(calls.count(call_of(c)) == 1);
   return calls.at(call_of(c))();
@@ -50,6 +56,7 @@ Tensor advanced_index_put(const OpCase& c, const std::map<std::string, Tensor>& 
       {"x[:, idx4] = v", [&] { out.index_put_({Slice(), in.at("idx4")}, v); }},
       {"x[idx, :, idx5] = v4", [&] { out.index_put_({in.at("idx"), Slice(), in.at("idx5")}, v); }},
       {"x.index_put_((idx,), v, accumulate=True)", [&] { index_put_(out, {in.at("idx")}, v, true); }},
+      {"x[yes, idx] = v", [&] { out.index_put_({in.at("yes"), in.at("idx")}, v); }},
   };
   REQUIRE(calls.count(call_of(c)) == 1);
   calls.at(call_of(c))();
@@ -127,7 +134,7 @@ TEST_CASE("indexing ops: every case matches PyTorch 1.13, values and torch.autog
     }
     ++checked;
   }
-  CHECK(checked == 88);
+  CHECK(checked == 102);
 }
 
 // self as a transposed (non-contiguous) view of a wider buffer.

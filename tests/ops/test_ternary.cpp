@@ -1,5 +1,5 @@
-// tests/ops/test_ternary.cpp — lerp, addcmul and addcdiv against a double-precision reference over dtypes,
-// layouts and broadcasts; their dtype rules and errors as PyTorch's.
+// tests/ops/test_ternary.cpp — lerp, addcmul, addcdiv and clamp with tensor bounds against a double-precision
+// reference over dtypes, layouts and broadcasts; their dtype rules, gradients and errors as PyTorch's.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -98,6 +98,41 @@ TEST_CASE("ternary: gradients flow as PyTorch's derivatives (LerpBackward1, Addc
   CHECK_TENSOR_CLOSE(w.grad(), from_vector<float>({2, -3}, {2}), 0, 0);
   CHECK(tl::addcmul(a, b, w).grad_fn_name() == "AddcmulBackward0");
   CHECK(tl::addcdiv(a, b, w).grad_fn_name() == "AddcdivBackward0");
+  CHECK(tl::lerp(a, b, 0.5).grad_fn_name() == "LerpBackward0");  // lerp.Scalar
+}
+
+TEST_CASE("ternary: clamp with tensor bounds, its gradients to self and to both bounds (ClampBackward0)") {
+  // self below, inside, above, and bounds that cross (min > max gives max; only max gets that gradient).
+  const Tensor x = from_vector<float>({-2, 0.5f, 3, 2}, {4}).requires_grad_();
+  const Tensor lo = from_vector<float>({0, 0, 0, 3}, {4}).requires_grad_();
+  const Tensor hi = from_vector<float>({1, 1, 1, 1}, {4}).requires_grad_();
+  const Tensor y = tl::clamp(x, lo, hi);
+  CHECK(y.grad_fn_name() == "ClampBackward0");
+  CHECK_TENSOR_CLOSE(y, from_vector<float>({0, 0.5f, 1, 1}, {4}), 0, 0);
+  y.sum().backward();
+  CHECK_TENSOR_CLOSE(x.grad(), from_vector<float>({0, 1, 0, 0}, {4}), 0, 0);
+  CHECK_TENSOR_CLOSE(lo.grad(), from_vector<float>({1, 0, 0, 0}, {4}), 0, 0);
+  CHECK_TENSOR_CLOSE(hi.grad(), from_vector<float>({0, 0, 1, 1}, {4}), 0, 0);
+  CHECK(tl::clamp_min(x, lo).grad_fn_name() == "ClampMinBackward1");
+  CHECK(tl::clamp_max(x, hi).grad_fn_name() == "ClampMaxBackward1");
+  // A NaN anywhere gives NaN; an int64 self with float bounds is float32; one bound alone.
+  const Tensor nan = from_vector<float>({std::nanf(""), 0}, {2});
+  CHECK(std::isnan(tl::clamp(from_vector<float>({1, 1}, {2}), nan, Tensor()).flatten()[0].item<float>()));
+  CHECK(tl::clamp(from_vector<int64_t>({5, -5}, {2}), zeros({2}), ones({2})).dtype() == DType::Float32);
+  CHECK_TENSOR_CLOSE(from_vector<float>({5, -5}, {2}).clamp(Tensor(), zeros({2})), from_vector<float>({0, -5}, {2}), 0, 0);
+}
+
+TEST_CASE("ternary: clamp with tensor bounds refuses what PyTorch refuses and leaves self as it was") {
+  const Tensor f = from_vector<float>({1, 2}, {2});
+  CHECK_THROWS_WITH_AS(tl::clamp(f, Tensor(), Tensor()), "clamp: at least one of 'min' or 'max' must not be None", Error);
+  CHECK_THROWS_WITH_AS(tl::clamp(f, ones({3}), Tensor()), doctest::Contains("cannot be broadcast"), Error);
+  Tensor i = from_vector<int64_t>({1, 2}, {2});
+  CHECK_THROWS_WITH_AS(i.clamp_(zeros({2}), Tensor()),
+                       "clamp_: result type torch.float32 can't be cast to the desired output type torch.int64", Error);
+  CHECK_TENSOR_CLOSE(i, from_vector<int64_t>({1, 2}, {2}), 0, 0);
+  Tensor small = from_vector<float>({1, 2}, {2});
+  CHECK_THROWS_AS(small.clamp_min_(zeros({3, 2})), Error);  // the result would be larger than self
+  CHECK_TENSOR_CLOSE(small, from_vector<float>({1, 2}, {2}), 0, 0);
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ MODULES = {
     "Softplus": nn.Softplus(), "Softplus_2": nn.Softplus(2, 10.5), "Softplus_float": nn.Softplus(0.5, 4.0),
     "Hardsigmoid": nn.Hardsigmoid(), "Hardtanh": nn.Hardtanh(), "Hardtanh_int": nn.Hardtanh(-2, 3),
     "ReLU6": nn.ReLU6(), "PReLU": nn.PReLU(), "PReLU_3": nn.PReLU(3, 0.1),
+    "Hardswish_inplace": nn.Hardswish(True), "SiLU_inplace": nn.SiLU(True), "Mish_inplace": nn.Mish(True),
+    "Hardsigmoid_inplace": nn.Hardsigmoid(True), "Hardtanh_inplace": nn.Hardtanh(-2, 3, True),
+    "ReLU6_inplace": nn.ReLU6(True),
     "Softmax": nn.Softmax(1), "LogSoftmax": nn.LogSoftmax(dim=-1),
 }
 
