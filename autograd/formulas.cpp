@@ -399,17 +399,65 @@ Tensor linear_backward_bias(const Tensor& grad, const TensorInfo& weight) {
   return as_rows(grad, weight.shape[0]).sum(Shape{0});
 }
 
+namespace {
+
+/// convolution_backward of a 1-d or 2-d, plain or transposed convolution, on the 4-D operands ATen's
+/// convolution_backward takes: an unbatched input and its grad get a batch of one, a 1-d convolution's
+/// operands a unit dim at 2 (its window's values are the W ones of (1 or 0, value) pairs).
+std::tuple<Tensor, Tensor, Tensor> convolution_grads(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                     const TensorInfo& bias, int64_t spatial, const Shape& stride,
+                                                     const Shape& padding, const Shape& dilation, bool transposed,
+                                                     const Shape& output_padding, int64_t groups,
+                                                     const std::array<bool, 3>& mask) {
+  const bool unbatched = input.dim() == spatial + 1;
+  auto as_4d = [&](Tensor t, bool batched) {
+    if (batched && unbatched) t = t.unsqueeze(0);
+    return spatial == 1 ? t.unsqueeze(2) : t;
+  };
+  auto [gi, gw, gb] = convolution_backward(as_4d(grad, true), as_4d(input, true), as_4d(weight, false),
+                                           bias.defined ? std::optional<Shape>(bias.shape) : std::nullopt, stride,
+                                           padding, dilation, transposed, output_padding, groups, mask);
+  if (gi.defined() && spatial == 1) gi = gi.squeeze(2);
+  if (gi.defined() && unbatched) gi = gi.squeeze(0);
+  if (gw.defined() && spatial == 1) gw = gw.squeeze(2);
+  return {gi, gw, gb};
+}
+
+/// A 1-d convolution's int[1] argument as the (H, W) pair of the 2-d one it runs as.
+Shape pair_1d(const IntList& value, int64_t h) { return Shape{h, value.values[0]}; }
+
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    const TensorInfo& bias, const Conv2dArgs& args,
                                                    const std::array<bool, 3>& grad_input_mask) {
-  const bool unbatched = input.dim() == 3;
-  auto batched = [&](const Tensor& t) { return unbatched ? t.unsqueeze(0) : t; };
-  auto [gi, gw, gb] = convolution_backward(batched(grad), batched(input), weight,
-                                           bias.defined ? std::optional<Shape>(bias.shape) : std::nullopt,
-                                           shape_of(args.stride), shape_of(args.padding), shape_of(args.dilation),
-                                           false, Shape{0, 0}, args.groups, grad_input_mask);
-  if (unbatched && gi.defined()) gi = gi.squeeze(0);
-  return {gi, gw, gb};
+  return convolution_grads(grad, input, weight, bias, 2, shape_of(args.stride), shape_of(args.padding),
+                           shape_of(args.dilation), false, Shape{0, 0}, args.groups, grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                   const TensorInfo& bias, const Conv1dArgs& args,
+                                                   const std::array<bool, 3>& grad_input_mask) {
+  return convolution_grads(grad, input, weight, bias, 1, pair_1d(args.stride, 1), pair_1d(args.padding, 0),
+                           pair_1d(args.dilation, 1), false, Shape{0, 0}, args.groups, grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(const Tensor& grad, const Tensor& input,
+                                                             const Tensor& weight, const TensorInfo& bias,
+                                                             const ConvTranspose2dArgs& args,
+                                                             const std::array<bool, 3>& grad_input_mask) {
+  return convolution_grads(grad, input, weight, bias, 2, shape_of(args.stride), shape_of(args.padding),
+                           shape_of(args.dilation), true, shape_of(args.output_padding), args.groups,
+                           grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> conv_transpose1d_backward(const Tensor& grad, const Tensor& input,
+                                                             const Tensor& weight, const TensorInfo& bias,
+                                                             const ConvTranspose1dArgs& args,
+                                                             const std::array<bool, 3>& grad_input_mask) {
+  return convolution_grads(grad, input, weight, bias, 1, pair_1d(args.stride, 1), pair_1d(args.padding, 0),
+                           pair_1d(args.dilation, 1), true, pair_1d(args.output_padding, 0), args.groups,
+                           grad_input_mask);
 }
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
@@ -498,6 +546,11 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
 Tensor constant_input_grad(const char* op, const char* input, const char* why) {
   TL_CHECK(false, "the derivative for '", input, "' of ", op, " is not implemented (", why, "); detach() them");
   return {};
+}
+
+TensorList max_pool1d_decomposition(std::span<const Tensor> in, const MaxPool1dArgs& args) {
+  return {std::get<0>(max_pool1d_with_indices(in[0], args.kernel_size.values, args.stride.values,
+                                              args.padding.values, args.dilation.values, args.ceil_mode))};
 }
 
 TensorList max_pool2d_decomposition(std::span<const Tensor> in, const MaxPool2dArgs& args) {

@@ -116,10 +116,22 @@ template <size_t N>
 Shape shape_of(const std::array<int64_t, N>& values) {
   return Shape(std::vector<int64_t>(values.begin(), values.end()));
 }
-/// convolution_backward for (input, weight, bias); an unbatched (C, H, W) input ran as a batch of one.
+/// convolution_backward for (input, weight, bias) of conv2d, conv1d (as conv2d over (N, C, 1, L)) and
+/// the transposed ones; an unbatched input ran as a batch of one.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    const TensorInfo& bias, const Conv2dArgs& args,
                                                    const std::array<bool, 3>& grad_input_mask);
+std::tuple<Tensor, Tensor, Tensor> conv1d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                   const TensorInfo& bias, const Conv1dArgs& args,
+                                                   const std::array<bool, 3>& grad_input_mask);
+std::tuple<Tensor, Tensor, Tensor> conv_transpose2d_backward(const Tensor& grad, const Tensor& input,
+                                                             const Tensor& weight, const TensorInfo& bias,
+                                                             const ConvTranspose2dArgs& args,
+                                                             const std::array<bool, 3>& grad_input_mask);
+std::tuple<Tensor, Tensor, Tensor> conv_transpose1d_backward(const Tensor& grad, const Tensor& input,
+                                                             const Tensor& weight, const TensorInfo& bias,
+                                                             const ConvTranspose1dArgs& args,
+                                                             const std::array<bool, 3>& grad_input_mask);
 /// native_batch_norm_backward for (input, weight, bias): training differentiates through the batch
 /// statistics (recomputed from the saved input), evaluation through the running ones.
 std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
@@ -154,6 +166,8 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
 Tensor constant_input_grad(const char* op, const char* input, const char* why);
 
 // ---- composite ops in grad mode ----
+/// max_pool1d: max_pool1d_with_indices (ATen's composite over max_pool2d_with_indices) keeps the indices.
+TensorList max_pool1d_decomposition(std::span<const Tensor> in, const MaxPool1dArgs& args);
 /// max_pool2d: max_pool2d_with_indices keeps the indices its backward needs.
 TensorList max_pool2d_decomposition(std::span<const Tensor> in, const MaxPool2dArgs& args);
 /// dropout: native_dropout keeps the mask its backward needs.

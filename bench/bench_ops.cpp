@@ -144,6 +144,8 @@ int main(int argc, char** argv) try {
   // einsum's attention scores: (batch, heads, queries, dim) x (batch, heads, keys, dim).
   const tl::Tensor q = tl::rand({8, 8, 256, 64}), k = tl::rand({8, 8, 256, 64});
   const tl::Tensor image = a.view({64, 64, 64, 64}), image8 = image.slice(0, 0, 8);  // (N, C, H, W), 1/8 of it
+  const tl::Tensor sequences = a.view({256, 256, 256});  // (N, C, L)
+  const tl::Tensor deconv_weight = tl::randn({64, 64, 3, 3});  // (C_in, C_out, kH, kW)
   const tl::Tensor row_weight = tl::rand({kRow}), row_bias = tl::rand({kRow});
   const tl::Tensor planes = a.view({-1, 32, 32, 32}), plane_weight = tl::rand({32});
   const auto row_stats = tl::native_layer_norm(big_rows, {kRow}, row_weight, row_bias, 1e-5);
@@ -253,6 +255,10 @@ int main(int argc, char** argv) try {
        [&] { sink = sink + tl::im2col(image8, {3, 3}, {1, 1}, {1, 1}, {1, 1}).numel(); }},
       {"adaptive_max_pool2d 7x7", 1.0 * kBytes, "GB/s",
        [&] { sink = sink + std::get<0>(tl::adaptive_max_pool2d(image, {7, 7})).numel(); }},
+      {"max_pool1d k2 (N, C, L)", 1.5 * kBytes, "GB/s",
+       [&] { sink = sink + tl::max_pool1d(sequences, {2}).numel(); }},
+      {"conv_transpose2d 64->64 3x3 s2 (1/8 image)", 2.0 * 8 * 64 * 64 * 64 * 64 * 9, "GFLOP/s",
+       [&] { sink = sink + tl::conv_transpose2d(image8, deconv_weight, {}, {2, 2}, {1, 1}, {1, 1}).numel(); }},
       {"split into 16 (views)", static_cast<double>(kTinyOps / 10), "ns/op",
        [&] {
          for (int64_t i = 0; i < kTinyOps / 10; ++i) sink = sink + small.split(1).size();

@@ -211,6 +211,8 @@ def field_default(arg):
         return "{int64_t{0}}"  # a required number: Scalar has no empty state; every caller sets it
     if d is None or d == "None" or ftype.startswith("std::optional"):
         return "{}"
+    if ftype == "IntList":  # conv1d's int[1] stride=1, roll's dims=[]: a list, as the schema's default boxes
+        return "{Shape{" + d.strip("[]") + "}, false}"
     m = re.fullmatch(r"int\[(\d+)\]\??", arg.base)
     if m and not d.startswith("["):
         return "{" + ", ".join([d] * int(m.group(1))) + "}"

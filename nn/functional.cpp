@@ -23,6 +23,33 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return tl::conv2d(input, weight, bias, stride.shape(), padding.shape(), dilation.shape(), groups);
 }
 
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t stride, const Padding1d& padding,
+              int64_t dilation, int64_t groups) {
+  if (const int64_t* zeros = std::get_if<int64_t>(&padding))
+    return tl::conv1d(input, weight, bias, {stride}, {*zeros}, {dilation}, groups);
+  const std::string& mode = std::get<std::string>(padding);
+  TL_CHECK(mode == "valid" || mode == "same", "conv1d: invalid padding string '", mode,
+           "', should be one of {'valid', 'same'}");
+  if (mode == "valid") return tl::conv1d(input, weight, bias, {stride}, {0}, {dilation}, groups);
+  TL_CHECK(stride == 1, "conv1d: padding='same' is not supported for strided convolutions");
+  // ATen's _convolution_mode: dilation * (k - 1) zeros in all, half on the left; an odd total pads its
+  // extra zero on the right of the input first.
+  const int64_t total = weight.dim() == 3 ? dilation * (weight.size(2) - 1) : 0, left = total / 2;
+  const Tensor padded = total == 2 * left ? input : tl::constant_pad_nd(input, {0, total - 2 * left}, 0);
+  return tl::conv1d(padded, weight, bias, {stride}, {left}, {dilation}, groups);
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t stride, int64_t padding,
+                        int64_t output_padding, int64_t groups, int64_t dilation) {
+  return tl::conv_transpose1d(input, weight, bias, {stride}, {padding}, {output_padding}, groups, {dilation});
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+                        IntPair output_padding, int64_t groups, IntPair dilation) {
+  return tl::conv_transpose2d(input, weight, bias, stride.shape(), padding.shape(), output_padding.shape(), groups,
+                              dilation.shape());
+}
+
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
   return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
@@ -169,6 +196,36 @@ Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPai
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
   return tl::adaptive_avg_pool2d(input, output_size.shape());
+}
+
+Tensor max_pool1d(const Tensor& input, int64_t kernel_size, std::optional<int64_t> stride, int64_t padding,
+                  int64_t dilation, bool ceil_mode) {
+  return tl::max_pool1d(input, {kernel_size}, stride ? Shape{*stride} : Shape{}, {padding}, {dilation}, ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, int64_t kernel_size,
+                                                   std::optional<int64_t> stride, int64_t padding, int64_t dilation,
+                                                   bool ceil_mode) {
+  return tl::max_pool1d_with_indices(input, {kernel_size}, stride ? Shape{*stride} : Shape{}, {padding}, {dilation},
+                                     ceil_mode);
+}
+
+Tensor avg_pool1d(const Tensor& input, int64_t kernel_size, std::optional<int64_t> stride, int64_t padding,
+                  bool ceil_mode, bool count_include_pad) {
+  return tl::avg_pool1d(input, {kernel_size}, stride ? Shape{*stride} : Shape{}, {padding}, ceil_mode,
+                        count_include_pad);
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& input, int64_t output_size) {
+  return tl::adaptive_avg_pool1d(input, {output_size});
+}
+
+Tensor adaptive_max_pool1d(const Tensor& input, int64_t output_size) {
+  return std::get<0>(tl::adaptive_max_pool1d(input, {output_size}));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, int64_t output_size) {
+  return tl::adaptive_max_pool1d(input, {output_size});
 }
 
 Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size) {

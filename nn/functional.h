@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "core/tensor.h"
@@ -43,6 +44,20 @@ using tl::linear;
 /// input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or undefined.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntPair stride = 1,
               IntPair padding = 0, IntPair dilation = 1, int64_t groups = 1);
+/// A 1-d convolution's padding as F.conv1d takes it: zeros on both sides, or "valid" (none) or "same"
+/// (an output as long as the input, for stride 1; an odd total pads one more on the right).
+using Padding1d = std::variant<int64_t, std::string>;
+/// input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k), bias (C_out) or undefined. Throws
+/// for a padding string other than "valid" and "same", and for "same" with a stride other than 1.
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, int64_t stride = 1,
+              const Padding1d& padding = int64_t{0}, int64_t dilation = 1, int64_t groups = 1);
+/// input (N, C_in, L) or (C_in, L), weight (C_in, C_out / groups, k), bias (C_out) or undefined
+/// -> (N, C_out, (L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1).
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, int64_t stride = 1,
+                        int64_t padding = 0, int64_t output_padding = 0, int64_t groups = 1, int64_t dilation = 1);
+/// input (N, C_in, H, W) or (C_in, H, W), weight (C_in, C_out / groups, kH, kW), bias (C_out) or undefined.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntPair stride = 1,
+                        IntPair padding = 0, IntPair output_padding = 0, int64_t groups = 1, IntPair dilation = 1);
 /// F.batch_norm's argument order (running stats first). Training normalises with batch statistics
 /// and updates the running stats in place; otherwise the running stats normalise.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
@@ -121,6 +136,18 @@ Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPai
                   IntPair padding = 0, bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size);
+/// The 1-d pools over input (N, C, L) or (C, L); stride = nullopt (None) means stride = kernel_size. The
+/// _with_indices forms also return the maxima's positions along L (int64).
+Tensor max_pool1d(const Tensor& input, int64_t kernel_size, std::optional<int64_t> stride = std::nullopt,
+                  int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false);
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, int64_t kernel_size,
+                                                   std::optional<int64_t> stride = std::nullopt, int64_t padding = 0,
+                                                   int64_t dilation = 1, bool ceil_mode = false);
+Tensor avg_pool1d(const Tensor& input, int64_t kernel_size, std::optional<int64_t> stride = std::nullopt,
+                  int64_t padding = 0, bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool1d(const Tensor& input, int64_t output_size);
+Tensor adaptive_max_pool1d(const Tensor& input, int64_t output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, int64_t output_size);
 /// F.adaptive_max_pool2d: the maxima only, and with return_indices their flat h * W + w within each plane.
 Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size);
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, IntPair output_size);

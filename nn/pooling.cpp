@@ -73,4 +73,64 @@ std::tuple<Tensor, Tensor> AdaptiveMaxPool2d::forward_with_indices(const Tensor&
   return functional::adaptive_max_pool2d_with_indices(input, output_size_);
 }
 
+MaxPool1d::MaxPool1d(const MaxPool1dOptions& options) : options_(options) {
+  if (!options_.stride) options_.stride = options_.kernel_size;
+  check_pool_window("MaxPool1d", options_.kernel_size, *options_.stride, options_.padding);
+  TL_CHECK(options_.dilation > 0, "MaxPool1d: dilation must be positive, got ", options_.dilation);
+}
+
+Tensor MaxPool1d::forward(const Tensor& input) {
+  const MaxPool1dOptions& o = options_;
+  return functional::max_pool1d(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> MaxPool1d::forward_with_indices(const Tensor& input) {
+  const MaxPool1dOptions& o = options_;
+  return functional::max_pool1d_with_indices(input, o.kernel_size, o.stride, o.padding, o.dilation, o.ceil_mode);
+}
+
+std::string MaxPool1d::extra_repr() const {
+  const MaxPool1dOptions& o = options_;
+  return "kernel_size=" + std::to_string(o.kernel_size) + ", stride=" + std::to_string(*o.stride) +
+         ", padding=" + std::to_string(o.padding) + ", dilation=" + std::to_string(o.dilation) +
+         ", ceil_mode=" + py_bool(o.ceil_mode);
+}
+
+AvgPool1d::AvgPool1d(const AvgPool1dOptions& options) : options_(options) {
+  if (!options_.stride) options_.stride = options_.kernel_size;
+  check_pool_window("AvgPool1d", options_.kernel_size, *options_.stride, options_.padding);
+}
+
+Tensor AvgPool1d::forward(const Tensor& input) {
+  const AvgPool1dOptions& o = options_;
+  return functional::avg_pool1d(input, o.kernel_size, o.stride, o.padding, o.ceil_mode, o.count_include_pad);
+}
+
+// AvgPool1d keeps its arguments as 1-tuples (_single), so it prints "kernel_size=(2,)".
+std::string AvgPool1d::extra_repr() const {
+  const AvgPool1dOptions& o = options_;
+  return "kernel_size=" + py_tuple(Shape{o.kernel_size}) + ", stride=" + py_tuple(Shape{*o.stride}) + ", padding=" +
+         py_tuple(Shape{o.padding});
+}
+
+AdaptiveAvgPool1d::AdaptiveAvgPool1d(int64_t output_size) : output_size_(output_size) {
+  TL_CHECK(output_size >= 0, "AdaptiveAvgPool1d: output_size must be non-negative, got ", output_size);
+}
+
+Tensor AdaptiveAvgPool1d::forward(const Tensor& input) {
+  return functional::adaptive_avg_pool1d(input, output_size_);
+}
+
+AdaptiveMaxPool1d::AdaptiveMaxPool1d(int64_t output_size) : output_size_(output_size) {
+  TL_CHECK(output_size >= 0, "AdaptiveMaxPool1d: output_size must be non-negative, got ", output_size);
+}
+
+Tensor AdaptiveMaxPool1d::forward(const Tensor& input) {
+  return functional::adaptive_max_pool1d(input, output_size_);
+}
+
+std::tuple<Tensor, Tensor> AdaptiveMaxPool1d::forward_with_indices(const Tensor& input) {
+  return functional::adaptive_max_pool1d_with_indices(input, output_size_);
+}
+
 }  // namespace tl::nn

@@ -1,5 +1,6 @@
 // nn/pooling.h — MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d (torch.nn's): no parameters, input and
-// output (N, C, H, W). Each throws tl::Error for input that is not 4-D.
+// output (N, C, H, W) or (C, H, W); and their 1-d forms over (N, C, L) or (C, L). Each throws tl::Error for
+// input of another rank.
 #pragma once
 
 #include <memory>
@@ -104,6 +105,102 @@ class AdaptiveMaxPool2d : public Module {
 
  private:
   IntPair output_size_;
+};
+
+/// nn.MaxPool1d's arguments; stride = nullopt (None) means stride = kernel_size.
+struct MaxPool1dOptions {
+  int64_t kernel_size = 1;
+  std::optional<int64_t> stride = std::nullopt;
+  int64_t padding = 0;
+  int64_t dilation = 1;
+  bool ceil_mode = false;
+};
+
+/// nn.MaxPool1d; PyTorch's return_indices=True is forward_with_indices(), as in LibTorch.
+class MaxPool1d : public Module {
+ public:
+  explicit MaxPool1d(const MaxPool1dOptions& options);
+  /// nn.MaxPool1d(kernel_size).
+  explicit MaxPool1d(int64_t kernel_size) : MaxPool1d(MaxPool1dOptions{.kernel_size = kernel_size}) {}
+
+  Tensor forward(const Tensor& input) override;
+  /// The maxima and their positions along L (int64).
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string type_name() const override { return "MaxPool1d"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<MaxPool1d>(); }
+
+  /// The options with stride resolved (never nullopt).
+  const MaxPool1dOptions& options() const { return options_; }
+
+ private:
+  MaxPool1dOptions options_;
+};
+
+/// nn.AvgPool1d's arguments; stride = nullopt (None) means stride = kernel_size.
+struct AvgPool1dOptions {
+  int64_t kernel_size = 1;
+  std::optional<int64_t> stride = std::nullopt;
+  int64_t padding = 0;
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+};
+
+class AvgPool1d : public Module {
+ public:
+  explicit AvgPool1d(const AvgPool1dOptions& options);
+  /// nn.AvgPool1d(kernel_size).
+  explicit AvgPool1d(int64_t kernel_size) : AvgPool1d(AvgPool1dOptions{.kernel_size = kernel_size}) {}
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "AvgPool1d"; }
+  std::string extra_repr() const override;
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AvgPool1d>(); }
+
+  /// The options with stride resolved (never nullopt).
+  const AvgPool1dOptions& options() const { return options_; }
+
+ private:
+  AvgPool1dOptions options_;
+};
+
+/// nn.AdaptiveAvgPool1d(output_size): output (N, C, output_size) whatever the input's L.
+class AdaptiveAvgPool1d : public Module {
+ public:
+  explicit AdaptiveAvgPool1d(int64_t output_size);
+
+  Tensor forward(const Tensor& input) override;
+  std::string type_name() const override { return "AdaptiveAvgPool1d"; }
+  std::string extra_repr() const override { return "output_size=" + std::to_string(output_size_); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AdaptiveAvgPool1d>(); }
+
+  int64_t output_size() const { return output_size_; }
+
+ private:
+  int64_t output_size_;
+};
+
+/// nn.AdaptiveMaxPool1d(output_size): output (N, C, output_size) whatever the input's L; PyTorch's
+/// return_indices=True is forward_with_indices(), as in LibTorch.
+class AdaptiveMaxPool1d : public Module {
+ public:
+  explicit AdaptiveMaxPool1d(int64_t output_size);
+
+  Tensor forward(const Tensor& input) override;
+  /// The maxima and their positions along L (int64).
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string type_name() const override { return "AdaptiveMaxPool1d"; }
+  std::string extra_repr() const override { return "output_size=" + std::to_string(output_size_); }
+  bool is_leaf() const override { return true; }
+  std::shared_ptr<Module> clone() const override { return clone_as<AdaptiveMaxPool1d>(); }
+
+  int64_t output_size() const { return output_size_; }
+
+ private:
+  int64_t output_size_;
 };
 
 }  // namespace tl::nn

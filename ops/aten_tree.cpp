@@ -319,25 +319,40 @@ void mean_(Inputs in, const MeanArgs& a, AtenTree& t) {
 
 // ---- convolution ----
 
-// ATen's conv2d: convolution -> _convolution -> (float32 and bfloat16, with work to do) mkldnn_convolution,
-// in which the kernel's work runs. An unbatched input runs as a batch of one: unsqueeze(0) before,
-// squeeze(0) after. The row reads only dims that exist: the kernel has not checked the call yet.
-void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
+// A view op's scope with its as_strided: unsqueeze / squeeze of `of` at `dim`.
+void view_leaf(AtenTree& t, const char* name, const TensorType& of, int64_t dim) {
+  t.open(name, [&] { return ScopeArgs{of, AttrValue(dim)}; });
+  t.leaf("aten::as_strided", [&] { return ScopeArgs{of, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  t.close();
+}
+
+// What differs between ATen's convolutions: the window's arguments as the call boxes them and the spatial
+// rank.
+struct ConvCall {
+  int64_t spatial;
+  AttrValue stride, padding, dilation, output_padding;
+  int64_t groups;
+};
+
+// ATen's conv1d and conv2d: convolution -> _convolution -> (float32 and bfloat16, with work to do)
+// mkldnn_convolution, in which the kernel's work runs.
+// An unbatched input runs as a batch of one: unsqueeze(0) before, squeeze(0) after; _convolution views a
+// 1-d input and weight as 2-d (unsqueeze(2)) and its result back (squeeze(2)). The row reads only dims that
+// exist: the kernel has not checked the call yet.
+void convolution_tree(Inputs in, const ConvCall& c, AtenTree& t) {
   const Tensor &self = in[0], &weight = in[1];
   const Tensor bias = input(in, 2);
-  if (self.dim() != 3 && self.dim() != 4) return;
-  const bool unbatched = self.dim() == 3;
+  if (self.dim() != c.spatial + 1 && self.dim() != c.spatial + 2) return;
+  const bool unbatched = self.dim() == c.spatial + 1;
   Shape batched = self.shape();
   if (unbatched) {
     batched.insert(0, 1);
-    t.open("aten::unsqueeze", [&] { return ScopeArgs{self, AttrValue(int64_t{0})}; });
-    t.leaf("aten::as_strided", [&] { return ScopeArgs{self, AttrValue{}, AttrValue{}, AttrValue{}}; });
-    t.close();
+    view_leaf(t, "aten::unsqueeze", type_of(self), 0);
   }
   const TensorType x{batched, self.dtype()};
   const auto convolution_args = [&] {
-    return ScopeArgs{x, weight, bias, box(a.stride), box(a.padding), box(a.dilation), AttrValue(false),
-                     AttrValue(Shape{0, 0}), AttrValue(a.groups)};
+    return ScopeArgs{x, weight, bias, c.stride, c.padding, c.dilation, AttrValue(false), c.output_padding,
+                     AttrValue(c.groups)};
   };
   t.open("aten::convolution", convolution_args);
   t.open("aten::_convolution", [&] {
@@ -345,24 +360,43 @@ void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
     for (bool flag : {false, false, true, true}) args.emplace_back(AttrValue(flag));  // benchmark ... allow_tf32
     return args;
   });
-  const bool onednn = self.dtype() != DType::Float64 && weight.dim() == 4 && batched[0] > 0 && batched[1] > 0 &&
-                      weight.size(0) > 0;
+  const bool viewed = c.spatial == 1 && weight.dim() == 3;
+  TensorType x2 = x, w2 = type_of(weight);
+  if (viewed) {
+    view_leaf(t, "aten::unsqueeze", x, 2);
+    view_leaf(t, "aten::unsqueeze", w2, 2);
+    x2.sizes.insert(2, 1);
+    w2.sizes.insert(2, 1);
+  }
+  const bool onednn = self.dtype() != DType::Float64 && w2.sizes.size() == 4 && batched[0] > 0 &&
+                      batched[1] > 0 && w2.sizes[0] > 0;
   if (onednn) {
     t.open("aten::mkldnn_convolution", [&] {
-      return ScopeArgs{x, weight, bias, box(a.padding), box(a.stride), box(a.dilation), AttrValue(a.groups)};
+      return ScopeArgs{x2, w2, bias, c.padding, c.stride, c.dilation, AttrValue(c.groups)};
     });
   }
   if (!t.work()) return;
   if (onednn) t.close();
-  t.close();
-  t.close();
-  if (!unbatched) return;
   TensorType out{t.result().shape(), t.result().dtype()};
-  out.sizes.insert(0, 1);
-  t.open("aten::squeeze", [&] { return ScopeArgs{out, AttrValue(int64_t{0})}; });
-  t.leaf("aten::as_strided", [&] { return ScopeArgs{out, AttrValue{}, AttrValue{}, AttrValue{}}; });
+  if (unbatched) out.sizes.insert(0, 1);
+  if (viewed) {
+    TensorType out2 = out;
+    out2.sizes.insert(2, 1);
+    view_leaf(t, "aten::squeeze", out2, 2);
+  }
   t.close();
+  t.close();
+  if (unbatched) view_leaf(t, "aten::squeeze", out, 0);
 }
+
+void conv2d_(Inputs in, const Conv2dArgs& a, AtenTree& t) {
+  convolution_tree(in, {2, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0, 0}), a.groups}, t);
+}
+
+void conv1d_(Inputs in, const Conv1dArgs& a, AtenTree& t) {
+  convolution_tree(in, {1, box(a.stride), box(a.padding), box(a.dilation), AttrValue(Shape{0}), a.groups}, t);
+}
+
 
 // ATen's max() and min() fill a 0-d result with the value they found; with a dim and without keepdim they
 // reduce into their results unsqueezed at dim (unsqueeze_ of values and indices), then squeeze them back.
@@ -795,6 +829,7 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Addmm, addmm_>(rows);
   add<OpKind::Matmul, matmul_>(rows);
   add<OpKind::Conv2d, conv2d_>(rows);
+  add<OpKind::Conv1d, conv1d_>(rows);
   add<OpKind::Zeros, zeros_>(rows);
   add<OpKind::Ones, ones_>(rows);
   add<OpKind::Full, full_>(rows);

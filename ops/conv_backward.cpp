@@ -1,6 +1,8 @@
 // ops/conv_backward.cpp — convolution_backward, the gradients of conv2d: grad_input through oneDNN's
 // convolution_backward_data, grad_weight through convolution_backward_weights (float32, bfloat16), and
 // float64 by ops/conv_f64.cpp; grad_bias is a per-channel sum of grad_output, in double, for every dtype.
+// A transposed convolution's gradients are the same kernels with the roles swapped: grad_input is conv2d
+// of grad_output, grad_weight the weight gradient with grad_output as the convolution's input.
 // Operands are made contiguous, then reordered into the layouts the primitives chose (cached plans);
 // the results are contiguous NCHW / OIHW.
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/attr_util.h"
+#include "ops/conv.h"
 #include "ops/conv_f64.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -30,40 +33,62 @@ using onednn::Pair;
 constexpr const char* kOp = "convolution_backward";
 
 struct Params {
-  Pair stride, padding, dilation;
-  int64_t groups;
+  ConvWindow window;
+  Pair output_padding;  // of a transposed convolution; {0, 0} otherwise
+  bool transposed;
   std::array<bool, 3> mask;  // grad_input, grad_weight, grad_bias
 };
 
-/// ATen's int[] stride, padding and dilation as the (H, W) pairs a 2-D convolution takes (one value
-/// stands for both), checked.
+/// ATen's int[] stride, padding, dilation and output_padding as the (H, W) pairs a 2-D convolution
+/// takes (one value stands for both), checked.
 Params checked_params(const ConvolutionBackwardArgs& args) {
-  TL_CHECK(!args.transposed, kOp, ": transposed convolution is not supported");
-  Params p{detail::to_field<Pair>(args.stride, kOp, "stride"), detail::to_field<Pair>(args.padding, kOp, "padding"),
-           detail::to_field<Pair>(args.dilation, kOp, "dilation"), args.groups, args.output_mask};
-  check_positive(kOp, "stride", p.stride);
-  check_positive(kOp, "padding", p.padding, /*allow_zero=*/true);
-  check_positive(kOp, "dilation", p.dilation);
-  TL_CHECK(p.groups > 0, kOp, ": groups must be positive, got ", p.groups);
+  const Pair padding = detail::to_field<Pair>(args.padding, kOp, "padding");
+  Params p{{detail::to_field<Pair>(args.stride, kOp, "stride"), padding,
+            detail::to_field<Pair>(args.dilation, kOp, "dilation"), args.groups, padding},
+           args.transposed ? detail::to_field<Pair>(args.output_padding, kOp, "output_padding") : Pair{0, 0},
+           args.transposed, args.output_mask};
+  if (p.transposed) {
+    check_transposed_window(kOp, p.window, p.output_padding);
+    for (int d = 0; d < 2; ++d) p.window.padding_end[d] = padding[d] - p.output_padding[d];
+    return p;
+  }
+  check_positive(kOp, "stride", p.window.stride);
+  check_positive(kOp, "padding", p.window.padding, /*allow_zero=*/true);
+  check_positive(kOp, "dilation", p.window.dilation);
+  TL_CHECK(p.window.groups > 0, kOp, ": groups must be positive, got ", p.window.groups);
   return p;
 }
 
-/// The operands of conv2d(x, w) and its grad_output must agree with each other and with the forward.
+/// The operands of conv2d(x, w) (or of conv_transpose2d(x, w)) and its grad_output must agree with each
+/// other and with the forward.
 void check_tensors(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p,
                    const std::optional<Shape>& bias_sizes) {
   TL_CHECK(x.dim() == 4, kOp, ": expected 4-D input (N, C_in, H, W), got ", x.shape());
+  TL_CHECK(grad.dtype() == x.dtype(), kOp, ": grad_output dtype ", grad.dtype(), " differs from input dtype ",
+           x.dtype());
+  if (p.transposed) {
+    const Shape expected = conv_transpose_output_shape(kOp, x, w, p.window, p.output_padding);
+    TL_CHECK(grad.shape() == expected, kOp, ": grad_output ", grad.shape(), " differs from the forward's output ",
+             expected, " for input ", x.shape(), " and weight ", w.shape());
+    if (p.mask[2] && bias_sizes)
+      TL_CHECK(*bias_sizes == Shape{expected[1]}, kOp, ": bias_sizes ", *bias_sizes, " differs from [", expected[1],
+               "], the transposed weight ", w.shape(), "'s output channels");
+    return;
+  }
+  const Pair& stride = p.window.stride;
+  const Pair& padding = p.window.padding;
+  const Pair& dilation = p.window.dilation;
+  const int64_t groups = p.window.groups;
   TL_CHECK(w.dim() == 4, kOp, ": expected 4-D weight (C_out, C_in / groups, kH, kW), got ", w.shape());
   TL_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16, kOp,
            ": expected input to be float32, float64 or bfloat16, got ", x.dtype());
   TL_CHECK(w.dtype() == x.dtype(), kOp, ": weight dtype ", w.dtype(), " differs from input dtype ", x.dtype());
-  TL_CHECK(grad.dtype() == x.dtype(), kOp, ": grad_output dtype ", grad.dtype(), " differs from input dtype ",
-           x.dtype());
-  TL_CHECK(w.size(0) % p.groups == 0, kOp, ": weight ", w.shape(), " has ", w.size(0),
-           " output channels, not divisible by groups=", p.groups);
-  TL_CHECK(x.size(1) == w.size(1) * p.groups, kOp, ": input ", x.shape(), " has ", x.size(1),
-           " channels but weight ", w.shape(), " with groups=", p.groups, " expects ", w.size(1) * p.groups);
+  TL_CHECK(w.size(0) % groups == 0, kOp, ": weight ", w.shape(), " has ", w.size(0),
+           " output channels, not divisible by groups=", groups);
+  TL_CHECK(x.size(1) == w.size(1) * groups, kOp, ": input ", x.shape(), " has ", x.size(1),
+           " channels but weight ", w.shape(), " with groups=", groups, " expects ", w.size(1) * groups);
   TL_CHECK(w.size(2) > 0 && w.size(3) > 0, kOp, ": weight ", w.shape(), " has an empty kernel");
-  const Pair hw = conv_output_size(kOp, x.shape(), {w.size(2), w.size(3)}, p.stride, p.padding, p.dilation);
+  const Pair hw = conv_output_size(kOp, x.shape(), {w.size(2), w.size(3)}, stride, padding, dilation);
   const Shape expected{x.size(0), w.size(0), hw[0], hw[1]};
   TL_CHECK(grad.shape() == expected, kOp, ": grad_output ", grad.shape(), " differs from the forward's output ",
            expected, " for input ", x.shape(), " and weight ", w.shape());
@@ -100,7 +125,8 @@ struct BackwardPlan : onednn::CachedPlan {
 /// `plain` builds the primitives on the tensors' own layouts: oneDNN then picks its im2col + GEMM
 /// kernel, which, as PyTorch's, multiplies padding taps (an inf gradient times a padding zero is NaN),
 /// where the blocked kernels skip them.
-BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape, const Params& p, bool plain) {
+BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape, const ConvWindow& p, bool want_input,
+                       bool want_weight, bool plain) {
   using dnnl::memory;
   BackwardPlan plan;
   plan.src = onednn::plain_desc(x.sizes(), x.dtype());
@@ -114,25 +140,26 @@ BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape,
   };
   const memory::desc src_any = chosen(plan.src), weights_any = chosen(plan.weights), dst_any = chosen(plan.dst);
   const memory::dims strides{p.stride[0], p.stride[1]}, padding{p.padding[0], p.padding[1]},
+      padding_end{p.padding_end[0], p.padding_end[1]},
       dilation{p.dilation[0] - 1, p.dilation[1] - 1};  // oneDNN counts dilation from 0
   const auto direct = dnnl::algorithm::convolution_direct;
   using Fwd = dnnl::convolution_forward;
   const Fwd::primitive_desc hint(Fwd::desc(dnnl::prop_kind::forward_training, direct, src_any, weights_any, dst_any,
-                                           strides, dilation, padding, padding),
+                                           strides, dilation, padding, padding_end),
                                  onednn::default_attr(), onednn::engine());
-  if (p.mask[0]) {
+  if (want_input) {
     using Data = dnnl::convolution_backward_data;
-    const Data::primitive_desc pd(Data::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding),
+    const Data::primitive_desc pd(Data::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding_end),
                                   onednn::default_attr(), onednn::engine(), hint);
     plan.data = onednn::Primitive(pd);
     plan.data_dst = operand_from(plan.dst, pd.diff_dst_desc());
     plan.data_weights = operand_from(plan.weights, pd.weights_desc());
     plan.data_src = operand_to(pd.diff_src_desc(), plan.src);
   }
-  if (p.mask[1]) {
+  if (want_weight) {
     using Weights = dnnl::convolution_backward_weights;
     const Weights::primitive_desc pd(
-        Weights::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding),
+        Weights::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding_end),
         onednn::default_attr(), onednn::engine(), hint);
     plan.weights_grad = onednn::Primitive(pd);
     plan.weights_src = operand_from(plan.src, pd.src_desc());
@@ -158,23 +185,26 @@ void run_staged(const onednn::Primitive& primitive, std::pair<int, const Operand
   if (out.second->reorder) out.second->reorder.execute({{DNNL_ARG_FROM, result}, {DNNL_ARG_TO, out_user}});
 }
 
-void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const Params& p, const Tensor& grad_input,
-                     const Tensor& grad_weight) {
+void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const ConvWindow& p,
+                     const Tensor& grad_input, const Tensor& grad_weight) {
   auto context = [&] {
     return detail::str_cat("input ", x.shape(), ", weight ", w.shape(), ", stride ", onednn::to_shape(p.stride),
-                           ", padding ", onednn::to_shape(p.padding), ", dilation ", onednn::to_shape(p.dilation),
-                           ", groups ", p.groups);
+                           ", padding ", onednn::to_shape(p.padding), ", padding at the end ",
+                           onednn::to_shape(p.padding_end), ", dilation ", onednn::to_shape(p.dilation), ", groups ",
+                           p.groups);
   };
   onednn::guarded(kOp, context, [&] {
-    const Tensor src = onednn::to_contiguous(x, kOp), weights = onednn::to_contiguous(w, kOp);
-    const bool padded = p.padding != Pair{0, 0};
-    const bool plain = p.mask[1] && padded && !all_finite(grad);  // keep PyTorch's NaN from padding taps
+    const bool want_input = grad_input.defined(), want_weight = grad_weight.defined();
+    // x is only a shape when its gradient alone is wanted (a transposed convolution's forward).
+    const Tensor src = want_weight ? onednn::to_contiguous(x, kOp) : x, weights = onednn::to_contiguous(w, kOp);
+    const bool padded = p.padding != Pair{0, 0} || p.padding_end != Pair{0, 0};
+    const bool plain = want_weight && padded && !all_finite(grad);  // keep PyTorch's NaN from padding taps
     onednn::PrimitiveKey key(kOp);
-    key.add(src).add(weights).add(grad).add(onednn::to_shape(p.stride)).add(onednn::to_shape(p.padding));
-    key.add(onednn::to_shape(p.dilation)).add(p.groups).add(int64_t{p.mask[0]}).add(int64_t{p.mask[1]});
-    key.add(int64_t{plain});
+    key.add(src).add(weights).add(grad).add(onednn::to_shape(p.stride));
+    key.add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.padding_end)).add(onednn::to_shape(p.dilation));
+    key.add(p.groups).add(int64_t{want_input}).add(int64_t{want_weight}).add(int64_t{plain});
     auto plan = onednn::primitive_cache().get_or_create<BackwardPlan>(
-        key, [&] { return make_plan(src, weights, grad.shape(), p, plain); });
+        key, [&] { return make_plan(src, weights, grad.shape(), p, want_input, want_weight, plain); });
     dnnl::memory dst = onednn::memory_of(grad, plan->dst);
     // Both primitives mostly want grad_output in one layout: reorder it once for the two.
     const Operand* data_dst = &plan->data_dst;
@@ -226,30 +256,82 @@ void zero(const Tensor& t) {
   if (t.defined()) std::fill_n(static_cast<char*>(t.raw_data()), t.nbytes(), 0);
 }
 
+/// Copies the leading (H, W) of every plane of `from` (N, C, H', W') into `to` (N, C, H, W), both contiguous;
+/// where `to` is the larger, the rest of its planes become zeros.
+void copy_planes(const Tensor& from, const Tensor& to) {
+  const int64_t planes = from.size(0) * from.size(1), H = std::min(from.size(2), to.size(2));
+  const int64_t row_bytes = std::min(from.size(3), to.size(3)) * from.element_size();
+  const char* src = static_cast<const char*>(from.raw_data());
+  char* dst = static_cast<char*>(to.raw_data());
+  if (to.numel() > from.numel()) std::fill_n(dst, to.nbytes(), 0);
+  for (int64_t plane = 0; plane < planes; ++plane)
+    for (int64_t h = 0; h < H; ++h)
+      std::copy_n(src + ((plane * from.size(2) + h) * from.size(3)) * from.element_size(), row_bytes,
+                  dst + ((plane * to.size(2) + h) * to.size(3)) * to.element_size());
+}
+
+/// A transposed convolution's grad_input: conv2d of grad_output (as the convolution's input) by the
+/// weight, cut to the input's size where output_padding >= stride made the convolution's output larger.
+Tensor transposed_input_grad(const Tensor& grad, const Tensor& x, const Tensor& w, const ConvWindow& window) {
+  const Tensor out = conv2d_nchw(kOp, grad, w, Tensor(), window);
+  if (out.size(2) == x.size(2) && out.size(3) == x.size(3)) return out;
+  Tensor cut = Tensor::allocate(x.sizes(), x.dtype());
+  copy_planes(out, cut);
+  return cut;
+}
+
 }  // namespace
 
-// grad_output (N, C_out, H_out, W_out), input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW)
-// -> (grad_input like input, grad_weight like weight, grad_bias (C_out)), each undefined where
-// output_mask is false. output_padding only matters for transposed convolutions, which are refused.
+void conv2d_gradients(const Tensor& grad, const Tensor& x, const Tensor& w, const ConvWindow& window,
+                      const Tensor& grad_input, const Tensor& grad_weight) {
+  if (x.dtype() == DType::Float64) {
+    conv2d_backward_f64(grad, x, w, window.stride, window.padding, window.dilation, window.groups, grad_input,
+                        grad_weight);
+    return;
+  }
+  const Pair cut{std::max<int64_t>(0, -window.padding_end[0]), std::max<int64_t>(0, -window.padding_end[1])};
+  if (cut == Pair{0, 0}) {
+    onednn_backward(grad, x, w, window, grad_input, grad_weight);
+    return;
+  }
+  // A negative end padding (a transposed convolution's output_padding above its padding), which oneDNN
+  // refuses: no window reaches x's last -padding_end rows and columns, so the same windows run over x
+  // without them, and their input gradient is zero.
+  ConvWindow cut_window = window;
+  for (int d = 0; d < 2; ++d) cut_window.padding_end[d] += cut[d];
+  const Shape cut_shape{x.size(0), x.size(1), x.size(2) - cut[0], x.size(3) - cut[1]};
+  Tensor x_cut = Tensor::allocate(cut_shape, x.dtype());
+  if (grad_weight.defined()) copy_planes(onednn::to_contiguous(x, kOp), x_cut);
+  const Tensor input_cut = grad_input.defined() ? Tensor::allocate(cut_shape, x.dtype()) : Tensor();
+  onednn_backward(grad, x_cut, w, cut_window, input_cut, grad_weight);
+  if (grad_input.defined()) copy_planes(input_cut, grad_input);
+}
+
+// grad_output (N, C_out, H_out, W_out), input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW), or
+// transposed weight (C_in, C_out / groups, kH, kW) -> (grad_input like input, grad_weight like weight,
+// grad_bias (C_out)), each undefined where output_mask is false. output_padding is read when transposed.
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
                                                         const Tensor& weight, const ConvolutionBackwardArgs& args) {
   const Tensor &x = input, &w = weight;
   const Params p = checked_params(args);
   check_tensors(grad_output, x, w, p, args.bias_sizes);
   Tensor grad_input, grad_weight, grad_bias;
-  if (p.mask[0]) grad_input = Tensor::allocate(x.sizes(), x.dtype());
   if (p.mask[1]) grad_weight = Tensor::allocate(w.sizes(), w.dtype());
-  if (p.mask[2]) grad_bias = Tensor::allocate({w.size(0)}, w.dtype());
+  if (p.mask[2]) grad_bias = Tensor::allocate({grad_output.size(1)}, w.dtype());
   const Tensor grad = onednn::to_contiguous(grad_output, kOp);
   if (p.mask[2]) bias_gradient(grad, grad_bias);
-  if (!p.mask[0] && !p.mask[1]) return {grad_input, grad_weight, grad_bias};
-  if (grad.numel() == 0 || x.numel() == 0) {  // nothing flows: every gradient element is zero
+  const bool empty = grad.numel() == 0 || x.numel() == 0;  // nothing flows: every gradient element is zero
+  if (p.mask[0] && (!p.transposed || empty)) grad_input = Tensor::allocate(x.sizes(), x.dtype());
+  if (empty) {
     zero(grad_input);
     zero(grad_weight);
-  } else if (x.dtype() == DType::Float64) {
-    conv2d_backward_f64(grad, x, w, p.stride, p.padding, p.dilation, p.groups, grad_input, grad_weight);
-  } else {
-    onednn_backward(grad, x, w, p, grad_input, grad_weight);
+  } else if (p.transposed) {
+    // The transposed convolution is conv2d's input gradient: its input is the convolution's grad_output,
+    // its output the convolution's input.
+    if (p.mask[0]) grad_input = transposed_input_grad(grad, x, w, p.window);
+    if (p.mask[1]) conv2d_gradients(onednn::to_contiguous(x, kOp), grad, w, p.window, Tensor(), grad_weight);
+  } else if (p.mask[0] || p.mask[1]) {
+    conv2d_gradients(grad, x, w, p.window, grad_input, grad_weight);
   }
   return {grad_input, grad_weight, grad_bias};
 }

@@ -1,5 +1,5 @@
 // ops/pool.cpp — max_pool2d (also with indices), avg_pool2d, adaptive_avg_pool2d and adaptive_max_pool2d with
-// PyTorch's window rules.
+// PyTorch's window rules, and max_pool1d as max_pool2d over (N, C, 1, L).
 // float32 / bfloat16 pools run through oneDNN when its result is provably PyTorch's (averages whose windows
 // match, maxima of NaN-free plain NCHW input); float64 and everything else run a plain parallel kernel,
 // which is also the reference the oneDNN path is tested against. Output is contiguous NCHW.
@@ -27,6 +27,8 @@ namespace tl::kernels {
 namespace {
 
 using onednn::Pair;
+using onednn::check_pool1d_input;
+using onednn::pool1d_params;
 using onednn::PoolParams;
 
 struct PoolPlan : onednn::CachedPlan {
@@ -361,21 +363,35 @@ Tensor with_batch(const Tensor& x, const Pool& pool) {
   return onednn::drop_batch_dim(pool(onednn::add_batch_dim(x)));
 }
 
+/// The maxima of x (N, C, H, W) over the windows p, without indices.
+Tensor max_values(const char* op, const Tensor& x, const PoolParams& p) {
+  const Shape out_shape = pooled_shape(x, p, op);
+  if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
+  if (onednn_max_applies(x, p))
+    if (std::optional<Tensor> out = onednn_max_pool(op, x, out_shape, p, nullptr)) return *out;
+  Tensor out = Tensor::allocate(out_shape, x.dtype());
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] { max_planes<scalar_t, false>(x, out, p, nullptr); });
+  return out;
+}
+
 }  // namespace
 
 // input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
 Tensor max_pool2d(const Tensor& self, const MaxPool2dArgs& args) {
   const PoolParams p =
       onednn::pool_params("max_pool2d", args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
-  return with_batch(self, [&](const Tensor& x) {
-    const Shape out_shape = pooled_shape(x, p, "max_pool2d");
-    if (numel_of(out_shape) == 0) return Tensor::allocate(out_shape, x.dtype());
-    if (onednn_max_applies(x, p))
-      if (std::optional<Tensor> out = onednn_max_pool("max_pool2d", x, out_shape, p, nullptr)) return *out;
-    Tensor out = Tensor::allocate(out_shape, x.dtype());
-    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d", [&] { max_planes<scalar_t, false>(x, out, p, nullptr); });
-    return out;
-  });
+  return with_batch(self, [&](const Tensor& x) { return max_values("max_pool2d", x, p); });
+}
+
+// input (N, C, L) or (C, L) -> (N, C, L_out): max_pool2d's kernel over (N, C, 1, L), as ATen's own CPU
+// max_pool1d (which autograd does not use: in grad mode max_pool1d is max_pool1d_with_indices).
+Tensor max_pool1d(const Tensor& self, const MaxPool1dArgs& args) {
+  const char* op = "max_pool1d";
+  const PoolParams p = pool1d_params(op, args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
+  check_pool1d_input(op, self);
+  const Tensor x = self.dim() == 3 ? self : onednn::add_batch_dim(self);
+  const Tensor out = onednn::drop_unit_dim(max_values(op, onednn::add_unit_dim(x, 2), p), 2);
+  return self.dim() == 3 ? out : onednn::drop_batch_dim(out);
 }
 
 // input (N, C, H, W) or (C, H, W) -> (values, indices), both (N, C, H_out, W_out); indices int64.

@@ -123,20 +123,24 @@ Tensor to_contiguous(const Tensor& t, const char* op) {
   return out;
 }
 
-Tensor add_batch_dim(const Tensor& t) {
+Tensor add_unit_dim(const Tensor& t, int64_t dim) {
+  TL_INTERNAL_ASSERT(dim >= 0 && dim <= t.dim(), "add_unit_dim: dim ", dim, " out of range for ", t.shape());
   Shape sizes = t.sizes();
   Strides strides = t.strides();
-  strides.insert(0, sizes.empty() ? 1 : std::max<int64_t>(1, strides[0] * sizes[0]));  // any stride fits size 1
-  sizes.insert(0, 1);
+  // Any stride fits a size-1 dim; the one a contiguous tensor would have keeps a contiguous result so.
+  const int64_t stride = dim == t.dim() ? 1 : std::max<int64_t>(1, strides[dim] * sizes[dim]);
+  strides.insert(dim, stride);
+  sizes.insert(dim, 1);
   return Tensor::make(t.storage(), std::move(sizes), std::move(strides), t.storage_offset(), t.dtype());
 }
 
-Tensor drop_batch_dim(const Tensor& t) {
-  TL_INTERNAL_ASSERT(t.dim() >= 1 && t.size(0) == 1, "drop_batch_dim: leading size is not 1 in ", t.shape());
+Tensor drop_unit_dim(const Tensor& t, int64_t dim) {
+  TL_INTERNAL_ASSERT(dim >= 0 && dim < t.dim() && t.size(dim) == 1, "drop_unit_dim: size of dim ", dim,
+                     " is not 1 in ", t.shape());
   Shape sizes = t.sizes();
   Strides strides = t.strides();
-  sizes.erase(0);
-  strides.erase(0);
+  sizes.erase(dim);
+  strides.erase(dim);
   return Tensor::make(t.storage(), std::move(sizes), std::move(strides), t.storage_offset(), t.dtype());
 }
 

@@ -53,8 +53,13 @@ dnnl::memory staged_input(const dnnl::memory& user, const Primitive& reorder, St
 /// A oneDNN failure becomes a tl::Error naming `op`.
 Tensor to_contiguous(const Tensor& t, const char* op);
 
+/// A size-1 dim inserted before dim `dim` (0 <= dim <= t.dim()), and a size-1 dim `dim` removed, as views
+/// that record no op: a 1-D conv or pool runs as the 2-D one on (N, C, 1, L), as ATen's does on CPU.
+Tensor add_unit_dim(const Tensor& t, int64_t dim);
+Tensor drop_unit_dim(const Tensor& t, int64_t dim);
+
 /// (C, H, W) -> (1, C, H, W) and back, as views: unbatched input for 2-D ops, like PyTorch.
-Tensor add_batch_dim(const Tensor& t);
-Tensor drop_batch_dim(const Tensor& t);
+inline Tensor add_batch_dim(const Tensor& t) { return add_unit_dim(t, 0); }
+inline Tensor drop_batch_dim(const Tensor& t) { return drop_unit_dim(t, 0); }
 
 }  // namespace tl::onednn

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/boxing.h"
 #include "core/error.h"
+#include "core/tensor.h"
 #include "ops/conv_shape.h"
 
 namespace tl::onednn {
@@ -34,6 +36,31 @@ inline PoolParams pool_params(const char* op, const Pair& kernel_size, const std
   TL_CHECK(p.padding[0] <= p.kernel[0] / 2 && p.padding[1] <= p.kernel[1] / 2, op, ": padding ", to_shape(p.padding),
            " should be at most half of kernel_size ", to_shape(p.kernel));
   return p;
+}
+
+/// A 1-d pool's int[1] argument `name`; throws unless it holds one int.
+inline int64_t pool1d_value(const char* op, const IntList& value, const char* name) {
+  TL_CHECK(value.values.size() == 1, op, ": argument '", name, "' should contain one int, got ", value.values);
+  return value.values[0];
+}
+
+/// A 1-d pool's window as the 2-d pool's over (N, C, 1, L) (stride none given, []: the kernel), checked.
+inline PoolParams pool1d_params(const char* op, const IntList& kernel_size, const IntList& stride,
+                                const IntList& padding, const IntList& dilation, bool ceil_mode) {
+  const int64_t k = pool1d_value(op, kernel_size, "kernel_size");
+  const int64_t s = stride.values.empty() ? k : pool1d_value(op, stride, "stride");
+  const int64_t p = pool1d_value(op, padding, "padding"), d = pool1d_value(op, dilation, "dilation");
+  TL_CHECK(k > 0, op, ": kernel_size must be positive, got ", k);
+  TL_CHECK(s > 0, op, ": stride must be positive, got ", s);
+  TL_CHECK(p >= 0, op, ": padding must be non-negative, got ", p);
+  TL_CHECK(d > 0, op, ": dilation must be positive, got ", d);
+  TL_CHECK(p <= k / 2, op, ": padding ", p, " should be at most half of kernel_size ", k);
+  return pool_params(op, {1, k}, Pair{1, s}, {0, p}, {1, d}, ceil_mode);
+}
+
+/// Throws unless x is a 1-d pool's (C, L) or (N, C, L) input.
+inline void check_pool1d_input(const char* op, const Tensor& x) {
+  TL_CHECK(x.dim() == 2 || x.dim() == 3, op, ": expected 2-D (C, L) or 3-D (N, C, L) input, got ", x.shape());
 }
 
 /// oneDNN's right padding that yields exactly `out` windows: the left padding, or more when

@@ -38,6 +38,14 @@ Y = torch.tensor([0.5 + ((i * 5) % 7) * 0.25 for i in range(32)], dtype=torch.fl
 # conv weight (3, 2, 3, 3) with some exact zeros (inf * 0 is NaN) and a bias
 W = torch.tensor([((i * 3) % 11 - 5) / 8 for i in range(54)], dtype=torch.float32).view(3, 2, 3, 3)
 B = torch.tensor([0.1, -0.2, 0.3])
+W1 = W[:, :, 1]  # the 1-d convs' weight (3, 2, 3)
+
+
+def seq(t):
+    """The 1-d ops' (N, C, L) view of a (1, 2, 4, 4) sample: (1, 2, 16)."""
+    return t.flatten(2, 3)
+
+
 BN = [torch.tensor(v) for v in ([1.5, -0.5], [0.1, 0.2], [0.25, -0.5], [0.5, 2.0])]
 
 # gather / scatter indices along dim 3 of x: distinct within each row, or with repeats (op_db.cpp's row_index).
@@ -406,6 +414,20 @@ SAMPLES = {
     "bilinear": {"plain": lambda x, y: F.bilinear(x.reshape(8, 4), y.reshape(8, 4), y.reshape(2, 4, 4), y.flatten()[:2])},
     "feature_dropout": {"eval": lambda x, y: torch.feature_dropout(x, 0.5, False)},
     "unflatten": {"plain": lambda x, y: x.unflatten(3, (2, 2)), "inferred": lambda x, y: x.unflatten(-1, (-1, 1))},
+    "conv1d": {"input": lambda x, y: F.conv1d(seq(x), W1, B, stride=2, padding=1),
+               "weight_groups_dilation": lambda x, y: F.conv1d(seq(y), x.view(4, 1, 8), dilation=2, groups=2)},
+    "conv_transpose1d": {"input": lambda x, y: F.conv_transpose1d(seq(x), W1.transpose(0, 1), B, 2, 1, 1),
+                         "weight_groups": lambda x, y: F.conv_transpose1d(seq(y), x.view(2, 2, 8), None, 3, 2, 1, 2)},
+    "conv_transpose2d": {"input": lambda x, y: F.conv_transpose2d(x, W.transpose(0, 1), B, 2, 1, 1),
+                         "weight_groups_dilation": lambda x, y: F.conv_transpose2d(y, x.view(2, 2, 2, 4), None, 1, 0, 0,
+                                                                                   2, (2, 1))},
+    "max_pool1d": {"k2": lambda x, y: F.max_pool1d(seq(x), 2), "k3s2p1": lambda x, y: F.max_pool1d(seq(x), 3, 2, 1),
+                   "dilation2_ceil": lambda x, y: F.max_pool1d(seq(x), 3, 2, 0, 2, True)},
+    "max_pool1d_with_indices": {"k3s2p1": lambda x, y: F.max_pool1d(seq(x), 3, 2, 1, return_indices=True)},
+    "avg_pool1d": {"k2": lambda x, y: F.avg_pool1d(seq(x), 2),
+                   "ceil_exclude_pad": lambda x, y: F.avg_pool1d(seq(x), 3, 2, 1, True, False)},
+    "adaptive_avg_pool1d": {"5": lambda x, y: F.adaptive_avg_pool1d(seq(x), 5)},
+    "adaptive_max_pool1d": {"5": lambda x, y: F.adaptive_max_pool1d(seq(x), 5, return_indices=True)},
     "max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                    "dilation2": lambda x, y: F.max_pool2d(x, 2, 1, 0, 2),
                    "ceil": lambda x, y: F.max_pool2d(x, 3, 2, 0, ceil_mode=True),

@@ -834,6 +834,37 @@ Samples opinfo_conv2d() {
           Sample{"weight", [](const Tensor& x, const Tensor& y) { return list(conv2d(y, x.view({2, 2, 2, 4}))); }}
               .sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
 }
+namespace {
+Tensor seq(const Tensor& t) { return t.flatten(2, 3); }         // (1, 2, 16): the 1-d ops' (N, C, L)
+Tensor conv1d_weight() { return conv_weight().select(2, 1); }  // (3, 2, 3)
+}  // namespace
+
+Samples opinfo_conv1d() {
+  return {Sample{"input", [](const Tensor& x, const Tensor&) {
+            return list(conv1d(seq(x), conv1d_weight().to(x.dtype()), conv_bias().to(x.dtype()), {2}, {1}));
+          }}.sums().generic(),
+          Sample{"weight_groups_dilation", [](const Tensor& x, const Tensor& y) {
+            return list(conv1d(seq(y), x.view({4, 1, 8}), {}, {1}, {0}, {2}, 2));
+          }}.sums().no_noncontiguous("views x as a weight (4, 1, 8), which PyTorch refuses too for a non-contiguous x")};
+}
+Samples opinfo_conv_transpose1d() {
+  return {Sample{"input", [](const Tensor& x, const Tensor&) {
+            return list(conv_transpose1d(seq(x), conv1d_weight().transpose(0, 1).to(x.dtype()), conv_bias().to(x.dtype()),
+                                         {2}, {1}, {1}));
+          }}.sums().generic(),
+          Sample{"weight_groups", [](const Tensor& x, const Tensor& y) {
+            return list(conv_transpose1d(seq(y), x.view({2, 2, 8}), {}, {3}, {2}, {1}, 2));
+          }}.sums().no_noncontiguous("views x as a weight (2, 2, 8), which PyTorch refuses too for a non-contiguous x")};
+}
+Samples opinfo_conv_transpose2d() {
+  return {Sample{"input", [](const Tensor& x, const Tensor&) {
+            return list(conv_transpose2d(x, conv_weight().transpose(0, 1).to(x.dtype()), conv_bias().to(x.dtype()),
+                                         {2, 2}, {1, 1}, {1, 1}));
+          }}.sums().generic(),
+          Sample{"weight_groups_dilation", [](const Tensor& x, const Tensor& y) {
+            return list(conv_transpose2d(y, x.view({2, 2, 2, 4}), {}, {1, 1}, {0, 0}, {0, 0}, 2, {2, 1}));
+          }}.sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
+}
 Samples opinfo_batch_norm() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) {
             const DType t = x.dtype();  // float32 here, float64 in the gradient check
@@ -1017,6 +1048,34 @@ Samples opinfo_avg_pool2d() {
 Samples opinfo_adaptive_avg_pool2d() {
   return {Sample{"2x2", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {2, 2})); }}.sums(),
           Sample{"3x3", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {3, 3})); }}.sums()};
+}
+Samples opinfo_max_pool1d() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(max_pool1d(seq(x), {2})); }}.generic(),
+          Sample{"k3s2p1", [](const Tensor& x, const Tensor&) { return list(max_pool1d(seq(x), {3}, {2}, {1})); }},
+          Sample{"dilation2_ceil", [](const Tensor& x, const Tensor&) {
+            return list(max_pool1d(seq(x), {3}, {2}, {0}, {2}, true));
+          }}};
+}
+Samples opinfo_max_pool1d_with_indices() {
+  return {Sample{"k3s2p1", [](const Tensor& x, const Tensor&) {
+            const auto [values, indices] = max_pool1d_with_indices(seq(x), {3}, {2}, {1});
+            return TensorList{values, indices};
+          }}.generic()};
+}
+Samples opinfo_avg_pool1d() {
+  return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(avg_pool1d(seq(x), {2})); }}.sums().generic(),
+          Sample{"ceil_exclude_pad", [](const Tensor& x, const Tensor&) {
+            return list(avg_pool1d(seq(x), {3}, {2}, {1}, true, false));
+          }}.sums()};
+}
+Samples opinfo_adaptive_avg_pool1d() {
+  return {Sample{"5", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool1d(seq(x), {5})); }}.sums().generic()};
+}
+Samples opinfo_adaptive_max_pool1d() {
+  return {Sample{"5", [](const Tensor& x, const Tensor&) {
+            const auto [values, indices] = adaptive_max_pool1d(seq(x), {5});
+            return TensorList{values, indices};
+          }}.generic()};
 }
 Samples opinfo_dropout() {
   return {Sample{"eval", [](const Tensor& x, const Tensor&) { return list(dropout(x, 0.5, false)); }}.generic()};

@@ -116,6 +116,64 @@ TEST_CASE("convolution_backward: float32 (oneDNN) and float64 against the float6
     }
 }
 
+/// A transposed convolution of x (N, C_in, H, W) by w (C_in, C_out / groups, kH, kW), and the 2-d convolution
+/// it is the input gradient of: `conv` maps the transposed one's output back to its input.
+struct TransposedCase {
+  Shape input;
+  int64_t out_channels;
+  Shape kernel, stride, padding, output_padding, dilation;
+  int64_t groups;
+  Shape output() const {
+    Shape out{input[0], out_channels, 0, 0};
+    for (int d = 0; d < 2; ++d)
+      out[2 + d] = (input[2 + d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel[d] - 1) + output_padding[d] + 1;
+    return out;
+  }
+  ConvCase conv() const { return {output(), input[1], kernel, stride, padding, dilation, groups, true}; }
+};
+
+/// Every conv sweep case seen from its output (the output_padding that gives back its input), and output
+/// paddings at or above the stride where the dilation allows them.
+std::vector<TransposedCase> transposed_cases() {
+  std::vector<TransposedCase> out;
+  for (const ConvCase& c : kCases) {
+    Shape op{0, 0};
+    for (int d = 0; d < 2; ++d)
+      op[d] = (c.input[2 + d] + 2 * c.padding[d] - c.dilation[d] * (c.kernel[d] - 1) - 1) % c.stride[d];
+    out.push_back({output_shape(c), c.input[1], c.kernel, c.stride, c.padding, op, c.dilation, c.groups});
+  }
+  out.push_back({{2, 6, 5, 6}, 6, {3, 3}, {1, 2}, {0, 1}, {1, 1}, {2, 2}, 3});
+  out.push_back({{1, 4, 4, 3}, 2, {2, 3}, {1, 1}, {2, 0}, {1, 2}, {2, 3}, 2});
+  return out;
+}
+
+TEST_CASE("conv_transpose2d and convolution_backward(transposed): float32 (oneDNN) and float64 against the loops") {
+  manual_seed(13);
+  for (const TransposedCase& t : transposed_cases())
+    for (DType dtype : {DType::Float32, DType::Float64}) {
+      INFO("input ", t.input, ", out_channels ", t.out_channels, ", kernel ", t.kernel, ", stride ", t.stride,
+           ", padding ", t.padding, ", output_padding ", t.output_padding, ", dilation ", t.dilation, ", groups ",
+           t.groups, ", ", dtype);
+      const ConvCase c = t.conv();
+      const Tensor x = randn(t.input, dtype), w = randn(weight_shape(c), dtype), b = randn({t.out_channels}, dtype);
+      const Tensor grad = randn(t.output(), dtype);
+      const double tol = dtype == DType::Float64 ? 1e-10 : 1e-4;
+      // The forward: conv2d's input gradient for grad_output x, plus the bias.
+      const Tensor want = reference_conv2d_backward(x, zeros(t.output(), dtype), w, c).input +
+                          b.to(DType::Float64).view({1, t.out_channels, 1, 1});
+      const Tensor out = conv_transpose2d(x, w, b, t.stride, t.padding, t.output_padding, t.groups, t.dilation);
+      CHECK(out.is_contiguous());
+      CHECK_TENSOR_CLOSE(out, want, tol, tol);
+      // Its gradients: conv2d of grad (cut to x's size), conv2d's weight gradient with grad as the input.
+      const auto [gi, gw, gb] = convolution_backward(grad, x, w, Shape{t.out_channels}, t.stride, t.padding,
+                                                     t.dilation, true, t.output_padding, t.groups, kAll);
+      const Tensor conv = testing::reference_conv2d(grad, w, Tensor(), t.stride, t.padding, t.dilation, t.groups);
+      CHECK_TENSOR_CLOSE(gi, conv.slice(2, 0, t.input[2]).slice(3, 0, t.input[3]), tol, tol);
+      CHECK_TENSOR_CLOSE(gw, reference_conv2d_backward(x, grad, w, c).weight, tol, tol);
+      CHECK_TENSOR_CLOSE(gb, grad.to(DType::Float64).sum({0, 2, 3}), tol, tol);
+    }
+}
+
 TEST_CASE("convolution_backward: bfloat16 operands") {
   manual_seed(13);
   for (const ConvCase& c : {kCases[1], kCases[3], kCases[9]}) {
@@ -170,8 +228,12 @@ TEST_CASE("convolution_backward: rejects bad input with the values involved, cha
   CHECK_THROWS_WITH_AS(convolution_backward(grad, x, w, Shape{3}, {1, 1}, {0, 0}, {1, 1}, false, {0, 0}, 1, kAll),
                        "convolution_backward: bias_sizes [3] differs from [4], weight [4, 3, 3, 3]'s output channels",
                        Error);
+  CHECK_THROWS_WITH_AS(convolution_backward(grad, x, w, std::nullopt, {1, 1}, {0, 0}, {1, 1}, true, {1, 1}, 1, kAll),
+                       "convolution_backward: output padding must be smaller than either stride or dilation, but got "
+                       "output_padding_height: 1 output_padding_width: 1 stride_height: 1 stride_width: 1 "
+                       "dilation_height: 1 dilation_width: 1", Error);
   CHECK_THROWS_WITH_AS(convolution_backward(grad, x, w, std::nullopt, {1, 1}, {0, 0}, {1, 1}, true, {0, 0}, 1, kAll),
-                       "convolution_backward: transposed convolution is not supported", Error);
+                       "convolution_backward: input [1, 3, 7, 7] has 3 channels but weight [4, 3, 3, 3] expects 4", Error);
   const Tensor in[] = {grad, x, w};
   const auto call_with_mask = [&](const Shape& mask) {
     return dispatch::call(OpKind::ConvolutionBackward, in,

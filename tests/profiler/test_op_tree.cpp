@@ -75,6 +75,7 @@ std::vector<OpSample> op_samples() {
   const Tensor row_index = index.view({1, 2});
   const Tensor image = randn({3, 64, 64}), filters = randn({64, 3, 7, 7}), filter_bias = randn({64});
   const Tensor px = x.sigmoid(), py = y.sigmoid();  // probabilities for the binary cross entropies
+  const Tensor filters1d = randn({8, 16, 3});
   return {
       {"cross_entropy", [=] { F::cross_entropy(x, target); }},
       {"nll_loss", [=] { F::nll_loss(x, target); }},
@@ -174,6 +175,9 @@ std::vector<OpSample> op_samples() {
       {"binary_cross_entropy_with_logits_pos_weight",
        [=] { F::binary_cross_entropy_with_logits(x, py, v, "sum", v); }},
       {"kl_div_batchmean", [=] { F::kl_div(x, py, "batchmean"); }},
+      {"conv1d", [=] { F::conv1d(a, filters1d, {}, 2, int64_t{1}); }},
+      {"max_pool1d", [=] { F::max_pool1d(a, 2); }},
+      {"avg_pool1d", [=] { F::avg_pool1d(a, 2); }},
   };
 }
 

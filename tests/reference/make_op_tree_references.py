@@ -103,6 +103,7 @@ def op_sample_lines():
     # Large enough for ATen's mkldnn heuristic, which torchless's conv scopes follow.
     image, filters, filter_bias = torch.randn(3, 64, 64), torch.randn(64, 3, 7, 7), torch.randn(64)
     px, py = x.sigmoid(), y.sigmoid()  # probabilities for the binary cross entropies
+    filters1d = torch.randn(8, 16, 3)
     F = torch.nn.functional
     samples = [
         ("cross_entropy", lambda: F.cross_entropy(x, target)),
@@ -203,6 +204,9 @@ def op_sample_lines():
         ("binary_cross_entropy_with_logits_pos_weight",
          lambda: F.binary_cross_entropy_with_logits(x, py, v, reduction="sum", pos_weight=v)),
         ("kl_div_batchmean", lambda: F.kl_div(x, py, reduction="batchmean")),
+        ("conv1d", lambda: F.conv1d(a, filters1d, None, 2, 1)),
+        ("max_pool1d", lambda: F.max_pool1d(a, 2)),
+        ("avg_pool1d", lambda: F.avg_pool1d(a, 2)),
     ]
     lines = []
     with torch.no_grad():
