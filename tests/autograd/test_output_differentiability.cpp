@@ -51,7 +51,9 @@ const std::map<std::string, std::function<TensorList(const Tensor&)>>& calls() {
 TEST_CASE("the results of an op that get a grad_fn are PyTorch's (output_differentiability)") {
   const nlohmann::json ref = nlohmann::json::parse(testing::read_reference("output_differentiability.json"));
   REQUIRE(ref.size() == calls().size());
-  for (const auto& [name, call] : calls()) {
+  for (const auto& entry : calls()) {
+    const std::string name = entry.first;  // a named copy: clang 14 cannot capture a structured binding
+    const auto& call = entry.second;
     const nlohmann::json& expected = ref.at(name);
     manual_seed(0);
     const Tensor x = randn({2, 4, 3}).requires_grad_();
