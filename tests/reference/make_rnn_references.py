@@ -30,6 +30,19 @@ def randn(gen, *shape):
     return torch.randn(*shape, generator=gen)
 
 
+def key_padding_mask(gen, kind, n, S, batched):
+    """MultiheadAttention's key_padding_mask of `kind` ("bool", "float" or None), (n, S), or (S) unbatched."""
+    kpm = None
+    if kind == "bool":
+        kpm = torch.rand(n, S, generator=gen) < 0.3
+        kpm[:, 0] = False  # every query sees at least one key
+    elif kind == "float":
+        kpm = randn(gen, n, S)
+    if kpm is not None and not batched:
+        kpm = kpm[0]
+    return kpm
+
+
 def run_case(module, args, make_inputs, grad_seed, training, dropout_seed):
     """Forward (after manual_seed(dropout_seed) when given), then backward of sum(out_i * g_i)."""
     module.train(training)
@@ -182,14 +195,7 @@ def mha_cases():
             else:
                 k, v = shaped(gen, S, kd), shaped(gen, S, vd)
             n = 1 if N is None else N
-            kpm = None
-            if kpm_kind == "bool":
-                kpm = torch.rand(n, S, generator=gen) < 0.3
-                kpm[:, 0] = False  # every query sees at least one key
-            elif kpm_kind == "float":
-                kpm = randn(gen, n, S)
-            if kpm is not None and N is None:
-                kpm = kpm[0]
+            kpm = key_padding_mask(gen, kpm_kind, n, S, N is not None)
             am = None
             if am_kind == "float2d":
                 am = randn(gen, L, S)

@@ -16,7 +16,7 @@ import torch.nn as nn
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_rnn_references import message, randn, run_case  # noqa: E402  (one case runner for both files)
+from make_rnn_references import key_padding_mask, message, randn, run_case  # noqa: E402  (one case runner for both files)
 
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "tanh": torch.tanh}  # "tanh": the callable form
 
@@ -55,14 +55,7 @@ def cases():
             else:
                 src = randn(gen, sn[1], S, d) if bf else randn(gen, S, sn[1], d)
             n = 1 if len(sn) == 1 else sn[1]
-            kpm = None
-            if kpm_kind == "bool":
-                kpm = torch.rand(n, S, generator=gen) < 0.3
-                kpm[:, 0] = False  # every query sees at least one key
-            elif kpm_kind == "float":
-                kpm = randn(gen, n, S)
-            if kpm is not None and len(sn) == 1:
-                kpm = kpm[0]
+            kpm = key_padding_mask(gen, kpm_kind, n, S, len(sn) != 1)
             mask = None
             if mask_kind == "float":
                 mask = randn(gen, S, S)
