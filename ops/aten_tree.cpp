@@ -798,6 +798,7 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Select, strided_view>(rows);
   add<OpKind::Expand, strided_view>(rows);
   add<OpKind::Squeeze, strided_view>(rows);
+  add<OpKind::SqueezeDim, strided_view>(rows);
   add<OpKind::Unsqueeze, strided_view>(rows);
   add<OpKind::T, t_>(rows);
   add<OpKind::Reshape, reshape_>(rows);

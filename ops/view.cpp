@@ -82,6 +82,18 @@ Tensor reshape_impl(const Tensor& x, const Shape& shape, const char* op) {
   return make_view(x.clone(), size, contiguous_strides(size), 0);
 }
 
+// Drops the size-1 dims of x, or only dim `only` when it is given and of size 1.
+Tensor squeeze_view(const Tensor& x, std::optional<int64_t> only) {
+  Shape sizes;
+  Strides strides;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    if (x.shape()[d] == 1 && (!only || *only == d)) continue;
+    sizes.push_back(x.shape()[d]);
+    strides.push_back(x.strides()[d]);
+  }
+  return make_view(x, sizes, strides);
+}
+
 }  // namespace
 
 Tensor view(const Tensor& x, const ViewArgs& args) {
@@ -267,17 +279,10 @@ Tensor expand(const Tensor& x, const ExpandArgs& args) {
   return make_view(x, sizes, strides);
 }
 
-Tensor squeeze(const Tensor& x, const SqueezeArgs& args) {
-  Shape sizes;
-  Strides strides;
-  const std::optional<int64_t> only =
-      args.dim ? std::optional(wrap_dim(*args.dim, x.dim(), "squeeze")) : std::nullopt;
-  for (int64_t d = 0; d < x.dim(); ++d) {
-    if (x.shape()[d] == 1 && (!only || *only == d)) continue;
-    sizes.push_back(x.shape()[d]);
-    strides.push_back(x.strides()[d]);
-  }
-  return make_view(x, sizes, strides);
+Tensor squeeze(const Tensor& x) { return squeeze_view(x, std::nullopt); }
+
+Tensor squeeze_dim(const Tensor& x, const SqueezeDimArgs& args) {
+  return squeeze_view(x, wrap_dim(args.dim, x.dim(), "squeeze"));
 }
 
 Tensor unsqueeze(const Tensor& x, const UnsqueezeArgs& args) {

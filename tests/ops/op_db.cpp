@@ -229,7 +229,8 @@ Samples opinfo_expand() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(x.view({1, 32}).expand({2, 32})); }}
               .no_noncontiguous(kViewsFlat)};
 }
-Samples opinfo_squeeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(squeeze(x, 0)); }); }
+Samples opinfo_squeeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(squeeze(x)); }); }
+Samples opinfo_squeeze_dim() { return one_generic([](const Tensor& x, const Tensor&) { return list(squeeze(x, 0)); }); }
 Samples opinfo_unsqueeze() { return one_generic([](const Tensor& x, const Tensor&) { return list(unsqueeze(x, 1)); }); }
 Samples opinfo_narrow() {
   return {Sample{"plain", [](const Tensor& x, const Tensor&) { return list(narrow(x, 2, 1, 2)); }}.generic(),
