@@ -51,6 +51,34 @@ std::string conv_extra_repr(const ConvRepr& r) {
 }
 
 std::string pair_unless(const IntPair& p, int64_t all) { return p.all_equal(all) ? "" : p.tuple_repr(); }
+
+// PyTorch's checks of a padding string and padding_mode (_ConvNd.__init__'s messages).
+void check_padding(const char* layer, const std::string* mode, bool unit_stride, const std::string& padding_mode) {
+  if (mode) {
+    TL_CHECK(*mode == "valid" || *mode == "same", layer, ": invalid padding string '", *mode,
+             "', should be one of {'valid', 'same'}");
+    TL_CHECK(*mode != "same" || unit_stride, layer, ": padding='same' is not supported for strided convolutions");
+  }
+  TL_CHECK(padding_mode == "zeros" || padding_mode == "reflect" || padding_mode == "replicate" ||
+               padding_mode == "circular",
+           layer, ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode='",
+           padding_mode, "'");
+}
+
+// PyTorch's _reversed_padding_repeated_twice: F.pad's list (last dim first, left then right) for a conv whose
+// padding_mode pads the input itself. `zeros` holds the per-dim numbers, or is empty for a padding string;
+// "same" puts the odd zero of its total on the right.
+Shape reversed_padding_repeated_twice(const Shape& zeros, const std::string* mode, const Shape& kernel,
+                                      const Shape& dilation) {
+  const functional::SamePadding same = functional::same_padding(kernel, dilation);
+  std::vector<int64_t> pad;
+  for (auto d = kernel.size(); d-- > 0;) {
+    if (!mode) pad.insert(pad.end(), {zeros[d], zeros[d]});
+    else if (*mode == "same") pad.insert(pad.end(), {same.left[d], same.left[d] + same.extra[d]});
+    else pad.insert(pad.end(), {0, 0});
+  }
+  return Shape(pad);
+}
 std::string single_unless(int64_t v, int64_t all) { return v == all ? "" : tuple1(v); }
 
 /// PyTorch's _output_padding: the output_padding that makes a transposed convolution's output
@@ -88,8 +116,9 @@ Conv2d::Conv2d(const Conv2dOptions& options) : options_(options) {
   TL_CHECK(o.kernel_size.h() > 0 && o.kernel_size.w() > 0, "Conv2d: kernel_size must be positive, got ",
            o.kernel_size.tuple_repr());
   TL_CHECK(o.stride.h() > 0 && o.stride.w() > 0, "Conv2d: stride must be positive, got ", o.stride.tuple_repr());
-  TL_CHECK(o.padding.h() >= 0 && o.padding.w() >= 0, "Conv2d: padding must be non-negative, got ",
-           o.padding.tuple_repr());
+  if (const IntPair* zeros = o.padding.zeros())
+    TL_CHECK(zeros->h() >= 0 && zeros->w() >= 0, "Conv2d: padding must be non-negative, got ", zeros->tuple_repr());
+  check_padding("Conv2d", o.padding.mode(), o.stride.all_equal(1), o.padding_mode);
   TL_CHECK(o.dilation.h() > 0 && o.dilation.w() > 0, "Conv2d: dilation must be positive, got ",
            o.dilation.tuple_repr());
   register_parameter("weight",
@@ -102,17 +131,33 @@ void Conv2d::reset_parameters() { init::default_weight_and_bias_(parameter("weig
 
 Tensor Conv2d::forward(const Tensor& input) {
   const Conv2dOptions& o = options_;
-  return functional::conv2d(input, parameter("weight"), parameter("bias"), o.stride, o.padding, o.dilation,
-                            o.groups);
+  if (o.padding_mode == "zeros")
+    return functional::conv2d(input, parameter("weight"), parameter("bias"), o.stride, o.padding, o.dilation,
+                              o.groups);
+  const Shape pad = reversed_padding_repeated_twice(o.padding.zeros() ? o.padding.zeros()->shape() : Shape{},
+                                                    o.padding.mode(), o.kernel_size.shape(), o.dilation.shape());
+  return functional::conv2d(functional::pad(input, pad, o.padding_mode), parameter("weight"), parameter("bias"),
+                            o.stride, 0, o.dilation, o.groups);
 }
 
 std::string Conv2d::extra_repr() const { return conv2d_extra_repr(options_, parameter("bias").defined()); }
 
+std::optional<IntPair> symmetric_zero_padding(const Conv2dOptions& o) {
+  if (o.padding_mode != "zeros") return std::nullopt;
+  if (const IntPair* zeros = o.padding.zeros()) return *zeros;
+  if (*o.padding.mode() == "valid") return IntPair(0, 0);
+  const functional::SamePadding same = functional::same_padding(o.kernel_size.shape(), o.dilation.shape());
+  if (same.extra != Shape{0, 0}) return std::nullopt;
+  return IntPair(same.left[0], same.left[1]);
+}
+
 std::string conv2d_extra_repr(const Conv2dOptions& o, bool has_bias) {
+  const IntPair* zeros = o.padding.zeros();
   return conv_extra_repr({.in_channels = o.in_channels, .out_channels = o.out_channels,
                           .kernel_size = o.kernel_size.tuple_repr(), .stride = o.stride.tuple_repr(),
-                          .padding = pair_unless(o.padding, 0), .dilation = pair_unless(o.dilation, 1),
-                          .output_padding = "", .groups = o.groups, .bias = has_bias});
+                          .padding = zeros ? pair_unless(*zeros, 0) : *o.padding.mode(),
+                          .dilation = pair_unless(o.dilation, 1), .output_padding = "", .groups = o.groups,
+                          .bias = has_bias, .padding_mode = o.padding_mode});
 }
 
 Conv1d::Conv1d(const Conv1dOptions& options) : options_(options) {
@@ -121,17 +166,8 @@ Conv1d::Conv1d(const Conv1dOptions& options) : options_(options) {
   check_1d("Conv1d", "kernel_size", o.kernel_size);
   check_1d("Conv1d", "stride", o.stride);
   check_1d("Conv1d", "dilation", o.dilation);
-  if (const std::string* mode = std::get_if<std::string>(&o.padding)) {
-    TL_CHECK(*mode == "valid" || *mode == "same", "Conv1d: invalid padding string '", *mode,
-             "', should be one of {'valid', 'same'}");
-    TL_CHECK(*mode != "same" || o.stride == 1, "Conv1d: padding='same' is not supported for strided convolutions");
-  } else {
-    check_1d("Conv1d", "padding", std::get<int64_t>(o.padding), /*allow_zero=*/true);
-  }
-  TL_CHECK(o.padding_mode == "zeros" || o.padding_mode == "reflect" || o.padding_mode == "replicate" ||
-               o.padding_mode == "circular",
-           "Conv1d: padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode='",
-           o.padding_mode, "'");
+  if (const int64_t* zeros = std::get_if<int64_t>(&o.padding)) check_1d("Conv1d", "padding", *zeros, /*allow_zero=*/true);
+  check_padding("Conv1d", std::get_if<std::string>(&o.padding), o.stride == 1, o.padding_mode);
   register_parameter("weight", empty({o.out_channels, o.in_channels / o.groups, o.kernel_size}));
   register_parameter("bias", o.bias ? empty({o.out_channels}) : Tensor());
   reset_parameters();
@@ -144,17 +180,11 @@ Tensor Conv1d::forward(const Tensor& input) {
   if (o.padding_mode == "zeros")
     return functional::conv1d(input, parameter("weight"), parameter("bias"), o.stride, o.padding, o.dilation,
                               o.groups);
-  // PyTorch's _reversed_padding_repeated_twice: "same" puts the odd zero of its total on the right.
-  int64_t left = 0, right = 0;
-  if (const int64_t* zeros = std::get_if<int64_t>(&o.padding)) {
-    left = right = *zeros;
-  } else if (std::get<std::string>(o.padding) == "same") {
-    const int64_t total = o.dilation * (o.kernel_size - 1);
-    left = total / 2;
-    right = total - left;
-  }
-  return functional::conv1d(functional::pad(input, {left, right}, o.padding_mode), parameter("weight"),
-                            parameter("bias"), o.stride, int64_t{0}, o.dilation, o.groups);
+  const int64_t* zeros = std::get_if<int64_t>(&o.padding);
+  const Shape pad = reversed_padding_repeated_twice(zeros ? Shape{*zeros} : Shape{}, std::get_if<std::string>(&o.padding),
+                                                    {o.kernel_size}, {o.dilation});
+  return functional::conv1d(functional::pad(input, pad, o.padding_mode), parameter("weight"), parameter("bias"),
+                            o.stride, int64_t{0}, o.dilation, o.groups);
 }
 
 std::string Conv1d::extra_repr() const {

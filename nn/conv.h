@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "nn/functional.h"
@@ -12,17 +13,25 @@
 
 namespace tl::nn {
 
-/// nn.Conv2d's arguments, with its defaults.
+/// nn.Conv2d's arguments, with its defaults. padding: zeros on each side (`1`, `{1, 2}`), "valid" or "same"
+/// (stride 1 only); padding_mode "zeros", "reflect", "replicate" or "circular": any but zeros pads the input
+/// with F.pad in that mode and convolves it unpadded, as PyTorch does.
 struct Conv2dOptions {
   int64_t in_channels = 0;
   int64_t out_channels = 0;
   IntPair kernel_size = 1;
   IntPair stride = 1;
-  IntPair padding = 0;
+  functional::Padding2d padding = 0;
   IntPair dilation = 1;
   int64_t groups = 1;
   bool bias = true;
+  std::string padding_mode = "zeros";
 };
+
+/// The zeros a Conv2d's convolution itself adds on each side of (h, w) when nothing pads its input first:
+/// its padding numbers, (0, 0) for "valid", the half of "same"'s even totals. nullopt when the input is
+/// padded first (padding_mode other than "zeros", or "same" with an odd total), as the inference passes ask.
+std::optional<IntPair> symmetric_zero_padding(const Conv2dOptions& options);
 
 /// Parameters "weight" and "bias" (None when options.bias is false). Input (N, C_in, H, W), output
 /// (N, C_out, H_out, W_out). Throws tl::Error for inconsistent options, for input that is not 4-D,

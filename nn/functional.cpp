@@ -18,9 +18,55 @@ std::string IntPair::tuple_repr() const { return py_tuple(h_, w_); }
 
 namespace functional {
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+SamePadding same_padding(const Shape& kernel, const Shape& dilation) {
+  SamePadding p;
+  for (int64_t d = 0; d < kernel.size(); ++d) {
+    const int64_t total = dilation[d] * (kernel[d] - 1);
+    p.left.push_back(total / 2);
+    p.extra.push_back(total - 2 * (total / 2));
+  }
+  return p;
+}
+
+namespace {
+
+// F.conv1d/F.conv2d's padding string: "valid" or "same", and "same" only for stride 1 (ATen's messages).
+void check_padding_mode(const char* op, const std::string& mode, bool unit_stride) {
+  TL_CHECK(mode == "valid" || mode == "same", op, ": invalid padding string '", mode,
+           "', should be one of {'valid', 'same'}");
+  TL_CHECK(mode != "same" || unit_stride, op, ": padding='same' is not supported for strided convolutions");
+}
+
+// The input padded on the right of each spatial dim by padding.extra (the odd zero of "same"), as ATen's
+// _convolution_mode pads it before the convolution.
+Tensor pad_extra(const Tensor& input, const SamePadding& padding) {
+  std::vector<int64_t> pad;
+  bool any = false;
+  for (auto d = padding.extra.size(); d-- > 0;) {
+    pad.insert(pad.end(), {0, padding.extra[d]});
+    any = any || padding.extra[d] != 0;
+  }
+  return any ? tl::constant_pad_nd(input, Shape(pad), 0) : input;
+}
+
+// The weight's spatial sizes (its last `spatial` dims), or ones for a weight of another rank (the kernel
+// then refuses it with its own message).
+Shape kernel_of(const Tensor& weight, int64_t spatial) {
+  Shape k;
+  for (int64_t d = 0; d < spatial; ++d) k.push_back(weight.dim() == spatial + 2 ? weight.size(d + 2) : 1);
+  return k;
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, const Padding2d& padding,
               IntPair dilation, int64_t groups) {
-  return tl::conv2d(input, weight, bias, stride.shape(), padding.shape(), dilation.shape(), groups);
+  if (const IntPair* zeros = padding.zeros())
+    return tl::conv2d(input, weight, bias, stride.shape(), zeros->shape(), dilation.shape(), groups);
+  check_padding_mode("conv2d", *padding.mode(), stride.all_equal(1));
+  if (*padding.mode() == "valid") return tl::conv2d(input, weight, bias, stride.shape(), {0, 0}, dilation.shape(), groups);
+  const SamePadding same = same_padding(kernel_of(weight, 2), dilation.shape());
+  return tl::conv2d(pad_extra(input, same), weight, bias, stride.shape(), same.left, dilation.shape(), groups);
 }
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t stride, const Padding1d& padding,
@@ -28,15 +74,10 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int
   if (const int64_t* zeros = std::get_if<int64_t>(&padding))
     return tl::conv1d(input, weight, bias, {stride}, {*zeros}, {dilation}, groups);
   const std::string& mode = std::get<std::string>(padding);
-  TL_CHECK(mode == "valid" || mode == "same", "conv1d: invalid padding string '", mode,
-           "', should be one of {'valid', 'same'}");
+  check_padding_mode("conv1d", mode, stride == 1);
   if (mode == "valid") return tl::conv1d(input, weight, bias, {stride}, {0}, {dilation}, groups);
-  TL_CHECK(stride == 1, "conv1d: padding='same' is not supported for strided convolutions");
-  // ATen's _convolution_mode: dilation * (k - 1) zeros in all, half on the left; an odd total pads its
-  // extra zero on the right of the input first.
-  const int64_t total = weight.dim() == 3 ? dilation * (weight.size(2) - 1) : 0, left = total / 2;
-  const Tensor padded = total == 2 * left ? input : tl::constant_pad_nd(input, {0, total - 2 * left}, 0);
-  return tl::conv1d(padded, weight, bias, {stride}, {left}, {dilation}, groups);
+  const SamePadding same = same_padding(kernel_of(weight, 1), {dilation});
+  return tl::conv1d(pad_extra(input, same), weight, bias, {stride}, same.left, {dilation}, groups);
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t stride, int64_t padding,

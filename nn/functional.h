@@ -41,9 +41,38 @@ namespace functional {
 
 using tl::linear;
 
-/// input (N, C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or undefined.
+/// A 2-d convolution's padding as nn.Conv2d and F.conv2d take it: zeros on each side of (h, w) (`1`,
+/// `{1, 2}`), or "valid" (none) or "same" (for stride 1: an output as large as the input).
+class Padding2d {
+ public:
+  Padding2d(int64_t both) : value_(IntPair(both)) {}  // NOLINT: 1 reads as (1, 1)
+  Padding2d(int64_t h, int64_t w) : value_(IntPair(h, w)) {}
+  Padding2d(IntPair zeros) : value_(zeros) {}  // NOLINT
+  Padding2d(std::string mode) : value_(std::move(mode)) {}  // NOLINT
+  template <size_t N>
+  Padding2d(const char (&mode)[N]) : value_(std::string(mode)) {}  // NOLINT: "same"
+
+  /// The zeros per side, or null for "valid" / "same".
+  const IntPair* zeros() const { return std::get_if<IntPair>(&value_); }
+  /// "valid" or "same", or null for numbers.
+  const std::string* mode() const { return std::get_if<std::string>(&value_); }
+
+ private:
+  std::variant<IntPair, std::string> value_;
+};
+
+/// ATen's _convolution_mode for padding="same": each spatial dim gets dilation * (k - 1) zeros in all,
+/// `left` of them on each side by the convolution and the odd one (`extra`, 0 or 1) on the right of the
+/// input first.
+struct SamePadding {
+  Shape left, extra;
+};
+SamePadding same_padding(const Shape& kernel, const Shape& dilation);
+
+/// input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or undefined.
+/// Throws for a padding string other than "valid" and "same", and for "same" with a stride other than 1.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntPair stride = 1,
-              IntPair padding = 0, IntPair dilation = 1, int64_t groups = 1);
+              const Padding2d& padding = 0, IntPair dilation = 1, int64_t groups = 1);
 /// A 1-d convolution's padding as F.conv1d takes it: zeros on both sides, or "valid" (none) or "same"
 /// (an output as long as the input, for stride 1; an odd total pads one more on the right).
 using Padding1d = std::variant<int64_t, std::string>;

@@ -17,6 +17,11 @@ std::array<int64_t, 2> pair(const nn::IntPair& p) { return {p.h(), p.w()}; }
 MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dtype, bool winograd)
     : options_(conv.options()), sum_(sum), relu_(relu), dtype_(dtype) {
   const nn::Conv2dOptions& o = options_;
+  const std::optional<nn::IntPair> padding = nn::symmetric_zero_padding(o);
+  TL_CHECK(padding.has_value(), "MkldnnConv2d: the conv pads its input first (padding=",
+           o.padding.mode() ? *o.padding.mode() : o.padding.zeros()->tuple_repr(), ", padding_mode=", o.padding_mode,
+           "); only a conv padding symmetrically with zeros folds");
+  padding_ = *padding;
   // A NaN or inf weight would become NaN across Winograd's transformed tile: such a conv stays direct.
   winograd_ = winograd && dtype == DType::Float32 && o.kernel_size.all_equal(3) && o.stride.all_equal(1) &&
               o.dilation.all_equal(1) && o.groups == 1 && all_finite(conv.parameter("weight"));
@@ -33,6 +38,7 @@ MkldnnConv2d::MkldnnConv2d(const nn::Conv2d& conv, bool sum, bool relu, DType dt
 MkldnnConv2d::MkldnnConv2d(const MkldnnConv2d& other)
     : InferenceModule(other),
       options_(other.options_),
+      padding_(other.padding_),
       sum_(other.sum_),
       relu_(other.relu_),
       dtype_(other.dtype_),
@@ -69,7 +75,7 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   if (it != packed_->by_input.end()) return it->second;
   const nn::Conv2dOptions& o = options_;
   Tensor packed = dispatch::call<OpKind::MkldnnReorderConv2dWeight>(
-      {weight}, {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation),
+      {weight}, {.padding = pair(padding_), .stride = pair(o.stride), .dilation = pair(o.dilation),
                  .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(), .input_dtype = x.dtype(),
                  .bias = parameter("bias").defined(), .sum = sum_, .relu = relu_, .winograd = winograd});
   if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
@@ -91,7 +97,7 @@ Tensor MkldnnConv2d::run(std::span<const Tensor> inputs, const Tensor& out) {
     // The profiler lists weight_size and packed_for; the kernel checks weight_size against the packed weight.
     return dispatch::call<OpKind::MkldnnConvolution>(
         {x, packed_weight(x, winograd), parameter("bias"), other, out},
-        {.padding = pair(o.padding), .stride = pair(o.stride), .dilation = pair(o.dilation), .groups = o.groups,
+        {.padding = pair(padding_), .stride = pair(o.stride), .dilation = pair(o.dilation), .groups = o.groups,
          .relu = relu_, .winograd = winograd, .weight_size = w.shape(), .packed_for = x.shape()});
   };
   if (!winograd_) return conv(false);

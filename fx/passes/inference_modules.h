@@ -88,6 +88,7 @@ class MkldnnConv2d : public InferenceModule {
     std::map<std::vector<int64_t>, Tensor> by_input;
   };
   nn::Conv2dOptions options_;
+  nn::IntPair padding_ = 0;  ///< the zeros the convolution adds (nn::symmetric_zero_padding of options_)
   bool sum_, relu_;
   DType dtype_;
   bool winograd_;

@@ -84,7 +84,9 @@ class Rewriter {
   void fold() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
-      if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1) {
+      // A conv whose input is padded first (padding_mode, an odd "same") stays as it is.
+      if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1 &&
+                                                   nn::symmetric_zero_padding(conv->options())) {
         fold_conv(n, *conv);
       } else if (options_.inference_pools && takes_inference_layout(n)) {
         for (MakeInferenceModule make : kLayoutModules) {

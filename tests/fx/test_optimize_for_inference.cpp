@@ -184,6 +184,30 @@ TEST_CASE("optimize_for_inference: a conv after an op without an inference versi
   CHECK_TENSOR_CLOSE(got, (*model)(x), 1e-4, 1e-4);
 }
 
+TEST_CASE("optimize_for_inference: a conv that pads its input first stays a Conv2d, the others fold") {
+  // "same" with a 3x3 kernel pads (1, 1) in the convolution itself and folds; a 2x2 "same" pads its
+  // input's right and bottom first, and a reflect padding_mode pads the input: both stay eager convs.
+  manual_seed(4);
+  auto conv = [](int64_t in, int64_t out, nn::IntPair k, nn::functional::Padding2d padding, std::string mode) {
+    return std::make_shared<nn::Conv2d>(nn::Conv2dOptions{.in_channels = in, .out_channels = out, .kernel_size = k,
+                                                          .padding = std::move(padding), .padding_mode = std::move(mode)});
+  };
+  auto model = std::make_shared<nn::Sequential>(conv(3, 16, 3, "same", "zeros"), std::make_shared<nn::ReLU>(),
+                                                conv(16, 16, 2, "same", "zeros"), conv(16, 8, 3, 1, "reflect"));
+  model->eval();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {1, 3, 16, 16}});
+  std::vector<std::string> kinds;
+  for (Node* n : optimized->graph().find_nodes(Opcode::CallModule))
+    kinds.push_back(optimized->get_submodule(n->target())->type_name());
+  CHECK(std::count(kinds.begin(), kinds.end(), "MkldnnConv2d") == 1);
+  CHECK(std::count(kinds.begin(), kinds.end(), "Conv2d") == 2);
+  const Tensor x = randn({2, 3, 15, 16});
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-4, 1e-4);
+  CHECK_THROWS_WITH_AS(MkldnnConv2d(*conv(16, 8, 3, 1, "reflect"), false, false, DType::Float32, false),
+                       "MkldnnConv2d: the conv pads its input first (padding=(1, 1), padding_mode=reflect); only a conv "
+                       "padding symmetrically with zeros folds", Error);
+}
+
 TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result still matches eager") {
   auto model = resnet18_model();
   manual_seed(12);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """tests/nn/gen_conv_pool_cases.py — PyTorch 1.13's values and gradients for the 1-d and transposed convolutions
-(F.conv1d, F.conv_transpose1d, F.conv_transpose2d, nn.Conv1d's padding modes, ConvTranspose2d's output_size) and the
+(F.conv1d, F.conv_transpose1d, F.conv_transpose2d, nn.Conv1d's padding modes, ConvTranspose2d's output_size), F.conv2d's
+padding strings and nn.Conv2d's padding modes, and the
 1-d pools (F.max_pool1d, F.avg_pool1d, F.adaptive_avg_pool1d, F.adaptive_max_pool1d), and the layers' default
 initialisation for a seed.
 
@@ -108,6 +109,32 @@ def transposed_cases():
              torch.float64)
 
 
+def conv2d_padding_cases():
+    """F.conv2d's padding="same"/"valid" (odd totals pad the input first) and nn.Conv2d's padding modes."""
+    for shape, c_out, k, dilation, padding, groups in [((2, 4, 7, 9), 6, (3, 3), (1, 1), "same", 1),
+                                                       ((1, 4, 8, 7), 4, (4, 2), (1, 3), "same", 2),
+                                                       ((4, 6, 5), 3, (2, 3), (2, 1), "same", 1),
+                                                       ((2, 4, 7, 9), 6, (3, 2), (1, 1), "valid", 1)]:
+        args = {"padding": {"str": padding}, "dilation": list(dilation), "groups": groups}
+        case(f"conv2d {list(shape)} k={k} d={dilation} p={padding} g={groups}", "conv2d",
+             {"input": shape, "conv_weight": (c_out, shape[-3] // groups) + k, "bias": (c_out,)}, args,
+             lambda input, conv_weight, bias, a=args, p=padding: F.conv2d(input, conv_weight, bias, 1, p, a["dilation"],
+                                                                           a["groups"]), torch.float64)
+    for mode, padding, k, dilation in [("reflect", (2, 1), (3, 3), (1, 1)), ("replicate", (1, 1), (3, 2), (2, 1)),
+                                       ("circular", (3, 0), (4, 1), (1, 1)), ("circular", "same", (4, 3), (1, 1)),
+                                       ("reflect", "same", (3, 3), (2, 1)), ("zeros", "same", (2, 4), (1, 1))]:
+        pad = {"str": padding} if isinstance(padding, str) else list(padding)
+        args = {"padding": pad, "padding_mode": {"str": mode}, "kernel_size": list(k), "dilation": list(dilation)}
+
+        def module(input, conv_weight, bias, m=mode, p=padding, k=k, d=dilation):
+            conv = torch.nn.Conv2d(4, 6, k, padding=p, dilation=d, padding_mode=m)
+            del conv.weight, conv.bias
+            conv.weight, conv.bias = conv_weight, bias
+            return conv(input)
+        case(f"Conv2d padding={padding} padding_mode={mode} k={k} d={dilation}", "Conv2d", {
+            "input": (2, 4, 8, 7), "conv_weight": (6, 4) + k, "bias": (6,)}, args, module, torch.float64)
+
+
 def pool_cases():
     for shape, k, s, p, d, ceil, dtype in [((2, 3, 11), 2, None, 0, 1, False, torch.float64),
                                            ((2, 3, 11), 3, 2, 1, 1, True, torch.float64),
@@ -174,7 +201,8 @@ def print_texts():
               nn.Conv1d(4, 8, 3, 2, 1, 2, 2, False, "reflect"), nn.Conv1d(4, 8, 3, padding="same"),
               nn.ConvTranspose1d(4, 8, 3, 2, 1, 1, 2, False, 2), nn.ConvTranspose2d(2, 3, (2, 3)),
               nn.MaxPool1d(3, 2, 1, 2, ceil_mode=True), nn.AvgPool1d(3), nn.AvgPool1d(3, 2, 1, True),
-              nn.AdaptiveAvgPool1d(5), nn.AdaptiveMaxPool1d(5)]:
+              nn.AdaptiveAvgPool1d(5), nn.AdaptiveMaxPool1d(5), nn.Conv2d(4, 8, 3, padding="same"),
+              nn.Conv2d(4, 8, (3, 2), padding=(1, 2), padding_mode="circular", bias=False), nn.Conv2d(4, 8, 3, padding="valid")]:
         print(repr(m))
     seq = nn.Sequential(nn.Conv1d(4, 8, 3), nn.MaxPool1d(2), nn.ConvTranspose1d(8, 4, 2, bias=False))
     print(list(seq.state_dict().keys()))
@@ -189,7 +217,9 @@ def print_texts():
               lambda: nn.ConvTranspose2d(2, 3, 3, stride=2, output_padding=2)(torch.randn(1, 2, 5, 5)),
               lambda: nn.Conv1d(4, 6, 3)(torch.randn(1, 4, 3, 5)), lambda: F.max_pool1d(torch.randn(1, 2, 8), 2, 2, 2),
               lambda: nn.Conv1d(4, 6, 3, stride=2, padding="same"), lambda: nn.Conv1d(4, 6, 3, padding="full"),
-              lambda: nn.Conv1d(4, 6, 3, padding_mode="mirror")]:
+              lambda: nn.Conv1d(4, 6, 3, padding_mode="mirror"), lambda: nn.Conv2d(4, 6, 3, stride=2, padding="same"),
+              lambda: nn.Conv2d(4, 6, 3, padding="full"), lambda: nn.Conv2d(4, 6, 3, padding_mode="mirror"),
+              lambda: F.conv2d(torch.randn(1, 4, 5, 5), torch.randn(6, 4, 3, 3), None, 2, "same")]:
         try:
             f()
         except Exception as e:  # noqa: BLE001  the message is what is printed
@@ -201,6 +231,7 @@ def main():
     conv_cases()
     transposed_cases()
     pool_cases()
+    conv2d_padding_cases()
     init_cases()
     print_texts()
     here = os.path.dirname(os.path.abspath(__file__))

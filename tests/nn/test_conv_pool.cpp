@@ -36,6 +36,10 @@ F::Padding1d padding_of(const OpCase& c) {
   if (c.strings.count("padding")) return c.strings.at("padding");
   return num(c, "padding");
 }
+F::Padding2d padding2d_of(const OpCase& c) {
+  if (c.strings.count("padding")) return c.strings.at("padding");
+  return pair_of(c, "padding");
+}
 
 /// Puts the case's weight and bias into a layer's parameters (as the generator's module uses them).
 void set_parameters(Module& m, const Tensor& weight, const Tensor& bias) {
@@ -49,6 +53,15 @@ TensorList run_case(const OpCase& c, const Tensor& x, const Tensor& w, const Ten
   if (c.op == "Conv1d") {
     Conv1d conv({.in_channels = 4, .out_channels = 6, .kernel_size = num(c, "kernel_size"), .padding = padding_of(c),
                  .dilation = num(c, "dilation"), .padding_mode = c.strings.at("padding_mode")});
+    set_parameters(conv, w, b);
+    return {conv(x)};
+  }
+  if (c.op == "conv2d")
+    return {F::conv2d(x, w, b, 1, padding2d_of(c), pair_of(c, "dilation"), num(c, "groups"))};
+  if (c.op == "Conv2d") {
+    Conv2d conv({.in_channels = 4, .out_channels = 6, .kernel_size = pair_of(c, "kernel_size"),
+                 .padding = padding2d_of(c), .dilation = pair_of(c, "dilation"),
+                 .padding_mode = c.strings.at("padding_mode")});
     set_parameters(conv, w, b);
     return {conv(x)};
   }
@@ -82,7 +95,7 @@ Tensor leaf(const OpCase& c, const char* name) {
   return c.inputs.at(name).clone().requires_grad_();
 }
 
-TEST_CASE("conv1d / conv_transpose1d / conv_transpose2d / the 1-d pools: values and gradients as PyTorch's") {
+TEST_CASE("conv1d / conv_transpose1d / conv_transpose2d / the 1-d pools / conv2d's padding strings and modes: values and gradients as PyTorch's") {
   int checked = 0;
   for (const OpCase& c : testing::op_cases("conv_pool_cases.json")) {
     if (c.op.rfind("init_", 0) == 0) continue;
@@ -101,7 +114,7 @@ TEST_CASE("conv1d / conv_transpose1d / conv_transpose2d / the 1-d pools: values 
     if (b.defined()) CHECK_TENSOR_CLOSE(b.grad(), c.grads.at("bias"), rtol, rtol);
     ++checked;
   }
-  CHECK(checked == 41);
+  CHECK(checked == 51);
 }
 
 TEST_CASE("Conv1d, ConvTranspose1d, ConvTranspose2d: the default initialisation draws PyTorch's numbers") {
@@ -153,6 +166,13 @@ TEST_CASE("Conv1d, ConvTranspose1d/2d and the 1-d pools: repr and state_dict key
         "AvgPool1d(kernel_size=(3,), stride=(2,), padding=(1,))");
   CHECK(repr(AdaptiveAvgPool1d(5)) == "AdaptiveAvgPool1d(output_size=5)");
   CHECK(repr(AdaptiveMaxPool1d(5)) == "AdaptiveMaxPool1d(output_size=5)");
+  CHECK(repr(Conv2d({.in_channels = 4, .out_channels = 8, .kernel_size = 3, .padding = "same"})) ==
+        "Conv2d(4, 8, kernel_size=(3, 3), stride=(1, 1), padding=same)");
+  CHECK(repr(Conv2d({.in_channels = 4, .out_channels = 8, .kernel_size = {3, 2}, .padding = {1, 2}, .bias = false,
+                     .padding_mode = "circular"})) ==
+        "Conv2d(4, 8, kernel_size=(3, 2), stride=(1, 1), padding=(1, 2), bias=False, padding_mode=circular)");
+  CHECK(repr(Conv2d({.in_channels = 4, .out_channels = 8, .kernel_size = 3, .padding = "valid"})) ==
+        "Conv2d(4, 8, kernel_size=(3, 3), stride=(1, 1), padding=valid)");
 
   Sequential seq(std::make_shared<Conv1d>(4, 8, 3), std::make_shared<MaxPool1d>(2),
                  std::make_shared<ConvTranspose1d>(ConvTranspose1dOptions{.in_channels = 8, .out_channels = 4,
@@ -208,11 +228,17 @@ TEST_CASE("symbolic_trace: the 1-d and transposed layers are leaves, the code as
   CHECK((*traced)(x).shape() == Shape{2, 2, 4, 8});
 }
 
-TEST_CASE("conv1d / conv_transpose: autograd's node is ConvolutionBackward0, as PyTorch's") {
+TEST_CASE("conv1d / conv_transpose / the 1-d pools: autograd's nodes as PyTorch's") {
   const Tensor x = randn({2, 4, 9}).requires_grad_();
   CHECK(F::conv1d(x, randn({6, 4, 3})).grad_fn_name() == "ConvolutionBackward0");
   CHECK(F::conv_transpose1d(x, randn({4, 6, 3})).grad_fn_name() == "ConvolutionBackward0");
   CHECK(F::conv_transpose2d(x.unsqueeze(2), randn({4, 6, 3, 3})).grad_fn_name() == "ConvolutionBackward0");
+  // The pools run the 2-d kernel and squeeze the added dim (squeeze.dim), as ATen does.
+  CHECK(F::max_pool1d(x, 2).grad_fn_name() == "SqueezeBackward1");
+  CHECK(F::avg_pool1d(x, 2).grad_fn_name() == "SqueezeBackward1");
+  CHECK(F::adaptive_max_pool1d(x, 2).grad_fn_name() == "SqueezeBackward1");
+  CHECK(F::adaptive_avg_pool1d(x, 2).grad_fn_name() == "SqueezeBackward1");
+  CHECK(x.squeeze().grad_fn_name() == "SqueezeBackward0");
 }
 
 TEST_CASE("Conv1d / ConvTranspose / the 1-d pools: errors as PyTorch's, the module and input untouched") {
@@ -233,6 +259,15 @@ TEST_CASE("Conv1d / ConvTranspose / the 1-d pools: errors as PyTorch's, the modu
                        "Conv1d: out_channels must be divisible by groups, got out_channels=6 and groups=4", Error);
   CHECK_THROWS_WITH_AS(F::conv1d(randn({1, 4, 9}), randn({6, 4, 3}), {}, 2, "same"),
                        "conv1d: padding='same' is not supported for strided convolutions", Error);
+  CHECK_THROWS_WITH_AS(Conv2d({.in_channels = 4, .out_channels = 6, .kernel_size = 3, .stride = 2, .padding = "same"}),
+                       "Conv2d: padding='same' is not supported for strided convolutions", Error);
+  CHECK_THROWS_WITH_AS(Conv2d({.in_channels = 4, .out_channels = 6, .kernel_size = 3, .padding = "full"}),
+                       "Conv2d: invalid padding string 'full', should be one of {'valid', 'same'}", Error);
+  CHECK_THROWS_WITH_AS(Conv2d({.in_channels = 4, .out_channels = 6, .kernel_size = 3, .padding_mode = "mirror"}),
+                       "Conv2d: padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
+                       "padding_mode='mirror'", Error);
+  CHECK_THROWS_WITH_AS(F::conv2d(randn({1, 4, 5, 5}), randn({6, 4, 3, 3}), {}, 2, "same"),
+                       "conv2d: padding='same' is not supported for strided convolutions", Error);
   CHECK_THROWS_WITH_AS(tl::conv1d(randn({1, 4, 9}), randn({6, 4, 3}), {}, {1, 1}),
                        "conv1d: expected stride to be a single integer value or a list of 1 values to match the "
                        "convolution dimensions, but got stride=[1, 1]", Error);

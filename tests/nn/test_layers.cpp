@@ -40,7 +40,7 @@ TEST_CASE("Conv2d: parameters and forward equal conv2d over an option sweep") {
     CHECK(conv.parameter("bias").defined() == o.bias);
     const Tensor x = randn(c.input);
     const Tensor expected = tl::conv2d(x, conv.parameter("weight"), conv.parameter("bias"), o.stride.shape(),
-                                       o.padding.shape(), o.dilation.shape(), o.groups);
+                                       o.padding.zeros()->shape(), o.dilation.shape(), o.groups);
     CHECK_TENSOR_CLOSE(conv(x), expected, 0.0, 0.0);
   }
 }
