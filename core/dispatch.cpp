@@ -52,6 +52,12 @@ TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>
                                  [&](DispatchHook& h, const TensorList* out) { h.after(call, out); });
 }
 
+bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out) {
+  bool taken = false;
+  t_hooks.for_each([&](DispatchHook& h) { taken = taken || h.intercept_index(self, indices, out); });
+  return taken;
+}
+
 void push_hook(DispatchHook* hook) { t_hooks.push(hook, "push_hook"); }
 
 void pop_hook(DispatchHook* hook) { t_hooks.pop(hook, "pop_hook"); }

@@ -127,6 +127,12 @@ class DispatchHook {
   virtual bool intercept(const OpCall&, TensorList& /*outputs*/) { return false; }
   /// `outputs` is null when the op threw.
   virtual void after(const OpCall&, const TensorList* /*outputs*/) {}
+  /// Return true and set `out` to stand for `self.index(indices)` (Python's `self[indices]`) as one value
+  /// instead of its view and index ops: symbolic tracing records operator.getitem, as torch.fx does.
+  virtual bool intercept_index(const Tensor& /*self*/, std::span<const indexing::TensorIndex> /*indices*/,
+                               Tensor& /*out*/) {
+    return false;
+  }
 };
 
 namespace dispatch {
@@ -175,6 +181,10 @@ AutogradFn autograd_fn();
 bool has_hooks();
 /// Runs `call` through the calling thread's hooks around `run`.
 TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>& run);
+
+/// Offers `self.index(indices)` to the calling thread's hooks, bottom to top: true with `out` set when one
+/// took it.
+bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out);
 
 /// Adds `hook` on top of the calling thread's hook stack.
 void push_hook(DispatchHook* hook);

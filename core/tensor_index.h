@@ -18,6 +18,7 @@ inline constexpr std::nullopt_t None = std::nullopt;
 
 struct EllipsisIndexType {
   explicit constexpr EllipsisIndexType() = default;
+  friend bool operator==(EllipsisIndexType, EllipsisIndexType) { return true; }
 };
 /// `Ellipsis` (or "..."): as many full slices as the other indices leave dimensions, as Python's `...`.
 inline constexpr EllipsisIndexType Ellipsis{};
@@ -28,6 +29,7 @@ struct Slice {
         std::optional<int64_t> step = std::nullopt)
       : start(start), stop(stop), step(step) {}
   std::optional<int64_t> start, stop, step;
+  friend bool operator==(const Slice&, const Slice&) = default;
 };
 
 /// One entry of an index list: an integer (select), a Slice, None (unsqueeze), Ellipsis, a bool (a new

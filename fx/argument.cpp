@@ -27,6 +27,11 @@ std::string scalar_str(const Argument::Value& v, bool quote_strings) {
   if (auto* d = std::get_if<double>(&v)) return py_float(*d);
   if (auto* s = std::get_if<std::string>(&v)) return quote_strings ? "'" + *s + "'" : *s;
   if (auto* t = std::get_if<DType>(&v)) return dtype_name(*t);
+  if (auto* s = std::get_if<indexing::Slice>(&v)) {
+    auto bound = [](const std::optional<int64_t>& b) { return b ? std::to_string(*b) : std::string("None"); };
+    return "slice(" + bound(s->start) + ", " + bound(s->stop) + ", " + bound(s->step) + ")";
+  }
+  if (std::holds_alternative<indexing::EllipsisIndexType>(v)) return "Ellipsis";
   return "?";
 }
 

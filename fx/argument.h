@@ -1,5 +1,6 @@
 // fx/argument.h — the values a Node's args and kwargs hold: Node references, Python-like scalars,
-// strings, dtypes, lists/tuples of these, or None. Prints as FX prints arguments.
+// strings, dtypes, slices and Ellipsis (a getitem's key), lists/tuples of these, or None. Prints as FX
+// prints arguments.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 
 #include "core/dtype.h"
 #include "core/shape.h"
+#include "core/tensor_index.h"
 
 namespace tl::fx {
 
@@ -26,9 +28,10 @@ struct ArgumentList {
 
 class Argument {
  public:
-  /// What the argument holds, as FX records a Python value: None, a node, a number, a string, a dtype,
-  /// or a list or tuple of arguments.
-  using Value = std::variant<std::monostate, Node*, bool, int64_t, double, std::string, DType, ArgumentList>;
+  /// What the argument holds, as FX records a Python value: None, a node, a number, a string, a dtype, a
+  /// slice or Ellipsis (x[1:3, ...]'s key), or a list or tuple of arguments.
+  using Value = std::variant<std::monostate, Node*, bool, int64_t, double, std::string, DType, indexing::Slice,
+                             indexing::EllipsisIndexType, ArgumentList>;
 
   Argument() = default;  ///< None
   /// A null node is None.
@@ -42,6 +45,8 @@ class Argument {
   Argument(std::string s) : v_(std::move(s)) {}  // NOLINT
   Argument(const char* s) : v_(std::string(s)) {}  // NOLINT
   Argument(DType d) : v_(d) {}  // NOLINT
+  Argument(indexing::Slice s) : v_(s) {}  // NOLINT
+  Argument(indexing::EllipsisIndexType e) : v_(e) {}  // NOLINT
   Argument(ArgumentList list) : v_(std::move(list)) {}  // NOLINT
   /// A list of ints, e.g. a size or stride.
   static Argument int_list(const Shape& values);

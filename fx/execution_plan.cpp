@@ -74,7 +74,9 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
         case Opcode::CallMethod: {
           const ResolvedCall& c = *s.call;
           if (!c.op) {  // operator.getitem
-            v = getitem(slots[static_cast<size_t>(s.inputs[0])], c.index);
+            args.clear();
+            for (size_t k = 1; k < s.inputs.size(); ++k) args.push_back(slots[static_cast<size_t>(s.inputs[k])].tensor("getitem"));
+            v = getitem(slots[static_cast<size_t>(s.inputs[0])], c.key, args);
             break;
           }
           gather_args();

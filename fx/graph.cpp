@@ -166,8 +166,8 @@ Node* Graph::call_method(OpKind op, std::vector<Argument> args, Kwargs kwargs) {
                      std::nullopt, op);
 }
 
-Node* Graph::getitem(Node* tuple_node, int64_t index) {
-  return create_node(Opcode::CallFunction, "operator.getitem", {Argument(tuple_node), Argument(index)});
+Node* Graph::getitem(Node* node, Argument key) {
+  return create_node(Opcode::CallFunction, "operator.getitem", {Argument(node), std::move(key)});
 }
 
 Node* Graph::output(Argument result, std::string type_expr) {

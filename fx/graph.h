@@ -75,8 +75,9 @@ class Graph {
                       CallStyle style = CallStyle::Function);
   /// target = the op's method name; args[0] is self.
   Node* call_method(OpKind op, std::vector<Argument> args, Kwargs kwargs = {});
-  /// operator.getitem(node, index): one element of a multi-output node.
-  Node* getitem(Node* tuple_node, int64_t index);
+  /// operator.getitem(node, key): one element of a multi-output node (an int key), or Python's
+  /// `tensor[key]` (fx/getitem.h: an int, slice, None, Ellipsis, bool, node, list of ints, or a tuple of these).
+  Node* getitem(Node* node, Argument key);
   Node* output(Argument result, std::string type_expr = "");
   /// The output node, or nullptr while the graph has none.
   Node* output_node() const;

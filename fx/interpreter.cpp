@@ -70,7 +70,11 @@ NodeValue Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()
 
 NodeValue Interpreter::call_function(Node& n) {
   const ResolvedCall& c = n.call();
-  if (!c.op) return getitem(env(c.inputs.at(0)), c.index);  // operator.getitem
+  if (!c.op) {  // operator.getitem
+    TensorList key_tensors;
+    for (size_t i = 1; i < c.inputs.size(); ++i) key_tensors.push_back(env(c.inputs[i]).tensor("getitem"));
+    return getitem(env(c.inputs.at(0)), c.key, key_tensors);
+  }
   return call_result(dispatch::call(c.args, fetch_inputs(n), c.style));
 }
 

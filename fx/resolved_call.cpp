@@ -59,11 +59,10 @@ ResolvedCall resolve_call(const Node& n) {
     case Opcode::CallFunction:
     case Opcode::CallMethod: {
       if (n.target() == "operator.getitem") {
-        const auto* index = n.args().size() == 2 ? std::get_if<int64_t>(&n.args()[1].value()) : nullptr;
-        TL_CHECK(index != nullptr && n.args()[0].is_node() && n.kwargs().empty(), "GraphModule: getitem '", n.name(),
-                 "' needs (node, integer index), got ", format_arg(Argument::list(n.args(), true)));
+        TL_CHECK(n.args().size() == 2 && n.args()[0].is_node() && n.kwargs().empty(), "GraphModule: getitem '",
+                 n.name(), "' needs (node, key), got ", format_arg(Argument::list(n.args(), true)));
         c.inputs.push_back(n.args()[0].node());
-        c.index = *index;
+        c.key = GetItemKey::parse(n.args()[1], c.inputs, n.name());
         break;
       }
       c.op = call_op(n);

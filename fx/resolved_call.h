@@ -9,6 +9,7 @@
 
 #include "core/boxing.h"
 #include "core/dispatch.h"
+#include "fx/getitem.h"
 
 namespace tl::fx {
 
@@ -23,15 +24,15 @@ struct ResolvedCall {
   CallStyle style = CallStyle::Function;
   OpArgs args;  ///< the op's arguments struct, unboxed from args/kwargs and checked against its schema
   /// The nodes whose values the call reads, nullptr for None: an op's tensor inputs in the kernel's
-  /// order, call_module's arguments, getitem's tuple, the output's results flattened.
+  /// order, call_module's arguments, getitem's value then its key's nodes, the output's results flattened.
   std::vector<Node*> inputs;
-  int64_t index = 0;       ///< operator.getitem's index
+  GetItemKey key;          ///< operator.getitem's key
   int64_t out_input = -1;  ///< position in `inputs` of the op's `out=` result (core/schema.h), or -1
 };
 
 /// Resolves `n`'s call. Throws tl::Error when its arguments cannot be called: an op's wrong or
 /// missing argument (fx/schema.h's from_fx_args), a reflected operator with no reflected op, a
-/// getitem without (node, integer index), a call_module with a non-tensor or keyword argument, an
+/// getitem without (node, key) or with a key no index takes, a call_module with a non-tensor or keyword argument, an
 /// output returning a constant. Node keeps the result (Node::call()).
 ResolvedCall resolve_call(const Node& n);
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/op_args.h"
+#include "fx/getitem.h"
 #include "fx/schema.h"
 #include "nn/module_hook.h"
 
@@ -127,6 +128,23 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     }
     for (size_t i = 0; i < count; ++i)
       outputs.push_back(make_proxy(std::make_shared<ProxyNode>(n, static_cast<int64_t>(i), context_.back(), real[i])));
+    return true;
+  }
+
+  /// x[key] on a traced value: one operator.getitem node, as torch.fx records Python's indexing.
+  bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out) override {
+    const Argument key = getitem_key(indices, [&](const Tensor& t) { return argument(t); });
+    Node* n = graph_.getitem(argument(self).node(), key);
+    Tensor real;
+    if (with_examples_) {
+      std::vector<indexing::TensorIndex> real_indices(indices.begin(), indices.end());
+      for (indexing::TensorIndex& i : real_indices)
+        if (i.kind() == indexing::TensorIndex::Kind::Tensor)
+          if (const ProxyNode* p = dynamic_cast<const ProxyNode*>(i.tensor().proxy())) i = indexing::TensorIndex(p->real());
+      const ProxyNode* p = proxy_of(self);
+      real = (p ? p->real() : self).index(std::span<const indexing::TensorIndex>(real_indices));
+    }
+    out = proxy(n, real);
     return true;
   }
 

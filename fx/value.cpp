@@ -1,4 +1,4 @@
-// fx/value.cpp — checked access to run-time values; packing outputs, getitem and the output's flattening.
+// fx/value.cpp — checked access to run-time values; packing outputs and the output's flattening.
 #include "fx/value.h"
 
 namespace tl::fx {
@@ -22,13 +22,6 @@ TensorList NodeValue::tensors() const {
 NodeValue call_result(TensorList outputs) {
   if (outputs.size() == 1) return NodeValue(std::move(outputs[0]));
   return NodeValue(std::move(outputs));
-}
-
-const Tensor& getitem(const NodeValue& tuple, int64_t index) {
-  const TensorList& items = tuple.list("getitem");
-  const int64_t n = static_cast<int64_t>(items.size());
-  TL_CHECK(index >= -n && index < n, "getitem: index ", index, " out of range for ", n, " values");
-  return items[static_cast<size_t>(index < 0 ? index + n : index)];
 }
 
 TensorList flatten_results(std::span<const NodeValue* const> results) {

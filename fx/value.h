@@ -1,6 +1,6 @@
 // fx/value.h — what a node evaluates to at run time: a tensor, or several (a multi-output op or
-// a tuple return), or nothing (None); and the one packing of a call's outputs, getitem and output
-// flattening that both executors use.
+// a tuple return), or nothing (None); and the one packing of a call's outputs and output flattening that
+// both executors use (getitem: fx/getitem.h).
 #pragma once
 
 #include <span>
@@ -36,10 +36,6 @@ using Value [[deprecated("tl::fx::Value is tl::fx::NodeValue")]] = NodeValue;
 
 /// A call's outputs as its node's value: the tensor when there is one, else the tuple of them.
 NodeValue call_result(TensorList outputs);
-
-/// operator.getitem on a tuple value: its element `index`, counted from the end when negative, as
-/// Python's t[i]. Throws tl::Error when `tuple` is not a tuple or `index` is out of range.
-const Tensor& getitem(const NodeValue& tuple, int64_t index);
 
 /// What forward() returns for an output node's results: each result's tensors in order (a tuple's
 /// flattened), an undefined tensor for None (a null entry).

@@ -15,11 +15,7 @@ using Kind = TensorIndex::Kind;
 
 }  // namespace
 
-Tensor Tensor::operator[](int64_t index) const {
-  TL_CHECK(dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ ",
-           "to convert a 0-dim tensor to a number");
-  return select(0, index);
-}
+Tensor Tensor::operator[](int64_t index) const { return this->index({index}); }
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return index(std::span<const TensorIndex>(indices.begin(), indices.size()));
@@ -67,6 +63,8 @@ Sliced apply_slicing(const Tensor& self, std::span<const TensorIndex> indices) {
     consumed += consumed_dims(i);
     ellipses += i.kind() == Kind::Ellipsis;
     if (i.kind() == Kind::Slice) TL_CHECK(i.slice().step.value_or(1) > 0, "step must be greater than zero");
+    TL_CHECK(i.kind() != Kind::Integer || self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in ",
+             "Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
   }
   TL_CHECK(ellipses <= 1, "An index can only have a single ellipsis ('...')");
   TL_CHECK(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
@@ -143,6 +141,10 @@ Tensor& index_put_(Tensor& self, TensorListRef indices, const Tensor& values, bo
 }
 
 Tensor Tensor::index(std::span<const TensorIndex> indices) const {
+  const bool traced = is_proxy() || std::any_of(indices.begin(), indices.end(), [](const TensorIndex& i) {
+                        return i.kind() == Kind::Tensor && i.tensor().is_proxy();
+                      });
+  if (Tensor out; traced && dispatch::has_hooks() && dispatch::intercept_index(*this, indices, out)) return out;
   Sliced s = apply_slicing(*this, indices);
   return s.tensor_indices.empty() ? s.view : tl::index(s.view, s.tensor_indices);
 }

@@ -71,3 +71,20 @@ for module in (MaxValues(), MinUsedLater()):
     traced = fx.symbolic_trace(module)
     print(f"{type(module).__name__} graph:", repr(str(traced.graph)))
     print(f"{type(module).__name__} code:", repr(traced.code))
+
+
+# Indexing: one operator.getitem per x[...], its key as Python writes it (slices, None, Ellipsis, tensors).
+class Indexing(nn.Module):
+    def forward(self, x, i):
+        a = x[:, 0]
+        b = x[..., 1:3, None]
+        c = x[i]
+        d = x[0]
+        e = x[x > 0]
+        g = x[True, :, ::2, -1]
+        return a, b, c, d, e, g
+
+
+traced = fx.symbolic_trace(Indexing())
+print("Indexing graph:", repr(str(traced.graph)))
+print("Indexing code:", repr(traced.code))

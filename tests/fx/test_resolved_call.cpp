@@ -42,7 +42,7 @@ TEST_CASE("resolved call: an op's style, typed arguments and inputs, read when t
   Node* item = g.getitem(max_node, -1);
   CHECK_FALSE(item->call().op.has_value());
   CHECK(item->call().inputs == std::vector<Node*>{max_node});
-  CHECK(item->call().index == -1);
+  CHECK(item->call().key.tuple_index() == -1);
   Node* out = g.output(Argument::list({Argument(item), Argument(), Argument(t)}, true));
   CHECK(out->call().inputs == std::vector<Node*>{item, nullptr, t});
 }
@@ -60,8 +60,8 @@ TEST_CASE("resolved call: rebuilt on every edit; a bad node keeps its error unti
   CHECK(t->call().inputs == std::vector<Node*>{y});
   Node* item = g.getitem(t, 0);
   item->update_arg(1, 2.5);
-  CHECK_THROWS_WITH_AS(item->call(), "GraphModule: getitem 'getitem' needs (node, integer index), got (%transpose, 2.5)",
-                       Error);
+  CHECK_THROWS_WITH_AS(item->call(), "GraphModule: getitem 'getitem' cannot index with 2.5; an index is an int, a slice, "
+                                     "None, Ellipsis, a bool, a node, a list of ints, or a tuple of these", Error);
   // A refused edit changes nothing, its resolution included.
   CHECK_THROWS_AS(t->update_kwarg("bogus", int64_t{1}), Error);
   CHECK(t->call().args.as<TransposeArgs>().dim0 == 1);

@@ -5,6 +5,7 @@
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
+#include "fx/getitem.h"
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
@@ -254,6 +255,71 @@ TEST_CASE("symbolic_trace: a multi-output op gets a getitem for each element use
   REQUIRE(getitem->tensor_meta() != nullptr);
   CHECK(getitem->tensor_meta()->shape == Shape{2, 4});
   CHECK(with_shapes->graph().find_nodes(Opcode::CallFunction, std::string("operator.getitem")).size() == 1);
+}
+
+// gen_fx_printing_cases.py's Indexing: Python's x[...] in its forms.
+class Indexing : public nn::Module {
+ public:
+  std::string type_name() const override { return "Indexing"; }
+  using nn::Module::forward;
+  TensorList forward(nn::Inputs in) override {
+    using namespace indexing;
+    const Tensor& x = in[0];
+    const Tensor a = x.index({Slice(), 0});
+    const Tensor b = x.index({Ellipsis, Slice(1, 3), None});
+    const Tensor c = x.index({in[1]});
+    const Tensor d = x[0];
+    const Tensor e = x.index({x > 0});
+    const Tensor g = x.index({true, Slice(), Slice(None, None, 2), -1});
+    return {a, b, c, d, e, g};
+  }
+  nn::ForwardSignature forward_signature() const override { return nn::ForwardSignature{{"x", "i"}, {}, ""}; }
+};
+
+// Expected: torch.fx's graph and code of the same module (tests/fx/gen_fx_printing_cases.py).
+TEST_CASE("symbolic_trace: x[...] is one operator.getitem with Python's key, and runs as the eager indexing") {
+  auto traced = symbolic_trace(std::make_shared<Indexing>());
+  CHECK(traced->graph().str() ==
+        "graph():\n    %x : [#users=7] = placeholder[target=x]\n    %i : [#users=1] = placeholder[target=i]\n    "
+        "%getitem : [#users=1] = call_function[target=operator.getitem](args = (%x, (slice(None, None, None), 0)), "
+        "kwargs = {})\n    %getitem_1 : [#users=1] = call_function[target=operator.getitem](args = (%x, (Ellipsis, "
+        "slice(1, 3, None), None)), kwargs = {})\n    %getitem_2 : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%x, %i), kwargs = {})\n    %getitem_3 : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%x, 0), kwargs = {})\n    %gt : [#users=1] = "
+        "call_function[target=operator.gt](args = (%x, 0), kwargs = {})\n    %getitem_4 : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%x, %gt), kwargs = {})\n    %getitem_5 : [#users=1] = "
+        "call_function[target=operator.getitem](args = (%x, (True, slice(None, None, None), slice(None, None, 2), "
+        "-1)), kwargs = {})\n    return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5)");
+  CHECK(traced->code() ==
+        "\n\n\ndef forward(self, x, i):\n    getitem = x[(slice(None, None, None), 0)]\n    getitem_1 = x[(Ellipsis, "
+        "slice(1, 3, None), None)]\n    getitem_2 = x[i];  i = None\n    getitem_3 = x[0]\n    gt = x > 0\n    "
+        "getitem_4 = x[gt];  gt = None\n    getitem_5 = x[(True, slice(None, None, None), slice(None, None, 2), -1)];  "
+        "x = None\n    return (getitem, getitem_1, getitem_2, getitem_3, getitem_4, getitem_5)\n    ");
+  const TensorList inputs{randn({3, 4, 5}), from_vector<int64_t>({2, 0, 2}, {3})};
+  const TensorList eager = Indexing()(inputs);
+  for (const TensorList& got : {(*traced)(inputs), Interpreter(traced).run(inputs)}) {
+    REQUIRE(got.size() == eager.size());
+    for (size_t k = 0; k < eager.size(); ++k) CHECK(equal(got[k], eager[k]));
+  }
+  // With example inputs each getitem records its value's shape; a bad index fails as the eager one does.
+  auto with_shapes = symbolic_trace(std::make_shared<Indexing>(), inputs);
+  Node* b = with_shapes->graph().find_nodes(Opcode::CallFunction, std::string("operator.getitem")).at(1);
+  REQUIRE(b->tensor_meta() != nullptr);
+  CHECK(b->tensor_meta()->shape == Shape{3, 4, 2, 1});
+  CHECK_THROWS_WITH_AS((*traced)(TensorList{randn({2, 4, 5}), inputs[1]}),
+                       doctest::Contains("index 2 is out of bounds for dimension 0 with size 2"), Error);
+}
+
+TEST_CASE("getitem: a key no index takes is refused, naming the node; a tuple takes an int only") {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* item = g.getitem(x, Argument::list({Argument(int64_t{0}), Argument(2.5)}, true));
+  CHECK_THROWS_WITH_AS(item->call(), "GraphModule: getitem 'getitem' cannot index with 2.5; an index is an int, a "
+                                     "slice, None, Ellipsis, a bool, a node, a list of ints, or a tuple of these", Error);
+  Node* max_node = g.call_function(OpKind::Max, {x, int64_t{1}});
+  Node* sliced = g.getitem(max_node, indexing::Slice());
+  CHECK_THROWS_WITH_AS(getitem(call_result({randn({2}), randn({2})}), sliced->call().key, {}),
+                       "getitem: a tuple of 2 values takes an integer index", Error);
 }
 
 TEST_CASE("symbolic_trace: reading an element of a multi-output op names the element") {
