@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """PyTorch 1.13 side of bench/bench_resnet18: times torchvision ResNet18 variants and prints one
-JSON line per (variant, batch): eager NCHW and channels_last, the FX conv-bn fusion and torch.jit.freeze +
-optimize_for_inference, under no_grad, the median of timed runs after warm-up, and the BLAS and allocator
+JSON line per (variant, batch): eager NCHW and channels_last, the FX conv-bn fusion, torch.jit.freeze +
+optimize_for_inference, bf16 autocast and FX graph-mode int8 (prepare_fx / convert_fx with the onednn engine's
+default qconfig mapping, calibrated on 8 random batches of 4), under no_grad, the median of timed runs after warm-up, and the BLAS and allocator
 the process ran with (bench/pt_env.py, which also runs it once per environment); run with /usr/bin/python3.
 
 usage: pt_partner.py --batches 1 5 10 --variants eager_nchw fx_fused --warmup 10 --runs 20 --threads 2"""
@@ -54,6 +55,18 @@ class Bf16Autocast(nn.Module):
             return self.m(x.to(memory_format=torch.channels_last)).float()
 
 
+def fx_int8_onednn(m):
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    torch.backends.quantized.engine = 'onednn'
+    example = torch.randn(4, 3, 224, 224)
+    prepared = prepare_fx(copy.deepcopy(m), get_default_qconfig_mapping('onednn'), (example,))
+    with torch.no_grad():
+        for _ in range(8):
+            prepared(torch.randn(4, 3, 224, 224))
+    return convert_fx(prepared)
+
+
 def variants(m):
     return {
         'eager_nchw': lambda: m,
@@ -61,6 +74,7 @@ def variants(m):
         'fx_fused': lambda: fx_fuse(m),
         'jit_freeze_optimize': lambda: torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(copy.deepcopy(m)))),
         'bf16_autocast_channels_last': lambda: Bf16Autocast(m),
+        'fx_int8_onednn': lambda: fx_int8_onednn(m),
     }
 
 
