@@ -19,7 +19,7 @@ import sys
 import tomllib
 
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
-TAGS = {"pointwise", "nondeterministic_seeded", "no_overlap", "expanded_write_warns"}
+TAGS = {"pointwise", "nondeterministic_seeded", "no_overlap", "expanded_write_warns", "quantized"}
 FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast",
           "kernel_returns", "derivative", "decomposition", "dimless_args"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}

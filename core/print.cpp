@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/autograd_meta.h"
+#include "core/py_repr.h"
 #include "core/tensor.h"
 
 namespace tl {
@@ -216,6 +218,24 @@ std::string with_suffixes(std::string text, const std::vector<std::string>& suff
   return text + ")";
 }
 
+// _str_intern's suffixes of a quantized tensor: its size, dtype and quantization parameters.
+std::vector<std::string> quantized_suffixes(const Tensor& t) {
+  std::vector<std::string> s{"size=" + tuple_text(t.shape()), std::string("dtype=") + dtype_name(t.dtype()),
+                             std::string("quantization_scheme=") + qscheme_name(t.qscheme())};
+  if (t.qscheme() == QScheme::PerTensorAffine) {
+    s.push_back("scale=" + py_float(t.q_scale()));
+    s.push_back("zero_point=" + std::to_string(t.q_zero_point()));
+  } else {
+    std::ostringstream scales, zero_points;
+    scales << t.q_per_channel_scales();
+    zero_points << t.q_per_channel_zero_points();
+    s.push_back("scale=" + scales.str());
+    s.push_back("zero_point=" + zero_points.str());
+    s.push_back("axis=" + std::to_string(t.q_per_channel_axis()));
+  }
+  return s;
+}
+
 // _str_intern's autograd suffix: the node that made the tensor, or requires_grad=True for a leaf.
 std::string autograd_suffix(const Tensor& t) {
   if (!t.requires_grad()) return "";
@@ -232,7 +252,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (t.is_parameter()) os << "Parameter containing:\n";
   std::vector<std::string> suffixes;
   std::string body = "[]";
-  if (t.numel() == 0) {
+  if (t.is_quantized()) {  // the real values, as PyTorch prints self.dequantize()
+    suffixes = quantized_suffixes(t);
+    if (t.numel() > 0) body = tensor_body(detail::dequantize_elements(t));
+  } else if (t.numel() == 0) {
     // No element shows the dtype, so every non-default one is named (int64 and bool included).
     if (t.dim() != 1) suffixes.push_back("size=" + tuple_text(t.shape()));
     if (t.dtype() != DType::Float32) suffixes.push_back(std::string("dtype=") + dtype_name(t.dtype()));

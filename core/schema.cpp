@@ -74,6 +74,7 @@ uint8_t parse_tags(const std::string& text) {
     else if (tag == "nondeterministic_seeded") tags |= static_cast<uint8_t>(OpTag::NondeterministicSeeded);
     else if (tag == "no_overlap") tags |= static_cast<uint8_t>(OpTag::NoOverlap);
     else if (tag == "expanded_write_warns") tags |= static_cast<uint8_t>(OpTag::ExpandedWriteWarns);
+    else if (tag == "quantized") tags |= static_cast<uint8_t>(OpTag::Quantized);
     else TL_INTERNAL_ASSERT(tag.empty(), "unknown op tag '", tag, "'");
   }
   return tags;
@@ -91,7 +92,8 @@ AttrValue parse_default(const std::string& type, const std::string& text) {
   if (base == "bool" && list_length_of(type) < 0) return text == "True";
   if (base == "str") return text.substr(1, text.size() - 2);  // 'none' -> none
   if (base == "ScalarType") {
-    for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16})
+    for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32, DType::Bool, DType::BFloat16,
+                    DType::UInt8, DType::Int8, DType::QUInt8, DType::QInt8, DType::QInt32})
       if (text == dtype_name(d)) return d;
     TL_INTERNAL_ASSERT(false, "unknown dtype default '", text, "'");
   }

@@ -45,7 +45,10 @@ enum class OpTag : uint8_t {
   NoOverlap = 4,
   /// A written tensor whose elements share memory (expanded) warns rather than throws: PyTorch 1.13
   /// deprecates it (masked_fill_) where every other op refuses it.
-  ExpandedWriteWarns = 8
+  ExpandedWriteWarns = 8,
+  /// The kernel takes quantized tensors (ATen's QuantizedCPU dispatch entry): views, int_repr, dequantize,
+  /// the quantized kernels. dispatch::call refuses a quantized input to any other op.
+  Quantized = 16
 };
 
 struct Schema {

@@ -1,6 +1,8 @@
 // core/tensor.cpp — Tensor construction, metadata and element access (no ops: those dispatch).
 #include "core/tensor.h"
 
+#include <algorithm>
+
 #include "core/autograd_meta.h"
 #include "core/record_function.h"
 
@@ -16,11 +18,32 @@ Scalar to_scalar(T v) {
 template <>
 Scalar to_scalar(double v) { return v; }
 
+// A quantized dtype comes with its quantizer, any other without one.
+void check_quantizer(DType dtype, const Quantizer* quantizer) {
+  TL_CHECK(is_quantized(dtype) == (quantizer != nullptr), "tensor: ",
+           quantizer ? "a quantizer needs a quantized dtype, got " : "a quantized dtype needs a quantizer "
+           "(quantize_per_tensor, _make_per_tensor_quantized_tensor), got ", dtype);
+  TL_INTERNAL_ASSERT(!quantizer || quantizer->dtype() == dtype, "tensor: a ", quantizer ? quantizer->dtype() : dtype,
+                     " quantizer for a ", dtype, " tensor");
+}
+
+// The tensor methods of a quantized tensor: PyTorch's messages for a plain tensor and the wrong scheme.
+const Quantizer& quantizer_of(const TensorBase& t, const char* op, QScheme scheme) {
+  TL_CHECK(t.is_quantized(), "Could not run 'aten::", op, "' with arguments from the 'CPU' backend. This could be "
+           "because the operator doesn't exist for this backend");
+  const Quantizer& q = *t.quantizer();
+  TL_CHECK(q.qscheme() == scheme, "Expected quantizer->qscheme() == ",
+           scheme == QScheme::PerTensorAffine ? "kPerTensorAffine" : "kPerChannelAffine", " to be true, but got false. (",
+           op, " of a ", q.qscheme(), " tensor)");
+  return q;
+}
+
 }  // namespace
 
 Tensor Tensor::make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
-                    DType dtype) {
+                    DType dtype, std::shared_ptr<const Quantizer> quantizer) {
   TL_CHECK(storage != nullptr, "tensor: null storage");
+  check_quantizer(dtype, quantizer.get());
   TL_CHECK(sizes.size() == strides.size(), "tensor: size ", sizes, " and strides ", strides,
            " differ in length");
   check_sizes(sizes, "tensor");
@@ -43,11 +66,13 @@ Tensor Tensor::make(std::shared_ptr<Storage> storage, Shape sizes, Strides strid
   Tensor t;
   t.impl_ = std::make_shared<TensorImpl>(
       TensorImpl{std::move(storage), std::move(sizes), std::move(strides), offset, dtype, nullptr});
+  t.impl_->quantizer = std::move(quantizer);
   return t;
 }
 
-Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
+Tensor Tensor::allocate(const Shape& sizes, DType dtype, std::shared_ptr<const Quantizer> quantizer) {
   check_sizes(sizes, "tensor");
+  check_quantizer(dtype, quantizer.get());
   const int64_t n = numel_of(sizes), esize = tl::element_size(dtype);
   TL_CHECK(n <= INT64_MAX / esize, "tensor: size ", sizes, " of ", dtype,
            " needs more bytes than int64 can count");
@@ -60,6 +85,7 @@ Tensor Tensor::allocate(const Shape& sizes, DType dtype) {
   Tensor t;
   t.impl_ = std::make_shared<TensorImpl>(
       TensorImpl{std::move(storage), sizes, contiguous_strides(sizes), 0, dtype, nullptr});
+  t.impl_->quantizer = std::move(quantizer);
   return t;
 }
 
@@ -96,6 +122,7 @@ void Tensor::set_data(const Tensor& new_data) const {
   self.strides = from.strides;
   self.offset = from.offset;
   self.dtype = from.dtype;
+  self.quantizer = from.quantizer;
 }
 
 void TensorBase::throw_unknown_sizes() const {
@@ -170,9 +197,71 @@ void* TensorBase::raw_data() const {
   return static_cast<char*>(t.storage->data()) + t.offset * element_size();
 }
 
+QScheme TensorBase::qscheme() const {
+  TL_CHECK(is_quantized(), "Could not run 'aten::qscheme' with arguments from the 'CPU' backend. This could be "
+           "because the operator doesn't exist for this backend");
+  return quantizer()->qscheme();
+}
+
+double TensorBase::q_scale() const { return quantizer_of(*this, "q_scale", QScheme::PerTensorAffine).scale(); }
+
+int64_t TensorBase::q_zero_point() const {
+  return quantizer_of(*this, "q_zero_point", QScheme::PerTensorAffine).zero_point();
+}
+
+int64_t TensorBase::q_per_channel_axis() const {
+  return quantizer_of(*this, "q_per_channel_axis", QScheme::PerChannelAffine).axis();
+}
+
+Tensor Tensor::q_per_channel_scales() const {
+  const std::vector<double>& scales = quantizer_of(*this, "q_per_channel_scales", QScheme::PerChannelAffine).scales();
+  Tensor out = allocate({static_cast<int64_t>(scales.size())}, DType::Float64);
+  std::copy(scales.begin(), scales.end(), out.data<double>());
+  return out;
+}
+
+Tensor Tensor::q_per_channel_zero_points() const {
+  const std::vector<int64_t>& zero_points =
+      quantizer_of(*this, "q_per_channel_zero_points", QScheme::PerChannelAffine).zero_points();
+  Tensor out = allocate({static_cast<int64_t>(zero_points.size())}, DType::Int64);
+  std::copy(zero_points.begin(), zero_points.end(), out.data<int64_t>());
+  return out;
+}
+
+Tensor detail::dequantize_elements(const Tensor& q) {
+  const Quantizer& quantizer = *q.quantizer();
+  Tensor out = Tensor::allocate(q.shape(), DType::Float32);
+  float* dst = out.data<float>();
+  const int64_t n = q.numel(), dims = q.dim(), axis = quantizer.axis();  // axis -1: per tensor
+  TL_DISPATCH_QINT_TYPES(q.dtype(), "dequantize", [&] {
+    const auto* src = static_cast<const underlying_t*>(q.raw_data());
+    std::vector<int64_t> index(static_cast<size_t>(dims), 0);
+    int64_t at = 0;  // the element of `index`, in elements from src
+    for (int64_t i = 0; i < n; ++i) {
+      if (axis < 0) {
+        dst[i] = dequantize_value(src[at], static_cast<float>(quantizer.scale()), quantizer.zero_point());
+      } else {  // ATen's per-channel kernel computes in double: (q - zero_point) * scale, then rounds to float
+        const auto c = static_cast<size_t>(index[static_cast<size_t>(axis)]);
+        dst[i] = static_cast<float>(static_cast<double>(src[at] - quantizer.zero_points()[c]) * quantizer.scales()[c]);
+      }
+      for (int64_t d = dims - 1; d >= 0; --d) {  // the next index in row-major order
+        const auto k = static_cast<size_t>(d);
+        at += q.strides()[d];
+        if (++index[k] < q.sizes()[d]) break;
+        at -= q.strides()[d] * q.sizes()[d];
+        index[k] = 0;
+      }
+    }
+  });
+  return out;
+}
+
 Scalar Tensor::item() const {
   TL_CHECK(numel() == 1, "item(): a Tensor with ", numel(), " elements (size ", shape(),
            ") cannot be converted to Scalar");
+  // PyTorch 1.13's item() of a quantized tensor returns an int that is neither the value nor the integer.
+  TL_CHECK(!is_quantized(), "item(): a quantized tensor (", dtype(), ") has no scalar value of its own: call "
+           "dequantize().item() for the real value or int_repr().item() for the integer");
   // No dispatched op, but profiled as ATen's: item() reads the value through _local_scalar_dense.
   RecordFunction item("aten::item", [&] { return ScopeArgs{*this}; });
   RecordFunction dense("aten::_local_scalar_dense", [&] { return ScopeArgs{*this}; });

@@ -29,12 +29,14 @@ class Tensor : public TensorBase {
  public:
   /// An undefined tensor (stands for None).
   Tensor() = default;
-  /// A tensor over existing storage; checks that every reachable element lies inside it.
+  /// A tensor over existing storage; checks that every reachable element lies inside it. A quantized dtype
+  /// takes its quantizer (of the same dtype), any other none: otherwise a tl::Error.
   static Tensor make(std::shared_ptr<Storage> storage, Shape sizes, Strides strides, int64_t offset,
-                     DType dtype);
+                     DType dtype, std::shared_ptr<const Quantizer> quantizer = nullptr);
   /// A fresh contiguous tensor with uninitialised memory. Throws tl::Error naming the size and dtype for
-  /// negative sizes, a byte count int64 cannot hold, and a request above tl::allocation_limit().
-  static Tensor allocate(const Shape& sizes, DType dtype);
+  /// negative sizes, a byte count int64 cannot hold, and a request above tl::allocation_limit(); a quantized
+  /// dtype needs its quantizer, as make().
+  static Tensor allocate(const Shape& sizes, DType dtype, std::shared_ptr<const Quantizer> quantizer = nullptr);
   /// A proxy: no storage. With `sizes` unknown (nullopt), asking for its shape throws the tag's text.
   /// `strides` are the example value's (a layout-dependent op traced on a channels-last or blocked
   /// example must see it); contiguous when not given.
@@ -45,6 +47,11 @@ class Tensor : public TensorBase {
   template <typename T>
   T item() const;
   Scalar item() const;
+
+  /// A per-channel quantized tensor's scales (float64) and zero points (int64), one per index along its
+  /// axis (torch.Tensor.q_per_channel_scales). Throws tl::Error for per-tensor and not quantized tensors.
+  Tensor q_per_channel_scales() const;
+  Tensor q_per_channel_zero_points() const;
 
   // ---- autograd (defined in autograd/) ----
   /// Sets requires_grad of a leaf (torch.Tensor.requires_grad_). Throws tl::Error for a non-leaf and for
@@ -136,6 +143,12 @@ class TensorListRef : public std::span<const Tensor> {
 };
 
 #include "core/op_operators.h"
+
+namespace detail {
+/// The real values of a quantized tensor, (q - zero_point) * scale per element as ATen's dequantize, as a new
+/// contiguous float32 tensor: the dequantize kernel's loop, and what print shows.
+Tensor dequantize_elements(const Tensor& q);
+}  // namespace detail
 
 template <typename T>
 T Tensor::item() const {

@@ -11,6 +11,7 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/quantizer.h"
 #include "core/shape.h"
 #include "core/storage.h"
 #include "core/tensor_accessor.h"
@@ -38,6 +39,9 @@ struct TensorImpl {
   bool sizes_known = true;  ///< false for a proxy traced without example inputs
   std::shared_ptr<AutogradMeta> autograd;  ///< null for a tensor autograd never touched
   bool is_parameter = false;  ///< registered as a module's parameter (torch.nn.Parameter); not inherited by views
+  /// How the integers of a quantized dtype stand for real values (ATen's QTensorImpl); null exactly when the
+  /// dtype is not quantized. Views share it.
+  std::shared_ptr<const Quantizer> quantizer;
 };
 
 class TensorBase {
@@ -101,6 +105,21 @@ class TensorBase {
   }
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
+
+  // ---- quantization (ATen's QTensorImpl; the ops making quantized tensors are in ops/quantized/) ----
+  /// True for a tensor of dtype torch.quint8, torch.qint8 or torch.qint32.
+  bool is_quantized() const { return impl().quantizer != nullptr; }
+  /// The quantizer of a quantized tensor, null for any other.
+  const std::shared_ptr<const Quantizer>& quantizer() const { return impl().quantizer; }
+  /// torch.per_tensor_affine or torch.per_channel_affine. Throws tl::Error for a tensor that is not quantized
+  /// ("Could not run 'aten::qscheme' with arguments from the 'CPU' backend", as PyTorch).
+  QScheme qscheme() const;
+  /// The scale and zero point of a per-tensor quantized tensor; tl::Error for per-channel and for a tensor
+  /// that is not quantized.
+  double q_scale() const;
+  int64_t q_zero_point() const;
+  /// The channel dimension of a per-channel quantized tensor; tl::Error for per-tensor and not quantized.
+  int64_t q_per_channel_axis() const;
 
   // ---- autograd state (the methods that reach the graph are Tensor's) ----
   /// True when operations on this tensor are recorded for backward().

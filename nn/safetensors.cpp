@@ -43,9 +43,9 @@ struct DTypeCode {
   DType dtype;
 };
 // In descending alignment: the reference writer orders entries this way, then by name.
-constexpr DTypeCode kDTypeCodes[] = {{"I64", DType::Int64},     {"F64", DType::Float64},
-                                     {"F32", DType::Float32},   {"I32", DType::Int32},
-                                     {"BF16", DType::BFloat16}, {"BOOL", DType::Bool}};
+constexpr DTypeCode kDTypeCodes[] = {{"I64", DType::Int64},     {"F64", DType::Float64}, {"F32", DType::Float32},
+                                     {"I32", DType::Int32},     {"BF16", DType::BFloat16}, {"I8", DType::Int8},
+                                     {"U8", DType::UInt8},      {"BOOL", DType::Bool}};
 
 // TL_CHECK with the file named first; like TL_CHECK, the message is built only on failure.
 #define TL_FILE_CHECK(cond, path, ...) TL_CHECK(cond, "safetensors: ", path, ": ", __VA_ARGS__)
@@ -436,6 +436,9 @@ std::vector<size_t> write_order(const StateDict& tensors, const std::string& pat
     TL_FILE_CHECK(names.insert(name).second, path, "the name '", name, "' is given to more than one tensor");
     TL_FILE_CHECK(t.defined(), path, "tensor '", name, "' is undefined (None)");
     TL_FILE_CHECK(!t.is_proxy(), path, "tensor '", name, "' is a symbolic proxy and has no data");
+    // The format has no quantized dtype: PyTorch's quantized state_dict entries are their int_repr() and qparams.
+    TL_FILE_CHECK(!t.is_quantized(), path, "tensor '", name, "' is quantized (", t.dtype(), "), which the format "
+                  "cannot hold: save its int_repr() and its scale / zero_point");
   }
   std::vector<size_t> order(tensors.size());
   std::iota(order.begin(), order.end(), size_t{0});

@@ -209,7 +209,7 @@ void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha
 template <typename Op>
 void run_loop(DType dtype, const ElementwiseLoop& loop, const char* name, const std::optional<Scalar>& alpha = {}) {
   if constexpr (Op::kTypes == Types::All) {
-    TL_DISPATCH_ALL_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
+    TL_DISPATCH_COMPUTE_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   } else if constexpr (Op::kTypes == Types::Numeric) {
     TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   } else {

@@ -17,9 +17,9 @@ Tensor copy_(const Tensor& self, const Tensor& src, const CopyArgs&) {
 
 namespace {
 
-// A fresh contiguous copy of self in `dtype`.
+// A fresh contiguous copy of self in `dtype` (a quantized self's clone keeps its quantizer).
 Tensor copied(const Tensor& self, DType dtype) {
-  Tensor out = Tensor::allocate(self.shape(), dtype);
+  Tensor out = Tensor::allocate(self.shape(), dtype, dtype == self.dtype() ? self.quantizer() : nullptr);
   detail::copy_elements(out, self);
   return out;
 }

@@ -244,14 +244,16 @@ Tensor activation_backward_map(const Tensor& grad, const Tensor& self, const cha
 }
 
 /// Floating to integral as PyTorch gives it on x86: truncation toward zero, and the lowest value for
-/// NaN and anything out of range (what cvttss2si/cvttsd2si return; a plain cast would be undefined).
+/// NaN and anything out of range (what cvttss2si/cvttsd2si return; a plain cast would be undefined). A
+/// byte type (uint8, int8) takes the low byte of the int32 conversion, as PyTorch's: -1.0 -> 255, 300.0 -> 44.
 template <typename To, typename From>
 To floating_to_integral(From v) {
+  if constexpr (sizeof(To) < sizeof(int32_t)) return static_cast<To>(floating_to_integral<int32_t>(v));
   constexpr From kLow = static_cast<From>(std::numeric_limits<To>::min());  // -2^(bits-1): exact
   return v >= kLow && v < -kLow ? static_cast<To>(v) : std::numeric_limits<To>::min();
 }
 
-/// Converts one element between the six dtypes as PyTorch does (bool is `v != 0`, bfloat16 goes
+/// Converts one element between the plain dtypes as PyTorch does (bool is `v != 0`, bfloat16 goes
 /// through float, floating to integral truncates: see floating_to_integral).
 template <typename To, typename From>
 To convert_element(From v) {

@@ -73,7 +73,7 @@ void fill_randint(const Tensor& self, int64_t low, int64_t high, const char* op)
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
+  TL_DISPATCH_COMPUTE_TYPES(self.dtype(), op, [&] {
     constexpr bool kWide = std::is_same_v<scalar_t, int64_t> || std::is_floating_point_v<scalar_t> ||
                            std::is_same_v<scalar_t, BFloat16>;
     detail::for_each_element<scalar_t>(self, true, [&](scalar_t* p) {
@@ -184,7 +184,7 @@ Tensor bernoulli_(const Tensor& self, const BernoulliFloatArgs& args) {
   TL_CHECK(args.p >= 0.0 && args.p <= 1.0, "bernoulli_: expects p to be in [0, 1], but got p=", args.p);
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  TL_DISPATCH_ALL_TYPES(self.dtype(), "bernoulli_", [&] {
+  TL_DISPATCH_COMPUTE_TYPES(self.dtype(), "bernoulli_", [&] {
     detail::for_each_element<scalar_t>(self, true, [&](scalar_t* e) {
       *e = static_cast<scalar_t>(bernoulli(gen, args.p) ? 1.0 : 0.0);
     });

@@ -207,21 +207,6 @@ struct ArgReducer {
 };
 
 
-// ---- arguments ----
-
-// PyTorch's short dtype names, used in messages copied from PyTorch.
-const char* short_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "Float";
-    case DType::Float64: return "Double";
-    case DType::Int64: return "Long";
-    case DType::Int32: return "Int";
-    case DType::Bool: return "Bool";
-    case DType::BFloat16: return "BFloat16";
-  }
-  return "Unknown";
-}
-
 // ---- sum / mean ----
 
 template <typename T>
@@ -241,9 +226,9 @@ Tensor sum_or_mean(const Tensor& input, const std::optional<IntList>& dim, bool 
   const char* op = mean ? "mean" : "sum";
   if (mean) {
     TL_CHECK(dtype || is_floating_point(input.dtype()), "mean(): could not infer output dtype. Input dtype must be "
-             "either a floating point or complex dtype. Got: ", short_name(input.dtype()));
+             "either a floating point or complex dtype. Got: ", scalar_type_name(input.dtype()));
     TL_CHECK(!dtype || is_floating_point(*dtype), "mean(): could not infer output dtype. Optional dtype must be "
-             "either a floating point or complex dtype. Got: ", short_name(dtype.value_or(DType::Float32)));
+             "either a floating point or complex dtype. Got: ", scalar_type_name(dtype.value_or(DType::Float32)));
   }
   const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
   const std::vector<bool> reduce = detail::reduced_dims(x, dim, op);

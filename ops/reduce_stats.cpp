@@ -209,7 +209,7 @@ Tensor any_or_all(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   }
   Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim), DType::Bool);
   bool* dst = out.numel() > 0 ? out.data<bool>() : nullptr;
-  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] {
+  TL_DISPATCH_COMPUTE_TYPES(x.dtype(), op, [&] {
     using R = LogicalReducer<scalar_t, kAll>;
     reduce_into<R, scalar_t>(x, reduce, true, R{}, [&](int64_t o, bool v) { dst[o] = v; });
   });

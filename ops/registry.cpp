@@ -26,6 +26,7 @@ struct TensorArgs {
   bool list = false;         // a Tensor[] / Tensor?[] argument: the inputs its neighbours leave (Schema::tensor_slots)
   std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
   bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
+  bool takes_quantized = false; // tag "quantized": the kernel takes quantized tensors
 };
 
 const std::array<TensorArgs, kNumOps>& tensor_args() {
@@ -43,6 +44,7 @@ const std::array<TensorArgs, kNumOps>& tensor_args() {
       const Schema& s = schema_of(static_cast<OpKind>(i));
       out[i].returns_view = !out[i].args.empty() && !out[i].args[0]->is_write && !out[i].args[0]->alias_set.empty() &&
                             !s.returns.empty() && s.returns[0].alias_set == out[i].args[0]->alias_set;
+      out[i].takes_quantized = s.has_tag(OpTag::Quantized);
     }
     return out;
   }();
@@ -114,6 +116,14 @@ void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& s
   }
 }
 
+// ATen's dispatcher finds no QuantizedCPU kernel for an op without the tag: one refusal here, for every op.
+void check_not_quantized(OpKind op, std::span<const Tensor> inputs) {
+  for (const Tensor& t : inputs)
+    TL_CHECK(!t.defined() || !t.is_quantized(), "Could not run '", op_info(op).aten_name, "' with arguments from the "
+             "'QuantizedCPU' backend. This could be because the operator doesn't exist for this backend (", t.dtype(),
+             " input; dequantize() it first)");
+}
+
 bool any_requires_grad(std::span<const Tensor> inputs) {
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
@@ -136,7 +146,9 @@ TensorList call_typed(OpKind op, std::span<const Tensor> inputs, const void* arg
     padded.resize(read);
     return call_typed(op, padded, args, style);
   }
-  if (const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)]; !spec.written.empty()) check_writes(op, inputs, spec);
+  const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
+  if (!spec.takes_quantized) check_not_quantized(op, inputs);
+  if (!spec.written.empty()) check_writes(op, inputs, spec);
   if (is_autocast_enabled()) [[unlikely]] {
     if (const AutocastPolicy policy = op_info(op).autocast; policy != AutocastPolicy::None)
       return detail::autocast_call(op, policy, inputs, args, style);

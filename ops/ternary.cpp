@@ -141,7 +141,7 @@ Tensor clamp_with_tensors(const Tensor& self, const Tensor& lo, const Tensor& hi
   }
   const Tensor out = Tensor::allocate(shape, dtype);
   const Tensor x = detail::to_dtype(self, dtype);
-  TL_DISPATCH_ALL_TYPES(dtype, name, [&] {
+  TL_DISPATCH_COMPUTE_TYPES(dtype, name, [&] {
     using A = detail::acc_type<scalar_t>;
     if (lo.defined() && hi.defined()) {
       const detail::ElementwiseLoop loop(out, {x, detail::to_dtype(lo, dtype), detail::to_dtype(hi, dtype)});

@@ -179,7 +179,7 @@ void run_loop(DType dtype, const detail::ElementwiseLoop& loop, const char* name
   if constexpr (Op::kFloatResult) {
     TL_DISPATCH_FLOATING_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
   } else if constexpr (requires { Op::kTakesBool; }) {
-    TL_DISPATCH_ALL_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
+    TL_DISPATCH_COMPUTE_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
   } else {
     TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { unary_loop<Op, scalar_t>(loop); });
   }

@@ -10,8 +10,22 @@
 namespace tl::kernels {
 namespace {
 
+// The quantizer of a view of x: x's own. A per-channel one's scales follow its axis, so the view must keep
+// the dimensions up to the axis as they are (flatten(1) of a weight, a slice of a later dimension).
+std::shared_ptr<const Quantizer> view_quantizer(const Tensor& x, const Shape& sizes, const Strides& strides) {
+  const std::shared_ptr<const Quantizer>& q = x.quantizer();
+  if (!q || q->qscheme() != QScheme::PerChannelAffine) return q;
+  const int64_t axis = q->axis();
+  bool kept = sizes.size() > axis;
+  for (int64_t d = 0; kept && d <= axis; ++d) kept = sizes[d] == x.size(d) && strides[d] == x.stride(d);
+  TL_CHECK(kept, "view of a per-channel quantized tensor: the dimensions up to its axis ", axis, " must stay as they are "
+           "(size ", x.shape(), ", strides ", x.strides(), "), got size ", sizes, " with strides ", strides);
+  return q;
+}
+
 Tensor make_view(const Tensor& x, Shape sizes, Strides strides, int64_t offset) {
-  return Tensor::make(x.storage(), std::move(sizes), std::move(strides), offset, x.dtype());
+  std::shared_ptr<const Quantizer> quantizer = view_quantizer(x, sizes, strides);
+  return Tensor::make(x.storage(), std::move(sizes), std::move(strides), offset, x.dtype(), std::move(quantizer));
 }
 
 Tensor make_view(const Tensor& x, Shape sizes, Strides strides) {

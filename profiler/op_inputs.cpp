@@ -16,6 +16,11 @@ const char* dtype_type_name(DType dtype) {
     case DType::Int32: return "int";
     case DType::Bool: return "bool";
     case DType::BFloat16: return "c10::BFloat16";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::QUInt8: return "c10::quint8";
+    case DType::QInt8: return "c10::qint8";
+    case DType::QInt32: return "c10::qint32";
   }
   return "";
 }

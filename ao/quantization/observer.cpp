@@ -41,21 +41,6 @@ const char* qdtype_name(QDType dtype) {
   return "";
 }
 
-const char* qscheme_name(QScheme qscheme) {
-  switch (qscheme) {
-    case QScheme::PerTensorAffine: return "torch.per_tensor_affine";
-    case QScheme::PerTensorSymmetric: return "torch.per_tensor_symmetric";
-    case QScheme::PerChannelAffine: return "torch.per_channel_affine";
-    case QScheme::PerChannelSymmetric: return "torch.per_channel_symmetric";
-  }
-  TL_INTERNAL_ASSERT(false, "qscheme_name: unknown QScheme");
-  return "";
-}
-
-bool is_per_tensor(QScheme qscheme) {
-  return qscheme == QScheme::PerTensorAffine || qscheme == QScheme::PerTensorSymmetric;
-}
-
 // ---- UniformQuantizationObserverBase ----
 
 UniformQuantizationObserverBase::UniformQuantizationObserverBase(const QuantRange& range)

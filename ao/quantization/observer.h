@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/quantizer.h"
 #include "nn/module.h"
 
 namespace tl::ao::quantization {
@@ -20,11 +21,10 @@ enum class QDType : uint8_t { QUInt8, QInt8, QInt32, Float16, Float32 };
 /// "torch.quint8", ...
 const char* qdtype_name(QDType dtype);
 
-/// torch.per_tensor_affine, ... (per_channel_affine_float_qparams, for embeddings, is not here yet).
-enum class QScheme : uint8_t { PerTensorAffine, PerTensorSymmetric, PerChannelAffine, PerChannelSymmetric };
-/// "torch.per_tensor_affine", ...
-const char* qscheme_name(QScheme qscheme);
-bool is_per_tensor(QScheme qscheme);
+/// torch.qscheme, the core's (core/quantizer.h): the observers use all four, a quantized tensor the affine two.
+using ::tl::QScheme;
+using ::tl::qscheme_name;
+using ::tl::is_per_tensor;
 
 /// torch.finfo(torch.float32).eps, the observers' default eps.
 inline constexpr double kFloat32Eps = std::numeric_limits<float>::epsilon();

@@ -60,6 +60,12 @@ dnnl::memory::data_type data_type(DType dtype) {
   switch (dtype) {
     case DType::Float32: return dnnl::memory::data_type::f32;
     case DType::BFloat16: return dnnl::memory::data_type::bf16;
+    case DType::UInt8:
+    case DType::QUInt8: return dnnl::memory::data_type::u8;
+    case DType::Int8:
+    case DType::QInt8: return dnnl::memory::data_type::s8;
+    case DType::Int32:
+    case DType::QInt32: return dnnl::memory::data_type::s32;
     default: break;
   }
   TL_INTERNAL_ASSERT(false, "onednn: no oneDNN data type for ", dtype);

@@ -63,6 +63,54 @@ TEST_CASE("dtype: element sizes, names and kinds match PyTorch") {
   }
 }
 
+TEST_CASE("dtype: the byte and quantized dtypes' sizes, names and promotion match PyTorch") {
+  // PyTorch 1.13: element_size(), str(d), and [torch.promote_types(a, b) for b in the six] for uint8 and int8.
+  using enum DType;
+  const DType more[] = {UInt8, Int8, QUInt8, QInt8, QInt32};
+  const int64_t sizes[] = {1, 1, 1, 1, 4};
+  const char* names[] = {"torch.uint8", "torch.int8", "torch.quint8", "torch.qint8", "torch.qint32"};
+  for (size_t i = 0; i < std::size(more); ++i) {
+    CHECK(element_size(more[i]) == sizes[i]);
+    CHECK(text(more[i]) == names[i]);
+    CHECK_FALSE(is_floating_point(more[i]));
+    CHECK(is_quantized(more[i]) == (i >= 2));
+  }
+  CHECK(underlying_dtype(QUInt8) == UInt8);
+  CHECK(underlying_dtype(QInt8) == Int8);
+  CHECK(underlying_dtype(QInt32) == Int32);
+  CHECK(underlying_dtype(Float32) == Float32);
+  const DType with_uint8[] = {Float32, Float64, Int64, Int32, UInt8, BFloat16};
+  const DType with_int8[] = {Float32, Float64, Int64, Int32, Int8, BFloat16};
+  for (size_t b = 0; b < std::size(kAll); ++b) {
+    INFO(kAll[b]);
+    CHECK(promote_types(UInt8, kAll[b]) == with_uint8[b]);
+    CHECK(promote_types(kAll[b], Int8) == with_int8[b]);
+  }
+  CHECK_THROWS_WITH_AS(promote_types(QUInt8, Float32),
+                       "promoteTypes with quantized numbers is not handled yet; figure out what the correct rules "
+                       "should be, offending types: QUInt8 Float",
+                       Error);
+  CHECK_THROWS_WITH_AS(promote_types(Int8, UInt8), doctest::Contains("promote to torch.int16"), Error);
+  CHECK(promote_types(QInt8, QInt8) == QInt8);
+}
+
+TEST_CASE("dtype: the dispatch macros' sets") {
+  using enum DType;
+  const auto size_of = [](DType d) { return TL_DISPATCH_ALL_TYPES(d, "probe", [&] { return int64_t{sizeof(scalar_t)}; }); };
+  CHECK(size_of(UInt8) == 1);
+  CHECK(size_of(Int8) == 1);
+  CHECK_THROWS_WITH_AS(size_of(QUInt8), "probe: not implemented for torch.quint8", Error);
+  const auto compute = [](DType d) { return TL_DISPATCH_COMPUTE_TYPES(d, "add", [&] { return int64_t{sizeof(scalar_t)}; }); };
+  CHECK(compute(Bool) == 1);
+  CHECK_THROWS_WITH_AS(compute(UInt8), "add: not implemented for torch.uint8", Error);
+  const auto qint = [](DType d) {
+    return TL_DISPATCH_QINT_TYPES(d, "int_repr", [&] { return int64_t{sizeof(underlying_t)}; });
+  };
+  CHECK(qint(QInt32) == 4);
+  CHECK(qint(QUInt8) == 1);
+  CHECK_THROWS_WITH_AS(qint(Float32), "int_repr: expected a quantized dtype, got torch.float32", Error);
+}
+
 TEST_CASE("dtype: promote_types reproduces torch.promote_types for every pair") {
   // Printed by PyTorch 1.13: [[torch.promote_types(a, b) for b in kAll] for a in kAll].
   using enum DType;

@@ -59,6 +59,8 @@ T value_at(int64_t i) {
     return (i % 2 ? -1 : 1) * (i + 1) * 0x123456789ABLL;
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     return BFloat16(static_cast<float>(i) * 0.25f - 3.0f);
+  } else if constexpr (sizeof(T) == 1) {  // uint8, int8: every byte value, wrapping
+    return static_cast<T>(i * 37 + 3);
   } else {
     return static_cast<T>(static_cast<double>(i) * 0.75 - 5.0);
   }
@@ -83,8 +85,18 @@ void check_same(const Tensor& loaded, const Tensor& source) {
   CHECK_TENSOR_CLOSE(loaded, source, 0.0, 0.0);
 }
 
-const DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Int64,
-                            DType::Int32,   DType::Bool,    DType::BFloat16};
+const DType kAllDTypes[] = {DType::Float32, DType::Float64,  DType::Int64, DType::Int32,
+                            DType::Bool,    DType::BFloat16, DType::UInt8, DType::Int8};
+
+TEST_CASE("safetensors: a quantized tensor is refused by name (the format has no quantized dtype)") {
+  ScratchDir tmp;
+  const std::string path = tmp.file("q.safetensors");
+  const Tensor q = quantize_per_tensor(filled({4}, DType::Float32), 0.5, 3, kQUInt8);
+  CHECK_THROWS_WITH_AS(save_safetensors(path, {{"w", q}}), doctest::Contains("tensor 'w' is quantized (torch.quint8)"), Error);
+  CHECK_FALSE(std::filesystem::exists(path));
+  save_safetensors(path, {{"w", q.int_repr()}});
+  CHECK(load_safetensors(path)[0].second.dtype() == kUInt8);
+}
 
 TEST_CASE("safetensors: every dtype and shape round-trips exactly, including 0-dim and 0-size") {
   ScratchDir tmp;
@@ -181,7 +193,8 @@ TEST_CASE("safetensors: entries are ordered by descending alignment then name, h
   const StateDict tensors = {{"b", filled({2}, DType::Float32)},  {"m", filled({3}, DType::Bool)},
                                 {"a", filled({1}, DType::Float32)},  {"z", filled({2}, DType::Int64)},
                                 {"h", filled({3}, DType::BFloat16)}, {"i", filled({1}, DType::Int32)},
-                                {"d", filled({1}, DType::Float64)}};
+                                {"d", filled({1}, DType::Float64)},  {"u", filled({2}, DType::UInt8)},
+                                {"c", filled({2}, DType::Int8)}};
   save_safetensors(path, tensors, {{"k", "v"}});
   const std::string bytes = read_file(path);
   uint64_t n = 0;
@@ -199,7 +212,8 @@ TEST_CASE("safetensors: entries are ordered by descending alignment then name, h
     CHECK(value["data_offsets"][0].get<int64_t>() == expected_begin);
     expected_begin = value["data_offsets"][1].get<int64_t>();
   }
-  CHECK(keys == std::vector<std::string>{"__metadata__", "z", "d", "a", "b", "i", "h", "m"});
+  // safetensors' Dtype enum, descending: I64, F64, F32, I32, BF16, I8, U8, BOOL.
+  CHECK(keys == std::vector<std::string>{"__metadata__", "z", "d", "a", "b", "i", "h", "c", "u", "m"});
   CHECK(bytes.size() == 8 + n + static_cast<size_t>(expected_begin));
   // load_safetensors keeps the file's order.
   std::vector<std::string> loaded_names;

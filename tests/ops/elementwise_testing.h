@@ -41,6 +41,7 @@ inline Tensor random_tensor(const Shape& shape, DType dtype, std::mt19937_64& rn
       for (size_t i = 0; i < bits.size(); ++i) bits[i] = (rng() & 1) != 0;
       return from_vector<bool>(bits, shape);
     }
+    default: break;  // the byte and quantized dtypes have tests of their own (test_quantized.cpp)
   }
   return {};
 }

@@ -766,8 +766,31 @@ def embedding_bag_backward(x, y, mode, scale_grad_by_freq, weighted):
                                                   False, psw, -1)
 
 
+# the quantization rows (op_db_quantized.cpp): x quantized per tensor or per channel along dim 1
+CHANNEL_SCALES, CHANNEL_ZERO_POINTS = torch.tensor([0.1, 0.25], dtype=torch.float64), torch.tensor([-3, 5])
+SAMPLES.update({
+    "quantize_per_tensor": {
+        "quint8": lambda x, y: torch.quantize_per_tensor(x, 0.1, 10, torch.quint8).int_repr(),
+        "qint8": lambda x, y: torch.quantize_per_tensor(x, 0.3, -4, torch.qint8).int_repr(),
+        "qint32": lambda x, y: torch.quantize_per_tensor(x, 1e-3, 7, torch.qint32).int_repr()},
+    "quantize_per_channel": {
+        "qint8": lambda x, y: torch.quantize_per_channel(x, CHANNEL_SCALES, CHANNEL_ZERO_POINTS, 1, torch.qint8).int_repr()},
+    "dequantize": {
+        "per_tensor": lambda x, y: torch.quantize_per_tensor(x, 0.1, 10, torch.quint8).dequantize(),
+        "per_channel": lambda x, y: torch.quantize_per_channel(x, CHANNEL_SCALES, CHANNEL_ZERO_POINTS, 1,
+                                                               torch.qint8).dequantize(),
+        "float": lambda x, y: torch.dequantize(x)},
+    "int_repr": {"qint8": lambda x, y: torch.int_repr(torch.quantize_per_tensor(x, 0.25, 0, torch.qint8))},
+    "_make_per_tensor_quantized_tensor": {
+        "quint8": lambda x, y: torch._make_per_tensor_quantized_tensor(x.to(torch.uint8), 0.5, 3).dequantize()},
+    "_make_per_channel_quantized_tensor": {
+        "qint8": lambda x, y: torch._make_per_channel_quantized_tensor(x.to(torch.int8), CHANNEL_SCALES,
+                                                                       CHANNEL_ZERO_POINTS, 1).dequantize()},
+})
+
+
 DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
-               torch.bool: "bool", torch.int64: "int64"}
+               torch.bool: "bool", torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8", torch.int8: "int8"}
 
 
 def encode(t, shape_only):

@@ -46,6 +46,9 @@ std::string torch_dtype_name(DType d) {
     case DType::BFloat16: return "bfloat16";
     case DType::Bool: return "bool";
     case DType::Int64: return "int64";
+    case DType::Int32: return "int32";
+    case DType::UInt8: return "uint8";
+    case DType::Int8: return "int8";
     default: return "other";
   }
 }
