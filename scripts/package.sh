@@ -43,6 +43,10 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$runtim
   "$runtime/usr/bin/tl-tracediff"
 strip --strip-debug --remove-section=.comment "$dev/usr/$libdir"/*.a
 chmod 0644 "$runtime/usr/$libdir"/lib*.so.*.*.*
+epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | head -n 1)
+years=$(date +%Y -d "@$epoch")
+[[ -z $first_year || $first_year == "$years" ]] || years=$first_year-$years
 for root in "$runtime" "$dev"; do
   package=${root##*/}
   doc=$root/usr/share/doc/$package
@@ -52,7 +56,7 @@ Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: torchless
 
 Files: *
-Copyright: torchless maintainers
+Copyright: $years torchless maintainers
 License: MIT
  Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
  associated documentation files (the "Software"), to deal in the Software without restriction, including
@@ -70,7 +74,7 @@ License: MIT
  USE OR OTHER DEALINGS IN THE SOFTWARE.
 COPYRIGHT
   printf '%s (%s) unstable; urgency=medium\n\n  * Built by scripts/package.sh from the torchless repository.\n\n -- %s  %s\n' \
-    "$package" "$version" "$maintainer" "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" |
+    "$package" "$version" "$maintainer" "$(date -R -d "@$epoch")" |
     gzip -9n >"$doc/changelog.gz"
 done
 
