@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/install/build_consumers.sh PREFIX WORK_DIR — builds and runs out-of-tree programs against the torchless
 # installed under PREFIX (a staged `meson install`, or /usr from the .deb files): with pkg-config
-# (examples/quickstart.cpp and consumer/'s version and trace checks) and with CMake (consumer/, find_package),
+# (examples/quickstart.cpp and consumer/'s library and trace checks) and with CMake (consumer/, find_package),
 # each in a project with its own core/ and nn/ folders. A shared install is also linked statically through
 # torchless::torchless_static. readelf checks that each program loads libtorchless.so.MAJOR exactly when it should.
 set -euo pipefail
@@ -28,18 +28,18 @@ done
 # run DIR KIND: runs the three programs built in DIR, which must be linked KIND (shared or static).
 run() {
   local dir=$1 expected=$2 got
-  for program in quickstart version_check trace_check; do
+  for program in quickstart library_check trace_check; do
     got=static
     readelf -d "$dir/$program" | grep -q 'NEEDED.*\[libtorchless' && got=shared
     [[ $got == "$expected" ]] || { echo "$dir/$program is linked $got, expected $expected"; exit 1; }
   done
-  LD_LIBRARY_PATH=$libdir "$dir/version_check" "$version"
+  LD_LIBRARY_PATH=$libdir "$dir/library_check" "$version"
   LD_LIBRARY_PATH=$libdir "$dir/quickstart"
   LD_LIBRARY_PATH=$libdir "$dir/trace_check" "$dir"
 }
 
 mkdir -p "$work/pkg-config"
-for program in quickstart version_check; do
+for program in quickstart library_check; do
   g++ -std=c++20 -O2 -I"$user" "$user/$program.cpp" -o "$work/pkg-config/$program" $(pkg-config --cflags --libs torchless)
 done
 g++ -std=c++20 -O2 -I"$user" "$user/trace_check.cpp" -o "$work/pkg-config/trace_check" \

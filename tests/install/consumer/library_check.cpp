@@ -1,5 +1,6 @@
-// tests/install/consumer/version_check.cpp — the headers' version (TL_VERSION...) against the library's
-// (tl::version()) and against argv[1], the version the package manager reports.
+// tests/install/consumer/library_check.cpp — what a shared library must carry across its boundary: the
+// headers' version (TL_VERSION...) against the library's (tl::version()) and argv[1], the version the package
+// reports; and a tl::Error thrown inside the library caught by its type here (its typeinfo is exported).
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -14,4 +15,12 @@ int main(int argc, char** argv) {
                 argc < 2 ? "(none)" : argv[1]);
     return 1;
   }
+  try {
+    tl::ones({2, 3}).view({4});
+  } catch (const tl::Error& e) {
+    std::printf("caught tl::Error: %s\n", e.what());
+    return 0;
+  }
+  std::printf("view({4}) of a (2, 3) tensor did not throw tl::Error\n");
+  return 1;
 }
