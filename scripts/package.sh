@@ -44,7 +44,7 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$runtim
 strip --strip-debug --remove-section=.comment "$dev/usr/$libdir"/*.a
 chmod 0644 "$runtime/usr/$libdir"/lib*.so.*.*.*
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
-first_year=$(git log --reverse --format=%ad --date=format:%Y 2>/dev/null | head -n 1)
+first_year=$(git log -1 --format=%ad --date=format:%Y "$(git rev-list --max-parents=0 HEAD 2>/dev/null | tail -n 1)" 2>/dev/null || true)
 years=$(date +%Y -d "@$epoch")
 [[ -z $first_year || $first_year == "$years" ]] || years=$first_year-$years
 for root in "$runtime" "$dev"; do

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/install/build_consumers.sh PREFIX WORK_DIR — builds and runs out-of-tree programs against the torchless
+# tests/install/build_consumers.sh PREFIX WORK_DIR [default] — builds and runs out-of-tree programs against the torchless
 # installed under PREFIX (a staged `meson install`, or /usr from the .deb files): with pkg-config
 # (examples/quickstart.cpp and consumer/'s library and trace checks) and with CMake (consumer/, find_package),
 # each in a project with its own core/ and nn/ folders. A shared install is also linked statically through
-# torchless::torchless_static. readelf checks that each program loads libtorchless.so.MAJOR exactly when it should.
+# torchless::torchless_static, unless the third argument asks for the install's default kind only. readelf checks that each program loads libtorchless.so.MAJOR exactly when it should.
 set -euo pipefail
 prefix=$(realpath "$1") work=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +48,7 @@ run "$work/pkg-config" "$kind"
 echo "consumers: built and ran 3 programs with pkg-config ($kind) against torchless $version in $prefix"
 
 variants=("torchless::torchless torchless::trace $kind")
-[[ $kind == shared ]] && variants+=("torchless::torchless_static torchless::trace_static static")
+[[ $kind == shared && ${3:-} != default ]] && variants+=("torchless::torchless_static torchless::trace_static static")
 for variant in "${variants[@]}"; do
   read -r runtime trace linked <<<"$variant"
   cmake -S "$user" -B "$work/cmake-$linked" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
