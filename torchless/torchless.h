@@ -3,6 +3,7 @@
 // The models (models/resnet.h, ...) are included one by one; trace analysis is torchless/trace.h.
 #pragma once
 
+#include "torchless/version.h"
 #include "core/autocast.h"
 #include "core/dispatch.h"
 #include "core/generator.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# tests/install/check_install.sh BUILD_DIR — installs into a staging directory and builds
-# examples/quickstart.cpp out of tree with `pkg-config --cflags --libs torchless`, then runs it; then
-# a small trace-analysis program with `pkg-config --cflags --libs torchless-trace` (a .json.gz round trip).
+# tests/install/check_install.sh BUILD_DIR — installs BUILD_DIR into a staging directory and builds and runs
+# out-of-tree programs against it with pkg-config and with CMake (build_consumers.sh: static, and shared too
+# when the build made libtorchless.so); checks what the shared libraries export, and that the .pc files list
+# each flag once and resolve with --define-prefix and after the tree moves.
 set -euo pipefail
 build=$(realpath "$1")
 cd "$(dirname "$0")/../.."
@@ -11,39 +12,29 @@ meson install -C "$build" --destdir "$stage" --quiet
 pc=$(dirname "$(find "$stage" -name torchless.pc | head -n 1)")
 # The .pc files find their prefix from their own place: no sysroot needed for the staged tree.
 export PKG_CONFIG_PATH="$pc"
-# A user project with folders named as ours (core/, nn/) must still get torchless's headers: the installed
-# headers include each other as <torchless/...> and the .pc names only the include root.
-user=$stage/user_project
-mkdir -p "$user/core" "$user/nn"
-for h in core/tensor.h core/dispatch.h nn/module.h; do
-  echo "#error \"the user's own $h was included instead of torchless's\"" >"$user/$h"
-done
-if grep -rnE '^\s*#\s*include\s+"(core|ops|autograd|data|nn|optim|fx|profiler|models|trace)/' \
-     "$(pkg-config --variable=includedir torchless)/torchless"; then
+prefix=$(realpath "$pc/$(grep '^root=' "$pc/torchless.pc" | sed 's|^root=${pcfiledir}/||')")
+include=$(pkg-config --variable=includedir torchless)
+if grep -rnE '^\s*#\s*include\s+"(core|ops|autograd|data|nn|optim|fx|profiler|models|trace)/' "$include/torchless"; then
   echo "installed headers include a torchless header by its source-tree path (above)"; exit 1
 fi
-g++ -std=c++20 -O2 -I"$user" examples/quickstart.cpp -o "$stage/quickstart" $(pkg-config --cflags --libs torchless)
-"$stage/quickstart" > "$stage/out.txt"
-echo "install check: built and ran examples/quickstart.cpp against the installed torchless, beside a project with its own core/ and nn/"
-cat "$stage/out.txt"
-
-cat > "$stage/trace_check.cpp" <<'CPP'
-#include <cstdio>
-#include <torchless/trace.h>
-#include <torchless/core/file_writer.h>
-
-int main(int, char** argv) {
-  const std::string path = std::string(argv[1]) + "/t.json.gz";
-  tl::write_file(path, R"({"traceEvents": [{"ph": "X", "name": "aten::add", "ts": 1, "dur": 5, "pid": 1, "tid": 1}]})",
-                 "trace_check");
-  tl::trace::Trace t = tl::trace::load_trace(path);
-  std::printf("%zu event: %s, %lld ns\n", t.events.size(), t.str(t.events[0].name).c_str(),
-              static_cast<long long>(t.events[0].dur));
-}
-CPP
-g++ -std=c++20 -O2 -I"$user" "$stage/trace_check.cpp" -o "$stage/trace_check" $(pkg-config --cflags --libs torchless-trace)
-echo "install check: built and ran a trace program against the installed torchless-trace"
-"$stage/trace_check" "$stage"
+# The shared libraries export namespace tl except the namespaces torchless/gen_export_map.py hides, which
+# only headers that are not installed may open.
+hidden=$(/usr/bin/python3 -c "import ast,re,sys; t=open('torchless/gen_export_map.py').read(); print('|'.join(ast.literal_eval(re.search(r'^HIDDEN = (.*)$', t, re.M).group(1))))")
+if grep -rnE "namespace tl(::[a-z_]+)*::($hidden)\b" "$include/torchless"; then
+  echo "an installed header opens a namespace that libtorchless.so does not export (above)"; exit 1
+fi
+libdir=$(pkg-config --variable=libdir torchless)
+if [[ -e $libdir/libtorchless.so ]]; then
+  soname=$(readelf -d "$libdir/libtorchless.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+  major=$(pkg-config --modversion torchless | cut -d. -f1)
+  [[ $soname == "libtorchless.so.$major" ]] || { echo "libtorchless.so's SONAME is $soname"; exit 1; }
+  exported=$(nm -D --defined-only "$libdir/libtorchless.so" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | c++filt)
+  leaks=$(grep -vE 'tl::' <<<"$exported" || true; grep -E "(^|[ (<*&,])tl::($hidden)::" <<<"$exported" || true)
+  [[ -z $leaks ]] || { echo "libtorchless.so exports internals:"; head -n 5 <<<"$leaks"; exit 1; }
+  grep -qx 'tl::version()' <<<"$exported" || { echo "libtorchless.so does not export tl::version()"; exit 1; }
+  echo "install check: libtorchless.so ($soname) exports $(wc -l <<<"$exported") symbols, none of them internal"
+fi
+bash tests/install/build_consumers.sh "$prefix" "$stage"
 
 # The .pc files must not repeat flags, and must resolve with --define-prefix and after the tree moves.
 libs=$(pkg-config --libs torchless)
