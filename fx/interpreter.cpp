@@ -1,6 +1,7 @@
 // fx/interpreter.cpp — the default node semantics and the run loop with last-use freeing.
 #include "fx/interpreter.h"
 
+#include "fx/wrap.h"
 
 namespace tl::fx {
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
@@ -70,6 +71,7 @@ NodeValue Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()
 
 NodeValue Interpreter::call_function(Node& n) {
   const ResolvedCall& c = n.call();
+  if (c.wrapped) return c.wrapped->fn(fetch_inputs(n), n.args());
   if (!c.op) return getitem(env(c.inputs.at(0)), c.index);  // operator.getitem
   return call_result(dispatch::call(c.args, fetch_inputs(n), c.style));
 }

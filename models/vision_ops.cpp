@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/py_repr.h"
+#include "fx/wrap.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
@@ -62,9 +63,8 @@ void check_stochastic_depth(double p, const std::string& mode) {
   TL_CHECK(mode == "batch" || mode == "row", "mode has to be either 'batch' or 'row', but got ", mode);
 }
 
-}  // namespace
-
-Tensor stochastic_depth(const Tensor& input, double p, const std::string& mode, bool training) {
+// torchvision's stochastic_depth body; the public function wraps it for FX.
+Tensor stochastic_depth_impl(const Tensor& input, double p, const std::string& mode, bool training) {
   check_stochastic_depth(p, mode);
   if (!training || p == 0.0) return input;
   const double survival_rate = 1.0 - p;
@@ -74,6 +74,24 @@ Tensor stochastic_depth(const Tensor& input, double p, const std::string& mode, 
   noise.bernoulli_(survival_rate);
   if (survival_rate > 0.0) noise.div_(survival_rate);
   return input * noise;
+}
+
+}  // namespace
+
+Tensor stochastic_depth(const Tensor& input, double p, const std::string& mode, bool training) {
+  // torch.fx.wrap("stochastic_depth") in torchvision/ops/stochastic_depth.py: one call_function node when traced.
+  static const fx::WrappedFunction& wrapped = fx::wrap(
+      "torchvision.ops.stochastic_depth.stochastic_depth",
+      [](const TensorList& tensors, const std::vector<fx::Argument>& args) {
+        TL_CHECK(tensors.size() == 1 && args.size() == 4, "stochastic_depth: expected (input, p, mode, training), got ",
+                 args.size(), " arguments");
+        const auto* p = std::get_if<double>(&args[1].value());
+        const auto* mode = std::get_if<std::string>(&args[2].value());
+        const auto* training = std::get_if<bool>(&args[3].value());
+        TL_CHECK(p && mode && training, "stochastic_depth: expected (input, float p, str mode, bool training)");
+        return stochastic_depth_impl(tensors[0], *p, *mode, *training);
+      });
+  return fx::call_wrapped(wrapped, {input, fx::Argument(p), fx::Argument(mode), fx::Argument(training)});
 }
 
 StochasticDepth::StochasticDepth(double p, std::string mode) : p_(p), mode_(std::move(mode)) {

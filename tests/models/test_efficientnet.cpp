@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "fx/tracer.h"
 #include "models/efficientnet.h"
 #include "models/vision_ops.h"
 #include "nn/repr.h"
@@ -37,6 +38,18 @@ TEST_CASE("efficientnet: the large variants (b4 ... b7, BatchNorm eps 0.001 from
   CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b5", [] { return efficientnet_b5(); }) == "");
   CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b6", [] { return efficientnet_b6(); }) == "");
   CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b7", [] { return efficientnet_b7(); }) == "");
+}
+
+TEST_CASE("efficientnet: symbolic_trace gives torch.fx's code (stochastic_depth as the wrapped function it is)") {
+  auto model = efficientnet_b0();
+  CHECK(fx::symbolic_trace(model)->code() == testing::zoo_reference("zoo_mobile", "efficientnet_b0", "code"));
+  // Traced in eval mode, the calls record training=False, and the GraphModule computes what eager does.
+  testing::apply_bn_rule(*model);
+  model->eval();
+  auto traced = fx::symbolic_trace(model);
+  CHECK(traced->code().find("stochastic_depth(features_2_1_block_3_1, 0.025, 'row', False)") != std::string::npos);
+  const Tensor x = testing::zoo_input(1, 35);
+  CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 1e-6, 1e-6);
 }
 
 TEST_CASE("efficientnet: options (num_classes, dropout, stochastic_depth_prob)") {
