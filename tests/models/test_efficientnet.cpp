@@ -20,24 +20,20 @@
 namespace tl::models {
 namespace {
 
-int64_t parameter_count(const nn::Module& m) {
-  int64_t n = 0;
-  for (const Tensor& p : m.parameters()) n += p.numel();
-  return n;
-}
+using testing::parameter_count;
 
 TEST_CASE("efficientnet: print, state_dict, seeded initial weights and eval logits equal torchvision's") {
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b0", [] { return efficientnet_b0(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b1", [] { return efficientnet_b1(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b2", [] { return efficientnet_b2(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b3", [] { return efficientnet_b3(); }) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b0", [] { return efficientnet_b0(); }, 5288548) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b1", [] { return efficientnet_b1(); }, 7794184) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b2", [] { return efficientnet_b2(); }, 9109994) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b3", [] { return efficientnet_b3(); }, 12233232) == "");
 }
 
 TEST_CASE("efficientnet: the large variants (b4 ... b7, BatchNorm eps 0.001 from b5) equal torchvision's") {
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b4", [] { return efficientnet_b4(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b5", [] { return efficientnet_b5(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b6", [] { return efficientnet_b6(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b7", [] { return efficientnet_b7(); }) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b4", [] { return efficientnet_b4(); }, 19341616) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b5", [] { return efficientnet_b5(); }, 30389784) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b6", [] { return efficientnet_b6(); }, 43040704) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "efficientnet_b7", [] { return efficientnet_b7(); }, 66347960) == "");
 }
 
 TEST_CASE("efficientnet: symbolic_trace gives torch.fx's code (stochastic_depth as the wrapped function it is)") {

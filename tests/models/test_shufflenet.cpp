@@ -16,19 +16,14 @@
 namespace tl::models {
 namespace {
 
-int64_t parameter_count(const nn::Module& m) {
-  int64_t n = 0;
-  for (const Tensor& p : m.parameters()) n += p.numel();
-  return n;
-}
+using testing::parameter_count;
 
 TEST_CASE("shufflenet: print, state_dict, seeded initial weights and eval logits equal torchvision's") {
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x0_5", [] { return shufflenet_v2_x0_5(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x1_0", [] { return shufflenet_v2_x1_0(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x1_5", [] { return shufflenet_v2_x1_5(); }) == "");
-  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x2_0", [] { return shufflenet_v2_x2_0(); }) == "");
-  CHECK(parameter_count(*shufflenet_v2_x0_5()) == 1366792);
-  CHECK(parameter_count(*shufflenet_v2_x2_0({.num_classes = 10})) == 7393996 - 990 * 2049);
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x0_5", [] { return shufflenet_v2_x0_5(); }, 1366792) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x1_0", [] { return shufflenet_v2_x1_0(); }, 2278604) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x1_5", [] { return shufflenet_v2_x1_5(); }, 3503624) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_mobile", "shufflenet_v2_x2_0", [] { return shufflenet_v2_x2_0(); }, 7393996) == "");
+  CHECK(parameter_count(*shufflenet_v2_x0_5({.num_classes = 10})) == 1366792 - 990 * 1025);  // fc 1024 -> 10
 }
 
 TEST_CASE("channel_shuffle: channel g * (C / groups) + i goes to i * groups + g") {

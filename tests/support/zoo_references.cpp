@@ -30,6 +30,12 @@ std::string shape_text(const Shape& s) {
 
 }  // namespace
 
+int64_t parameter_count(const nn::Module& model) {
+  int64_t n = 0;
+  for (const Tensor& p : model.parameters()) n += p.numel();
+  return n;
+}
+
 std::string zoo_reference(const std::string& dir, const std::string& name, const std::string& what) {
   return read_reference(dir + "/" + name + "_" + what + ".txt");
 }
@@ -77,8 +83,14 @@ std::string state_dict_mismatch(const nn::Module& model, const std::string& refe
     const auto& [name, t] = dict[i];
     if (name != key) return "entry " + std::to_string(i) + " is " + name + ", PyTorch's is " + key;
     if (shape_text(t.shape()) != shape) return key + " has shape " + shape_text(t.shape()) + ", PyTorch's " + shape;
-    const Tensor d = t.detach().to(DType::Float64);
-    const double our_sum = d.sum().item<double>(), our_sq = (d * d).sum().item<double>();
+    // One pass in double over the elements (float parameters and buffers; num_batches_tracked is int64).
+    double our_sum = 0, our_sq = 0;
+    const Tensor c = t.detach().to(DType::Float64).contiguous();
+    const double* v = c.data<double>();
+    for (int64_t j = 0; j < c.numel(); ++j) {
+      our_sum += v[j];
+      our_sq += v[j] * v[j];
+    }
     const double scale = std::sqrt(sum_sq * static_cast<double>(t.numel())) + 1e-12;
     if (std::abs(our_sum - sum) > 1e-6 * scale || std::abs(our_sq - sum_sq) > 1e-6 * sum_sq + 1e-12) {
       std::ostringstream os;
@@ -127,10 +139,13 @@ std::string logits_mismatch(nn::Module& model, const std::string& reference, dou
 }
 
 std::string zoo_model_mismatch(const std::string& dir, const std::string& name,
-                               const std::function<std::shared_ptr<nn::Module>()>& make) {
+                               const std::function<std::shared_ptr<nn::Module>()>& make, int64_t parameters) {
   manual_seed(0);
   const std::shared_ptr<nn::Module> model = make();
   std::string out;
+  if (parameter_count(*model) != parameters)
+    out += name + ": " + std::to_string(parameter_count(*model)) + " parameters, torchvision's " +
+           std::to_string(parameters) + "\n";
   std::ostringstream printed;
   printed << *model;
   if (printed.str() != zoo_reference(dir, name, "repr")) out += name + ": print(model) differs from torchvision's\n";

@@ -12,6 +12,8 @@
 
 namespace tl::testing {
 
+/// The number of parameter elements, as sum(p.numel() for p in model.parameters()).
+int64_t parameter_count(const nn::Module& model);
 /// tests/reference/<dir>/<name>_<what>.txt, e.g. zoo_reference("zoo_mobile", "mobilenet_v2", "repr").
 std::string zoo_reference(const std::string& dir, const std::string& name, const std::string& what);
 /// Sets every BatchNorm2d (the k-th in named_modules order, channel c) as the script's bn_rule:
@@ -29,11 +31,11 @@ std::string state_dict_mismatch(const nn::Module& model, const std::string& refe
 std::string logits_mismatch(nn::Module& model, const std::string& reference, double rtol = 1e-4,
                             int64_t max_size = 1 << 30);
 
-/// The whole check of one builder: after manual_seed(0), `make()`'s print(model) equals
-/// tests/reference/<dir>/<name>_repr.txt, its state_dict <name>_state_dict.txt (keys, shapes, initial
-/// values), and, with the BN rule in eval mode, its logits <name>_logits.txt. "" when all hold, else
-/// each difference on a line of its own.
+/// The whole check of one builder: after manual_seed(0), `make()` has `parameters` parameter elements, its
+/// print(model) equals tests/reference/<dir>/<name>_repr.txt, its state_dict <name>_state_dict.txt (keys,
+/// shapes, initial values), and, with the BN rule in eval mode, its logits <name>_logits.txt. "" when all
+/// hold, else each difference on a line of its own.
 std::string zoo_model_mismatch(const std::string& dir, const std::string& name,
-                               const std::function<std::shared_ptr<nn::Module>()>& make);
+                               const std::function<std::shared_ptr<nn::Module>()>& make, int64_t parameters);
 
 }  // namespace tl::testing
