@@ -1,8 +1,11 @@
 // fx/codegen.cpp — FX's _gen_python_code for the node kinds torchless graphs contain.
 #include "fx/codegen.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
+
+#include "fx/wrap.h"
 
 namespace tl::fx {
 namespace {
@@ -76,6 +79,7 @@ std::string emit(const Node& n) {
     case Opcode::CallFunction: break;
   }
   const std::string& t = n.target();
+  if (!n.op_kind() && find_wrapped(t)) return name + " = " + wrapped_global_name(t) + "(" + format_args(n.args(), 0, n.kwargs()) + ")";
   if (t.rfind("operator.", 0) == 0 && n.kwargs().empty()) {
     const std::string op = t.substr(9);
     auto it = magic_methods().find(op);
@@ -95,6 +99,17 @@ std::string python_code(const Graph& graph) {
   const std::vector<Node*> nodes = graph.node_list();
   // Each value is deleted after its last use, in the order FX finds them.
   const auto last_uses = graph.last_uses();
+
+  // FX declares each wrapped function the code calls, in order of first use, before the function.
+  std::vector<std::string> wrapped;
+  for (const Node* n : nodes) {
+    const std::string global = wrapped_global_name(n->target());
+    if (n->op() == Opcode::CallFunction && !n->op_kind() && find_wrapped(n->target()) &&
+        std::find(wrapped.begin(), wrapped.end(), global) == wrapped.end())
+      wrapped.push_back(global);
+  }
+  std::string wrap_stmts;
+  for (const std::string& w : wrapped) wrap_stmts += (wrap_stmts.empty() ? "" : "\n") + ("torch.fx._symbolic_trace.wrap(\"" + w + "\")");
 
   std::string signature = "self";
   std::string return_type;
@@ -126,7 +141,7 @@ std::string python_code(const Graph& graph) {
     code += "\n";
     start = nl + 1;
   }
-  return "\n\n\ndef forward(" + signature + ")" + return_type + ":\n" + code;
+  return "\n" + wrap_stmts + "\n\ndef forward(" + signature + ")" + return_type + ":\n" + code;
 }
 
 }  // namespace tl::fx

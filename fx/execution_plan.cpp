@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "fx/graph_module.h"
+#include "fx/wrap.h"
 
 namespace tl::fx {
 namespace {
@@ -73,6 +74,11 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
         case Opcode::CallFunction:
         case Opcode::CallMethod: {
           const ResolvedCall& c = *s.call;
+          if (c.wrapped) {
+            gather_args();
+            v = c.wrapped->fn(args, s.node->args());
+            break;
+          }
           if (!c.op) {  // operator.getitem
             args.clear();
             for (size_t k = 1; k < s.inputs.size(); ++k) args.push_back(slots[static_cast<size_t>(s.inputs[k])].tensor("getitem"));

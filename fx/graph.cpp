@@ -11,6 +11,7 @@
 #include "core/schema.h"
 #include "core/text_table.h"
 #include "fx/schema.h"
+#include "fx/wrap.h"
 #include "nn/module.h"
 
 namespace tl::fx {
@@ -226,7 +227,8 @@ void Graph::lint(const nn::Module* root) const {
     for (Node* user : n->users())
       TL_CHECK(!user->erased(), "lint: node '", n->name(), "' lists the erased node '", user->name(), "' as a user");
     if ((n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && n->target() != "operator.getitem")
-      TL_CHECK(n->op_kind().has_value(), "lint: ", opcode_name(n->op()), " node '", n->name(), "' has no op");
+      TL_CHECK(n->op_kind().has_value() || (n->op() == Opcode::CallFunction && find_wrapped(n->target())), "lint: ",
+               opcode_name(n->op()), " node '", n->name(), "' has no op");
     if (root && n->op() == Opcode::CallModule) {
       try {
         root->get_submodule(n->target());

@@ -6,6 +6,7 @@
 #include "core/schema.h"
 #include "fx/node.h"
 #include "fx/schema.h"
+#include "fx/wrap.h"
 
 namespace tl::fx {
 
@@ -64,6 +65,16 @@ ResolvedCall resolve_call(const Node& n) {
         c.inputs.push_back(n.args()[0].node());
         c.key = GetItemKey::parse(n.args()[1], c.inputs, n.name());
         break;
+      }
+      if (!n.op_kind()) {
+        if (const WrappedFunction* wrapped = find_wrapped(n.target())) {
+          TL_CHECK(n.kwargs().empty(), "GraphModule: '", n.name(), "' calls the wrapped function ", n.target(),
+                   ", which takes positional arguments only");
+          c.wrapped = wrapped;
+          for (const Argument& a : n.args())
+            if (a.is_node()) c.inputs.push_back(a.node());
+          break;
+        }
       }
       c.op = call_op(n);
       OpArguments a = from_fx_args(*c.op, n.args(), n.kwargs(), [](Node*) { return Tensor(); }, c.style);

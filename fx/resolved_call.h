@@ -14,6 +14,7 @@
 namespace tl::fx {
 
 class Node;
+struct WrappedFunction;
 
 /// A node's call, resolved. For placeholder and get_attr only `inputs` (empty) is set.
 struct ResolvedCall {
@@ -28,11 +29,15 @@ struct ResolvedCall {
   std::vector<Node*> inputs;
   GetItemKey key;          ///< operator.getitem's key
   int64_t out_input = -1;  ///< position in `inputs` of the op's `out=` result (core/schema.h), or -1
+  /// A call_function of a wrapped function (fx/wrap.h): it, called with `inputs`' values and the node's
+  /// args; `op` is then empty.
+  const WrappedFunction* wrapped = nullptr;
 };
 
 /// Resolves `n`'s call. Throws tl::Error when its arguments cannot be called: an op's wrong or
-/// missing argument (fx/schema.h's from_fx_args), a reflected operator with no reflected op, a
-/// getitem without (node, key) or with a key no index takes, a call_module with a non-tensor or keyword argument, an
+/// missing argument (fx/schema.h's from_fx_args), a wrapped function given keyword arguments, a reflected
+/// operator with no reflected op, a getitem without (node, key) or with a key no index takes, a call_module
+/// with a non-tensor or keyword argument, an
 /// output returning a constant. Node keeps the result (Node::call()).
 ResolvedCall resolve_call(const Node& n);
 

@@ -10,6 +10,7 @@
 #include "core/op_args.h"
 #include "fx/getitem.h"
 #include "fx/schema.h"
+#include "fx/wrap.h"
 #include "nn/module_hook.h"
 
 namespace tl::fx {
@@ -148,6 +149,24 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     return true;
   }
 
+  /// A wrapped function called with a traced tensor among its arguments: one call_function node whose
+  /// target is the function's qualified name (fx/wrap.h).
+  Tensor record_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args) {
+    std::vector<Argument> node_args;
+    TensorList real;
+    for (const WrappedArg& a : args) {
+      if (const Tensor* t = std::get_if<Tensor>(&a)) {
+        node_args.push_back(argument(*t));
+        const ProxyNode* p = proxy_of(*t);
+        real.push_back(p ? p->real() : *t);
+      } else {
+        node_args.push_back(std::get<Argument>(a));
+      }
+    }
+    Node* n = graph_.create_node(Opcode::CallFunction, f.qualified_name, node_args);
+    return proxy(n, with_examples_ ? f.fn(real, node_args) : Tensor());
+  }
+
   void before(nn::Module& m, const TensorList&) override {
     auto it = paths_.find(&m);
     const std::string where = it == paths_.end() || it->second.empty() ? "" : " (module '" + it->second + "')";
@@ -226,7 +245,27 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   std::vector<std::string> context_;
 };
 
+// The session tracing on this thread, for call_wrapped.
+thread_local TraceSession* t_session = nullptr;
+
 }  // namespace
+
+Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args) {
+  TensorList tensors;
+  std::vector<Argument> plain;
+  bool traced = false;
+  for (const WrappedArg& a : args) {
+    if (const Tensor* t = std::get_if<Tensor>(&a)) {
+      traced = traced || proxy_of(*t) != nullptr;
+      tensors.push_back(*t);
+      plain.emplace_back();
+    } else {
+      plain.push_back(std::get<Argument>(a));
+    }
+  }
+  if (traced && t_session != nullptr) return t_session->record_wrapped(f, args);
+  return f.fn(tensors, plain);
+}
 
 bool Tracer::is_leaf_module(const nn::Module& m, const std::string&) const { return m.is_leaf(); }
 
@@ -246,6 +285,11 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   {
     dispatch::HookGuard op_guard(&session);
     nn::ModuleHookGuard module_guard(&session);
+    struct ActiveSession {
+      TraceSession* outer = t_session;
+      explicit ActiveSession(TraceSession* s) { t_session = s; }
+      ~ActiveSession() { t_session = outer; }
+    } active(&session);
     results = root.forward(nn::Inputs(root, proxies));
   }
   std::vector<Argument> outs;

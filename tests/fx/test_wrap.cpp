@@ -1,0 +1,81 @@
+// tests/fx/test_wrap.cpp — torch.fx.wrap: a wrapped function traces as one call_function node named by
+// its qualified name, generated code declares and calls it as FX's does, GraphModule, the Interpreter and
+// traced example inputs run it, and misuse is refused.
+#include <doctest/doctest.h>
+
+#include "fx/interpreter.h"
+#include "fx/tracer.h"
+#include "fx/wrap.h"
+#include "nn/layers.h"
+#include "ops/ops.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::fx {
+namespace {
+
+// x * scale + shift, wrapped as "mylib.ops.scale_shift" (a Python module's function).
+const WrappedFunction& scale_shift_fn() {
+  static const WrappedFunction& f = wrap("mylib.ops.scale_shift", [](const TensorList& t, const std::vector<Argument>& a) {
+    return t[0] * std::get<double>(a[1].value()) + std::get<double>(a[2].value());
+  });
+  return f;
+}
+
+Tensor scale_shift(const Tensor& x, double scale, double shift) {
+  return call_wrapped(scale_shift_fn(), {x, Argument(scale), Argument(shift)});
+}
+
+class Net : public nn::Module {
+ public:
+  Net() { register_module("relu", std::make_shared<nn::ReLU>()); }
+  Tensor forward(const Tensor& x) override { return scale_shift(submodule("relu")(x), 2.0, 0.5) + x; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<Net>(); }
+};
+
+TEST_CASE("fx::wrap: traced as one call_function node, declared and called in the code as torch.fx does") {
+  auto net = std::make_shared<Net>();
+  auto gm = symbolic_trace(net);
+  CHECK(gm->graph().str() ==
+        "graph():\n"
+        "    %x : [#users=2] = placeholder[target=x]\n"
+        "    %relu : [#users=1] = call_module[target=relu](args = (%x,), kwargs = {})\n"
+        "    %scale_shift : [#users=1] = call_function[target=mylib.ops.scale_shift](args = (%relu, 2.0, 0.5), kwargs "
+        "= {})\n"
+        "    %add : [#users=1] = call_function[target=operator.add](args = (%scale_shift, %x), kwargs = {})\n"
+        "    return add");
+  CHECK(gm->code() ==
+        "\ntorch.fx._symbolic_trace.wrap(\"mylib_ops_scale_shift\")\n\n"
+        "def forward(self, x):\n"
+        "    relu = self.relu(x)\n"
+        "    scale_shift = mylib_ops_scale_shift(relu, 2.0, 0.5);  relu = None\n"
+        "    add = scale_shift + x;  scale_shift = x = None\n"
+        "    return add\n"
+        "    ");
+  const Tensor x = from_vector<float>({-1, 0, 1, 2}, {4});
+  const Tensor expected = from_vector<float>({-0.5, 0.5, 3.5, 6.5}, {4});
+  CHECK_TENSOR_CLOSE((*net)(x), expected, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE((*gm)(x), expected, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(Interpreter(gm).run({x}), expected, 0.0, 0.0);
+  auto with_shapes = symbolic_trace(net, {x});
+  CHECK(std::any_cast<TensorMeta>(with_shapes->graph().find_nodes(Opcode::CallFunction)[0]->meta().at("tensor_meta"))
+            .shape == Shape{4});
+}
+
+TEST_CASE("fx::wrap: a name registered twice and keyword arguments are refused") {
+  scale_shift_fn();
+  CHECK_THROWS_WITH_AS(wrap("mylib.ops.scale_shift", {}), "fx::wrap: 'mylib.ops.scale_shift' is wrapped already", Error);
+  auto gm = symbolic_trace(std::make_shared<Net>());
+  Node* call = gm->graph().find_nodes(Opcode::CallFunction)[0];
+  CHECK(call->target() == "mylib.ops.scale_shift");
+  call->update_kwarg("shift", 1.0);
+  CHECK_THROWS_WITH_AS(gm->recompile(),
+                       doctest::Contains("'scale_shift' calls the wrapped function mylib.ops.scale_shift, which takes "
+                                         "positional arguments only"),
+                       Error);
+  CHECK(find_wrapped("mylib.ops.other") == nullptr);
+  CHECK(wrapped_global_name("torchvision.ops.stochastic_depth.stochastic_depth") ==
+        "torchvision_ops_stochastic_depth_stochastic_depth");
+}
+
+}  // namespace
+}  // namespace tl::fx
