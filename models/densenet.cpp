@@ -47,9 +47,10 @@ Tensor DenseLayer::forward_list(const TensorList& prev_features) {
 
 DenseBlock::DenseBlock(int64_t num_layers, int64_t num_input_features, int64_t bn_size, int64_t growth_rate,
                        double drop_rate) {
-  for (int64_t i = 0; i < num_layers; ++i)
-    register_module("denselayer" + std::to_string(i + 1),
-                    std::make_shared<DenseLayer>(num_input_features + i * growth_rate, growth_rate, bn_size, drop_rate));
+  for (int64_t i = 0; i < num_layers; ++i) {
+    const int64_t in = num_input_features + i * growth_rate;
+    register_module("denselayer" + std::to_string(i + 1), std::make_shared<DenseLayer>(in, growth_rate, bn_size, drop_rate));
+  }
 }
 
 nn::ForwardSignature DenseBlock::forward_signature() const { return tensor_to_tensor("init_features"); }

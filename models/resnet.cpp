@@ -50,7 +50,8 @@ Tensor BasicBlock::forward(const Tensor& x) {
 Bottleneck::Bottleneck(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample,
                        int64_t groups, int64_t base_width) {
   // torchvision's int(planes * (base_width / 64.0)) * groups
-  const int64_t width = static_cast<int64_t>(static_cast<double>(planes) * (static_cast<double>(base_width) / 64.0)) * groups;
+  const double scale = static_cast<double>(base_width) / 64.0;
+  const int64_t width = static_cast<int64_t>(static_cast<double>(planes) * scale) * groups;
   register_module("conv1", conv1x1(inplanes, width));
   register_module("bn1", bn(width));
   register_module("conv2", conv3x3(width, width, stride, groups));

@@ -32,9 +32,9 @@ class Fire : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<Fire>(); }
 };
 
-/// Input (N, 3, H, W) with H, W >= 17 (1_0) or >= 9 (1_1); output logits (N, num_classes), the ReLU'd
-/// output of a 1x1 conv averaged over space. Children: features (Sequential), classifier (Sequential:
-/// Dropout, final 1x1 Conv2d, ReLU, AdaptiveAvgPool2d (1, 1)).
+/// Input (N, 3, H, W), at least torchvision's min_size (21x21 for 1_0, 17x17 for 1_1); output logits
+/// (N, num_classes), the ReLU'd output of a 1x1 conv averaged over space. Children: features (Sequential),
+/// classifier (Sequential: Dropout, final 1x1 Conv2d, ReLU, AdaptiveAvgPool2d (1, 1)).
 class SqueezeNet : public nn::Module {
  public:
   /// `version`: "1_0" or "1_1"; throws tl::Error (torchvision's ValueError text) otherwise.

@@ -30,10 +30,8 @@ TEST_CASE("densenet121: print(model), state_dict, parameters, logits at 224x224 
 }
 
 TEST_CASE("densenet169: print(model), state_dict, parameters and logits at 65x67 equal torchvision's; it refuses densenet121's state_dict") {
-  const testing::ZooCase c = zoo_case("densenet", "densenet169");
-  const testing::SeededModel m = testing::build_seeded(c, [] { return densenet169({.num_classes = 10}); }, false);
-  testing::check_structure(*m.model, c);
-  testing::check_logits(m, c);
+  const testing::SeededModel m =
+      testing::check_builder(zoo_case("densenet", "densenet169"), [] { return densenet169({.num_classes = 10}); });
   // densenet121's third block has 24 layers, densenet169's 32.
   testing::check_refuses_state_dict(*m.model, shared_densenet121().model->state_dict(),
                                     "features.denseblock3.denselayer25.norm1.weight");
@@ -44,11 +42,8 @@ TEST_CASE("densenet161 and densenet201: print(model), state_dict, parameters and
   using Builder = std::shared_ptr<DenseNet> (*)(const DenseNetOptions&);
   const std::pair<const char*, Builder> builders[] = {{"densenet161", densenet161}, {"densenet201", densenet201}};
   for (const auto& [name, builder] : builders) {
-    const testing::ZooCase c = zoo_case("densenet", name);
     const Builder build = builder;
-    const testing::SeededModel m = testing::build_seeded(c, [build] { return build({.num_classes = 10}); }, false);
-    testing::check_structure(*m.model, c);
-    testing::check_logits(m, c);
+    testing::check_builder(zoo_case("densenet", name), [build] { return build({.num_classes = 10}); });
   }
 }
 

@@ -27,10 +27,8 @@ TEST_CASE("squeezenet1_1: print(model), state_dict, parameters, logits at 224x22
 }
 
 TEST_CASE("squeezenet1_0: print(model), state_dict, parameters and logits at 37x39 equal torchvision's; 1_1 refuses its state_dict") {
-  const testing::ZooCase c = zoo_case("squeezenet", "squeezenet1_0");
-  const testing::SeededModel m = testing::build_seeded(c, [] { return squeezenet1_0({.num_classes = 10}); }, false);
-  testing::check_structure(*m.model, c);
-  testing::check_logits(m, c);
+  const testing::SeededModel m =
+      testing::check_builder(zoo_case("squeezenet", "squeezenet1_0"), [] { return squeezenet1_0({.num_classes = 10}); });
   // 1_0's features.6 is a MaxPool2d where 1_1 has a Fire.
   testing::check_refuses_state_dict(*shared_squeezenet1_1().model, m.model->state_dict(), "features.6.squeeze.weight");
 }

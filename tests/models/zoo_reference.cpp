@@ -73,7 +73,8 @@ void check_structure(const nn::Module& model, const ZooCase& c) {
   INFO(c.builder);
   CHECK(nn::repr(model) == c.data.at("repr").get<std::string>());
   std::vector<std::pair<std::string, std::vector<int64_t>>> keys, expected;
-  for (const auto& [name, t] : model.state_dict()) keys.emplace_back(name, std::vector<int64_t>(t.shape().begin(), t.shape().end()));
+  for (const auto& [name, t] : model.state_dict())
+    keys.emplace_back(name, std::vector<int64_t>(t.shape().begin(), t.shape().end()));
   for (const Json& entry : c.data.at("state_dict"))
     expected.emplace_back(entry.at(0).get<std::string>(), entry.at(1).get<std::vector<int64_t>>());
   CHECK(keys == expected);
@@ -99,7 +100,15 @@ SeededModel build_seeded(const ZooCase& c, const std::function<std::shared_ptr<n
 void check_logits(const SeededModel& m, const ZooCase& c) {
   check_batches(*m.model, m.x_odd, c.data.at("odd"), c.num_classes,
                 c.builder + " at " + std::to_string(c.height) + "x" + std::to_string(c.width));
-  if (m.x_224.defined()) check_batches(*m.model, m.x_224, c.data.at("size224"), c.num_classes, c.builder + " at 224x224");
+  if (m.x_224.defined())
+    check_batches(*m.model, m.x_224, c.data.at("size224"), c.num_classes, c.builder + " at 224x224");
+}
+
+SeededModel check_builder(const ZooCase& c, const std::function<std::shared_ptr<nn::Module>()>& build) {
+  SeededModel m = build_seeded(c, build, false);
+  check_structure(*m.model, c);
+  check_logits(m, c);
+  return m;
 }
 
 void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c, const std::string& stop_at) {
@@ -109,8 +118,9 @@ void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c, con
   std::string expected_graph = strip_trailing_newlines(c.data.at("graph").get<std::string>());
   std::string expected_code = c.data.at("code").get<std::string>();
   if (!stop_at.empty()) {
-    for (auto [text, marker] : {std::pair{&graph, "\n    %" + stop_at + " "}, std::pair{&expected_graph, "\n    %" + stop_at + " "},
-                                std::pair{&code, "\n    " + stop_at + " = "}, std::pair{&expected_code, "\n    " + stop_at + " = "}}) {
+    const std::string node_line = "\n    %" + stop_at + " ", code_line = "\n    " + stop_at + " = ";
+    for (auto [text, marker] : {std::pair{&graph, node_line}, std::pair{&expected_graph, node_line},
+                                std::pair{&code, code_line}, std::pair{&expected_code, code_line}}) {
       const size_t at = text->find(marker);
       REQUIRE_MESSAGE(at != std::string::npos, "no node ", stop_at, " in the trace of ", c.builder);
       text->resize(at);

@@ -44,6 +44,9 @@ void check_structure(const nn::Module& model, const ZooCase& c);
 /// |PyTorch logit|.
 void check_logits(const SeededModel& m, const ZooCase& c);
 
+/// build_seeded (without 224x224), then check_structure and check_logits: one builder's whole check.
+SeededModel check_builder(const ZooCase& c, const std::function<std::shared_ptr<nn::Module>()>& build);
+
 /// CHECKs fx::symbolic_trace(model)'s graph and code against torch.fx's; with `stop_at` (a node name),
 /// only the text before that node's line in each (torch.fx's calls of torch.nn.functional.* after it,
 /// which our tracer records as the ops they run, #34).
