@@ -8,10 +8,10 @@
 namespace tl::models {
 namespace {
 
-std::shared_ptr<nn::Conv2d> conv3x3(int64_t in_planes, int64_t out_planes, int64_t stride = 1) {
+std::shared_ptr<nn::Conv2d> conv3x3(int64_t in_planes, int64_t out_planes, int64_t stride = 1, int64_t groups = 1) {
   return std::make_shared<nn::Conv2d>(nn::Conv2dOptions{
       .in_channels = in_planes, .out_channels = out_planes, .kernel_size = 3, .stride = stride, .padding = 1,
-      .bias = false});
+      .groups = groups, .bias = false});
 }
 
 std::shared_ptr<nn::Conv2d> conv1x1(int64_t in_planes, int64_t out_planes, int64_t stride = 1) {
@@ -25,7 +25,9 @@ nn::ForwardSignature tensor_to_tensor() { return {{"x"}, {"torch.Tensor"}, "torc
 
 }  // namespace
 
-BasicBlock::BasicBlock(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample) {
+BasicBlock::BasicBlock(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample,
+                       int64_t groups, int64_t base_width) {
+  TL_CHECK(groups == 1 && base_width == 64, "BasicBlock only supports groups=1 and base_width=64");
   register_module("conv1", conv3x3(inplanes, planes, stride));
   register_module("bn1", bn(planes));
   register_module("relu", std::make_shared<nn::ReLU>(/*inplace=*/true));
@@ -45,11 +47,14 @@ Tensor BasicBlock::forward(const Tensor& x) {
   return relu(out);
 }
 
-Bottleneck::Bottleneck(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample) {
-  const int64_t width = planes;  // groups = 1, base_width = 64
+Bottleneck::Bottleneck(int64_t inplanes, int64_t planes, int64_t stride, std::shared_ptr<nn::Module> downsample,
+                       int64_t groups, int64_t base_width) {
+  // torchvision's int(planes * (base_width / 64.0)) * groups
+  const double scale = static_cast<double>(base_width) / 64.0;
+  const int64_t width = static_cast<int64_t>(static_cast<double>(planes) * scale) * groups;
   register_module("conv1", conv1x1(inplanes, width));
   register_module("bn1", bn(width));
-  register_module("conv2", conv3x3(width, width, stride));
+  register_module("conv2", conv3x3(width, width, stride, groups));
   register_module("bn2", bn(width));
   register_module("conv3", conv1x1(width, planes * kExpansion));
   register_module("bn3", bn(planes * kExpansion));
@@ -69,7 +74,8 @@ Tensor Bottleneck::forward(const Tensor& x) {
   return relu(out);
 }
 
-ResNet::ResNet(Block block, const std::array<int64_t, 4>& layers, const ResNetOptions& options) {
+ResNet::ResNet(Block block, const std::array<int64_t, 4>& layers, const ResNetOptions& options)
+    : groups_(options.groups), base_width_(options.width_per_group) {
   register_module("conv1", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{
                                .in_channels = 3, .out_channels = inplanes_, .kernel_size = 7, .stride = 2,
                                .padding = 3, .bias = false}));
@@ -109,8 +115,9 @@ std::shared_ptr<nn::Module> ResNet::make_layer(Block block, int64_t planes, int6
         std::make_shared<nn::Sequential>(conv1x1(inplanes_, planes * expansion, stride), bn(planes * expansion));
   auto make_block = [&](int64_t inplanes, int64_t block_stride,
                         std::shared_ptr<nn::Module> ds) -> std::shared_ptr<nn::Module> {
-    if (block == Block::Basic) return std::make_shared<BasicBlock>(inplanes, planes, block_stride, std::move(ds));
-    return std::make_shared<Bottleneck>(inplanes, planes, block_stride, std::move(ds));
+    if (block == Block::Basic)
+      return std::make_shared<BasicBlock>(inplanes, planes, block_stride, std::move(ds), groups_, base_width_);
+    return std::make_shared<Bottleneck>(inplanes, planes, block_stride, std::move(ds), groups_, base_width_);
   };
   auto layer = std::make_shared<nn::Sequential>();
   layer->append(make_block(inplanes_, stride, std::move(downsample)));
@@ -145,6 +152,48 @@ std::shared_ptr<ResNet> resnet34(const ResNetOptions& options) {
 
 std::shared_ptr<ResNet> resnet50(const ResNetOptions& options) {
   return std::make_shared<ResNet>(ResNet::Block::Bottleneck, std::array<int64_t, 4>{3, 4, 6, 3}, options);
+}
+
+namespace {
+
+/// torchvision's _ovewrite_named_param for groups and width_per_group: a value the caller left at its
+/// default is replaced, another one refused.
+ResNetOptions overwrite(ResNetOptions options, int64_t groups, int64_t width_per_group) {
+  const ResNetOptions defaults;
+  TL_CHECK(options.groups == defaults.groups || options.groups == groups, "The parameter 'groups' expected value ",
+           groups, " but got ", options.groups, " instead.");
+  TL_CHECK(options.width_per_group == defaults.width_per_group || options.width_per_group == width_per_group,
+           "The parameter 'width_per_group' expected value ", width_per_group, " but got ", options.width_per_group,
+           " instead.");
+  options.groups = groups;
+  options.width_per_group = width_per_group;
+  return options;
+}
+
+std::shared_ptr<ResNet> bottleneck_resnet(const std::array<int64_t, 4>& layers, const ResNetOptions& options) {
+  return std::make_shared<ResNet>(ResNet::Block::Bottleneck, layers, options);
+}
+
+}  // namespace
+
+std::shared_ptr<ResNet> resnext50_32x4d(const ResNetOptions& options) {
+  return bottleneck_resnet({3, 4, 6, 3}, overwrite(options, 32, 4));
+}
+
+std::shared_ptr<ResNet> resnext101_32x8d(const ResNetOptions& options) {
+  return bottleneck_resnet({3, 4, 23, 3}, overwrite(options, 32, 8));
+}
+
+std::shared_ptr<ResNet> resnext101_64x4d(const ResNetOptions& options) {
+  return bottleneck_resnet({3, 4, 23, 3}, overwrite(options, 64, 4));
+}
+
+std::shared_ptr<ResNet> wide_resnet50_2(const ResNetOptions& options) {
+  return bottleneck_resnet({3, 4, 6, 3}, overwrite(options, 1, 64 * 2));
+}
+
+std::shared_ptr<ResNet> wide_resnet101_2(const ResNetOptions& options) {
+  return bottleneck_resnet({3, 4, 23, 3}, overwrite(options, 1, 64 * 2));
 }
 
 }  // namespace tl::models

@@ -2,6 +2,8 @@
 // before each BN's forward, so every layer normalises with statistics of what it really receives.
 #include "tests/support/bn_calibration.h"
 
+#include <vector>
+
 #include "core/grad_mode.h"
 #include "nn/batch_norm.h"
 #include "nn/module_hook.h"
@@ -37,10 +39,12 @@ void calibrate_batch_norms(nn::Module& model, const Shape& input_shape) {
   }
   const bool training = model.is_training();
   model.eval();
+  const std::vector<Tensor> params = model.parameters();
+  const DType dtype = params.empty() ? DType::Float32 : params.front().dtype();
   Calibrator calibrator;
   {
     nn::ModuleHookGuard guard(&calibrator);
-    model(randn(input_shape));
+    model(randn(input_shape).to(dtype));
   }
   model.train(training);
 }

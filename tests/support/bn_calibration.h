@@ -9,7 +9,8 @@
 namespace tl::testing {
 
 /// Randomises every BatchNorm2d of `model` as described above, using an input of `input_shape`
-/// drawn from the default generator; `model`'s training flag is left as it was.
+/// drawn from the default generator (float32, converted to the dtype of the model's first parameter);
+/// `model`'s training flag is left as it was.
 void calibrate_batch_norms(nn::Module& model, const Shape& input_shape);
 
 }  // namespace tl::testing

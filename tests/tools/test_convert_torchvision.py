@@ -85,6 +85,29 @@ class ConvertTorchvision(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(read_names(out), self.names)
 
+    def test_torchvision_zoo_model(self):
+        """A zoo model (squeezenet1_1, 1.2M parameters): every tensor under its name, with its shape and values
+        (tests/models/test_squeezenet.cpp checks that the C++ builder has the same names and shapes)."""
+        import torchvision
+        model = torchvision.models.squeezenet1_1()
+        run, out = self.convert(model.state_dict())
+        self.assertEqual(run.returncode, 0, run.stderr)
+        import json
+        import struct
+        with open(out, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            header = json.loads(f.read(n))
+            data = f.read()
+        header.pop("__metadata__", None)
+        self.assertEqual(sorted(header), sorted(model.state_dict()))
+        dtypes = {"F32": torch.float32, "I64": torch.int64}
+        for name, t in model.state_dict().items():
+            entry = header[name]
+            self.assertEqual(entry["shape"], list(t.shape), name)
+            begin, end = entry["data_offsets"]
+            stored = torch.frombuffer(bytearray(data[begin:end]), dtype=dtypes[entry["dtype"]]).reshape(t.shape)
+            self.assertTrue(torch.equal(stored, t), name)
+
     def test_no_tensors(self):
         run, out = self.convert({})
         self.assertEqual(run.returncode, 1)

@@ -1,0 +1,154 @@
+// tests/models/zoo_reference.cpp — the family-independent checks against torchvision's references.
+#include "tests/models/zoo_reference.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "core/generator.h"
+#include "fx/graph_module.h"
+#include "fx/tracer.h"
+#include "nn/repr.h"
+#include "ops/ops.h"
+#include "tests/support/bn_calibration.h"
+#include "tests/support/file_testing.h"
+#include "tests/support/reference_files.h"
+#include "tests/support/tensor_check.h"
+
+namespace tl::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& zoo_reference() {
+  static const Json data = Json::parse(gunzip_zlib(read_reference("zoo_classic.json.gz")));
+  return data;
+}
+
+void check_close(const Tensor& actual, const Json& expected_values, const Shape& shape, const std::string& what) {
+  const Tensor expected = from_vector(expected_values.get<std::vector<double>>(), shape);
+  double scale = 0;
+  for (int64_t i = 0; i < expected.numel(); ++i) scale = std::max(scale, std::fabs(element_at(expected, i)));
+  INFO(what, ": logits within 1e-4 of the largest |PyTorch logit| ", scale);
+  CHECK_TENSOR_CLOSE(actual, expected, 0.0, 1e-4 * scale);
+}
+
+void check_batches(nn::Module& model, const Tensor& x, const Json& expected, int64_t num_classes,
+                   const std::string& what) {
+  check_close(model(x.narrow(0, 0, 1)), expected.at("batch1"), Shape{1, num_classes}, what + ", batch 1");
+  check_close(model(x), expected.at("batch3"), Shape{3, num_classes}, what + ", batch 3");
+}
+
+}  // namespace
+
+bool skip_heavy_variants() {
+  static const bool skip = [] {
+    const char* env = std::getenv("TL_ZOO_ALL_VARIANTS");
+    const bool all = env != nullptr && std::string(env) == "1";
+    if (!all) std::cerr << "[zoo] the heavy variants are SKIPPED: set TL_ZOO_ALL_VARIANTS=1 to run them\n";
+    return !all;
+  }();
+  return skip;
+}
+
+ZooCase zoo_case(const std::string& family, const std::string& builder) {
+  const Json& ref = zoo_reference();
+  REQUIRE(ref.at("families").contains(family));
+  const Json& f = ref.at("families").at(family);
+  REQUIRE(f.at("builders").contains(builder));
+  return ZooCase{family,
+                 builder,
+                 f.at("builders").at(builder),
+                 f.at("odd_size").at(0).get<int64_t>(),
+                 f.at("odd_size").at(1).get<int64_t>(),
+                 ref.at("num_classes").get<int64_t>(),
+                 ref.at("seed").get<uint64_t>()};
+}
+
+void check_structure(const nn::Module& model, const ZooCase& c) {
+  INFO(c.builder);
+  CHECK(nn::repr(model) == c.data.at("repr").get<std::string>());
+  std::vector<std::pair<std::string, std::vector<int64_t>>> keys, expected;
+  for (const auto& [name, t] : model.state_dict())
+    keys.emplace_back(name, std::vector<int64_t>(t.shape().begin(), t.shape().end()));
+  for (const Json& entry : c.data.at("state_dict"))
+    expected.emplace_back(entry.at(0).get<std::string>(), entry.at(1).get<std::vector<int64_t>>());
+  CHECK(keys == expected);
+  int64_t parameters = 0;
+  for (const Tensor& p : model.parameters()) parameters += p.numel();
+  CHECK(parameters == c.data.at("parameters").get<int64_t>());
+}
+
+SeededModel build_seeded(const ZooCase& c, const std::function<std::shared_ptr<nn::Module>()>& build, bool at_224) {
+  manual_seed(c.seed);
+  SeededModel m{build(), Tensor(), Tensor()};
+  // In float64: a statistic of a BN input whose mean dwarfs its spread would carry both sides' fp32
+  // rounding, amplified, into the logits.
+  m.model->to(DType::Float64);
+  calibrate_batch_norms(*m.model, Shape{2, 3, c.height, c.width});
+  m.model->to(DType::Float32);
+  m.model->eval();
+  m.x_odd = randn({3, 3, c.height, c.width});
+  if (at_224) m.x_224 = randn({3, 3, 224, 224});
+  return m;
+}
+
+void check_logits(const SeededModel& m, const ZooCase& c) {
+  check_batches(*m.model, m.x_odd, c.data.at("odd"), c.num_classes,
+                c.builder + " at " + std::to_string(c.height) + "x" + std::to_string(c.width));
+  if (m.x_224.defined())
+    check_batches(*m.model, m.x_224, c.data.at("size224"), c.num_classes, c.builder + " at 224x224");
+}
+
+SeededModel check_builder(const ZooCase& c, const std::function<std::shared_ptr<nn::Module>()>& build) {
+  SeededModel m = build_seeded(c, build, false);
+  check_structure(*m.model, c);
+  check_logits(m, c);
+  return m;
+}
+
+void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c, const std::string& stop_at) {
+  INFO(c.builder);
+  auto traced = fx::symbolic_trace(model);
+  std::string graph = traced->graph().str(), code = traced->code();
+  std::string expected_graph = strip_trailing_newlines(c.data.at("graph").get<std::string>());
+  std::string expected_code = c.data.at("code").get<std::string>();
+  if (!stop_at.empty()) {
+    const std::string node_line = "\n    %" + stop_at + " ", code_line = "\n    " + stop_at + " = ";
+    for (auto [text, marker] : {std::pair{&graph, node_line}, std::pair{&expected_graph, node_line},
+                                std::pair{&code, code_line}, std::pair{&expected_code, code_line}}) {
+      const size_t at = text->find(marker);
+      REQUIRE_MESSAGE(at != std::string::npos, "no node ", stop_at, " in the trace of ", c.builder);
+      text->resize(at);
+    }
+  }
+  CHECK(graph == expected_graph);
+  CHECK(code == expected_code);
+}
+
+void check_refuses_state_dict(nn::Module& model, const nn::StateDict& other, const std::string& first_missing_key) {
+  const nn::StateDict before = model.state_dict();
+  std::vector<Tensor> copies;
+  for (const auto& [name, t] : before) copies.push_back(t.clone());
+  std::string message;
+  try {
+    model.load_state_dict(other);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  const std::string head = "Error(s) in loading state_dict for " + model.type_name() +
+                           ":\n\tMissing key(s) in state_dict: \"" + first_missing_key + "\"";
+  CHECK_MESSAGE(message.rfind(head, 0) == 0, message.substr(0, 300));
+  const nn::StateDict after = model.state_dict();
+  REQUIRE(after.size() == before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    INFO(after[i].first);
+    CHECK_TENSOR_CLOSE(after[i].second, copies[i], 0.0, 0.0);
+  }
+}
+
+}  // namespace tl::testing
