@@ -43,6 +43,13 @@ def case(name, op, tensors, args, fn, dtype):
                   "grads": {k: enc(v.grad) for k, v in inputs.items() if v is not None}})
 
 
+def with_parameters(layer, weight, bias):
+    """`layer` with its weight and bias replaced by the case's leaves (so their gradients are the case's)."""
+    del layer.weight, layer.bias
+    layer.weight, layer.bias = weight, bias
+    return layer
+
+
 def conv_cases():
     for shape, c_out, k, stride, padding, dilation, groups, bias, dtype in [
             ((2, 4, 11), 6, 3, 1, 0, 1, 1, True, torch.float64), ((2, 4, 11), 6, 3, 2, 1, 1, 1, True, torch.float64),
@@ -62,10 +69,8 @@ def conv_cases():
         args = {"padding": pad, "padding_mode": {"str": mode}, "kernel_size": k, "dilation": dilation}
 
         def module(input, conv_weight, bias, m=mode, p=padding, k=k, d=dilation):
-            conv = torch.nn.Conv1d(4, 6, k, padding=p, dilation=d, padding_mode=m)
-            del conv.weight, conv.bias
-            conv.weight, conv.bias = conv_weight, bias
-            return conv(input)
+            return with_parameters(torch.nn.Conv1d(4, 6, k, padding=p, dilation=d, padding_mode=m), conv_weight,
+                                   bias)(input)
         case(f"Conv1d padding={padding} padding_mode={mode} k={k} d={dilation}", "Conv1d", {
             "input": (2, 4, 9), "conv_weight": (6, 4, k), "bias": (6,)}, args, module, torch.float64)
 
@@ -100,9 +105,7 @@ def transposed_cases():
              dtype)
     for output_size in [[9, 9], [10, 10], [1, 3, 10, 9]]:
         def module(input, conv_weight, bias, size=output_size):
-            up = torch.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
-            del up.weight, up.bias
-            up.weight, up.bias = conv_weight, bias
+            up = with_parameters(torch.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1), conv_weight, bias)
             return up(input, output_size=size)
         case(f"ConvTranspose2d output_size={output_size}", "ConvTranspose2d",
              {"input": (1, 2, 5, 5), "conv_weight": (2, 3, 3, 3), "bias": (3,)}, {"output_size": output_size}, module,
@@ -127,10 +130,8 @@ def conv2d_padding_cases():
         args = {"padding": pad, "padding_mode": {"str": mode}, "kernel_size": list(k), "dilation": list(dilation)}
 
         def module(input, conv_weight, bias, m=mode, p=padding, k=k, d=dilation):
-            conv = torch.nn.Conv2d(4, 6, k, padding=p, dilation=d, padding_mode=m)
-            del conv.weight, conv.bias
-            conv.weight, conv.bias = conv_weight, bias
-            return conv(input)
+            return with_parameters(torch.nn.Conv2d(4, 6, k, padding=p, dilation=d, padding_mode=m), conv_weight,
+                                   bias)(input)
         case(f"Conv2d padding={padding} padding_mode={mode} k={k} d={dilation}", "Conv2d", {
             "input": (2, 4, 8, 7), "conv_weight": (6, 4) + k, "bias": (6,)}, args, module, torch.float64)
 
