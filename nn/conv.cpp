@@ -52,13 +52,9 @@ std::string conv_extra_repr(const ConvRepr& r) {
 
 std::string pair_unless(const IntPair& p, int64_t all) { return p.all_equal(all) ? "" : p.tuple_repr(); }
 
-// PyTorch's checks of a padding string and padding_mode (_ConvNd.__init__'s messages).
+// PyTorch's checks of a padding string (F.conv*'s own) and padding_mode (_ConvNd.__init__'s messages).
 void check_padding(const char* layer, const std::string* mode, bool unit_stride, const std::string& padding_mode) {
-  if (mode) {
-    TL_CHECK(*mode == "valid" || *mode == "same", layer, ": invalid padding string '", *mode,
-             "', should be one of {'valid', 'same'}");
-    TL_CHECK(*mode != "same" || unit_stride, layer, ": padding='same' is not supported for strided convolutions");
-  }
+  if (mode) functional::check_padding_string(layer, *mode, unit_stride);
   TL_CHECK(padding_mode == "zeros" || padding_mode == "reflect" || padding_mode == "replicate" ||
                padding_mode == "circular",
            layer, ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode='",

@@ -28,14 +28,13 @@ SamePadding same_padding(const Shape& kernel, const Shape& dilation) {
   return p;
 }
 
-namespace {
-
-// F.conv1d/F.conv2d's padding string: "valid" or "same", and "same" only for stride 1 (ATen's messages).
-void check_padding_mode(const char* op, const std::string& mode, bool unit_stride) {
+void check_padding_string(const char* op, const std::string& mode, bool unit_stride) {
   TL_CHECK(mode == "valid" || mode == "same", op, ": invalid padding string '", mode,
            "', should be one of {'valid', 'same'}");
   TL_CHECK(mode != "same" || unit_stride, op, ": padding='same' is not supported for strided convolutions");
 }
+
+namespace {
 
 // The input padded on the right of each spatial dim by padding.extra (the odd zero of "same"), as ATen's
 // _convolution_mode pads it before the convolution.
@@ -63,7 +62,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
               IntPair dilation, int64_t groups) {
   if (const IntPair* zeros = padding.zeros())
     return tl::conv2d(input, weight, bias, stride.shape(), zeros->shape(), dilation.shape(), groups);
-  check_padding_mode("conv2d", *padding.mode(), stride.all_equal(1));
+  check_padding_string("conv2d", *padding.mode(), stride.all_equal(1));
   if (*padding.mode() == "valid") return tl::conv2d(input, weight, bias, stride.shape(), {0, 0}, dilation.shape(), groups);
   const SamePadding same = same_padding(kernel_of(weight, 2), dilation.shape());
   return tl::conv2d(pad_extra(input, same), weight, bias, stride.shape(), same.left, dilation.shape(), groups);
@@ -74,7 +73,7 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int
   if (const int64_t* zeros = std::get_if<int64_t>(&padding))
     return tl::conv1d(input, weight, bias, {stride}, {*zeros}, {dilation}, groups);
   const std::string& mode = std::get<std::string>(padding);
-  check_padding_mode("conv1d", mode, stride == 1);
+  check_padding_string("conv1d", mode, stride == 1);
   if (mode == "valid") return tl::conv1d(input, weight, bias, {stride}, {0}, {dilation}, groups);
   const SamePadding same = same_padding(kernel_of(weight, 1), {dilation});
   return tl::conv1d(pad_extra(input, same), weight, bias, {stride}, same.left, {dilation}, groups);

@@ -68,6 +68,9 @@ struct SamePadding {
   Shape left, extra;
 };
 SamePadding same_padding(const Shape& kernel, const Shape& dilation);
+/// A convolution's padding string as PyTorch checks it: "valid" or "same", and "same" only with stride 1;
+/// tl::Error naming `op` and the string otherwise.
+void check_padding_string(const char* op, const std::string& mode, bool unit_stride);
 
 /// input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW), bias (C_out) or undefined.
 /// Throws for a padding string other than "valid" and "same", and for "same" with a stride other than 1.
