@@ -3,7 +3,6 @@
 #include "core/generator.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -11,7 +10,9 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/cpu_features.h"
 #include "core/error.h"
+#include "core/random_kernels.h"
 #include "core/storage.h"
 
 namespace tl {
@@ -41,85 +42,15 @@ uint32_t twist_words(uint32_t u, uint32_t v) {
   return (mixed >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
 }
 
-// The AVX2 kernel's logarithm (Cephes' logf as avx_mathfun.h vectorises it), one lane, for x > 0.
-float lane_log(float x) {
-  x = std::max(x, std::bit_cast<float>(0x00800000u));
-  uint32_t bits = std::bit_cast<uint32_t>(x);
-  const int32_t exponent = static_cast<int32_t>(bits >> 23) - 0x7f;
-  bits = (bits & ~0x7f800000u) | std::bit_cast<uint32_t>(0.5f);
-  x = std::bit_cast<float>(bits);  // in [0.5, 1)
-  float e = static_cast<float>(exponent) + 1.0f;
-  const bool below = x < static_cast<float>(0.707106781186547524);
-  const float tmp = below ? x : 0.0f;
-  x = x - 1.0f;
-  e = e - (below ? 1.0f : 0.0f);
-  x = x + tmp;
-  const float z = x * x;
-  static constexpr double kP[] = {7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
-                                  1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1,  -2.4999993993E-1,
-                                  3.3333331174E-1};
-  float y = static_cast<float>(kP[0]);
-  for (int i = 1; i < 9; ++i) y = std::fma(y, x, static_cast<float>(kP[i]));
-  y = y * x;
-  y = std::fma(y, z, e * static_cast<float>(-2.12194440e-4));
-  y = std::fma(-z, 0.5f, y);
-  return std::fma(e, static_cast<float>(0.693359375), x + y);
+// The fastest build of the bulk transforms this CPU runs (all give the same bits).
+const detail::RandomKernels& kernels() {
+  static const detail::RandomKernels& best =
+      detail::cpu_has_avx2_fma() ? detail::random_kernels_avx2 : detail::random_kernels_generic;
+  return best;
 }
 
-// The AVX2 kernel's sine and cosine (Cephes' sinf/cosf as avx_mathfun.h's sincos256_ps), one lane.
-void lane_sincos(float x, float& sine, float& cosine) {
-  uint32_t sign_sin = std::bit_cast<uint32_t>(x) & 0x80000000u;
-  x = std::fabs(x);
-  float y = x * static_cast<float>(1.27323954473516);
-  int32_t j = static_cast<int32_t>(y);
-  j = (j + 1) & ~1;
-  y = static_cast<float>(j);
-  sign_sin ^= static_cast<uint32_t>(j & 4) << 29;
-  const bool first_poly = (j & 2) == 0;
-  const uint32_t sign_cos = static_cast<uint32_t>(~(j - 2) & 4) << 29;
-  x = std::fma(y, static_cast<float>(-0.78515625), x);
-  x = std::fma(y, static_cast<float>(-2.4187564849853515625e-4), x);
-  x = std::fma(y, static_cast<float>(-3.77489497744594108e-8), x);
-  const float z = x * x;
-  float c = static_cast<float>(2.443315711809948E-005);
-  c = std::fma(c, z, static_cast<float>(-1.388731625493765E-003));
-  c = std::fma(c, z, static_cast<float>(4.166664568298827E-002));
-  c = c * z;
-  c = std::fma(c, z, -(z * 0.5f));
-  c = c + 1.0f;
-  float s = static_cast<float>(-1.9515295891E-4);
-  s = std::fma(s, z, static_cast<float>(8.3321608736E-3));
-  s = std::fma(s, z, static_cast<float>(-1.6666654611E-1));
-  s = std::fma(s * z, x, x);
-  const float sin_part_s = first_poly ? s : 0.0f, sin_part_c = first_poly ? 0.0f : c;
-  s = s - sin_part_s;
-  c = c - sin_part_c;
-  sine = std::bit_cast<float>(std::bit_cast<uint32_t>(sin_part_c + sin_part_s) ^ sign_sin);
-  cosine = std::bit_cast<float>(std::bit_cast<uint32_t>(c + s) ^ sign_cos);
-}
-
-// 16 uniforms in place -> 16 normals: data[j] and data[j + 8] from the pair (data[j], data[j + 8]).
-void normal_fill_16(float* data, float mean, float std) {
-  const float two_pi = static_cast<float>(2.0 * std::numbers::pi);
-  for (int j = 0; j < 8; ++j) {
-    const float u1 = 1.0f - data[j], u2 = data[j + 8];
-    const float radius = std::sqrt(-2.0f * lane_log(u1));
-    float sine, cosine;
-    lane_sincos(two_pi * u2, sine, cosine);
-    data[j] = std::fma(radius * cosine, std, mean);
-    data[j + 8] = std::fma(radius * sine, std, mean);
-  }
-}
-
-void normal_fill_16(double* data, double mean, double std) {
-  for (int j = 0; j < 8; ++j) {
-    const double u1 = 1.0 - data[j], u2 = data[j + 8];
-    const double radius = std::sqrt(-2.0 * std::log(u1));
-    const double theta = 2.0 * std::numbers::pi * u2;
-    data[j] = std::fma(radius * std::cos(theta), std, mean);
-    data[j + 8] = std::fma(radius * std::sin(theta), std, mean);
-  }
-}
+// Engine words per call of the bulk fills: drawn into a stack buffer, then transformed.
+constexpr int64_t kWordBlock = 2048;
 
 }  // namespace
 
@@ -142,8 +73,10 @@ void Generator::manual_seed(uint64_t seed) {
 void Generator::twist() {
   left_ = kStateN;
   next_ = 0;
-  for (int j = 0; j < kStateN; ++j)
-    state_[j] = state_[(j + kStateM) % kStateN] ^ twist_words(state_[j], state_[(j + 1) % kStateN]);
+  int j = 0;  // the index arithmetic of state_[(j + M) % N] and state_[(j + 1) % N], without the divisions
+  for (; j < kStateN - kStateM; ++j) state_[j] = state_[j + kStateM] ^ twist_words(state_[j], state_[j + 1]);
+  for (; j < kStateN - 1; ++j) state_[j] = state_[j + kStateM - kStateN] ^ twist_words(state_[j], state_[j + 1]);
+  state_[j] = state_[j + kStateM - kStateN] ^ twist_words(state_[j], state_[0]);
 }
 
 uint32_t Generator::random() {
@@ -153,6 +86,28 @@ uint32_t Generator::random() {
   y ^= (y << 7) & 0x9d2c5680u;
   y ^= (y << 15) & 0xefc60000u;
   return y ^ (y >> 18);
+}
+
+void Generator::random_block(uint32_t* out, int64_t n) {
+  while (n > 0) {
+    if (left_ == 1) {  // what random()'s --left_ == 0 does, leaving all kStateN words to take
+      twist();
+      left_ = kStateN + 1;
+    }
+    const int64_t take = std::min<int64_t>(n, left_ - 1);
+    const uint32_t* words = state_.data() + next_;
+    for (int64_t i = 0; i < take; ++i) {
+      uint32_t y = words[i];
+      y ^= y >> 11;
+      y ^= (y << 7) & 0x9d2c5680u;
+      y ^= (y << 15) & 0xefc60000u;
+      out[i] = y ^ (y >> 18);
+    }
+    next_ += static_cast<uint32_t>(take);
+    left_ -= static_cast<int>(take);
+    out += take;
+    n -= take;
+  }
 }
 
 uint64_t Generator::random64() {
@@ -228,18 +183,36 @@ template bool bernoulli<float>(Generator&, float);
 template bool bernoulli<double>(Generator&, double);
 
 template <typename T>
+void uniform_fill(Generator& gen, T* data, int64_t n, T from, T to) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  constexpr int64_t kWordsPerValue = std::is_same_v<T, double> ? 2 : 1;
+  uint32_t words[kWordBlock];
+  for (int64_t done = 0; done < n;) {
+    const int64_t count = std::min(n - done, kWordBlock / kWordsPerValue);
+    gen.random_block(words, count * kWordsPerValue);
+    if constexpr (std::is_same_v<T, double>) kernels().uniform_f64(words, data + done, count, from, to);
+    else kernels().uniform_f32(words, data + done, count, from, to);
+    done += count;
+  }
+}
+template void uniform_fill<float>(Generator&, float*, int64_t, float, float);
+template void uniform_fill<double>(Generator&, double*, int64_t, double, double);
+
+template <typename T>
 void normal_fill(Generator& gen, T* data, int64_t n, double mean, double std) {
   if (n < 16) {
     for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(normal(gen, mean, std));
     return;
   }
-  for (int64_t i = 0; i < n; ++i) data[i] = uniform_real(gen, T(0), T(1));
-  const T mean_t = static_cast<T>(mean), std_t = static_cast<T>(std);
-  for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(data + i, mean_t, std_t);
+  const auto transform = [&](T* values, int64_t count) {
+    if constexpr (std::is_same_v<T, double>) kernels().normal_f64(values, count, mean, std);
+    else kernels().normal_f32(values, count, static_cast<float>(mean), static_cast<float>(std));
+  };
+  uniform_fill(gen, data, n, T(0), T(1));
+  transform(data, n - n % 16);
   if (n % 16 != 0) {  // the last 16 again, from fresh uniforms
-    T* last = data + n - 16;
-    for (int i = 0; i < 16; ++i) last[i] = uniform_real(gen, T(0), T(1));
-    normal_fill_16(last, mean_t, std_t);
+    uniform_fill(gen, data + n - 16, 16, T(0), T(1));
+    transform(data + n - 16, 16);
   }
 }
 template void normal_fill<float>(Generator&, float*, int64_t, double, double);

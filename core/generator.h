@@ -27,6 +27,8 @@ class Generator {
   uint32_t random();
   /// Two draws, the first in the high half (ATen's random64).
   uint64_t random64();
+  /// n draws at once: out[i] is the i-th next random().
+  void random_block(uint32_t* out, int64_t n);
 
   /// The cached second value of a Box-Muller pair for double (and float) normals, taken by the next draw.
   std::optional<double>& next_double_normal() { return next_double_normal_; }
@@ -59,6 +61,9 @@ class Generator {
 /// one random64()), computed in T as x * (to - from) + from.
 template <typename T>
 T uniform_real(Generator& gen, T from, T to);
+/// data[0, n) filled with uniform_real<T>(gen, from, to) draws in order, in bulk (the caller holds gen.mutex()).
+template <typename T>
+void uniform_fill(Generator& gen, T* data, int64_t n, T from, T to);
 /// ATen's normal_distribution<double>: Box-Muller on two uniforms, the sine kept for the next call.
 double normal(Generator& gen, double mean, double std);
 /// ATen's bernoulli_distribution<T>: uniform_real<T>(0, 1) < p.

@@ -1,4 +1,4 @@
-// ops/gemm.cpp — picks the GEMM build for the running CPU (__builtin_cpu_supports) and normalises
+// ops/gemm.cpp — picks the GEMM build for the running CPU (core/cpu_features.h) and normalises
 // operands for it. The default build runs on any x86-64: only the chosen build executes its ISA.
 #include "ops/gemm.h"
 
@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "ops/gemm_kernels.h"
 
@@ -19,19 +20,16 @@ struct Backend {
   void (*f64)(const GemmProblem<double>&);
 };
 
-bool has_avx512() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"); }
-bool has_avx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 bool has_sse2() { return true; }
 
 // Best first.
 const Backend kBackends[] = {
-    {"avx512", has_avx512, gemm_f32_avx512, gemm_f64_avx512},
-    {"avx2", has_avx2, gemm_f32_avx2, gemm_f64_avx2},
+    {"avx512", cpu_has_avx512f_fma, gemm_f32_avx512, gemm_f64_avx512},
+    {"avx2", cpu_has_avx2_fma, gemm_f32_avx2, gemm_f64_avx2},
     {"sse2", has_sse2, gemm_f32_sse2, gemm_f64_sse2},
 };
 
 const Backend* best_backend() {
-  __builtin_cpu_init();
   for (const Backend& b : kBackends)
     if (b.supported()) return &b;
   return &kBackends[2];

@@ -30,13 +30,19 @@ T uniform_value(Generator& gen, double from, double to) {
   }
 }
 
-// self filled with U[from, to) in memory order.
+// self filled with U[from, to) in memory order (a contiguous float/double tensor in bulk).
 void fill_uniform(const Tensor& self, double from, double to, const char* op) {
   TL_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
   TL_CHECK(is_floating_point(self.dtype()), op, ": expected a floating point dtype, got ", self.dtype());
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+    if constexpr (!std::is_same_v<scalar_t, BFloat16>) {
+      if (self.is_contiguous()) {
+        uniform_fill(gen, self.data<scalar_t>(), self.numel(), static_cast<scalar_t>(from), static_cast<scalar_t>(to));
+        return;
+      }
+    }
     detail::for_each_element<scalar_t>(self, true, [&](scalar_t* p) { *p = uniform_value<scalar_t>(gen, from, to); });
   });
 }

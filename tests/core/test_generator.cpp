@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "core/error.h"
 #include "core/generator.h"
+#include "core/random_kernels.h"
 #include "tests/support/rng_streams.h"
 
 namespace tl {
@@ -152,6 +154,45 @@ TEST_CASE("generator: PyTorch's rand and randn streams, float32 and float64, siz
       CHECK(stream_mismatch(stream_name(seed, "randn.f64" + size), hex_values(d)) == "");
     }
   }
+}
+
+TEST_CASE("generator: random_block is random() n times, across engine twists") {
+  Generator a(5), b(5);
+  (void)a.random();  // start off a twist boundary
+  (void)b.random();
+  std::vector<uint32_t> block(3000);
+  a.random_block(block.data(), 700);
+  a.random_block(block.data() + 700, 2300);
+  for (uint32_t word : block) CHECK(word == b.random());
+  CHECK(a.random() == b.random());
+}
+
+TEST_CASE("generator: the generic and AVX2 builds of the bulk transforms give the same bits") {
+  if (!detail::cpu_has_avx2_fma()) return;  // only one build can run here
+  const detail::RandomKernels& generic = detail::random_kernels_generic;
+  const detail::RandomKernels& avx2 = detail::random_kernels_avx2;
+  Generator g(11);
+  constexpr int64_t kValues = 4096;
+  std::vector<uint32_t> words(2 * kValues);
+  g.random_block(words.data(), 2 * kValues);
+  std::vector<float> f1(kValues), f2(kValues);
+  std::vector<double> d1(kValues), d2(kValues);
+  generic.uniform_f32(words.data(), f1.data(), kValues, -2.0f, 3.0f);
+  avx2.uniform_f32(words.data(), f2.data(), kValues, -2.0f, 3.0f);
+  CHECK(hex_values(f1) == hex_values(f2));
+  generic.uniform_f64(words.data(), d1.data(), kValues, -2.0, 3.0);
+  avx2.uniform_f64(words.data(), d2.data(), kValues, -2.0, 3.0);
+  CHECK(hex_values(d1) == hex_values(d2));
+  generic.uniform_f32(words.data(), f1.data(), kValues, 0.0f, 1.0f);
+  f2 = f1;
+  generic.normal_f32(f1.data(), kValues, 0.1f, 0.3f);
+  avx2.normal_f32(f2.data(), kValues, 0.1f, 0.3f);
+  CHECK(hex_values(f1) == hex_values(f2));
+  generic.uniform_f64(words.data(), d1.data(), kValues, 0.0, 1.0);
+  d2 = d1;
+  generic.normal_f64(d1.data(), kValues, 0.1, 0.3);
+  avx2.normal_f64(d2.data(), kValues, 0.1, 0.3);
+  CHECK(hex_values(d1) == hex_values(d2));
 }
 
 TEST_CASE("generator: a Generator of its own draws torch.Generator().manual_seed(s)'s numbers") {

@@ -3,7 +3,9 @@
 // get_rng_state / set_rng_state resume a run exactly; misuse throws PyTorch's errors and draws nothing.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/generator.h"
@@ -18,6 +20,7 @@ namespace {
 using testing::kStreamSeeds;
 using testing::stream_mismatch;
 using testing::stream_name;
+using testing::stream_values;
 
 const std::pair<const char*, DType> kDtypes[] = {{"f32", DType::Float32}, {"f64", DType::Float64}};
 
@@ -26,6 +29,36 @@ template <typename Make>
 std::string seeded_mismatch(uint64_t seed, const std::string& rest, Make make) {
   manual_seed(seed);
   return stream_mismatch(stream_name(seed, rest), make());
+}
+
+// A tensor's digest as tests/reference/make_rng_references.py writes it: the values at kDigestAt, then the sum
+// of all values' bit patterns modulo 2^64.
+std::vector<std::string> digest(const Tensor& t) {
+  static const std::vector<size_t> kDigestAt = {0, 1, 623, 624, 1247, 50000, 99986, 99987, 100002};
+  const std::vector<std::string> words = stream_values(t);
+  std::vector<std::string> out;
+  for (size_t i : kDigestAt) out.push_back(words.at(i));
+  uint64_t total = 0;
+  for (const std::string& w : words) total += std::stoull(w, nullptr, 16);
+  out.push_back(std::to_string(total));
+  return out;
+}
+
+TEST_CASE("random ops: rand, randn, uniform_ and normal_ of 100003 values (many engine twists, the bulk path)") {
+  constexpr int64_t kLarge = 100003;
+  for (uint64_t seed : kStreamSeeds)
+    for (const auto& named : kDtypes) {
+      const DType dtype = named.second;
+      const std::string size = std::string(named.first) + "." + std::to_string(kLarge);
+      CAPTURE(seed);
+      CAPTURE(size);
+      CHECK(seeded_mismatch(seed, "digest.rand." + size, [&] { return digest(rand({kLarge}, dtype)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.randn." + size, [&] { return digest(randn({kLarge}, dtype)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.uniform_." + size,
+                            [&] { return digest(empty({kLarge}, dtype).uniform_(-2.0, 3.0)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.normal_." + size,
+                            [&] { return digest(empty({kLarge}, dtype).normal_(0.1, 0.3)); }) == "");
+    }
 }
 
 TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's streams") {

@@ -9,6 +9,9 @@ import torch.nn.functional as F
 
 SEEDS = [0, 1, 2**31 - 1]
 SIZES = [1, 5, 15, 16, 17, 33]
+# A size past several engine twists and not a multiple of 16, written as a digest: the values at DIGEST_AT and
+# the sum of all values' bit patterns modulo 2^64.
+LARGE, DIGEST_AT = 100003, [0, 1, 623, 624, 1247, 50000, 99986, 99987, 100002]
 DTYPES = {"f32": torch.float32, "f64": torch.float64}
 
 
@@ -23,6 +26,12 @@ def bits(t):
 
 def emit(name, values):
     print(name, values if isinstance(values, str) else bits(values))
+
+
+def emit_digest(name, t):
+    words = bits(t).split()
+    total = sum(int(w, 16) for w in words) % 2**64
+    emit(name, " ".join([words[i] for i in DIGEST_AT] + [str(total)]))
 
 
 def streams(seed):
@@ -42,6 +51,14 @@ def streams(seed):
             mean = torch.arange(n, dtype=dtype) * 0.5
             std = torch.arange(n, dtype=dtype) * 0.05 + 0.1
             emit(p + "normal.%s.%d" % (dname, n), torch.normal(mean, std))
+        torch.manual_seed(seed)
+        emit_digest(p + "digest.rand.%s.%d" % (dname, LARGE), torch.rand(LARGE, dtype=dtype))
+        torch.manual_seed(seed)
+        emit_digest(p + "digest.randn.%s.%d" % (dname, LARGE), torch.randn(LARGE, dtype=dtype))
+        torch.manual_seed(seed)
+        emit_digest(p + "digest.uniform_.%s.%d" % (dname, LARGE), torch.empty(LARGE, dtype=dtype).uniform_(-2.0, 3.0))
+        torch.manual_seed(seed)
+        emit_digest(p + "digest.normal_.%s.%d" % (dname, LARGE), torch.empty(LARGE, dtype=dtype).normal_(0.1, 0.3))
         torch.manual_seed(seed)  # a transposed view is filled in memory order
         emit(p + "uniform_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().uniform_())
         torch.manual_seed(seed)
