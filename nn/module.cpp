@@ -62,6 +62,10 @@ void upsert(Entries& entries, const std::string& name, Value value) {
 /// own, so an error names it by its path from the outermost one.
 thread_local std::vector<const Module*> t_calls;
 
+/// The message of the last tl::Error a nested module added its path to: the modules around it pass that
+/// error on unchanged.
+thread_local std::string t_error_with_module;
+
 struct CallScope {
   explicit CallScope(const Module* module) { t_calls.push_back(module); }
   ~CallScope() { t_calls.pop_back(); }
@@ -182,19 +186,25 @@ void Module::check_inputs(std::span<const Tensor> inputs) const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].defined()) [[likely]]
       continue;
-    const std::string path = !t_calls.empty() && t_calls.back() == this ? call_path() : "";
-    TL_CHECK(false, type_name(), ".forward",
-             path.empty() ? "" : tl::detail::str_cat(" (module '", path, "' of ", t_calls.front()->type_name(), ")"),
-             ": input ", i, " (", sig.arg_names[i], ") is undefined (None)");
+    TL_CHECK(false, type_name(), ".forward: input ", i, " (", sig.arg_names[i], ") is undefined (None)");
   }
 }
 
 TensorList Module::operator()(const TensorList& inputs) {
   const CallScope scope(this);
-  check_inputs(inputs);
-  if (!has_module_hooks() && (!hooks_ || hooks_->empty())) [[likely]]
-    return forward(Inputs(*this, inputs));
-  return call_with_module_hooks(*this, inputs);
+  try {
+    check_inputs(inputs);
+    if (!has_module_hooks() && (!hooks_ || hooks_->empty())) [[likely]]
+      return forward(Inputs(*this, inputs));
+    return call_with_module_hooks(*this, inputs);
+  } catch (const Error& e) {
+    // The innermost nested module that failed names itself, as "(in module 'features.conv0' (Conv2d) of
+    // DenseNet)"; the modules around it pass the error on unchanged.
+    if (t_calls.size() < 2 || t_error_with_module == e.what()) throw;
+    t_error_with_module = tl::detail::str_cat(e.what(), " (in module '", call_path(), "' (", type_name(), ") of ",
+                                              t_calls.front()->type_name(), ")");
+    throw Error(t_error_with_module);
+  }
 }
 
 Tensor Module::operator()(const Tensor& input) {

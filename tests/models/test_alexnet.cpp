@@ -38,7 +38,8 @@ TEST_CASE("alexnet: a wrong channel count or too small an input throws, naming t
   nn::Module& model = *shared_alexnet().model;
   const Tensor before = model.get_parameter("features.0.weight").clone();
   CHECK_THROWS_WITH_AS(model(randn({1, 4, 67, 71})),
-                       "conv2d: input [1, 4, 67, 71] has 4 channels but weight [64, 3, 11, 11] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 67, 71] has 4 channels but weight [64, 3, 11, 11] with groups=1 expects 3"
+                       " (in module 'features.0' (Conv2d) of AlexNet)",
                        Error);
   CHECK_THROWS_AS(model(randn({1, 3, 40, 40})), Error);  // the third max pool gets a 1x1 input
   CHECK_TENSOR_CLOSE(model.get_parameter("features.0.weight"), before, 0.0, 0.0);

@@ -52,7 +52,8 @@ TEST_CASE("densenet: memory_efficient and a wrong channel count throw") {
       densenet121({.memory_efficient = true}),
       "DenseNet: memory_efficient=True (gradient checkpointing) is not supported; use memory_efficient=False", Error);
   CHECK_THROWS_WITH_AS((*shared_densenet121().model)(randn({1, 1, 65, 67})),
-                       "conv2d: input [1, 1, 65, 67] has 1 channels but weight [64, 3, 7, 7] with groups=1 expects 3",
+                       "conv2d: input [1, 1, 65, 67] has 1 channels but weight [64, 3, 7, 7] with groups=1 expects 3"
+                       " (in module 'features.conv0' (Conv2d) of DenseNet)",
                        Error);
 }
 

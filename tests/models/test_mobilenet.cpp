@@ -53,7 +53,8 @@ TEST_CASE("mobilenet: a wrong channel count is refused naming the shapes; anothe
   auto small = mobilenet_v3_small();
   small->eval();
   CHECK_THROWS_WITH_AS((*small)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [16, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [16, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'features.0.0' (Conv2d) of MobileNetV3)",
                        Error);
   auto large = mobilenet_v3_large();
   const Tensor before = large->get_parameter("features.0.0.weight").clone();

@@ -53,7 +53,8 @@ TEST_CASE("resnext: a builder refuses another groups or width_per_group; BasicBl
   CHECK_THROWS_WITH_AS(ResNet(ResNet::Block::Basic, {1, 1, 1, 1}, {.groups = 2}),
                        "BasicBlock only supports groups=1 and base_width=64", Error);
   CHECK_THROWS_WITH_AS((*shared_resnext50().model)(randn({1, 1, 33, 35})),
-                       "conv2d: input [1, 1, 33, 35] has 1 channels but weight [64, 3, 7, 7] with groups=1 expects 3",
+                       "conv2d: input [1, 1, 33, 35] has 1 channels but weight [64, 3, 7, 7] with groups=1 expects 3"
+                       " (in module 'conv1' (Conv2d) of ResNet)",
                        Error);
 }
 

@@ -36,7 +36,8 @@ TEST_CASE("squeezenet1_0: print(model), state_dict, parameters and logits at 37x
 TEST_CASE("squeezenet: an unknown version and a wrong channel count throw") {
   CHECK_THROWS_WITH_AS(SqueezeNet("1_2"), "Unsupported SqueezeNet version 1_2: 1_0 or 1_1 expected", Error);
   CHECK_THROWS_WITH_AS((*shared_squeezenet1_1().model)(randn({1, 2, 37, 39})),
-                       "conv2d: input [1, 2, 37, 39] has 2 channels but weight [64, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 2, 37, 39] has 2 channels but weight [64, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'features.0' (Conv2d) of SqueezeNet)",
                        Error);
 }
 

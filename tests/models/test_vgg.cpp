@@ -52,7 +52,8 @@ TEST_CASE("vgg11 refuses vgg11_bn's state_dict (BatchNorm2d entries where vgg11 
 TEST_CASE("vgg: an unknown configuration and a wrong channel count throw") {
   CHECK_THROWS_WITH_AS(vgg_features('C', false), "vgg: unknown configuration 'C', expected 'A', 'B', 'D' or 'E'", Error);
   CHECK_THROWS_WITH_AS((*shared_vgg11().model)(randn({1, 1, 33, 35})),
-                       "conv2d: input [1, 1, 33, 35] has 1 channels but weight [64, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 1, 33, 35] has 1 channels but weight [64, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'features.0' (Conv2d) of VGG)",
                        Error);
 }
 

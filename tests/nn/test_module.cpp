@@ -220,6 +220,42 @@ class ReturnsNone : public Module {
   Tensor forward(const Tensor&) override { return Tensor(); }
 };
 
+/// Calls its first child, and when that throws, its second: a module that handles a child's error itself.
+class Fallback : public Module {
+ public:
+  Fallback(std::shared_ptr<Module> first, std::shared_ptr<Module> second) {
+    register_module("first", std::move(first));
+    register_module("second", std::move(second));
+  }
+  std::string type_name() const override { return "Fallback"; }
+  Tensor forward(const Tensor& x) override {
+    try {
+      return submodule("first")(x);
+    } catch (const Error&) {
+      return submodule("second")(x);
+    }
+  }
+};
+
+TEST_CASE("module: an error inside a model names the innermost module that raised it, once") {
+  // The layer called on its own: the op's message only.
+  auto conv = std::make_shared<Conv2d>(Conv2dOptions(3, 4, 1));
+  const std::string conv_error = "conv2d: input [1, 2, 5, 5] has 2 channels but weight [4, 3, 1, 1] with groups=1 expects 3";
+  CHECK_THROWS_WITH_AS((*conv)(ones({1, 2, 5, 5})), conv_error.c_str(), Error);
+  // Nested: its path from the module first called, its type and the outermost type, added once.
+  Sequential model(std::make_shared<ReLU>(), std::make_shared<Sequential>(std::make_shared<Identity>(), conv));
+  CHECK_THROWS_WITH_AS(model(ones({1, 2, 5, 5})), (conv_error + " (in module '1.1' (Conv2d) of Sequential)").c_str(),
+                       Error);
+  // A module that catches a child's error and calls another child: the second error names the second child.
+  auto narrow = std::make_shared<Linear>(4, 2);
+  Sequential handled(std::make_shared<Fallback>(conv, narrow));
+  CHECK_THROWS_WITH_AS(handled(ones({1, 2, 5, 5})),
+                       "matmul: self of size [1, 2, 5, 5] and other of size [4, 2] cannot be multiplied (5 vs 4 in the"
+                       " contracted dimension) (in module '0.second' (Linear) of Sequential)",
+                       Error);
+  CHECK(handled(ones({1, 3, 5, 4})).shape() == Shape{1, 4, 5, 4});  // the first child runs again
+}
+
 TEST_CASE("module: an undefined input is refused before forward runs, naming the module's type, path and input") {
   auto linear = std::make_shared<Linear>(2, 2);
   CHECK_THROWS_WITH_AS((*linear)(Tensor()), "Linear.forward: input 0 (x) is undefined (None)", Error);
@@ -231,10 +267,14 @@ TEST_CASE("module: an undefined input is refused before forward runs, naming the
   auto inner = std::make_shared<Sequential>(std::make_shared<ReturnsNone>(), bn);
   Sequential outer(std::make_shared<ReLU>(), inner);
   CHECK_THROWS_WITH_AS(outer(ones({1, 2, 3, 3})),
-                       "BatchNorm2d.forward (module '1.1' of Sequential): input 0 (x) is undefined (None)", Error);
+                       "BatchNorm2d.forward: input 0 (x) is undefined (None)"
+                       " (in module '1.1' (BatchNorm2d) of Sequential)",
+                       Error);
   CHECK(bn->buffer("num_batches_tracked").item<int64_t>() == 0);  // its forward never ran
   CHECK_THROWS_WITH_AS((*inner)(ones({1, 2, 3, 3})),
-                       "BatchNorm2d.forward (module '1' of Sequential): input 0 (x) is undefined (None)", Error);
+                       "BatchNorm2d.forward: input 0 (x) is undefined (None)"
+                       " (in module '1' (BatchNorm2d) of Sequential)",
+                       Error);
   // The call stack unwound: a module called on its own is the first again.
   CHECK_THROWS_WITH_AS((*bn)(Tensor()), "BatchNorm2d.forward: input 0 (x) is undefined (None)", Error);
   CHECK((*linear)(ones({1, 2})).shape() == Shape{1, 2});
