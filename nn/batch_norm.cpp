@@ -35,6 +35,10 @@ void NormBase::reset_parameters() {
   init::zeros_(parameter("bias"));
 }
 
+Tensor NormBase::missing_state(const std::string& name) const {
+  return name == "num_batches_tracked" ? zeros({}, DType::Int64) : Tensor();
+}
+
 double NormBase::momentum_factor() {
   double factor = options_.momentum.value_or(0.0);
   if (is_training() && options_.track_running_stats) {

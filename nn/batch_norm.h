@@ -48,6 +48,9 @@ class NormBase : public Module {
   void reset_running_stats();
   /// reset_running_stats(), then weight = 1, bias = 0.
   void reset_parameters();
+  /// num_batches_tracked loads as 0 when a state dict lacks it, as PyTorch's _NormBase does for a dict
+  /// without version metadata (a plain dict, as torchless's state dicts and safetensors files are).
+  Tensor missing_state(const std::string& name) const override;
 
  protected:
   /// `who` names the module in errors.

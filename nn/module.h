@@ -138,6 +138,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// forward()'s argument names and annotations; default: one unannotated argument `x`. The one
   /// declaration of how many inputs forward() takes: calls and symbolic tracing pass exactly that many.
   virtual ForwardSignature forward_signature() const { return {}; }
+  /// What load_state_dict copies into this module's own tensor `name` when the dict lacks it (PyTorch's
+  /// _load_from_state_dict): undefined, the default, makes it a missing key.
+  virtual Tensor missing_state(const std::string& name) const;
   /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument,
   /// and for an undefined one (None), naming also the input and, inside a call, the module's path from
   /// the module first called: "Conv2d.forward (module 'layer1.0.conv1' of ResNet): input 0 (x) is ...".
@@ -304,7 +307,10 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> find_module_path(const std::string& module_path, const std::string& full_path) const;
   std::vector<NamedTensor> named_members(std::vector<NamedTensor> Module::*field, bool recurse) const;
   void deep_copy_registry();
-  void append_state(const std::string& prefix, StateDict& out) const;
+  /// Appends this module's state under `prefix`; `owners`, when given, gets each entry's module and its
+  /// own name for it.
+  void append_state(const std::string& prefix, StateDict& out,
+                    std::vector<std::pair<const Module*, std::string>>* owners = nullptr) const;
 
   friend std::string repr(const Module& module);
   friend class ModuleHandleBase;

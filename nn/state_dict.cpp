@@ -28,13 +28,18 @@ std::string copy_problem(const std::string& key, const Tensor& source, const Ten
 
 }  // namespace
 
-void Module::append_state(const std::string& prefix, StateDict& out) const {
-  for (const auto& [name, t] : parameters_)
-    if (t.defined()) out.emplace_back(prefix + name, t);
-  for (const auto& [name, t] : buffers_)
-    if (t.defined()) out.emplace_back(prefix + name, t);
-  for (const auto& [name, child] : children_) child->append_state(prefix + name + ".", out);
+void Module::append_state(const std::string& prefix, StateDict& out,
+                          std::vector<std::pair<const Module*, std::string>>* owners) const {
+  for (const auto* own : {&parameters_, &buffers_})
+    for (const auto& [name, t] : *own)
+      if (t.defined()) {
+        out.emplace_back(prefix + name, t);
+        if (owners) owners->emplace_back(this, name);
+      }
+  for (const auto& [name, child] : children_) child->append_state(prefix + name + ".", out, owners);
 }
+
+Tensor Module::missing_state(const std::string&) const { return Tensor(); }
 
 StateDict Module::state_dict() const {
   StateDict out;
@@ -51,16 +56,25 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
   std::vector<std::string> errors;
   std::vector<std::pair<Tensor, Tensor>> copies;  // (model tensor, checkpoint tensor)
   std::unordered_set<std::string> expected;
-  for (const auto& [key, target] : state_dict()) {
+  StateDict own;
+  std::vector<std::pair<const Module*, std::string>> owners;
+  append_state("", own, &owners);
+  std::vector<Tensor> defaults;  // kept alive until the copies below
+  defaults.reserve(own.size());
+  for (size_t i = 0; i < own.size(); ++i) {
+    const auto& [key, target] = own[i];
     expected.insert(key);
-    auto it = given.find(key);
-    if (it == given.end()) {
+    const Tensor* source = nullptr;
+    if (auto it = given.find(key); it != given.end()) source = it->second;
+    else if (Tensor fill = owners[i].first->missing_state(owners[i].second); fill.defined())
+      source = &defaults.emplace_back(std::move(fill));
+    if (source == nullptr) {
       keys.missing_keys.push_back(key);
       continue;
     }
-    std::string problem = copy_problem(key, *it->second, target);
+    std::string problem = copy_problem(key, *source, target);
     if (problem.empty())
-      copies.emplace_back(target, *it->second);
+      copies.emplace_back(target, *source);
     else
       errors.push_back(std::move(problem));
   }

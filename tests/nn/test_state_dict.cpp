@@ -121,8 +121,9 @@ TEST_CASE("load_state_dict: strict=false loads what matches and returns the rest
   StateDict dict = {{"conv.weight", source.get_parameter("conv.weight")}, {"stray", zeros({2})}};
   const IncompatibleKeys keys = target.load_state_dict(dict, /*strict=*/false);
   CHECK(keys.unexpected_keys == std::vector<std::string>{"stray"});
-  CHECK(keys.missing_keys.size() == target.state_dict().size() - 1);
-  CHECK(keys.missing_keys.front() == "scale");
+  // Everything but the loaded weight, and bn.num_batches_tracked, which loads as 0 (PyTorch's _NormBase).
+  CHECK(keys.missing_keys == std::vector<std::string>{"scale", "bn.weight", "bn.bias", "bn.running_mean",
+                                                      "bn.running_var", "head.0.weight", "head.0.bias"});
   CHECK_TENSOR_CLOSE(target.get_parameter("conv.weight"), full({2, 1, 1, 1}, 0.25), 0.0, 0.0);
 
   StateDict bad = {{"scale", zeros({3})}};
@@ -133,6 +134,28 @@ TEST_CASE("load_state_dict: strict=false loads what matches and returns the rest
   StateDict none = {{"scale", Tensor()}};
   CHECK_THROWS_WITH_AS(target.load_state_dict(none, false),
                        doctest::Contains("cannot copy None from checkpoint into scale"), Error);
+}
+
+TEST_CASE("load_state_dict: a batch norm's missing num_batches_tracked loads as 0, not as a missing key") {
+  // PyTorch 1.13 on a dict without version metadata: `All keys matched`, num_batches_tracked == 0.
+  Net source, target;
+  init::constant_(target.get_buffer("bn.num_batches_tracked"), 5);
+  StateDict dict;
+  for (const auto& [key, t] : source.state_dict())
+    if (key != "bn.num_batches_tracked") dict.emplace_back(key, t);
+  const IncompatibleKeys keys = target.load_state_dict(dict);
+  CHECK(keys.missing_keys.empty());
+  CHECK(keys.unexpected_keys.empty());
+  CHECK(target.get_buffer("bn.num_batches_tracked").item<int64_t>() == 0);
+  // Any other missing buffer is still missing, and a strict load then changes nothing.
+  init::constant_(target.get_buffer("bn.num_batches_tracked"), 5);
+  StateDict partial;
+  for (const auto& [key, t] : source.state_dict())
+    if (key != "bn.running_mean" && key != "bn.num_batches_tracked") partial.emplace_back(key, t);
+  CHECK_THROWS_WITH_AS(target.load_state_dict(partial),
+                       "Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: \"bn.running_mean\". ",
+                       Error);
+  CHECK(target.get_buffer("bn.num_batches_tracked").item<int64_t>() == 5);
 }
 
 TEST_CASE("load_state_dict: a repeated key keeps its last tensor, like building a dict") {
