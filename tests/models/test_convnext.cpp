@@ -122,7 +122,9 @@ TEST_CASE("convnext: symbolic_trace gives torch.fx's code but for three recorded
   CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 1e-6, 1e-6);
 }
 
-TEST_CASE("convnext: options (num_classes, layer_scale, stochastic_depth_prob)") {
+// One model for both cases: building a ConvNeXt (28M initial draws) is most of their time.
+TEST_CASE("convnext: options (num_classes, layer_scale, stochastic_depth_prob); a wrong channel count and another "
+          "variant's checkpoint are refused") {
   auto model = convnext_tiny({.num_classes = 10, .stochastic_depth_prob = 0.3, .layer_scale = 0.5});
   CHECK(testing::parameter_count(*model) == 27827818);
   // block 14 of 18: 0.3 * 14 / 17
@@ -135,6 +137,13 @@ TEST_CASE("convnext: options (num_classes, layer_scale, stochastic_depth_prob)")
         "  (1): Flatten(start_dim=1, end_dim=-1)\n"
         "  (2): Linear(in_features=768, out_features=10, bias=True)\n"
         ")");
+  model->eval();
+  CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [96, 3, 4, 4] with groups=1 expects 3",
+                       Error);
+  // A ConvNeXt with three stages, the third of 3 blocks where tiny's has 9.
+  const ConvNeXt fewer({{96, 192, 3}, {192, 384, 3}, {384, std::nullopt, 3}});
+  testing::check_refuses_state_dict(*model, fewer.state_dict(), "features.5.3.layer_scale");
 }
 
 TEST_CASE("LayerNorm2d: F.layer_norm over the channels of (N, C, H, W); the ops' errors for other inputs") {
@@ -164,16 +173,6 @@ TEST_CASE("Permute: torch.permute(x, dims), a view; prints as torchvision's") {
   CHECK(nn::repr(permute) == "Permute()");
 }
 
-TEST_CASE("convnext: a wrong channel count is refused naming the shapes; another variant's checkpoint loads nothing") {
-  auto tiny = convnext_tiny();
-  tiny->eval();
-  CHECK_THROWS_WITH_AS((*tiny)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [96, 3, 4, 4] with groups=1 expects 3",
-                       Error);
-  // A ConvNeXt with 3 blocks in its third stage where tiny has 9.
-  const ConvNeXt fewer({{96, 192, 3}, {192, 384, 3}, {384, 768, 3}, {768, std::nullopt, 3}});
-  testing::check_refuses_state_dict(*tiny, fewer.state_dict(), "features.5.3.layer_scale");
-}
 
 }  // namespace
 }  // namespace tl::models

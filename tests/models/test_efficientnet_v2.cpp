@@ -28,7 +28,9 @@ TEST_CASE("efficientnet_v2: symbolic_trace gives torch.fx's code") {
   CHECK(fx::symbolic_trace(efficientnet_v2_s())->code() == testing::zoo_reference("zoo_modern", "efficientnet_v2_s", "code"));
 }
 
-TEST_CASE("efficientnet_v2: options (num_classes, stochastic_depth_prob; dropout and norm_layer refused) and FusedMBConv's check") {
+// One model for both: building it (21M initial draws) is most of their time.
+TEST_CASE("efficientnet_v2: options (num_classes, stochastic_depth_prob; dropout and norm_layer refused), FusedMBConv's "
+          "check, a wrong channel count and another variant's checkpoint refused") {
   auto model = efficientnet_v2_s({.num_classes = 10, .stochastic_depth_prob = 0.4});
   CHECK(testing::parameter_count(*model) == 20190298);
   CHECK(nn::repr(*model->get_submodule("classifier.0")) == "Dropout(p=0.2, inplace=True)");
@@ -44,16 +46,13 @@ TEST_CASE("efficientnet_v2: options (num_classes, stochastic_depth_prob; dropout
                        Error);
   CHECK_THROWS_WITH_AS(efficientnet::FusedMBConv({4, 3, 3, 24, 48, 1, true}, 0.0, ops::batch_norm2d()),
                        "illegal stride value", Error);
-}
-
-TEST_CASE("efficientnet_v2: a wrong channel count is refused naming the shapes; another variant's checkpoint loads nothing") {
-  auto small = efficientnet_v2_s();
-  small->eval();
-  CHECK_THROWS_WITH_AS((*small)(zeros({1, 4, 32, 32})),
+  model->eval();
+  CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
                        "conv2d: input [1, 4, 32, 32] has 4 channels but weight [24, 3, 3, 3] with groups=1 expects 3",
                        Error);
-  testing::check_refuses_state_dict(*small, efficientnet_b0()->state_dict(), "features.1.1.block.0.0.weight");
+  testing::check_refuses_state_dict(*model, efficientnet_b0()->state_dict(), "features.1.1.block.0.0.weight");
 }
+
 
 }  // namespace
 }  // namespace tl::models
