@@ -44,7 +44,7 @@ TEST_CASE("regnet: print, state_dict, seeded initial weights and eval logits equ
   CHECK(zoo_model_mismatch("zoo_modern", "regnet_y_128gf", [] { return regnet_y_128gf(); }, 644812894) == "");
 }
 
-TEST_CASE("regnet: symbolic_trace gives torch.fx's code up to x.flatten(start_dim=1), which we record positionally") {
+TEST_CASE("regnet: symbolic_trace gives torch.fx's code, x.flatten(start_dim=1) recorded positionally (flatten(1))") {
   for (const char* name : {"regnet_x_400mf", "regnet_y_400mf"}) {
     CAPTURE(name);
     const std::string code = fx::symbolic_trace(std::string(name) == "regnet_x_400mf" ? regnet_x_400mf()
