@@ -1,4 +1,4 @@
-// models/efficientnet.cpp — torchvision/models/efficientnet.py (B0 ... B7) in C++: the same configs,
+// models/efficientnet.cpp — torchvision/models/efficientnet.py (B0 ... B7, V2-S/M/L) in C++: the same configs,
 // registration order, drop probabilities, forward and initialisation.
 #include "models/efficientnet.h"
 
@@ -36,14 +36,43 @@ MBConv::MBConv(const MBConvConfig& cnf, double stochastic_depth_prob, const ops:
   register_module("stochastic_depth", std::make_shared<ops::StochasticDepth>(stochastic_depth_prob, "row"));
 }
 
-Tensor MBConv::forward(const Tensor& input) {
-  Tensor result = submodule("block")(input);
-  if (use_res_connect_) {
-    result = submodule("stochastic_depth")(result);
+namespace {
+
+// MBConv's and FusedMBConv's forward: the block, and the residual through stochastic_depth.
+Tensor residual_forward(nn::Module& m, const Tensor& input, bool use_res_connect) {
+  Tensor result = (*m.get_submodule("block"))(input);
+  if (use_res_connect) {
+    result = (*m.get_submodule("stochastic_depth"))(result);
     result += input;
   }
   return result;
 }
+
+}  // namespace
+
+Tensor MBConv::forward(const Tensor& input) { return residual_forward(*this, input, use_res_connect_); }
+
+FusedMBConv::FusedMBConv(const MBConvConfig& cnf, double stochastic_depth_prob, const ops::NormLayer& norm_layer)
+    : use_res_connect_(cnf.stride == 1 && cnf.input_channels == cnf.out_channels) {
+  TL_CHECK(cnf.stride >= 1 && cnf.stride <= 2, "illegal stride value");
+  const ops::ActivationLayer silu = ops::activation<nn::SiLU>();
+  const int64_t expanded_channels =
+      ops::make_divisible(static_cast<double>(cnf.input_channels) * cnf.expand_ratio, 8);
+  const bool expands = expanded_channels != cnf.input_channels;
+  std::vector<std::shared_ptr<nn::Module>> layers{std::make_shared<ops::Conv2dNormActivation>(
+      ops::Conv2dNormActivationOptions{.in_channels = cnf.input_channels,
+                                       .out_channels = expands ? expanded_channels : cnf.out_channels,
+                                       .kernel_size = cnf.kernel, .stride = cnf.stride, .norm_layer = norm_layer,
+                                       .activation_layer = silu})};
+  if (expands)
+    layers.push_back(std::make_shared<ops::Conv2dNormActivation>(
+        ops::Conv2dNormActivationOptions{.in_channels = expanded_channels, .out_channels = cnf.out_channels,
+                                         .kernel_size = 1, .norm_layer = norm_layer, .activation_layer = nullptr}));
+  register_module("block", std::make_shared<nn::Sequential>(std::move(layers)));
+  register_module("stochastic_depth", std::make_shared<ops::StochasticDepth>(stochastic_depth_prob, "row"));
+}
+
+Tensor FusedMBConv::forward(const Tensor& input) { return residual_forward(*this, input, use_res_connect_); }
 
 }  // namespace efficientnet
 
@@ -69,7 +98,10 @@ EfficientNet::EfficientNet(const std::vector<efficientnet::MBConvConfig>& settin
       }
       const double sd_prob =
           stochastic_depth_prob * static_cast<double>(stage_block_id) / static_cast<double>(total_stage_blocks);
-      stage->append(std::make_shared<efficientnet::MBConv>(block_cnf, sd_prob, norm_layer));
+      if (cnf.fused)
+        stage->append(std::make_shared<efficientnet::FusedMBConv>(block_cnf, sd_prob, norm_layer));
+      else
+        stage->append(std::make_shared<efficientnet::MBConv>(block_cnf, sd_prob, norm_layer));
       ++stage_block_id;
     }
     layers.push_back(stage);
@@ -125,6 +157,23 @@ std::shared_ptr<EfficientNet> efficientnet_b(double width_mult, double depth_mul
                                         norm_layer);
 }
 
+// torchvision's efficientnet_v2_* builders: _efficientnet_conf's stages (expand_ratio, kernel, stride, in, out,
+// layers; the fused ones first), last_channel 1280, BatchNorm2d(eps=0.001). They pass dropout and norm_layer
+// themselves, so torchvision refuses those keywords (TypeError), as these do.
+std::shared_ptr<EfficientNet> efficientnet_v2(const std::vector<efficientnet::MBConvConfig>& setting, double dropout,
+                                              const EfficientNetOptions& o) {
+  TL_CHECK(!o.dropout, "_efficientnet() got multiple values for argument 'dropout'");
+  TL_CHECK(!o.norm_layer, "torchvision.models.efficientnet._efficientnet() got multiple values for keyword argument "
+                          "'norm_layer'");
+  return std::make_shared<EfficientNet>(setting, dropout, o.stochastic_depth_prob, o.num_classes,
+                                        ops::batch_norm2d(0.001), 1280);
+}
+
+efficientnet::MBConvConfig fused(double expand_ratio, int64_t kernel, int64_t stride, int64_t in, int64_t out,
+                                 int64_t layers) {
+  return {expand_ratio, kernel, stride, in, out, layers, true};
+}
+
 }  // namespace
 
 std::shared_ptr<EfficientNet> efficientnet_b0(const EfficientNetOptions& o) { return efficientnet_b(1.0, 1.0, 0.2, false, o); }
@@ -135,5 +184,26 @@ std::shared_ptr<EfficientNet> efficientnet_b4(const EfficientNetOptions& o) { re
 std::shared_ptr<EfficientNet> efficientnet_b5(const EfficientNetOptions& o) { return efficientnet_b(1.6, 2.2, 0.4, true, o); }
 std::shared_ptr<EfficientNet> efficientnet_b6(const EfficientNetOptions& o) { return efficientnet_b(1.8, 2.6, 0.5, true, o); }
 std::shared_ptr<EfficientNet> efficientnet_b7(const EfficientNetOptions& o) { return efficientnet_b(2.0, 3.1, 0.5, true, o); }
+
+
+std::shared_ptr<EfficientNet> efficientnet_v2_s(const EfficientNetOptions& o) {
+  return efficientnet_v2({fused(1, 3, 1, 24, 24, 2), fused(4, 3, 2, 24, 48, 4), fused(4, 3, 2, 48, 64, 4),
+                          {4, 3, 2, 64, 128, 6}, {6, 3, 1, 128, 160, 9}, {6, 3, 2, 160, 256, 15}},
+                         0.2, o);
+}
+
+std::shared_ptr<EfficientNet> efficientnet_v2_m(const EfficientNetOptions& o) {
+  return efficientnet_v2({fused(1, 3, 1, 24, 24, 3), fused(4, 3, 2, 24, 48, 5), fused(4, 3, 2, 48, 80, 5),
+                          {4, 3, 2, 80, 160, 7}, {6, 3, 1, 160, 176, 14}, {6, 3, 2, 176, 304, 18},
+                          {6, 3, 1, 304, 512, 5}},
+                         0.3, o);
+}
+
+std::shared_ptr<EfficientNet> efficientnet_v2_l(const EfficientNetOptions& o) {
+  return efficientnet_v2({fused(1, 3, 1, 32, 32, 4), fused(4, 3, 2, 32, 64, 7), fused(4, 3, 2, 64, 96, 7),
+                          {4, 3, 2, 96, 192, 10}, {6, 3, 1, 192, 224, 19}, {6, 3, 2, 224, 384, 25},
+                          {6, 3, 1, 384, 640, 7}},
+                         0.4, o);
+}
 
 }  // namespace tl::models

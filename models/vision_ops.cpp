@@ -127,4 +127,6 @@ Tensor channel_shuffle(const Tensor& x, int64_t groups) {
   return out.view({batchsize, -1, height, width});
 }
 
+Tensor Permute::forward(const Tensor& x) { return tl::permute(x, dims_); }
+
 }  // namespace tl::models::ops

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/tensor.h"
 #include "nn/activation.h"
@@ -119,5 +120,20 @@ void init_weights_(nn::Module& model, const std::function<void(const Tensor& wei
 /// g * (C / groups) + i moved to i * groups + g. Throws tl::Error for a non-4-D input or C not divisible
 /// by groups.
 Tensor channel_shuffle(const Tensor& x, int64_t groups);
+
+/// torchvision.ops.misc.Permute: torch.permute(x, dims), a view (as FX records it: a torch.permute call).
+/// Prints as "Permute()". The op throws for dims that are not a permutation of x's dims.
+class Permute : public nn::Module {
+ public:
+  explicit Permute(Shape dims) : dims_(std::move(dims)) {}
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "Permute"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<Permute>(); }
+
+  const Shape& dims() const { return dims_; }
+
+ private:
+  Shape dims_;
+};
 
 }  // namespace tl::models::ops

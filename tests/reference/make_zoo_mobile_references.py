@@ -62,6 +62,34 @@ def stochastic_depth_draws():
     (OUT / "stochastic_depth.txt").write_text("\n".join(lines) + "\n")
 
 
+def write_builder(out, name, model, at_224, traced, prepare=None):
+    """Writes <name>_repr.txt, _state_dict.txt, _code.txt (when `traced`) and _logits.txt of `model`, built
+    after torch.manual_seed(SEED): the logits once bn_rule (and `prepare`, when given) set its weights, in
+    eval mode, at ODD (batch 1 and 3) and, with `at_224`, at 224x224."""
+    (out / (name + "_repr.txt")).write_text(str(model) + "\n")
+    lines = []
+    for key, t in model.state_dict().items():
+        d = t.double()
+        lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
+                                      fmt((d * d).sum().item())))
+    (out / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
+    if traced:
+        (out / (name + "_code.txt")).write_text(fx.symbolic_trace(model).code)
+    bn_rule(model)
+    if prepare is not None:
+        prepare(model)
+    model.eval()
+    cases = [(ODD, 1), (ODD, 3)] + ([(224, 1), (224, 3)] if at_224 else [])
+    logits = []
+    with torch.no_grad():
+        for size, n in cases:
+            y = model(input_rule(n, size))
+            logits.append("%d %d %d" % (size, n, y.shape[1]))
+            logits.append(" ".join(fmt(v) for v in y.flatten().tolist()))
+    (out / (name + "_logits.txt")).write_text("\n".join(logits) + "\n")
+    print(name, sum(p.numel() for p in model.parameters()))
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     torch.set_num_threads(2)
@@ -69,28 +97,7 @@ def main():
     for family, names in FAMILIES.items():
         for name in names:
             torch.manual_seed(SEED)
-            model = getattr(tvm, name)()
-            (OUT / (name + "_repr.txt")).write_text(str(model) + "\n")
-            lines = []
-            for key, t in model.state_dict().items():
-                d = t.double()
-                lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
-                                              fmt((d * d).sum().item())))
-            (OUT / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
-            if name in TRACED:
-                (OUT / (name + "_code.txt")).write_text(fx.symbolic_trace(model).code)
-            bn_rule(model)
-            model.eval()
-            cases = [(ODD, 1), (ODD, 3)] + ([(224, 1), (224, 3)] if name in CHEAPEST else [])
-            out = []
-            with torch.no_grad():
-                for size, n in cases:
-                    y = model(input_rule(n, size))
-                    out.append("%d %d %d" % (size, n, y.shape[1]))
-                    out.append(" ".join(fmt(v) for v in y.flatten().tolist()))
-            (OUT / (name + "_logits.txt")).write_text("\n".join(out) + "\n")
-            print(name, sum(p.numel() for p in model.parameters()))
-
+            write_builder(OUT, name, getattr(tvm, name)(), name in CHEAPEST, name in TRACED)
 
 if __name__ == "__main__":
     main()
