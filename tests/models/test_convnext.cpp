@@ -139,7 +139,8 @@ TEST_CASE("convnext: options (num_classes, layer_scale, stochastic_depth_prob); 
         ")");
   model->eval();
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [96, 3, 4, 4] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [96, 3, 4, 4] with groups=1 expects 3"
+                       " (in module 'features.0.0' (Conv2d) of ConvNeXt)",
                        Error);
   // A ConvNeXt with three stages, the third of 3 blocks where tiny's has 9.
   const ConvNeXt fewer({{96, 192, 3}, {192, 384, 3}, {384, std::nullopt, 3}});

@@ -48,7 +48,8 @@ TEST_CASE("efficientnet_v2: options (num_classes, stochastic_depth_prob; dropout
                        "illegal stride value", Error);
   model->eval();
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [24, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [24, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'features.0.0' (Conv2d) of EfficientNet)",
                        Error);
   testing::check_refuses_state_dict(*model, efficientnet_b0()->state_dict(), "features.1.1.block.0.0.weight");
 }

@@ -95,7 +95,8 @@ TEST_CASE("regnet: a wrong channel count is refused naming the shapes; another v
   auto y = regnet_y_400mf();
   y->eval();
   CHECK_THROWS_WITH_AS((*y)(zeros({1, 1, 32, 32})),
-                       "conv2d: input [1, 1, 32, 32] has 1 channels but weight [32, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 1, 32, 32] has 1 channels but weight [32, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'stem.0' (Conv2d) of RegNet)",
                        Error);
   testing::check_refuses_state_dict(*regnet_y_800mf(), y->state_dict(), "trunk_output.block3.block3-6.f.a.0.weight");
   testing::check_refuses_state_dict(*regnet_x_400mf(), y->state_dict(), "trunk_output.block3.block3-6.f.a.0.weight");
