@@ -1,7 +1,7 @@
 // ops/inference_conv.cpp — mkldnn_convolution and mkldnn_reorder_conv2d_weight: conv2d on the
 // inference layouts with the residual add folded in as a oneDNN post-op and ReLU applied right after.
 // The second packs a weight once into a PackedConvWeight (the bytes and the oneDNN layout they are in),
-// returned as a 1-D tensor whose storage owns it; the first finds that object again from the tensor.
+// returned as a 1-D tensor that carries it (ops/onednn/packed.h); the first finds that object again.
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -15,6 +15,7 @@
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
+#include "ops/onednn/packed.h"
 #include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/winograd_weights.h"
 #include "ops/onednn/window.h"
@@ -237,36 +238,12 @@ void pack_dense_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor& de
   onednn::make_reorder(user, plan.weights).execute({{DNNL_ARG_FROM, onednn::memory_of(dense, user)}, {DNNL_ARG_TO, packed}});
 }
 
-/// A weight packed by mkldnn_reorder_conv2d_weight: its bytes in the layout `desc` that the primitive for
-/// `spec` wants. The op hands it out as a 1-D tensor over the same bytes whose storage owns this object
-/// (Storage::wrap's keep_alive); while that storage lives, packed_weight_of finds the object from it.
-struct PackedConvWeight {
-  ConvSpec spec;             ///< the input signature and conv it was packed for
-  dnnl::memory::desc desc;   ///< the primitive's weights layout, which `bytes` holds
-  Tensor bytes;              ///< 1-D, of spec.dtype, exactly desc.get_size() bytes
-  const Storage* storage = nullptr;  ///< the wrapping storage it is registered under
-  PackedConvWeight() = default;
-  PackedConvWeight(const PackedConvWeight&) = delete;
-  PackedConvWeight& operator=(const PackedConvWeight&) = delete;
-  ~PackedConvWeight();
+/// A weight packed by mkldnn_reorder_conv2d_weight: its bytes (1-D, of spec.dtype, exactly desc.get_size()
+/// bytes) in the layout `desc` that the primitive for `spec` wants, carried by the tensor the op hands out.
+struct PackedConvWeight : onednn::Packed {
+  ConvSpec spec;            ///< the input signature and conv it was packed for
+  dnnl::memory::desc desc;  ///< the primitive's weights layout, which `bytes` holds
 };
-
-/// The live packed weights by the storage of the tensor handed out for each.
-struct PackedRegistry {
-  std::mutex mutex;
-  std::unordered_map<const Storage*, const PackedConvWeight*> by_storage;
-};
-PackedRegistry& packed_registry() {
-  static PackedRegistry* registry = new PackedRegistry;  // never destroyed: weights may outlive statics
-  return *registry;
-}
-
-PackedConvWeight::~PackedConvWeight() {
-  if (!storage) return;
-  PackedRegistry& r = packed_registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.by_storage.erase(storage);
-}
 
 /// Packs dense `w` for the primitive `plan` of `s`; returns the 1-D tensor that carries the result.
 Tensor make_packed_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor& w, const char* op) {
@@ -276,31 +253,15 @@ Tensor make_packed_weight(const ConvPlan& plan, const ConvSpec& s, const Tensor&
   const int64_t bytes = static_cast<int64_t>(plan.weights.get_size());
   packed->bytes = Tensor::allocate({bytes / element_size(s.dtype)}, s.dtype);
   pack_dense_weight(plan, s, onednn::to_contiguous(w, op), onednn::memory_of(packed->bytes, plan.weights));
-  void* data = packed->bytes.raw_data();
-  PackedConvWeight* object = packed.get();
-  std::shared_ptr<Storage> storage = Storage::wrap(data, bytes, std::move(packed));
-  Tensor result = Tensor::make(storage, object->bytes.shape(), object->bytes.strides(), 0, s.dtype);
-  object->storage = storage.get();
-  PackedRegistry& r = packed_registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.by_storage.emplace(storage.get(), object);  // if this throws, `result` dies (after the unlock) unregistered
-  return result;
+  return onednn::carry(std::move(packed));
 }
 
 /// The packed weight `w` (1-D) carries; throws unless `w` is, whole, a tensor mkldnn_reorder_conv2d_weight
 /// returned. Valid while `w` lives.
 const PackedConvWeight& packed_weight_of(const char* op, const Tensor& w) {
-  const PackedConvWeight* packed = nullptr;
-  {
-    PackedRegistry& r = packed_registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    auto it = r.by_storage.find(w.storage().get());
-    if (it != r.by_storage.end()) packed = it->second;
-  }
-  TL_CHECK(packed && w.storage_offset() == 0 && w.shape() == packed->bytes.shape() && w.is_contiguous() &&
-               w.dtype() == packed->bytes.dtype(),
-           op, ": a 1-D weight must be a tensor mkldnn_reorder_conv2d_weight returned, got ", w.shape(), " ",
-           w.dtype(), packed ? " viewing part of one" : "");
+  const PackedConvWeight* packed = onednn::packed_as<PackedConvWeight>(w);
+  TL_CHECK(packed, op, ": a 1-D weight must be a tensor mkldnn_reorder_conv2d_weight returned, got ", w.shape(), " ",
+           w.dtype());
   return *packed;
 }
 

@@ -7,9 +7,12 @@
 #include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
+#include "ops/quantized/int8.h"
 
 namespace tl::kernels {
 namespace {
+
+using int8::integers_of;
 
 constexpr int64_t kGrain = int64_t{1} << 15;
 
@@ -44,11 +47,6 @@ Tensor quantize_with(const Tensor& self, std::shared_ptr<const Quantizer> quanti
     });
   });
   return out;
-}
-
-// A quantized tensor's integers as a plain tensor of its underlying dtype (the same storage and geometry).
-Tensor integers_of(const Tensor& q) {
-  return Tensor::make(q.storage(), q.shape(), q.strides(), q.storage_offset(), underlying_dtype(q.dtype()));
 }
 
 // A quantized tensor over a copy of `self`'s integers (uint8 / int8 / int32 for quint8 / qint8 / qint32), with

@@ -113,7 +113,14 @@ TEST_CASE("schema: every row keeps PyTorch's conventions") {
     else CHECK(schema_of(*op_by_name(name)).overload_name.empty());
     // A row without an aten name is Python's own (Tensor.__rtruediv__), named as Python names it.
     const std::string aten = op_info(op).aten_name;
+    // The int8 kernels are ATen's QuantizedCPU ops: quantized_X profiles as quantized::X (ATen's `quantized`
+    // namespace) or as the aten:: op ATen runs for a quantized input (aten::quantized_max_pool2d,
+    // aten::_adaptive_avg_pool2d); every other row is aten::<its name>.
+    const std::string quantized = "quantized_";
+    const bool int8 = name.starts_with(quantized);
     if (aten.empty()) CHECK((name.starts_with("__") && name.ends_with("__")));
+    else if (int8) CHECK((aten == "quantized::" + name.substr(quantized.size()) || aten == "aten::" + name ||
+                          aten == "aten::_" + name.substr(quantized.size())));
     else CHECK(aten == "aten::" + name);
     REQUIRE_FALSE(s.returns.empty());
     for (const SchemaArg& a : s.args) {

@@ -789,6 +789,59 @@ SAMPLES.update({
 })
 
 
+# the int8 kernels (op_db_quantized.cpp), on the onednn engine
+torch.backends.quantized.engine = "onednn"
+Q = torch.ops.quantized
+WEIGHT_SCALES = torch.tensor([0.005, 0.0075, 0.01], dtype=torch.float64)
+
+
+def qx(x):
+    return torch.quantize_per_tensor(x, 0.1, 128, torch.quint8)
+
+
+def qy(y):
+    return torch.quantize_per_tensor(y, 0.05, 60, torch.quint8)
+
+
+def qweight(w):
+    return torch.quantize_per_channel(w, WEIGHT_SCALES, torch.zeros(3, dtype=torch.long), 0, torch.qint8)
+
+
+def packed_conv():
+    return Q.conv2d_prepack(qweight(W), B, [1, 1], [1, 1], [1, 1], 1)
+
+
+def packed_linear():
+    return Q.linear_prepack(qweight(W.flatten()[:12].reshape(3, 4)), B)
+
+
+def conv_add(x, relu):
+    q, w = qx(x), packed_conv()
+    add = Q.add_relu if relu else Q.add
+    return add(Q.conv2d(q, w, 0.2, 100), Q.conv2d(q, w, 0.3, 50), 0.25, 90).int_repr()
+
+
+SAMPLES.update({
+    "quantized_conv2d_prepack": {"conv": lambda x, y: Q.conv2d(qx(x), packed_conv(), 0.2, 100).int_repr()},
+    "quantized_conv2d_unpack": {"weight": lambda x, y: Q.conv2d_unpack(Q.conv2d_prepack(
+        torch.quantize_per_tensor(x.reshape(2, 2, 2, 4), 0.1, 0, torch.qint8), None, [1, 1], [0, 0], [1, 1], 1))[0].int_repr()},
+    "quantized_conv2d": {"padding": lambda x, y: Q.conv2d(qx(x), packed_conv(), 0.2, 100).int_repr()},
+    "quantized_conv2d_relu": {"padding": lambda x, y: Q.conv2d_relu(qx(x), packed_conv(), 0.2, 100).int_repr()},
+    "quantized_conv2d_add": {"residual": lambda x, y: conv_add(x, False)},
+    "quantized_conv2d_add_relu": {"residual": lambda x, y: conv_add(x, True)},
+    "quantized_linear_prepack": {"linear": lambda x, y: Q.linear(qx(x), packed_linear(), 0.2, 100).int_repr()},
+    "quantized_linear_unpack": {"weight": lambda x, y: Q.linear_unpack(Q.linear_prepack(
+        torch.quantize_per_tensor(x.reshape(4, 8), 0.1, 0, torch.qint8)))[0].int_repr()},
+    "quantized_linear": {"last_dim": lambda x, y: Q.linear(qx(x), packed_linear(), 0.2, 100).int_repr()},
+    "quantized_linear_relu": {"last_dim": lambda x, y: Q.linear_relu(qx(x), packed_linear(), 0.2, 100).int_repr()},
+    "quantized_add": {"quint8": lambda x, y: Q.add(qx(x), qy(y), 0.08, 64).int_repr()},
+    "quantized_add_relu": {"quint8": lambda x, y: Q.add_relu(qx(x), qy(y), 0.08, 64).int_repr()},
+    "quantized_max_pool2d": {"stride": lambda x, y: torch.max_pool2d(qx(x), [2, 2], [2, 2]).int_repr()},
+    "quantized_adaptive_avg_pool2d": {"2x3": lambda x, y: F.adaptive_avg_pool2d(qx(x), [2, 3]).int_repr()},
+    "quantized_cat": {"requantized": lambda x, y: Q.cat([qx(x), qy(y)], 1, 0.07, 100).int_repr()},
+})
+
+
 DTYPE_NAMES = {torch.float32: "float32", torch.float64: "float64", torch.bfloat16: "bfloat16",
                torch.bool: "bool", torch.int64: "int64", torch.int32: "int32", torch.uint8: "uint8", torch.int8: "int8"}
 

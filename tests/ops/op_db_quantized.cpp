@@ -11,6 +11,20 @@ TensorList list(const Tensor& t) { return {t}; }
 Tensor channel_scales() { return from_vector<double>({0.1, 0.25}, {2}); }
 Tensor channel_zero_points() { return from_vector<int64_t>({-3, 5}, {2}); }
 
+// The int8 kernels' samples: x as quint8 (scale 0.1, zero point 128), conv_weight() / its first 12 values as
+// (3, 4) quantized per output channel (symmetric), conv_bias(); y as the second operand of add and cat.
+Tensor qx(const Tensor& x) { return quantize_per_tensor(x, 0.1, 128, kQUInt8); }
+Tensor qy(const Tensor& y) { return quantize_per_tensor(y, 0.05, 60, kQUInt8); }
+Tensor weight_scales() { return from_vector<double>({0.005, 0.0075, 0.01}, {3}); }
+Tensor qconv_weight() { return quantize_per_channel(conv_weight(), weight_scales(), zeros({3}, kLong), 0, kQInt8); }
+Tensor qlinear_weight() {
+  return quantize_per_channel(conv_weight().flatten().narrow(0, 0, 12).reshape({3, 4}), weight_scales(),
+                              zeros({3}, kLong), 0, kQInt8);
+}
+Tensor packed_conv() { return quantized_conv2d_prepack(qconv_weight(), conv_bias(), {1, 1}, {1, 1}); }
+Tensor packed_linear() { return quantized_linear_prepack(qlinear_weight(), conv_bias()); }
+const char* kPacked = "a prepacked weight is an object the trace does not record (torch.fx keeps it as an attribute)";
+
 }  // namespace
 
 Samples opinfo_quantize_per_tensor() {
@@ -41,6 +55,86 @@ Samples opinfo__make_per_tensor_quantized_tensor() {
 Samples opinfo__make_per_channel_quantized_tensor() {
   return {Sample{"qint8", [](const Tensor& x, const Tensor&) {
             return list(_make_per_channel_quantized_tensor(x.to(kInt8), channel_scales(), channel_zero_points(), 1).dequantize());
+          }}.generic()};
+}
+
+Samples opinfo_quantized_conv2d_prepack() {
+  return {Sample{"conv", [](const Tensor& x, const Tensor&) {
+            return list(quantized_conv2d(qx(x), quantized_conv2d_prepack(qconv_weight(), conv_bias(), {1, 1}, {1, 1}), 0.2,
+                                         100).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_conv2d_unpack() {
+  return {Sample{"weight", [](const Tensor& x, const Tensor&) {
+            const Tensor w = quantize_per_tensor(x.reshape({2, 2, 2, 4}), 0.1, 0, kQInt8);
+            return list(quantized_conv2d_unpack(quantized_conv2d_prepack(w, {}))[0].int_repr());
+          }}.no_trace(kPacked)};
+}
+Samples opinfo_quantized_conv2d() {
+  return {Sample{"padding", [](const Tensor& x, const Tensor&) {
+            return list(quantized_conv2d(qx(x), packed_conv(), 0.2, 100).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_conv2d_relu() {
+  return {Sample{"padding", [](const Tensor& x, const Tensor&) {
+            return list(quantized_conv2d_relu(qx(x), packed_conv(), 0.2, 100).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_conv2d_add() {
+  return {Sample{"residual", [](const Tensor& x, const Tensor&) {
+            const Tensor q = qx(x), w = packed_conv();
+            return list(quantized_conv2d_add(q, w, quantized_conv2d(q, w, 0.3, 50), 0.2, 100, 0.25, 90).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_conv2d_add_relu() {
+  return {Sample{"residual", [](const Tensor& x, const Tensor&) {
+            const Tensor q = qx(x), w = packed_conv();
+            return list(quantized_conv2d_add_relu(q, w, quantized_conv2d(q, w, 0.3, 50), 0.2, 100, 0.25, 90).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_linear_prepack() {
+  return {Sample{"linear", [](const Tensor& x, const Tensor&) {
+            return list(quantized_linear(qx(x), quantized_linear_prepack(qlinear_weight(), conv_bias()), 0.2, 100).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_linear_unpack() {
+  return {Sample{"weight", [](const Tensor& x, const Tensor&) {
+            const Tensor w = quantize_per_tensor(x.reshape({4, 8}), 0.1, 0, kQInt8);
+            return list(quantized_linear_unpack(quantized_linear_prepack(w))[0].int_repr());
+          }}.no_trace(kPacked)};
+}
+Samples opinfo_quantized_linear() {
+  return {Sample{"last_dim", [](const Tensor& x, const Tensor&) {
+            return list(quantized_linear(qx(x), packed_linear(), 0.2, 100).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_linear_relu() {
+  return {Sample{"last_dim", [](const Tensor& x, const Tensor&) {
+            return list(quantized_linear_relu(qx(x), packed_linear(), 0.2, 100).int_repr());
+          }}.generic().no_trace(kPacked)};
+}
+Samples opinfo_quantized_add() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) { return list(quantized_add(qx(x), qy(y), 0.08, 64).int_repr()); }}
+              .generic()};
+}
+Samples opinfo_quantized_add_relu() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_add_relu(qx(x), qy(y), 0.08, 64).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_max_pool2d() {
+  return {Sample{"stride", [](const Tensor& x, const Tensor&) {
+            return list(quantized_max_pool2d(qx(x), {2, 2}, {2, 2}).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_adaptive_avg_pool2d() {
+  return {Sample{"2x3", [](const Tensor& x, const Tensor&) {
+            return list(quantized_adaptive_avg_pool2d(qx(x), {2, 3}).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_cat() {
+  return {Sample{"requantized", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_cat({qx(x), qy(y)}, 1, 0.07, 100).int_repr());
           }}.generic()};
 }
 

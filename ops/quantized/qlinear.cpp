@@ -1,0 +1,133 @@
+// ops/quantized/qlinear.cpp — quantized::linear_prepack / linear_unpack and quantized::linear (_relu) on oneDNN's
+// int8 matmul, as ATen's onednn engine runs them: u8 input with a zero point, s8 symmetric weights reordered once
+// at prepack, s32 accumulation, requantized to u8 (and ReLU) in the attribute chain.
+#include <string>
+
+#include "core/op_args.h"
+#include "ops/ops.h"
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/memory.h"
+#include "ops/onednn/primitive_cache.h"
+#include "ops/quantized/int8.h"
+
+namespace tl::kernels {
+namespace {
+
+using int8::PackedWeight;
+
+/// Everything the primitive depends on besides the data and the runtime scales and zero points.
+struct QLinearSpec {
+  int64_t rows = 1, in_features = 1, out_features = 1;
+  bool bias = false, relu = false;
+
+  onednn::PrimitiveKey key() const {
+    onednn::PrimitiveKey k("quantized::linear");
+    return k.add(rows).add(in_features).add(out_features).add(int64_t{bias}).add(int64_t{relu});
+  }
+};
+
+struct QLinearPlan : onednn::CachedPlan {
+  onednn::Primitive matmul;
+  dnnl::memory::desc src, weights, dst;
+};
+
+QLinearPlan make_plan(const QLinearSpec& s) {
+  using dnnl::memory;
+  const memory::desc src({s.rows, s.in_features}, memory::data_type::u8, memory::format_tag::ab);
+  const memory::desc weights({s.in_features, s.out_features}, memory::data_type::s8, memory::format_tag::any);
+  const memory::desc bias({1, s.out_features}, memory::data_type::f32, memory::format_tag::ab);
+  const memory::desc dst({s.rows, s.out_features}, memory::data_type::u8, memory::format_tag::ab);
+  dnnl::post_ops post_ops;
+  if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  const dnnl::matmul::desc desc = s.bias ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
+  const dnnl::matmul::primitive_desc pd(desc, int8::requantize_attr(post_ops, {}), onednn::engine());
+  QLinearPlan plan;
+  plan.matmul = onednn::Primitive(pd);
+  plan.src = pd.src_desc();
+  plan.weights = pd.weights_desc();
+  plan.dst = pd.dst_desc();
+  return plan;
+}
+
+std::shared_ptr<const QLinearPlan> plan_for(const QLinearSpec& s) {
+  return onednn::primitive_cache().get_or_create<QLinearPlan>(s.key(), [&] { return make_plan(s); });
+}
+
+/// The weight (out_features, in_features) as the matmul's (in_features, out_features) weights.
+dnnl::memory::desc transposed_desc(const Tensor& w) {
+  return dnnl::memory::desc({w.size(1), w.size(0)}, dnnl::memory::data_type::s8, dnnl::memory::dims{1, w.size(1)});
+}
+
+std::string context_of(const QLinearSpec& s) {
+  return detail::str_cat("input [", s.rows, ", ", s.in_features, "], weight [", s.out_features, ", ", s.in_features, "]");
+}
+
+// qx: quint8 (*, in_features) per tensor; result quint8 (*, out_features), contiguous.
+Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, bool relu, double output_scale,
+                   int64_t output_zero_point) {
+  int8::check_quint8(op, "input", qx);
+  const PackedWeight& packed = int8::packed_weight_of(op, "quantized::linear_prepack", w, /*conv=*/false);
+  QLinearSpec s;
+  s.in_features = packed.weight.size(1);
+  s.out_features = packed.weight.size(0);
+  TL_CHECK(qx.dim() >= 1 && qx.size(-1) == s.in_features, op, ": input ", qx.shape(), " has ",
+           qx.dim() >= 1 ? qx.size(-1) : 0, " features but weight ", packed.weight.shape(), " expects ", s.in_features);
+  s.rows = qx.numel() / s.in_features;
+  s.bias = packed.bias.defined();
+  s.relu = relu;
+  Shape out_shape = qx.shape();
+  out_shape[out_shape.size() - 1] = s.out_features;
+  Tensor y = Tensor::allocate(out_shape, DType::QUInt8,
+                              Quantizer::per_tensor_affine(DType::QUInt8, output_scale, output_zero_point));
+  if (y.numel() == 0) return y;
+  const Tensor x = qx.is_contiguous() ? qx : qx.contiguous();
+  int8::Requantize r;
+  r.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, output_scale);
+  r.src_zero_point = static_cast<int32_t>(x.q_zero_point());
+  r.dst_zero_point = static_cast<int32_t>(output_zero_point);
+  if (s.bias) r.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+  r.bias_dims = {1, s.out_features};
+  onednn::guarded(op, [&] { return context_of(s); }, [&] {
+    auto plan = plan_for(s);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
+                                               {DNNL_ARG_WEIGHTS, int8::weight_memory(packed, plan->weights)},
+                                               {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}};
+    r.add_to(args);
+    plan->matmul.execute(std::move(args));
+  });
+  return y;
+}
+
+}  // namespace
+
+// weight: qint8 (out_features, in_features), per tensor or per channel (axis 0), zero points 0; bias: float32
+// (out_features) or None. Returns a 1-D int8 tensor over the weight in the s8 layout oneDNN's int8 matmul wants
+// (as packed for one input row), carrying the weight and bias.
+Tensor quantized_linear_prepack(const Tensor& weight, const Tensor& bias) {
+  constexpr const char* op = "quantized::linear_prepack";
+  auto packed = int8::checked_weight(op, weight, bias, 2);
+  TL_CHECK(weight.size(0) > 0 && weight.size(1) > 0, op, ": weight ", weight.shape(), " has an empty dimension");
+  QLinearSpec s;
+  s.out_features = weight.size(0);
+  s.in_features = weight.size(1);
+  s.bias = bias.defined();
+  return onednn::guarded(op, [&] { return context_of(s); }, [&] {
+    return int8::carry_packed(std::move(packed), plan_for(s)->weights, transposed_desc(weight));
+  });
+}
+
+// packed_weight: what quantized_linear_prepack returned. Returns {weight} or {weight, bias} as given to it.
+TensorList quantized_linear_unpack(const Tensor& packed_weight) {
+  return int8::packed_weight_of("quantized::linear_unpack", "quantized::linear_prepack", packed_weight, false).unpacked();
+}
+
+Tensor quantized_linear(const Tensor& qx, const Tensor& packed_weight, const QuantizedLinearArgs& args) {
+  return run_qlinear("quantized::linear", qx, packed_weight, false, args.output_scale, args.output_zero_point);
+}
+
+Tensor quantized_linear_relu(const Tensor& qx, const Tensor& packed_weight, const QuantizedLinearReluArgs& args) {
+  return run_qlinear("quantized::linear_relu", qx, packed_weight, true, args.output_scale, args.output_zero_point);
+}
+
+}  // namespace tl::kernels
