@@ -209,6 +209,13 @@ int64_t get_world_size(const std::shared_ptr<ProcessGroup>& group) {
   return group->rank() < 0 ? -1 : group->size();
 }
 
+std::shared_ptr<ProcessGroup> default_group() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  TL_CHECK(s.world != nullptr, kNotInitialized);
+  return s.world;
+}
+
 std::string get_backend(const std::shared_ptr<ProcessGroup>& group) {
   TL_CHECK(is_initialized(), kNotInitialized);
   return group ? group->name() : "gloo";

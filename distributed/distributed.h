@@ -47,6 +47,8 @@ void destroy_process_group(const std::shared_ptr<ProcessGroup>& group = nullptr)
 int64_t get_rank(const std::shared_ptr<ProcessGroup>& group = nullptr);
 /// The number of ranks in `group`; -1 when this process is not a member.
 int64_t get_world_size(const std::shared_ptr<ProcessGroup>& group = nullptr);
+/// The default group (PyTorch's torch.distributed.group.WORLD). Throws tl::Error before init_process_group.
+std::shared_ptr<ProcessGroup> default_group();
 /// "gloo".
 std::string get_backend(const std::shared_ptr<ProcessGroup>& group = nullptr);
 

@@ -113,9 +113,10 @@ std::string peer_value(gloo::rendezvous::Store& store, const std::string& key, i
     store.wait({name}, std::max(left, std::chrono::milliseconds(1)));
     const std::vector<char> value = store.get(name);
     return std::string(value.begin(), value.end());
-  } catch (const std::exception&) {
-    TL_CHECK(false, "init_process_group: rank ", peer, " of world_size ", size, " did not join within ",
-             timeout.count(), " ms (store ", store_name, ")");
+  } catch (const std::exception& e) {
+    TL_CHECK(std::chrono::steady_clock::now() < deadline, "init_process_group: rank ", peer, " of world_size ", size,
+             " did not join within ", timeout.count(), " ms (store ", store_name, ")");
+    TL_CHECK(false, "init_process_group: waiting for rank ", peer, " failed (store ", store_name, "): ", e.what());
   }
 }
 
@@ -203,10 +204,14 @@ ProcessGroup::ProcessGroup(gloo::rendezvous::Store& store, const std::string& st
   TL_CHECK(timeout.count() > 0, "init_process_group: timeout must be positive, got ", timeout.count(), " ms");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   const std::string mine = std::to_string(size);
+  // Every rank compares its world size with rank 0's (ranks that agree with rank 0 agree with each other); rank
+  // 0 compares only after the others have read its value, so both sides of a mismatch report it, even when rank
+  // 0's process ends (taking a TCPStore with it) at its error.
   publish(store, "world_size/", rank, mine, store_name);
-  for (int64_t peer = 0; peer < size; ++peer) {  // rank 0 first: a rank given the wrong size learns it there
-    if (peer == rank) continue;
+  for (int64_t peer = rank == 0 ? 1 : 0; peer < (rank == 0 ? size : 1); ++peer) {
+    if (rank == 0) peer_value(store, "world_size_read/", peer, size, deadline, timeout, store_name);
     const std::string theirs = peer_value(store, "world_size/", peer, size, deadline, timeout, store_name);
+    if (rank != 0) publish(store, "world_size_read/", rank, "1", store_name);
     TL_CHECK(theirs == mine, "init_process_group: world_size mismatch: rank ", rank, " was given world_size ", size,
              " but rank ", peer, " world_size ", theirs);
   }

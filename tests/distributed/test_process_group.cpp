@@ -9,9 +9,8 @@
 
 #include "core/error.h"
 #include "distributed/distributed.h"
-#include "distributed/launch.h"
 #include "ops/ops.h"
-#include "tests/support/file_testing.h"
+#include "tests/distributed/dist_testing.h"
 #include "tests/support/tensor_check.h"
 
 namespace dist = tl::distributed;
@@ -19,26 +18,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string worker() {
-  const char* path = std::getenv("TL_DIST_WORKER");
-  REQUIRE_MESSAGE(path != nullptr, "TL_DIST_WORKER (set by meson) names tests/distributed/dist_worker");
-  return path;
-}
-
-/// Runs `scenario` of the worker on `nproc` ranks, stopping them after 20 s.
-dist::LaunchResult run(const std::string& scenario, int64_t nproc, const tl::testing::ScratchDir& dir) {
-  return dist::launch({.nproc_per_node = nproc, .args = {worker(), scenario, dir.path().string()}, .timeout = 20s});
-}
-
-/// A group of one in this process (tcp:// on a free port), destroyed at the end of the scope.
-struct SoloGroup {
-  SoloGroup() {
-    const int64_t port = dist::free_port("127.0.0.1");
-    dist::init_process_group("gloo", {.init_method = "tcp://127.0.0.1:" + std::to_string(port), .timeout = 5s,
-                                      .world_size = 1, .rank = 0});
-  }
-  ~SoloGroup() { dist::destroy_process_group(); }
-};
+using tl::testing::SoloGroup;
 
 /// Empty when `actual` has expected's shape and values; else the worst element (doctest prints it).
 std::string differs(const tl::Tensor& actual, const tl::Tensor& expected) {
@@ -157,21 +137,21 @@ TEST_CASE("two and three ranks: every collective, point to point, async work and
   for (const int64_t nproc : {2, 3}) {
     CAPTURE(nproc);
     tl::testing::ScratchDir dir;
-    const dist::LaunchResult result = run("collectives", nproc, dir);
+    const dist::LaunchResult result = tl::testing::run_scenario("collectives", nproc, dir);
     CHECK_MESSAGE(result.exit_code == 0, result.message);
   }
 }
 
 TEST_CASE("file:// rendezvous through Gloo's FileStore") {
   tl::testing::ScratchDir dir;
-  const dist::LaunchResult result = run("file_init", 2, dir);
+  const dist::LaunchResult result = tl::testing::run_scenario("file_init", 2, dir);
   CHECK_MESSAGE(result.exit_code == 0, result.message);
 }
 
 TEST_CASE("a rank that never joins fails the others within the timeout, naming it and the store") {
   tl::testing::ScratchDir dir;
   const auto start = std::chrono::steady_clock::now();
-  const dist::LaunchResult result = run("never_joins", 1, dir);
+  const dist::LaunchResult result = tl::testing::run_scenario("never_joins", 1, dir);
   REQUIRE_MESSAGE(result.exit_code == 0, result.message);
   CHECK(std::chrono::steady_clock::now() - start < 10s);
   const std::string message = tl::testing::read_file(dir.path() / "rank0.txt");
@@ -181,7 +161,7 @@ TEST_CASE("a rank that never joins fails the others within the timeout, naming i
 
 TEST_CASE("mismatched world sizes are an error on both ranks, naming both sizes") {
   tl::testing::ScratchDir dir;
-  const dist::LaunchResult result = run("world_size_mismatch", 2, dir);
+  const dist::LaunchResult result = tl::testing::run_scenario("world_size_mismatch", 2, dir);
   REQUIRE_MESSAGE(result.exit_code == 0, result.message);
   CHECK(tl::testing::read_file(dir.path() / "rank0.txt") ==
         "init_process_group: world_size mismatch: rank 0 was given world_size 2 but rank 1 world_size 3");
@@ -194,7 +174,7 @@ TEST_CASE("a rank that exits, or never calls the collective, makes the other's c
     CAPTURE(scenario);
     tl::testing::ScratchDir dir;
     const auto start = std::chrono::steady_clock::now();
-    const dist::LaunchResult result = run(scenario, 2, dir);
+    const dist::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir);
     REQUIRE_MESSAGE(result.exit_code == 0, result.message);
     CHECK(std::chrono::steady_clock::now() - start < 10s);
     const std::string message = tl::testing::read_file(dir.path() / "rank0.txt");
@@ -205,7 +185,7 @@ TEST_CASE("a rank that exits, or never calls the collective, makes the other's c
 
 TEST_CASE("ranks that pass different sizes, dtypes or collectives fail on every rank, naming both calls") {
   tl::testing::ScratchDir dir;
-  const dist::LaunchResult result = run("size_mismatch", 2, dir);
+  const dist::LaunchResult result = tl::testing::run_scenario("size_mismatch", 2, dir);
   REQUIRE_MESSAGE(result.exit_code == 0, result.message);
   CHECK(tl::testing::read_file(dir.path() / "rank0.txt") ==
         "allreduce: rank 0 of 2 failed: the ranks' calls differ: rank 0 called allreduce of 4 x torch.float32 (SUM) "

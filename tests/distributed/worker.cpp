@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "distributed/distributed.h"
 #include "ops/ops.h"
+#include "tests/distributed/worker.h"
 
 namespace dist = tl::distributed;
 using namespace std::chrono_literals;
@@ -145,7 +146,9 @@ int main(int argc, char** argv) {
   }
   const std::string scenario = argv[1], dir = argv[2];
   try {
-    if (scenario == "collectives") {
+    if (scenario.rfind("ddp_", 0) == 0) {
+      return ddp_scenario(scenario, dir);
+    } else if (scenario == "collectives") {
       collectives();
     } else if (scenario == "file_init") {
       dist::init_process_group("gloo", {.init_method = "file://" + dir + "/store", .timeout = 20s});
