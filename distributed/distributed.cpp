@@ -14,7 +14,9 @@
 #include <map>
 #include <mutex>
 
+#include "core/distributed_info.h"
 #include "core/error.h"
+#include "core/record_function.h"
 #include "core/warning.h"
 #include "distributed/tcp_store.h"
 
@@ -100,6 +102,14 @@ int64_t group_rank(const ProcessGroup* pg, int64_t rank, const char* what) {
   return it - ranks.begin();
 }
 
+/// Issues `call` (which queues the work) inside the Function scope PyTorch 1.13's profiler shows for it, on the
+/// calling thread: "c10d::allreduce_" with the tensor's Input Dims (the work itself runs on the worker thread).
+template <typename Call>
+std::shared_ptr<Work> issue(const char* op, const Tensor* tensor, const Call& call) {
+  RecordFunction scope(op, [&] { return tensor ? ScopeArgs{*tensor} : ScopeArgs{}; });
+  return call();
+}
+
 std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
   if (async_op) return work;
   work->wait();
@@ -170,6 +180,7 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
   s.timeout = options.timeout;
   s.world = std::move(world);
   s.groups_made = 0;
+  set_distributed_info({"gloo", rank, world_size});
 }
 
 bool is_initialized() {
@@ -192,6 +203,7 @@ void destroy_process_group(const std::shared_ptr<ProcessGroup>& group) {
   s.global_ranks.clear();
   world = std::move(s.world);
   s.store.reset();
+  set_distributed_info({});
 }
 
 int64_t get_rank(const std::shared_ptr<ProcessGroup>& group) {
@@ -256,42 +268,51 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int64_t>& ranks,
 std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op, const std::shared_ptr<ProcessGroup>& group,
                                  bool async_op) {
   ProcessGroup* pg = resolve(group, "all_reduce");
-  return pg ? finish(pg->allreduce(tensor, op), async_op) : nullptr;
+  return pg ? finish(issue("c10d::allreduce_", &tensor, [&] { return pg->allreduce(tensor, op); }), async_op) : nullptr;
 }
 
 std::shared_ptr<Work> broadcast(const Tensor& tensor, int64_t src, const std::shared_ptr<ProcessGroup>& group,
                                 bool async_op) {
   ProcessGroup* pg = resolve(group, "broadcast");
-  return pg ? finish(pg->broadcast(tensor, group_rank(pg, src, "broadcast")), async_op) : nullptr;
+  if (!pg) return nullptr;
+  const int64_t root = group_rank(pg, src, "broadcast");
+  return finish(issue("c10d::broadcast_", &tensor, [&] { return pg->broadcast(tensor, root); }), async_op);
 }
 
 std::shared_ptr<Work> all_gather(const std::vector<Tensor>& tensor_list, const Tensor& tensor,
                                  const std::shared_ptr<ProcessGroup>& group, bool async_op) {
   ProcessGroup* pg = resolve(group, "all_gather");
-  return pg ? finish(pg->allgather(tensor_list, tensor), async_op) : nullptr;
+  return pg ? finish(issue("c10d::allgather_", &tensor, [&] { return pg->allgather(tensor_list, tensor); }), async_op)
+            : nullptr;
 }
 
 std::shared_ptr<Work> reduce_scatter(const Tensor& output, const std::vector<Tensor>& input_list, ReduceOp op,
                                      const std::shared_ptr<ProcessGroup>& group, bool async_op) {
   ProcessGroup* pg = resolve(group, "reduce_scatter");
-  return pg ? finish(pg->reduce_scatter(output, input_list, op), async_op) : nullptr;
+  return pg ? finish(issue("c10d::reduce_scatter_", &output, [&] { return pg->reduce_scatter(output, input_list, op); }),
+                     async_op)
+            : nullptr;
 }
 
 std::shared_ptr<Work> barrier(const std::shared_ptr<ProcessGroup>& group, bool async_op) {
   ProcessGroup* pg = resolve(group, "barrier");
-  return pg ? finish(pg->barrier(), async_op) : nullptr;
+  return pg ? finish(issue("c10d::barrier", nullptr, [&] { return pg->barrier(); }), async_op) : nullptr;
 }
 
 std::shared_ptr<Work> isend(const Tensor& tensor, int64_t dst, const std::shared_ptr<ProcessGroup>& group,
                             int64_t tag) {
   ProcessGroup* pg = resolve(group, "isend");
-  return pg ? pg->send(tensor, group_rank(pg, dst, "isend"), tag) : nullptr;
+  if (!pg) return nullptr;
+  const int64_t peer = group_rank(pg, dst, "isend");
+  return issue("c10d::send", &tensor, [&] { return pg->send(tensor, peer, tag); });
 }
 
 std::shared_ptr<Work> irecv(const Tensor& tensor, int64_t src, const std::shared_ptr<ProcessGroup>& group,
                             int64_t tag) {
   ProcessGroup* pg = resolve(group, "irecv");
-  return pg ? pg->recv(tensor, group_rank(pg, src, "irecv"), tag) : nullptr;
+  if (!pg) return nullptr;
+  const int64_t peer = group_rank(pg, src, "irecv");
+  return issue("c10d::recv_", &tensor, [&] { return pg->recv(tensor, peer, tag); });
 }
 
 void send(const Tensor& tensor, int64_t dst, const std::shared_ptr<ProcessGroup>& group, int64_t tag) {

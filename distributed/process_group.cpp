@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string_view>
 
 #include "core/dtype.h"
 #include "core/error.h"
@@ -284,10 +285,14 @@ std::shared_ptr<Work> ProcessGroup::enqueue(const Call& call, std::function<void
 
 namespace {
 
+/// The collectives a Call names, by the number the ranks exchange.
+constexpr std::array<std::string_view, 5> kCollectives = {"allreduce", "broadcast", "allgather", "reduce_scatter",
+                                                          "barrier"};
+
 /// "allreduce of 4 x torch.float32 (SUM)", from a call's four numbers.
 std::string describe_call(const std::array<int64_t, 4>& c) {
-  static const char* const names[] = {"allreduce", "broadcast", "allgather", "reduce_scatter", "barrier"};
-  const std::string name = c[0] >= 0 && c[0] < 5 ? names[c[0]] : "?";
+  const std::string name(c[0] >= 0 && c[0] < static_cast<int64_t>(kCollectives.size()) ? kCollectives[c[0]]
+                                                                                      : std::string_view("?"));
   if (name == "barrier") return name;
   std::string text = detail::str_cat(name, " of ", c[2], " x ", static_cast<DType>(c[1]));
   if (name == "allreduce" || name == "reduce_scatter")
@@ -299,8 +304,7 @@ std::string describe_call(const std::array<int64_t, 4>& c) {
 }  // namespace
 
 void ProcessGroup::agree(const Call& call, uint32_t tag) {
-  static const std::string kinds[] = {"allreduce", "broadcast", "allgather", "reduce_scatter", "barrier"};
-  const auto kind = std::find(std::begin(kinds), std::end(kinds), call.name) - std::begin(kinds);
+  const auto kind = std::find(kCollectives.begin(), kCollectives.end(), std::string_view(call.name)) - kCollectives.begin();
   std::array<int64_t, 4> mine = {kind, static_cast<int64_t>(call.dtype), call.numel, call.detail};
   std::vector<std::array<int64_t, 4>> all(static_cast<size_t>(size_));
   gloo::AllgatherOptions options(context_);

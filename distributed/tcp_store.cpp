@@ -59,8 +59,9 @@ bool read_frame(int fd, std::vector<char>& frame) {
 
 template <typename T>
 void append(std::vector<char>& out, const T& value) {
-  const char* p = reinterpret_cast<const char*>(&value);
-  out.insert(out.end(), p, p + sizeof value);
+  const size_t at = out.size();
+  out.resize(at + sizeof value);
+  std::memcpy(out.data() + at, &value, sizeof value);
 }
 
 void append_string(std::vector<char>& out, const std::string& s) {

@@ -71,10 +71,11 @@ TEST_CASE("print(ddp) and its state_dict keys are PyTorch's") {
 TEST_CASE("buckets are PyTorch's for gradients arriving in reverse parameter order") {
   SoloGroup solo;
   const nlohmann::json cases = ddp_cases();
-  for (const auto& [cap, expected] : cases.at("mlp_buckets").items()) {
+  for (const auto& item : cases.at("mlp_buckets").items()) {
+    const std::string cap = item.key();
     CAPTURE(cap);
     DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = std::stod(cap)});
-    CHECK(ddp.bucket_indices() == expected.get<std::vector<std::vector<size_t>>>());
+    CHECK(ddp.bucket_indices() == item.value().get<std::vector<std::vector<size_t>>>());
   }
 }
 

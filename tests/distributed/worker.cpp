@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "distributed/distributed.h"
 #include "ops/ops.h"
+#include "profiler/profile.h"
 #include "tests/distributed/worker.h"
 
 namespace dist = tl::distributed;
@@ -193,6 +194,16 @@ int main(int argc, char** argv) {
         tl::Tensor x = tl::ones({2});
         dist::broadcast(x, 0);
       });
+    } else if (scenario == "profile") {  // each rank writes its trace as rank<R>.pt.trace.json
+      dist::init_process_group("gloo", {.timeout = 20s});
+      tl::profiler::Profile prof;
+      {
+        auto running = prof.start();
+        tl::Tensor x = tl::ones({8});
+        dist::all_reduce(x);
+      }
+      prof.export_chrome_trace(dir + "/rank" + std::to_string(dist::get_rank()) + ".pt.trace.json");
+      dist::destroy_process_group();
     } else if (scenario == "environment") {  // what tl-run set
       std::ofstream out(dir + "/env" + std::getenv("RANK") + ".txt");
       for (const char* name : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
