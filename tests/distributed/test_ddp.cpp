@@ -1,7 +1,7 @@
 // tests/distributed/test_ddp.cpp — DistributedDataParallel: print(), state_dict keys and buckets as PyTorch 1.13's
 // (tests/distributed/gen_ddp_cases.py) and its errors in this process (a group of one); on two real ranks, training
-// that matches one process on the global batch (also with no_sync and with three buckets), unused parameters and
-// buffers (worker_ddp.cpp).
+// that matches one process on the global batch (also with no_sync and with three buckets), checkpoints saved by
+// rank 0 and resumed everywhere, unused parameters and buffers (worker_ddp.cpp).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -125,6 +125,10 @@ TEST_CASE("no_sync: two micro-batches accumulated locally, then one synchronized
 }
 
 TEST_CASE("three buckets all-reduced during backward give the same training") { check_launch("ddp_buckets"); }
+
+TEST_CASE("a checkpoint saved by rank 0 and loaded by every rank resumes the same trajectory, bit for bit") {
+  check_launch("ddp_checkpoint");
+}
 
 TEST_CASE("find_unused_parameters: a parameter one rank used gets the average, one no rank used no gradient") {
   check_launch("ddp_unused");

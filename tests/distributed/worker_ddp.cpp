@@ -18,6 +18,7 @@
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "ops/ops.h"
+#include "optim/checkpoint.h"
 #include "optim/sgd.h"
 #include "tests/distributed/ddp_models.h"
 #include "tests/distributed/worker.h"
@@ -109,6 +110,51 @@ void train_and_compare(const Run& run) {
   }
 }
 
+/// Trains 6 steps straight; then again 3 steps, rank 0 saving a checkpoint (save_checkpoint: through the atomic
+/// file writer), and 3 more steps in a fresh model and optimizer that every rank loaded from it: the parameters
+/// end bit for bit where the straight run's did.
+void checkpoint_resume(const std::string& dir) {
+  const int64_t rank = dist::get_rank(), local = 8 / dist::get_world_size();
+  tl::manual_seed(7);
+  const tl::Tensor inputs = tl::randn({6, 8, 1, 8, 8});
+  const tl::Tensor targets = tl::randint(10, {6, 8});
+  tl::nn::CrossEntropyLoss criterion;
+  struct Trainer {
+    std::shared_ptr<DistributedDataParallel> ddp;
+    std::unique_ptr<tl::optim::SGD> opt;
+  };
+  auto make = [&](uint64_t seed) {
+    tl::manual_seed(seed + static_cast<uint64_t>(rank));
+    auto ddp = std::make_shared<DistributedDataParallel>(tl::testing::ddp_cnn());
+    return Trainer{ddp, std::make_unique<tl::optim::SGD>(ddp->parameters(), tl::optim::SGDOptions{.lr = 0.1,
+                                                                                                  .momentum = 0.9})};
+  };
+  auto train = [&](Trainer& t, int64_t from, int64_t to) {
+    for (int64_t s = from; s < to; ++s) {
+      t.opt->zero_grad();
+      criterion((*t.ddp)(inputs.select(0, s).narrow(0, rank * local, local)),
+                targets.select(0, s).narrow(0, rank * local, local))
+          .backward();
+      t.opt->step();
+    }
+  };
+  Trainer straight = make(100);
+  train(straight, 0, 6);
+  Trainer first = make(100);
+  train(first, 0, 3);
+  const std::string path = dir + "/checkpoint.safetensors";
+  if (rank == 0) tl::optim::save_checkpoint(path, *first.ddp->module(), *first.opt);
+  dist::barrier();
+  Trainer resumed = make(300);
+  tl::optim::load_checkpoint(path, *resumed.ddp->module(), *resumed.opt);
+  train(resumed, 3, 6);
+  const auto got = resumed.ddp->module()->parameters(), want = straight.ddp->module()->parameters();
+  for (size_t i = 0; i < got.size(); ++i) {
+    check(same(got[i], want[i]), "resumed parameter " + std::to_string(i) + " continues the straight run exactly");
+    check_same_on_all_ranks(got[i], "resumed parameter " + std::to_string(i));
+  }
+}
+
 /// Linear a always, b only on rank 0, c never.
 class PartlyUsed : public tl::nn::Module {
  public:
@@ -182,6 +228,8 @@ int ddp_scenario(const std::string& scenario, const std::string& dir) {
   } else if (scenario == "ddp_buckets") {
     train_and_compare({.model = "mlp", .bucket_cap_mb = 0.01});
     train_and_compare({.model = "mlp", .no_sync = true, .bucket_cap_mb = 0.01});
+  } else if (scenario == "ddp_checkpoint") {
+    checkpoint_resume(dir);
   } else if (scenario == "ddp_unused") {
     unused_parameters();
   } else if (scenario == "ddp_buffers") {
