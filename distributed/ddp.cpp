@@ -41,7 +41,10 @@ class DistributedDataParallel::Reducer {
     for (size_t i = 0; i < params_.size(); ++i) {
       auto accumulator = std::dynamic_pointer_cast<autograd::AccumulateGrad>(autograd::gradient_edge(params_[i]).fn);
       TL_INTERNAL_ASSERT(accumulator != nullptr, "a parameter that requires grad has an AccumulateGrad");
-      accumulator->add_post_hook([this, i](const Tensor&) { on_gradient(i); });
+      // The graph of a forward may outlive this reducer (and keep its accumulators): the hook then does nothing.
+      accumulator->add_post_hook([reducer = std::weak_ptr<Reducer*>(self_), i](const Tensor&) {
+        if (auto alive = reducer.lock()) (*alive)->on_gradient(i);
+      });
       accumulators_.push_back(std::move(accumulator));
     }
   }
@@ -185,6 +188,7 @@ class DistributedDataParallel::Reducer {
     }
   }
 
+  std::shared_ptr<Reducer*> self_ = std::make_shared<Reducer*>(this);  ///< what the hooks find this reducer by
   std::shared_ptr<distributed::ProcessGroup> group_;
   bool find_unused_;
   std::vector<std::string> names_;

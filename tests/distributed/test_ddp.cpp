@@ -93,6 +93,18 @@ TEST_CASE("a group of one: backward through DDP leaves the plain model's gradien
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].grad().sub(want[i].grad()).abs().max().item<double>() == 0);
 }
 
+TEST_CASE("a graph that outlives its DistributedDataParallel backpropagates without it") {
+  SoloGroup solo;
+  auto model = tl::testing::ddp_cnn();
+  tl::Tensor loss;
+  {
+    DistributedDataParallel ddp(model);
+    loss = ddp(tl::randn({2, 1, 8, 8})).sum();
+  }
+  loss.backward();  // the accumulators' hooks find no reducer and do nothing
+  for (const tl::Tensor& p : model->parameters()) CHECK(p.grad().defined());
+}
+
 TEST_CASE("DistributedDataParallel's errors: arguments, and a parameter that got no gradient") {
   SoloGroup solo;
   CHECK_THROWS_WITH_AS(DistributedDataParallel(nullptr), "DistributedDataParallel: expected a module, got null",
