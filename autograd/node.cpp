@@ -73,19 +73,21 @@ AccumulateGrad::AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
 TensorList AccumulateGrad::apply(TensorList grads) {
   Tensor& g = grads.at(0);
   // A leaf whose requires_grad was turned off since the forward gets nothing (PyTorch's check too).
-  if (!g.defined() || !leaf_.requires_grad()) return {};
-  NoGradGuard no_grad;
-  AutogradMeta& meta = TensorImplAccess::ensure_meta(leaf_);
-  std::lock_guard lock(meta.mutex);
-  Tensor& slot = meta.grad;
-  if (!slot.defined()) {
-    // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
-    // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
-    const bool sole = TensorImplAccess::use_count(g) == 1 && g.storage().use_count() == 1;
-    slot = sole && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
-  } else {
-    slot.add_(g);
+  if (g.defined() && leaf_.requires_grad()) {
+    NoGradGuard no_grad;
+    AutogradMeta& meta = TensorImplAccess::ensure_meta(leaf_);
+    std::lock_guard lock(meta.mutex);
+    Tensor& slot = meta.grad;
+    if (!slot.defined()) {
+      // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
+      // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
+      const bool sole = TensorImplAccess::use_count(g) == 1 && g.storage().use_count() == 1;
+      slot = sole && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
+    } else {
+      slot.add_(g);
+    }
   }
+  for (const PostHook& hook : post_hooks_) hook(leaf_);
   return {};
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,13 +99,22 @@ class Node {
 /// The sink of a leaf's gradients: adds them into the leaf's .grad, unless the leaf no longer requires grad.
 class AccumulateGrad final : public Node {
  public:
+  /// Called with the leaf each time this node has run (its .grad then holds the sum so far).
+  using PostHook = std::function<void(const Tensor& leaf)>;
+
   explicit AccumulateGrad(Tensor leaf);
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   TensorList apply(TensorList grads) override;
   const Tensor& variable() const { return leaf_; }
+  /// Runs `hook` after every apply(), in the order the hooks were added: the post hooks through which
+  /// c10d's Reducer learns that a parameter's gradient is ready (PyTorch 2's
+  /// Tensor.register_post_accumulate_grad_hook). They live as long as this node, which the leaf holds
+  /// only weakly: keep gradient_edge(leaf).fn to keep them.
+  void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
 
  private:
   Tensor leaf_;
+  std::vector<PostHook> post_hooks_;
 };
 
 /// The edge a gradient of `t` flows along: its grad_fn output, or its leaf accumulator (made once per

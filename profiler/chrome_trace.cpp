@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/distributed_info.h"
 #include "core/file_writer.h"
 #include "profiler/event_list.h"
 
@@ -189,8 +190,10 @@ void write_chrome_trace(const EventList& list, std::ostream& out) {
   const EventListInfo& info = list.info();
   const int64_t pid = info.process_id;
   const int64_t t0 = info.window_start_ns;
+  const DistributedInfo dist = distributed_info();  // the process group's rank, when one is joined
   out << "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n"
-      << "  \"distributedInfo\": {\"backend\": \"none\", \"rank\": 0, \"world_size\": 1},\n"
+      << "  \"distributedInfo\": {\"backend\": \"" << dist.backend << "\", \"rank\": " << dist.rank
+      << ", \"world_size\": " << dist.world_size << "},\n"
       << "  \"traceEvents\": [\n";
   bool first = true;
   auto next = [&]() -> std::ostream& {

@@ -10,7 +10,7 @@ namespace tl::profiler {
 class EventList;
 
 /// Writes `events` as one JSON object:
-///   {"schemaVersion": 1, "deviceProperties": [], "distributedInfo": {"rank": 0, ...},
+///   {"schemaVersion": 1, "deviceProperties": [], "distributedInfo": {"backend", "rank", "world_size"},
 ///    "traceEvents": [...], "displayTimeUnit": "ms"}
 /// Each event: {"ph": "X", "cat": "cpu_op" | "user_annotation" | "python_function", "name",
 /// "pid", "tid", "ts", "dur", "args": {"External id", "Ev Idx", "Input Dims", "Input type",
@@ -21,7 +21,9 @@ class EventList;
 /// latest backward scope of that node (its node scope, inside its evaluate_function). Memory: {"ph":
 /// "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "args": {"Total Reserved", "Total
 /// Allocated", "Bytes", "Addr", "Device Id", "Device Type"}}. Metadata: process_name,
-/// process_labels, thread_name, thread_sort_index.
+/// process_labels, thread_name, thread_sort_index. distributedInfo is core/distributed_info.h's when the trace is
+/// written: {"backend": "gloo", "rank": 1, "world_size": 2} in a process group (HTA reads a directory of ranks by
+/// it), {"backend": "none", "rank": 0, "world_size": 1} otherwise.
 void write_chrome_trace(const EventList& events, std::ostream& out);
 
 }  // namespace tl::profiler

@@ -5,8 +5,9 @@ set -euo pipefail
 # (scripts/demo.sh); no argument: that plus what the tests need (scripts/test.sh).
 # libunwind8 (opened at run time) and libdw-dev (elfutils): the profiler's with_stack captures C++
 # return addresses and names them file(line): function from DWARF. libpng-dev: examples/deploy reads PNG images.
+# libgloo-dev: the collectives of training across processes (distributed/, tl_distributed).
 runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
-         libunwind8 libdw-dev libpng-dev)
+         libunwind8 libdw-dev libpng-dev libgloo-dev)
 # doctest for the suites; PyTorch for the parity tests and reference texts; scikit-learn for its
 # digits.csv.gz (tl::data::load_digits' tests and examples); rsvg-convert and gzip for chart and trace
 # checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime

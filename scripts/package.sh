@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/package.sh [BUILD_DIR [OUT_DIR]] — builds the Debian packages of a shared build (configured with
 # -Ddefault_library=both; default build/) with dpkg-deb from its staged install: torchless (the runtime:
-# libtorchless.so.MAJOR, libtorchless_trace.so.MAJOR, tl-tracediff) and torchless-dev (headers, static
+# libtorchless.so.MAJOR, libtorchless_distributed.so.MAJOR, libtorchless_trace.so.MAJOR, tl-tracediff, tl-run) and
+# torchless-dev (headers, static
 # libraries, the .so links, .pc and CMake files). dpkg-shlibdeps names the runtime's dependencies; lintian,
 # where installed, checks both (docs/deployment.md lists what it still says). Prints the two .deb paths.
 set -euo pipefail
@@ -30,7 +31,8 @@ staged=$work/stage$prefix
 runtime=$work/torchless dev=$work/torchless-dev
 mkdir -p "$runtime/usr/$libdir" "$runtime/usr/bin" "$dev/usr/$libdir"
 mv "$staged"/$libdir/lib*.so.* "$runtime/usr/$libdir/"
-mv "$staged/bin/tl-tracediff" "$runtime/usr/bin/"
+tools=(tl-tracediff tl-run)
+for tool in "${tools[@]}"; do mv "$staged/bin/$tool" "$runtime/usr/bin/"; done
 mv "$staged/include" "$dev/usr/"
 mv "$staged"/$libdir/* "$dev/usr/$libdir/"
 rmdir "$staged/bin" "$staged/$libdir"
@@ -40,7 +42,7 @@ leftover=$(find "$staged" -type f)
 # Debian's rules for what a package holds: stripped binaries, libraries not executable, a copyright file
 # and a changelog per package.
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$runtime/usr/$libdir"/lib*.so.*.*.* \
-  "$runtime/usr/bin/tl-tracediff"
+  "${tools[@]/#/$runtime/usr/bin/}"
 strip --strip-debug --remove-section=.comment "$dev/usr/$libdir"/*.a
 chmod 0644 "$runtime/usr/$libdir"/lib*.so.*.*.*
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
@@ -79,15 +81,16 @@ COPYRIGHT
 done
 
 # The runtime's dependencies from its ELF files (dpkg-shlibdeps reads debian/control, and our own shlibs
-# file for libtorchless_trace's use of libtorchless).
+# file for libtorchless_trace's and libtorchless_distributed's use of libtorchless).
 echo "libtorchless $major torchless (>= $version)" >"$runtime/DEBIAN/shlibs"
+echo "libtorchless_distributed $major torchless (>= $version)" >>"$runtime/DEBIAN/shlibs"
 echo "libtorchless_trace $major torchless (>= $version)" >>"$runtime/DEBIAN/shlibs"
 echo "activate-noawait ldconfig" >"$runtime/DEBIAN/triggers"
 mkdir -p "$work/src/debian"
 printf 'Source: torchless\n\nPackage: torchless\nArchitecture: any\n' >"$work/src/debian/control"
 cp "$runtime/DEBIAN/shlibs" "$work/src/debian/shlibs.local"
 depends=$(cd "$work/src" && dpkg-shlibdeps -O -xtorchless -l"$runtime/usr/$libdir" \
-            "$runtime/usr/$libdir"/lib*.so.*.*.* "$runtime/usr/bin/tl-tracediff" 2>/dev/null |
+            "$runtime/usr/$libdir"/lib*.so.*.*.* "${tools[@]/#/$runtime/usr/bin/}" 2>/dev/null |
           sed -n 's/^shlibs:Depends=//p')
 
 control() {  # control ROOT SECTION DEPENDS SUMMARY DESCRIPTION
@@ -111,8 +114,8 @@ control "$runtime" libs "$depends" "C++20 tensor runtime and deep-learning frame
  framework with PyTorch's names: tensors, autograd, modules, optimizers, FX
  graphs, optimize_for_inference and a profiler, without LibTorch or Python.
  .
- This package holds the shared libraries and the tl-tracediff tool."
-control "$dev" libdevel "torchless (= $version), libdnnl-dev, zlib1g-dev, libdw-dev, pkgconf | pkg-config" \
+ This package holds the shared libraries and the tl-tracediff and tl-run tools."
+control "$dev" libdevel "torchless (= $version), libdnnl-dev, zlib1g-dev, libdw-dev, libgloo-dev, pkgconf | pkg-config" \
   "C++20 tensor runtime and deep-learning framework (development files)" \
 " torchless is a self-contained C++20 tensor runtime and small deep-learning
  framework with PyTorch's names: tensors, autograd, modules, optimizers, FX

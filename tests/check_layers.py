@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a file includes a header from a higher layer (core < ops < autograd < data < nn < optim < fx < ao < profiler < models),
+"""Fails when a file includes a header from a higher layer (core < ops < autograd < data < nn < optim < distributed < fx
+< ao < profiler < models; distributed/ is a library of its own, tl_distributed, outside the runtime's link),
 when trace/ (the trace analysis library, outside the runtime) includes anything but core/ and itself,
 when a runtime layer (or the runtime's umbrella torchless/torchless.h) includes trace/, or when a
 header most files include (core/dispatch.h, core/tensor_base.h) includes the op list: a new op row then
@@ -12,7 +13,7 @@ reference; this check does, for every source and header of the library folders.
 usage: check_layers.py PROJECT_ROOT [STAMP_FILE]"""
 import pathlib, re, sys
 
-LAYERS = ["core", "ops", "autograd", "data", "nn", "optim", "fx", "ao", "profiler", "models"]
+LAYERS = ["core", "ops", "autograd", "data", "nn", "optim", "distributed", "fx", "ao", "profiler", "models"]
 TRACE, TRACE_MAY_INCLUDE = "trace", {"core", "trace"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([a-z_]+)/')
 OP_LIST_FREE = ["core/dispatch.h", "core/tensor_base.h"]

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-LAYERS = ('core', 'ops', 'autograd', 'data', 'nn', 'optim', 'fx', 'ao', 'profiler', 'models', 'trace')
+LAYERS = ('core', 'ops', 'autograd', 'data', 'nn', 'optim', 'distributed', 'fx', 'ao', 'profiler', 'models', 'trace')
 QUOTED = re.compile(r'^(\s*#\s*include\s+)"((?:' + '|'.join(LAYERS) + r')/[^"]+)"', re.M)
 
 

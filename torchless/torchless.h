@@ -15,6 +15,7 @@
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "data/digits.h"
+#include "data/distributed_sampler.h"
 #include "data/random_split.h"
 #include "data/sampler.h"
 #include "nn/archive.h"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "autograd/engine.h"
+#include "autograd/node.h"
 #include "core/grad_mode.h"
 #include "ops/ops.h"
 #include "tests/support/reflected_forms.h"
@@ -136,6 +137,27 @@ TEST_CASE("retain_grad keeps a non-leaf's gradient; other non-leaves keep none")
   k.sum().backward();
   check_values(h.grad(), {2, 2});
   CHECK_FALSE(k.grad().defined());
+}
+
+TEST_CASE("AccumulateGrad's post hooks run once per backward, after the sum of both paths is in .grad") {
+  Tensor x = leaf({1, 2}), b = leaf({10});
+  auto accumulator = std::dynamic_pointer_cast<autograd::AccumulateGrad>(autograd::gradient_edge(x).fn);
+  REQUIRE(accumulator != nullptr);
+  std::vector<std::vector<double>> seen;
+  accumulator->add_post_hook([&](const Tensor& t) {
+    CHECK(t.is_same(x));
+    seen.push_back({t.grad()[0].item<double>(), t.grad()[1].item<double>()});
+  });
+  accumulator->add_post_hook([&](const Tensor&) { seen.push_back({}); });
+  (x * x + x + b).sum().backward();
+  (x * 2.0 + b).sum().backward();  // the accumulator is kept alive here, so the hooks stay
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[0] == std::vector<double>{3, 5});
+  CHECK(seen[1].empty());
+  CHECK(seen[2] == std::vector<double>{5, 7});
+  b.mutable_grad() = {};
+  (b * 3.0).sum().backward();  // x takes no part: its hooks do not run
+  CHECK(seen.size() == 4);
 }
 
 TEST_CASE("a leaf whose requires_grad was turned off after the forward gets no .grad (PyTorch's AccumulateGrad)") {

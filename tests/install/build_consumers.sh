@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/install/build_consumers.sh PREFIX WORK_DIR [default] — builds and runs out-of-tree programs against the torchless
 # installed under PREFIX (a staged `meson install`, or /usr from the .deb files): with pkg-config
-# (examples/quickstart.cpp and consumer/'s library and trace checks) and with CMake (consumer/, find_package),
+# (examples/quickstart.cpp and consumer/'s library, distributed and trace checks) and with CMake (consumer/, find_package),
 # each in a project with its own core/ and nn/ folders. A shared install is also linked statically through
 # torchless::torchless_static, unless the third argument asks for the install's default kind only. readelf checks that each program loads libtorchless.so.MAJOR exactly when it should.
 set -euo pipefail
@@ -25,10 +25,10 @@ for h in core/tensor.h core/dispatch.h nn/module.h; do
   echo "#error \"the user's own $h was included instead of torchless's\"" >"$user/$h"
 done
 
-# run DIR KIND: runs the three programs built in DIR, which must be linked KIND (shared or static).
+# run DIR KIND: runs the four programs built in DIR, which must be linked KIND (shared or static).
 run() {
   local dir=$1 expected=$2 got
-  for program in quickstart library_check trace_check; do
+  for program in quickstart library_check distributed_check trace_check; do
     got=static
     readelf -d "$dir/$program" | grep -q 'NEEDED.*\[libtorchless' && got=shared
     [[ $got == "$expected" ]] || { echo "$dir/$program is linked $got, expected $expected"; exit 1; }
@@ -36,6 +36,7 @@ run() {
   LD_LIBRARY_PATH=$libdir "$dir/library_check" "$version"
   LD_LIBRARY_PATH=$libdir "$dir/quickstart"
   LD_LIBRARY_PATH=$libdir "$dir/trace_check" "$dir"
+  LD_LIBRARY_PATH=$libdir "$dir/distributed_check"
 }
 
 mkdir -p "$work/pkg-config"
@@ -44,17 +45,21 @@ for program in quickstart library_check; do
 done
 g++ -std=c++20 -O2 -I"$user" "$user/trace_check.cpp" -o "$work/pkg-config/trace_check" \
   $(pkg-config --cflags --libs torchless-trace)
+g++ -std=c++20 -O2 -I"$user" "$user/distributed_check.cpp" -o "$work/pkg-config/distributed_check" \
+  $(pkg-config --cflags --libs torchless-distributed)
 run "$work/pkg-config" "$kind"
-echo "consumers: built and ran 3 programs with pkg-config ($kind) against torchless $version in $prefix"
+echo "consumers: built and ran 4 programs with pkg-config ($kind) against torchless $version in $prefix"
 
-variants=("torchless::torchless torchless::trace $kind")
-[[ $kind == shared && ${3:-} != default ]] && variants+=("torchless::torchless_static torchless::trace_static static")
+variants=("torchless::torchless torchless::distributed torchless::trace $kind")
+[[ $kind == shared && ${3:-} != default ]] &&
+  variants+=("torchless::torchless_static torchless::distributed_static torchless::trace_static static")
 for variant in "${variants[@]}"; do
-  read -r runtime trace linked <<<"$variant"
+  read -r runtime distributed trace linked <<<"$variant"
   cmake -S "$user" -B "$work/cmake-$linked" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-    -DTORCHLESS_TARGET="$runtime" -DTORCHLESS_TRACE_TARGET="$trace" >"$work/cmake-$linked.log" \
+    -DTORCHLESS_TARGET="$runtime" -DTORCHLESS_DISTRIBUTED_TARGET="$distributed" -DTORCHLESS_TRACE_TARGET="$trace" \
+    >"$work/cmake-$linked.log" \
     || { cat "$work/cmake-$linked.log"; exit 1; }
   cmake --build "$work/cmake-$linked" -j 2 >>"$work/cmake-$linked.log" || { cat "$work/cmake-$linked.log"; exit 1; }
   run "$work/cmake-$linked" "$linked"
-  echo "consumers: built and ran 3 programs with CMake's find_package ($runtime, $trace) against $prefix"
+  echo "consumers: built and ran 4 programs with CMake's find_package ($runtime, $distributed, $trace) against $prefix"
 done

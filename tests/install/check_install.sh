@@ -14,7 +14,7 @@ pc=$(dirname "$(find "$stage" -name torchless.pc | head -n 1)")
 export PKG_CONFIG_PATH="$pc"
 prefix=$(realpath "$pc/$(grep '^root=' "$pc/torchless.pc" | sed 's|^root=${pcfiledir}/||')")
 include=$(pkg-config --variable=includedir torchless)
-if grep -rnE '^\s*#\s*include\s+"(core|ops|autograd|data|nn|optim|fx|profiler|models|trace)/' "$include/torchless"; then
+if grep -rnE '^\s*#\s*include\s+"(core|ops|autograd|data|nn|optim|distributed|fx|profiler|models|trace)/' "$include/torchless"; then
   echo "installed headers include a torchless header by its source-tree path (above)"; exit 1
 fi
 # The shared libraries export namespace tl except the namespaces torchless/gen_export_map.py hides, which

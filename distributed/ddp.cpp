@@ -1,0 +1,250 @@
+// distributed/ddp.cpp — DistributedDataParallel and its Reducer (c10d's): buckets of flattened gradients, the post
+// hooks that fill them, all-reduces launched in bucket order, and the copy of the averages back into .grad.
+#include "distributed/ddp.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "autograd/node.h"
+#include "core/error.h"
+#include "core/grad_mode.h"
+#include "distributed/distributed.h"
+#include "ops/ops.h"
+
+namespace tl::nn::parallel {
+
+/// The gradients' side of DDP. Hooks run on the thread running backward; the buckets' all-reduces on the
+/// group's worker thread, each launched after its last gradient was copied in.
+class DistributedDataParallel::Reducer {
+ public:
+  /// Gradients of one dtype, flattened: parameter params[s]'s at offsets[s].
+  struct Bucket {
+    DType dtype = kFloat;
+    std::vector<size_t> params;
+    std::vector<int64_t> offsets;
+    int64_t numel = 0;
+    Tensor flat;
+    size_t pending = 0;  ///< parameters whose gradient has not arrived in this backward
+    std::shared_ptr<distributed::Work> work;
+  };
+
+  Reducer(const Module& module, std::shared_ptr<distributed::ProcessGroup> group, double bucket_cap_mb,
+          bool find_unused_parameters)
+      : group_(std::move(group)), find_unused_(find_unused_parameters) {
+    for (auto& [name, p] : module.named_parameters()) {
+      if (!p.requires_grad()) continue;
+      names_.push_back(name);
+      params_.push_back(p);
+    }
+    TL_CHECK(!params_.empty(), "DistributedDataParallel: the module has no parameter that requires grad");
+    assign_buckets(static_cast<int64_t>(bucket_cap_mb * 1024 * 1024));
+    for (size_t i = 0; i < params_.size(); ++i) {
+      auto accumulator = std::dynamic_pointer_cast<autograd::AccumulateGrad>(autograd::gradient_edge(params_[i]).fn);
+      TL_INTERNAL_ASSERT(accumulator != nullptr, "a parameter that requires grad has an AccumulateGrad");
+      // The graph of a forward may outlive this reducer (and keep its accumulators): the hook then does nothing.
+      accumulator->add_post_hook([reducer = std::weak_ptr<Reducer*>(self_), i](const Tensor&) {
+        if (auto alive = reducer.lock()) (*alive)->on_gradient(i);
+      });
+      accumulators_.push_back(std::move(accumulator));
+    }
+  }
+
+  const std::vector<Bucket>& buckets() const { return buckets_; }
+
+  /// Throws tl::Error when the previous synchronized backward left buckets unreduced.
+  void check_prior_reduction_finished() const {
+    if (!expect_hooks_) return;
+    std::string missing;
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (!ready_[i]) missing += (missing.empty() ? "" : ", ") + names_[i];
+    TL_CHECK(false, "DistributedDataParallel: expected to have finished reduction in the prior iteration before "
+             "starting a new one. This error indicates that your module has parameters that were not used in "
+             "producing loss (or that backward was not called). Pass find_unused_parameters = true, and make sure "
+             "all forward outputs participate in calculating loss. Parameters that did not receive grad on rank ",
+             group_->rank(), ": ", missing);
+  }
+
+  /// Readies the hooks for the backward of `outputs`: every bucket waits for all its parameters again; with
+  /// find_unused_parameters, those the outputs do not depend on are found now and counted ready at the
+  /// first hook (so that no collective starts during forward).
+  void prepare_for_backward(const TensorList& outputs) {
+    std::fill(ready_.begin(), ready_.end(), false);
+    std::fill(used_.begin(), used_.end(), false);
+    for (Bucket& b : buckets_) {
+      b.pending = b.params.size();
+      b.work.reset();
+    }
+    next_bucket_ = 0;
+    unused_.clear();
+    if (find_unused_) {
+      std::unordered_set<const autograd::Node*> seen;
+      std::vector<std::shared_ptr<autograd::Node>> stack;
+      for (const Tensor& t : outputs)
+        if (auto fn = autograd::gradient_edge(t).fn) stack.push_back(std::move(fn));
+      while (!stack.empty()) {
+        std::shared_ptr<autograd::Node> node = std::move(stack.back());
+        stack.pop_back();
+        if (!seen.insert(node.get()).second) continue;
+        for (const autograd::Edge& e : node->next_edges)
+          if (e.fn) stack.push_back(e.fn);
+      }
+      for (size_t i = 0; i < params_.size(); ++i)
+        if (seen.count(accumulators_[i].get()) == 0) unused_.push_back(i);
+    }
+    expect_hooks_ = true;
+  }
+
+ private:
+  /// c10d's compute_bucket_assignment_by_size over the parameters in reverse order: a bucket per dtype is
+  /// filled until it holds at least its limit (1 MiB for the first, whatever the cap, then `cap` bytes).
+  void assign_buckets(int64_t cap) {
+    const int64_t kFirstBucketBytes = 1024 * 1024;
+    std::vector<std::pair<DType, Bucket>> open;  // per dtype, the bucket being filled
+    std::vector<Bucket> closed;
+    auto limit = [&] { return closed.empty() ? kFirstBucketBytes : cap; };
+    for (size_t k = params_.size(); k-- > 0;) {
+      const Tensor& p = params_[k];
+      auto it = std::find_if(open.begin(), open.end(), [&](const auto& o) { return o.first == p.dtype(); });
+      if (it == open.end()) it = open.insert(open.end(), {p.dtype(), Bucket{}});
+      Bucket& b = it->second;
+      b.params.push_back(k);
+      b.offsets.push_back(b.numel);
+      b.numel += p.numel();
+      if (b.numel * p.element_size() >= limit()) {
+        b.dtype = p.dtype();
+        closed.push_back(std::move(b));
+        open.erase(it);
+      }
+    }
+    for (auto& [dtype, b] : open) {
+      b.dtype = dtype;
+      closed.push_back(std::move(b));
+    }
+    buckets_ = std::move(closed);
+    where_.resize(params_.size());
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      buckets_[b].flat = tl::zeros({buckets_[b].numel}, buckets_[b].dtype);
+      for (size_t s = 0; s < buckets_[b].params.size(); ++s) where_[buckets_[b].params[s]] = {b, s};
+    }
+    ready_.assign(params_.size(), false);
+    used_.assign(params_.size(), false);
+  }
+
+  /// The slice of parameter i's bucket that holds its gradient, shaped as the parameter.
+  Tensor slot(size_t i) const {
+    const auto [b, s] = where_[i];
+    const Bucket& bucket = buckets_[b];
+    return bucket.flat.narrow(0, bucket.offsets[s], params_[i].numel()).view(params_[i].shape());
+  }
+
+  /// The post hook of parameter i's AccumulateGrad.
+  void on_gradient(size_t i) {
+    if (!expect_hooks_) return;  // no_sync, or a backward of a forward DDP did not prepare
+    TL_CHECK(!ready_[i], "DistributedDataParallel: parameter ", names_[i], " was marked ready twice in one "
+             "backward (its AccumulateGrad ran twice; is the parameter shared with another module's backward?)");
+    used_[i] = true;
+    for (size_t u : unused_) mark_ready(u);
+    unused_.clear();
+    mark_ready(i);
+  }
+
+  void mark_ready(size_t i) {
+    NoGradGuard no_grad;
+    const Tensor& grad = params_[i].grad();
+    Tensor target = slot(i);
+    if (grad.defined()) {
+      target.copy_(grad.mul(1.0 / static_cast<double>(group_->size())));
+    } else {
+      target.copy_(tl::zeros(params_[i].shape(), params_[i].dtype()));
+    }
+    ready_[i] = true;
+    Bucket& bucket = buckets_[where_[i].first];
+    if (--bucket.pending > 0) return;
+    while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
+      buckets_[next_bucket_].work = group_->allreduce(buckets_[next_bucket_].flat, distributed::ReduceOp::SUM);
+      ++next_bucket_;
+    }
+    if (next_bucket_ == buckets_.size()) finalize();
+  }
+
+  /// Waits for every bucket and writes the averages into .grad (for a parameter no rank used, nothing).
+  void finalize() {
+    expect_hooks_ = false;
+    for (Bucket& b : buckets_) b.work->wait();
+    Tensor used_anywhere;
+    if (find_unused_) {
+      used_anywhere = tl::zeros({static_cast<int64_t>(params_.size())}, kInt);
+      for (size_t i = 0; i < params_.size(); ++i) used_anywhere.data<int32_t>()[i] = used_[i] ? 1 : 0;
+      group_->allreduce(used_anywhere, distributed::ReduceOp::MAX)->wait();
+    }
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (find_unused_ && used_anywhere.data<int32_t>()[i] == 0) continue;
+      if (Tensor grad = params_[i].grad(); grad.defined()) {
+        grad.copy_(slot(i));
+      } else {
+        params_[i].mutable_grad() = slot(i).clone();
+      }
+    }
+  }
+
+  std::shared_ptr<Reducer*> self_ = std::make_shared<Reducer*>(this);  ///< what the hooks find this reducer by
+  std::shared_ptr<distributed::ProcessGroup> group_;
+  bool find_unused_;
+  std::vector<std::string> names_;
+  std::vector<Tensor> params_;
+  std::vector<std::shared_ptr<autograd::AccumulateGrad>> accumulators_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::pair<size_t, size_t>> where_;  ///< per parameter: its bucket and its place there
+  std::vector<bool> ready_;
+  std::vector<bool> used_;
+  std::vector<size_t> unused_;  ///< found by prepare_for_backward, marked ready at the first hook
+  size_t next_bucket_ = 0;
+  bool expect_hooks_ = false;
+};
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<Module> module, DistributedDataParallelOptions options)
+    : group_(options.process_group ? options.process_group : distributed::default_group()),
+      broadcast_buffers_(options.broadcast_buffers) {
+  TL_CHECK(module != nullptr, "DistributedDataParallel: expected a module, got null");
+  TL_CHECK(options.bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ",
+           options.bucket_cap_mb);
+  TL_CHECK(group_->rank() >= 0, "DistributedDataParallel: this process is not a member of the process group");
+  reducer_ = std::make_unique<Reducer>(*module, group_, options.bucket_cap_mb, options.find_unused_parameters);
+  // PyTorch's _sync_module_states: every rank starts from rank 0's parameters and buffers.
+  for (const Tensor& t : module->parameters()) group_->broadcast(t, 0)->wait();
+  for (const Tensor& t : module->buffers()) group_->broadcast(t, 0)->wait();
+  register_module("module", std::move(module));
+}
+
+DistributedDataParallel::~DistributedDataParallel() = default;
+
+std::shared_ptr<Module> DistributedDataParallel::module() const { return child("module"); }
+
+ForwardSignature DistributedDataParallel::forward_signature() const { return module()->forward_signature(); }
+
+std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const {
+  std::vector<std::vector<size_t>> out;
+  for (const auto& b : reducer_->buckets()) out.push_back(b.params);
+  return out;
+}
+
+TensorList DistributedDataParallel::forward(Inputs inputs) {
+  const bool sync = GradMode::is_enabled() && require_backward_grad_sync_;
+  if (sync) reducer_->check_prior_reduction_finished();
+  if (broadcast_buffers_ && require_forward_param_sync_)
+    for (const Tensor& t : module()->buffers()) group_->broadcast(t, 0)->wait();
+  TensorList outputs = (*module())(TensorList(inputs.begin(), inputs.end()));
+  require_forward_param_sync_ = sync;
+  if (sync) reducer_->prepare_for_backward(outputs);
+  return outputs;
+}
+
+DistributedDataParallel::NoSync::NoSync(DistributedDataParallel& ddp)
+    : ddp_(ddp), previous_(ddp.require_backward_grad_sync_) {
+  ddp_.require_backward_grad_sync_ = false;
+}
+
+DistributedDataParallel::NoSync::~NoSync() { ddp_.require_backward_grad_sync_ = previous_; }
+
+}  // namespace tl::nn::parallel

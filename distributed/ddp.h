@@ -1,0 +1,85 @@
+// distributed/ddp.h — tl::nn::parallel::DistributedDataParallel (torch.nn.parallel.DistributedDataParallel): wraps a
+// module so that backward leaves every rank the gradients averaged over the process group, reduced bucket by
+// bucket on the group's worker thread while backward goes on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+#include "nn/module.h"
+
+namespace tl::nn::parallel {
+
+/// DistributedDataParallel's keyword arguments, with PyTorch 1.13's defaults.
+struct DistributedDataParallelOptions {
+  /// The group to average over; null: the default group (init_process_group's).
+  std::shared_ptr<distributed::ProcessGroup> process_group;
+  /// Broadcast the module's buffers (BatchNorm's running statistics) from rank 0 at the start of each forward
+  /// that follows a synchronized one, as PyTorch does.
+  bool broadcast_buffers = true;
+  /// Bucket capacity in MiB; the first bucket (the last parameters) closes at 1 MiB whatever the cap, PyTorch's
+  /// dist._DEFAULT_FIRST_BUCKET_BYTES, so the first all-reduce starts early.
+  double bucket_cap_mb = 25;
+  /// Find, after each forward, the parameters its outputs do not depend on (walking the autograd graph), and
+  /// count them ready with a zero gradient, so their buckets still get reduced; a parameter no rank used
+  /// keeps its .grad as it was.
+  bool find_unused_parameters = false;
+};
+
+/// Wraps `module` (registered as the child "module": state_dict keys and print() as PyTorch's). At
+/// construction rank 0's parameters and buffers are broadcast to every rank. During backward each parameter's
+/// gradient, divided by the group size, is copied into its bucket as soon as its AccumulateGrad has run (a post
+/// hook); a bucket whose gradients are all in is all-reduced asynchronously (buckets are launched in order, so
+/// every rank issues the same collectives); when the last is launched, backward waits for all of them and
+/// writes the averages into the parameters' .grad. Buckets hold one dtype each and are filled in reverse
+/// parameter order, the order backward usually produces gradients (PyTorch rebuilds its buckets after the
+/// first iteration in the order observed; here the order is fixed). Inside no_sync() gradients accumulate
+/// locally; the next synchronized backward reduces the sum.
+class DistributedDataParallel : public Module {
+ public:
+  /// Throws tl::Error before init_process_group (without a group in the options), for a null module, a module
+  /// without parameters that require grad, bucket_cap_mb not positive, or when the ranks' parameters differ in
+  /// count, shape or dtype (the broadcast's check names the first that differs).
+  explicit DistributedDataParallel(std::shared_ptr<Module> module, DistributedDataParallelOptions options = {});
+  ~DistributedDataParallel() override;
+
+  /// Calls the wrapped module. With grad mode on and outside no_sync(): first throws tl::Error if the previous
+  /// synchronized forward's backward left gradients unreduced (parameters that got no gradient, naming them:
+  /// pass find_unused_parameters), then broadcasts the buffers, and readies the reducer for this backward.
+  TensorList forward(Inputs inputs) override;
+  std::string type_name() const override { return "DistributedDataParallel"; }
+  ForwardSignature forward_signature() const override;
+
+  /// The wrapped module (PyTorch's ddp.module).
+  std::shared_ptr<Module> module() const;
+  /// The buckets in reduction order, each the indices (into module()->parameters() of those that require grad)
+  /// of its parameters.
+  std::vector<std::vector<size_t>> bucket_indices() const;
+
+  /// While alive (PyTorch's `with ddp.no_sync():`), forwards and backwards do not synchronize: gradients
+  /// accumulate in .grad locally. Restores the previous mode when destroyed.
+  class NoSync {
+   public:
+    explicit NoSync(DistributedDataParallel& ddp);
+    ~NoSync();
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    DistributedDataParallel& ddp_;
+    bool previous_;
+  };
+  [[nodiscard]] NoSync no_sync() { return NoSync(*this); }
+
+ private:
+  class Reducer;
+  std::shared_ptr<distributed::ProcessGroup> group_;
+  bool broadcast_buffers_;
+  bool require_backward_grad_sync_ = true;
+  bool require_forward_param_sync_ = true;
+  std::unique_ptr<Reducer> reducer_;
+};
+
+}  // namespace tl::nn::parallel

@@ -1,0 +1,151 @@
+// tests/distributed/test_ddp.cpp — DistributedDataParallel: print(), state_dict keys and buckets as PyTorch 1.13's
+// (tests/distributed/gen_ddp_cases.py) and its errors in this process (a group of one); on two real ranks, training
+// that matches one process on the global batch (also with no_sync and with three buckets), checkpoints saved by
+// rank 0 and resumed everywhere, unused parameters and buffers (worker_ddp.cpp).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/generator.h"
+#include "distributed/ddp.h"
+#include "nn/activation.h"
+#include "nn/linear.h"
+#include "nn/repr.h"
+#include "ops/ops.h"
+#include "tests/distributed/ddp_models.h"
+#include "tests/distributed/dist_testing.h"
+
+namespace {
+
+using tl::nn::parallel::DistributedDataParallel;
+using tl::testing::SoloGroup;
+
+nlohmann::json ddp_cases() {
+  std::ifstream in("tests/distributed/data/ddp_cases.json");
+  REQUIRE_MESSAGE(in.good(), "missing tests/distributed/data/ddp_cases.json (run tests/distributed/gen_ddp_cases.py)");
+  return nlohmann::json::parse(in);
+}
+
+/// Linear a used, Linear c never.
+class HalfUsed : public tl::nn::Module {
+ public:
+  HalfUsed() {
+    a_ = register_module("a", std::make_shared<tl::nn::Linear>(2, 2));
+    c_ = register_module("c", std::make_shared<tl::nn::Linear>(2, 2));
+  }
+  tl::Tensor forward(const tl::Tensor& x) override { return a_(x); }
+
+ private:
+  tl::nn::ModuleHandle<tl::nn::Linear> a_, c_;
+};
+
+void check_launch(const std::string& scenario) {
+  tl::testing::ScratchDir dir;
+  const tl::distributed::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir);
+  CHECK_MESSAGE(result.exit_code == 0, scenario, ": ", result.message, " (the rank's stderr says why)");
+}
+
+}  // namespace
+
+TEST_CASE("DistributedDataParallel before init_process_group is an error") {
+  CHECK_THROWS_WITH_AS(DistributedDataParallel{tl::testing::ddp_cnn()},
+                       "Default process group has not been initialized, please make sure to call init_process_group.",
+                       tl::Error);
+}
+
+TEST_CASE("print(ddp) and its state_dict keys are PyTorch's") {
+  SoloGroup solo;
+  const nlohmann::json cases = ddp_cases();
+  auto ddp = std::make_shared<DistributedDataParallel>(tl::testing::ddp_cnn());
+  CHECK(tl::nn::repr(*ddp) == cases.at("cnn_repr").get<std::string>());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : ddp->state_dict()) keys.push_back(key);
+  CHECK(keys == cases.at("cnn_state_dict_keys").get<std::vector<std::string>>());
+  CHECK(ddp->module()->parameters().size() == ddp->parameters().size());
+}
+
+TEST_CASE("buckets are PyTorch's for gradients arriving in reverse parameter order") {
+  SoloGroup solo;
+  const nlohmann::json cases = ddp_cases();
+  for (const auto& item : cases.at("mlp_buckets").items()) {
+    const std::string cap = item.key();
+    CAPTURE(cap);
+    DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = std::stod(cap)});
+    CHECK(ddp.bucket_indices() == item.value().get<std::vector<std::vector<size_t>>>());
+  }
+}
+
+TEST_CASE("a group of one: backward through DDP leaves the plain model's gradients") {
+  SoloGroup solo;
+  tl::manual_seed(1);
+  auto model = tl::testing::ddp_cnn();
+  tl::manual_seed(1);
+  auto plain = tl::testing::ddp_cnn();
+  DistributedDataParallel ddp(model);
+  const tl::Tensor x = tl::randn({3, 1, 8, 8});
+  ddp(x).pow(2).sum().backward();
+  (*plain)(x).pow(2).sum().backward();
+  const auto got = model->parameters(), want = plain->parameters();
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].grad().sub(want[i].grad()).abs().max().item<double>() == 0);
+}
+
+TEST_CASE("a graph that outlives its DistributedDataParallel backpropagates without it") {
+  SoloGroup solo;
+  auto model = tl::testing::ddp_cnn();
+  tl::Tensor loss;
+  {
+    DistributedDataParallel ddp(model);
+    loss = ddp(tl::randn({2, 1, 8, 8})).sum();
+  }
+  loss.backward();  // the accumulators' hooks find no reducer and do nothing
+  for (const tl::Tensor& p : model->parameters()) CHECK(p.grad().defined());
+}
+
+TEST_CASE("DistributedDataParallel's errors: arguments, and a parameter that got no gradient") {
+  SoloGroup solo;
+  CHECK_THROWS_WITH_AS(DistributedDataParallel(nullptr), "DistributedDataParallel: expected a module, got null",
+                       tl::Error);
+  CHECK_THROWS_WITH_AS(DistributedDataParallel(tl::testing::ddp_cnn(), {.bucket_cap_mb = 0}),
+                       "DistributedDataParallel: bucket_cap_mb must be positive, got 0", tl::Error);
+  CHECK_THROWS_WITH_AS(DistributedDataParallel(std::make_shared<tl::nn::ReLU>()),
+                       "DistributedDataParallel: the module has no parameter that requires grad", tl::Error);
+  DistributedDataParallel ddp(std::make_shared<HalfUsed>());
+  ddp(tl::ones({1, 2})).sum().backward();
+  CHECK_THROWS_WITH_AS(ddp(tl::ones({1, 2})),
+                       "DistributedDataParallel: expected to have finished reduction in the prior iteration before "
+                       "starting a new one. This error indicates that your module has parameters that were not used "
+                       "in producing loss (or that backward was not called). Pass find_unused_parameters = true, and "
+                       "make sure all forward outputs participate in calculating loss. Parameters that did not "
+                       "receive grad on rank 0: c.weight, c.bias",
+                       tl::Error);
+  DistributedDataParallel found(std::make_shared<HalfUsed>(), {.find_unused_parameters = true});
+  for (int step = 0; step < 2; ++step) found(tl::ones({1, 2})).sum().backward();
+  CHECK(found.module()->get_parameter("a.weight").grad().defined());
+  CHECK_FALSE(found.module()->get_parameter("c.weight").grad().defined());
+}
+
+TEST_CASE("two ranks x 4 samples train as one process on 8: parameters identical across ranks, within 1e-5") {
+  check_launch("ddp_equivalence");
+}
+
+TEST_CASE("no_sync: two micro-batches accumulated locally, then one synchronized backward") {
+  check_launch("ddp_no_sync");
+}
+
+TEST_CASE("three buckets all-reduced during backward give the same training") { check_launch("ddp_buckets"); }
+
+TEST_CASE("a checkpoint saved by rank 0 and loaded by every rank resumes the same trajectory, bit for bit") {
+  check_launch("ddp_checkpoint");
+}
+
+TEST_CASE("find_unused_parameters: a parameter one rank used gets the average, one no rank used no gradient") {
+  check_launch("ddp_unused");
+}
+
+TEST_CASE("broadcast_buffers: rank 0's running statistics reach every rank at the next forward") {
+  check_launch("ddp_buffers");
+}
