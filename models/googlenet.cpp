@@ -3,8 +3,8 @@
 #include "models/googlenet.h"
 
 #include "core/warning.h"
+#include "models/vision_ops.h"
 #include "nn/functional.h"
-#include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
 
@@ -107,29 +107,13 @@ GoogLeNet::GoogLeNet(const GoogLeNetOptions& options) : options_(options) {
   register_module("dropout", std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = options.dropout}));
   register_module("fc", std::make_shared<nn::Linear>(1024, options.num_classes));
 
-  if (options.init_weights.value_or(true)) {
-    for (const auto& m : modules()) {
-      if (dynamic_cast<nn::Conv2d*>(m.get()) != nullptr || dynamic_cast<nn::Linear*>(m.get()) != nullptr) {
-        nn::init::trunc_normal_(m->parameter("weight"), 0.0, 0.01, -2, 2);
-      } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get())) {
-        nn::init::constant_(bn->parameter("weight"), 1.0);
-        nn::init::constant_(bn->parameter("bias"), 0.0);
-      }
-    }
-  }
+  if (options.init_weights.value_or(true)) ops::trunc_normal_init_(*this, [](const nn::Module&) { return 0.01; });
 }
 
 nn::ForwardSignature GoogLeNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, ""}; }
 
 TensorList GoogLeNet::forward(nn::Inputs inputs) {
-  Tensor x = inputs[0];
-  if (options_.transform_input) {
-    using indexing::Slice;
-    const Tensor x_ch0 = tl::unsqueeze(x.index({Slice(), 0}), 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5;
-    const Tensor x_ch1 = tl::unsqueeze(x.index({Slice(), 1}), 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5;
-    const Tensor x_ch2 = tl::unsqueeze(x.index({Slice(), 2}), 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5;
-    x = tl::cat({x_ch0, x_ch1, x_ch2}, 1);
-  }
+  Tensor x = options_.transform_input ? ops::transform_input(inputs[0]) : inputs[0];
   // torchvision's _forward: the aux heads run in training mode only.
   const bool aux = options_.aux_logits && is_training();
   for (const char* name : {"conv1", "maxpool1", "conv2", "conv3", "maxpool2", "inception3a", "inception3b", "maxpool3",

@@ -127,4 +127,23 @@ Tensor channel_shuffle(const Tensor& x, int64_t groups) {
   return out.view({batchsize, -1, height, width});
 }
 
+Tensor transform_input(const Tensor& x) {
+  using indexing::Slice;
+  const Tensor x_ch0 = tl::unsqueeze(x.index({Slice(), 0}), 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5;
+  const Tensor x_ch1 = tl::unsqueeze(x.index({Slice(), 1}), 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5;
+  const Tensor x_ch2 = tl::unsqueeze(x.index({Slice(), 2}), 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5;
+  return tl::cat({x_ch0, x_ch1, x_ch2}, 1);
+}
+
+void trunc_normal_init_(nn::Module& model, const std::function<double(const nn::Module&)>& stddev) {
+  for (const auto& m : model.modules()) {
+    if (dynamic_cast<nn::Conv2d*>(m.get()) != nullptr || dynamic_cast<nn::Linear*>(m.get()) != nullptr) {
+      nn::init::trunc_normal_(m->parameter("weight"), 0.0, stddev(*m), -2, 2);
+    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get())) {
+      nn::init::constant_(bn->parameter("weight"), 1.0);
+      nn::init::constant_(bn->parameter("bias"), 0.0);
+    }
+  }
+}
+
 }  // namespace tl::models::ops

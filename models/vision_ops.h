@@ -120,4 +120,13 @@ void init_weights_(nn::Module& model, const std::function<void(const Tensor& wei
 /// by groups.
 Tensor channel_shuffle(const Tensor& x, int64_t groups);
 
+/// googlenet's and inception_v3's _transform_input: an input normalised with ImageNet's mean and std,
+/// channel by channel re-normalised to (x - 0.5) / 0.5 (torch.unsqueeze(x[:, c], 1) * (std_c / 0.5) +
+/// (mean_c - 0.5) / 0.5, concatenated), as the weights ported from TensorFlow expect. Input (N, 3, H, W).
+Tensor transform_input(const Tensor& x);
+
+/// The init loop googlenet and inception_v3 share, over model.modules() in order: Conv2d and Linear weights
+/// trunc_normal_(mean 0, std `stddev(module)`, a=-2, b=2), BatchNorm2d weight 1 and bias 0.
+void trunc_normal_init_(nn::Module& model, const std::function<double(const nn::Module& layer)>& stddev);
+
 }  // namespace tl::models::ops

@@ -7,8 +7,10 @@ squares after torch.manual_seed(SEED) (construction draws, then the model's own 
 googlenet and inception_v3, xavier_uniform_ / normal_ / trunc_normal_ for vit), eval logits once the
 BatchNorms are set by bn_rule() (and vit's zero-initialised head by head_rule()) on inputs made by
 input_rule(), and torch.fx's graph of googlenet and inception_v3 in eval mode; for those two also the
-training-mode outputs (GoogLeNetOutputs / InceptionOutputs, dropout 0, batch statistics) and the eval
-logits with transform_input=True, for 10 classes at the odd size. Run with Debian's
+training-mode outputs (GoogLeNetOutputs / InceptionOutputs, dropout 0, batch statistics; in float64: with
+batch 2, the aux heads' BatchNorms normalise over 2 values each, which amplifies fp32 rounding to 1e-4
+of the output's scale in PyTorch's own fp32 result) and the eval
+logits with transform_input=True (at the odd size), for 10 classes. Run with Debian's
 PyTorch 1.13:  /usr/bin/python3 tests/reference/make_zoo_inception_vit_references.py"""
 import math
 import pathlib
@@ -37,6 +39,8 @@ BUILDERS = {
     "vit_h_14": [224],
 }
 TRACED = ["googlenet", "inception_v3"]
+# The training-mode input size of those two: inception_v3's aux head needs Mixed_6e's output at 17x17 (299x299).
+TRAIN_SIZE = {"googlenet": 67, "inception_v3": 299}
 
 
 def head_rule(model):
@@ -50,16 +54,16 @@ def head_rule(model):
         head.bias.copy_(0.01 * torch.cos(0.5 * torch.arange(out_features, dtype=torch.float64)))
 
 
-def variant_cases(name, size):
+def variant_cases(name, odd):
     """<name>_train.txt: one line per output field, "field v v v ..."; <name>_transform_input_logits.txt as
     the logits files."""
     dropouts = {"dropout": 0.0, "dropout_aux": 0.0} if name == "googlenet" else {"dropout": 0.0}
     torch.manual_seed(SEED)
     model = getattr(tvm, name)(num_classes=10, **dropouts)
     bn_rule(model)
-    model.train()
+    model.double().train()
     with torch.no_grad():
-        out = model(input_rule(2, size))
+        out = model(input_rule(2, TRAIN_SIZE[name]).double())
     lines = ["%s %s" % (field, " ".join(fmt(v) for v in value.flatten().tolist()))
              for field, value in zip(out._fields, out)]
     (OUT / (name + "_train.txt")).write_text("\n".join(lines) + "\n")
@@ -68,9 +72,9 @@ def variant_cases(name, size):
     bn_rule(model)
     model.eval()
     with torch.no_grad():
-        y = model(input_rule(3, size))
+        y = model(input_rule(3, odd))
     (OUT / (name + "_transform_input_logits.txt")).write_text(
-        "%d 3 10\n%s\n" % (size, " ".join(fmt(v) for v in y.flatten().tolist())))
+        "%d 3 10\n%s\n" % (odd, " ".join(fmt(v) for v in y.flatten().tolist())))
 
 
 def main():
