@@ -146,4 +146,29 @@ void trunc_normal_init_(nn::Module& model, const std::function<double(const nn::
   }
 }
 
+MLP::MLP(const MLPOptions& o) {
+  TL_CHECK(!o.hidden_channels.empty(), "MLP: hidden_channels must name at least one layer");
+  const auto activation = [&o]() -> std::shared_ptr<nn::Module> {
+    if (o.activation_layer) return o.activation_layer(o.inplace);
+    if (o.inplace) return std::make_shared<nn::ReLU>(*o.inplace);
+    return std::make_shared<nn::ReLU>();
+  };
+  const auto dropout = [&o] {
+    return std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = o.dropout, .inplace = o.inplace.value_or(false)});
+  };
+  std::vector<std::shared_ptr<nn::Module>> layers;
+  int64_t in_dim = o.in_channels;
+  for (size_t i = 0; i + 1 < o.hidden_channels.size(); ++i) {
+    const int64_t hidden_dim = o.hidden_channels[i];
+    layers.push_back(std::make_shared<nn::Linear>(in_dim, hidden_dim, o.bias));
+    if (o.norm_layer) layers.push_back(o.norm_layer(hidden_dim));
+    layers.push_back(activation());
+    layers.push_back(dropout());
+    in_dim = hidden_dim;
+  }
+  layers.push_back(std::make_shared<nn::Linear>(in_dim, o.hidden_channels.back(), o.bias));
+  layers.push_back(dropout());
+  append_all(std::move(layers));
+}
+
 }  // namespace tl::models::ops
