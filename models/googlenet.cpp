@@ -56,7 +56,8 @@ Inception::Inception(int64_t in_channels, int64_t ch1x1, int64_t ch3x3red, int64
 nn::ForwardSignature Inception::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor Inception::forward(const Tensor& x) {
-  return tl::cat({submodule("branch1")(x), submodule("branch2")(x), submodule("branch3")(x), submodule("branch4")(x)}, 1);
+  return tl::cat(
+      {submodule("branch1")(x), submodule("branch2")(x), submodule("branch3")(x), submodule("branch4")(x)}, 1);
 }
 
 InceptionAux::InceptionAux(int64_t in_channels, int64_t num_classes, double dropout) {
@@ -100,8 +101,9 @@ GoogLeNet::GoogLeNet(const GoogLeNetOptions& options) : options_(options) {
   register_module("inception5a", std::make_shared<Inception>(832, 256, 160, 320, 32, 128, 128));
   register_module("inception5b", std::make_shared<Inception>(832, 384, 192, 384, 48, 128, 128));
   if (options.aux_logits) {
-    register_module("aux1", std::make_shared<googlenet_blocks::InceptionAux>(512, options.num_classes, options.dropout_aux));
-    register_module("aux2", std::make_shared<googlenet_blocks::InceptionAux>(528, options.num_classes, options.dropout_aux));
+    using googlenet_blocks::InceptionAux;
+    register_module("aux1", std::make_shared<InceptionAux>(512, options.num_classes, options.dropout_aux));
+    register_module("aux2", std::make_shared<InceptionAux>(528, options.num_classes, options.dropout_aux));
   }
   register_module("avgpool", std::make_shared<nn::AdaptiveAvgPool2d>(nn::IntPair(1, 1)));
   register_module("dropout", std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = options.dropout}));

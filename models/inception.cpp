@@ -153,8 +153,8 @@ Tensor InceptionAux::forward(const Tensor& x) {
 Inception3::Inception3(const Inception3Options& options) : options_(options) {
   if (!options.init_weights)
     tl::warn("The default weight initialization of inception_v3 will be changed in future releases of torchvision. "
-             "If you wish to keep the old behavior (which leads to long initialization times due to scipy/scipy#11299), "
-             "please set init_weights=True.");
+             "If you wish to keep the old behavior (which leads to long initialization times due to "
+             "scipy/scipy#11299), please set init_weights=True.");
   using namespace inception_blocks;
   register_module("Conv2d_1a_3x3", conv(3, 32, 3, 2));
   register_module("Conv2d_2a_3x3", conv(32, 32, 3));

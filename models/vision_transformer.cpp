@@ -50,9 +50,9 @@ MLPBlock::MLPBlock(int64_t in_dim, int64_t mlp_dim, double dropout)
 EncoderBlock::EncoderBlock(int64_t num_heads, int64_t hidden_dim, int64_t mlp_dim, double dropout,
                            double attention_dropout) {
   register_module("ln_1", layer_norm(hidden_dim));
-  register_module("self_attention",
-                  std::make_shared<nn::MultiheadAttention>(
-                      nn::MultiheadAttentionOptions(hidden_dim, num_heads).dropout(attention_dropout).batch_first(true)));
+  const auto attention_options =
+      nn::MultiheadAttentionOptions(hidden_dim, num_heads).dropout(attention_dropout).batch_first(true);
+  register_module("self_attention", std::make_shared<nn::MultiheadAttention>(attention_options));
   register_module("dropout", std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = dropout}));
   register_module("ln_2", layer_norm(hidden_dim));
   register_module("mlp", std::make_shared<MLPBlock>(hidden_dim, mlp_dim, dropout));

@@ -54,14 +54,15 @@ TEST_CASE("googlenet: training mode returns GoogLeNetOutputs (aux heads swapped 
   }
   const Tensor x = testing::zoo_input(2, 32).to(DType::Float64);
   CHECK((*model)(TensorList{x}).size() == 3);
-  CHECK_THROWS_WITH_AS((*model)(x), "GoogLeNet: forward returned 3 outputs, but a single-tensor call expects one", Error);
+  CHECK_THROWS_WITH_AS((*model)(x), "GoogLeNet: forward returned 3 outputs, but a single-tensor call expects one",
+                       Error);
 
   manual_seed(0);
   auto transformed = googlenet({.num_classes = 10, .transform_input = true, .init_weights = true});
   testing::apply_bn_rule(*transformed);
   transformed->eval();
-  CHECK(testing::logits_mismatch(*transformed, zoo_reference("zoo_inception_vit", "googlenet", "transform_input_logits")) ==
-        "");
+  CHECK(testing::logits_mismatch(*transformed,
+                                 zoo_reference("zoo_inception_vit", "googlenet", "transform_input_logits")) == "");
   const GoogLeNetOutputs eval_out = transformed->forward_outputs(testing::zoo_input(1, 67));
   CHECK(eval_out.logits.shape() == Shape{1, 10});
   CHECK(!eval_out.aux_logits2.defined());
@@ -80,13 +81,18 @@ TEST_CASE("googlenet: options as torchvision's (aux_logits=False, init_weights, 
   CHECK(plain->forward(testing::zoo_input(2, 32)).shape() == Shape{2, 1000});
 }
 
-TEST_CASE("googlenet: symbolic_trace calls torch.fx's modules in torch.fx's order (eval mode)") {
+TEST_CASE("googlenet: symbolic_trace calls torch.fx's modules in torch.fx's order (training and eval mode)") {
   auto model = googlenet({.init_weights = false});
+  // As built (training mode): the aux heads are traced; torch.fx ends in GoogLeNetOutputs(fc, aux1_fc2,
+  // aux2_fc2), our graph in the tuple of the same three nodes.
+  const std::string train_graph = fx::symbolic_trace(model)->graph().str();
+  CHECK(testing::module_calls(train_graph) ==
+        testing::module_calls(zoo_reference("zoo_inception_vit", "googlenet", "train_graph")));
+  CHECK(train_graph.find("return (fc, aux1_fc2, aux2_fc2)") != std::string::npos);
   model->eval();
-  const std::string expected = zoo_reference("zoo_inception_vit", "googlenet", "graph");
   const std::vector<std::string> calls = testing::module_calls(fx::symbolic_trace(model)->graph().str());
   CHECK(calls.size() == 130);
-  CHECK(calls == testing::module_calls(expected));
+  CHECK(calls == testing::module_calls(zoo_reference("zoo_inception_vit", "googlenet", "graph")));
 }
 
 TEST_CASE("googlenet: a wrong channel count is refused naming the shapes; another variant's checkpoint loads nothing") {

@@ -25,7 +25,8 @@ using testing::zoo_reference;
 
 TEST_CASE("inception_v3: print, state_dict, seeded trunc_normal_ weights and eval logits at 79 and 299 equal torchvision's") {
   testing::CapturedWarnings warnings;
-  CHECK(testing::zoo_model_mismatch("zoo_inception_vit", "inception_v3", [] { return inception_v3(); }, 27161264) == "");
+  CHECK(testing::zoo_model_mismatch("zoo_inception_vit", "inception_v3", [] { return inception_v3(); }, 27161264) ==
+        "");
   CHECK(warnings.messages ==
         std::vector<std::string>{
             "The default weight initialization of inception_v3 will be changed in future releases of torchvision. If "
@@ -73,14 +74,19 @@ TEST_CASE("inception_v3: options as torchvision's (aux_logits=False, init_weight
   CHECK(plain->forward(testing::zoo_input(2, 75)).shape() == Shape{2, 10});
 }
 
-TEST_CASE("inception_v3: symbolic_trace calls torch.fx's modules in torch.fx's order (eval mode)") {
+TEST_CASE("inception_v3: symbolic_trace calls torch.fx's modules in torch.fx's order (training and eval mode)") {
   auto model = inception_v3({.init_weights = false});
+  // As built (training mode): the aux head is traced; torch.fx ends in InceptionOutputs(fc, aux_logits_fc).
+  const std::string train_graph = fx::symbolic_trace(model)->graph().str();
+  CHECK(testing::module_calls(train_graph) ==
+        testing::module_calls(zoo_reference("zoo_inception_vit", "inception_v3", "train_graph")));
+  CHECK(train_graph.find("return (fc, aux_logits_fc)") != std::string::npos);
   model->eval();
   const std::vector<std::string> calls = testing::module_calls(fx::symbolic_trace(model)->graph().str());
   CHECK(calls == testing::module_calls(zoo_reference("zoo_inception_vit", "inception_v3", "graph")));
 }
 
-TEST_CASE("inception_v3: a too small or wrong-channel input is refused naming the shapes; another variant's checkpoint loads nothing") {
+TEST_CASE("inception_v3: a wrong channel count is refused naming the shapes; another variant's checkpoint loads nothing") {
   auto model = inception_v3({.init_weights = false});
   model->eval();
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 80, 80})),

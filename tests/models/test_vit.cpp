@@ -49,10 +49,12 @@ std::string vit_mismatch(const std::string& name, const std::function<std::share
   manual_seed(0);
   const std::shared_ptr<nn::Module> model = make();
   std::string out;
-  if (parameter_count(*model) != parameters) out += name + ": " + std::to_string(parameter_count(*model)) + " parameters\n";
+  if (parameter_count(*model) != parameters)
+    out += name + ": " + std::to_string(parameter_count(*model)) + " parameters\n";
   if (nn::repr(*model) + "\n" != zoo_reference("zoo_inception_vit", name, "repr"))
     out += name + ": print(model) differs from torchvision's\n";
-  const std::string state = testing::state_dict_mismatch(*model, zoo_reference("zoo_inception_vit", name, "state_dict"));
+  const std::string state =
+      testing::state_dict_mismatch(*model, zoo_reference("zoo_inception_vit", name, "state_dict"));
   if (!state.empty()) out += name + ": " + state + "\n";
   apply_head_rule(*model);
   model->eval();
@@ -62,7 +64,8 @@ std::string vit_mismatch(const std::string& name, const std::function<std::share
 }
 
 /// A two-layer ViT small enough for the option and error checks (16 features, 2 heads, 32x32 images).
-std::shared_ptr<VisionTransformer> tiny_vit(int64_t patch_size, const VisionTransformerOptions& options = {.image_size = 32}) {
+std::shared_ptr<VisionTransformer> tiny_vit(int64_t patch_size,
+                                            const VisionTransformerOptions& options = {.image_size = 32}) {
   return std::make_shared<VisionTransformer>(patch_size, 2, 2, 16, 32, options);
 }
 

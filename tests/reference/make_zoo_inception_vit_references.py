@@ -6,7 +6,8 @@ reads both): per builder print(model), the state_dict's keys and shapes with eac
 squares after torch.manual_seed(SEED) (construction draws, then the model's own init: trunc_normal_ for
 googlenet and inception_v3, xavier_uniform_ / normal_ / trunc_normal_ for vit), eval logits once the
 BatchNorms are set by bn_rule() (and vit's zero-initialised head by head_rule()) on inputs made by
-input_rule(), and torch.fx's graph of googlenet and inception_v3 in eval mode; for those two also the
+input_rule(), and torch.fx's graph of googlenet and inception_v3 in training mode (as built) and in eval
+mode; for those two also the
 training-mode outputs (GoogLeNetOutputs / InceptionOutputs, dropout 0, batch statistics; in float64: with
 batch 2, the aux heads' BatchNorms normalise over 2 values each, which amplifies fp32 rounding to 1e-4
 of the output's scale in PyTorch's own fp32 result) and the eval
@@ -94,6 +95,8 @@ def main():
             lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
                                           fmt((d * d).sum().item())))
         (OUT / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
+        if name in TRACED:
+            (OUT / (name + "_train_graph.txt")).write_text(str(fx.symbolic_trace(model).graph) + "\n")
         bn_rule(model)
         if name.startswith("vit"):
             head_rule(model)
