@@ -129,4 +129,48 @@ Tensor channel_shuffle(const Tensor& x, int64_t groups) {
 
 Tensor Permute::forward(const Tensor& x) { return tl::permute(x, dims_); }
 
+Tensor transform_input(const Tensor& x) {
+  using indexing::Slice;
+  const Tensor x_ch0 = tl::unsqueeze(x.index({Slice(), 0}), 1) * (0.229 / 0.5) + (0.485 - 0.5) / 0.5;
+  const Tensor x_ch1 = tl::unsqueeze(x.index({Slice(), 1}), 1) * (0.224 / 0.5) + (0.456 - 0.5) / 0.5;
+  const Tensor x_ch2 = tl::unsqueeze(x.index({Slice(), 2}), 1) * (0.225 / 0.5) + (0.406 - 0.5) / 0.5;
+  return tl::cat({x_ch0, x_ch1, x_ch2}, 1);
+}
+
+void trunc_normal_init_(nn::Module& model, const std::function<double(const nn::Module&)>& stddev) {
+  for (const auto& m : model.modules()) {
+    if (dynamic_cast<nn::Conv2d*>(m.get()) != nullptr || dynamic_cast<nn::Linear*>(m.get()) != nullptr) {
+      nn::init::trunc_normal_(m->parameter("weight"), 0.0, stddev(*m), -2, 2);
+    } else if (auto* bn = dynamic_cast<nn::BatchNorm2d*>(m.get())) {
+      nn::init::constant_(bn->parameter("weight"), 1.0);
+      nn::init::constant_(bn->parameter("bias"), 0.0);
+    }
+  }
+}
+
+MLP::MLP(const MLPOptions& o) {
+  TL_CHECK(!o.hidden_channels.empty(), "MLP: hidden_channels must name at least one layer");
+  const auto activation = [&o]() -> std::shared_ptr<nn::Module> {
+    if (o.activation_layer) return o.activation_layer(o.inplace);
+    if (o.inplace) return std::make_shared<nn::ReLU>(*o.inplace);
+    return std::make_shared<nn::ReLU>();
+  };
+  const auto dropout = [&o] {
+    return std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = o.dropout, .inplace = o.inplace.value_or(false)});
+  };
+  std::vector<std::shared_ptr<nn::Module>> layers;
+  int64_t in_dim = o.in_channels;
+  for (size_t i = 0; i + 1 < o.hidden_channels.size(); ++i) {
+    const int64_t hidden_dim = o.hidden_channels[i];
+    layers.push_back(std::make_shared<nn::Linear>(in_dim, hidden_dim, o.bias));
+    if (o.norm_layer) layers.push_back(o.norm_layer(hidden_dim));
+    layers.push_back(activation());
+    layers.push_back(dropout());
+    in_dim = hidden_dim;
+  }
+  layers.push_back(std::make_shared<nn::Linear>(in_dim, o.hidden_channels.back(), o.bias));
+  layers.push_back(dropout());
+  append_all(std::move(layers));
+}
+
 }  // namespace tl::models::ops

@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/tensor.h"
 #include "nn/activation.h"
@@ -134,6 +135,40 @@ class Permute : public nn::Module {
 
  private:
   Shape dims_;
+};
+
+/// googlenet's and inception_v3's _transform_input: an input normalised with ImageNet's mean and std,
+/// channel by channel re-normalised to (x - 0.5) / 0.5 (torch.unsqueeze(x[:, c], 1) * (std_c / 0.5) +
+/// (mean_c - 0.5) / 0.5, concatenated), as the weights ported from TensorFlow expect. Input (N, 3, H, W).
+Tensor transform_input(const Tensor& x);
+
+/// The init loop googlenet and inception_v3 share, over model.modules() in order: Conv2d and Linear weights
+/// trunc_normal_(mean 0, std `stddev(module)`, a=-2, b=2), BatchNorm2d weight 1 and bias 0.
+void trunc_normal_init_(nn::Module& model, const std::function<double(const nn::Module& layer)>& stddev);
+
+/// torchvision.ops.misc.MLP's arguments, with its defaults.
+struct MLPOptions {
+  int64_t in_channels = 0;
+  /// Each Linear's output features; the last is the MLP's output.
+  std::vector<int64_t> hidden_channels;
+  /// nullptr: no norm layer after the hidden Linears.
+  NormLayer norm_layer;
+  /// The activation class: made with inplace=`inplace`, or without arguments when inplace is None (as
+  /// torchvision passes **params). nullptr: nn.ReLU.
+  std::function<std::shared_ptr<nn::Module>(std::optional<bool> inplace)> activation_layer;
+  /// None: neither the activation nor the Dropouts get an inplace argument (Dropout's default, false).
+  std::optional<bool> inplace = true;
+  bool bias = true;
+  double dropout = 0.0;
+};
+
+/// torchvision.ops.misc.MLP (a Sequential): for each hidden size but the last, Linear, [norm], activation,
+/// Dropout; then Linear to the last size and Dropout. Children "0", "1", ...; prints as "MLP(...)".
+class MLP : public nn::Sequential {
+ public:
+  explicit MLP(const MLPOptions& options);
+  std::string type_name() const override { return "MLP"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<MLP>(); }
 };
 
 }  // namespace tl::models::ops

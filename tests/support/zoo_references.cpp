@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -155,6 +156,29 @@ std::string zoo_model_mismatch(const std::string& dir, const std::string& name,
   model->eval();
   const std::string logits = logits_mismatch(*model, zoo_reference(dir, name, "logits"));
   if (!logits.empty()) out += name + ": " + logits + "\n";
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> output_fields_reference(const std::string& dir, const std::string& name,
+                                                                    int64_t n, int64_t classes) {
+  std::istringstream in(zoo_reference(dir, name, "train"));
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string field;
+    fields >> field;
+    std::vector<double> values;
+    for (double v = 0; fields >> v;) values.push_back(v);
+    out.emplace_back(field, from_vector(values, {n, classes}));
+  }
+  return out;
+}
+
+std::vector<std::string> module_calls(const std::string& graph_text) {
+  static const std::regex call(R"(call_module\[target=([^\]]+)\])");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(graph_text.begin(), graph_text.end(), call); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1].str());
   return out;
 }
 

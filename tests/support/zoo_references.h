@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nn/module.h"
 
@@ -37,5 +39,12 @@ std::string logits_mismatch(nn::Module& model, const std::string& reference, dou
 /// hold, else each difference on a line of its own.
 std::string zoo_model_mismatch(const std::string& dir, const std::string& name,
                                const std::function<std::shared_ptr<nn::Module>()>& make, int64_t parameters);
+
+/// The `field v v ...` lines of tests/reference/<dir>/<name>_train.txt (a model's training-mode output tuple,
+/// make_zoo_inception_vit_references.py), each as an (n, classes) tensor, in file order.
+std::vector<std::pair<std::string, Tensor>> output_fields_reference(const std::string& dir, const std::string& name,
+                                                                    int64_t n, int64_t classes);
+/// Every call_module target of an FX graph's text (`call_module[target=a.b]`), in node order.
+std::vector<std::string> module_calls(const std::string& graph_text);
 
 }  // namespace tl::testing
