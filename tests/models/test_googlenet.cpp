@@ -99,7 +99,8 @@ TEST_CASE("googlenet: a wrong channel count is refused naming the shapes; anothe
   auto model = googlenet({.init_weights = false});
   model->eval();
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [64, 3, 7, 7] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [64, 3, 7, 7] with groups=1 expects 3"
+                       " (in module 'conv1.conv' (Conv2d) of GoogLeNet)",
                        Error);
   model->train();
   CHECK_THROWS_WITH_AS(model->forward(zeros({1, 3, 32, 32})),

@@ -90,7 +90,8 @@ TEST_CASE("inception_v3: a wrong channel count is refused naming the shapes; ano
   auto model = inception_v3({.init_weights = false});
   model->eval();
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 80, 80})),
-                       "conv2d: input [1, 4, 80, 80] has 4 channels but weight [32, 3, 3, 3] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 80, 80] has 4 channels but weight [32, 3, 3, 3] with groups=1 expects 3"
+                       " (in module 'Conv2d_1a_3x3.conv' (Conv2d) of Inception3)",
                        Error);
   model->train();
   CHECK_THROWS_WITH_AS(model->forward(zeros({2, 3, 80, 80})),

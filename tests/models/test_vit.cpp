@@ -154,7 +154,8 @@ TEST_CASE("vit: a wrong image size or input rank is refused with torchvision's t
   CHECK_THROWS_WITH_AS((*model)(zeros({3, 32, 32})),
                        "VisionTransformer: expected an input (N, C, H, W), got [3, 32, 32]", Error);
   CHECK_THROWS_WITH_AS((*model)(zeros({1, 4, 32, 32})),
-                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [16, 3, 8, 8] with groups=1 expects 3",
+                       "conv2d: input [1, 4, 32, 32] has 4 channels but weight [16, 3, 8, 8] with groups=1 expects 3"
+                       " (in module 'conv_proj' (Conv2d) of VisionTransformer)",
                        Error);
   CHECK_THROWS_WITH_AS((*model->get_submodule("encoder"))(zeros({17, 16})),
                        "Expected (batch_size, seq_length, hidden_dim) got torch.Size([17, 16])", Error);
