@@ -25,7 +25,7 @@ Tensor rule(int64_t n, const std::function<double(double)>& f) {
 
 std::string shape_text(const Shape& s) {
   std::string out;
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  for (int64_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
   return out;
 }
 
