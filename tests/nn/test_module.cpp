@@ -239,8 +239,9 @@ class Fallback : public Module {
 
 TEST_CASE("module: an error inside a model names the innermost module that raised it, once") {
   // The layer called on its own: the op's message only.
-  auto conv = std::make_shared<Conv2d>(Conv2dOptions(3, 4, 1));
-  const std::string conv_error = "conv2d: input [1, 2, 5, 5] has 2 channels but weight [4, 3, 1, 1] with groups=1 expects 3";
+  auto conv = std::make_shared<Conv2d>(Conv2dOptions{.in_channels = 3, .out_channels = 4, .kernel_size = 1});
+  const std::string conv_error =
+      "conv2d: input [1, 2, 5, 5] has 2 channels but weight [4, 3, 1, 1] with groups=1 expects 3";
   CHECK_THROWS_WITH_AS((*conv)(ones({1, 2, 5, 5})), conv_error.c_str(), Error);
   // Nested: its path from the module first called, its type and the outermost type, added once.
   Sequential model(std::make_shared<ReLU>(), std::make_shared<Sequential>(std::make_shared<Identity>(), conv));
