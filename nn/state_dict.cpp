@@ -1,5 +1,6 @@
 // nn/state_dict.cpp — Module::state_dict and Module::load_state_dict with PyTorch's names, order
 // and error wording. A load validates everything before copying anything.
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -59,22 +60,19 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
   StateDict own;
   std::vector<std::pair<const Module*, std::string>> owners;
   append_state("", own, &owners);
-  std::vector<Tensor> defaults;  // kept alive until the copies below
-  defaults.reserve(own.size());
   for (size_t i = 0; i < own.size(); ++i) {
     const auto& [key, target] = own[i];
     expected.insert(key);
-    const Tensor* source = nullptr;
-    if (auto it = given.find(key); it != given.end()) source = it->second;
-    else if (Tensor fill = owners[i].first->missing_state(owners[i].second); fill.defined())
-      source = &defaults.emplace_back(std::move(fill));
-    if (source == nullptr) {
+    std::optional<Tensor> source;  // the checkpoint's tensor (None included), or what the module fills in
+    if (auto it = given.find(key); it != given.end()) source = *it->second;
+    else if (Tensor fill = owners[i].first->missing_state(owners[i].second); fill.defined()) source = fill;
+    if (!source) {
       keys.missing_keys.push_back(key);
       continue;
     }
     std::string problem = copy_problem(key, *source, target);
     if (problem.empty())
-      copies.emplace_back(target, *source);
+      copies.emplace_back(target, *std::move(source));
     else
       errors.push_back(std::move(problem));
   }
