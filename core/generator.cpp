@@ -151,13 +151,9 @@ void Generator::set_state(std::span<const uint8_t> state) {
 
 template <typename T>
 T uniform_real(Generator& gen, T from, T to) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
-  constexpr int kDigits = std::numeric_limits<T>::digits;
-  constexpr uint64_t kMask = (uint64_t{1} << kDigits) - 1;
-  constexpr T kDivisor = T(1) / static_cast<T>(uint64_t{1} << kDigits);
-  const uint64_t bits = std::is_same_v<T, double> ? gen.random64() : gen.random();
-  const T x = static_cast<T>(bits & kMask) * kDivisor;
-  return std::fma(x, to - from, from);  // ATen's x * (to - from) + from, contracted in its AVX2 build
+  T value;
+  uniform_fill(gen, &value, 1, from, to);
+  return value;
 }
 template float uniform_real<float>(Generator&, float, float);
 template double uniform_real<double>(Generator&, double, double);
@@ -174,13 +170,6 @@ double normal(Generator& gen, double mean, double std) {
   gen.next_double_normal() = radius * std::sin(theta);
   return std::fma(radius * std::cos(theta), std, mean);
 }
-
-template <typename T>
-bool bernoulli(Generator& gen, T p) {
-  return uniform_real(gen, T(0), T(1)) < p;
-}
-template bool bernoulli<float>(Generator&, float);
-template bool bernoulli<double>(Generator&, double);
 
 template <typename T>
 void uniform_fill(Generator& gen, T* data, int64_t n, T from, T to) {

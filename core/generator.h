@@ -3,6 +3,7 @@
 // Every random op draws through a Generator (the default one or the caller's), holding its mutex.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
@@ -66,9 +67,31 @@ template <typename T>
 void uniform_fill(Generator& gen, T* data, int64_t n, T from, T to);
 /// ATen's normal_distribution<double>: Box-Muller on two uniforms, the sine kept for the next call.
 double normal(Generator& gen, double mean, double std);
-/// ATen's bernoulli_distribution<T>: uniform_real<T>(0, 1) < p.
+/// Exactly n draws of uniform_real<T>(gen, 0, 1), handed out one at a time but drawn in blocks through
+/// uniform_fill, for the callers that test each value (ATen's bernoulli_distribution: a draw < p). Takes
+/// from gen only the words the n values use, so the stream after it is ATen's. The caller holds gen.mutex().
 template <typename T>
-bool bernoulli(Generator& gen, T p);
+class UniformDraws {
+ public:
+  UniformDraws(Generator& gen, int64_t n) : gen_(gen), left_(n) {}
+  /// The next draw; at most n calls.
+  T next() {
+    if (at_ == count_) {
+      count_ = std::min(kBlock, left_);
+      left_ -= count_;
+      uniform_fill(gen_, block_, count_, T(0), T(1));
+      at_ = 0;
+    }
+    return block_[at_++];
+  }
+
+ private:
+  static constexpr int64_t kBlock = 256;
+  Generator& gen_;
+  int64_t left_;
+  int64_t at_ = 0, count_ = 0;
+  T block_[kBlock];
+};
 
 /// Fills data[0, n) with N(mean, std^2) as ATen's normal_ kernel does: n >= 16 (a contiguous tensor)
 /// draws n uniforms then transforms them 16 at a time (ATen's normal_fill; float with the AVX2 kernel's

@@ -20,7 +20,8 @@ template <typename Flag>
 void draw_kept(Flag* kept, int64_t n, double p) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
-  for (int64_t i = 0; i < n; ++i) kept[i] = static_cast<Flag>(bernoulli(gen, 1.0 - p) ? 1.0 : 0.0);
+  UniformDraws<double> u(gen, n);
+  for (int64_t i = 0; i < n; ++i) kept[i] = static_cast<Flag>(u.next() < 1.0 - p ? 1.0 : 0.0);
 }
 
 template <typename T>

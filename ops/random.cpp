@@ -180,7 +180,8 @@ Tensor bernoulli(const Tensor& self) {
     Generator& gen = default_generator();
     std::lock_guard lock(gen.mutex());
     scalar_t* o = out.data<scalar_t>();
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(bernoulli(gen, static_cast<P>(prob[i])) ? 1.0 : 0.0);
+    UniformDraws<P> u(gen, n);
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<scalar_t>(u.next() < static_cast<P>(prob[i]) ? 1.0 : 0.0);
   });
   return out;
 }
@@ -191,8 +192,9 @@ Tensor bernoulli_(const Tensor& self, const BernoulliFloatArgs& args) {
   Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_COMPUTE_TYPES(self.dtype(), "bernoulli_", [&] {
+    UniformDraws<double> u(gen, self.numel());
     detail::for_each_element<scalar_t>(self, true, [&](scalar_t* e) {
-      *e = static_cast<scalar_t>(bernoulli(gen, args.p) ? 1.0 : 0.0);
+      *e = static_cast<scalar_t>(u.next() < args.p ? 1.0 : 0.0);
     });
   });
   return self;

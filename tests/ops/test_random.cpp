@@ -44,7 +44,7 @@ std::vector<std::string> digest(const Tensor& t) {
   return out;
 }
 
-TEST_CASE("random ops: rand, randn, uniform_ and normal_ of 100003 values (many engine twists, the bulk path)") {
+TEST_CASE("random ops: rand, randn, uniform_, normal_, dropout and bernoulli of 100003 values (many engine twists, the bulk path)") {
   constexpr int64_t kLarge = 100003;
   for (uint64_t seed : kStreamSeeds)
     for (const auto& named : kDtypes) {
@@ -58,6 +58,10 @@ TEST_CASE("random ops: rand, randn, uniform_ and normal_ of 100003 values (many 
                             [&] { return digest(empty({kLarge}, dtype).uniform_(-2.0, 3.0)); }) == "");
       CHECK(seeded_mismatch(seed, "digest.normal_." + size,
                             [&] { return digest(empty({kLarge}, dtype).normal_(0.1, 0.3)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.dropout." + size, [&] { return digest(dropout(ones({kLarge}, dtype), 0.3, true)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.bernoulli_." + size, [&] { return digest(empty({kLarge}, dtype).bernoulli_(0.3)); }) == "");
+      CHECK(seeded_mismatch(seed, "digest.bernoulli." + size,
+                            [&] { return digest(bernoulli(arange(0, kLarge, 1, dtype) / kLarge)); }) == "");
     }
 }
 
@@ -84,6 +88,7 @@ TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's s
       // a transposed view is filled in memory order, as TensorIterator visits it
       CHECK(seeded_mismatch(seed, "uniform_.transposed." + d, [&] { return zeros({3, 6}, dtype).t().uniform_(); }) == "");
       CHECK(seeded_mismatch(seed, "normal_.transposed." + d, [&] { return zeros({3, 6}, dtype).t().normal_(); }) == "");
+      CHECK(seeded_mismatch(seed, "bernoulli_.transposed." + d, [&] { return zeros({3, 6}, dtype).t().bernoulli_(0.3); }) == "");
       // randn after an odd count leaves a cached normal that the next randn takes first
       CHECK(seeded_mismatch(seed, "sequence." + d, [&] {
               Tensor a = randn({3}, dtype), b = randn({5}, dtype), c = rand({2}, dtype);

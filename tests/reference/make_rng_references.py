@@ -59,10 +59,19 @@ def streams(seed):
         emit_digest(p + "digest.uniform_.%s.%d" % (dname, LARGE), torch.empty(LARGE, dtype=dtype).uniform_(-2.0, 3.0))
         torch.manual_seed(seed)
         emit_digest(p + "digest.normal_.%s.%d" % (dname, LARGE), torch.empty(LARGE, dtype=dtype).normal_(0.1, 0.3))
+        torch.manual_seed(seed)  # past the 256-value blocks the bernoulli draws are taken in
+        emit_digest(p + "digest.dropout.%s.%d" % (dname, LARGE), F.dropout(torch.ones(LARGE, dtype=dtype), 0.3, training=True))
+        torch.manual_seed(seed)
+        emit_digest(p + "digest.bernoulli_.%s.%d" % (dname, LARGE), torch.empty(LARGE, dtype=dtype).bernoulli_(0.3))
+        torch.manual_seed(seed)
+        probs = torch.arange(LARGE, dtype=dtype) / LARGE
+        emit_digest(p + "digest.bernoulli.%s.%d" % (dname, LARGE), torch.bernoulli(probs))
         torch.manual_seed(seed)  # a transposed view is filled in memory order
         emit(p + "uniform_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().uniform_())
         torch.manual_seed(seed)
         emit(p + "normal_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().normal_())
+        torch.manual_seed(seed)
+        emit(p + "bernoulli_.transposed.%s" % dname, torch.zeros(3, 6, dtype=dtype).t().bernoulli_(0.3))
         for n in [5, 17]:
             torch.manual_seed(seed)
             x = torch.arange(1, n + 1, dtype=dtype) * 0.7
