@@ -11,19 +11,16 @@ output in the gradient), its arguments, PyTorch's outputs and torch.autograd's g
 for each input. Inputs are seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/nn/gen_conv_pool_cases.py
 """
-import json
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
-from gen_spatial_cases import enc as enc_tensor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from torch_cases import enc, write_cases  # noqa: E402
 
 CASES = []
-
-
-def enc(t):
-    """A tensor as the cases' loader reads it; None for None."""
-    return None if t is None else enc_tensor(t)
 
 
 def leaf(shape, dtype):
@@ -236,9 +233,7 @@ def main():
     init_cases()
     print_texts()
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "ops", "data", "conv_pool_cases.json"), "w") as f:
-        json.dump({"generator": "tests/nn/gen_conv_pool_cases.py", "torch": torch.__version__, "cases": CASES}, f)
-        f.write("\n")
+    write_cases(os.path.join(here, "..", "ops", "data", "conv_pool_cases.json"), "tests/nn/gen_conv_pool_cases.py", CASES)
 
 
 if __name__ == "__main__":

@@ -8,19 +8,16 @@ its input, its arguments, PyTorch's outputs and torch.autograd's gradient of (ou
 input. Inputs are seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/nn/gen_spatial_cases.py
 """
-import json
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
-DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64"}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from torch_cases import enc, write_cases  # noqa: E402
+
 CASES = []
-
-
-def enc(t):
-    values = t.flatten().double().tolist() if t.is_floating_point() else t.flatten().tolist()
-    return {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "values": [repr(v) for v in values]}
 
 
 def case(name, op, shape, args, fn, dtype=torch.float64):
@@ -100,9 +97,7 @@ def main():
     block_cases()
     pool_cases()
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "ops", "data", "spatial_cases.json"), "w") as f:
-        json.dump({"generator": "tests/nn/gen_spatial_cases.py", "torch": torch.__version__, "cases": CASES}, f)
-        f.write("\n")
+    write_cases(os.path.join(here, "..", "ops", "data", "spatial_cases.json"), "tests/nn/gen_spatial_cases.py", CASES)
 
 
 if __name__ == "__main__":

@@ -8,22 +8,17 @@ for its floating inputs (not a loss's weights, which PyTorch does not differenti
 seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/ops/gen_loss_cases.py
 """
-import json
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from torch_cases import DTYPES, enc, write_cases  # noqa: E402
+
 aten = torch.ops.aten
-DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64"}
 CASES = []
-
-
-def enc(t):
-    if t is None:
-        return None
-    values = t.flatten().double().tolist() if t.is_floating_point() else t.flatten().tolist()
-    return {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "values": [repr(v) for v in values]}
 
 
 def case(name, op, inputs, args, outputs):
@@ -338,9 +333,7 @@ def main():
     one_hot_cases()
     here = os.path.dirname(os.path.abspath(__file__))
     os.makedirs(os.path.join(here, "data"), exist_ok=True)
-    with open(os.path.join(here, "data", "loss_cases.json"), "w") as f:
-        json.dump({"generator": "tests/ops/gen_loss_cases.py", "torch": torch.__version__, "cases": CASES}, f, indent=1)
-        f.write("\n")
+    write_cases(os.path.join(here, "data", "loss_cases.json"), "tests/ops/gen_loss_cases.py", CASES)
 
 
 if __name__ == "__main__":

@@ -10,21 +10,17 @@ and, for topk / kthvalue, marked ("ties": the test then checks our indices point
 Inputs are seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/ops/gen_sort_cases.py
 """
-import json
 import os
+import sys
 
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from torch_cases import DTYPES, enc, write_cases  # noqa: E402
+
 aten = torch.ops.aten
-DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
-          torch.bool: "bool"}
 CASES = []
 NAN, INF = float("nan"), float("inf")
-
-
-def enc(t):
-    values = t.flatten().double().tolist() if t.is_floating_point() else t.flatten().long().tolist()
-    return {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "values": [repr(v) for v in values]}
 
 
 def case(name, op, self, args, outputs, ties=False, **extra):
@@ -304,9 +300,7 @@ def main():
     einsum_cases()
     var_bool_cases()
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "data", "sort_cases.json"), "w") as f:
-        json.dump({"generator": "tests/ops/gen_sort_cases.py", "torch": torch.__version__, "cases": CASES}, f, indent=1)
-        f.write("\n")
+    write_cases(os.path.join(here, "data", "sort_cases.json"), "tests/ops/gen_sort_cases.py", CASES)
 
 
 if __name__ == "__main__":
