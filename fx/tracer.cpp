@@ -125,11 +125,29 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     real.resize(count);
     if (count == 1) {
       outputs = {proxy(n, real[0])};
+      rebind_written(call, n);
       return true;
     }
     for (size_t i = 0; i < count; ++i)
       outputs.push_back(make_proxy(std::make_shared<ProxyNode>(n, static_cast<int64_t>(i), context_.back(), real[i])));
     return true;
+  }
+
+  /// A traced tensor the op writes (relu_'s self, an out= argument) stands for the op's node from then on, as
+  /// the C++ value does after the write: later reads depend on the write, so no pass drops it or hands the op
+  /// a copy (a layout change) whose update nobody reads.
+  void rebind_written(const OpCall& call, Node* n) {
+    const Schema& schema = schema_of(call.op);
+    if (!schema.is_mutable()) return;
+    const std::vector<std::pair<size_t, size_t>> slots = schema.tensor_slots(call.inputs.size());
+    size_t slot = 0;
+    for (const SchemaArg& a : schema.args) {
+      if (!a.is_tensor() && !a.is_tensor_list()) continue;
+      const auto [begin, end] = slots[slot++];
+      if (!a.is_write) continue;
+      for (size_t i = begin; i < end; ++i)
+        if (ProxyNode* p = proxy_of(call.inputs[i])) p->rebind(n);
+    }
   }
 
   /// x[key] on a traced value: one operator.getitem node, as torch.fx records Python's indexing.

@@ -463,6 +463,32 @@ TEST_CASE("symbolic_trace: modules that are not submodules of the root are refus
                        Error);
 }
 
+// Writes x in place and reads it afterwards, as torchvision's BasicConv2d does through F.relu(x, inplace=True)
+// (whose C++ form hands back the tensor it was given).
+class WritesThenReads : public nn::Module {
+ public:
+  std::string type_name() const override { return "WritesThenReads"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    Tensor y = x * 2.0;
+    y.relu_();
+    return y + 1.0;
+  }
+};
+
+TEST_CASE("symbolic_trace: a value written in place stands for the write from then on") {
+  // Before, `add` read %mul, so a pass handing relu_ a copy (a layout change) lost the write.
+  auto traced = symbolic_trace(std::make_shared<WritesThenReads>());
+  CHECK(traced->code() ==
+        "\n\n\ndef forward(self, x):\n"
+        "    mul = x * 2.0;  x = None\n"
+        "    relu_ = mul.relu_();  mul = None\n"
+        "    add = relu_ + 1.0;  relu_ = None\n"
+        "    return add\n    ");
+  const Tensor x = randn({2, 3});
+  CHECK_TENSOR_CLOSE((*traced)(x), WritesThenReads().forward(x), 0.0, 0.0);
+}
+
 // The same model twice: children reached through typed handles, and by name.
 class ByHandle : public nn::Module {
  public:
