@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""tests/reference/make_zoo_inference_references.py — PyTorch 1.13's bf16 error on each family's cheapest builder,
+for tests/models/test_zoo_inference.cpp: after torch.manual_seed(0) the torchvision 0.14 model (the same initial
+weights as ours), its BatchNorms calibrated as tests/support/bn_calibration.cpp does (the same draws in the same
+order), then x = randn(2, 3, size, size): one line per builder,
+  <builder> <sum of the fp32 logits> <sum of their squares> <relative error of autocast(bfloat16) logits>
+The first two show the test runs the same model on the same input; the last is what bf16 costs PyTorch there.
+Usage: /usr/bin/python3 tests/reference/make_zoo_inference_references.py > tests/reference/zoo_inference.txt
+"""
+import torch
+import torchvision
+
+FAMILIES = [("alexnet", 64), ("vgg11_bn", 64), ("squeezenet1_1", 64), ("densenet121", 64), ("googlenet", 64),
+            ("inception_v3", 79), ("mobilenet_v2", 64), ("mobilenet_v3_small", 64), ("mnasnet0_5", 64),
+            ("efficientnet_b0", 64), ("efficientnet_v2_s", 64), ("regnet_x_400mf", 64), ("regnet_y_400mf", 64)]
+
+
+def calibrate(model, shape):
+    """tests/support/bn_calibration.cpp: random affine parameters, then running statistics from each BN's input."""
+    with torch.no_grad():
+        bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+        for bn in bns:
+            bn.weight.copy_(torch.rand(bn.num_features) + 0.5)
+            bn.bias.copy_(torch.randn(bn.num_features) * 0.1)
+
+        def before(bn, inputs):
+            x, c = inputs[0], bn.num_features
+            mean = x.mean((0, 2, 3))
+            var = (x - mean.view(1, c, 1, 1)).pow(2.0).mean((0, 2, 3))
+            bn.running_mean.copy_(mean + torch.randn(c) * 0.05)
+            bn.running_var.copy_(var * (torch.rand(c) * 0.4 + 0.8))
+
+        hooks = [bn.register_forward_pre_hook(before) for bn in bns]
+        model.eval()
+        model(torch.randn(shape))
+        for h in hooks:
+            h.remove()
+
+
+def main():
+    for name, size in FAMILIES:
+        torch.manual_seed(0)
+        kwargs = {"init_weights": True} if name in ("googlenet", "inception_v3") else {}
+        model = getattr(torchvision.models, name)(**kwargs)
+        calibrate(model, (8, 3, size, size))
+        x = torch.randn(2, 3, size, size)
+        with torch.no_grad():
+            fp32 = model(x)
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                bf16 = model(x).float()
+        error = ((bf16 - fp32).pow(2).sum() / fp32.pow(2).sum()).sqrt().item()
+        print(name, repr(fp32.double().sum().item()), repr(fp32.double().pow(2).sum().item()), repr(error))
+
+
+if __name__ == "__main__":
+    main()
