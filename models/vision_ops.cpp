@@ -173,4 +173,13 @@ MLP::MLP(const MLPOptions& o) {
   append_all(std::move(layers));
 }
 
+void xavier_linear_init_(nn::Module& mlp) {
+  for (const auto& m : mlp.modules()) {
+    if (auto* linear = dynamic_cast<nn::Linear*>(m.get())) {
+      nn::init::xavier_uniform_(linear->parameter("weight"));
+      if (linear->parameter("bias").defined()) nn::init::normal_(linear->parameter("bias"), 0.0, 1e-6);
+    }
+  }
+}
+
 }  // namespace tl::models::ops

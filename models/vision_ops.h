@@ -171,4 +171,8 @@ class MLP : public nn::Sequential {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MLP>(); }
 };
 
+/// The re-initialisation vit's MLPBlock and swin's SwinTransformerBlock give their MLP, over its modules in
+/// order: each Linear's weight xavier_uniform_, its bias (when present) normal_(std=1e-6).
+void xavier_linear_init_(nn::Module& mlp);
+
 }  // namespace tl::models::ops

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Writes what tests/models/test_swin.cpp compares with, for torchvision 0.14's swin_t/s/b and swin_v2_t/s/b,
+without any weights, in the format of make_zoo_mobile_references.py (its input_rule; tests/support/zoo_references.h
+reads the files): per builder print(model), the state_dict's keys and shapes (relative_position_index and V2's
+relative_coords_table buffers included) with each tensor's sum and sum of squares after torch.manual_seed(SEED),
+and eval logits of that model at 224x224, batch 1 and 3. Two small SwinTransformers (window 3, two stages) are
+written the same way at 45x45, where the feature maps need padding to whole windows and the shifted windows'
+mask has padded rows. torch.fx's graph and code of swin_t and swin_v2_t (torchvision's torch.fx.wrap'ped
+shifted_window_attention, _get_relative_position_bias and _patch_merging_pad as call_function nodes). Run with
+Debian's PyTorch 1.13:  /usr/bin/python3 tests/reference/make_zoo_swin_maxvit_references.py"""
+import pathlib
+import sys
+
+import torch
+import torch.fx as fx
+import torchvision.models as tvm
+from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from make_zoo_mobile_references import fmt, input_rule  # noqa: E402
+
+OUT = pathlib.Path(__file__).resolve().parent / "zoo_swin_maxvit"
+SEED = 0
+SMALL = 45  # the small configs' input: 11x11 patches, padded to 12x12 for window 3
+
+
+def small_swin(v2):
+    """patch 4, embed_dim 16, depths [2, 2], heads [2, 4], window [3, 3], 10 classes."""
+    extra = {"block": SwinTransformerBlockV2, "downsample_layer": PatchMergingV2} if v2 else {}
+    return SwinTransformer([4, 4], 16, [2, 2], [2, 4], [3, 3], num_classes=10, **extra)
+
+
+BUILDERS = {
+    "swin_t": (lambda: tvm.swin_t(), 224),
+    "swin_s": (lambda: tvm.swin_s(), 224),
+    "swin_b": (lambda: tvm.swin_b(), 224),
+    "swin_v2_t": (lambda: tvm.swin_v2_t(), 224),
+    "swin_v2_s": (lambda: tvm.swin_v2_s(), 224),
+    "swin_v2_b": (lambda: tvm.swin_v2_b(), 224),
+    "swin_small": (lambda: small_swin(False), SMALL),
+    "swin_v2_small": (lambda: small_swin(True), SMALL),
+}
+TRACED = ["swin_t", "swin_v2_t"]
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    torch.set_num_threads(2)
+    only = set(sys.argv[1:])
+    for name, (make, size) in BUILDERS.items():
+        if only and name not in only:
+            continue
+        torch.manual_seed(SEED)
+        model = make()
+        (OUT / (name + "_repr.txt")).write_text(str(model) + "\n")
+        lines = []
+        for key, t in model.state_dict().items():
+            d = t.double()
+            lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
+                                          fmt((d * d).sum().item())))
+        (OUT / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
+        if name in TRACED:
+            traced = fx.symbolic_trace(model)
+            (OUT / (name + "_code.txt")).write_text(traced.code)
+            (OUT / (name + "_graph.txt")).write_text(str(traced.graph) + "\n")
+        model.eval()
+        out = []
+        with torch.no_grad():
+            for n in (1, 3):
+                y = model(input_rule(n, size))
+                out.append("%d %d %d" % (size, n, y.shape[1]))
+                out.append(" ".join(fmt(v) for v in y.flatten().tolist()))
+        (OUT / (name + "_logits.txt")).write_text("\n".join(out) + "\n")
+        print(name, sum(p.numel() for p in model.parameters()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
