@@ -54,10 +54,7 @@ Tensor patch_merging_pad_impl(const Tensor& input) {
 Tensor relative_position_bias_impl(const Tensor& table, const Tensor& index, const Shape& window_size) {
   TL_CHECK(window_size.size() == 2, "_get_relative_position_bias: expected a window_size of 2 ints, got ",
            window_size);
-  const int64_t n = window_size[0] * window_size[1];
-  Tensor bias = table.index({index});
-  bias = bias.view({n, n, -1});
-  return bias.permute({2, 0, 1}).contiguous().unsqueeze(0);
+  return ops::relative_position_bias(table, index, window_size[0] * window_size[1]);
 }
 
 // The attention mask of shifted windows: (num_windows, N, N), -100 between tokens whose regions of the rolled,
@@ -151,20 +148,6 @@ Tensor shifted_window_attention_impl(const Tensor& input, const Tensor& qkv_weig
   if (shifted) x = x.roll({shift[0], shift[1]}, {1, 2});
   // unpad features
   return x.index({Slice(), Slice(None, h), Slice(None, w), Slice()}).contiguous();
-}
-
-// relative_position_index: for tokens p, q of a window, (dh + Wh - 1) (2 Ww - 1) + (dw + Ww - 1) with
-// (dh, dw) = coords(p) - coords(q); flattened (Wh Ww Wh Ww), int64 (torchvision's define_relative_position_index).
-Tensor relative_position_index(const Shape& window) {
-  const int64_t n = window[0] * window[1];
-  std::vector<int64_t> index;
-  index.reserve(static_cast<size_t>(n * n));
-  for (int64_t p = 0; p < n; ++p)
-    for (int64_t q = 0; q < n; ++q) {
-      const int64_t dh = p / window[1] - q / window[1], dw = p % window[1] - q % window[1];
-      index.push_back((dh + window[0] - 1) * (2 * window[1] - 1) + dw + window[1] - 1);
-    }
-  return from_vector(index, {n * n});
 }
 
 // V2's relative_coords_table: (1, 2 Wh - 1, 2 Ww - 1, 2) of sign(t) log2(|t| + 1) / 3 with t the offset scaled
@@ -290,7 +273,7 @@ ShiftedWindowAttention::ShiftedWindowAttention(const ShiftedWindowAttentionOptio
     nn::init::trunc_normal_(table, 0.0, 0.02);
     register_parameter("relative_position_bias_table", table);
   }
-  register_buffer("relative_position_index", relative_position_index(ws));
+  register_buffer("relative_position_index", ops::relative_position_index(ws[0], ws[1]).reshape({-1}));
 }
 
 WindowAttentionArgs ShiftedWindowAttention::attention_args() const {

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes what tests/models/test_swin.cpp compares with, for torchvision 0.14's swin_t/s/b and swin_v2_t/s/b,
-without any weights, in the format of make_zoo_mobile_references.py (its input_rule; tests/support/zoo_references.h
-reads the files): per builder print(model), the state_dict's keys and shapes (relative_position_index and V2's
-relative_coords_table buffers included) with each tensor's sum and sum of squares after torch.manual_seed(SEED),
-and eval logits of that model at 224x224, batch 1 and 3. Two small SwinTransformers (window 3, two stages) are
-written the same way at 45x45, where the feature maps need padding to whole windows and the shifted windows'
-mask has padded rows. torch.fx's graph and code of swin_t and swin_v2_t (torchvision's torch.fx.wrap'ped
+"""Writes what tests/models/test_{swin,maxvit}.cpp compare with, for torchvision 0.14's swin_t/s/b, swin_v2_t/s/b
+and maxvit_t, without any weights, in the format of make_zoo_mobile_references.py (its bn_rule and input_rule;
+tests/support/zoo_references.h reads the files): per builder print(model), the state_dict's keys and shapes
+(relative_position_index and V2's relative_coords_table buffers included) with each tensor's sum and sum of squares
+after torch.manual_seed(SEED), and eval logits of that model, its BatchNorms (maxvit's) set by bn_rule, at 224x224,
+batch 1 and 3. Two small SwinTransformers (window 3, two stages) are written the same way at 45x45, where the
+feature maps need padding to whole windows and the shifted windows' mask has padded rows, and a small MaxVit at
+32x32. torch.fx's graph of the two small SwinTransformers (torchvision's torch.fx.wrap'ped
 shifted_window_attention, _get_relative_position_bias and _patch_merging_pad as call_function nodes). Run with
 Debian's PyTorch 1.13:  /usr/bin/python3 tests/reference/make_zoo_swin_maxvit_references.py"""
 import pathlib
@@ -14,10 +15,11 @@ import sys
 import torch
 import torch.fx as fx
 import torchvision.models as tvm
+from torchvision.models.maxvit import MaxVit
 from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_zoo_mobile_references import fmt, input_rule  # noqa: E402
+from make_zoo_mobile_references import bn_rule, fmt, input_rule  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent / "zoo_swin_maxvit"
 SEED = 0
@@ -39,8 +41,10 @@ BUILDERS = {
     "swin_v2_b": (lambda: tvm.swin_v2_b(), 224),
     "swin_small": (lambda: small_swin(False), SMALL),
     "swin_v2_small": (lambda: small_swin(True), SMALL),
+    "maxvit_t": (lambda: tvm.maxvit_t(), 224),
+    "maxvit_small": (lambda: MaxVit((32, 32), 8, 2, [8, 16], [1, 2], 4, 0.1, num_classes=10), 32),
 }
-TRACED = ["swin_t", "swin_v2_t"]
+TRACED = ["swin_small", "swin_v2_small"]
 
 
 def main():
@@ -60,9 +64,8 @@ def main():
                                           fmt((d * d).sum().item())))
         (OUT / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
         if name in TRACED:
-            traced = fx.symbolic_trace(model)
-            (OUT / (name + "_code.txt")).write_text(traced.code)
-            (OUT / (name + "_graph.txt")).write_text(str(traced.graph) + "\n")
+            (OUT / (name + "_graph.txt")).write_text(str(fx.symbolic_trace(model).graph) + "\n")
+        bn_rule(model)
         model.eval()
         out = []
         with torch.no_grad():
