@@ -158,11 +158,11 @@ PartitionAttentionLayer::PartitionAttentionLayer(const PartitionAttentionOptions
                                         o.in_channels, o.head_dim, o.partition_size * o.partition_size),
                                     std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = o.attention_dropout})));
   // pre-normalization similar to transformer layers
-  register_module("mlp_layer",
-                  std::make_shared<nn::Sequential>(
-                      layer_norm(o.in_channels), std::make_shared<nn::Linear>(o.in_channels, o.in_channels * o.mlp_ratio),
-                      std::make_shared<nn::GELU>(), std::make_shared<nn::Linear>(o.in_channels * o.mlp_ratio, o.in_channels),
-                      std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = o.mlp_dropout})));
+  const int64_t hidden = o.in_channels * o.mlp_ratio;
+  register_module("mlp_layer", std::make_shared<nn::Sequential>(
+                                   layer_norm(o.in_channels), std::make_shared<nn::Linear>(o.in_channels, hidden),
+                                   std::make_shared<nn::GELU>(), std::make_shared<nn::Linear>(hidden, o.in_channels),
+                                   std::make_shared<nn::Dropout>(nn::DropoutOptions{.p = o.mlp_dropout})));
   // layer scale factors
   register_module("stochastic_dropout", std::make_shared<ops::StochasticDepth>(o.p_stochastic_dropout, "row"));
 }
@@ -310,8 +310,8 @@ Tensor MaxVit::forward(const Tensor& input) {
   const Size2 stem = conv_output_shape({input.size(2), input.size(3)}, 3, 2, 1);
   const Size2 expected = conv_output_shape(input_size_, 3, 2, 1);
   TL_CHECK(stem == expected, "MaxVit: an input of ", input.size(2), "x", input.size(3), " gives a ", stem.first, "x",
-           stem.second, " stem output; the model was built for input_size ", py_tuple(input_size_), " (", expected.first,
-           "x", expected.second, ")");
+           stem.second, " stem output; the model was built for input_size ", py_tuple(input_size_), " (",
+           expected.first, "x", expected.second, ")");
   Tensor x = submodule("stem")(input);
   for (const auto& block : dynamic_cast<const nn::ModuleList&>(*child("blocks"))) x = (*block)(x);
   return submodule("classifier")(x);

@@ -214,7 +214,8 @@ Tensor shifted_window_attention(const Tensor& input, const Tensor& qkv_weight, c
                  ": expected (input, qkv_weight, proj_weight, relative_position_bias, window_size, num_heads, "
                  "shift_size, attention_dropout, dropout, qkv_bias, proj_bias[, logit_scale]), got ",
                  args.size(), " arguments");
-        const WindowAttentionArgs a{int_list(args[4], name, "window_size"), scalar_arg<int64_t>(args[5], name, "num_heads"),
+        const WindowAttentionArgs a{int_list(args[4], name, "window_size"),
+                                    scalar_arg<int64_t>(args[5], name, "num_heads"),
                                     int_list(args[6], name, "shift_size"),
                                     scalar_arg<double>(args[7], name, "attention_dropout"),
                                     scalar_arg<double>(args[8], name, "dropout")};

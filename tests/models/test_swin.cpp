@@ -33,7 +33,8 @@ std::shared_ptr<SwinTransformer> small_swin(bool v2) {
                                            SwinTransformerOptions{.num_classes = 10}, v2);
 }
 
-TEST_CASE("swin_t and swin_v2_t: print, state_dict, seeded initial weights and eval logits at 224 equal torchvision's") {
+TEST_CASE("swin_t and swin_v2_t: print, state_dict, seeded initial weights and eval logits at 224 equal "
+          "torchvision's") {
   CHECK(testing::zoo_model_mismatch(kDir, "swin_t", [] { return swin_t(); }, 28288354) == "");
   CHECK(testing::zoo_model_mismatch(kDir, "swin_v2_t", [] { return swin_v2_t(); }, 28351570) == "");
 }
@@ -58,7 +59,8 @@ TEST_CASE("swin: padded and shifted windows at 45x45 (11x11 patches, window 3) g
 std::string nodes_but_position_bias(const std::string& graph_text) {
   static const std::regex node(R"(^    %(\w+) : \[#users=\d+\] = (\w+\[target=[^\]]+\]))");
   static const std::regex bias(
-      R"(relative_position_bias_table|relative_position_index|relative_coords_table|cpb_mlp|_get_relative_position_bias|)"
+      R"(relative_position_bias_table|relative_position_index|relative_coords_table|cpb_mlp|)"
+      R"(_get_relative_position_bias|)"
       R"(target=view\]|target=torch.sigmoid\]|target=operator.mul\]|_tensor_constant)");
   std::istringstream in(graph_text);
   std::string out;
@@ -122,9 +124,8 @@ TEST_CASE("swin: the traced GraphModule runs as eager (V1 and V2, padded and shi
 // The generator's small_swin_gradients: training mode, no stochastic depth, loss sum(logits * cos(class index)).
 std::string gradient_mismatch(bool v2) {
   manual_seed(0);
-  auto model = std::make_shared<SwinTransformer>(Shape{4, 4}, 16, Shape{2, 2}, Shape{2, 4}, Shape{3, 3},
-                                                 SwinTransformerOptions{.stochastic_depth_prob = 0.0, .num_classes = 10},
-                                                 v2);
+  const SwinTransformerOptions options{.stochastic_depth_prob = 0.0, .num_classes = 10};
+  auto model = std::make_shared<SwinTransformer>(Shape{4, 4}, 16, Shape{2, 2}, Shape{2, 4}, Shape{3, 3}, options, v2);
   model->train();
   std::vector<double> weights;
   for (int j = 0; j < 10; ++j) weights.push_back(std::cos(static_cast<double>(j)));
@@ -137,7 +138,8 @@ std::string gradient_mismatch(bool v2) {
   std::ostringstream out;
   out.precision(9);
   const double our_loss = testing::element_at(loss, 0);
-  if (std::abs(our_loss - value) > 1e-5 * std::abs(value)) out << "loss " << our_loss << ", PyTorch's " << value << "\n";
+  if (std::abs(our_loss - value) > 1e-5 * std::abs(value))
+    out << "loss " << our_loss << ", PyTorch's " << value << "\n";
   for (const auto& [name, p] : model->named_parameters()) {
     double sum = 0, sum_sq = 0, our_sum = 0, our_sq = 0;
     in >> field >> sum >> sum_sq;
@@ -184,7 +186,8 @@ TEST_CASE("swin: options (num_classes, dropouts, stochastic_depth_prob, mlp_rati
   CHECK(model->get_buffer("features.1.0.attn.relative_position_index").dtype() == DType::Int64);
   model->eval();
   CHECK((*model)(randn({2, 3, 10, 14})).shape() == Shape{2, 5});
-  CHECK_THROWS_WITH_AS(swin::ShiftedWindowAttention({.dim = 8, .window_size = {7}, .shift_size = {0, 0}, .num_heads = 2}),
+  CHECK_THROWS_WITH_AS(swin::ShiftedWindowAttention(
+                           {.dim = 8, .window_size = {7}, .shift_size = {0, 0}, .num_heads = 2}),
                        "window_size and shift_size must be of length 2", Error);
 }
 
@@ -200,7 +203,8 @@ TEST_CASE("swin: a wrong input is refused before the attention; another variant'
                        "shifted_window_attention: expected an input (B, H, W, C), got [2, 3, 16]", Error);
   CHECK_THROWS_WITH_AS(swin::patch_merging_pad(zeros({4, 16})),
                        "_patch_merging_pad: expected an input (..., H, W, C), got [4, 16]", Error);
-  testing::check_refuses_state_dict(*model, small_swin(true)->state_dict(), "features.1.0.attn.relative_position_bias_table");
+  testing::check_refuses_state_dict(*model, small_swin(true)->state_dict(),
+                                    "features.1.0.attn.relative_position_bias_table");
 }
 
 TEST_CASE("swin: _patch_merging_pad and _get_relative_position_bias as torchvision's") {
