@@ -20,7 +20,7 @@ from torchvision.models.maxvit import MaxVit
 from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_zoo_mobile_references import bn_rule, fmt, input_rule, write_structure  # noqa: E402
+from make_zoo_mobile_references import bn_rule, fmt, input_rule, write_logits, write_structure  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent / "zoo_swin_maxvit"
 SEED = 0
@@ -80,13 +80,7 @@ def main():
             small_swin_gradients(name, name == "swin_v2_small")
         bn_rule(model)
         model.eval()
-        out = []
-        with torch.no_grad():
-            for n in (1, 3):
-                y = model(input_rule(n, size))
-                out.append("%d %d %d" % (size, n, y.shape[1]))
-                out.append(" ".join(fmt(v) for v in y.flatten().tolist()))
-        (OUT / (name + "_logits.txt")).write_text("\n".join(out) + "\n")
+        write_logits(OUT, name, model, [size])
         print(name, sum(p.numel() for p in model.parameters()), flush=True)
 
 
