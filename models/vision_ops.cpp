@@ -173,4 +173,31 @@ MLP::MLP(const MLPOptions& o) {
   append_all(std::move(layers));
 }
 
+void xavier_linear_init_(nn::Module& mlp) {
+  for (const auto& m : mlp.modules()) {
+    if (auto* linear = dynamic_cast<nn::Linear*>(m.get())) {
+      nn::init::xavier_uniform_(linear->parameter("weight"));
+      if (linear->parameter("bias").defined()) nn::init::normal_(linear->parameter("bias"), 0.0, 1e-6);
+    }
+  }
+}
+
+Tensor relative_position_index(int64_t height, int64_t width) {
+  const int64_t n = height * width;
+  std::vector<int64_t> index;
+  index.reserve(static_cast<size_t>(n * n));
+  for (int64_t p = 0; p < n; ++p)
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t dh = p / width - q / width, dw = p % width - q % width;
+      index.push_back((dh + height - 1) * (2 * width - 1) + dw + width - 1);
+    }
+  return from_vector(index, {n, n});
+}
+
+Tensor relative_position_bias(const Tensor& table, const Tensor& index, int64_t n) {
+  Tensor bias = table.index({index});
+  bias = bias.view({n, n, -1});
+  return bias.permute({2, 0, 1}).contiguous().unsqueeze(0);
+}
+
 }  // namespace tl::models::ops

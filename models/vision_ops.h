@@ -171,4 +171,17 @@ class MLP : public nn::Sequential {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<MLP>(); }
 };
 
+/// The re-initialisation vit's MLPBlock and swin's SwinTransformerBlock give their MLP, over its modules in
+/// order: each Linear's weight xavier_uniform_, its bias (when present) normal_(std=1e-6).
+void xavier_linear_init_(nn::Module& mlp);
+
+/// The relative position index swin and maxvit keep as a buffer: for tokens p, q of a (height, width) window
+/// (row-major), (dh + height - 1) (2 width - 1) + (dw + width - 1) with (dh, dw) = coords(p) - coords(q).
+/// (N, N) int64, N = height * width.
+Tensor relative_position_index(int64_t height, int64_t width);
+
+/// A relative position bias as swin and maxvit look it up: table[index] ((2 height - 1)(2 width - 1), heads)
+/// rows for `index` (n * n) int64, viewed (n, n, heads), permuted to (1, heads, n, n), contiguous.
+Tensor relative_position_bias(const Tensor& table, const Tensor& index, int64_t n);
+
 }  // namespace tl::models::ops

@@ -39,12 +39,7 @@ MLPBlock::MLPBlock(int64_t in_dim, int64_t mlp_dim, double dropout)
           },
           .inplace = std::nullopt,
           .dropout = dropout}) {
-  for (const auto& m : modules()) {
-    if (auto* linear = dynamic_cast<nn::Linear*>(m.get())) {
-      nn::init::xavier_uniform_(linear->parameter("weight"));
-      if (linear->parameter("bias").defined()) nn::init::normal_(linear->parameter("bias"), 0.0, 1e-6);
-    }
-  }
+  ops::xavier_linear_init_(*this);
 }
 
 EncoderBlock::EncoderBlock(int64_t num_heads, int64_t hidden_dim, int64_t mlp_dim, double dropout,

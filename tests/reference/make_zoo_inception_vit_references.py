@@ -23,7 +23,7 @@ import torch.fx as fx
 import torchvision.models as tvm
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_zoo_mobile_references import bn_rule, fmt, input_rule  # noqa: E402
+from make_zoo_mobile_references import bn_rule, fmt, input_rule, write_logits, write_structure  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent / "zoo_inception_vit"
 SEED = 0
@@ -88,13 +88,7 @@ def main():
             continue
         torch.manual_seed(SEED)
         model = getattr(tvm, name)()
-        (OUT / (name + "_repr.txt")).write_text(str(model) + "\n")
-        lines = []
-        for key, t in model.state_dict().items():
-            d = t.double()
-            lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
-                                          fmt((d * d).sum().item())))
-        (OUT / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
+        write_structure(OUT, name, model)
         if name in TRACED:
             (OUT / (name + "_train_graph.txt")).write_text(str(fx.symbolic_trace(model).graph) + "\n")
         bn_rule(model)
@@ -104,14 +98,7 @@ def main():
         if name in TRACED:
             variant_cases(name, sizes[0])
             (OUT / (name + "_graph.txt")).write_text(str(fx.symbolic_trace(model).graph) + "\n")
-        out = []
-        with torch.no_grad():
-            for size in sizes:
-                for n in (1, 3):
-                    y = model(input_rule(n, size))
-                    out.append("%d %d %d" % (size, n, y.shape[1]))
-                    out.append(" ".join(fmt(v) for v in y.flatten().tolist()))
-        (OUT / (name + "_logits.txt")).write_text("\n".join(out) + "\n")
+        write_logits(OUT, name, model, sizes)
         print(name, sum(p.numel() for p in model.parameters()), flush=True)
 
 

@@ -62,10 +62,8 @@ def stochastic_depth_draws():
     (OUT / "stochastic_depth.txt").write_text("\n".join(lines) + "\n")
 
 
-def write_builder(out, name, model, at_224, traced, prepare=None):
-    """Writes <name>_repr.txt, _state_dict.txt, _code.txt (when `traced`) and _logits.txt of `model`, built
-    after torch.manual_seed(SEED): the logits once bn_rule (and `prepare`, when given) set its weights, in
-    eval mode, at ODD (batch 1 and 3) and, with `at_224`, at 224x224."""
+def write_structure(out, name, model):
+    """<name>_repr.txt (print(model)) and <name>_state_dict.txt: per entry "key shape sum sum_of_squares"."""
     (out / (name + "_repr.txt")).write_text(str(model) + "\n")
     lines = []
     for key, t in model.state_dict().items():
@@ -73,20 +71,32 @@ def write_builder(out, name, model, at_224, traced, prepare=None):
         lines.append("%s %s %s %s" % (key, ",".join(str(s) for s in t.shape), fmt(d.sum().item()),
                                       fmt((d * d).sum().item())))
     (out / (name + "_state_dict.txt")).write_text("\n".join(lines) + "\n")
+
+
+def write_logits(out, name, model, sizes):
+    """<name>_logits.txt: for each size, batch 1 then 3 of input_rule, a line "size n classes" and the logits."""
+    logits = []
+    with torch.no_grad():
+        for size in sizes:
+            for n in (1, 3):
+                y = model(input_rule(n, size))
+                logits.append("%d %d %d" % (size, n, y.shape[1]))
+                logits.append(" ".join(fmt(v) for v in y.flatten().tolist()))
+    (out / (name + "_logits.txt")).write_text("\n".join(logits) + "\n")
+
+
+def write_builder(out, name, model, at_224, traced, prepare=None):
+    """Writes <name>_repr.txt, _state_dict.txt, _code.txt (when `traced`) and _logits.txt of `model`, built
+    after torch.manual_seed(SEED): the logits once bn_rule (and `prepare`, when given) set its weights, in
+    eval mode, at ODD (batch 1 and 3) and, with `at_224`, at 224x224."""
+    write_structure(out, name, model)
     if traced:
         (out / (name + "_code.txt")).write_text(fx.symbolic_trace(model).code)
     bn_rule(model)
     if prepare is not None:
         prepare(model)
     model.eval()
-    cases = [(ODD, 1), (ODD, 3)] + ([(224, 1), (224, 3)] if at_224 else [])
-    logits = []
-    with torch.no_grad():
-        for size, n in cases:
-            y = model(input_rule(n, size))
-            logits.append("%d %d %d" % (size, n, y.shape[1]))
-            logits.append(" ".join(fmt(v) for v in y.flatten().tolist()))
-    (out / (name + "_logits.txt")).write_text("\n".join(logits) + "\n")
+    write_logits(out, name, model, [ODD] + ([224] if at_224 else []))
     print(name, sum(p.numel() for p in model.parameters()))
 
 
