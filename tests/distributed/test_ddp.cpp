@@ -4,6 +4,7 @@
 // rank 0 and resumed everywhere, unused parameters and buffers (worker_ddp.cpp).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,9 +44,9 @@ class HalfUsed : public tl::nn::Module {
   tl::nn::ModuleHandle<tl::nn::Linear> a_, c_;
 };
 
-void check_launch(const std::string& scenario) {
+void check_launch(const std::string& scenario, std::chrono::seconds timeout = std::chrono::seconds(30)) {
   tl::testing::ScratchDir dir;
-  const tl::distributed::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir);
+  const tl::distributed::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir, timeout);
   CHECK_MESSAGE(result.exit_code == 0, scenario, ": ", result.message, " (the rank's stderr says why)");
 }
 
@@ -134,6 +135,20 @@ TEST_CASE("two ranks x 4 samples train as one process on 8: parameters identical
 
 TEST_CASE("no_sync: two micro-batches accumulated locally, then one synchronized backward") {
   check_launch("ddp_no_sync");
+}
+
+TEST_CASE("two ranks x 8 digits train the digits CNN as one process on 16 for 20 steps, also with no_sync") {
+  check_launch("ddp_digits");
+}
+
+// ResNet18's scenarios take ~25 s each on two idle cores (rank 0 also trains the one-process reference, 24 samples
+// a step against rank 1's 8); the bound leaves room for a loaded machine and the sanitizer build.
+TEST_CASE("two ranks x 8 train ResNet18 at 64x64 as one process on 16 for 20 steps") {
+  check_launch("ddp_resnet18", std::chrono::seconds(400));
+}
+
+TEST_CASE("ResNet18 with no_sync accumulating two micro-batches of 4 per rank trains as one process") {
+  check_launch("ddp_resnet18_no_sync", std::chrono::seconds(400));
 }
 
 TEST_CASE("three buckets all-reduced during backward give the same training") { check_launch("ddp_buckets"); }
