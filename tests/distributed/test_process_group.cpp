@@ -41,10 +41,16 @@ TEST_CASE("a collective, get_rank or destroy_process_group before init_process_g
 TEST_CASE("init_process_group refuses bad arguments and leaves no group") {
   CHECK_THROWS_WITH_AS(dist::init_process_group("nccl"),
                        "init_process_group: backend 'nccl' is not available; torchless has 'gloo'", tl::Error);
-  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "redis://x"}),
-                       "init_process_group: unsupported init_method 'redis://x'; expected env://, tcp://host:port or "
-                       "file://directory",
+  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "mpi://x"}),
+                       "init_process_group: unsupported init_method 'mpi://x'; expected env://, tcp://host:port, "
+                       "file://directory or redis://host:port[/prefix]",
                        tl::Error);
+  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "redis://x", .world_size = 1, .rank = 0}),
+                       "init_process_group: expected redis://host:port or redis://host:port/prefix, got 'redis://x'",
+                       tl::Error);
+  CHECK_THROWS_WITH_AS(
+      dist::init_process_group("gloo", {.init_method = "redis://127.0.0.1:0/job", .world_size = 1, .rank = 0}),
+      "init_process_group: the port of redis://127.0.0.1:0/job must be in [1, 65535], got 0", tl::Error);
   CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "tcp://127.0.0.1:29500", .rank = 0}),
                        "init_process_group: world size parameter missing for tcp://127.0.0.1:29500", tl::Error);
   CHECK_THROWS_WITH_AS(

@@ -124,6 +124,13 @@ void collectives() {
   expect(!dist::is_initialized(), "destroy_process_group leaves no group");
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  return text;
+}
+
 /// Runs `body`, which must throw tl::Error; writes its message to `path` (a directory: to path/rank<RANK>.txt).
 int expect_error(const std::string& path, const std::function<void()>& body) {
   const char* rank = std::getenv("RANK");
@@ -157,6 +164,18 @@ int main(int argc, char** argv) {
       dist::all_reduce(x);
       expect_values(x, {3, 3}, "all_reduce after file:// rendezvous");
       dist::destroy_process_group();
+    } else if (scenario == "redis_init") {  // DIR/init_method.txt names the server and the job's prefix
+      dist::init_process_group("gloo", {.init_method = read_text(dir + "/init_method.txt"), .timeout = 20s});
+      tl::Tensor x = tl::full({2}, dist::get_rank() + 1.0);
+      dist::all_reduce(x);
+      expect_values(x, {3, 3}, "all_reduce after redis:// rendezvous");
+      auto group = dist::new_group({1, 0});
+      dist::broadcast(x, 1, group);
+      dist::destroy_process_group();
+    } else if (scenario == "redis_reused") {  // the prefix a finished job used
+      return expect_error(dir, [&] {
+        dist::init_process_group("gloo", {.init_method = read_text(dir + "/init_method.txt"), .timeout = 5s});
+      });
     } else if (scenario == "never_joins") {  // one process told there are two
       return expect_error(dir, [] { dist::init_process_group("gloo", {.timeout = 1s, .world_size = 2}); });
     } else if (scenario == "world_size_mismatch") {  // rank 1 believes in three ranks
