@@ -189,6 +189,28 @@ TEST_CASE("a rank that exits, or never calls the collective, makes the other's c
   }
 }
 
+TEST_CASE("a send whose size differs from its recv fails on both ranks, naming both sizes; the group goes on") {
+  tl::testing::ScratchDir dir;
+  const dist::LaunchResult result = tl::testing::run_scenario("p2p_size_mismatch", 2, dir);
+  REQUIRE_MESSAGE(result.exit_code == 0, result.message);
+  CHECK(tl::testing::read_file(dir.path() / "rank0.txt") ==
+        "send: rank 0 to 1: the sizes differ: rank 0 sends 4 x torch.float32 but rank 1 receives 8 x torch.float32");
+  CHECK(tl::testing::read_file(dir.path() / "rank1.txt") ==
+        "recv: rank 1 from 0: the sizes differ: rank 0 sends 4 x torch.float32 but rank 1 receives 8 x torch.float32");
+}
+
+TEST_CASE("a rank killed mid-all_reduce (SIGKILL) makes the other fail within the timeout, naming it") {
+  tl::testing::ScratchDir dir;
+  const dist::LaunchResult result = tl::testing::run_scenario("peer_killed", 2, dir);
+  CHECK(result.failed_rank == 1);
+  const std::string message = tl::testing::read_file(dir.path() / "rank0.txt");
+  CAPTURE(message);
+  CHECK(message.rfind("allreduce: rank 0 of 2 failed: rank 1 (pid ", 0) == 0);
+  CHECK(message.find(") has exited: ") != std::string::npos);
+  const auto seconds = message.substr(message.rfind(" | failed after ") + 16);
+  CHECK(std::stod(seconds) < 10.0);  // the group's timeout
+}
+
 TEST_CASE("ranks that pass different sizes, dtypes or collectives fail on every rank, naming both calls") {
   tl::testing::ScratchDir dir;
   const dist::LaunchResult result = tl::testing::run_scenario("size_mismatch", 2, dir);

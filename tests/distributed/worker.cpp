@@ -3,6 +3,7 @@
 // write the tl::Error they expect to DIR/rank<R>.txt, which the suite reads. Expected values are formulas of the
 // ranks (rank r holds r * 10 + i), not outputs of the code under test.
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -189,6 +190,47 @@ int main(int argc, char** argv) {
       return expect_error(dir, [] {
         tl::Tensor x = tl::ones({1000});
         dist::all_reduce(x);
+      });
+    } else if (scenario == "p2p_size_mismatch") {  // rank 0 sends 4 floats, rank 1 receives 8; then both go on
+      dist::init_process_group("gloo", {.timeout = 5s});
+      const int64_t rank = dist::get_rank();
+      const int first = expect_error(dir, [&] {
+        if (rank == 0) {
+          dist::send(tl::ones({4}), 1);
+        } else {
+          dist::recv(tl::zeros({8}), 0);
+        }
+      });
+      if (first != 0) return first;
+      tl::Tensor x = tl::full({3}, rank + 1.0);  // the group still works, and the same tag too
+      if (rank == 0) {
+        dist::send(x, 1);
+      } else {
+        dist::recv(x, 0);
+      }
+      expect_values(x, {1, 1, 1}, "send/recv after a refused one");
+      dist::destroy_process_group();
+    } else if (scenario == "peer_killed") {  // rank 1 is SIGKILLed while the ranks all-reduce in a loop
+      dist::init_process_group("gloo", {.timeout = 10s});
+      if (dist::get_rank() == 1) {
+        std::thread([] {
+          std::this_thread::sleep_for(300ms);
+          ::raise(SIGKILL);
+        }).detach();
+      } else {
+        std::signal(SIGTERM, SIG_IGN);  // the launcher's, when rank 1 dies: rank 0 still reports its error
+      }
+      return expect_error(dir, [] {
+        const auto start = std::chrono::steady_clock::now();
+        tl::Tensor x = tl::ones({1 << 18});
+        for (;;) {
+          try {
+            dist::all_reduce(x);
+          } catch (const tl::Error& e) {
+            const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            throw tl::Error(std::string(e.what()) + " | failed after " + std::to_string(seconds) + " s");
+          }
+        }
       });
     } else if (scenario == "peer_silent") {  // rank 1 never calls the collective; rank 0 times out
       dist::init_process_group("gloo", {.timeout = 1s});
