@@ -33,10 +33,11 @@ struct DistributedDataParallelOptions {
 /// gradient, divided by the group size, is copied into its bucket as soon as its AccumulateGrad has run (a post
 /// hook); a bucket whose gradients are all in is all-reduced asynchronously (buckets are launched in order, so
 /// every rank issues the same collectives); when the last is launched, backward waits for all of them and
-/// writes the averages into the parameters' .grad. Buckets hold one dtype each and are filled in reverse
-/// parameter order, the order backward usually produces gradients (PyTorch rebuilds its buckets after the
-/// first iteration in the order observed; here the order is fixed). Inside no_sync() gradients accumulate
-/// locally; the next synchronized backward reduces the sum.
+/// writes the averages into the parameters' .grad. Buckets hold one dtype each, as PyTorch 1.13's: without
+/// find_unused_parameters the first iteration reduces one bucket per dtype, and the next forward rebuilds them in
+/// the order rank 0's gradients arrived in (the first closing at 1 MiB, the others at bucket_cap_mb); with it they
+/// are assigned once, from the parameters' order, and reduced last bucket first. Inside no_sync() gradients
+/// accumulate locally; the next synchronized backward reduces the sum.
 class DistributedDataParallel : public Module {
  public:
   /// Throws tl::Error before init_process_group (without a group in the options), for a null module, a module
@@ -55,7 +56,7 @@ class DistributedDataParallel : public Module {
   /// The wrapped module (PyTorch's ddp.module).
   std::shared_ptr<Module> module() const;
   /// The buckets in reduction order, each the indices (into module()->parameters() of those that require grad)
-  /// of its parameters.
+  /// of its parameters: the first iteration's until the forward after it rebuilds them (see the class).
   std::vector<std::vector<size_t>> bucket_indices() const;
 
   /// While alive (PyTorch's `with ddp.no_sync():`), forwards and backwards do not synchronize: gradients

@@ -50,6 +50,54 @@ void check_launch(const std::string& scenario, std::chrono::seconds timeout = st
   CHECK_MESSAGE(result.exit_code == 0, scenario, ": ", result.message, " (the rank's stderr says why)");
 }
 
+/// Linear(in, out) without a bias.
+std::shared_ptr<tl::nn::Linear> weight_only(int64_t in, int64_t out) {
+  return std::make_shared<tl::nn::Linear>(tl::nn::LinearOptions{.in_features = in, .out_features = out, .bias = false});
+}
+
+/// Linear c registered first, then a and b, none with a bias; used a -> b -> c (gen_ddp_cases.py's OutOfOrder).
+class OutOfOrder : public tl::nn::Module {
+ public:
+  OutOfOrder() {
+    c_ = register_module("c", weight_only(500, 600));
+    a_ = register_module("a", weight_only(64, 300));
+    b_ = register_module("b", weight_only(300, 500));
+  }
+  tl::Tensor forward(const tl::Tensor& x) override { return c_(tl::relu(b_(tl::relu(a_(x))))); }
+
+ private:
+  tl::nn::ModuleHandle<tl::nn::Linear> c_, a_, b_;
+};
+
+/// The MLP of ddp_models.h without biases.
+std::shared_ptr<tl::nn::Module> mlp_without_bias() {
+  return std::make_shared<tl::nn::Sequential>(weight_only(64, 300), std::make_shared<tl::nn::ReLU>(),
+                                              weight_only(300, 500), std::make_shared<tl::nn::ReLU>(),
+                                              weight_only(500, 600));
+}
+
+/// Each bucket's size in bytes, in reduction order.
+std::vector<int64_t> bucket_bytes(const DistributedDataParallel& ddp) {
+  const std::vector<tl::Tensor> params = ddp.module()->parameters();
+  std::vector<int64_t> out;
+  for (const auto& bucket : ddp.bucket_indices()) {
+    int64_t bytes = 0;
+    for (size_t i : bucket) bytes += params[i].nbytes();
+    out.push_back(bytes);
+  }
+  return out;
+}
+
+/// One bucket until the first backward, then, from the next forward on, PyTorch's rebuilt buckets.
+void check_rebuild(const std::shared_ptr<tl::nn::Module>& model, double cap_mb, const nlohmann::json& expected) {
+  DistributedDataParallel ddp(model, {.bucket_cap_mb = cap_mb});
+  CHECK(bucket_bytes(ddp) == expected.at("initial_bucket_bytes").get<std::vector<int64_t>>());
+  ddp(tl::randn({3, 64})).sum().backward();
+  CHECK(bucket_bytes(ddp) == expected.at("initial_bucket_bytes").get<std::vector<int64_t>>());
+  for (int step = 0; step < 2; ++step) ddp(tl::randn({3, 64})).sum().backward();  // rebuilt once, then kept
+  CHECK(ddp.bucket_indices() == expected.at("rebuilt").get<std::vector<std::vector<size_t>>>());
+}
+
 }  // namespace
 
 TEST_CASE("DistributedDataParallel before init_process_group is an error") {
@@ -69,15 +117,21 @@ TEST_CASE("print(ddp) and its state_dict keys are PyTorch's") {
   CHECK(ddp->module()->parameters().size() == ddp->parameters().size());
 }
 
-TEST_CASE("buckets are PyTorch's for gradients arriving in reverse parameter order") {
+TEST_CASE("buckets: one in the first iteration, then rebuilt in the order gradients arrived, as PyTorch's") {
   SoloGroup solo;
   const nlohmann::json cases = ddp_cases();
-  for (const auto& item : cases.at("mlp_buckets").items()) {
+  for (const auto& item : cases.at("rebuild_mlp").items()) {
     const std::string cap = item.key();
     CAPTURE(cap);
-    DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = std::stod(cap)});
-    CHECK(ddp.bucket_indices() == item.value().get<std::vector<std::vector<size_t>>>());
+    check_rebuild(mlp_without_bias(), std::stod(cap), item.value());
   }
+  check_rebuild(std::make_shared<OutOfOrder>(), 0.5, cases.at("rebuild_out_of_order"));
+  // find_unused_parameters: assigned once from the parameters' order (the 1 MiB bucket holds the first layers).
+  DistributedDataParallel found(tl::testing::ddp_mlp(), {.bucket_cap_mb = 0.5, .find_unused_parameters = true});
+  const auto initial = cases.at("find_unused_mlp").at("initial_bucket_bytes").get<std::vector<int64_t>>();
+  CHECK(bucket_bytes(found) == initial);
+  for (int step = 0; step < 2; ++step) found(tl::randn({3, 64})).sum().backward();
+  CHECK(bucket_bytes(found) == initial);
 }
 
 TEST_CASE("a group of one: backward through DDP leaves the plain model's gradients") {
