@@ -27,6 +27,7 @@ class DistributedDataParallel::Reducer {
     Tensor flat;
     size_t pending = 0;  ///< parameters whose gradient has not arrived in this backward
     std::shared_ptr<distributed::Work> work;
+    std::function<Tensor()> value;  ///< with a comm hook: the reduced gradients, once work finished
   };
 
   Reducer(const Module& module, std::shared_ptr<distributed::ProcessGroup> group, double bucket_cap_mb,
@@ -62,6 +63,12 @@ class DistributedDataParallel::Reducer {
   }
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
+
+  void register_comm_hook(CommHook hook) {
+    TL_CHECK(hook_ == nullptr, "register_comm_hook or register_builtin_comm_hook can only be called once.");
+    TL_CHECK(hook != nullptr, "register_comm_hook: expected a hook, got an empty function");
+    hook_ = std::move(hook);
+  }
 
   /// Throws tl::Error when the previous synchronized backward left buckets unreduced.
   void check_prior_reduction_finished() const {
@@ -188,7 +195,7 @@ class DistributedDataParallel::Reducer {
     const Tensor& grad = params_[i].grad();
     Tensor target = slot(i);
     if (grad.defined()) {
-      target.copy_(grad.mul(1.0 / static_cast<double>(group_->size())));
+      target.copy_(hook_ ? grad : grad.mul(1.0 / static_cast<double>(group_->size())));  // a hook averages itself
     } else {
       target.copy_(tl::zeros(params_[i].shape(), params_[i].dtype()));
     }
@@ -196,7 +203,18 @@ class DistributedDataParallel::Reducer {
     Bucket& bucket = buckets_[where_[i].first];
     if (--bucket.pending > 0) return;
     while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
-      buckets_[next_bucket_].work = group_->allreduce(buckets_[next_bucket_].flat, distributed::ReduceOp::SUM);
+      Bucket& next = buckets_[next_bucket_];
+      if (hook_) {
+        std::vector<Tensor> params;
+        for (size_t k : next.params) params.push_back(params_[k]);
+        CommHookResult result = hook_(GradBucket(next_bucket_, next_bucket_ + 1 == buckets_.size(), next.flat, params));
+        TL_CHECK(result.work != nullptr && result.value != nullptr,
+                 "DistributedDataParallel: the communication hook returned no work or no value");
+        next.work = std::move(result.work);
+        next.value = std::move(result.value);
+      } else {
+        next.work = group_->allreduce(next.flat, distributed::ReduceOp::SUM);
+      }
       ++next_bucket_;
     }
     if (next_bucket_ == buckets_.size()) finalize();
@@ -205,7 +223,17 @@ class DistributedDataParallel::Reducer {
   /// Waits for every bucket and writes the averages into .grad (for a parameter no rank used, nothing).
   void finalize() {
     expect_hooks_ = false;
-    for (Bucket& b : buckets_) b.work->wait();
+    for (Bucket& b : buckets_) {
+      b.work->wait();
+      if (!b.value) continue;
+      const Tensor reduced = b.value();
+      TL_CHECK(reduced.defined() && reduced.shape() == b.flat.shape() && reduced.dtype() == b.flat.dtype(),
+               "DistributedDataParallel: the communication hook must give a tensor of its bucket's shape and dtype, ",
+               b.flat.shape(), " ", b.flat.dtype(), ", got ",
+               reduced.defined() ? detail::str_cat(reduced.shape(), " ", reduced.dtype()) : std::string("undefined"));
+      NoGradGuard no_grad;
+      if (!reduced.is_same(b.flat)) b.flat.copy_(reduced);
+    }
     Tensor used_anywhere;
     if (find_unused_) {
       used_anywhere = tl::zeros({static_cast<int64_t>(params_.size())}, kInt);
@@ -236,6 +264,7 @@ class DistributedDataParallel::Reducer {
   std::vector<size_t> unused_;  ///< found by prepare_for_backward, marked ready at the first hook
   size_t next_bucket_ = 0;
   bool expect_hooks_ = false;
+  CommHook hook_;  ///< register_comm_hook's, or empty: the built-in all-reduce
   static constexpr int64_t kFirstBucketBytes = 1024 * 1024;  ///< PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES
   int64_t cap_ = 0;                                          ///< bucket_cap_mb in bytes
   bool rebuild_pending_ = false;  ///< the buckets are the first iteration's, to be rebuilt from ready_order_
@@ -282,6 +311,8 @@ TensorList DistributedDataParallel::forward(Inputs inputs) {
   return outputs;
 }
 
+void DistributedDataParallel::register_comm_hook(CommHook hook) { reducer_->register_comm_hook(std::move(hook)); }
+
 DistributedDataParallel::NoSync::NoSync(DistributedDataParallel& ddp)
     : ddp_(ddp), previous_(ddp.require_backward_grad_sync_) {
   ddp_.require_backward_grad_sync_ = false;
@@ -290,3 +321,30 @@ DistributedDataParallel::NoSync::NoSync(DistributedDataParallel& ddp)
 DistributedDataParallel::NoSync::~NoSync() { ddp_.require_backward_grad_sync_ = previous_; }
 
 }  // namespace tl::nn::parallel
+
+namespace tl::distributed::algorithms::ddp_comm_hooks::default_hooks {
+
+nn::parallel::CommHook allreduce_hook(std::shared_ptr<ProcessGroup> group) {
+  return [group](const nn::parallel::GradBucket& bucket) -> nn::parallel::CommHookResult {
+    NoGradGuard no_grad;
+    const std::shared_ptr<ProcessGroup> pg = group ? group : default_group();
+    Tensor tensor = bucket.buffer();  // (numel,), averaged in place
+    tensor.copy_(tensor.div(static_cast<double>(pg->size())));
+    return {all_reduce(tensor, ReduceOp::SUM, pg, /*async_op=*/true), [tensor] { return tensor; }};
+  };
+}
+
+nn::parallel::CommHook bf16_compress_hook(std::shared_ptr<ProcessGroup> group) {
+  return [group](const nn::parallel::GradBucket& bucket) -> nn::parallel::CommHookResult {
+    NoGradGuard no_grad;
+    const std::shared_ptr<ProcessGroup> pg = group ? group : default_group();
+    const Tensor compressed = bucket.buffer().to(kBFloat16).div(static_cast<double>(pg->size()));
+    return {all_reduce(compressed, ReduceOp::SUM, pg, /*async_op=*/true), [compressed, buffer = bucket.buffer()]() mutable {
+              NoGradGuard no_grad;
+              buffer.copy_(compressed);  // decompressed into the bucket
+              return buffer;
+            }};
+  };
+}
+
+}  // namespace tl::distributed::algorithms::ddp_comm_hooks::default_hooks

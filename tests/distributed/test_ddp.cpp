@@ -183,6 +183,43 @@ TEST_CASE("DistributedDataParallel's errors: arguments, and a parameter that got
   CHECK_FALSE(found.module()->get_parameter("c.weight").grad().defined());
 }
 
+TEST_CASE("register_comm_hook: every bucket through the hook, in order; its misuse") {
+  SoloGroup solo;
+  namespace hooks = tl::distributed::algorithms::ddp_comm_hooks::default_hooks;
+  DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = 0.01});
+  std::vector<std::pair<size_t, bool>> seen;
+  const tl::nn::parallel::CommHook allreduce = hooks::allreduce_hook();
+  ddp.register_comm_hook([&](const tl::nn::parallel::GradBucket& bucket) {
+    seen.emplace_back(bucket.index(), bucket.is_last());
+    return allreduce(bucket);
+  });
+  CHECK_THROWS_WITH_AS(ddp.register_comm_hook(hooks::allreduce_hook()),
+                       "register_comm_hook or register_builtin_comm_hook can only be called once.", tl::Error);
+  ddp(tl::randn({3, 64})).sum().backward();  // the first iteration's one bucket
+  for (int step = 0; step < 2; ++step) ddp(tl::randn({3, 64})).sum().backward();
+  const size_t buckets = ddp.bucket_indices().size();
+  REQUIRE(buckets > 1);
+  REQUIRE(seen.size() == 1 + 2 * buckets);
+  for (size_t i = 0; i < buckets; ++i) CHECK(seen[1 + i] == std::make_pair(i, i + 1 == buckets));
+
+  DistributedDataParallel wrong(tl::testing::ddp_cnn());
+  wrong.register_comm_hook([](const tl::nn::parallel::GradBucket& bucket) {
+    tl::Tensor half = bucket.buffer().narrow(0, 0, 2);
+    return tl::nn::parallel::CommHookResult{tl::distributed::all_reduce(half, tl::distributed::ReduceOp::SUM, nullptr,
+                                                                        true),
+                                            [half] { return half; }};
+  });
+  // the first iteration's one bucket: the CNN's 4 * 9 + 4 + 64 * 10 + 10 = 690 gradients
+  CHECK_THROWS_WITH_AS(wrong(tl::randn({2, 1, 8, 8})).sum().backward(),
+                       "DistributedDataParallel: the communication hook must give a tensor of its bucket's shape and "
+                       "dtype, [690] torch.float32, got [2] torch.float32",
+                       tl::Error);
+}
+
+TEST_CASE("comm hooks on two ranks: allreduce_hook as the built-in reduction, bf16_compress_hook's bfloat16 sums") {
+  check_launch("ddp_comm_hooks");
+}
+
 TEST_CASE("two ranks x 4 samples train as one process on 8: parameters identical across ranks, within 1e-5") {
   check_launch("ddp_equivalence");
 }

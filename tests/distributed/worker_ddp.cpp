@@ -296,6 +296,50 @@ void buffers(const std::string& dir, bool broadcast) {
   std::ofstream(dir + "/buffers" + std::to_string(rank) + ".txt") << "ok";
 }
 
+/// Communication hooks on two ranks: allreduce_hook trains exactly as DDP's built-in reduction; bf16_compress_hook
+/// leaves each gradient the bfloat16 sum of the ranks' gradients halved in bfloat16, computed here from the ranks'
+/// plain (DDP-less) gradients.
+void comm_hooks() {
+  namespace hooks = tl::distributed::algorithms::ddp_comm_hooks::default_hooks;
+  const int64_t rank = dist::get_rank();
+  auto make = [&](uint64_t seed) {
+    tl::manual_seed(seed);
+    return tl::testing::ddp_mlp();
+  };
+  auto plain = make(1), hooked = make(1 + static_cast<uint64_t>(rank));
+  DistributedDataParallel builtin(plain), with_hook(hooked, {.bucket_cap_mb = 0.01});
+  with_hook.register_comm_hook(hooks::allreduce_hook());
+  tl::optim::SGD opt_builtin(builtin.parameters(), {.lr = 0.1}), opt_hook(with_hook.parameters(), {.lr = 0.1});
+  tl::manual_seed(40 + static_cast<uint64_t>(rank));
+  for (int step = 0; step < 3; ++step) {
+    const tl::Tensor x = tl::randn({4, 64});
+    opt_builtin.zero_grad();
+    opt_hook.zero_grad();
+    builtin(x).pow(2).sum().backward();
+    with_hook(x).pow(2).sum().backward();
+    opt_builtin.step();
+    opt_hook.step();
+  }
+  const auto a = plain->parameters(), b = hooked->parameters();
+  for (size_t i = 0; i < a.size(); ++i) check(same(a[i], b[i]), "allreduce_hook: parameter " + std::to_string(i));
+
+  auto compressed = make(2), local = make(2);
+  DistributedDataParallel bf16(compressed);
+  bf16.register_comm_hook(hooks::bf16_compress_hook());
+  const tl::Tensor x = tl::randn({4, 64});
+  bf16(x).pow(2).sum().backward();
+  (*local)(x).pow(2).sum().backward();
+  const auto got = compressed->parameters(), mine = local->parameters();
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::vector<tl::Tensor> all = {tl::zeros(mine[i].shape()), tl::zeros(mine[i].shape())};
+    dist::all_gather(all, mine[i].grad());
+    const tl::Tensor expected = all[0].div(2.0).to(tl::kBFloat16).add(all[1].div(2.0).to(tl::kBFloat16)).to(tl::kFloat);
+    check(same(got[i].grad(), expected), "bf16_compress_hook: gradient " + std::to_string(i));
+    check(!same(got[i].grad(), all[0].add(all[1]).div(2.0)), "bf16_compress_hook: gradient " + std::to_string(i) +
+                                                                " is compressed");
+  }
+}
+
 }  // namespace
 
 int ddp_scenario(const std::string& scenario, const std::string& dir) {
@@ -316,6 +360,8 @@ int ddp_scenario(const std::string& scenario, const std::string& dir) {
   } else if (scenario == "ddp_resnet18_no_sync") {
     train_and_compare({.model = "resnet18", .no_sync = true, .global = 16, .steps = kResNetSteps,
                        .check_each_step = false, .lr = 0.01});
+  } else if (scenario == "ddp_comm_hooks") {
+    comm_hooks();
   } else if (scenario == "ddp_checkpoint") {
     checkpoint_resume(dir);
   } else if (scenario == "ddp_unused") {
