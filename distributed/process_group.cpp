@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <limits>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -456,14 +457,22 @@ std::shared_ptr<Work> ProcessGroup::transfer(const Tensor& tensor, int64_t peer,
   check_tensor(what, tensor);
   check_peer(what, sending ? "dst" : "src", peer);
   TL_CHECK(peer != rank_, what, ": a rank cannot ", sending ? "send to" : "receive from", " itself (rank ", rank_, ")");
-  TL_CHECK(tag >= 0 && tag < (int64_t{1} << 48), what, ": tag must be in [0, 2^48), got ", tag);
+  TL_CHECK(tag >= 0 && tag <= std::numeric_limits<int32_t>::max(), what, ": tag must be in [0, 2^31), got ", tag);
+  // The k-th send to a peer with a tag meets that peer's k-th recv from this rank with the tag, as Gloo matches
+  // posts in order; their three messages get slots of their own, (tag, k, message), so transfers that run at once
+  // on their threads cannot take each other's messages.
+  uint64_t k = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    k = transfers_[{peer, tag, sending}]++ % (uint64_t{1} << 22);
+  }
+  const uint64_t slot = ((static_cast<uint64_t>(tag) << 22 | k) << 2);
   auto work = std::make_shared<Work>();
   const std::string name = detail::str_cat(what, ": rank ", rank_, sending ? " to " : " from ", peer);
   const int64_t sender = sending ? rank_ : peer, receiver = sending ? peer : rank_;
   // Its own thread, so that a send and a recv posted together on two ranks (a ring) both make progress: the
   // descriptions go first (Gloo aborts the process when a message is longer than the buffer posted for it).
-  std::thread([work, context = context_, tensor, peer = static_cast<int>(peer), slot = static_cast<uint64_t>(tag) << 2,
-               sending, name, sender, receiver, timeout = timeout_] {
+  std::thread([work, context = context_, tensor, peer = static_cast<int>(peer), slot, sending, name, sender, receiver, timeout = timeout_] {
     try {
       std::array<int64_t, 2> mine = {static_cast<int64_t>(tensor.dtype()), tensor.numel()}, theirs = {};
       auto header = context->createUnboundBuffer(sending ? mine.data() : theirs.data(), sizeof mine);

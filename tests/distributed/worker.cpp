@@ -209,6 +209,14 @@ int main(int argc, char** argv) {
         dist::recv(x, 0);
       }
       expect_values(x, {1, 1, 1}, "send/recv after a refused one");
+      // Two transfers in flight with one tag, of different sizes: they meet in posting order.
+      std::vector<tl::Tensor> parts = {tl::full({4}, rank + 1.0), tl::full({2}, rank + 5.0)};
+      std::vector<std::shared_ptr<dist::Work>> works;
+      for (const tl::Tensor& part : parts) works.push_back(rank == 0 ? dist::isend(part, 1, nullptr, 3)
+                                                                     : dist::irecv(part, 0, nullptr, 3));
+      for (const auto& w : works) w->wait();
+      expect_values(parts[0], {1, 1, 1, 1}, "the first of two sends with one tag");
+      expect_values(parts[1], {5, 5}, "the second of two sends with one tag");
       dist::destroy_process_group();
     } else if (scenario == "peer_killed") {  // rank 1 is SIGKILLed while the ranks all-reduce in a loop
       dist::init_process_group("gloo", {.timeout = 10s});
