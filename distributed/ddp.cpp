@@ -109,6 +109,7 @@ class DistributedDataParallel::Reducer {
     }
     next_bucket_ = 0;
     unused_.clear();
+    ready_order_.clear();  // a backward that left gradients out recorded an order the rebuild cannot use
     if (find_unused_) {
       std::unordered_set<const autograd::Node*> seen;
       std::vector<std::shared_ptr<autograd::Node>> stack;
