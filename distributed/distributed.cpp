@@ -4,6 +4,7 @@
 
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
+#include <gloo/rendezvous/redis_store.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ struct State {
   std::mutex mutex;
   std::shared_ptr<gloo::rendezvous::Store> store;
   std::string store_name;
+  std::string key_prefix;  ///< before every group's prefix: redis://'s job prefix ("job/"), else empty
   std::string hostname;  ///< where this process's Gloo device listens
   std::chrono::milliseconds timeout{kDefaultTimeout};
   std::shared_ptr<ProcessGroup> world;
@@ -65,6 +67,47 @@ std::string env_string(const char* name) {
   TL_CHECK(value != nullptr, "Error initializing torch.distributed using env:// rendezvous: environment variable ",
            name, " expected, but not set");
   return value;
+}
+
+/// Gloo's RedisStore, refusing a key that is set already with a tl::Error before Gloo's SETNX would (whose failure
+/// leaks its reply): Redis keeps a finished job's keys.
+class RedisRendezvous final : public gloo::rendezvous::Store {
+ public:
+  RedisRendezvous(const std::string& host, int port) : redis_(host, port) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    TL_CHECK(!redis_.check({key}), "key '", key, "' is set already: Redis keeps a finished job's keys; give this job ",
+             "a prefix of its own (redis://host:port/prefix)");
+    redis_.set(key, data);
+  }
+  std::vector<char> get(const std::string& key) override { return redis_.get(key); }
+  void wait(const std::vector<std::string>& keys) override { redis_.wait(keys); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
+    redis_.wait(keys, timeout);
+  }
+
+ private:
+  gloo::rendezvous::RedisStore redis_;
+};
+
+/// "host:port[/prefix]" after a scheme of `scheme_length` characters: host, port and the prefix ("" when absent);
+/// `form` is what the error says was expected.
+struct Address {
+  std::string host;
+  int64_t port = 0;
+  std::string prefix;
+};
+Address parse_address(const std::string& method, size_t scheme_length, const char* form) {
+  std::string address = method.substr(scheme_length);
+  Address out;
+  if (const auto slash = address.find('/'); slash != std::string::npos) {
+    out.prefix = address.substr(slash + 1);
+    address.resize(slash);
+  }
+  const auto colon = address.rfind(':');
+  TL_CHECK(colon != std::string::npos && colon > 0, "init_process_group: expected ", form, ", got '", method, "'");
+  out.host = address.substr(0, colon);
+  out.port = parse_int(address.substr(colon + 1), "the port of " + method);
+  return out;
 }
 
 bool is_loopback(const std::string& host) {
@@ -128,7 +171,7 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
   const std::string& method = options.init_method;
   int64_t rank = -1, world_size = -1;
   std::shared_ptr<gloo::rendezvous::Store> store;
-  std::string store_name, hostname;
+  std::string store_name, hostname, key_prefix;
   if (method == "env://" || method.rfind("tcp://", 0) == 0) {
     std::string host;
     int64_t port = 0;
@@ -138,11 +181,10 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
       host = env_string("MASTER_ADDR");
       port = parse_int(env_string("MASTER_PORT"), "MASTER_PORT");
     } else {
-      const std::string address = method.substr(6);
-      const auto colon = address.rfind(':');
-      TL_CHECK(colon != std::string::npos, "init_process_group: expected tcp://host:port, got '", method, "'");
-      host = address.substr(0, colon);
-      port = parse_int(address.substr(colon + 1), "the port of " + method);
+      const Address address = parse_address(method, 6, "tcp://host:port");
+      TL_CHECK(address.prefix.empty(), "init_process_group: expected tcp://host:port, got '", method, "'");
+      host = address.host;
+      port = address.port;
       TL_CHECK(options.rank >= 0, "init_process_group: rank parameter missing for ", method);
       TL_CHECK(options.world_size >= 0, "init_process_group: world size parameter missing for ", method);
       rank = options.rank;
@@ -164,11 +206,28 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
     store = std::make_shared<gloo::rendezvous::FileStore>(dir);
     store_name = "FileStore " + dir;
     hostname = machine_hostname();
+  } else if (method.rfind("redis://", 0) == 0) {
+    const Address address = parse_address(method, 8, "redis://host:port or redis://host:port/prefix");
+    TL_CHECK(address.port > 0 && address.port <= 65535, "init_process_group: the port of ", method,
+             " must be in [1, 65535], got ", address.port);
+    rank = from_env(options.rank, "RANK", method);
+    world_size = from_env(options.world_size, "WORLD_SIZE", method);
+    store_name = detail::str_cat("RedisStore ", address.host, ":", address.port);
+    // Gloo's RedisStore enforces its connection inside its constructor, leaking the client it allocated when
+    // that fails: whether the server is there is asked first.
+    probe_connection("init_process_group: cannot reach Redis at", address.host, static_cast<int>(address.port));
+    try {
+      store = std::make_shared<RedisRendezvous>(address.host, static_cast<int>(address.port));
+    } catch (const std::exception& e) {
+      TL_CHECK(false, "init_process_group: cannot reach Redis at ", address.host, ":", address.port, ": ", e.what());
+    }
+    if (!address.prefix.empty()) key_prefix = address.prefix + "/";
+    hostname = is_loopback(address.host) ? "127.0.0.1" : machine_hostname();
   } else {
     TL_CHECK(false, "init_process_group: unsupported init_method '", method,
-             "'; expected env://, tcp://host:port or file://directory");
+             "'; expected env://, tcp://host:port, file://directory or redis://host:port[/prefix]");
   }
-  gloo::rendezvous::PrefixStore prefixed("default_pg", *store);
+  gloo::rendezvous::PrefixStore prefixed(key_prefix + "default_pg", *store);
   auto world = std::make_shared<ProcessGroup>(prefixed,
                                               store_name, rank, world_size, options.timeout, hostname);
   std::vector<int64_t> all(static_cast<size_t>(world_size));
@@ -176,6 +235,7 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
   s.global_ranks[world.get()] = std::move(all);
   s.store = std::move(store);
   s.store_name = store_name;
+  s.key_prefix = key_prefix;
   s.hostname = hostname;
   s.timeout = options.timeout;
   s.world = std::move(world);
@@ -250,7 +310,7 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int64_t>& ranks,
                  members.begin() + static_cast<std::ptrdiff_t>(i),
              "new_group: rank ", members[i], " is given twice");
   }
-  const std::string prefix = "group_" + std::to_string(s.groups_made++);
+  const std::string prefix = s.key_prefix + "group_" + std::to_string(s.groups_made++);
   auto it = std::find(members.begin(), members.end(), s.world->rank());
   std::shared_ptr<ProcessGroup> group;
   if (it == members.end()) {

@@ -18,8 +18,9 @@ namespace tl::distributed {
 struct InitProcessGroupOptions {
   /// "env://" (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment, as tl-run and torchrun set
   /// them; rank 0 serves a TCPStore on MASTER_PORT), "tcp://host:port" (the same store, rank and world_size
-  /// given here), or "file://dir" (Gloo's FileStore: one file per key in directory dir, created when missing;
-  /// PyTorch's FileStore is one file instead. Give each job a fresh directory).
+  /// given here), "file://dir" (Gloo's FileStore: one file per key in directory dir, created when missing;
+  /// PyTorch's FileStore is one file instead. Give each job a fresh directory), or "redis://host:port[/prefix]"
+  /// (Gloo's RedisStore on a Redis server, keys under prefix/: Redis keeps them, so each job needs its own prefix).
   std::string init_method = "env://";
   /// How long the rendezvous and every collective wait for their peers.
   std::chrono::milliseconds timeout = kDefaultTimeout;
@@ -31,7 +32,8 @@ struct InitProcessGroupOptions {
 
 /// Joins the default process group (torch.distributed.init_process_group); `backend` must be "gloo". Every
 /// rank of the job calls it. Throws tl::Error for another backend, a second call before
-/// destroy_process_group, a missing environment variable or argument (naming it), a rank outside
+/// destroy_process_group, a missing environment variable or argument (naming it), an unreachable Redis server
+/// (naming host:port), a Redis prefix used before, a rank outside
 /// [0, world_size), mismatched world sizes across ranks, a port in use on rank 0, or a rank that does
 /// not join within the timeout (naming the rank and the store). A failed call leaves no group.
 void init_process_group(const std::string& backend, const InitProcessGroupOptions& options = {});

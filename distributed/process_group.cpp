@@ -13,9 +13,16 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <limits>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 
 #include "core/dtype.h"
@@ -80,6 +87,29 @@ void divide(const Tensor& t, int64_t n) {
   });
 }
 
+/// Gloo writes to its sockets without MSG_NOSIGNAL, so a peer that exits would kill this process with SIGPIPE
+/// instead of failing the collective with a tl::Error. CPython ignores SIGPIPE at startup, so PyTorch's ranks never
+/// see it; a process here ignores it too once it joins a group, unless it installed a handler of its own.
+void ignore_sigpipe() {
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) ::signal(SIGPIPE, SIG_IGN);
+}
+
+std::string hostname_of_this_machine() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
+}
+
+/// Whether process `pid` on this machine is gone: no such process, or a zombie its parent has not reaped yet.
+bool has_exited(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto paren = line.rfind(") ");
+  return paren != std::string::npos && paren + 2 < line.size() && (line[paren + 2] == 'Z' || line[paren + 2] == 'X');
+}
+
 std::shared_ptr<gloo::transport::Device> make_device(const std::string& hostname) {
   gloo::transport::tcp::attr attr;
   if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface != nullptr && *iface != '\0') {
@@ -120,37 +150,6 @@ std::string peer_value(gloo::rendezvous::Store& store, const std::string& key, i
     TL_CHECK(false, "init_process_group: waiting for rank ", peer, " failed (store ", store_name, "): ", e.what());
   }
 }
-
-/// A send or receive: posted when made; wait() waits for Gloo's buffer.
-class TransferWork : public Work {
- public:
-  TransferWork(std::unique_ptr<gloo::transport::UnboundBuffer> buffer, Tensor tensor, bool sending, std::string what,
-               std::chrono::milliseconds timeout)
-      : buffer_(std::move(buffer)), tensor_(std::move(tensor)), sending_(sending), what_(std::move(what)),
-        timeout_(timeout) {}
-
-  bool wait(std::chrono::milliseconds timeout) override {
-    std::call_once(waited_, [&] {
-      const auto limit = timeout.count() > 0 ? timeout : timeout_;
-      try {
-        sending_ ? buffer_->waitSend(limit) : buffer_->waitRecv(limit);
-        if (!sending_) tensor_.storage()->bump_version();
-        finish();
-      } catch (const std::exception& e) {
-        finish(std::make_exception_ptr(Error(detail::str_cat(what_, ": ", e.what()))));
-      }
-    });
-    return Work::wait();
-  }
-
- private:
-  std::unique_ptr<gloo::transport::UnboundBuffer> buffer_;
-  Tensor tensor_;
-  bool sending_;
-  std::string what_;
-  std::chrono::milliseconds timeout_;
-  std::once_flag waited_;
-};
 
 }  // namespace
 
@@ -216,6 +215,7 @@ ProcessGroup::ProcessGroup(gloo::rendezvous::Store& store, const std::string& st
     TL_CHECK(theirs == mine, "init_process_group: world_size mismatch: rank ", rank, " was given world_size ", size,
              " but rank ", peer, " world_size ", theirs);
   }
+  ignore_sigpipe();
   auto context = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(rank), static_cast<int>(size));
   context->setTimeout(timeout);
   auto device = make_device(hostname);
@@ -225,10 +225,13 @@ ProcessGroup::ProcessGroup(gloo::rendezvous::Store& store, const std::string& st
     TL_CHECK(false, "init_process_group: rank ", rank, " could not connect to its peers (store ", store_name,
              "): ", e.what());
   }
-  // As PyTorch's store-based barrier: no rank leaves init (and may exit) while another is still connecting.
-  publish(store, "connected/", rank, "1", store_name);
+  // As PyTorch's store-based barrier: no rank leaves init (and may exit) while another is still connecting. Each
+  // rank's value is its process ("hostname pid"), so that a failure can name a rank that has exited.
+  publish(store, "connected/", rank, detail::str_cat(hostname_of_this_machine(), " ", ::getpid()), store_name);
+  peers_.assign(static_cast<size_t>(size), "");
   for (int64_t peer = 0; peer < size; ++peer)
-    if (peer != rank) peer_value(store, "connected/", peer, size, deadline, timeout, store_name);
+    if (peer != rank)
+      peers_[static_cast<size_t>(peer)] = peer_value(store, "connected/", peer, size, deadline, timeout, store_name);
   context_ = std::move(context);
   worker_ = std::thread([this] { work_loop(); });
 }
@@ -273,9 +276,12 @@ std::shared_ptr<Work> ProcessGroup::enqueue(const Call& call, std::function<void
         if (size_ > 1) agree(call, tag);
         run(tag + 1);
         work->finish();
-      } catch (const std::exception& e) {
+      } catch (const Error& e) {
         work->finish(std::make_exception_ptr(
             Error(detail::str_cat(call.name, ": rank ", rank_, " of ", size_, " failed: ", e.what()))));
+      } catch (const std::exception& e) {  // Gloo's: a connection or a timeout
+        work->finish(std::make_exception_ptr(
+            Error(detail::str_cat(call.name, ": rank ", rank_, " of ", size_, " failed: ", blame(e.what())))));
       }
     });
   }
@@ -316,6 +322,22 @@ void ProcessGroup::agree(const Call& call, uint32_t tag) {
   for (size_t r = 0; r < all.size(); ++r)
     TL_CHECK(all[r] == mine, "the ranks' calls differ: rank ", rank_, " called ", describe_call(mine), " but rank ", r,
              " ", describe_call(all[r]));
+}
+
+std::string ProcessGroup::blame(const std::string& error) const {
+  // A peer's exit closes its connections before its process is gone: look for up to a second.
+  const std::string here = hostname_of_this_machine();
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    for (size_t peer = 0; peer < peers_.size(); ++peer) {
+      std::istringstream process(peers_[peer]);
+      std::string host;
+      pid_t pid = 0;
+      if (process >> host >> pid && host == here && has_exited(pid))
+        return detail::str_cat("rank ", peer, " (pid ", pid, ") has exited: ", error);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return error;
 }
 
 void ProcessGroup::check_peer(const char* what, const char* role, int64_t peer) const {
@@ -435,15 +457,59 @@ std::shared_ptr<Work> ProcessGroup::transfer(const Tensor& tensor, int64_t peer,
   check_tensor(what, tensor);
   check_peer(what, sending ? "dst" : "src", peer);
   TL_CHECK(peer != rank_, what, ": a rank cannot ", sending ? "send to" : "receive from", " itself (rank ", rank_, ")");
-  auto buffer = context_->createUnboundBuffer(tensor.raw_data(), static_cast<size_t>(tensor.nbytes()));
-  if (sending) {
-    buffer->send(static_cast<int>(peer), static_cast<uint32_t>(tag));
-  } else {
-    buffer->recv(static_cast<int>(peer), static_cast<uint32_t>(tag));
+  TL_CHECK(tag >= 0 && tag <= std::numeric_limits<int32_t>::max(), what, ": tag must be in [0, 2^31), got ", tag);
+  // The k-th send to a peer with a tag meets that peer's k-th recv from this rank with the tag, as Gloo matches
+  // posts in order; their three messages get slots of their own, (tag, k, message), so transfers that run at once
+  // on their threads cannot take each other's messages.
+  uint64_t k = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    k = transfers_[{peer, tag, sending}]++ % (uint64_t{1} << 22);
   }
-  return std::make_shared<TransferWork>(std::move(buffer), tensor, sending,
-                                        detail::str_cat(what, ": rank ", rank_, sending ? " to " : " from ", peer),
-                                        timeout_);
+  const uint64_t slot = ((static_cast<uint64_t>(tag) << 22 | k) << 2);
+  auto work = std::make_shared<Work>();
+  const std::string name = detail::str_cat(what, ": rank ", rank_, sending ? " to " : " from ", peer);
+  const int64_t sender = sending ? rank_ : peer, receiver = sending ? peer : rank_;
+  // Its own thread, so that a send and a recv posted together on two ranks (a ring) both make progress: the
+  // descriptions go first (Gloo aborts the process when a message is longer than the buffer posted for it).
+  std::thread([work, context = context_, tensor, peer = static_cast<int>(peer), slot, sending, name, sender, receiver, timeout = timeout_] {
+    try {
+      std::array<int64_t, 2> mine = {static_cast<int64_t>(tensor.dtype()), tensor.numel()}, theirs = {};
+      auto header = context->createUnboundBuffer(sending ? mine.data() : theirs.data(), sizeof mine);
+      auto reply = context->createUnboundBuffer(sending ? theirs.data() : mine.data(), sizeof mine);
+      if (sending) {
+        header->send(peer, slot);
+        reply->recv(peer, slot + 1);
+        header->waitSend(timeout);
+        reply->waitRecv(timeout);
+      } else {
+        header->recv(peer, slot);
+        header->waitRecv(timeout);
+        reply->send(peer, slot + 1);
+        reply->waitSend(timeout);
+      }
+      const auto& sent = sending ? mine : theirs;
+      const auto& received = sending ? theirs : mine;
+      TL_CHECK(sent == received, "the sizes differ: rank ", sender, " sends ", sent[1], " x ",
+               static_cast<DType>(sent[0]), " but rank ", receiver, " receives ", received[1], " x ",
+               static_cast<DType>(received[0]));
+      if (tensor.nbytes() > 0) {
+        auto payload = context->createUnboundBuffer(tensor.raw_data(), static_cast<size_t>(tensor.nbytes()));
+        if (sending) {
+          payload->send(peer, slot + 2);
+          payload->waitSend(timeout);
+        } else {
+          payload->recv(peer, slot + 2);
+          payload->waitRecv(timeout);
+          tensor.storage()->bump_version();
+        }
+      }
+      work->finish();
+    } catch (const std::exception& e) {
+      work->finish(std::make_exception_ptr(Error(detail::str_cat(name, ": ", e.what()))));
+    }
+  }).detach();
+  return work;
 }
 
 }  // namespace tl::distributed

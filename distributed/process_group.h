@@ -8,10 +8,12 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/tensor.h"
@@ -96,9 +98,11 @@ class ProcessGroup {
                                        ReduceOp op = ReduceOp::SUM);
   /// Returns when every rank has reached it.
   std::shared_ptr<Work> barrier();
-  /// Sends `tensor` to rank `dst`; its recv with the same tag receives it. Posted at once, not queued.
+  /// Sends `tensor` to rank `dst`; its recv with the same tag (in [0, 2^31)) receives it, in posting order. Runs at once on a thread
+  /// of its own, not queued: the two ranks first exchange the dtype and element count they pass, and a difference
+  /// fails both the send and the recv with a tl::Error naming both; then the data moves.
   std::shared_ptr<Work> send(const Tensor& tensor, int64_t dst, int64_t tag = 0);
-  /// Receives into `tensor` what rank `src` sends with `tag`. Posted at once, not queued.
+  /// Receives into `tensor` what rank `src` sends with `tag` (as send).
   std::shared_ptr<Work> recv(const Tensor& tensor, int64_t src, int64_t tag = 0);
 
  private:
@@ -118,12 +122,16 @@ class ProcessGroup {
   /// send (sending) or recv with `peer`, posted now.
   std::shared_ptr<Work> transfer(const Tensor& tensor, int64_t peer, int64_t tag, bool sending);
   void check_member(const char* what) const;
+  /// `error` (Gloo's), led by the rank whose process has exited when one on this machine has.
+  std::string blame(const std::string& error) const;
   void check_peer(const char* what, const char* role, int64_t peer) const;
 
   int64_t rank_;
   int64_t size_;
   std::chrono::milliseconds timeout_;
   std::shared_ptr<gloo::Context> context_;
+  std::map<std::tuple<int64_t, int64_t, bool>, uint64_t> transfers_;  ///< sends (true) and recvs per (peer, tag)
+  std::vector<std::string> peers_;  ///< by rank: its process, "hostname pid" (empty: this rank)
   uint32_t next_tag_ = 0;
   std::mutex mutex_;
   std::condition_variable queued_;

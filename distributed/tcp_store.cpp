@@ -94,18 +94,38 @@ std::string errno_text(int err) { return detail::str_cat(std::strerror(err), " (
 
 struct AddrInfo {
   addrinfo* list = nullptr;
-  AddrInfo(const std::string& host, int port, bool passive) {
+  /// `who` opens the error: "TCPStore: cannot resolve host ...".
+  AddrInfo(const std::string& host, int port, bool passive, const std::string& who = "TCPStore") {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = passive ? AI_PASSIVE : 0;
     const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list);
-    TL_CHECK(rc == 0, "TCPStore: cannot resolve host '", host, "': ", ::gai_strerror(rc));
+    TL_CHECK(rc == 0, who, ": cannot resolve host '", host, "': ", ::gai_strerror(rc));
   }
   ~AddrInfo() { ::freeaddrinfo(list); }
 };
 
+/// A socket connected to host:port (its first address that accepts), or -1 with the last error in `err`.
+int connect_once(const std::string& host, int port, int& err, const std::string& who = "TCPStore") {
+  AddrInfo addresses(host, port, false, who);
+  for (addrinfo* a = addresses.list; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0) return fd;
+    err = errno;
+    if (fd >= 0) ::close(fd);
+  }
+  return -1;
+}
+
 }  // namespace
+
+void probe_connection(const std::string& what, const std::string& host, int port) {
+  int err = 0;
+  const int fd = connect_once(host, port, err, what);
+  TL_CHECK(fd >= 0, what, " ", host, ":", port, ": ", errno_text(err));
+  ::close(fd);
+}
 
 /// The master's side: keys and values in memory, served to every client by one thread.
 class TCPStore::Server {
@@ -218,16 +238,7 @@ TCPStore::TCPStore(std::string host, int port, bool is_master, std::chrono::mill
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   int err = 0;
   while (fd_ < 0) {
-    AddrInfo addresses(host_, port_, false);
-    for (addrinfo* a = addresses.list; a != nullptr && fd_ < 0; a = a->ai_next) {
-      const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-      if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-        fd_ = fd;
-      } else {
-        err = errno;
-        if (fd >= 0) ::close(fd);
-      }
-    }
+    fd_ = connect_once(host_, port_, err);
     if (fd_ < 0) {
       TL_CHECK(std::chrono::steady_clock::now() < deadline, "TCPStore: no server accepted a connection at ",
                address(), " within ", timeout_.count(), " ms (is the master, rank 0, running?); last error: ",

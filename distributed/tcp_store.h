@@ -54,4 +54,9 @@ class TCPStore : public gloo::rendezvous::Store {
   std::mutex mutex_;
 };
 
+/// Connects to host:port once and closes the connection: throws tl::Error "<what> host:port: <reason>" when
+/// nothing accepts there or the host does not resolve (a server's reachability, checked before a client
+/// library that would not say it clearly).
+void probe_connection(const std::string& what, const std::string& host, int port);
+
 }  // namespace tl::distributed

@@ -5,17 +5,19 @@ set -euo pipefail
 # (scripts/demo.sh); no argument: that plus what the tests need (scripts/test.sh).
 # libunwind8 (opened at run time) and libdw-dev (elfutils): the profiler's with_stack captures C++
 # return addresses and names them file(line): function from DWARF. libpng-dev: examples/deploy reads PNG images.
-# libgloo-dev: the collectives of training across processes (distributed/, tl_distributed).
+# libgloo-dev: the collectives of training across processes (distributed/, tl_distributed); libhiredis-dev: the
+# header Gloo's RedisStore (redis:// rendezvous) includes.
 runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohmann-json3-dev zlib1g-dev
-         libunwind8 libdw-dev libpng-dev libgloo-dev)
+         libunwind8 libdw-dev libpng-dev libgloo-dev libhiredis-dev)
 # doctest for the suites; PyTorch for the parity tests and reference texts; scikit-learn for its
 # digits.csv.gz (tl::data::load_digits' tests and examples); rsvg-convert and gzip for chart and trace
 # checks; clang-14, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev) and its OpenMP runtime
 # (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh); OpenBLAS and jemalloc for
 # the PyTorch benchmark partners' tuned environment (bench/pt_env.py; the system's libblas.so.3 is left alone);
-# dpkg-dev for scripts/package.sh (dpkg-shlibdeps), whose .deb files the install check tries.
+# dpkg-dev for scripts/package.sh (dpkg-shlibdeps), whose .deb files the install check tries; redis-server for
+# the redis:// rendezvous tests (tests/distributed/test_redis_store.cpp starts one on 127.0.0.1).
 tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate python3-sklearn librsvg2-bin
-       gzip clang-14 libclang-rt-14-dev libomp-14-dev libopenblas0-pthread libjemalloc2 dpkg-dev)
+       gzip clang-14 libclang-rt-14-dev libomp-14-dev libopenblas0-pthread libjemalloc2 dpkg-dev redis-server)
 packages=("${runtime[@]}")
 [ "${1:-}" = runtime ] || packages+=("${tests[@]}")
 missing=()

@@ -21,10 +21,11 @@ inline std::string dist_worker() {
   return path;
 }
 
-/// Runs `scenario` of the worker on `nproc` ranks (its files go to `dir`), stopping them after 30 s.
-inline distributed::LaunchResult run_scenario(const std::string& scenario, int64_t nproc, const ScratchDir& dir) {
+/// Runs `scenario` of the worker on `nproc` ranks (its files go to `dir`), stopping them after `timeout`.
+inline distributed::LaunchResult run_scenario(const std::string& scenario, int64_t nproc, const ScratchDir& dir,
+                                              std::chrono::seconds timeout = std::chrono::seconds(30)) {
   return distributed::launch({.nproc_per_node = nproc, .args = {dist_worker(), scenario, dir.path().string()},
-                              .timeout = std::chrono::seconds(30)});
+                              .timeout = timeout});
 }
 
 /// A group of one in this process (tcp:// on a free port), destroyed at the end of the scope.

@@ -4,6 +4,7 @@
 // rank 0 and resumed everywhere, unused parameters and buffers (worker_ddp.cpp).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,10 +44,58 @@ class HalfUsed : public tl::nn::Module {
   tl::nn::ModuleHandle<tl::nn::Linear> a_, c_;
 };
 
-void check_launch(const std::string& scenario) {
+void check_launch(const std::string& scenario, std::chrono::seconds timeout = std::chrono::seconds(30)) {
   tl::testing::ScratchDir dir;
-  const tl::distributed::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir);
+  const tl::distributed::LaunchResult result = tl::testing::run_scenario(scenario, 2, dir, timeout);
   CHECK_MESSAGE(result.exit_code == 0, scenario, ": ", result.message, " (the rank's stderr says why)");
+}
+
+/// Linear(in, out) without a bias.
+std::shared_ptr<tl::nn::Linear> weight_only(int64_t in, int64_t out) {
+  return std::make_shared<tl::nn::Linear>(tl::nn::LinearOptions{.in_features = in, .out_features = out, .bias = false});
+}
+
+/// Linear c registered first, then a and b, none with a bias; used a -> b -> c (gen_ddp_cases.py's OutOfOrder).
+class OutOfOrder : public tl::nn::Module {
+ public:
+  OutOfOrder() {
+    c_ = register_module("c", weight_only(500, 600));
+    a_ = register_module("a", weight_only(64, 300));
+    b_ = register_module("b", weight_only(300, 500));
+  }
+  tl::Tensor forward(const tl::Tensor& x) override { return c_(tl::relu(b_(tl::relu(a_(x))))); }
+
+ private:
+  tl::nn::ModuleHandle<tl::nn::Linear> c_, a_, b_;
+};
+
+/// The MLP of ddp_models.h without biases.
+std::shared_ptr<tl::nn::Module> mlp_without_bias() {
+  return std::make_shared<tl::nn::Sequential>(weight_only(64, 300), std::make_shared<tl::nn::ReLU>(),
+                                              weight_only(300, 500), std::make_shared<tl::nn::ReLU>(),
+                                              weight_only(500, 600));
+}
+
+/// Each bucket's size in bytes, in reduction order.
+std::vector<int64_t> bucket_bytes(const DistributedDataParallel& ddp) {
+  const std::vector<tl::Tensor> params = ddp.module()->parameters();
+  std::vector<int64_t> out;
+  for (const auto& bucket : ddp.bucket_indices()) {
+    int64_t bytes = 0;
+    for (size_t i : bucket) bytes += params[i].nbytes();
+    out.push_back(bytes);
+  }
+  return out;
+}
+
+/// One bucket until the first backward, then, from the next forward on, PyTorch's rebuilt buckets.
+void check_rebuild(const std::shared_ptr<tl::nn::Module>& model, double cap_mb, const nlohmann::json& expected) {
+  DistributedDataParallel ddp(model, {.bucket_cap_mb = cap_mb});
+  CHECK(bucket_bytes(ddp) == expected.at("initial_bucket_bytes").get<std::vector<int64_t>>());
+  ddp(tl::randn({3, 64})).sum().backward();
+  CHECK(bucket_bytes(ddp) == expected.at("initial_bucket_bytes").get<std::vector<int64_t>>());
+  for (int step = 0; step < 2; ++step) ddp(tl::randn({3, 64})).sum().backward();  // rebuilt once, then kept
+  CHECK(ddp.bucket_indices() == expected.at("rebuilt").get<std::vector<std::vector<size_t>>>());
 }
 
 }  // namespace
@@ -68,15 +117,21 @@ TEST_CASE("print(ddp) and its state_dict keys are PyTorch's") {
   CHECK(ddp->module()->parameters().size() == ddp->parameters().size());
 }
 
-TEST_CASE("buckets are PyTorch's for gradients arriving in reverse parameter order") {
+TEST_CASE("buckets: one in the first iteration, then rebuilt in the order gradients arrived, as PyTorch's") {
   SoloGroup solo;
   const nlohmann::json cases = ddp_cases();
-  for (const auto& item : cases.at("mlp_buckets").items()) {
+  for (const auto& item : cases.at("rebuild_mlp").items()) {
     const std::string cap = item.key();
     CAPTURE(cap);
-    DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = std::stod(cap)});
-    CHECK(ddp.bucket_indices() == item.value().get<std::vector<std::vector<size_t>>>());
+    check_rebuild(mlp_without_bias(), std::stod(cap), item.value());
   }
+  check_rebuild(std::make_shared<OutOfOrder>(), 0.5, cases.at("rebuild_out_of_order"));
+  // find_unused_parameters: assigned once from the parameters' order (the 1 MiB bucket holds the first layers).
+  DistributedDataParallel found(tl::testing::ddp_mlp(), {.bucket_cap_mb = 0.5, .find_unused_parameters = true});
+  const auto initial = cases.at("find_unused_mlp").at("initial_bucket_bytes").get<std::vector<int64_t>>();
+  CHECK(bucket_bytes(found) == initial);
+  for (int step = 0; step < 2; ++step) found(tl::randn({3, 64})).sum().backward();
+  CHECK(bucket_bytes(found) == initial);
 }
 
 TEST_CASE("a group of one: backward through DDP leaves the plain model's gradients") {
@@ -128,12 +183,63 @@ TEST_CASE("DistributedDataParallel's errors: arguments, and a parameter that got
   CHECK_FALSE(found.module()->get_parameter("c.weight").grad().defined());
 }
 
+TEST_CASE("register_comm_hook: every bucket through the hook, in order; its misuse") {
+  SoloGroup solo;
+  namespace hooks = tl::distributed::algorithms::ddp_comm_hooks::default_hooks;
+  DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = 0.01});
+  std::vector<std::pair<size_t, bool>> seen;
+  const tl::nn::parallel::CommHook allreduce = hooks::allreduce_hook();
+  ddp.register_comm_hook([&](const tl::nn::parallel::GradBucket& bucket) {
+    seen.emplace_back(bucket.index(), bucket.is_last());
+    return allreduce(bucket);
+  });
+  CHECK_THROWS_WITH_AS(ddp.register_comm_hook(hooks::allreduce_hook()),
+                       "register_comm_hook or register_builtin_comm_hook can only be called once.", tl::Error);
+  ddp(tl::randn({3, 64})).sum().backward();  // the first iteration's one bucket
+  for (int step = 0; step < 2; ++step) ddp(tl::randn({3, 64})).sum().backward();
+  const size_t buckets = ddp.bucket_indices().size();
+  REQUIRE(buckets > 1);
+  REQUIRE(seen.size() == 1 + 2 * buckets);
+  for (size_t i = 0; i < buckets; ++i) CHECK(seen[1 + i] == std::make_pair(i, i + 1 == buckets));
+
+  DistributedDataParallel wrong(tl::testing::ddp_cnn());
+  wrong.register_comm_hook([](const tl::nn::parallel::GradBucket& bucket) {
+    tl::Tensor half = bucket.buffer().narrow(0, 0, 2);
+    return tl::nn::parallel::CommHookResult{tl::distributed::all_reduce(half, tl::distributed::ReduceOp::SUM, nullptr,
+                                                                        true),
+                                            [half] { return half; }};
+  });
+  // the first iteration's one bucket: the CNN's 4 * 9 + 4 + 64 * 10 + 10 = 690 gradients
+  CHECK_THROWS_WITH_AS(wrong(tl::randn({2, 1, 8, 8})).sum().backward(),
+                       "DistributedDataParallel: the communication hook must give a tensor of its bucket's shape and "
+                       "dtype, [690] torch.float32, got [2] torch.float32",
+                       tl::Error);
+}
+
+TEST_CASE("comm hooks on two ranks: allreduce_hook as the built-in reduction, bf16_compress_hook's bfloat16 sums") {
+  check_launch("ddp_comm_hooks");
+}
+
 TEST_CASE("two ranks x 4 samples train as one process on 8: parameters identical across ranks, within 1e-5") {
   check_launch("ddp_equivalence");
 }
 
 TEST_CASE("no_sync: two micro-batches accumulated locally, then one synchronized backward") {
   check_launch("ddp_no_sync");
+}
+
+TEST_CASE("two ranks x 8 digits train the digits CNN as one process on 16 for 20 steps, also with no_sync") {
+  check_launch("ddp_digits");
+}
+
+// ResNet18's scenarios take ~25 s each on two idle cores (rank 0 also trains the one-process reference, 24 samples
+// a step against rank 1's 8); the bound leaves room for a loaded machine and the sanitizer build.
+TEST_CASE("two ranks x 8 train ResNet18 at 64x64 as one process on 16 for 20 steps") {
+  check_launch("ddp_resnet18", std::chrono::seconds(400));
+}
+
+TEST_CASE("ResNet18 with no_sync accumulating two micro-batches of 4 per rank trains as one process") {
+  check_launch("ddp_resnet18_no_sync", std::chrono::seconds(400));
 }
 
 TEST_CASE("three buckets all-reduced during backward give the same training") { check_launch("ddp_buckets"); }

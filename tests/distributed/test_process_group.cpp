@@ -41,10 +41,16 @@ TEST_CASE("a collective, get_rank or destroy_process_group before init_process_g
 TEST_CASE("init_process_group refuses bad arguments and leaves no group") {
   CHECK_THROWS_WITH_AS(dist::init_process_group("nccl"),
                        "init_process_group: backend 'nccl' is not available; torchless has 'gloo'", tl::Error);
-  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "redis://x"}),
-                       "init_process_group: unsupported init_method 'redis://x'; expected env://, tcp://host:port or "
-                       "file://directory",
+  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "mpi://x"}),
+                       "init_process_group: unsupported init_method 'mpi://x'; expected env://, tcp://host:port, "
+                       "file://directory or redis://host:port[/prefix]",
                        tl::Error);
+  CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "redis://x", .world_size = 1, .rank = 0}),
+                       "init_process_group: expected redis://host:port or redis://host:port/prefix, got 'redis://x'",
+                       tl::Error);
+  CHECK_THROWS_WITH_AS(
+      dist::init_process_group("gloo", {.init_method = "redis://127.0.0.1:0/job", .world_size = 1, .rank = 0}),
+      "init_process_group: the port of redis://127.0.0.1:0/job must be in [1, 65535], got 0", tl::Error);
   CHECK_THROWS_WITH_AS(dist::init_process_group("gloo", {.init_method = "tcp://127.0.0.1:29500", .rank = 0}),
                        "init_process_group: world size parameter missing for tcp://127.0.0.1:29500", tl::Error);
   CHECK_THROWS_WITH_AS(
@@ -181,6 +187,28 @@ TEST_CASE("a rank that exits, or never calls the collective, makes the other's c
     CAPTURE(message);
     CHECK(message.rfind("allreduce: rank 0 of 2 failed: ", 0) == 0);
   }
+}
+
+TEST_CASE("a send whose size differs from its recv fails on both ranks, naming both sizes; the group goes on") {
+  tl::testing::ScratchDir dir;
+  const dist::LaunchResult result = tl::testing::run_scenario("p2p_size_mismatch", 2, dir);
+  REQUIRE_MESSAGE(result.exit_code == 0, result.message);
+  CHECK(tl::testing::read_file(dir.path() / "rank0.txt") ==
+        "send: rank 0 to 1: the sizes differ: rank 0 sends 4 x torch.float32 but rank 1 receives 8 x torch.float32");
+  CHECK(tl::testing::read_file(dir.path() / "rank1.txt") ==
+        "recv: rank 1 from 0: the sizes differ: rank 0 sends 4 x torch.float32 but rank 1 receives 8 x torch.float32");
+}
+
+TEST_CASE("a rank killed mid-all_reduce (SIGKILL) makes the other fail within the timeout, naming it") {
+  tl::testing::ScratchDir dir;
+  const dist::LaunchResult result = tl::testing::run_scenario("peer_killed", 2, dir);
+  CHECK(result.failed_rank == 1);
+  const std::string message = tl::testing::read_file(dir.path() / "rank0.txt");
+  CAPTURE(message);
+  CHECK(message.rfind("allreduce: rank 0 of 2 failed: rank 1 (pid ", 0) == 0);
+  CHECK(message.find(") has exited: ") != std::string::npos);
+  const auto seconds = message.substr(message.rfind(" | failed after ") + 16);
+  CHECK(std::stod(seconds) < 10.0);  // the group's timeout
 }
 
 TEST_CASE("ranks that pass different sizes, dtypes or collectives fail on every rank, naming both calls") {

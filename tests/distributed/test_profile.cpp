@@ -3,6 +3,7 @@
 // PyTorch 1.13's profiler shows on the calling thread (c10d::allreduce_ with its Input Dims, ...).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,7 +57,7 @@ TEST_CASE("a trace in a process group: distributedInfo, and the collectives as c
   CHECK(ops == std::vector<std::string>{"c10d::allreduce_", "c10d::broadcast_", "c10d::allgather_", "c10d::barrier"});
 }
 
-TEST_CASE("each rank's trace names its rank and the world size") {
+TEST_CASE("each rank's trace names its rank and the world size; tl-tracediff --ranks all reads the directory") {
   tl::testing::ScratchDir dir;
   const dist::LaunchResult result = tl::testing::run_scenario("profile", 2, dir);
   REQUIRE_MESSAGE(result.exit_code == 0, result.message);
@@ -65,4 +66,13 @@ TEST_CASE("each rank's trace names its rank and the world size") {
     REQUIRE(in.good());
     CHECK(json::parse(in).at("distributedInfo") == json{{"backend", "gloo"}, {"rank", rank}, {"world_size", 2}});
   }
+  const char* tracediff = std::getenv("TL_TRACEDIFF");
+  REQUIRE_MESSAGE(tracediff != nullptr, "TL_TRACEDIFF (set by meson) names tools/tl-tracediff");
+  const std::string command = std::string(tracediff) + " --ranks all " + dir.path().string() + " " +
+                              dir.path().string() + " > " + dir.file("diff.txt") + " 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const std::string diff = tl::testing::read_file(dir.path() / "diff.txt");
+  CAPTURE(diff);
+  CHECK(diff.find("control " + dir.path().string() + " (2 traces, ") != std::string::npos);
+  CHECK(diff.find("c10d::allreduce_  unchanged ") != std::string::npos);
 }

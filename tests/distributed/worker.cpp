@@ -3,6 +3,7 @@
 // write the tl::Error they expect to DIR/rank<R>.txt, which the suite reads. Expected values are formulas of the
 // ranks (rank r holds r * 10 + i), not outputs of the code under test.
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -124,6 +125,13 @@ void collectives() {
   expect(!dist::is_initialized(), "destroy_process_group leaves no group");
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  return text;
+}
+
 /// Runs `body`, which must throw tl::Error; writes its message to `path` (a directory: to path/rank<RANK>.txt).
 int expect_error(const std::string& path, const std::function<void()>& body) {
   const char* rank = std::getenv("RANK");
@@ -157,6 +165,18 @@ int main(int argc, char** argv) {
       dist::all_reduce(x);
       expect_values(x, {3, 3}, "all_reduce after file:// rendezvous");
       dist::destroy_process_group();
+    } else if (scenario == "redis_init") {  // DIR/init_method.txt names the server and the job's prefix
+      dist::init_process_group("gloo", {.init_method = read_text(dir + "/init_method.txt"), .timeout = 20s});
+      tl::Tensor x = tl::full({2}, dist::get_rank() + 1.0);
+      dist::all_reduce(x);
+      expect_values(x, {3, 3}, "all_reduce after redis:// rendezvous");
+      auto group = dist::new_group({1, 0});
+      dist::broadcast(x, 1, group);
+      dist::destroy_process_group();
+    } else if (scenario == "redis_reused") {  // the prefix a finished job used
+      return expect_error(dir, [&] {
+        dist::init_process_group("gloo", {.init_method = read_text(dir + "/init_method.txt"), .timeout = 5s});
+      });
     } else if (scenario == "never_joins") {  // one process told there are two
       return expect_error(dir, [] { dist::init_process_group("gloo", {.timeout = 1s, .world_size = 2}); });
     } else if (scenario == "world_size_mismatch") {  // rank 1 believes in three ranks
@@ -170,6 +190,55 @@ int main(int argc, char** argv) {
       return expect_error(dir, [] {
         tl::Tensor x = tl::ones({1000});
         dist::all_reduce(x);
+      });
+    } else if (scenario == "p2p_size_mismatch") {  // rank 0 sends 4 floats, rank 1 receives 8; then both go on
+      dist::init_process_group("gloo", {.timeout = 5s});
+      const int64_t rank = dist::get_rank();
+      const int first = expect_error(dir, [&] {
+        if (rank == 0) {
+          dist::send(tl::ones({4}), 1);
+        } else {
+          dist::recv(tl::zeros({8}), 0);
+        }
+      });
+      if (first != 0) return first;
+      tl::Tensor x = tl::full({3}, rank + 1.0);  // the group still works, and the same tag too
+      if (rank == 0) {
+        dist::send(x, 1);
+      } else {
+        dist::recv(x, 0);
+      }
+      expect_values(x, {1, 1, 1}, "send/recv after a refused one");
+      // Two transfers in flight with one tag, of different sizes: they meet in posting order.
+      std::vector<tl::Tensor> parts = {tl::full({4}, rank + 1.0), tl::full({2}, rank + 5.0)};
+      std::vector<std::shared_ptr<dist::Work>> works;
+      for (const tl::Tensor& part : parts) works.push_back(rank == 0 ? dist::isend(part, 1, nullptr, 3)
+                                                                     : dist::irecv(part, 0, nullptr, 3));
+      for (const auto& w : works) w->wait();
+      expect_values(parts[0], {1, 1, 1, 1}, "the first of two sends with one tag");
+      expect_values(parts[1], {5, 5}, "the second of two sends with one tag");
+      dist::destroy_process_group();
+    } else if (scenario == "peer_killed") {  // rank 1 is SIGKILLed while the ranks all-reduce in a loop
+      dist::init_process_group("gloo", {.timeout = 10s});
+      if (dist::get_rank() == 1) {
+        std::thread([] {
+          std::this_thread::sleep_for(300ms);
+          ::raise(SIGKILL);
+        }).detach();
+      } else {
+        std::signal(SIGTERM, SIG_IGN);  // the launcher's, when rank 1 dies: rank 0 still reports its error
+      }
+      return expect_error(dir, [] {
+        const auto start = std::chrono::steady_clock::now();
+        tl::Tensor x = tl::ones({1 << 18});
+        for (;;) {
+          try {
+            dist::all_reduce(x);
+          } catch (const tl::Error& e) {
+            const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            throw tl::Error(std::string(e.what()) + " | failed after " + std::to_string(seconds) + " s");
+          }
+        }
       });
     } else if (scenario == "peer_silent") {  // rank 1 never calls the collective; rank 0 times out
       dist::init_process_group("gloo", {.timeout = 1s});

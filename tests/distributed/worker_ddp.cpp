@@ -3,12 +3,14 @@
 // ranks start from different seeds, so agreeing with rank 0's reference also checks the initial broadcast.
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "data/digits.h"
 #include "distributed/ddp.h"
 #include "distributed/distributed.h"
 #include "nn/batch_norm.h"
@@ -17,6 +19,7 @@
 #include "nn/flatten.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
+#include "models/resnet.h"
 #include "ops/ops.h"
 #include "optim/checkpoint.h"
 #include "optim/sgd.h"
@@ -28,6 +31,20 @@ using tl::nn::parallel::DistributedDataParallel;
 using namespace std::chrono_literals;
 
 namespace {
+
+/// ResNet18's steps: the 20 (a scenario takes ~25 s on two idle cores, ~40 s on a loaded machine); 4 under
+/// AddressSanitizer, whose build ran one 20-step scenario in 290 s (7x the release build on the same loaded machine):
+/// the sanitizer looks for memory errors, which every step repeats, and the release run shows the 20 steps.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_WORKER_ASAN 1
+#endif
+#endif
+#if defined(TL_WORKER_ASAN) || defined(__SANITIZE_ADDRESS__)
+constexpr int64_t kResNetSteps = 4;
+#else
+constexpr int64_t kResNetSteps = 20;
+#endif
 
 void check(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error("check failed: " + what);
@@ -55,59 +72,121 @@ void check_close(const tl::Tensor& actual, const tl::Tensor& expected, const std
 }
 
 struct Run {
-  std::string model = "cnn";
+  std::string model = "cnn";  ///< "cnn", "mlp" (both on 8x8 noise), "digits_cnn" (on the digits), "resnet18" (64x64)
   bool no_sync = false;
   double bucket_cap_mb = 25;
+  int64_t global = 8;  ///< the global batch, split evenly over the ranks
+  int64_t steps = 10;
+  bool check_each_step = true;  ///< else only after the last step (ResNet18: 62 all-gathers of 11M parameters)
+  double lr = 0.1;  ///< SGD's, with momentum 0.9
 };
 
-/// Trains rank r's DDP model on samples [4r, 4r + 4) of each global batch of 8, and the reference on all 8;
-/// checks the parameters agree across ranks and with the reference after every step.
+std::shared_ptr<tl::nn::Module> make_model(const std::string& name) {
+  if (name == "cnn") return tl::testing::ddp_cnn();
+  if (name == "digits_cnn") return tl::testing::digits_cnn();
+  if (name == "resnet18") return tl::models::resnet18({.num_classes = 10});
+  // the MLP (three buckets at bucket_cap_mb = 0.01) reads the 8x8 images flattened
+  return std::make_shared<tl::nn::Sequential>(std::make_shared<tl::nn::Flatten>(), tl::testing::ddp_mlp());
+}
+
+/// The steps' global batches: (steps, global, C, H, W) inputs and (steps, global) class targets.
+std::pair<tl::Tensor, tl::Tensor> make_batches(const Run& run) {
+  if (run.model == "digits_cnn") {  // the first steps * global digits, scaled to [0, 1]
+    const tl::data::TensorDataset digits = tl::data::load_digits();
+    const int64_t n = run.steps * run.global;
+    return {digits.data().narrow(0, 0, n).div(16.0).reshape({run.steps, run.global, 1, 8, 8}),
+            digits.target().narrow(0, 0, n).reshape({run.steps, run.global})};
+  }
+  tl::manual_seed(7);
+  const tl::Tensor inputs = run.model == "resnet18" ? tl::randn({run.steps, run.global, 3, 64, 64})
+                                                    : tl::randn({run.steps, run.global, 1, 8, 8});
+  return {inputs, tl::randint(10, {run.steps, run.global})};
+}
+
+/// The reference's gradients for one global batch: one process, no collective. A model without batch norm runs the
+/// batch as one. With batch norm (which normalizes over each forward's batch, as PyTorch's DDP without SyncBatchNorm
+/// does over each rank's micro-batch) it runs the ranks' micro-batches, each loss divided by their count, and adds
+/// the gradients in DDP's grouping: each rank's micro-batches accumulated, then the ranks' sums added in rank order.
+/// Another summation order changes the last bits, which in ResNet18 soon flip a max-pool or ReLU decision: with
+/// the four micro-batches accumulated in one sequence the 7e-9 difference of step 0 reached 7e-4 by step 2.
+void reference_backward(tl::nn::Module& reference, const Run& run, const tl::Tensor& x, const tl::Tensor& y,
+                        int64_t world, int64_t micro) {
+  tl::nn::CrossEntropyLoss criterion;
+  if (run.model != "resnet18") {
+    criterion(reference(x), y).backward();
+    return;
+  }
+  const int64_t local = run.global / world, micro_batch = local / micro;
+  std::vector<tl::Tensor> params = reference.parameters();
+  std::vector<tl::Tensor> total(params.size());
+  for (int64_t r = 0; r < world; ++r) {
+    for (tl::Tensor& p : params) p.mutable_grad() = tl::Tensor();
+    for (int64_t m = 0; m < micro; ++m) {
+      const int64_t from = r * local + m * micro_batch;
+      criterion(reference(x.narrow(0, from, micro_batch)), y.narrow(0, from, micro_batch))
+          .div(static_cast<double>(world * micro))
+          .backward();
+    }
+    tl::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) total[i] = r == 0 ? params[i].grad() : total[i].add(params[i].grad());
+  }
+  for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = total[i];
+}
+
+/// Trains rank r's DDP model on its share of each global batch (samples [r * local, (r + 1) * local), in `micro`
+/// micro-batches with no_sync), and, on rank 0, the reference on the whole global batch (reference_backward);
+/// checks the parameters are identical across ranks and within 1e-5 of the reference, after every step or after
+/// the last.
 void train_and_compare(const Run& run) {
   const int64_t rank = dist::get_rank(), world = dist::get_world_size();
-  const int64_t global = 8, local = global / world, steps = 10;
-  auto make = [&] {  // the MLP (three buckets at bucket_cap_mb = 0.01) reads the 8x8 images flattened
-    return run.model == "cnn" ? tl::testing::ddp_cnn()
-                              : std::make_shared<tl::nn::Sequential>(std::make_shared<tl::nn::Flatten>(),
-                                                                     tl::testing::ddp_mlp());
-  };
+  const int64_t local = run.global / world, micro = run.no_sync ? 2 : 1, micro_batch = local / micro;
+  const auto [inputs, targets] = make_batches(run);
   tl::manual_seed(100 + static_cast<uint64_t>(rank));
-  auto ddp = std::make_shared<DistributedDataParallel>(make(), tl::nn::parallel::DistributedDataParallelOptions{
-                                                                   .bucket_cap_mb = run.bucket_cap_mb});
-  tl::manual_seed(100);
-  std::shared_ptr<tl::nn::Module> reference = make();
-  tl::manual_seed(7);
-  const tl::Tensor inputs = tl::randn({steps, global, 1, 8, 8});
-  const tl::Tensor targets = tl::randint(10, {steps, global});
-  const std::vector<tl::Tensor> params = ddp->module()->parameters(), expected = reference->parameters();
-  for (size_t i = 0; i < params.size(); ++i) check(same(params[i], expected[i]), "rank 0's initial parameters");
-  tl::optim::SGD opt(ddp->parameters(), {.lr = 0.1, .momentum = 0.9});
-  tl::optim::SGD reference_opt(reference->parameters(), {.lr = 0.1, .momentum = 0.9});
+  auto ddp = std::make_shared<DistributedDataParallel>(make_model(run.model),
+                                                       tl::nn::parallel::DistributedDataParallelOptions{
+                                                           .bucket_cap_mb = run.bucket_cap_mb});
+  std::shared_ptr<tl::nn::Module> reference;
+  std::vector<tl::Tensor> expected;
+  if (rank == 0) {
+    tl::manual_seed(100);
+    reference = make_model(run.model);
+    expected = reference->parameters();
+  }
+  const std::vector<tl::Tensor> params = ddp->module()->parameters();
+  for (size_t i = 0; i < expected.size(); ++i) check(same(params[i], expected[i]), "rank 0's initial parameters");
+  const tl::optim::SGDOptions sgd{.lr = run.lr, .momentum = 0.9};
+  tl::optim::SGD opt(ddp->parameters(), sgd);
+  std::unique_ptr<tl::optim::SGD> reference_opt;
+  if (reference) reference_opt = std::make_unique<tl::optim::SGD>(reference->parameters(), sgd);
   tl::nn::CrossEntropyLoss criterion;
-  for (int64_t s = 0; s < steps; ++s) {
+  auto compare = [&](const std::string& when) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      const std::string what = run.model + " " + when + " parameter " + std::to_string(i);
+      check_same_on_all_ranks(params[i], what);
+      if (reference) check_close(params[i], expected[i], what);
+    }
+  };
+  for (int64_t s = 0; s < run.steps; ++s) {
     const tl::Tensor x = inputs.select(0, s), y = targets.select(0, s);
     opt.zero_grad();
-    if (run.no_sync) {  // two micro-batches of local / 2: the first accumulates locally, the second synchronizes
-      const int64_t half = local / 2;
-      {
-        auto guard = ddp->no_sync();
-        criterion((*ddp)(x.narrow(0, rank * local, half)), y.narrow(0, rank * local, half)).div(2.0).backward();
-      }
-      criterion((*ddp)(x.narrow(0, rank * local + half, half)), y.narrow(0, rank * local + half, half))
-          .div(2.0)
+    // micro-batches of local / micro: all but the last accumulate locally, the last synchronizes
+    for (int64_t m = 0; m < micro; ++m) {
+      std::optional<DistributedDataParallel::NoSync> guard;
+      if (m + 1 < micro) guard.emplace(*ddp);
+      const int64_t from = rank * local + m * micro_batch;
+      criterion((*ddp)(x.narrow(0, from, micro_batch)), y.narrow(0, from, micro_batch))
+          .div(static_cast<double>(micro))
           .backward();
-    } else {
-      criterion((*ddp)(x.narrow(0, rank * local, local)), y.narrow(0, rank * local, local)).backward();
     }
     opt.step();
-    reference_opt.zero_grad();
-    criterion((*reference)(x), y).backward();
-    reference_opt.step();
-    for (size_t i = 0; i < params.size(); ++i) {
-      const std::string what = run.model + " step " + std::to_string(s) + " parameter " + std::to_string(i);
-      check_same_on_all_ranks(params[i], what);
-      check_close(params[i], expected[i], what);
+    if (reference) {
+      reference_opt->zero_grad();
+      reference_backward(*reference, run, x, y, world, micro);
+      reference_opt->step();
     }
+    if (run.check_each_step) compare("step " + std::to_string(s));
   }
+  if (!run.check_each_step) compare("after " + std::to_string(run.steps) + " steps");
 }
 
 /// Trains 6 steps straight; then again 3 steps, rank 0 saving a checkpoint (save_checkpoint: through the atomic
@@ -217,6 +296,50 @@ void buffers(const std::string& dir, bool broadcast) {
   std::ofstream(dir + "/buffers" + std::to_string(rank) + ".txt") << "ok";
 }
 
+/// Communication hooks on two ranks: allreduce_hook trains exactly as DDP's built-in reduction; bf16_compress_hook
+/// leaves each gradient the bfloat16 sum of the ranks' gradients halved in bfloat16, computed here from the ranks'
+/// plain (DDP-less) gradients.
+void comm_hooks() {
+  namespace hooks = tl::distributed::algorithms::ddp_comm_hooks::default_hooks;
+  const int64_t rank = dist::get_rank();
+  auto make = [&](uint64_t seed) {
+    tl::manual_seed(seed);
+    return tl::testing::ddp_mlp();
+  };
+  auto plain = make(1), hooked = make(1 + static_cast<uint64_t>(rank));
+  DistributedDataParallel builtin(plain), with_hook(hooked, {.bucket_cap_mb = 0.01});
+  with_hook.register_comm_hook(hooks::allreduce_hook());
+  tl::optim::SGD opt_builtin(builtin.parameters(), {.lr = 0.1}), opt_hook(with_hook.parameters(), {.lr = 0.1});
+  tl::manual_seed(40 + static_cast<uint64_t>(rank));
+  for (int step = 0; step < 3; ++step) {
+    const tl::Tensor x = tl::randn({4, 64});
+    opt_builtin.zero_grad();
+    opt_hook.zero_grad();
+    builtin(x).pow(2).sum().backward();
+    with_hook(x).pow(2).sum().backward();
+    opt_builtin.step();
+    opt_hook.step();
+  }
+  const auto a = plain->parameters(), b = hooked->parameters();
+  for (size_t i = 0; i < a.size(); ++i) check(same(a[i], b[i]), "allreduce_hook: parameter " + std::to_string(i));
+
+  auto compressed = make(2), local = make(2);
+  DistributedDataParallel bf16(compressed);
+  bf16.register_comm_hook(hooks::bf16_compress_hook());
+  const tl::Tensor x = tl::randn({4, 64});
+  bf16(x).pow(2).sum().backward();
+  (*local)(x).pow(2).sum().backward();
+  const auto got = compressed->parameters(), mine = local->parameters();
+  for (size_t i = 0; i < got.size(); ++i) {
+    std::vector<tl::Tensor> all = {tl::zeros(mine[i].shape()), tl::zeros(mine[i].shape())};
+    dist::all_gather(all, mine[i].grad());
+    const tl::Tensor expected = all[0].div(2.0).to(tl::kBFloat16).add(all[1].div(2.0).to(tl::kBFloat16)).to(tl::kFloat);
+    check(same(got[i].grad(), expected), "bf16_compress_hook: gradient " + std::to_string(i));
+    check(!same(got[i].grad(), all[0].add(all[1]).div(2.0)), "bf16_compress_hook: gradient " + std::to_string(i) +
+                                                                " is compressed");
+  }
+}
+
 }  // namespace
 
 int ddp_scenario(const std::string& scenario, const std::string& dir) {
@@ -228,6 +351,17 @@ int ddp_scenario(const std::string& scenario, const std::string& dir) {
   } else if (scenario == "ddp_buckets") {
     train_and_compare({.model = "mlp", .bucket_cap_mb = 0.01});
     train_and_compare({.model = "mlp", .no_sync = true, .bucket_cap_mb = 0.01});
+  } else if (scenario == "ddp_digits") {  // the must-show: 2 ranks x 8 digits, 20 steps
+    train_and_compare({.model = "digits_cnn", .global = 16, .steps = 20});
+    train_and_compare({.model = "digits_cnn", .no_sync = true, .global = 16, .steps = 20});
+  } else if (scenario == "ddp_resnet18") {
+    train_and_compare({.model = "resnet18", .global = 16, .steps = kResNetSteps, .check_each_step = false,
+                       .lr = 0.01});
+  } else if (scenario == "ddp_resnet18_no_sync") {
+    train_and_compare({.model = "resnet18", .no_sync = true, .global = 16, .steps = kResNetSteps,
+                       .check_each_step = false, .lr = 0.01});
+  } else if (scenario == "ddp_comm_hooks") {
+    comm_hooks();
   } else if (scenario == "ddp_checkpoint") {
     checkpoint_resume(dir);
   } else if (scenario == "ddp_unused") {
