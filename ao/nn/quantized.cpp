@@ -39,7 +39,8 @@ std::shared_ptr<Conv2d> Conv2d::from_float(const tl::nn::Conv2d& conv, const Ten
 
 // x: quint8 (N, C_in, H, W) -> quint8 (N, C_out, H_out, W_out), channels-last.
 Tensor Conv2d::forward(const Tensor& x) {
-  return relu() ? quantized_conv2d_relu(x, packed_, scale_, zero_point_) : quantized_conv2d(x, packed_, scale_, zero_point_);
+  return relu() ? quantized_conv2d_relu(x, packed_, scale_, zero_point_)
+                : quantized_conv2d(x, packed_, scale_, zero_point_);
 }
 
 std::string Conv2d::extra_repr() const {
@@ -68,7 +69,8 @@ std::shared_ptr<Linear> Linear::from_float(const tl::nn::Linear& linear, const T
 
 // x: quint8 (*, in_features) -> quint8 (*, out_features).
 Tensor Linear::forward(const Tensor& x) {
-  return relu() ? quantized_linear_relu(x, packed_, scale_, zero_point_) : quantized_linear(x, packed_, scale_, zero_point_);
+  return relu() ? quantized_linear_relu(x, packed_, scale_, zero_point_)
+                : quantized_linear(x, packed_, scale_, zero_point_);
 }
 
 std::string Linear::extra_repr() const {

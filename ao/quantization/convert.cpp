@@ -24,7 +24,9 @@ using fx::Argument;
 using fx::Node;
 using fx::Opcode;
 
-bool is_dequantize(const Node* n) { return n != nullptr && n->op() == Opcode::CallMethod && n->target() == "dequantize"; }
+bool is_dequantize(const Node* n) {
+  return n != nullptr && n->op() == Opcode::CallMethod && n->target() == "dequantize";
+}
 bool is_quantize(const Node* n) {
   return n != nullptr && n->op() == Opcode::CallFunction && n->target() == "torch.quantize_per_tensor";
 }
@@ -65,14 +67,13 @@ class Converter {
  public:
   explicit Converter(ObservedGraphModule& gm) : gm_(gm) {}
 
-  /// get_quantize_node_info of every observer node, before anything changes; nullopt for one that stays
-  /// float (a float16 / float32 placeholder). Throws naming the node.
+  /// get_quantize_node_info of every observer node, before anything changes; none for one that leaves its
+  /// value in float (a float16 / float32 placeholder). Throws naming the node.
   void compute_qparams() {
     for (Node* n : gm_.graph().nodes()) {
       if (!is_observer_node(gm_, n)) continue;
       const auto& observer = *gm_.module_at<ObserverBase>(n);
-      const std::string where = "convert_fx: observer '" + n->name() + "' (of node '" +
-                                (node_arg(n, 0) ? node_arg(n, 0)->name() : std::string("?")) + "')";
+      const std::string where = "convert_fx: observer '" + n->name() + "' (of node '" + node_arg(n, 0)->name() + "')";
       if (observer.dtype() == QDType::Float32 || observer.dtype() == QDType::Float16) continue;
       TL_CHECK(observer.dtype() == QDType::QUInt8, where, " quantizes to ", qdtype_name(observer.dtype()),
                "; the backend's quantized ops take torch.quint8 activations");
@@ -82,7 +83,7 @@ class Converter {
       try {
         q = observer.calculate_qparams();
       } catch (const Error& e) {
-        TL_CHECK(false, where, ": ", e.what());
+        throw Error(where + ": " + e.what());
       }
       qparams_[n] = ObserverQParams{q.scale.item<double>(), q.zero_point.item<int64_t>()};
     }
@@ -93,10 +94,9 @@ class Converter {
     for (Node* n : gm_.graph().node_list()) {
       if (!is_observer_node(gm_, n)) continue;
       Node* observed = node_arg(n, 0);
-      bool skip = all_none_qconfig(n);
       const auto q = qparams_.find(n);
       const auto guard = gm_.graph().inserting_before(n);
-      if (skip || q == qparams_.end()) {
+      if (all_none_qconfig(n) || q == qparams_.end()) {
         n->replace_all_uses_with(observed);
         gm_.graph().erase_node(n);
         continue;
@@ -134,7 +134,7 @@ class Converter {
   // (a graph input), the first user's path and "_input".
   std::string module_path_and_prefix(const Node* obs) const {
     const Node* observed = node_arg(obs, 0);
-    const bool input_only = gm_.has_qconfig_entry(observed->name()) && !gm_.qconfig_of(observed->name());
+    const bool input_only = has_none_qconfig(observed);
     const Node* first_use = input_only ? (obs->users().empty() ? nullptr : obs->users().front()) : observed;
     return (first_use != nullptr ? scope_of(gm_, first_use) : "") + (input_only ? "_input" : "");
   }
@@ -158,8 +158,8 @@ class Converter {
   static Tensor quantized_weight(const Tensor& weight, const QConfig& qconfig, const Node* n) {
     NoGradGuard no_grad;
     const std::shared_ptr<ObserverBase> observer = qconfig.weight();
-    TL_CHECK(observer->dtype() == QDType::QInt8, "convert_fx: node '", n->name(), "': its qconfig quantizes weights as ",
-             qdtype_name(observer->dtype()), "; the backend's quantized ops take torch.qint8 weights");
+    TL_CHECK(observer->dtype() == QDType::QInt8, "convert_fx: node '", n->name(), "': its qconfig quantizes weights ",
+             "as ", qdtype_name(observer->dtype()), "; the backend's quantized ops take torch.qint8 weights");
     observer->forward(weight);
     const QParams q = observer->calculate_qparams();
     if (const auto* per_channel = dynamic_cast<const PerChannelMinMaxObserver*>(observer.get()))
@@ -197,7 +197,8 @@ class Converter {
     for (Node* q : gm_.graph().node_list()) {
       if (!is_quantize(q)) continue;
       Node* ref = node_arg(q, 0);
-      if (ref == nullptr || ref->op() != Opcode::CallModule || has_none_qconfig(ref) || !is_dequantize(node_arg(ref, 0)))
+      if (ref == nullptr || ref->op() != Opcode::CallModule || has_none_qconfig(ref) ||
+          !is_dequantize(node_arg(ref, 0)))
         continue;
       Node* scale = node_arg(q, 1);
       Node* zero_point = node_arg(q, 2);
@@ -214,7 +215,8 @@ class Converter {
   }
 
   bool is_relu(const Node* n) const {
-    return (n->op() == Opcode::CallFunction && n->target() == "torch.relu") || gm_.module_at<tl::nn::ReLU>(n) != nullptr;
+    return (n->op() == Opcode::CallFunction && n->target() == "torch.relu") ||
+           gm_.module_at<tl::nn::ReLU>(n) != nullptr;
   }
 
   // _lower_quantized_binary_op: dequantize (x2) -> add (-> relu) -> quantize becomes quantized::add(_relu).
@@ -230,14 +232,16 @@ class Converter {
       if (op == nullptr || op->op() != Opcode::CallFunction || has_none_qconfig(op) || !op->kwargs().empty() ||
           (op->target() != "operator.add" && op->target() != "torch.add") || op->args().size() != 2)
         continue;
-      // Both operands dequantized: PyTorch's add of a tensor and a number is quantized::add_scalar (#33).
-      if (!is_dequantize(node_arg(op, 0)) || !is_dequantize(node_arg(op, 1))) continue;
-      std::vector<Argument> args{node_arg(node_arg(op, 0), 0), node_arg(node_arg(op, 1), 0), q->args()[1], q->args()[2]};
+      // An add of a tensor and a number (PyTorch's quantized::add_scalar) stays as it is, in float (#33).
+      Node* a = node_arg(op, 0);
+      Node* b = node_arg(op, 1);
+      if (!is_dequantize(a) || !is_dequantize(b)) continue;
+      std::vector<Argument> args{node_arg(a, 0), node_arg(b, 0), q->args()[1], q->args()[2]};
       Node* qop = nullptr;
       {
         const auto guard = gm_.graph().inserting_after(q);
-        qop = gm_.graph().call_function(relu ? OpKind::QuantizedAddReluTensorQparams : OpKind::QuantizedAddTensorQparams,
-                                        std::move(args));
+        const OpKind kind = relu ? OpKind::QuantizedAddReluTensorQparams : OpKind::QuantizedAddTensorQparams;
+        qop = gm_.graph().call_function(kind, std::move(args));
       }
       q->replace_all_uses_with(qop);
       gm_.graph().erase_node(q);
@@ -251,8 +255,8 @@ class Converter {
   bool runs_quantized(const Node* n) const {
     switch (n->op()) {
       case Opcode::CallModule:
-        return gm_.module_at<tl::nn::MaxPool2d>(n) != nullptr || gm_.module_at<tl::nn::AdaptiveAvgPool2d>(n) != nullptr ||
-               gm_.module_at<tl::nn::Dropout>(n) != nullptr;
+        return gm_.module_at<tl::nn::MaxPool2d>(n) != nullptr ||
+               gm_.module_at<tl::nn::AdaptiveAvgPool2d>(n) != nullptr || gm_.module_at<tl::nn::Dropout>(n) != nullptr;
       case Opcode::CallFunction: return n->target() == "torch.flatten" || n->target() == "torch.cat";
       case Opcode::CallMethod:
         for (const char* m : {"contiguous", "permute", "reshape", "transpose", "unsqueeze", "view"})
@@ -275,8 +279,9 @@ class Converter {
       Node* op = node_arg(q, 0);
       if (op == nullptr || !runs_quantized(op) || op->args().empty()) continue;
       // The first argument: one dequantize node, or (cat) a list of them.
+      const Argument& first = op->args()[0];
       std::vector<Node*> dqs;
-      for (const Argument& a : op->args()[0].is_list() ? op->args()[0].as_list().items : std::vector<Argument>{op->args()[0]})
+      for (const Argument& a : first.is_list() ? first.as_list().items : std::vector<Argument>{first})
         dqs.push_back(a.node());
       if (dqs.empty() || !std::all_of(dqs.begin(), dqs.end(), is_dequantize)) continue;
       swap_special_module(op);

@@ -1,7 +1,7 @@
 // tests/ao/test_convert.cpp — convert_fx against PyTorch 1.13 on its onednn engine (tests/ao/gen_convert_cases.py):
-// print(converted), .code and print(graph) of resnet18, a small model and the digits CNN, byte for byte, and the integers of
-// every quantized value they compute (#33's line: 99% equal, the rest within one quantum, logits within two);
-// and misuse, each refused with the observed model unchanged.
+// print(converted), .code and print(graph) of resnet18, a small model and the digits CNN, byte for byte, and the
+// integers of every quantized value they compute (#33's line: 99% equal, the rest within one quantum, logits within
+// two); the profiler's names; and misuse, each refused with the observed model unchanged.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -41,10 +41,13 @@ class DigitsCNN : public tl::nn::Sequential {
 // examples/digits_mlp_cnn_pt.py's digits_mlp_cnn: (N, 1, 8, 8) -> (N, 10).
 std::shared_ptr<tl::nn::Module> digits_cnn() {
   auto s = std::make_shared<DigitsCNN>();
-  s->register_module("conv1", std::make_shared<tl::nn::Conv2d>(tl::nn::Conv2dOptions{.in_channels = 1, .out_channels = 16, .kernel_size = 3, .padding = 1}));
+  using tl::nn::Conv2dOptions;
+  s->register_module("conv1", std::make_shared<tl::nn::Conv2d>(
+                                  Conv2dOptions{.in_channels = 1, .out_channels = 16, .kernel_size = 3, .padding = 1}));
   s->register_module("relu1", std::make_shared<tl::nn::ReLU>());
   s->register_module("pool", std::make_shared<tl::nn::MaxPool2d>(tl::nn::IntPair(2)));
-  s->register_module("conv2", std::make_shared<tl::nn::Conv2d>(tl::nn::Conv2dOptions{.in_channels = 16, .out_channels = 32, .kernel_size = 3, .padding = 1}));
+  s->register_module("conv2", std::make_shared<tl::nn::Conv2d>(
+                                  Conv2dOptions{.in_channels = 16, .out_channels = 32, .kernel_size = 3, .padding = 1}));
   s->register_module("relu2", std::make_shared<tl::nn::ReLU>());
   s->register_module("flatten", std::make_shared<tl::nn::Flatten>());
   s->register_module("fc1", std::make_shared<tl::nn::Linear>(32 * 4 * 4, 64));
