@@ -1,13 +1,14 @@
 // bench/bench_resnet18.cpp — ResNet18 inference, torchless next to PyTorch 1.13 measured in the
 // same run (bench/pt_partner.py through /usr/bin/python3). Not a test: it prints figures.
 //
-//   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16] [--batch 1,5,10] [--warmup 10]
+//   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16|int8] [--batch 1,5,10] [--warmup 10]
 //                  [--runs 20] [--threads 2] [--no-partner]
 // PyTorch runs once per environment of bench/pt_env.py (as installed; OpenBLAS + jemalloc), each row named
 // with the BLAS and allocator it ran with; ratios are against its best. Optimized mode prints first-inference
 // time, the planned arena and, per batch, a `RESULT bench=inference ...` line for torchless and one per
 // environment for PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16), read by bench/compare and
-// scripts/results.py (which keeps PyTorch's best).
+// scripts/results.py (which keeps PyTorch's best). int8 is FX graph-mode quantization (prepare_fx, eight calibration
+// batches, convert_fx, as pt_partner.py's fx_int8_onednn does), timed next to PyTorch's on its onednn engine.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ao/quantization/convert.h"
+#include "ao/quantization/prepare.h"
 #include "bench/bench_util.h"
 #include "core/generator.h"
 #include "core/grad_mode.h"
@@ -63,14 +66,14 @@ Options parse(int argc, char** argv) {
     else if (a == "--threads") o.threads = tl::bench::parse_number(a, value(), 1);
     else if (a == "--no-partner") o.partner = false;
     else TL_CHECK(false, "unknown option ", a,
-                  " (usage: --mode eager|fused|optimized --precision fp32|bf16 --batch 1,5,10 --warmup N --runs N",
+                  " (usage: --mode eager|fused|optimized --precision fp32|bf16|int8 --batch 1,5,10 --warmup N --runs N",
                   " --threads N --no-partner)");
   }
   TL_CHECK(o.mode == "eager" || o.mode == "fused" || o.mode == "optimized",
            "--mode must be eager, fused or optimized, got ", o.mode);
-  TL_CHECK(o.precision == "fp32" || o.precision == "bf16", "--precision must be fp32 or bf16, got ",
-           o.precision);
-  TL_CHECK(o.precision == "fp32" || o.mode == "optimized", "--precision bf16 needs --mode optimized");
+  TL_CHECK(o.precision == "fp32" || o.precision == "bf16" || o.precision == "int8",
+           "--precision must be fp32, bf16 or int8, got ", o.precision);
+  TL_CHECK(o.precision == "fp32" || o.mode == "optimized", "--precision ", o.precision, " needs --mode optimized");
   return o;
 }
 
@@ -189,6 +192,45 @@ void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& 
   }
 }
 
+// int8: the converted model, made once (prepare_fx, eight calibration batches (4, 3, 224, 224), convert_fx, as
+// pt_partner.py's fx_int8_onednn), then timed at each batch next to PyTorch's.
+void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model) {
+  namespace q = tl::ao::quantization;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto prepared = q::prepare_fx(model, q::get_default_qconfig_mapping("onednn"), {tl::randn({4, 3, 224, 224})});
+  for (int i = 0; i < 8; ++i) (*prepared)(tl::randn({4, 3, 224, 224}));
+  const auto converted = q::convert_fx(prepared);
+  const double convert_ms = tl::bench::milliseconds_since(t0);
+  std::printf("\nint8: prepare_fx + calibration (8 batches of 4) + convert_fx %.0f ms\n", convert_ms);
+  const std::string pt_variant = "fx_int8_onednn";
+  for (int64_t batch : o.batches) {
+    const tl::Tensor x = tl::randn({batch, 3, 224, 224});
+    std::printf("\nbatch %ld, int8 (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
+                o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
+    const tl::Tensor first = (*converted)(x);
+    const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*converted)(x); });
+    row("torchless fx int8 (onednn)", t, batch);
+    const auto pt = o.partner ? partner(o, batch, {pt_variant}) : std::map<std::string, std::vector<PartnerRun>>{};
+    for (const auto& [name, runs] : pt)
+      for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);
+    const double rss_mib = tl::bench::peak_rss_mib();
+    const double error = relative_error(first, (*model)(x));
+    std::printf("  logits vs eager fp32: relative error %.2e\n", error);
+    if (pt.count(pt_variant))
+      std::printf("  torchless int8 vs %s: %.2fx\n", partner_name(pt_variant, best(pt.at(pt_variant))).c_str(),
+                  best(pt.at(pt_variant)).t.median_ms / t.median_ms);
+    std::printf("RESULT bench=inference impl=torchless variant=fx_int8 precision=int8 batch=%ld median_ms=%.2f "
+                "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=0 error=%.2e rss_mib=%.0f\n",
+                static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, convert_ms, error, rss_mib);
+    if (pt.count(pt_variant))
+      for (const PartnerRun& r : pt.at(pt_variant))
+        std::printf("RESULT bench=inference impl=pytorch variant=%s precision=int8 batch=%ld median_ms=%.2f "
+                    "min_ms=%.2f max_ms=%.2f rss_mib=%.0f blas=%s allocator=%s\n",
+                    pt_variant.c_str(), static_cast<long>(batch), r.t.median_ms, r.t.min_ms, r.t.max_ms, r.rss_mib,
+                    r.blas.c_str(), r.allocator.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -200,7 +242,8 @@ int main(int argc, char** argv) try {
   model->eval();
   tl::NoGradGuard no_grad;  // the PyTorch partner runs under torch.no_grad() too
   if (o.mode == "optimized") {
-    run_optimized(o, model);
+    if (o.precision == "int8") run_int8(o, model);
+    else run_optimized(o, model);
     std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());
     return 0;
   }

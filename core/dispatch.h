@@ -88,6 +88,8 @@ struct OpInfo {
   const char* aten_name;   ///< "aten::add": what the profiler prints
   const char* schema;      ///< PyTorch-style signature with defaults
   const char* py_operator; ///< "add" for operator.add, "" when the op has no Python operator
+  /// What FX's call_function names: "torch.flatten", or the row's python_target ("torch.ops.quantized.add_relu")
+  const char* python_target;
   const char* tags;        ///< "pointwise", "nondeterministic_seeded" or "" (read through core/schema.h)
   RunFn run;               ///< the kernel, typed
   Attrs (*box)(const void* args);               ///< the arguments struct as Attrs (FX, the profiler)

@@ -20,7 +20,7 @@ import tomllib
 
 VARIANTS = ({"function"}, {"method"}, {"function", "method"}, {"manual"}, set())
 TAGS = {"pointwise", "nondeterministic_seeded", "no_overlap", "expanded_write_warns", "quantized"}
-FIELDS = {"func", "variants", "tags", "python_operator", "enum", "kernel", "aten", "autocast",
+FIELDS = {"func", "variants", "tags", "python_operator", "python_target", "enum", "kernel", "aten", "autocast",
           "kernel_returns", "derivative", "decomposition", "dimless_args"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
@@ -131,6 +131,9 @@ def parse_declarations(path):
                 row["func"], row.get("python_operator", ""), ", ".join(row.get("tags", [])),
                 ", ".join(v for v in ("function", "method", "manual") if v in row["variants"]))
         op.autocast = row.get("autocast", "")
+        op.python_target = row.get("python_target", "torch." + name)
+        if not re.fullmatch(r"torch(\.\w+)+", op.python_target):
+            sys.exit(f"{where}: python_target must be a dotted torch.* name, got {op.python_target!r}")
         op.derivative = row.get("derivative")
         op.decomposition = row.get("decomposition")
         if isinstance(op.derivative, str) and op.derivative not in DERIVATIVE_KINDS:
@@ -405,7 +408,7 @@ def registry_source(ops):
         e = op.enum
         number = f"&number_{e}" if number_operand(op) else "nullptr"
         cast = AUTOCAST.get(op.autocast, "None")
-        lines.append(f'    {{"{op.aten}", "{op.schema}", "{op.pyop}", "{op.tags}", &run_{e}, &box_{e}, &unbox_{e}, '
+        lines.append(f'    {{"{op.aten}", "{op.schema}", "{op.pyop}", "{op.python_target}", "{op.tags}", &run_{e}, &box_{e}, &unbox_{e}, '
                      f'&own_{e}, {number}, AutocastPolicy::{cast}}},')
     lines += ["};", "static_assert(sizeof(kOpRows) / sizeof(kOpRows[0]) == kNumOps);", "", "}  // namespace", "",
               "const OpInfo& op_info(OpKind op) { return kOpRows[static_cast<size_t>(op)]; }", "", "}  // namespace tl"]

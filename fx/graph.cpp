@@ -158,7 +158,7 @@ Node* Graph::call_function(OpKind op, std::vector<Argument> args, Kwargs kwargs,
   const std::string_view py_operator = info.py_operator;
   const bool as_operator = (style == CallStyle::Operator || style == CallStyle::ReflectedOperator) &&
                            !py_operator.empty() && !py_operator.starts_with('r');
-  std::string target = as_operator ? std::string("operator.") + info.py_operator : "torch." + std::string(op_name(op));
+  std::string target = as_operator ? std::string("operator.") + info.py_operator : std::string(info.python_target);
   return create_node(Opcode::CallFunction, std::move(target), std::move(args), std::move(kwargs), std::nullopt, op);
 }
 
@@ -307,6 +307,7 @@ std::string target_str(const Node& n) {
   const std::string& t = n.target();
   if (n.op() != Opcode::CallFunction) return t;
   if (t.rfind("operator.", 0) == 0) return "<built-in function " + t.substr(9) + ">";
+  if (t.rfind("torch.ops.", 0) == 0) return t.substr(10);  // an OpOverloadPacket: "quantized.add_relu"
   if (t.rfind("torch.", 0) == 0) return "<built-in method " + t.substr(6) + " of type object>";
   return t;
 }

@@ -1,5 +1,6 @@
 // ops/join.cpp — cat and stack. The result takes the promoted dtype of all inputs; each input is
 // copied (and converted) straight into its slice of the fresh output, whatever its strides.
+#include <algorithm>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -70,7 +71,13 @@ Tensor unsqueezed(const Tensor& t, int64_t dim) {
 
 }  // namespace
 
-Tensor cat(std::span<const Tensor> tensors, const CatArgs& args) { return cat_impl(tensors, args.dim); }
+// Quantized tensors run quantized_cat with the first one's qparams (it refuses a float one among them), as ATen's
+// cat does on QuantizedCPU.
+Tensor cat(std::span<const Tensor> tensors, const CatArgs& args) {
+  if (std::any_of(tensors.begin(), tensors.end(), [](const Tensor& t) { return t.defined() && t.is_quantized(); }))
+    return dispatch::call<OpKind::QuantizedCat>(tensors, {.dim = args.dim});
+  return cat_impl(tensors, args.dim);
+}
 
 Tensor stack(std::span<const Tensor> inputs, const StackArgs& args) {
   TL_CHECK(!inputs.empty(), "stack: expected a non-empty list of tensors");

@@ -377,7 +377,12 @@ Tensor max_values(const char* op, const Tensor& x, const PoolParams& p) {
 }  // namespace
 
 // input (N, C, H, W) or (C, H, W) -> (N, C, H_out, W_out).
+// A quantized input runs quantized_max_pool2d, as ATen's max_pool2d does (its profile nests that op).
 Tensor max_pool2d(const Tensor& self, const MaxPool2dArgs& args) {
+  if (self.is_quantized())
+    return dispatch::call<OpKind::QuantizedMaxPool2d>({self}, {.kernel_size = args.kernel_size, .stride = args.stride,
+                                                              .padding = args.padding, .dilation = args.dilation,
+                                                              .ceil_mode = args.ceil_mode});
   const PoolParams p =
       onednn::pool_params("max_pool2d", args.kernel_size, args.stride, args.padding, args.dilation, args.ceil_mode);
   return with_batch(self, [&](const Tensor& x) { return max_values("max_pool2d", x, p); });
@@ -442,7 +447,10 @@ Tensor avg_pool2d(const Tensor& self, const AvgPool2dArgs& args) {
   });
 }
 
+// A quantized input runs quantized_adaptive_avg_pool2d (ATen's _adaptive_avg_pool2d on QuantizedCPU).
 Tensor adaptive_avg_pool2d(const Tensor& self, const AdaptiveAvgPool2dArgs& args) {
+  if (self.is_quantized())
+    return dispatch::call<OpKind::QuantizedAdaptiveAvgPool2d>({self}, {.output_size = args.output_size});
   const Pair& size = args.output_size;
   check_positive("adaptive_avg_pool2d", "output_size", size, /*allow_zero=*/true);
   return with_batch(self, [&](const Tensor& x) {

@@ -54,6 +54,8 @@
 #include "fx/profiling_interpreter.h"
 #include "fx/shape_prop.h"
 #include "fx/tracer.h"
+#include "ao/nn/quantized.h"
+#include "ao/quantization/convert.h"
 #include "ao/quantization/fuse.h"
 #include "ao/quantization/observer.h"
 #include "ao/quantization/prepare.h"

@@ -27,6 +27,11 @@ std::string object_type_of(const fx::GraphModule& gm, const fx::Node& n) {
   }
 }
 
+bool is_observer_node(const fx::GraphModule& gm, const fx::Node* n) {
+  return n->op() == fx::Opcode::CallModule &&
+         dynamic_cast<const ObserverBase*>(gm.get_submodule(n->target()).get()) != nullptr;
+}
+
 std::optional<PatternMatch> match_at(const fx::GraphModule& gm, fx::Node* n, const BackendPatternConfig& config) {
   PatternMatch match{.config = &config, .nodes = {}};
   for (size_t i = 0; i < config.pattern.size(); ++i) {

@@ -20,6 +20,9 @@ std::string python_class_name(const tl::nn::Module& module);
 /// call_function ("operator.add", "torch.flatten") and call_method ("reshape"); "" for other opcodes.
 std::string object_type_of(const fx::GraphModule& gm, const fx::Node& n);
 
+/// Whether `n` calls an observer module (an activation_post_process node).
+bool is_observer_node(const fx::GraphModule& gm, const fx::Node* n);
+
 /// One chain found: `nodes` in the pattern's order (the last op first, the root last).
 struct PatternMatch {
   const BackendPatternConfig* config = nullptr;

@@ -15,10 +15,6 @@ namespace {
 using fx::Node;
 using fx::Opcode;
 
-bool is_observer_node(const fx::GraphModule& gm, const Node* n) {
-  return n->op() == Opcode::CallModule && dynamic_cast<const ObserverBase*>(gm.get_submodule(n->target()).get()) != nullptr;
-}
-
 // Convolutions and linear layers, whose weights the backend quantizes as torch.qint8.
 bool has_int8_weight(const std::string& type) {
   for (const char* t : {"torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d", "torch.nn.Linear",
@@ -80,6 +76,17 @@ class ObserverInserter {
       if (it != entries.end()) mapping.set_object_type(type, QConfigAny(it->second));
     }
     return mapping;
+  }
+
+  /// PyTorch's qconfig_map: each node's qconfig by name, placeholders' None included; observers are left out.
+  std::unordered_map<std::string, QConfigAny> qconfig_map() const {
+    std::unordered_map<std::string, QConfigAny> map;
+    for (Node* n : gm_.graph().nodes()) {
+      if (is_observer_node(gm_, n)) continue;
+      const auto it = qconfig_of_.find(n);
+      map[n->name()] = it == qconfig_of_.end() ? QConfigAny() : it->second;
+    }
+    return map;
   }
 
   void run() {
@@ -245,7 +252,17 @@ std::shared_ptr<fx::GraphModule> prepare_fx(const std::shared_ptr<tl::nn::Module
   ObserverInserter inserter(*gm, qconfig_mapping, backend_config);
   inserter.check_dtypes();
   inserter.run();
-  return std::make_shared<fx::GraphModule>(*gm, gm->graph().copy());
+  return std::make_shared<ObservedGraphModule>(*gm, gm->graph().copy(), inserter.qconfig_map());
+}
+
+ObservedGraphModule::ObservedGraphModule(const fx::GraphModule& root, std::unique_ptr<fx::Graph> graph,
+                                         std::unordered_map<std::string, QConfigAny> qconfig_map)
+    : fx::GraphModule(root, std::move(graph)), qconfig_map_(std::move(qconfig_map)) {}
+
+const QConfigAny& ObservedGraphModule::qconfig_of(const std::string& node_name) const {
+  static const QConfigAny kNone;
+  const auto it = qconfig_map_.find(node_name);
+  return it == qconfig_map_.end() ? kNone : it->second;
 }
 
 }  // namespace tl::ao::quantization

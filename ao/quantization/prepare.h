@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 #include "ao/quantization/backend_config.h"
 #include "ao/quantization/qconfig_mapping.h"
@@ -11,8 +13,26 @@
 
 namespace tl::ao::quantization {
 
-/// The observed GraphModule of `model` (which is never modified): fuse_fx, then for each node in order, as
-/// insert_observers_for_model does with graph inputs and outputs left in float:
+/// What prepare_fx returns, PyTorch's ObservedGraphModule: a GraphModule (it prints as one) that keeps what
+/// convert_fx reads, the qconfig each node was prepared with (PyTorch's _qconfig_map, by node name: placeholders
+/// and nodes left in float have None; observers are not in it).
+class ObservedGraphModule : public fx::GraphModule {
+ public:
+  ObservedGraphModule(const fx::GraphModule& root, std::unique_ptr<fx::Graph> graph,
+                      std::unordered_map<std::string, QConfigAny> qconfig_map);
+  /// Whether `node_name` is in the qconfig map (a node of the graph prepare_fx made, not an observer).
+  bool has_qconfig_entry(const std::string& node_name) const { return qconfig_map_.count(node_name) != 0; }
+  /// The node's qconfig; None for a node left in float or not in the map.
+  const QConfigAny& qconfig_of(const std::string& node_name) const;
+  const std::unordered_map<std::string, QConfigAny>& qconfig_map() const { return qconfig_map_; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_compiled<ObservedGraphModule>(); }
+
+ private:
+  std::unordered_map<std::string, QConfigAny> qconfig_map_;
+};
+
+/// The observed GraphModule (an ObservedGraphModule) of `model` (which is never modified): fuse_fx, then for each
+/// node in order, as insert_observers_for_model does with graph inputs and outputs left in float:
 ///  - the root node of a matched pattern with a qconfig gets an observer (qconfig.activation) on each tensor
 ///    argument not already observed as quint8 (a functional op's weight: qconfig.weight; its bias: none); an
 ///    existing observer of that argument of the same type is reused;

@@ -24,6 +24,13 @@ void check_quint8(const char* op, const char* what, const Tensor& t) {
            t.is_quantized() ? " " : "", t.is_quantized() ? qscheme_name(t.quantizer()->qscheme()) : "");
 }
 
+void check_qparam_tensors(const char* op, const Tensor& scale, const Tensor& zero_point) {
+  TL_CHECK(scale.defined() && zero_point.defined() && scale.numel() == 1 && zero_point.numel() == 1 &&
+               !scale.is_quantized() && !zero_point.is_quantized(),
+           op, ": expected scale and zero_point of one element each, got ", scale.defined() ? scale.shape() : Shape{},
+           " and ", zero_point.defined() ? zero_point.shape() : Shape{});
+}
+
 Tensor allocate_nhwc(const Shape& nchw, double scale, int64_t zero_point) {
   auto quantizer = Quantizer::per_tensor_affine(DType::QUInt8, scale, zero_point);
   const Tensor storage = Tensor::allocate({nchw[0], nchw[2], nchw[3], nchw[1]}, DType::QUInt8, quantizer);

@@ -28,6 +28,10 @@ Tensor integers_of(const Tensor& q);
 /// unless `t` is one (ATen's onednn kernels take nothing else).
 void check_quint8(const char* op, const char* what, const Tensor& t);
 
+/// Throws "<op>: expected scale and zero_point of one element each, got ..." unless they are (Python turns such
+/// tensors into the float and int the op takes).
+void check_qparam_tensors(const char* op, const Tensor& scale, const Tensor& zero_point);
+
 /// A fresh (N, C, H, W) quint8 tensor with channels-last strides and per-tensor qparams (uninitialised).
 /// Throws as Quantizer::per_tensor_affine for a bad scale or zero point.
 Tensor allocate_nhwc(const Shape& nchw, double scale, int64_t zero_point);

@@ -57,4 +57,16 @@ Tensor quantized_add_relu(const Tensor& qa, const Tensor& qb, const QuantizedAdd
   return run_qadd("quantized::add_relu", qa, qb, true, args.scale, args.zero_point);
 }
 
+// The overloads a converted graph calls: scale and zero_point one element each (its get_attr buffers).
+Tensor quantized_add_tensor_qparams(const Tensor& qa, const Tensor& qb, const Tensor& scale, const Tensor& zero_point) {
+  int8::check_qparam_tensors("quantized::add", scale, zero_point);
+  return run_qadd("quantized::add", qa, qb, false, scale.item<double>(), zero_point.item<int64_t>());
+}
+
+Tensor quantized_add_relu_tensor_qparams(const Tensor& qa, const Tensor& qb, const Tensor& scale,
+                                         const Tensor& zero_point) {
+  int8::check_qparam_tensors("quantized::add_relu", scale, zero_point);
+  return run_qadd("quantized::add_relu", qa, qb, true, scale.item<double>(), zero_point.item<int64_t>());
+}
+
 }  // namespace tl::kernels

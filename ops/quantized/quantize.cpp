@@ -92,6 +92,15 @@ Tensor quantize_per_tensor(const Tensor& self, const QuantizePerTensorArgs& args
   return quantize_with(self, Quantizer::per_tensor_affine(args.dtype, args.scale, args.zero_point));
 }
 
+// ATen's quantize_per_tensor.tensor_qparams: scale and zero_point one element each (a converted graph's get_attr
+// buffers, float32 and int64), read as double and int64.
+Tensor quantize_per_tensor_tensor_qparams(const Tensor& self, const Tensor& scale, const Tensor& zero_point,
+                                          const QuantizePerTensorTensorQparamsArgs& args) {
+  int8::check_qparam_tensors("quantize_per_tensor", scale, zero_point);
+  return quantize_per_tensor(self, {.scale = scale.item<double>(), .zero_point = zero_point.item<int64_t>(),
+                                    .dtype = args.dtype});
+}
+
 // self: float32; scales and zero_points: 1-d, self.size(axis) each.
 Tensor quantize_per_channel(const Tensor& self, const Tensor& scales, const Tensor& zero_points,
                             const QuantizePerChannelArgs& args) {

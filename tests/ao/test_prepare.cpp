@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,42 +23,10 @@ namespace {
 
 using testing::Json;
 using testing::number;
+using testing::Small;
+using testing::tensor_of;
 
-Json prepare_cases() {
-  std::ifstream in("tests/ao/data/prepare_cases.json");
-  REQUIRE_MESSAGE(in.good(), "missing tests/ao/data/prepare_cases.json (run tests/ao/gen_prepare_cases.py)");
-  return Json::parse(in);
-}
-
-Tensor tensor_of(const Json& t) {
-  std::vector<double> values;
-  for (const Json& v : t.at("values")) values.push_back(number(v));
-  return from_vector(values, Shape(t.at("shape").get<std::vector<int64_t>>())).to(kFloat);
-}
-
-// The generator's Small: conv-bn-relu, conv, add, cat, maxpool, torch.flatten, linear-relu, linear.
-class Small : public tl::nn::Module {
- public:
-  Small() {
-    register_module("conv1", std::make_shared<tl::nn::Conv2d>(tl::nn::Conv2dOptions{.in_channels = 3, .out_channels = 8, .kernel_size = 3, .padding = 1}));
-    register_module("bn1", std::make_shared<tl::nn::BatchNorm2d>(8));
-    register_module("relu", std::make_shared<tl::nn::ReLU>());
-    register_module("conv2", std::make_shared<tl::nn::Conv2d>(tl::nn::Conv2dOptions{.in_channels = 8, .out_channels = 8, .kernel_size = 3, .padding = 1}));
-    register_module("pool", std::make_shared<tl::nn::MaxPool2d>(tl::nn::IntPair(2)));
-    register_module("fc1", std::make_shared<tl::nn::Linear>(256, 32));
-    register_module("fc_relu", std::make_shared<tl::nn::ReLU>());
-    register_module("fc2", std::make_shared<tl::nn::Linear>(32, 10));
-  }
-  Tensor forward(const Tensor& x) override {
-    const Tensor a = submodule("relu")(submodule("bn1")(submodule("conv1")(x)));
-    const Tensor b = submodule("conv2")(a);
-    const Tensor c = a + b;
-    const Tensor d = cat({c, a}, 1);
-    const Tensor e = submodule("pool")(d);
-    const Tensor f = flatten(e, 1);
-    return submodule("fc2")(submodule("fc_relu")(submodule("fc1")(f)));
-  }
-};
+Json prepare_cases() { return testing::cases("prepare_cases", "gen_prepare_cases.py"); }
 
 std::vector<std::string> keys_of(const tl::nn::Module& m) {
   std::vector<std::string> out;

@@ -773,6 +773,8 @@ SAMPLES.update({
         "quint8": lambda x, y: torch.quantize_per_tensor(x, 0.1, 10, torch.quint8).int_repr(),
         "qint8": lambda x, y: torch.quantize_per_tensor(x, 0.3, -4, torch.qint8).int_repr(),
         "qint32": lambda x, y: torch.quantize_per_tensor(x, 1e-3, 7, torch.qint32).int_repr()},
+    "quantize_per_tensor.tensor_qparams": {
+        "quint8": lambda x, y: torch.quantize_per_tensor(x, torch.tensor(0.1), torch.tensor(10), torch.quint8).int_repr()},
     "quantize_per_channel": {
         "qint8": lambda x, y: torch.quantize_per_channel(x, CHANNEL_SCALES, CHANNEL_ZERO_POINTS, 1, torch.qint8).int_repr()},
     "dequantize": {
@@ -836,6 +838,10 @@ SAMPLES.update({
     "quantized_linear_relu": {"last_dim": lambda x, y: Q.linear_relu(qx(x), packed_linear(), 0.2, 100).int_repr()},
     "quantized_add": {"quint8": lambda x, y: Q.add(qx(x), qy(y), 0.08, 64).int_repr()},
     "quantized_add_relu": {"quint8": lambda x, y: Q.add_relu(qx(x), qy(y), 0.08, 64).int_repr()},
+    "quantized_add.tensor_qparams": {
+        "quint8": lambda x, y: Q.add(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
+    "quantized_add_relu.tensor_qparams": {
+        "quint8": lambda x, y: Q.add_relu(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
     "quantized_max_pool2d": {"stride": lambda x, y: torch.max_pool2d(qx(x), [2, 2], [2, 2]).int_repr()},
     "quantized_adaptive_avg_pool2d": {"2x3": lambda x, y: F.adaptive_avg_pool2d(qx(x), [2, 3]).int_repr()},
     "quantized_cat": {"requantized": lambda x, y: Q.cat([qx(x), qy(y)], 1, 0.07, 100).int_repr()},

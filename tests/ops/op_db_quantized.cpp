@@ -32,6 +32,12 @@ Samples opinfo_quantize_per_tensor() {
           Sample{"qint8", [](const Tensor& x, const Tensor&) { return list(quantize_per_tensor(x, 0.3, -4, kQInt8).int_repr()); }}.generic(),
           Sample{"qint32", [](const Tensor& x, const Tensor&) { return list(quantize_per_tensor(x, 1e-3, 7, kQInt32).int_repr()); }}.generic()};
 }
+// The qparams as one-element tensors, as a converted graph passes its get_attr buffers.
+Samples opinfo_quantize_per_tensor_tensor_qparams() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor&) {
+            return list(quantize_per_tensor(x, full({}, 0.1), full({}, 10, kLong), kQUInt8).int_repr());
+          }}.generic()};
+}
 Samples opinfo_quantize_per_channel() {
   return {Sample{"qint8", [](const Tensor& x, const Tensor&) {
             return list(quantize_per_channel(x, channel_scales(), channel_zero_points(), 1, kQInt8).int_repr());
@@ -120,6 +126,16 @@ Samples opinfo_quantized_add() {
 Samples opinfo_quantized_add_relu() {
   return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
             return list(quantized_add_relu(qx(x), qy(y), 0.08, 64).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_add_tensor_qparams() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_add(qx(x), qy(y), full({}, 0.08), full({}, 64, kLong)).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_add_relu_tensor_qparams() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_add_relu(qx(x), qy(y), full({}, 0.08), full({}, 64, kLong)).int_repr());
           }}.generic()};
 }
 Samples opinfo_quantized_max_pool2d() {

@@ -178,6 +178,35 @@ TEST_CASE("quantized::add / add_relu, max_pool2d, adaptive_avg_pool2d, cat: PyTo
   cat.report("quantized::cat");
 }
 
+TEST_CASE("max_pool2d, adaptive_avg_pool2d and cat of quantized tensors run the quantized kernels, as ATen's do") {
+  manual_seed(3);
+  const Tensor x = quantize_per_tensor(randn({2, 3, 6, 6}), 0.05, 120, kQUInt8);
+  const Tensor pooled = max_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+  CHECK(pooled.is_quantized());
+  CHECK(equal(pooled.int_repr(), quantized_max_pool2d(x, {3, 3}, {2, 2}, {1, 1}).int_repr()));
+  const Tensor averaged = adaptive_avg_pool2d(x, {1, 1});
+  CHECK(equal(averaged.int_repr(), quantized_adaptive_avg_pool2d(x, {1, 1}).int_repr()));
+  const Tensor joined = cat({x, x}, 1);
+  CHECK(joined.q_scale() == x.q_scale());
+  CHECK(equal(joined.int_repr(), quantized_cat({x, x}, 1, std::nullopt, std::nullopt).int_repr()));
+  // A float tensor among quantized ones is refused by quantized::cat, as ATen's.
+  CHECK_THROWS_AS(cat({x, randn({2, 3, 6, 6})}, 1), Error);
+}
+
+TEST_CASE("quantize_per_tensor and quantized::add(_relu) with one-element qparam tensors, as a converted graph calls "
+          "them") {
+  manual_seed(4);
+  const Tensor f = randn({2, 8});
+  const Tensor scale = full({}, 0.07), zero_point = full({}, 90, kLong);
+  const Tensor q = quantize_per_tensor(f, scale, zero_point, kQUInt8);
+  CHECK(q.q_scale() == static_cast<double>(0.07f));  // the float32 buffer's value, as Python's float() reads it
+  CHECK(equal(q.int_repr(), quantize_per_tensor(f, static_cast<double>(0.07f), 90, kQUInt8).int_repr()));
+  CHECK(equal(quantized_add_relu(q, q, scale, zero_point).int_repr(),
+              quantized_add_relu(q, q, static_cast<double>(0.07f), 90).int_repr()));
+  CHECK_THROWS_WITH_AS(quantized_add(q, q, full({2}, 0.07), zero_point),
+                       "quantized::add: expected scale and zero_point of one element each, got [2] and []", Error);
+}
+
 TEST_CASE("prepack: unpack gives the weight and bias back; conv results are channels-last, as ATen's") {
   manual_seed(0);
   const Tensor w = small_weight(), b = randn({6});
