@@ -2,8 +2,8 @@
 // reduction, scan, normalisation and loss ops, pads, upsampling, im2col and adaptive max pooling of #32, reads
 // through an accessor) in GB/s next to std::memcpy of the same bytes, sorting and unique in GB/s of their input
 // and results, a 1024^3 float32 matmul and an einsum in GFLOP/s, and the per-op overhead of the dispatch point
-// (a 1-element a + b, the views split and unbind make, ns per op). The benchmarks take turns run by run, so
-// a change in machine load hits an op and its memcpy partner alike.
+// (a 1-element a + b, relu and F.relu, the views split and unbind make, ns per op). The benchmarks take turns
+// run by run, so a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 // bench_ops --numel N [--threads N] [--runs N] [--sample-ms X] instead times the cases of bench/ops_cases.txt at
 // N elements, per call, as RESULT lines (bench/ops_cases.h; bench/ops_compare puts PyTorch's beside them).
@@ -24,6 +24,7 @@
 #include "bench/ops_cases.h"
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "nn/functional.h"
 #include "ops/ops.h"
 
 namespace {
@@ -271,6 +272,15 @@ int main(int argc, char** argv) try {
       {"a + b, 1 element (overhead)", static_cast<double>(kTinyOps), "ns/op",
        [&] {
          for (int64_t i = 0; i < kTinyOps; ++i) sink = sink + (one_a + one_b).numel();
+       }},
+      // F.relu is a named call (traced as one node): untraced it must cost what the relu op costs.
+      {"relu, 1 element (overhead)", static_cast<double>(kTinyOps), "ns/op",
+       [&] {
+         for (int64_t i = 0; i < kTinyOps; ++i) sink = sink + tl::relu(one_a).numel();
+       }},
+      {"F.relu, 1 element (overhead)", static_cast<double>(kTinyOps), "ns/op",
+       [&] {
+         for (int64_t i = 0; i < kTinyOps; ++i) sink = sink + tl::nn::functional::relu(one_a).numel();
        }},
   };
   run_all(benches, opt.runs);

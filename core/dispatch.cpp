@@ -52,9 +52,9 @@ TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>
                                  [&](DispatchHook& h, const TensorList* out) { h.after(call, out); });
 }
 
-bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out) {
+bool intercept_call(const NamedCall& call, TensorList& outputs) {
   bool taken = false;
-  t_hooks.for_each([&](DispatchHook& h) { taken = taken || h.intercept_index(self, indices, out); });
+  t_hooks.for_each([&](DispatchHook& h) { taken = taken || h.intercept_call(call, outputs); });
   return taken;
 }
 

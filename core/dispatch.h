@@ -72,6 +72,7 @@ using RunFn = TensorList (*)(std::span<const Tensor> inputs, const void* args);
 using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
 
 class OpArgs;
+struct NamedCall;
 
 /// How the user spelled the call: `tl::add(a, b)`, `a.add(b)`, `a + b` or, with a number on the left,
 /// `2 + a` (Python's reflected operator: the op's own operands, add(a, 2), rsub(a, 2.0) for `2.0 - a`).
@@ -129,12 +130,10 @@ class DispatchHook {
   virtual bool intercept(const OpCall&, TensorList& /*outputs*/) { return false; }
   /// `outputs` is null when the op threw.
   virtual void after(const OpCall&, const TensorList* /*outputs*/) {}
-  /// Return true and set `out` to stand for `self.index(indices)` (Python's `self[indices]`) as one value
-  /// instead of its view and index ops: symbolic tracing records operator.getitem, as torch.fx does.
-  virtual bool intercept_index(const Tensor& /*self*/, std::span<const indexing::TensorIndex> /*indices*/,
-                               Tensor& /*out*/) {
-    return false;
-  }
+  /// Return true and fill `outputs` to stand for a named call (core/named_call.h: F.relu(x, inplace=True),
+  /// x[...] as operator.getitem, a torch.fx.wrap'ped function) as one value instead of the ops it runs:
+  /// symbolic tracing records one call_function node, as torch.fx does.
+  virtual bool intercept_call(const NamedCall& /*call*/, TensorList& /*outputs*/) { return false; }
 };
 
 namespace dispatch {
@@ -184,9 +183,8 @@ bool has_hooks();
 /// Runs `call` through the calling thread's hooks around `run`.
 TensorList call_with_hooks(const OpCall& call, const std::function<TensorList()>& run);
 
-/// Offers `self.index(indices)` to the calling thread's hooks, bottom to top: true with `out` set when one
-/// took it.
-bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out);
+/// Offers a named call to the calling thread's hooks, bottom to top: true with `outputs` set when one took it.
+bool intercept_call(const NamedCall& call, TensorList& outputs);
 
 /// Adds `hook` on top of the calling thread's hook stack.
 void push_hook(DispatchHook* hook);

@@ -41,10 +41,12 @@ struct TensorType {
   DType dtype;
 };
 
-/// One argument of the ATen op a Function scope stands for (a kernel's "aten::convolution" inside
-/// aten::conv2d): a tensor (undefined for None), a tensor's type, or any other value. The profiler
-/// shows them as an op's Input Shapes, one entry per argument of PyTorch's schema for that op.
-using ScopeArg = std::variant<Tensor, TensorType, AttrValue>;
+/// A boxed argument: a tensor (undefined for None), a tensor's type, any other value, or an index list (the
+/// key of Python's x[...], operator.getitem's second argument). It is one argument of the ATen op a Function
+/// scope stands for (a kernel's "aten::convolution" inside aten::conv2d; the profiler shows them as an op's
+/// Input Shapes, one entry per argument of PyTorch's schema for that op) and of a named call
+/// (core/named_call.h: F.relu(x, inplace=True)).
+using ScopeArg = std::variant<Tensor, TensorType, AttrValue, std::vector<indexing::TensorIndex>>;
 using ScopeArgs = std::vector<ScopeArg>;
 
 /// A scope's arguments, built only when an observer asks (a non-owning reference to a callable that

@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "fx/graph_module.h"
-#include "fx/wrap.h"
 
 namespace tl::fx {
 namespace {
@@ -74,9 +73,9 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
         case Opcode::CallFunction:
         case Opcode::CallMethod: {
           const ResolvedCall& c = *s.call;
-          if (c.wrapped) {
+          if (c.named) {
             gather_args();
-            v = c.wrapped->fn(args, s.node->args());
+            v = call_result(call_named(*s.node, c, args));
             break;
           }
           if (!c.op) {  // operator.getitem

@@ -227,8 +227,9 @@ void Graph::lint(const nn::Module* root) const {
     for (Node* user : n->users())
       TL_CHECK(!user->erased(), "lint: node '", n->name(), "' lists the erased node '", user->name(), "' as a user");
     if ((n->op() == Opcode::CallFunction || n->op() == Opcode::CallMethod) && n->target() != "operator.getitem")
-      TL_CHECK(n->op_kind().has_value() || (n->op() == Opcode::CallFunction && find_wrapped(n->target())), "lint: ",
-               opcode_name(n->op()), " node '", n->name(), "' has no op");
+      TL_CHECK(n->op_kind().has_value() || (n->op() == Opcode::CallFunction && find_named_function(n->target())),
+               "lint: ", opcode_name(n->op()), " node '", n->name(), "' calls '", n->target(),
+               "', which is neither an op nor a registered named call");
     if (root && n->op() == Opcode::CallModule) {
       try {
         root->get_submodule(n->target());

@@ -1,8 +1,6 @@
 // fx/interpreter.cpp — the default node semantics and the run loop with last-use freeing.
 #include "fx/interpreter.h"
 
-#include "fx/wrap.h"
-
 namespace tl::fx {
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
   TL_CHECK(module_ != nullptr, "Interpreter: module is null");
@@ -71,7 +69,7 @@ NodeValue Interpreter::get_attr(Node& n) { return module_->fetch_attr(n.target()
 
 NodeValue Interpreter::call_function(Node& n) {
   const ResolvedCall& c = n.call();
-  if (c.wrapped) return c.wrapped->fn(fetch_inputs(n), n.args());
+  if (c.named) return call_result(call_named(n, c, fetch_inputs(n)));
   if (!c.op) {  // operator.getitem
     TensorList key_tensors;
     for (size_t i = 1; i < c.inputs.size(); ++i) key_tensors.push_back(env(c.inputs[i]).tensor("getitem"));

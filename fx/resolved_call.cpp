@@ -43,6 +43,22 @@ std::vector<Node*> result_nodes(const Node& output) {
   return out;
 }
 
+TensorList call_named(const Node& n, const ResolvedCall& c, std::span<const Tensor> inputs) {
+  size_t next = 0;
+  const auto resolve = [&](Node* in) {
+    TL_INTERNAL_ASSERT(next < inputs.size(), "'", n.name(), "' reads '", in->name(), "' beyond its ", inputs.size(),
+                       " inputs");
+    return inputs[next++];
+  };
+  std::vector<ScopeArg> args;
+  for (const Argument& a : n.args()) args.push_back(boxed_argument(a, resolve, n.target()));
+  std::vector<KeywordArg> kwargs;
+  for (const auto& [name, a] : n.kwargs()) kwargs.push_back(KeywordArg{name, boxed_argument(a, resolve, n.target())});
+  TL_INTERNAL_ASSERT(c.named != nullptr && next == inputs.size(), "'", n.name(), "' is not a named call of ",
+                     inputs.size(), " inputs");
+  return run_named_call(*c.named, NamedCall{n.target(), args, kwargs});
+}
+
 ResolvedCall resolve_call(const Node& n) {
   ResolvedCall c;
   c.style = call_style(n);
@@ -66,13 +82,17 @@ ResolvedCall resolve_call(const Node& n) {
         c.key = GetItemKey::parse(n.args()[1], c.inputs, n.name());
         break;
       }
-      if (!n.op_kind()) {
-        if (const WrappedFunction* wrapped = find_wrapped(n.target())) {
-          TL_CHECK(n.kwargs().empty(), "GraphModule: '", n.name(), "' calls the wrapped function ", n.target(),
-                   ", which takes positional arguments only");
-          c.wrapped = wrapped;
-          for (const Argument& a : n.args())
-            if (a.is_node()) c.inputs.push_back(a.node());
+      if (!n.op_kind() && n.op() == Opcode::CallFunction) {
+        if (const NamedFunction* named = find_named_function(n.target())) {
+          TL_CHECK(n.kwargs().empty() || !find_wrapped(n.target()), "GraphModule: '", n.name(),
+                   "' calls the wrapped function ", n.target(), ", which takes positional arguments only");
+          c.named = named;
+          // Boxed once here with no values, so an argument no named call takes is refused now.
+          const auto add = [&](const Argument& a) {
+            boxed_argument(a, [&](Node* in) { c.inputs.push_back(in); return Tensor(); }, n.target());
+          };
+          for (const Argument& a : n.args()) add(a);
+          for (const auto& [name, a] : n.kwargs()) add(a);
           break;
         }
       }

@@ -9,12 +9,12 @@
 
 #include "core/boxing.h"
 #include "core/dispatch.h"
+#include "core/named_call.h"
 #include "fx/getitem.h"
 
 namespace tl::fx {
 
 class Node;
-struct WrappedFunction;
 
 /// A node's call, resolved. For placeholder and get_attr only `inputs` (empty) is set.
 struct ResolvedCall {
@@ -29,17 +29,23 @@ struct ResolvedCall {
   std::vector<Node*> inputs;
   GetItemKey key;          ///< operator.getitem's key
   int64_t out_input = -1;  ///< position in `inputs` of the op's `out=` result (core/schema.h), or -1
-  /// A call_function of a wrapped function (fx/wrap.h): it, called with `inputs`' values and the node's
-  /// args; `op` is then empty.
-  const WrappedFunction* wrapped = nullptr;
+  /// A call_function of a named call (core/named_call.h: torch.nn.functional.relu, a wrapped function): the
+  /// function registered under the target, run by call_named with the node's args and kwargs, `inputs` being
+  /// the nodes among them in order; `op` is then empty.
+  const NamedFunction* named = nullptr;
 };
 
 /// Resolves `n`'s call. Throws tl::Error when its arguments cannot be called: an op's wrong or
-/// missing argument (fx/schema.h's from_fx_args), a wrapped function given keyword arguments, a reflected
+/// missing argument (fx/schema.h's from_fx_args), a named call's argument it cannot box (a list of nodes), a
+/// wrapped function given keyword arguments, a reflected
 /// operator with no reflected op, a getitem without (node, key) or with a key no index takes, a call_module
 /// with a non-tensor or keyword argument, an
 /// output returning a constant. Node keeps the result (Node::call()).
 ResolvedCall resolve_call(const Node& n);
+
+/// Runs a named-call node `n` (resolved `c`): its args and kwargs boxed as the caller wrote them, the nodes
+/// among them replaced by `inputs` (their values, in c.inputs' order).
+TensorList call_named(const Node& n, const ResolvedCall& c, std::span<const Tensor> inputs);
 
 /// How a node's op was spelled (function, method or Python operator), from its opcode and target; an
 /// operator with a number on the left and a node on the right (operator.sub(2.0, x)) is reflected.

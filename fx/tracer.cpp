@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/named_call.h"
 #include "core/op_args.h"
 #include "fx/getitem.h"
 #include "fx/schema.h"
@@ -150,39 +151,50 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     }
   }
 
-  /// x[key] on a traced value: one operator.getitem node, as torch.fx records Python's indexing.
-  bool intercept_index(const Tensor& self, std::span<const indexing::TensorIndex> indices, Tensor& out) override {
-    const Argument key = getitem_key(indices, [&](const Tensor& t) { return argument(t); });
-    Node* n = graph_.getitem(argument(self).node(), key);
+  /// A named call (core/named_call.h) with a traced tensor among its arguments: one call_function node whose
+  /// target is its qualified name, its arguments as the caller wrote them; x[key] is operator.getitem's node.
+  bool intercept_call(const NamedCall& call, TensorList& outputs) override {
+    bool traced = false;
+    const auto is_traced = [&](const ScopeArg& a) {
+      if (const Tensor* t = std::get_if<Tensor>(&a)) traced = traced || proxy_of(*t) != nullptr;
+      if (const auto* key = std::get_if<std::vector<indexing::TensorIndex>>(&a))
+        for (const indexing::TensorIndex& i : *key)
+          traced = traced || (i.kind() == indexing::TensorIndex::Kind::Tensor && i.tensor().is_proxy());
+    };
+    for (const ScopeArg& a : call.args) is_traced(a);
+    for (const KeywordArg& k : call.kwargs) is_traced(k.value);
+    if (!traced) return false;  // nothing traced flows in: compute it now
+    const auto tensor_argument = [&](const Tensor& t) { return argument(t); };
+    std::vector<Argument> args;
+    for (const ScopeArg& a : call.args) args.push_back(named_call_argument(a, tensor_argument));
+    Kwargs kwargs;
+    for (const KeywordArg& k : call.kwargs) kwargs.emplace_back(k.name, named_call_argument(k.value, tensor_argument));
+    const bool getitem = call.target == "operator.getitem" && args.size() == 2 && kwargs.empty();
+    Node* n = getitem ? graph_.getitem(args[0].node(), args[1])
+                      : graph_.create_node(Opcode::CallFunction, std::string(call.target), std::move(args), std::move(kwargs));
     Tensor real;
     if (with_examples_) {
-      std::vector<indexing::TensorIndex> real_indices(indices.begin(), indices.end());
-      for (indexing::TensorIndex& i : real_indices)
-        if (i.kind() == indexing::TensorIndex::Kind::Tensor)
-          if (const ProxyNode* p = dynamic_cast<const ProxyNode*>(i.tensor().proxy())) i = indexing::TensorIndex(p->real());
-      const ProxyNode* p = proxy_of(self);
-      real = (p ? p->real() : self).index(std::span<const indexing::TensorIndex>(real_indices));
+      std::vector<ScopeArg> real_args(call.args.begin(), call.args.end());
+      std::vector<KeywordArg> real_kwargs(call.kwargs.begin(), call.kwargs.end());
+      for (ScopeArg& a : real_args) to_real(a);
+      for (KeywordArg& k : real_kwargs) to_real(k.value);
+      real = run_named_call(NamedCall{call.target, real_args, real_kwargs}).at(0);
     }
-    out = proxy(n, real);
+    outputs = {proxy(n, real)};
+    rebind_inplace(call, n);
     return true;
   }
 
-  /// A wrapped function called with a traced tensor among its arguments: one call_function node whose
-  /// target is the function's qualified name (fx/wrap.h).
-  Tensor record_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args) {
-    std::vector<Argument> node_args;
-    TensorList real;
-    for (const WrappedArg& a : args) {
-      if (const Tensor* t = std::get_if<Tensor>(&a)) {
-        node_args.push_back(argument(*t));
-        const ProxyNode* p = proxy_of(*t);
-        real.push_back(p ? p->real() : *t);
-      } else {
-        node_args.push_back(std::get<Argument>(a));
-      }
-    }
-    Node* n = graph_.create_node(Opcode::CallFunction, f.qualified_name, node_args);
-    return proxy(n, with_examples_ ? f.fn(real, node_args) : Tensor());
+  /// A torch.nn.functional call with inplace=True (F.relu(x, inplace=True)) writes its first argument, which
+  /// stands for the call's node from then on, as rebind_written does for an op's written tensor.
+  void rebind_inplace(const NamedCall& call, Node* n) {
+    const auto inplace = std::find_if(call.kwargs.begin(), call.kwargs.end(), [](const KeywordArg& k) {
+      const AttrValue* v = std::get_if<AttrValue>(&k.value);
+      return k.name == "inplace" && v != nullptr && std::holds_alternative<bool>(*v) && std::get<bool>(*v);
+    });
+    if (inplace == call.kwargs.end() || call.args.empty()) return;
+    if (const Tensor* t = std::get_if<Tensor>(&call.args.front()))
+      if (ProxyNode* p = proxy_of(*t)) p->rebind(n);
   }
 
   void before(nn::Module& m, const TensorList&) override {
@@ -226,6 +238,17 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     return out;
   }
 
+  // A named call's argument with each traced tensor replaced by its example value.
+  static void to_real(ScopeArg& a) {
+    if (Tensor* t = std::get_if<Tensor>(&a)) {
+      if (const ProxyNode* p = proxy_of(*t)) *t = p->real();
+    } else if (auto* key = std::get_if<std::vector<indexing::TensorIndex>>(&a)) {
+      for (indexing::TensorIndex& i : *key)
+        if (i.kind() == indexing::TensorIndex::Kind::Tensor)
+          if (const ProxyNode* p = dynamic_cast<const ProxyNode*>(i.tensor().proxy())) i = indexing::TensorIndex(p->real());
+    }
+  }
+
   static Tensor make_proxy(std::shared_ptr<ProxyNode> tag) {
     const Tensor& real = tag->real();
     if (real.defined()) return Tensor::make_proxy(std::move(tag), real.shape(), real.dtype(), real.strides());
@@ -263,27 +286,7 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   std::vector<std::string> context_;
 };
 
-// The session tracing on this thread, for call_wrapped.
-thread_local TraceSession* t_session = nullptr;
-
 }  // namespace
-
-Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args) {
-  TensorList tensors;
-  std::vector<Argument> plain;
-  bool traced = false;
-  for (const WrappedArg& a : args) {
-    if (const Tensor* t = std::get_if<Tensor>(&a)) {
-      traced = traced || proxy_of(*t) != nullptr;
-      tensors.push_back(*t);
-      plain.emplace_back();
-    } else {
-      plain.push_back(std::get<Argument>(a));
-    }
-  }
-  if (traced && t_session != nullptr) return t_session->record_wrapped(f, args);
-  return f.fn(tensors, plain);
-}
 
 bool Tracer::is_leaf_module(const nn::Module& m, const std::string&) const { return m.is_leaf(); }
 
@@ -303,11 +306,6 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   {
     dispatch::HookGuard op_guard(&session);
     nn::ModuleHookGuard module_guard(&session);
-    struct ActiveSession {
-      TraceSession* outer = t_session;
-      explicit ActiveSession(TraceSession* s) { t_session = s; }
-      ~ActiveSession() { t_session = outer; }
-    } active(&session);
     results = root.forward(nn::Inputs(root, proxies));
   }
   std::vector<Argument> outs;

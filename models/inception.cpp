@@ -41,7 +41,7 @@ Tensor InceptionA::forward(const Tensor& x) {
   const Tensor branch1x1 = submodule("branch1x1")(x);
   const Tensor branch5x5 = submodule("branch5x5_2")(submodule("branch5x5_1")(x));
   const Tensor branch3x3dbl = submodule("branch3x3dbl_3")(submodule("branch3x3dbl_2")(submodule("branch3x3dbl_1")(x)));
-  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, 3, 1, 1));
+  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, {.kernel_size = 3, .stride = 1, .padding = 1}));
   return tl::cat({branch1x1, branch5x5, branch3x3dbl, branch_pool}, 1);
 }
 
@@ -84,7 +84,7 @@ Tensor InceptionC::forward(const Tensor& x) {
   Tensor branch7x7dbl = x;
   for (const char* name : {"branch7x7dbl_1", "branch7x7dbl_2", "branch7x7dbl_3", "branch7x7dbl_4", "branch7x7dbl_5"})
     branch7x7dbl = submodule(name)(branch7x7dbl);
-  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, 3, 1, 1));
+  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, {.kernel_size = 3, .stride = 1, .padding = 1}));
   return tl::cat({branch1x1, branch7x7, branch7x7dbl, branch_pool}, 1);
 }
 
@@ -129,7 +129,7 @@ Tensor InceptionE::forward(const Tensor& x) {
   const Tensor branch3x3dbl_2 = submodule("branch3x3dbl_2")(submodule("branch3x3dbl_1")(x));
   const Tensor branch3x3dbl =
       tl::cat({submodule("branch3x3dbl_3a")(branch3x3dbl_2), submodule("branch3x3dbl_3b")(branch3x3dbl_2)}, 1);
-  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, 3, 1, 1));
+  const Tensor branch_pool = submodule("branch_pool")(F::avg_pool2d(x, {.kernel_size = 3, .stride = 1, .padding = 1}));
   return tl::cat({branch1x1, branch3x3, branch3x3dbl, branch_pool}, 1);
 }
 
@@ -142,7 +142,7 @@ InceptionAux::InceptionAux(int64_t in_channels, int64_t num_classes) {
 nn::ForwardSignature InceptionAux::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor InceptionAux::forward(const Tensor& x) {
-  Tensor out = F::avg_pool2d(x, 5, 3);
+  Tensor out = F::avg_pool2d(x, {.kernel_size = 5, .stride = 3});
   out = submodule("conv1")(submodule("conv0")(out));
   out = tl::flatten(F::adaptive_avg_pool2d(out, nn::IntPair(1, 1)), 1);
   return submodule("fc")(out);

@@ -95,11 +95,6 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   return tl::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, true);
 }
 
-Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
-                  double eps) {
-  return tl::layer_norm(input, normalized_shape, weight, bias, eps);
-}
-
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
   TL_CHECK(input.is_proxy() || input.dim() >= 2,
            "group_norm: expected at least 2 dimensions for input tensor but received ", input.dim());
@@ -181,13 +176,6 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   return tl::bilinear(input1, input2, weight, bias);
 }
 
-Tensor relu(const Tensor& input, bool inplace) {
-  if (!inplace) return tl::relu(input);
-  Tensor out = input;
-  out.relu_();
-  return out;
-}
-
 Tensor hardswish(const Tensor& input, bool inplace) {
   return inplace ? tl::hardswish_(input) : tl::hardswish(input);
 }
@@ -221,22 +209,6 @@ Tensor hardtanh(const Tensor& input, const Scalar& min_val, const Scalar& max_va
 Tensor relu6(const Tensor& input, bool inplace) { return inplace ? tl::relu6_(input) : tl::relu6(input); }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) { return tl::prelu(input, weight); }
-
-Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
-                  IntPair dilation, bool ceil_mode) {
-  return tl::max_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(),
-                        dilation.shape(), ceil_mode);
-}
-
-Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride, IntPair padding,
-                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return tl::avg_pool2d(input, kernel_size.shape(), stride.value_or(kernel_size).shape(), padding.shape(), ceil_mode,
-                        count_include_pad, divisor_override);
-}
-
-Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size) {
-  return tl::adaptive_avg_pool2d(input, output_size.shape());
-}
 
 Tensor max_pool1d(const Tensor& input, int64_t kernel_size, std::optional<int64_t> stride, int64_t padding,
                   int64_t dilation, bool ceil_mode) {
@@ -274,14 +246,6 @@ Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size) {
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, IntPair output_size) {
   return tl::adaptive_max_pool2d(input, output_size.shape());
-}
-
-Tensor dropout(const Tensor& input, double p, bool training, bool inplace) {
-  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability has to be between 0 and 1, but got ", p);
-  if (!inplace) return tl::dropout(input, p, training);
-  Tensor out = input;
-  if (training) out.copy_(tl::dropout(input, p, training));
-  return out;
 }
 
 namespace {
@@ -394,11 +358,6 @@ Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype)
   return tl::log_softmax(input, dim, dtype);
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                const std::string& reduction) {
-  return tl::nll_loss_nd(input, target, weight, reduction_enum(reduction, "nll_loss"), ignore_index);
-}
-
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      const std::string& reduction, double label_smoothing) {
   return tl::cross_entropy_loss(input, target, weight, reduction_enum(reduction, "cross_entropy"), ignore_index,
@@ -409,8 +368,11 @@ namespace {
 
 std::string size_repr(const Tensor& t) { return tl::detail::str_cat("torch.Size(", t.sizes(), ")"); }
 
-// F.mse_loss / l1_loss / smooth_l1_loss / huber_loss: torch.broadcast_tensors(input, target), warning as
-// PyTorch does when the shapes differ. Of one shape, the op has no work (only its scope is recorded).
+}  // namespace
+
+namespace detail {
+
+// Of one shape, the op has no work (only its scope is recorded).
 std::pair<Tensor, Tensor> broadcast_loss_operands(const Tensor& input, const Tensor& target, const char* who) {
   { RecordFunction broadcast("aten::broadcast_tensors", [] { return ScopeArgs{AttrValue{}}; }); }
   if (input.sizes() == target.sizes()) return {input, target};
@@ -420,13 +382,9 @@ std::pair<Tensor, Tensor> broadcast_loss_operands(const Tensor& input, const Ten
   return {input.expand(shape), target.expand(shape)};
 }
 
-}  // namespace
+}  // namespace detail
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  const int64_t r = reduction_enum(reduction, "mse_loss");
-  const auto [x, y] = broadcast_loss_operands(input, target, "mse_loss");
-  return tl::mse_loss(x, y, r);
-}
+using detail::broadcast_loss_operands;
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
   const int64_t r = reduction_enum(reduction, "l1_loss");

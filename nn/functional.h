@@ -25,6 +25,8 @@ class IntPair {
   int64_t w() const { return w_; }
   Shape shape() const { return {h_, w_}; }
   bool all_equal(int64_t v) const { return h_ == v && w_ == v; }
+  /// True when given as one int (3), false for a pair ((3, 3)).
+  bool is_single() const { return single_; }
   /// "3" when given as one int, "(3, 5)" otherwise.
   std::string repr() const;
   /// Always "(3, 3)" (Conv2d stores its arguments as tuples).
@@ -96,7 +98,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
                   double eps = 1e-5);
 /// input (*, normalized_shape); weight, bias: normalized_shape or undefined. Each sample normalised over its
-/// last normalized_shape.size() dims by their mean and biased variance.
+/// last normalized_shape.size() dims by their mean and biased variance. Traced as
+/// torch.nn.functional.layer_norm(input, normalized_shape, weight = .., bias = .., eps = ..), the shape a tuple.
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 /// input (N, C, *); weight, bias: C elements or undefined. Each sample's channels split into num_groups groups,
@@ -137,7 +140,9 @@ struct EmbeddingBagFuncOptions {
 Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options = {});
 /// input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) or undefined -> (*, out).
 Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight, const Tensor& bias = {});
-/// With inplace the input is overwritten and returned (same tensor).
+/// With inplace the input is overwritten and returned (same tensor). Traced as one call_function node,
+/// torch.nn.functional.relu(input, inplace = False), as torch.fx records F.relu (core/named_call.h); the other
+/// F.* traced so say so below, the rest trace as the ops they run.
 Tensor relu(const Tensor& input, bool inplace = false);
 /// x * relu6(x + 3) / 6. With inplace the input is overwritten and returned (the same holds below).
 Tensor hardswish(const Tensor& input, bool inplace = false);
@@ -161,12 +166,30 @@ Tensor hardtanh(const Tensor& input, const Scalar& min_val = -1.0, const Scalar&
 Tensor relu6(const Tensor& input, bool inplace = false);
 /// x for x > 0, weight * x otherwise; weight holds one value or one per channel (input's dim 1).
 Tensor prelu(const Tensor& input, const Tensor& weight);
-/// stride defaults to kernel_size.
+/// stride defaults to kernel_size. Traced as one call_function node: torch.nn.functional.max_pool2d(input,
+/// kernel_size, stride=..., padding=..., dilation=..., ceil_mode=..., return_indices=False), the form F.max_pool2d
+/// passes to torch.fx whatever the caller wrote.
 Tensor max_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, IntPair dilation = 1, bool ceil_mode = false);
+/// F.avg_pool2d with its arguments positional: traced as torch._C._nn.avg_pool2d(input, kernel_size, ...) with
+/// the arguments up to the last one not at its default, as a Python caller writes them (F.avg_pool2d is a C
+/// builtin, so torch.fx records the call as written).
 Tensor avg_pool2d(const Tensor& input, IntPair kernel_size, std::optional<IntPair> stride = std::nullopt,
                   IntPair padding = 0, bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
+/// F.avg_pool2d's arguments by keyword, each field set one keyword argument as a Python caller names it:
+/// `F::avg_pool2d(x, {.kernel_size = 3, .stride = 1, .padding = 1})` is F.avg_pool2d(x, kernel_size=3,
+/// stride=1, padding=1) and traces as torch._C._nn.avg_pool2d(x, kernel_size = 3, stride = 1, padding = 1).
+struct AvgPool2dKwargs {
+  IntPair kernel_size;
+  std::optional<IntPair> stride = std::nullopt;  ///< none given: kernel_size
+  std::optional<IntPair> padding = std::nullopt;
+  std::optional<bool> ceil_mode = std::nullopt;
+  std::optional<bool> count_include_pad = std::nullopt;
+  std::optional<int64_t> divisor_override = std::nullopt;
+};
+Tensor avg_pool2d(const Tensor& input, const AvgPool2dKwargs& kwargs);
+/// Traced as torch.nn.functional.adaptive_avg_pool2d(input, output_size), output_size as given (1 or (1, 1)).
 Tensor adaptive_avg_pool2d(const Tensor& input, IntPair output_size);
 /// The 1-d pools over input (N, C, L) or (C, L); stride = nullopt (None) means stride = kernel_size. The
 /// _with_indices forms also return the maxima's positions along L (int64).
@@ -184,7 +207,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
 Tensor adaptive_max_pool2d(const Tensor& input, IntPair output_size);
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, IntPair output_size);
 /// Throws tl::Error unless 0 <= p <= 1. Identity when not training. With inplace the result is
-/// written into `input`.
+/// written into `input`. Traced as torch.nn.functional.dropout(input, p = .., training = .., inplace = ..).
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
 /// Zeroes whole channels of input (N, C, *): one draw per (sample, channel). Checks p as dropout does.
 Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true, bool inplace = false);
@@ -223,13 +246,16 @@ int64_t reduction_enum(const std::string& reduction, const char* who);
 Tensor softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& input, int64_t dim, std::optional<DType> dtype = std::nullopt);
 /// input (N, C), (C) or (N, C, d1, ...) log-probabilities; target (N), () or (N, d1, ...) int64 classes.
+/// Traced as torch.nn.functional.nll_loss(input, target, weight = .., size_average = None,
+/// ignore_index = .., reduce = None, reduction = ..), as torch.fx records F.nll_loss.
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
                 const std::string& reduction = "mean");
 /// input logits as for nll_loss; target class indices or, of input's shape and dtype, class probabilities.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {}, int64_t ignore_index = -100,
                      const std::string& reduction = "mean", double label_smoothing = 0.0);
 /// input and target of one shape; a target of another shape is broadcast against the input, with
-/// PyTorch's warning (as F.mse_loss, F.l1_loss, F.smooth_l1_loss and F.huber_loss do).
+/// PyTorch's warning (as F.mse_loss, F.l1_loss, F.smooth_l1_loss and F.huber_loss do). mse_loss is traced as
+/// torch.nn.functional.mse_loss(input, target, size_average = None, reduce = None, reduction = ..).
 Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
 Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
 /// Throws tl::Error for beta < 0.
@@ -259,6 +285,12 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 /// anchor, positive, negative (N, D) or (D); distances by pairwise_distance(p, eps).
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin = 1.0,
                            double p = 2.0, double eps = 1e-6, bool swap = false, const std::string& reduction = "mean");
+
+namespace detail {
+/// The losses' torch.broadcast_tensors(input, target) (F.mse_loss, l1_loss, smooth_l1_loss, huber_loss): a
+/// target of another shape is broadcast against the input, with PyTorch's warning; `who` names the loss.
+std::pair<Tensor, Tensor> broadcast_loss_operands(const Tensor& input, const Tensor& target, const char* who);
+}  // namespace detail
 
 // ---- distances and encodings ----
 /// int64 classes -> int64 one-hot rows along a new last dim of num_classes (-1: the largest class + 1).

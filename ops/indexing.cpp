@@ -1,9 +1,11 @@
 // ops/indexing.cpp — LibTorch's Tensor::index / index_put_ / operator[]: each basic index is one view op
 // (select, slice, unsqueeze) applied left to right, as ATen's applySlicing records them; tensor indices
-// then go to aten::index / index_put_ (ops/advanced_index.cpp) at the dimensions they index.
+// then go to aten::index / index_put_ (ops/advanced_index.cpp) at the dimensions they index. x[...] is the
+// named call operator.getitem(x, key) (core/named_call.h), which symbolic tracing records as one node.
 #include <algorithm>
 #include <vector>
 
+#include "core/named_call.h"
 #include "core/op_args.h"
 #include "ops/ops.h"
 
@@ -123,6 +125,17 @@ TensorList index_inputs(const Tensor& self, TensorListRef indices, const Tensor&
   return inputs;
 }
 
+// Python's operator.getitem on a tensor, by name: (x, key) with key an index list.
+[[maybe_unused]] const bool g_getitem_registered = [] {
+  register_named_function("operator.getitem", [](const NamedCall& call) {
+    const BoundArgs a(call, {"a", "b"});
+    const auto* key = a.find(1) ? std::get_if<std::vector<TensorIndex>>(a.find(1)) : nullptr;
+    TL_CHECK(key != nullptr, "operator.getitem: the key of a tensor must be an index list");
+    return TensorList{a.tensor(0).index(std::span<const TensorIndex>(*key))};
+  });
+  return true;
+}();
+
 }  // namespace
 
 Tensor index(const Tensor& self, TensorListRef indices) {
@@ -144,7 +157,11 @@ Tensor Tensor::index(std::span<const TensorIndex> indices) const {
   const bool traced = is_proxy() || std::any_of(indices.begin(), indices.end(), [](const TensorIndex& i) {
                         return i.kind() == Kind::Tensor && i.tensor().is_proxy();
                       });
-  if (Tensor out; traced && dispatch::has_hooks() && dispatch::intercept_index(*this, indices, out)) return out;
+  if (traced)
+    if (std::optional<Tensor> out = intercept_named_call("operator.getitem", [&] {
+          return BoxedCall{{*this, std::vector<TensorIndex>(indices.begin(), indices.end())}, {}};
+        }))
+      return *out;
   Sliced s = apply_slicing(*this, indices);
   return s.tensor_indices.empty() ? s.view : tl::index(s.view, s.tensor_indices);
 }

@@ -138,7 +138,8 @@ void describe_inputs(const ScopeArgs& args, std::vector<Shape>& shapes, std::vec
       types.emplace_back(dtype_type_name(type->dtype));
     } else {
       shapes.emplace_back();
-      types.emplace_back(attr_type_name(&std::get<AttrValue>(arg), false));
+      const AttrValue* value = std::get_if<AttrValue>(&arg);
+      types.emplace_back(value ? attr_type_name(value, false) : "");
     }
   }
 }

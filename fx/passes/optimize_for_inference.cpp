@@ -32,8 +32,12 @@ const ResolvedCall* op_call(const Node* n, std::initializer_list<OpKind> ops, si
   return std::all_of(c->inputs.begin(), c->inputs.end(), [](const Node* in) { return in != nullptr; }) ? c : nullptr;
 }
 
+/// A ReLU module, the relu / relu_ op, or F.relu (a named call, in place or not: the fused conv writes a
+/// result of its own either way) of one node.
 bool is_relu(GraphModule& gm, const Node* n) {
   if (gm.module_at<nn::ReLU>(n)) return n->args().size() == 1;
+  if (n->op() == Opcode::CallFunction && n->target() == "torch.nn.functional.relu")
+    return n->args().size() == 1 && n->args()[0].is_node();
   return op_call(n, {OpKind::Relu, OpKind::Relu_}, 1) != nullptr;
 }
 

@@ -81,18 +81,17 @@ TEST_CASE("googlenet: options as torchvision's (aux_logits=False, init_weights, 
   CHECK(plain->forward(testing::zoo_input(2, 32)).shape() == Shape{2, 1000});
 }
 
-TEST_CASE("googlenet: symbolic_trace calls torch.fx's modules in torch.fx's order (training and eval mode)") {
+TEST_CASE("googlenet: symbolic_trace gives torch.fx's graph (training and eval mode)") {
   auto model = googlenet({.init_weights = false});
-  // As built (training mode): the aux heads are traced; torch.fx ends in GoogLeNetOutputs(fc, aux1_fc2,
-  // aux2_fc2), our graph in the tuple of the same three nodes.
+  // As built (training mode): the aux heads are traced. torch.fx then packs (fc, aux1_fc2, aux2_fc2) into a
+  // GoogLeNetOutputs node and returns it; our graph returns the tuple of the same three nodes.
   const std::string train_graph = fx::symbolic_trace(model)->graph().str();
-  CHECK(testing::module_calls(train_graph) ==
-        testing::module_calls(zoo_reference("zoo_inception_vit", "googlenet", "train_graph")));
-  CHECK(train_graph.find("return (fc, aux1_fc2, aux2_fc2)") != std::string::npos);
+  const std::string expected_train = zoo_reference("zoo_inception_vit", "googlenet", "train_graph");
+  CHECK(train_graph.substr(0, train_graph.rfind("\n    return ")) ==
+        expected_train.substr(0, expected_train.rfind("\n    %goog_le_net_outputs : ")));
+  CHECK(train_graph.ends_with("\n    return (fc, aux1_fc2, aux2_fc2)"));
   model->eval();
-  const std::vector<std::string> calls = testing::module_calls(fx::symbolic_trace(model)->graph().str());
-  CHECK(calls.size() == 130);
-  CHECK(calls == testing::module_calls(zoo_reference("zoo_inception_vit", "googlenet", "graph")));
+  CHECK(fx::symbolic_trace(model)->graph().str() + "\n" == zoo_reference("zoo_inception_vit", "googlenet", "graph"));
 }
 
 TEST_CASE("googlenet: a wrong channel count is refused naming the shapes; another variant's checkpoint loads nothing") {

@@ -28,7 +28,8 @@ TEST_CASE("mobilenet: print, state_dict, seeded initial weights and eval logits 
   CHECK(testing::zoo_model_mismatch("zoo_mobile", "mobilenet_v3_large", [] { return mobilenet_v3_large(); }, 5483032) == "");
 }
 
-TEST_CASE("mobilenet: symbolic_trace gives torch.fx's code") {
+TEST_CASE("mobilenet: symbolic_trace gives torch.fx's code (MobileNetV2's F.adaptive_avg_pool2d one node)") {
+  CHECK(fx::symbolic_trace(mobilenet_v2())->code() == zoo_reference("zoo_mobile", "mobilenet_v2", "code"));
   CHECK(fx::symbolic_trace(mobilenet_v3_small())->code() == zoo_reference("zoo_mobile", "mobilenet_v3_small", "code"));
 }
 

@@ -47,10 +47,8 @@ void check_logits(const SeededModel& m, const ZooCase& c);
 /// build_seeded (without 224x224), then check_structure and check_logits: one builder's whole check.
 SeededModel check_builder(const ZooCase& c, const std::function<std::shared_ptr<nn::Module>()>& build);
 
-/// CHECKs fx::symbolic_trace(model)'s graph and code against torch.fx's; with `stop_at` (a node name),
-/// only the text before that node's line in each (torch.fx's calls of torch.nn.functional.* after it,
-/// which our tracer records as the ops they run, #34).
-void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c, const std::string& stop_at = "");
+/// CHECKs fx::symbolic_trace(model)'s graph and code against torch.fx's.
+void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c);
 
 /// True (and says why on stderr, once) unless TL_ZOO_ALL_VARIANTS=1: the variants that draw 70M-140M
 /// initial weights each (a minute per family at our normal_ speed) are skipped by default; every family
