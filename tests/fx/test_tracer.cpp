@@ -9,6 +9,7 @@
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
+#include "nn/functional.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
 #include "optim/sgd.h"
@@ -476,6 +477,18 @@ class WritesThenReads : public nn::Module {
   }
 };
 
+// The same through F::relu(y, inplace=true), its result not used: a named call that writes its argument.
+class WritesThroughFunctional : public nn::Module {
+ public:
+  std::string type_name() const override { return "WritesThroughFunctional"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    Tensor y = x * 2.0;
+    nn::functional::relu(y, /*inplace=*/true);
+    return y + 1.0;
+  }
+};
+
 TEST_CASE("symbolic_trace: a value written in place stands for the write from then on") {
   // Before, `add` read %mul, so a pass handing relu_ a copy (a layout change) lost the write.
   auto traced = symbolic_trace(std::make_shared<WritesThenReads>());
@@ -487,6 +500,14 @@ TEST_CASE("symbolic_trace: a value written in place stands for the write from th
         "    return add\n    ");
   const Tensor x = randn({2, 3});
   CHECK_TENSOR_CLOSE((*traced)(x), WritesThenReads().forward(x), 0.0, 0.0);
+  auto functional = symbolic_trace(std::make_shared<WritesThroughFunctional>());
+  CHECK(functional->code() ==
+        "\n\n\ndef forward(self, x):\n"
+        "    mul = x * 2.0;  x = None\n"
+        "    relu = torch.nn.functional.relu(mul, inplace = True);  mul = None\n"
+        "    add = relu + 1.0;  relu = None\n"
+        "    return add\n    ");
+  CHECK_TENSOR_CLOSE((*functional)(x), WritesThenReads().forward(x), 0.0, 0.0);
 }
 
 // The same model twice: children reached through typed handles, and by name.
