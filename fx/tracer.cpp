@@ -167,6 +167,11 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     const auto tensor_argument = [&](const Tensor& t) { return argument(t); };
     std::vector<Argument> args;
     for (const ScopeArg& a : call.args) args.push_back(named_call_argument(a, tensor_argument));
+    // torchvision's torch.fx.wrap'ped functions are called with their sizes as lists (swin's window_size, a
+    // List[int] attribute); torch.nn.functional's callers write tuples, which named_call_argument gives.
+    if (find_wrapped(std::string(call.target)) != nullptr)
+      for (Argument& a : args)
+        if (a.is_list() && a.as_list().is_tuple) a = Argument::list(a.as_list().items, /*is_tuple=*/false);
     Kwargs kwargs;
     for (const KeywordArg& k : call.kwargs) kwargs.emplace_back(k.name, named_call_argument(k.value, tensor_argument));
     const bool getitem = call.target == "operator.getitem" && args.size() == 2 && kwargs.empty();
