@@ -20,6 +20,7 @@
 #include "nn/module_hook.h"
 #include "ops/ops.h"
 #include "tests/support/bn_calibration.h"
+#include "tests/support/logits_check.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl::fx {
@@ -40,17 +41,6 @@ std::shared_ptr<nn::Module> resnet18_model() {
 }
 
 
-double relative_error(const Tensor& actual, const Tensor& expected) {
-  return std::sqrt((actual - expected).pow(2.0).sum().item<float>() / expected.pow(2.0).sum().item<float>());
-}
-
-/// rtol 1e-4, with atol 1e-4 of the logits' scale (their largest magnitude): summation order differs
-/// between the blocked and the eager kernels, so near-zero logits are compared against the scale.
-void check_logits(const Tensor& actual, const Tensor& expected) {
-  const double scale = std::max(1.0, static_cast<double>(expected.abs().max().item<float>()));
-  CHECK_TENSOR_CLOSE(actual, expected, 1e-4, 1e-4 * scale);
-}
-
 InferenceOptions small_example() { return {.example_input_shape = {1, 3, 64, 64}}; }
 
 TEST_CASE("optimize_for_inference: ResNet18 fp32 matches eager at 224 and at an odd size") {
@@ -58,18 +48,18 @@ TEST_CASE("optimize_for_inference: ResNet18 fp32 matches eager at 224 and at an 
   auto optimized = optimize_for_inference(model, {});  // prepared for [1, 3, 224, 224]
   Tensor x = randn({1, 3, 224, 224});
   const Tensor expected = (*model)(x);
-  check_logits((*optimized)(x), expected);
-  check_logits((*optimized)(x), expected);  // the arena plan, second run
+  CHECK_LOGITS_CLOSE((*optimized)(x), expected);
+  CHECK_LOGITS_CLOSE((*optimized)(x), expected);  // the arena plan, second run
   // A new shape: new primitives, weights packed again, a new plan.
   Tensor odd = randn({3, 3, 97, 131});
   const Tensor odd_expected = (*model)(odd);
-  check_logits((*optimized)(odd), odd_expected);
-  check_logits((*optimized)(odd), odd_expected);
-  check_logits((*optimized)(x), expected);  // the first shape's plan still works
+  CHECK_LOGITS_CLOSE((*optimized)(odd), odd_expected);
+  CHECK_LOGITS_CLOSE((*optimized)(odd), odd_expected);
+  CHECK_LOGITS_CLOSE((*optimized)(x), expected);  // the first shape's plan still works
   // Direct convolution everywhere matches too.
   auto direct = optimize_for_inference(model, {.winograd = false, .example_input_shape = {}});
   CHECK(direct->get_submodule("layer1.0.conv1")->extra_repr().find("winograd") == std::string::npos);
-  check_logits((*direct)(odd), odd_expected);
+  CHECK_LOGITS_CLOSE((*direct)(odd), odd_expected);
 }
 
 TEST_CASE("optimize_for_inference: ResNet50 fp32 matches eager") {
@@ -80,8 +70,8 @@ TEST_CASE("optimize_for_inference: ResNet50 fp32 matches eager") {
     CAPTURE(shape);
     Tensor x = randn(shape);
     const Tensor expected = (*model)(x);
-    check_logits((*optimized)(x), expected);
-    check_logits((*optimized)(x), expected);
+    CHECK_LOGITS_CLOSE((*optimized)(x), expected);
+    CHECK_LOGITS_CLOSE((*optimized)(x), expected);
   }
 }
 
@@ -96,10 +86,10 @@ TEST_CASE("optimize_for_inference: bf16 logits stay within 2% of fp32") {
     const Tensor expected = (*model)(x);
     const Tensor actual = (*optimized)(x);
     CHECK(actual.dtype() == DType::Float32);
-    const double error = relative_error(actual, expected);
+    const double error = testing::relative_error(actual, expected);
     MESSAGE("bf16 relative error of the logits: ", error);
     CHECK(error < 0.02);
-    CHECK(relative_error((*optimized)(x), expected) == doctest::Approx(error));
+    CHECK(testing::relative_error((*optimized)(x), expected) == doctest::Approx(error));
   }
 }
 
@@ -134,13 +124,13 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
 
   Tensor x = randn({2, 3, 64, 64});
   const Tensor expected = (*model)(x);
-  check_logits(Interpreter(optimized).run(x), expected);
+  CHECK_LOGITS_CLOSE(Interpreter(optimized).run(x), expected);
   ProfilingInterpreter profiler(optimized);
-  check_logits(profiler.run(TensorList{x}).at(0), expected);
+  CHECK_LOGITS_CLOSE(profiler.run(TensorList{x}).at(0), expected);
   CHECK(profiler.summary(true).find("layer1_0_conv2") != std::string::npos);
   // Tracing the optimized module gives its own graph back.
   CHECK(symbolic_trace(optimized)->graph().str() == graph);
-  check_logits((*optimized->clone())(x), expected);
+  CHECK_LOGITS_CLOSE((*optimized->clone())(x), expected);
 }
 
 TEST_CASE("optimize_for_inference: an add is matched by what it calls, so alpha=1 spelled out fuses and alpha=2 does not") {
@@ -157,7 +147,7 @@ TEST_CASE("optimize_for_inference: an add is matched by what it calls, so alpha=
       if (auto conv = std::dynamic_pointer_cast<MkldnnConv2d>(optimized->get_submodule(n->target()))) sums += conv->sum();
     CHECK(sums == (alpha == 1 ? 8u : 0u));
     Tensor x = randn({1, 3, 64, 64});
-    check_logits((*optimized)(x), (*traced)(x));
+    CHECK_LOGITS_CLOSE((*optimized)(x), (*traced)(x));
   }
 }
 
@@ -211,8 +201,8 @@ TEST_CASE("optimize_for_inference: an in-place relu between convs is kept (it wa
   for (const InferencePrecision precision : {InferencePrecision::Float32, InferencePrecision::BFloat16}) {
     auto optimized = optimize_for_inference(model, {.precision = precision, .example_input_shape = x.shape()});
     INFO(optimized->code());
-    if (precision == InferencePrecision::Float32) check_logits((*optimized)(x), expected);
-    else CHECK(relative_error((*optimized)(x), expected) < 0.02);
+    if (precision == InferencePrecision::Float32) CHECK_LOGITS_CLOSE((*optimized)(x), expected);
+    else CHECK(testing::relative_error((*optimized)(x), expected) < 0.02);
   }
 }
 
@@ -277,7 +267,7 @@ TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result
     if (flag == "fuse_add") CHECK(conv2.find("post_ops") == std::string::npos);  // its user is the add
     if (flag == "inference_layouts")
       CHECK(optimized->graph().find_nodes(Opcode::CallFunction, "torch.to_mkldnn").empty());
-    check_logits((*optimized)(x), expected);
+    CHECK_LOGITS_CLOSE((*optimized)(x), expected);
   }
 }
 

@@ -31,6 +31,7 @@
 #include "models/vision_transformer.h"
 #include "ops/ops.h"
 #include "tests/support/bn_calibration.h"
+#include "tests/support/logits_check.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
@@ -75,16 +76,6 @@ std::map<std::string, PyTorchRun> pytorch_runs() {
   return runs;
 }
 
-double relative_error(const Tensor& actual, const Tensor& expected) {
-  return std::sqrt((actual - expected).pow(2.0).sum().item<double>() / expected.pow(2.0).sum().item<double>());
-}
-
-/// rtol 1e-4 with atol 1e-4 of the logits' scale: the blocked kernels sum in another order than eager's.
-void check_logits(const Tensor& actual, const Tensor& expected) {
-  const double scale = std::max(1.0, static_cast<double>(expected.abs().max().item<float>()));
-  CHECK_TENSOR_CLOSE(actual, expected, 1e-4, 1e-4 * scale);
-}
-
 TEST_CASE("zoo: fuse_conv_bn and optimize_for_inference compute eager's logits, bf16 as PyTorch's; a NaN image stays NaN") {
   for (const Family& f : traceable_families()) {
     CAPTURE(f.builder);
@@ -99,19 +90,19 @@ TEST_CASE("zoo: fuse_conv_bn and optimize_for_inference compute eager's logits, 
     const double bound = std::sqrt(static_cast<double>(expected.numel()) * pytorch.sum_of_squares);
     CHECK(expected.sum().item<double>() == doctest::Approx(pytorch.sum).epsilon(1e-4).scale(bound));
     CHECK(expected.pow(2.0).sum().item<double>() == doctest::Approx(pytorch.sum_of_squares).epsilon(1e-4));
-    check_logits((*fx::fuse_conv_bn(model))(x), expected);
+    CHECK_LOGITS_CLOSE((*fx::fuse_conv_bn(model))(x), expected);
     auto fp32 = fx::optimize_for_inference(model, {.example_input_shape = x.shape()});
-    check_logits((*fp32)(x), expected);
+    CHECK_LOGITS_CLOSE((*fp32)(x), expected);
     auto bf16 = fx::optimize_for_inference(
         model, {.precision = fx::InferencePrecision::BFloat16, .example_input_shape = x.shape()});
     // bf16 rounds every conv's input: the error is the architecture's (3-31% for PyTorch here), not a tolerance of ours.
-    CHECK(relative_error((*bf16)(x), expected) <= std::max(0.02, 1.25 * pytorch.bf16_error));
+    CHECK(testing::relative_error((*bf16)(x), expected) <= std::max(0.02, 1.25 * pytorch.bf16_error));
 
     x.index_put_({0, 1, f.size / 2, f.size / 3}, std::numeric_limits<float>::quiet_NaN());
     const Tensor eager_nan = (*model)(x), optimized_nan = (*fp32)(x);
     CHECK(eager_nan[0].isnan().all().item<bool>());
     CHECK(optimized_nan[0].isnan().all().item<bool>());
-    check_logits(optimized_nan[1], expected[1]);
+    CHECK_LOGITS_CLOSE(optimized_nan[1], expected[1]);
   }
 }
 
