@@ -1,5 +1,5 @@
 // distributed/launch.cpp — launch(): posix_spawn per rank, a polling wait that notices the first failure, and
-// SIGTERM then SIGKILL for the ranks still running.
+// SIGTERM then, after 30 s, SIGKILL for the ranks still running.
 #include "distributed/launch.h"
 
 #include <netdb.h>
@@ -52,11 +52,12 @@ struct Rank {
   bool running = false;
 };
 
-/// SIGTERM to every running rank, SIGKILL to those still running two seconds later; reaps them all.
+/// SIGTERM to every running rank, SIGKILL to those still running 30 s later (torchrun's grace period: a rank
+/// that handles SIGTERM gets time to report); reaps them all.
 void stop(std::vector<Rank>& ranks) {
   for (Rank& r : ranks)
     if (r.running) ::kill(r.pid, SIGTERM);
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
   for (Rank& r : ranks) {
     while (r.running) {
       int status = 0;
