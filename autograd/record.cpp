@@ -3,7 +3,6 @@
 // history becomes the grad_fn of its floating outputs. In-place ops move their self's history onto the
 // new node; an in-place op on a view rewrites the base's history (CopySlices) as PyTorch does, and
 // a view whose storage was written since its history was set replays it from its base's.
-#include <array>
 
 #include "autograd/derivatives.h"
 #include "autograd/node.h"
@@ -132,28 +131,6 @@ bool is_proxy_call(std::span<const Tensor> inputs) {
   return false;
 }
 
-// The tensor input the op writes (`Tensor(a!) self`), or -1.
-// Read from the schema once per op, not on every recorded call.
-int written_input(OpKind op) {
-  static const std::array<int, kNumOps> table = [] {
-    std::array<int, kNumOps> t;
-    t.fill(-1);
-    for (int k = 0; k < kNumOps; ++k) {
-      int tensor_index = 0;
-      for (const SchemaArg& a : schema_of(static_cast<OpKind>(k)).args) {
-        if (!a.is_tensor()) continue;
-        if (a.is_write && !a.kwarg_only) {
-          t[k] = tensor_index;
-          break;
-        }
-        ++tensor_index;
-      }
-    }
-    return t;
-  }();
-  return table[static_cast<size_t>(op)];
-}
-
 void check_inplace_target(OpKind op, const Tensor& self) {
   const AutogradMeta* meta = TensorImplAccess::meta(self);
   if (meta == nullptr) return;
@@ -204,7 +181,16 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
     if (!dispatch::has_hooks()) return run();
     return dispatch::call_with_hooks(OpCall{op, style, inputs, args, -1, d.decomposition != nullptr}, run);
   }
-  const int w = written_input(op);
+  // The tensor an in-place op writes (`Tensor(a!) self`) takes the op's node as its history; -1 when none.
+  const Schema& schema = schema_of(op);
+  int w = -1;
+  for (size_t i : schema.written_inputs(inputs.size())) {
+    if (!inputs[i].defined()) continue;  // an optional out= left None writes nothing
+    TL_CHECK(schema.out_index() < 0, op_name(op), "(): functions with out=... arguments don't support automatic "
+             "differentiation, but one of the arguments requires grad.");
+    TL_INTERNAL_ASSERT(w < 0, op_name(op), ": an op writing several tensors has no autograd");
+    w = static_cast<int>(i);
+  }
   if (w >= 0) check_inplace_target(op, inputs[w]);
 
   auto node = std::make_shared<OpNode>(op, d, op_info(op).own(args));
@@ -222,7 +208,7 @@ TensorList record(OpKind op, std::span<const Tensor> inputs, const void* args, C
     node->needs_[i] = node->next_edges.back().valid() && is_floating_point(t.dtype());
   }
   // Only what the formulas of the inputs that need grad read: a constant operand's partner is not kept.
-  const auto slots = schema_of(op).tensor_slots(inputs.size());
+  const auto slots = schema.tensor_slots(inputs.size());
   const Reads saved = saved_by(d, node->needs_, slots);
   for (size_t arg = 0; arg < slots.size() && arg < 32; ++arg) {
     if (!(saved.inputs >> arg & 1u)) continue;

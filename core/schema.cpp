@@ -156,6 +156,11 @@ Schema parse_schema(const std::string& schema, const std::string& tags) {
   flush();
   s.returns = parse_returns(trim(schema.substr(close + 4)));
   s.tags = parse_tags(tags);
+  for (size_t i = 0; i < s.args.size(); ++i)
+    if (s.args[i].is_write) s.written_args.push_back(i);
+  const auto self = std::find_if(s.args.begin(), s.args.end(), [](const SchemaArg& a) { return a.is_tensor(); });
+  s.returns_view_of_self = self != s.args.end() && !self->is_write && !self->alias_set.empty() && !s.returns.empty() &&
+                           s.returns[0].alias_set == self->alias_set;
   return s;
 }
 
@@ -179,10 +184,6 @@ int SchemaArg::list_length() const { return list_length_of(type); }
 
 std::string SchemaArg::base_type() const { return base_type_of(type); }
 
-bool Schema::is_mutable() const {
-  return std::any_of(args.begin(), args.end(), [](const SchemaArg& a) { return a.is_write; });
-}
-
 int Schema::out_index() const {
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].is_write && args[i].kwarg_only && args[i].name == "out") return static_cast<int>(i);
@@ -204,6 +205,20 @@ std::vector<std::pair<size_t, size_t>> Schema::tensor_slots(size_t num_inputs) c
     next = end;
   }
   return slots;
+}
+
+std::vector<size_t> Schema::written_inputs(size_t num_inputs) const {
+  std::vector<size_t> out;
+  if (written_args.empty()) return out;
+  const auto slots = tensor_slots(num_inputs);
+  size_t slot = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].is_tensor() && !args[i].is_tensor_list()) continue;
+    const auto [begin, end] = slots[slot++];
+    if (args[i].is_write)
+      for (size_t k = begin; k < end; ++k) out.push_back(k);
+  }
+  return out;
 }
 
 const Schema& schema_of(OpKind op) { return all_schemas()[static_cast<size_t>(op)]; }

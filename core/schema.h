@@ -57,10 +57,14 @@ struct Schema {
   std::vector<SchemaArg> args;
   std::vector<SchemaArg> returns;  ///< unnamed returns have an empty name
   uint8_t tags = 0;
+  /// Indices into `args` of the arguments the op writes (`Tensor(a!)`: an in-place op's self, an `out=` result).
+  std::vector<size_t> written_args;
+  /// `Tensor(a) self -> Tensor(a)`: the result may be a view of the first tensor input (view, t, expand).
+  bool returns_view_of_self = false;
 
   bool has_tag(OpTag tag) const { return (tags & static_cast<uint8_t>(tag)) != 0; }
   /// The op writes one of its arguments (an in-place op or an `out=` result).
-  bool is_mutable() const;
+  bool is_mutable() const { return !written_args.empty(); }
   /// Exactly one Tensor comes back (not a tuple, a list or a bool).
   bool returns_one_tensor() const { return returns.size() == 1 && returns[0].is_tensor(); }
   /// The index of the keyword-only written `out` argument, or -1.
@@ -70,6 +74,9 @@ struct Schema {
   /// index_put_(self, indices, values) reads self, then the indices, then values last. Returns one
   /// [begin, end) per tensor argument; fewer inputs than the arguments need leave trailing ones empty.
   std::vector<std::pair<size_t, size_t>> tensor_slots(size_t num_inputs) const;
+  /// The positions, in a call's span of `num_inputs` tensors, of the tensors the op writes: the one answer that
+  /// dispatch's overlap checks and version bumps, autograd's in-place history and the tracer's rebinding read.
+  std::vector<size_t> written_inputs(size_t num_inputs) const;
 };
 
 /// Parses one schema string of the op list's form, with its tags ("pointwise, ..."); schema_of()

@@ -47,9 +47,8 @@ bool is_identifier(const std::string& s) {
 bool writes_an_argument(const Node& n) {
   if (!n.op_kind()) return false;
   const Schema& schema = schema_of(*n.op_kind());
-  for (size_t i = 0; i < schema.args.size(); ++i) {
+  for (size_t i : schema.written_args) {
     const SchemaArg& a = schema.args[i];
-    if (!a.is_write) continue;
     const bool passed = a.kwarg_only ? std::any_of(n.kwargs().begin(), n.kwargs().end(),
                                                    [&](const auto& kw) { return kw.first == a.name; })
                                      : i < n.args().size();

@@ -138,17 +138,8 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   /// the C++ value does after the write: later reads depend on the write, so no pass drops it or hands the op
   /// a copy (a layout change) whose update nobody reads.
   void rebind_written(const OpCall& call, Node* n) {
-    const Schema& schema = schema_of(call.op);
-    if (!schema.is_mutable()) return;
-    const std::vector<std::pair<size_t, size_t>> slots = schema.tensor_slots(call.inputs.size());
-    size_t slot = 0;
-    for (const SchemaArg& a : schema.args) {
-      if (!a.is_tensor() && !a.is_tensor_list()) continue;
-      const auto [begin, end] = slots[slot++];
-      if (!a.is_write) continue;
-      for (size_t i = begin; i < end; ++i)
-        if (ProxyNode* p = proxy_of(call.inputs[i])) p->rebind(n);
-    }
+    for (size_t i : schema_of(call.op).written_inputs(call.inputs.size()))
+      if (ProxyNode* p = proxy_of(call.inputs[i])) p->rebind(n);
   }
 
   /// A named call (core/named_call.h) with a traced tensor among its arguments: one call_function node whose

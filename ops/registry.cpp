@@ -24,31 +24,35 @@ namespace {
 struct TensorArgs {
   std::vector<const SchemaArg*> args;
   bool list = false;         // a Tensor[] / Tensor?[] argument: the inputs its neighbours leave (Schema::tensor_slots)
-  std::vector<size_t> written;  // positions of the tensor inputs the op writes (`Tensor(a!)`)
-  bool returns_view = false;    // `Tensor(a) self -> Tensor(a)`: the result may view input 0
+  std::vector<size_t> written;  // Schema::written_inputs of a call with one tensor per argument
   bool takes_quantized = false; // tag "quantized": the kernel takes quantized tensors
 };
 
 const std::array<TensorArgs, kNumOps>& tensor_args() {
   static const std::array<TensorArgs, kNumOps> table = [] {
     std::array<TensorArgs, kNumOps> out;
-    for (int i = 0; i < kNumOps; ++i)
-      for (const SchemaArg& a : schema_of(static_cast<OpKind>(i)).args) {
-        if (a.is_tensor()) {
-          if (a.is_write) out[i].written.push_back(out[i].args.size());
-          out[i].args.push_back(&a);
-        }
-        out[i].list = out[i].list || a.is_tensor_list();
-      }
     for (int i = 0; i < kNumOps; ++i) {
       const Schema& s = schema_of(static_cast<OpKind>(i));
-      out[i].returns_view = !out[i].args.empty() && !out[i].args[0]->is_write && !out[i].args[0]->alias_set.empty() &&
-                            !s.returns.empty() && s.returns[0].alias_set == out[i].args[0]->alias_set;
+      for (const SchemaArg& a : s.args) {
+        if (a.is_tensor()) out[i].args.push_back(&a);
+        out[i].list = out[i].list || a.is_tensor_list();
+      }
+      out[i].written = s.written_inputs(out[i].args.size());
       out[i].takes_quantized = s.has_tag(OpTag::Quantized);
     }
     return out;
   }();
   return table;
+}
+
+// Calls `f` with each input a call writes: fixed per op, unless a list argument (its length the call's) comes first.
+template <typename F>
+void for_each_written(OpKind op, const TensorArgs& spec, size_t num_inputs, const F& f) {
+  if (!spec.list) {
+    for (size_t w : spec.written) f(w);
+    return;
+  }
+  for (size_t w : schema_of(op).written_inputs(num_inputs)) f(w);
 }
 
 // Kernels read their tensors by position: a missing or undefined required one must be a tl::Error
@@ -99,9 +103,9 @@ size_t check_inputs(OpKind op, std::span<const Tensor> inputs, const HasNumber& 
 void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& spec) {
   const Schema& schema = schema_of(op);
   const std::string_view name = op_name(op);
-  for (size_t w : spec.written) {
+  for_each_written(op, spec, inputs.size(), [&](size_t w) {
     // A traced proxy (no storage) is written by nothing yet: tracing records the op and checks nothing.
-    if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) continue;
+    if (w >= inputs.size() || !inputs[w].defined() || !inputs[w].storage()) return;
     const Tensor& out = inputs[w];
     if (schema.has_tag(OpTag::ExpandedWriteWarns) && detail::has_internal_overlap(out)) {
       // PyTorch's example is the indexing form of the op: index_put_ takes a list of indices, masked_fill_ a mask.
@@ -113,7 +117,7 @@ void check_writes(OpKind op, std::span<const Tensor> inputs, const TensorArgs& s
     }
     for (size_t i = 0; i < inputs.size(); ++i)
       if (i != w && inputs[i].defined()) detail::check_no_overlap(out, inputs[i], name, !schema.has_tag(OpTag::NoOverlap));
-  }
+  });
 }
 
 // ATen's dispatcher finds no QuantizedCPU kernel for an op without the tag: one refusal here, for every op.
@@ -178,12 +182,13 @@ TensorList call_kernel(OpKind op, std::span<const Tensor> inputs, const void* ar
                                                  [&] { return run(inputs, args); })
                                : run(inputs, args);
   const TensorArgs& spec = tensor_args()[static_cast<size_t>(op)];
-  for (size_t i : spec.written)
+  for_each_written(op, spec, inputs.size(), [&](size_t i) {
     if (i < inputs.size() && inputs[i].defined() && inputs[i].storage()) inputs[i].storage()->bump_version();
+  });
   // A view knows its base (whether or not anything requires grad), so an in-place write through it
   // can later be differentiated into the base, as PyTorch tracks views.
-  if (spec.returns_view && !out.empty() && out[0].defined() && out[0].storage() && !out[0].is_same(inputs[0]) &&
-      out[0].storage() == inputs[0].storage())
+  if (schema_of(op).returns_view_of_self && !out.empty() && out[0].defined() && out[0].storage() &&
+      !out[0].is_same(inputs[0]) && out[0].storage() == inputs[0].storage())
     TensorImplAccess::mark_view(out[0], inputs[0]);
   return out;
 }

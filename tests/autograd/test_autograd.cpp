@@ -8,7 +8,9 @@
 
 #include "autograd/engine.h"
 #include "autograd/node.h"
+#include "core/dispatch.h"
 #include "core/grad_mode.h"
+#include "core/op_kind.h"
 #include "ops/ops.h"
 #include "tests/support/reflected_forms.h"
 #include "tests/support/tensor_check.h"
@@ -202,6 +204,19 @@ TEST_CASE("requires_grad_ refuses non-leaves and integer tensors") {
   CHECK_THROWS_WITH_AS(i.requires_grad_(), "only Tensors of floating point dtype can require gradients, got torch.int64",
                        Error);
   CHECK_FALSE(i.requires_grad());
+}
+
+TEST_CASE("an op given an out= result refuses inputs that require grad, as PyTorch's, before writing it") {
+  Tensor x = randn({1, 8, 2, 2}).requires_grad_();
+  Tensor out = zeros({1, 8, 2, 2});
+  const TensorList inputs{x, out};
+  CHECK_THROWS_WITH_AS(dispatch::call(OpKind::ToDense, inputs, Attrs{}),
+                       "to_dense(): functions with out=... arguments don't support automatic differentiation, but one "
+                       "of the arguments requires grad.",
+                       Error);
+  CHECK(out._version() == 0);
+  CHECK(out.eq(0).all().item<bool>());
+  CHECK_FALSE(out.requires_grad());
 }
 
 TEST_CASE("an in-place op on a leaf that requires grad raises; under NoGradGuard it runs") {

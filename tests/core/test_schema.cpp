@@ -69,6 +69,28 @@ TEST_CASE("schema: alias and mutation marks, as PyTorch's schema language writes
   CHECK(out.is_tensor());
 }
 
+TEST_CASE("schema: which inputs a call writes and which result is a view, answered once") {
+  CHECK(schema_of(OpKind::Add_).written_args == std::vector<size_t>{0});
+  CHECK(schema_of(OpKind::Add_).written_inputs(2) == std::vector<size_t>{0});
+  CHECK(schema_of(OpKind::Add).written_inputs(2).empty());
+  // index_put_(self, indices, values): self is input 0 whatever the number of indices.
+  const Schema& index_put_ = schema_of(OpKind::IndexPut_);
+  CHECK(index_put_.written_inputs(2) == std::vector<size_t>{0});
+  CHECK(index_put_.written_inputs(5) == std::vector<size_t>{0});
+  // A written argument after a list sits at the end of the call's span, wherever the list ends.
+  const Schema cat_out = parse_schema("cat(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)");
+  CHECK(cat_out.written_args == std::vector<size_t>{2});
+  CHECK(cat_out.written_inputs(3) == std::vector<size_t>{2});
+  CHECK(cat_out.written_inputs(5) == std::vector<size_t>{4});
+  // The keyword-only out= result of to_dense is its last tensor input.
+  const Schema& to_dense = schema_of(OpKind::ToDense);
+  CHECK(to_dense.written_inputs(2) == std::vector<size_t>{1});
+
+  CHECK(schema_of(OpKind::View).returns_view_of_self);
+  CHECK_FALSE(schema_of(OpKind::Add_).returns_view_of_self);  // it returns self itself, written
+  CHECK_FALSE(schema_of(OpKind::Add).returns_view_of_self);
+}
+
 TEST_CASE("schema: returns") {
   CHECK(schema_of(OpKind::Add).returns_one_tensor());
   const Schema& max = schema_of(OpKind::Max);
