@@ -40,7 +40,7 @@ std::string UniqueNames::create_name(const std::string& candidate_in) {
     in_illegal_run = !legal;
   }
   if (candidate.empty()) candidate = "_";
-  if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate = "_" + candidate;
+  if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate.insert(0, 1, '_');
 
   // Split a trailing "_<digits>" suffix: "add_7" -> base "add", number 7.
   std::string base = candidate;

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/error.h"
 #include "core/py_repr.h"
 #include "nn/functional.h"
 #include "nn/init.h"
@@ -23,7 +24,7 @@ Size2 conv_output_shape(Size2 input_size, int64_t kernel_size, int64_t stride, i
           (input_size.second - kernel_size + 2 * padding) / stride + 1};
 }
 
-std::string py_tuple(Size2 s) { return "(" + std::to_string(s.first) + ", " + std::to_string(s.second) + ")"; }
+std::string py_tuple(Size2 s) { return tl::detail::str_cat("(", s.first, ", ", s.second, ")"); }
 
 std::shared_ptr<nn::LayerNorm> layer_norm(int64_t channels) { return std::make_shared<nn::LayerNorm>(Shape{channels}); }
 

@@ -134,6 +134,7 @@ class ConvTranspose1d : public Module {
       : ConvTranspose1d(ConvTranspose1dOptions{.in_channels = in_channels, .out_channels = out_channels,
                                                .kernel_size = kernel_size}) {}
 
+  using Module::forward;
   Tensor forward(const Tensor& input) override;
   /// forward(input, output_size) as PyTorch's: the output_padding that gives output_size ((L_out) or
   /// (N, C, L_out)); throws when it lies outside [L_min, L_min + stride - 1].
@@ -159,6 +160,7 @@ class ConvTranspose2d : public Module {
       : ConvTranspose2d(ConvTranspose2dOptions{.in_channels = in_channels, .out_channels = out_channels,
                                                .kernel_size = kernel_size}) {}
 
+  using Module::forward;
   Tensor forward(const Tensor& input) override;
   /// forward(input, output_size) as PyTorch's: output_size is (H_out, W_out) or (N, C, H_out, W_out).
   Tensor forward(const Tensor& input, const Shape& output_size);

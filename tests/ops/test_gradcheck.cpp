@@ -123,8 +123,9 @@ TEST_CASE("op info: every op with a derivative formula passes a float64 finite-d
     for (const Sample& sample : samples_of(op))
       for (const Wrt& wrt : kWrtEach) {
         const std::string where = std::string(op_name(op)) + "/" + sample.name + wrt.name;
-        const bool ran =
-            gradcheck(sample.fn, x, y, wrt, where) | gradcheck(sample.fn, x_pos, y_pos, wrt, where + " (positive)");
+        const bool ran_any = gradcheck(sample.fn, x, y, wrt, where);
+        const bool ran_positive = gradcheck(sample.fn, x_pos, y_pos, wrt, where + " (positive)");
+        const bool ran = ran_any || ran_positive;
         covered = covered || ran;
         checked += ran;
       }
