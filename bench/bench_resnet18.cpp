@@ -2,7 +2,9 @@
 // same run (bench/pt_partner.py through /usr/bin/python3). Not a test: it prints figures.
 //
 //   bench_resnet18 [--mode eager|fused|optimized] [--precision fp32|bf16|int8] [--batch 1,5,10] [--warmup 10]
-//                  [--runs 20] [--threads 2] [--no-partner]
+//                  [--runs 20] [--threads 2|auto] [--no-partner]
+// --threads auto leaves the count unpinned: an optimized module then adapts it to the cores other processes
+// leave idle (core/parallel.h), and PyTorch runs with its default (the cores).
 // PyTorch runs once per environment of bench/pt_env.py (as installed; OpenBLAS + jemalloc), each row named
 // with the BLAS and allocator it ran with; ratios are against its best. Optimized mode prints first-inference
 // time, the planned arena and, per batch, a `RESULT bench=inference ...` line for torchless and one per
@@ -41,7 +43,7 @@ struct Options {
   std::string mode = "eager";
   std::string precision = "fp32";
   std::vector<int64_t> batches = {1, 5, 10};
-  int warmup = 10, runs = 20, threads = 2;
+  int warmup = 10, runs = 20, threads = 2;  ///< 0: auto (not pinned)
   bool partner = true;
 };
 
@@ -63,11 +65,14 @@ Options parse(int argc, char** argv) {
       TL_CHECK(!o.batches.empty(), "--batch needs at least one batch size");
     } else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, value(), 0);
     else if (a == "--runs") o.runs = tl::bench::parse_number(a, value(), 1);
-    else if (a == "--threads") o.threads = tl::bench::parse_number(a, value(), 1);
+    else if (a == "--threads") {
+      const std::string n = value();
+      o.threads = n == "auto" ? 0 : tl::bench::parse_number(a, n, 1);
+    }
     else if (a == "--no-partner") o.partner = false;
     else TL_CHECK(false, "unknown option ", a,
                   " (usage: --mode eager|fused|optimized --precision fp32|bf16|int8 --batch 1,5,10 --warmup N --runs N",
-                  " --threads N --no-partner)");
+                  " --threads N|auto --no-partner)");
   }
   TL_CHECK(o.mode == "eager" || o.mode == "fused" || o.mode == "optimized",
            "--mode must be eager, fused or optimized, got ", o.mode);
@@ -88,7 +93,7 @@ struct PartnerRun {
 // when PyTorch is unavailable.
 std::map<std::string, std::vector<PartnerRun>> partner(const Options& o, int64_t batch,
                                                        const std::vector<std::string>& variants) {
-  const std::string threads = std::to_string(o.threads);
+  const std::string threads = std::to_string(o.threads > 0 ? o.threads : tl::get_num_threads());
   std::string cmd = "/usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_env.py --threads " + threads +
                     " -- /usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_partner.py --batches " + std::to_string(batch) +
                     " --warmup " + std::to_string(o.warmup) + " --runs " + std::to_string(o.runs) + " --threads " +
@@ -235,7 +240,7 @@ void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model
 
 int main(int argc, char** argv) try {
   const Options o = parse(argc, argv);
-  tl::set_num_threads(o.threads);
+  if (o.threads > 0) tl::set_num_threads(o.threads);
   tl::bench::print_header(("ResNet18 inference, mode " + o.mode).c_str());
   tl::manual_seed(0);
   auto model = tl::models::resnet18();

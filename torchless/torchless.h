@@ -4,6 +4,7 @@
 #pragma once
 
 #include "torchless/version.h"
+#include "core/adaptive_threads.h"
 #include "core/autocast.h"
 #include "core/dispatch.h"
 #include "core/generator.h"

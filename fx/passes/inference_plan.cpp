@@ -10,7 +10,9 @@
 #include <set>
 #include <vector>
 
+#include "core/adaptive_threads.h"
 #include "core/memory_planner.h"
+#include "core/parallel.h"
 #include "core/storage.h"
 #include "fx/passes/inference_modules.h"
 #include "ops/ops.h"
@@ -40,7 +42,12 @@ int64_t extent_bytes(const Shape& sizes, const Strides& strides, DType dtype) {
   return (last + 1) * element_size(dtype);
 }
 
-std::vector<int64_t> shape_key(const Shape& shape) { return {shape.begin(), shape.end()}; }
+// A plan per input shape and thread count: oneDNN lays weights and results out per thread count.
+std::vector<int64_t> plan_key(const Shape& shape) {
+  std::vector<int64_t> key(shape.begin(), shape.end());
+  key.push_back(get_num_threads());
+  return key;
+}
 
 /// Runs the inference modules with the planned result tensor; other modules as they are.
 class ArenaHooks : public StepHooks {
@@ -196,7 +203,7 @@ void InferenceGraphModule::check_input(std::span<const Tensor> inputs) const {
 
 std::shared_ptr<InferenceGraphModule::Plan> InferenceGraphModule::plan_for(const Shape& shape) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = plans_.find(shape_key(shape));
+  auto it = plans_.find(plan_key(shape));
   return it == plans_.end() ? nullptr : it->second;
 }
 
@@ -204,6 +211,7 @@ TensorList InferenceGraphModule::forward(nn::Inputs inputs) {
   // Symbolic tracing records the graph's own calls; shapes are unknown then.
   if (inputs.size() == 1 && inputs[0].is_proxy()) return GraphModule::forward(inputs);
   NoGradGuard no_grad;  // an inference module records no history (it runs in eval mode only)
+  const AdaptiveThreads threads;  // the cores other processes leave idle, unless the user pinned a count
   check_input(inputs.tensors());
   const Tensor& x = inputs[0];
   if (std::shared_ptr<Plan> plan = plan_for(x.shape())) {
@@ -224,11 +232,12 @@ TensorList InferenceGraphModule::forward(nn::Inputs inputs) {
   // holds them, so their cached blocks would only raise the process's peak memory beside it.
   empty_cache();
   std::lock_guard<std::mutex> lock(mutex_);
-  plans_.emplace(shape_key(x.shape()), std::move(plan));
+  plans_.emplace(plan_key(x.shape()), std::move(plan));
   return result;
 }
 
 ArenaStats InferenceGraphModule::arena_stats(const Shape& input_shape) {
+  const AdaptiveThreads threads;  // the plan forward() uses now
   if (!plan_for(input_shape)) forward(nn::Inputs(*this, TensorList{zeros(input_shape)}));
   std::shared_ptr<Plan> plan = plan_for(input_shape);
   std::lock_guard<std::mutex> lock(plan->mutex);

@@ -40,7 +40,9 @@ class InferenceGraphModule : public GraphModule {
   /// every activation's layout, then compiles that shape's plan; later calls run the plan in an
   /// arena taken from a small pool (concurrent callers each get their own). The result never lives
   /// in the arena. Throws tl::Error naming the expected shape for input of another rank, channel
-  /// count or dtype. Plans follow the graph as it was at the last successful recompile().
+  /// count or dtype. Plans follow the graph as it was at the last successful recompile(). It runs on
+  /// the threads other processes leave idle (core/parallel.h's AdaptiveThreads) unless the caller pinned a
+  /// count with set_num_threads; each thread count gets its own plan.
   using GraphModule::forward;
   TensorList forward(nn::Inputs inputs) override;
   std::shared_ptr<nn::Module> clone() const override;
@@ -58,7 +60,7 @@ class InferenceGraphModule : public GraphModule {
 
   InferenceInputSpec input_;
   mutable std::mutex mutex_;
-  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;  ///< by input shape
+  std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans_;  ///< by input shape and thread count
 };
 
 }  // namespace tl::fx

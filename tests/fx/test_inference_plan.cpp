@@ -1,10 +1,14 @@
 // tests/fx/test_inference_plan.cpp — the optimized module's per-shape plans over the one execution
 // plan: a graph with getitem now runs in the arena, and a module swapped in after a plan was recorded
-// is called without the recorded result buffer (its layout may differ) and gives its own results.
+// is called without the recorded result buffer (its layout may differ) and gives its own results, and
+// each thread count has its plan.
 #include <doctest/doctest.h>
+
+#include <thread>
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "core/parallel.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "nn/layers.h"
@@ -49,6 +53,25 @@ TEST_CASE("inference plan: a graph with getitem runs in the arena and matches ea
   CHECK(stats.activations >= 2);
   CHECK(stats.planned_bytes > 0);
   CHECK(stats.planned_bytes <= stats.total_bytes);
+}
+
+TEST_CASE("inference plan: a plan per thread count, each repeating its results bit for bit and agreeing with eager") {
+  auto model = block();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {}});
+  const Tensor x = randn({2, 3, 32, 32});
+  const Tensor expected = (*model)(x);
+  Tensor by_threads[2];
+  for (int threads : {1, 2}) {
+    std::thread caller([&] {
+      set_num_threads(threads);  // pinned: the module keeps this count
+      by_threads[threads - 1] = (*optimized)(x);
+      CHECK_TENSOR_CLOSE((*optimized)(x), by_threads[threads - 1], 0.0, 0.0);  // in this count's arena
+    });
+    caller.join();
+  }
+  // oneDNN may pick another kernel, and so another summation order, per thread count: equal up to rounding.
+  CHECK_TENSOR_CLOSE(by_threads[0], expected, 1e-5, 1e-5);
+  CHECK_TENSOR_CLOSE(by_threads[1], expected, 1e-5, 1e-5);
 }
 
 /// conv -> max over channels.

@@ -1,0 +1,79 @@
+// core/adaptive_threads.cpp — thread counts adapted to the cores other processes leave idle.
+#include "core/adaptive_threads.h"
+
+#include <omp.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#include "core/cpu_load.h"
+
+namespace tl {
+namespace {
+
+thread_local bool t_pinned = false;     // set_num_threads was called on this thread
+thread_local int t_adaptive_depth = 0;  // AdaptiveThreads alive on this thread: the outermost decided
+
+bool pinned() {
+  static const bool by_environment = std::getenv("OMP_NUM_THREADS") != nullptr;
+  return t_pinned || by_environment;
+}
+
+// One sampler for the process: the last decision, and when to look at the machine again.
+struct Sampler {
+  static constexpr int64_t kIntervalNs = 200'000'000;
+  std::mutex mutex;
+  detail::OtherLoad load{detail::allowed_cpus()};
+  std::atomic<int> threads{detail::usable_cores()};
+  std::atomic<int64_t> next_ns{0};
+};
+
+Sampler& sampler() {
+  static Sampler s;
+  return s;
+}
+
+int64_t coarse_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+void detail::pin_num_threads() { t_pinned = true; }
+
+int adaptive_num_threads() {
+  Sampler& s = sampler();
+  const int64_t now = coarse_now_ns();
+  if (now >= s.next_ns.load(std::memory_order_relaxed)) {
+    std::unique_lock lock(s.mutex, std::try_to_lock);  // a thread already sampling decides for everyone
+    if (lock && now >= s.next_ns.load(std::memory_order_relaxed)) {
+      if (const std::optional<double> others = s.load.sample())
+        s.threads.store(detail::threads_for_load(detail::usable_cores(), *others), std::memory_order_relaxed);
+      s.next_ns.store(now + Sampler::kIntervalNs, std::memory_order_relaxed);
+    }
+  }
+  return s.threads.load(std::memory_order_relaxed);
+}
+
+AdaptiveThreads::AdaptiveThreads() {
+  if (pinned() || omp_in_parallel()) return;
+  counted_ = true;
+  if (t_adaptive_depth++ > 0) return;
+  previous_ = omp_get_max_threads();
+  if (const int n = adaptive_num_threads(); n != previous_) omp_set_num_threads(n);
+}
+
+AdaptiveThreads::~AdaptiveThreads() {
+  if (!counted_) return;
+  --t_adaptive_depth;
+  // A count the user pinned inside the scope stays.
+  if (previous_ > 0 && !pinned() && omp_get_max_threads() != previous_) omp_set_num_threads(previous_);
+}
+
+}  // namespace tl
