@@ -13,6 +13,7 @@
 
 #include "core/autograd_meta.h"
 #include "core/grad_mode.h"
+#include "nn/clone_memo.h"
 #include "nn/module_hook.h"
 #include "ops/ops.h"
 
@@ -90,11 +91,7 @@ std::string call_path() {
   return path;
 }
 
-/// What a deep copy in progress has already copied, so shared tensors and modules stay shared.
-struct CloneMemo {
-  std::vector<std::pair<Tensor, Tensor>> tensors;
-  std::unordered_map<const Module*, std::shared_ptr<Module>> modules;
-};
+/// What the deep copy in progress has already copied, so shared tensors and modules stay shared.
 thread_local CloneMemo* t_clone_memo = nullptr;
 
 /// The module whose copy constructor ran last on this thread and its copy: the members copied next
@@ -233,6 +230,14 @@ bool Module::is_leaf() const { return false; }
 std::shared_ptr<Module> Module::clone() const {
   tl::detail::throw_error(tl::detail::str_cat(
       type_name(), ": clone() is not implemented; override it as `return clone_as<", type_name(), ">();`"));
+}
+
+std::shared_ptr<Module> clone(const Module& module, CloneMemo& memo) {
+  struct Restore {
+    CloneMemo* outer;
+    ~Restore() { t_clone_memo = outer; }
+  } restore{std::exchange(t_clone_memo, &memo)};
+  return module.clone();
 }
 
 void Module::deep_copy_registry() {

@@ -1,11 +1,13 @@
 // fx/passes/fuse_conv_bn.cpp — the seed's fuser: match call_module(BatchNorm2d) on
 // call_module(Conv2d), check legality, swap in the folded conv, reroute users, erase the BN node.
+// Each folded weight is written once, out of place, into the copy that replaces its conv.
 #include "fx/passes/fuse_conv_bn.h"
 
 #include <cmath>
 
 #include "core/grad_mode.h"
 #include "fx/tracer.h"
+#include "nn/clone_memo.h"
 #include "ops/ops.h"
 
 namespace tl::fx {
@@ -16,26 +18,6 @@ size_t call_sites(const GraphModule& gm, const nn::Module* module) {
   size_t sites = 0;
   for (const Node* n : gm.graph().find_nodes(Opcode::CallModule)) sites += gm.get_submodule(n->target()).get() == module;
   return sites;
-}
-
-/// Folds eval-mode `bn` into `conv`'s own weight and bias, in place. The per-channel scale
-/// gamma / sqrt(var + eps) is computed in float64 and applied in the weight's dtype, as PyTorch's
-/// fuse_conv_bn_weights does, so no float64 copy of the weight is made.
-void fold_batch_norm_(nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
-  TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
-  NoGradGuard no_grad;  // folding rewrites parameters; it is not part of any graph
-  const Tensor& running_var = bn.buffer("running_var");
-  const Tensor& running_mean = bn.buffer("running_mean");
-  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
-  const int64_t c = conv.options().out_channels;
-  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
-  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
-  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
-  Tensor w = conv.parameter("weight");
-  const Tensor& b = conv.parameter("bias");
-  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
-  w.mul_(scale.to(w.dtype()).view({c, 1, 1, 1}));
-  conv.register_parameter("bias", ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype()));
 }
 
 // Why this pair must stay unfused, or "" when folding it is legal.
@@ -54,9 +36,27 @@ std::string skip_reason(const GraphModule& gm, const Node* conv_node, const nn::
 
 }  // namespace
 
+// The per-channel scale gamma / sqrt(var + eps) is computed in float64 and applied in the weight's dtype, as
+// PyTorch's fuse_conv_bn_weights does. The scaled weight is the copy's own: the conv's weight is read once,
+// never copied and then rewritten.
 std::shared_ptr<nn::Conv2d> fuse_conv_bn_eval(const nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
-  auto fused = std::static_pointer_cast<nn::Conv2d>(conv.clone());
-  fold_batch_norm_(*fused, bn);
+  TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
+  NoGradGuard no_grad;  // folding makes parameters; it is not part of any graph
+  const Tensor& running_var = bn.buffer("running_var");
+  const Tensor& running_mean = bn.buffer("running_mean");
+  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
+  const int64_t c = conv.options().out_channels;
+  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
+  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
+  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
+  const Tensor& w = conv.parameter("weight");
+  const Tensor& b = conv.parameter("bias");
+  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
+  nn::CloneMemo memo;
+  memo.tensors.emplace_back(w, w * scale.to(w.dtype()).view({c, 1, 1, 1}));
+  auto fused = std::static_pointer_cast<nn::Conv2d>(nn::clone(conv, memo));
+  fused->register_parameter("weight", fused->parameter("weight"), w.requires_grad());
+  fused->register_parameter("bias", ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype()));
   return fused;
 }
 
@@ -71,29 +71,42 @@ std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& mod
   TL_CHECK(module != nullptr, "fuse_conv_bn: module is null");
   TL_CHECK(!module->is_training(), "fuse_conv_bn: fusion is for inference, but the ", module->type_name(),
            " is in training mode; call eval() first");
-  std::shared_ptr<GraphModule> gm = graph_module_of(module);
+  // The pairs are chosen on a graph sharing the module's submodules; the copy then takes each fused conv
+  // from the memo instead of copying the conv and folding afterwards.
+  std::shared_ptr<GraphModule> shared = std::dynamic_pointer_cast<GraphModule>(module);
+  if (!shared) shared = symbolic_trace(module);
   FuseReport local;
   FuseReport& rep = report ? *report : local;
   rep = {};
-  Graph& g = gm->graph();
-  for (Node* n : g.nodes()) {
-    auto bn = gm->module_at<nn::BatchNorm2d>(n);
+  nn::CloneMemo memo;
+  std::vector<size_t> folded_bns;  // positions of the BatchNorm nodes folded away
+  size_t position = 0;
+  for (const Node* n : shared->graph().nodes()) {
+    const size_t at = position++;
+    auto bn = shared->module_at<nn::BatchNorm2d>(n);
     if (!bn || n->args().empty()) continue;
-    Node* conv_node = n->args()[0].node();
-    auto conv = gm->module_at<nn::Conv2d>(conv_node);
+    const Node* conv_node = n->args()[0].node();
+    auto conv = shared->module_at<nn::Conv2d>(conv_node);
     if (!conv) continue;
     TL_CHECK(!conv->is_training() && !bn->is_training(), "fuse_conv_bn: fusion is for inference, but ",
              conv->is_training() ? "conv '" + conv_node->target() + "' (Conv2d)" : "batch norm '" + n->target() + "' (BatchNorm2d)",
              " is in training mode; call eval() first");
-    const std::string reason = skip_reason(*gm, conv_node, *bn, *conv);
+    const std::string reason = skip_reason(*shared, conv_node, *bn, *conv);
     if (!reason.empty()) {
       rep.skipped.push_back({conv_node->target(), n->target(), reason});
       continue;
     }
-    fold_batch_norm_(*conv, *bn);  // gm's own copy, called at this one site
-    n->replace_all_uses_with(conv_node);
-    g.erase_node(n);
+    memo.modules[conv.get()] = fuse_conv_bn_eval(*conv, *bn);  // a conv called at this one site
+    folded_bns.push_back(at);
     rep.fused.push_back({conv_node->target(), n->target(), ""});
+  }
+  auto gm = std::static_pointer_cast<GraphModule>(nn::clone(*shared, memo));
+  Graph& g = gm->graph();
+  const std::vector<Node*> nodes = g.node_list();  // the copy keeps the nodes' order
+  for (size_t at : folded_bns) {
+    Node* n = nodes[at];
+    n->replace_all_uses_with(n->args()[0].node());
+    g.erase_node(n);
   }
   g.lint(gm.get());
   gm->recompile();

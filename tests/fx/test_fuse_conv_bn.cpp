@@ -96,6 +96,33 @@ class ReusedConv : public nn::Module {
   }
 };
 
+// A fused conv whose weight another conv shares (tied): folding must give the fused conv a weight of its own.
+class TiedWeights : public nn::Module {
+ public:
+  TiedWeights() {
+    auto conv = register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 3));
+    register_module("bn", std::make_shared<nn::BatchNorm2d>(nn::BatchNorm2dOptions{.num_features = 2}));
+    register_module("tied", std::make_shared<nn::Conv2d>(2, 2, 3))->register_parameter("weight", conv->parameter("weight"));
+  }
+  std::string type_name() const override { return "TiedWeights"; }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override { return submodule("bn")(submodule("conv")(x)) + submodule("tied")(x); }
+};
+
+TEST_CASE("fuse_conv_bn: a weight tied to another module is folded into the fused conv's copy only") {
+  manual_seed(5);
+  const Tensor x = randn({2, 2, 5, 5});
+  auto model = std::make_shared<TiedWeights>();
+  testing::calibrate_batch_norms(*model, x.shape());
+  model->eval();
+  FuseReport report;
+  auto fused = fuse_conv_bn(model, &report);
+  CHECK(report.fused.size() == 1);
+  CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 1e-5, 1e-6);
+  CHECK(equal(fused->get_parameter("tied.weight"), model->get_parameter("conv.weight")));
+  CHECK_FALSE(fused->get_parameter("tied.weight").is_same(model->get_parameter("conv.weight")));
+}
+
 TEST_CASE("fuse_conv_bn: illegal pairs are left alone and reported") {
   manual_seed(3);
   Tensor x = randn({2, 2, 5, 5});

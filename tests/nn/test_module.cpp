@@ -10,6 +10,7 @@
 
 #include "core/generator.h"
 #include "core/storage.h"
+#include "nn/clone_memo.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "nn/module.h"
@@ -557,6 +558,31 @@ TEST_CASE("module: clone is deep, keeps sharing inside the copy and keeps the tr
   CHECK(root->get_parameter("a.w").data<float>()[0] == 0.0f);
   CHECK(root->get_buffer("a.c.buf").data<float>()[0] == 0.0f);
   CHECK(copy->get_parameter("b.tied").data<float>()[1] == 7.0f);
+}
+
+TEST_CASE("module: clone from a memo takes the memo's modules and tensors as their copies, copies the rest") {
+  auto root = small_tree();
+  root->get_submodule("b")->register_parameter("tied", root->get_parameter("a.w"));
+  auto replacement = std::make_shared<Node>("Replacement");
+  const Tensor w_copy = ones({2});
+  CloneMemo memo;
+  memo.modules[root->get_submodule("a.c").get()] = replacement;
+  memo.tensors.emplace_back(root->get_parameter("a.w"), w_copy);
+  auto copy = clone(*root, memo);
+  CHECK(copy->get_submodule("a.c") == replacement);
+  CHECK(copy->get_parameter("a.w").is_same(w_copy));
+  CHECK(copy->get_parameter("b.tied").is_same(w_copy));
+  CHECK(copy->get_submodule("a") != root->get_submodule("a"));
+  CHECK_FALSE(copy->get_buffer("b.buf").is_same(root->get_buffer("b.buf")));
+  CHECK(memo.modules.at(root->get_submodule("b").get()) == copy->get_submodule("b"));
+  // A clone that throws leaves no memo behind: the next plain clone copies everything.
+  root->get_submodule("a")->register_module("plain", std::make_shared<NoForward>());
+  CloneMemo fresh;
+  CHECK_THROWS_WITH_AS(clone(*root, fresh), doctest::Contains("NoForward: clone() is not implemented"), Error);
+  root->get_submodule("a")->register_module("plain", std::make_shared<Node>("Plain"));
+  auto again = root->clone();
+  CHECK(again->get_submodule("a.c") != replacement);
+  CHECK_FALSE(again->get_parameter("a.w").is_same(w_copy));
 }
 
 TEST_CASE("module: clone of a module that does not implement it says how to") {
