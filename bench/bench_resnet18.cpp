@@ -327,7 +327,8 @@ void run_first(const Options& o, const std::shared_ptr<tl::models::ResNet>& mode
 }
 
 // int8: the converted model, made once (prepare_fx, eight calibration batches (4, 3, 224, 224), convert_fx, as
-// pt_partner.py's fx_int8_onednn), then timed at each batch next to PyTorch's.
+// pt_partner.py's fx_int8_onednn), then timed at each batch as it is and after optimize_for_inference (the RESULT
+// line's), next to PyTorch's.
 void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model) {
   namespace q = tl::ao::quantization;
   const auto t0 = std::chrono::steady_clock::now();
@@ -342,8 +343,15 @@ void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model
     std::printf("\nbatch %ld, int8 (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
                 o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
     const tl::Tensor first = (*converted)(x);
-    const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*converted)(x); });
-    row("torchless fx int8 (onednn)", t, batch);
+    const Timing node_by_node = tl::bench::time_runs(o.warmup, o.runs, [&] { (*converted)(x); });
+    row("torchless fx int8 (onednn), converted graph node by node", node_by_node, batch);
+    // optimize_for_inference of the converted graph: each conv -> quantized add(_relu) one primitive.
+    auto optimized = tl::fx::optimize_for_inference(converted, {.example_input_shape = x.shape()});
+    const double logit_difference = ((*optimized)(x) - first).abs().max().item<double>();
+    const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
+    row("torchless fx int8 (onednn), optimize_for_inference", t, batch);
+    std::printf("  optimize_for_inference vs node by node: %.2fx (largest logit difference %.4f)\n",
+                node_by_node.median_ms / t.median_ms, logit_difference);
     const auto pt = o.partner ? partner(o, batch, {pt_variant}) : std::map<std::string, std::vector<PartnerRun>>{};
     for (const auto& [name, runs] : pt)
       for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);

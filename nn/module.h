@@ -141,6 +141,15 @@ class Module : public std::enable_shared_from_this<Module> {
   /// What load_state_dict copies into this module's own tensor `name` when the dict lacks it (PyTorch's
   /// _load_from_state_dict): undefined, the default, makes it a missing key.
   virtual Tensor missing_state(const std::string& name) const;
+  /// The entries state_dict() lists for this module after its registered tensors, names relative to it, for a
+  /// module that keeps state in another form (PyTorch's _save_to_state_dict: a quantized layer's prepacked
+  /// weight, scale and zero point, ao/nn/quantized.h). Fresh tensors, not aliases. Default: none.
+  virtual StateDict packed_state() const;
+  /// load_state_dict's half of packed_state() (PyTorch's _load_from_state_dict): `entries` holds every name
+  /// packed_state() lists, each with the checkpoint's tensor of the shape packed_state() gives. Checks them and
+  /// returns what installs them, which must not throw; throws tl::Error naming `prefix` + the entry it cannot
+  /// take, changing nothing. The default, for a module without packed state, is never called.
+  virtual std::function<void()> prepare_packed_state(const StateDict& entries, const std::string& prefix);
   /// Throws tl::Error naming the module unless `inputs` has one tensor per forward_signature() argument,
   /// and for an undefined one (None), naming also the input and, inside a call, the module's path from
   /// the module first called: "Conv2d.forward (module 'layer1.0.conv1' of ResNet): input 0 (x) is ...".
@@ -269,7 +278,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// and unexpected keys (when `strict`) and shape mismatches (always) are reported together in one
   /// tl::Error worded like PyTorch's; everything is checked and converted to the model's dtypes before
   /// the first copy, so on error (a bad key, the allocation limit) nothing changes. With strict=false
-  /// the unmatched keys are returned.
+  /// the unmatched keys are returned. Packed state goes through prepare_packed_state, whose errors join
+  /// the others; with strict=false a module missing some of its packed entries keeps its own.
   IncompatibleKeys load_state_dict(const StateDict& dict, bool strict = true);
 
  protected:
@@ -307,10 +317,14 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<Module> find_module_path(const std::string& module_path, const std::string& full_path) const;
   std::vector<NamedTensor> named_members(std::vector<NamedTensor> Module::*field, bool recurse) const;
   void deep_copy_registry();
-  /// Appends this module's state under `prefix`; `owners`, when given, gets each entry's module and its
-  /// own name for it.
-  void append_state(const std::string& prefix, StateDict& out,
-                    std::vector<std::pair<const Module*, std::string>>* owners = nullptr) const;
+  /// Where a state_dict entry lives: the module, the entry's own name there, and whether it is packed_state().
+  struct StateOwner {
+    const Module* module;
+    std::string name;
+    bool packed;
+  };
+  /// Appends this module's state under `prefix`; `owners`, when given, gets each entry's owner.
+  void append_state(const std::string& prefix, StateDict& out, std::vector<StateOwner>* owners = nullptr) const;
 
   friend std::string repr(const Module& module);
   friend class ModuleHandleBase;

@@ -18,6 +18,7 @@
 
 #include "core/file_writer.h"
 #include "core/gzip.h"
+#include "nn/quantized_entries.h"
 
 namespace tl::nn {
 namespace {
@@ -436,9 +437,6 @@ std::vector<size_t> write_order(const StateDict& tensors, const std::string& pat
     TL_FILE_CHECK(names.insert(name).second, path, "the name '", name, "' is given to more than one tensor");
     TL_FILE_CHECK(t.defined(), path, "tensor '", name, "' is undefined (None)");
     TL_FILE_CHECK(!t.is_proxy(), path, "tensor '", name, "' is a symbolic proxy and has no data");
-    // The format has no quantized dtype: PyTorch's quantized state_dict entries are their int_repr() and qparams.
-    TL_FILE_CHECK(!t.is_quantized(), path, "tensor '", name, "' is quantized (", t.dtype(), "), which the format "
-                  "cannot hold: save its int_repr() and its scale / zero_point");
   }
   std::vector<size_t> order(tensors.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -498,19 +496,21 @@ std::unique_ptr<Input> open_input(const std::string& path) {
 
 }  // namespace
 
-StateDict load_safetensors(const std::string& path) { return read_tensors(*open_input(path)); }
+StateDict load_safetensors(const std::string& path) {
+  return join_quantized(read_tensors(*open_input(path)), "safetensors: " + path + ": ");
+}
 
 StateDict load_safetensors(std::span<const std::byte> data, const std::string& name) {
   InputBytes bytes(data, name);
-  return read_tensors(bytes);
+  return join_quantized(read_tensors(bytes), "safetensors: " + name + ": ");
 }
 
 SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
   return read_header(*open_input(path)).metadata;
 }
 
-void save_safetensors(const std::string& path, const StateDict& tensors,
-                      const SafetensorsMetadata& metadata) {
+void save_safetensors(const std::string& path, const StateDict& dict, const SafetensorsMetadata& metadata) {
+  const StateDict tensors = split_quantized(dict);
   const std::vector<size_t> order = write_order(tensors, path);
   const std::string header = header_text(tensors, order, metadata, path);
   unsigned char length[kLengthBytes];

@@ -20,14 +20,16 @@ using SafetensorsMetadata = std::map<std::string, std::string>;
 /// contiguous tensor that shares nothing with the file. A path ending in ".gz" is gzip data, as
 /// save_safetensors writes it: decompressed as it is read (once more first, to know its size), with
 /// every check below made on the decompressed bytes. Supported dtypes: F32, F64, I64, I32, BOOL,
-/// BF16. Throws tl::Error naming the file and the problem when the file is missing or unreadable, its
+/// BF16, I8, U8; an entry with quantizer entries beside it (nn/quantized_entries.h) is returned as the
+/// quantized tensor they describe, and they are not returned themselves. Throws tl::Error naming the file and the problem when the file is missing or unreadable, its
 /// gzip data is corrupt or truncated (core/gzip.h's words),
 /// shorter than 8 bytes, declares a header beyond the file or over 100 MB, holds invalid JSON, JSON
 /// nested deeper than 128 levels or a JSON value other than an object, an entry without a string
 /// dtype, an integer shape and two integer data_offsets, an unsupported dtype, a negative or
 /// overflowing shape, a byte range whose size is not numel * element size, a range outside the data
 /// section, overlapping ranges, a duplicate name, a field given twice in one entry (or a key twice
-/// in __metadata__), or a BOOL byte other than 0 or 1. Gaps between ranges are tolerated.
+/// in __metadata__), a BOOL byte other than 0 or 1, or quantizer entries join_quantized refuses (a
+/// missing scale, naming it). Gaps between ranges are tolerated.
 StateDict load_safetensors(const std::string& path);
 
 /// Every tensor of the safetensors file held in `data` (read into memory, received over a network),
@@ -48,7 +50,8 @@ SafetensorsMetadata load_safetensors_metadata(const std::string& path);
 /// gzip-compressed (and load_safetensors reads it back). Throws tl::Error for an undefined
 /// or proxy tensor, a duplicate name, the reserved name "__metadata__", a name or metadata string
 /// that is not valid UTF-8, a header longer than the 100 MB load_safetensors (and the reference
-/// implementation) read, or an I/O failure.
+/// implementation) read, or an I/O failure. A quantized tensor is written as its integers and quantizer
+/// entries (split_quantized, nn/quantized_entries.h: key.q_scale, key.q_per_channel_scales, ...).
 void save_safetensors(const std::string& path, const StateDict& tensors,
                       const SafetensorsMetadata& metadata = {});
 

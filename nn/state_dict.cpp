@@ -1,5 +1,6 @@
 // nn/state_dict.cpp — Module::state_dict and Module::load_state_dict with PyTorch's names, order
 // and error wording. A load validates everything before copying anything.
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,18 +30,28 @@ std::string copy_problem(const std::string& key, const Tensor& source, const Ten
 
 }  // namespace
 
-void Module::append_state(const std::string& prefix, StateDict& out,
-                          std::vector<std::pair<const Module*, std::string>>* owners) const {
+void Module::append_state(const std::string& prefix, StateDict& out, std::vector<StateOwner>* owners) const {
   for (const auto* own : {&parameters_, &buffers_})
     for (const auto& [name, t] : *own)
       if (t.defined()) {
         out.emplace_back(prefix + name, t);
-        if (owners) owners->emplace_back(this, name);
+        if (owners) owners->push_back({this, name, false});
       }
+  for (auto& [name, t] : packed_state()) {
+    out.emplace_back(prefix + name, std::move(t));
+    if (owners) owners->push_back({this, name, true});
+  }
   for (const auto& [name, child] : children_) child->append_state(prefix + name + ".", out, owners);
 }
 
 Tensor Module::missing_state(const std::string&) const { return Tensor(); }
+
+StateDict Module::packed_state() const { return {}; }
+
+std::function<void()> Module::prepare_packed_state(const StateDict&, const std::string& prefix) {
+  TL_INTERNAL_ASSERT(false, "prepare_packed_state: ", type_name(), " at '", prefix, "' has no packed state");
+  return {};
+}
 
 StateDict Module::state_dict() const {
   StateDict out;
@@ -58,23 +69,45 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
   std::vector<std::pair<Tensor, Tensor>> copies;  // (model tensor, checkpoint tensor)
   std::unordered_set<std::string> expected;
   StateDict own;
-  std::vector<std::pair<const Module*, std::string>> owners;
+  std::vector<StateOwner> owners;
   append_state("", own, &owners);
+  // Per module with packed state, in order: its entries from the checkpoint, and whether all were there and fit.
+  std::vector<std::pair<const Module*, std::string>> packed_modules;  // (module, prefix)
+  std::unordered_map<const Module*, std::pair<StateDict, bool>> packed;
   for (size_t i = 0; i < own.size(); ++i) {
     const auto& [key, target] = own[i];
+    const StateOwner& owner = owners[i];
     expected.insert(key);
+    if (owner.packed && !packed.count(owner.module)) {
+      packed_modules.emplace_back(owner.module, key.substr(0, key.size() - owner.name.size()));
+      packed[owner.module].second = true;
+    }
     std::optional<Tensor> source;  // the checkpoint's tensor (None included), or what the module fills in
     if (auto it = given.find(key); it != given.end()) source = *it->second;
-    else if (Tensor fill = owners[i].first->missing_state(owners[i].second); fill.defined()) source = fill;
-    if (!source) {
-      keys.missing_keys.push_back(key);
-      continue;
-    }
-    std::string problem = copy_problem(key, *source, target);
-    if (problem.empty())
+    else if (Tensor fill = owner.packed ? Tensor() : owner.module->missing_state(owner.name); fill.defined())
+      source = fill;
+    std::string problem = source ? copy_problem(key, *source, target) : "";
+    if (!source) keys.missing_keys.push_back(key);
+    else if (!problem.empty()) errors.push_back(std::move(problem));
+    if (owner.packed) {
+      auto& [entries, complete] = packed[owner.module];
+      complete = complete && source && problem.empty();
+      if (complete) entries.emplace_back(owner.name, *source);
+    } else if (source && problem.empty()) {
       copies.emplace_back(target, *std::move(source));
-    else
-      errors.push_back(std::move(problem));
+    }
+  }
+  // Every packed module's state is checked and prepared before anything changes; installing it cannot throw.
+  std::vector<std::function<void()>> installs;
+  for (const auto& [module, prefix] : packed_modules) {
+    const auto& [entries, complete] = packed.at(module);
+    if (!complete) continue;
+    try {
+      // The tree is this module's own, reached through const traversal: installing into it is a load's job.
+      installs.push_back(const_cast<Module*>(module)->prepare_packed_state(entries, prefix));
+    } catch (const Error& e) {
+      errors.push_back(e.what());
+    }
   }
   std::unordered_set<std::string> reported;
   for (const auto& entry : dict)
@@ -97,6 +130,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& dict, bool strict) {
     if (source.dtype() != target.dtype()) source = source.to(target.dtype());
   NoGradGuard no_grad;  // writing parameters is not part of any graph (PyTorch loads under no_grad)
   for (auto& [target, source] : copies) target.copy_(source);
+  for (const auto& install : installs) install();
   return keys;
 }
 

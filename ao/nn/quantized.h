@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "fx/passes/inference_modules.h"
 #include "nn/conv.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
@@ -16,7 +18,7 @@ namespace tl::ao::nn::quantized {
 /// torch.ao.nn.quantized.Conv2d: quantized::conv2d of a quint8 (N, C_in, H, W) input with the prepacked qint8
 /// weight, rounded to (scale, zero_point). Prints as PyTorch's: "QuantizedConv2d(3, 64, kernel_size=(7, 7),
 /// stride=(2, 2), scale=0.0057, zero_point=0, padding=(3, 3))".
-class Conv2d : public tl::nn::Module {
+class Conv2d : public tl::nn::Module, public tl::fx::FusesQuantizedAdd {
  public:
   /// `weight`: qint8 (C_out, C_in / groups, kH, kW), symmetric; `bias`: float32 (C_out) or undefined. Throws
   /// tl::Error, as quantized::conv2d_prepack does, for a weight or bias it cannot pack, and for padding the
@@ -41,9 +43,22 @@ class Conv2d : public tl::nn::Module {
   int64_t zero_point() const { return zero_point_; }
   const tl::nn::Conv2dOptions& options() const { return options_; }
 
+  /// PyTorch's state_dict entries: weight (qint8, per channel or per tensor), bias (float32; none without one),
+  /// scale (float32, []), zero_point (int64, []).
+  tl::nn::StateDict packed_state() const override;
+  /// Takes them as PyTorch's _load_from_state_dict does (the weight prepacked anew); throws tl::Error naming the
+  /// entry for a weight that is not a symmetric torch.qint8 tensor, a bias that is not floating point, a scale
+  /// that is not positive and finite, a zero point that is not an integer in [0, 255].
+  std::function<void()> prepare_packed_state(const tl::nn::StateDict& entries, const std::string& prefix) override;
+
+  /// A ConvAdd2d (ConvAddReLU2d) of this conv; nullptr for a ConvReLU2d, whose ReLU comes before the add.
+  std::shared_ptr<tl::nn::Module> with_quantized_add(bool relu, double scale, int64_t zero_point) const override;
+
  protected:
   /// Whether forward runs quantized::conv2d_relu.
   virtual bool relu() const { return false; }
+  /// The weight prepacked by quantized::conv2d_prepack.
+  const Tensor& packed() const { return packed_; }
 
  private:
   tl::nn::Conv2dOptions options_;
@@ -75,6 +90,14 @@ class Linear : public tl::nn::Module {
   double scale() const { return scale_; }
   int64_t zero_point() const { return zero_point_; }
 
+  /// PyTorch's state_dict entries: scale (float32, []), zero_point (int64, []), then weight and bias where
+  /// PyTorch 1.13 lists `_packed_params.dtype` and the `_packed_params._packed_params` (weight, bias) tuple, which
+  /// a dict of tensors cannot hold: "weight" and "bias" are the keys 1.13's Linear loads from a dict without
+  /// version metadata (as torchless's state dicts are).
+  tl::nn::StateDict packed_state() const override;
+  /// As Conv2d's.
+  std::function<void()> prepare_packed_state(const tl::nn::StateDict& entries, const std::string& prefix) override;
+
  protected:
   virtual bool relu() const { return false; }
 
@@ -105,6 +128,47 @@ class ConvReLU2d : public tl::ao::nn::quantized::Conv2d {
   using tl::ao::nn::quantized::Conv2d::Conv2d;
   std::string type_name() const override { return "QuantizedConvReLU2d"; }
   std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<ConvReLU2d>(); }
+
+ protected:
+  bool relu() const override { return true; }
+};
+
+/// torch.ao.nn.intrinsic.quantized.ConvAdd2d (PyTorch 2.0's onednn fusion; 1.13 has none): forward(input,
+/// extra_input) is quantized::conv2d of input rounded to the conv's own (conv_scale, conv_zero_point), then
+/// quantized::add of extra_input rounded to (scale, zero_point), exactly as the unfused graph computes them, in one
+/// oneDNN primitive (quantized::conv2d_add, the add a sum post-op). optimize_for_inference makes it from a converted
+/// graph's QuantizedConv2d and the add after it. Prints as "QuantizedConvAdd2d(...)", the conv's repr with the
+/// output's scale and zero point.
+class ConvAdd2d : public tl::ao::nn::quantized::Conv2d {
+ public:
+  /// `conv` followed by an add rounded to (scale, zero_point); its weight is shared, its qparams become the conv's.
+  ConvAdd2d(const tl::ao::nn::quantized::Conv2d& conv, double scale, int64_t zero_point);
+
+  using tl::nn::Module::forward;
+  /// (input, extra_input): quint8 (N, C_in, H, W) and quint8 of the result's shape -> quint8, channels-last.
+  TensorList forward(tl::nn::Inputs inputs) override;
+  tl::nn::ForwardSignature forward_signature() const override { return {.arg_names = {"input", "extra_input"}}; }
+  std::string type_name() const override { return "QuantizedConvAdd2d"; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<ConvAdd2d>(); }
+
+  /// The conv's entries, then conv_scale (float32, []) and conv_zero_point (int64, []).
+  tl::nn::StateDict packed_state() const override;
+  std::function<void()> prepare_packed_state(const tl::nn::StateDict& entries, const std::string& prefix) override;
+  /// nullptr: the add is folded already.
+  std::shared_ptr<tl::nn::Module> with_quantized_add(bool, double, int64_t) const override { return nullptr; }
+
+ private:
+  double conv_scale_;
+  int64_t conv_zero_point_;
+};
+
+/// torch.ao.nn.intrinsic.quantized.ConvAddReLU2d: ConvAdd2d then ReLU (quantized::conv2d_add_relu); prints as
+/// "QuantizedConvAddReLU2d(...)".
+class ConvAddReLU2d : public ConvAdd2d {
+ public:
+  using ConvAdd2d::ConvAdd2d;
+  std::string type_name() const override { return "QuantizedConvAddReLU2d"; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<ConvAddReLU2d>(); }
 
  protected:
   bool relu() const override { return true; }

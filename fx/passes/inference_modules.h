@@ -33,6 +33,17 @@ class InferenceModule : public nn::Module {
   bool is_leaf() const override { return true; }
 };
 
+/// A module that can take over the add a converted int8 graph runs on its result, torch.ops.quantized.add(_relu)(
+/// result, other, scale, zero_point) (a residual add), as oneDNN's sum post-op: the quantized convolutions
+/// (ao/nn/quantized.h) implement it, and optimize_for_inference folds such an add into them.
+class FusesQuantizedAdd {
+ public:
+  virtual ~FusesQuantizedAdd() = default;
+  /// A module computing this one's result plus its second input `other`, ReLU'd when `relu`, rounded to (scale,
+  /// zero_point) exactly as the add after this module would; nullptr when this one cannot.
+  virtual std::shared_ptr<nn::Module> with_quantized_add(bool relu, double scale, int64_t zero_point) const = 0;
+};
+
 /// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
 /// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
 /// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into

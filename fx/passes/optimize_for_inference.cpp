@@ -92,6 +92,9 @@ class Rewriter {
       if (auto conv = gm_.module_at<nn::Conv2d>(n); conv && single_call_site(gm_, n) && n->args().size() == 1 &&
                                                    nn::symmetric_zero_padding(conv->options())) {
         fold_conv(n, *conv);
+      } else if (auto fuses = gm_.module_at<FusesQuantizedAdd>(n);
+                 fuses && options_.fuse_add && single_call_site(gm_, n) && n->args().size() == 1) {
+        fold_quantized_add(n, *fuses);
       } else if (options_.inference_pools && takes_inference_layout(n)) {
         for (MakeInferenceModule make : kLayoutModules) {
           if (auto m = make(gm_, n)) {
@@ -165,6 +168,32 @@ class Rewriter {
     last->replace_all_uses_with(fused);
     for (auto it = folded.rbegin(); it != folded.rend(); ++it) g_.erase_node(*it);
     channels_[fused] = conv.options().out_channels;
+  }
+
+  /// A quantized conv's result added to another value by torch.ops.quantized.add(_relu), its only user, with the
+  /// qparams as get_attr nodes (as convert_fx writes them): one call_module (x, other) of the fused module.
+  void fold_quantized_add(Node* n, const FusesQuantizedAdd& fuses) {
+    Node* add = only_user(n);
+    const ResolvedCall* c =
+        add ? op_call(add, {OpKind::QuantizedAddTensorQparams, OpKind::QuantizedAddReluTensorQparams}, 4) : nullptr;
+    if (c == nullptr || c->inputs[0] == c->inputs[1] || c->inputs[2]->op() != Opcode::GetAttr ||
+        c->inputs[3]->op() != Opcode::GetAttr)
+      return;
+    std::shared_ptr<nn::Module> fused_module =
+        fuses.with_quantized_add(*c->op == OpKind::QuantizedAddReluTensorQparams,
+                                 gm_.fetch_attr(c->inputs[2]->target()).item<double>(),
+                                 gm_.fetch_attr(c->inputs[3]->target()).item<int64_t>());
+    if (!fused_module) return;
+    Node* other = c->inputs[0] == n ? c->inputs[1] : c->inputs[0];
+    gm_.set_submodule(n->target(), std::move(fused_module));
+    Node* fused = nullptr;
+    {
+      auto guard = g_.inserting_before(add);
+      fused = g_.call_module(n->target(), {n->args()[0], other});
+    }
+    add->replace_all_uses_with(fused);
+    g_.erase_node(add);
+    g_.erase_node(n);
   }
 
   void replace_module(Node* n, std::shared_ptr<nn::Module> module) {

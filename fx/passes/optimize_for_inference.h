@@ -26,7 +26,8 @@ struct InferenceOptions {
   bool inference_layouts = true;
   /// A ReLU after a conv (or after its folded residual add) folded into the MkldnnConv2d.
   bool fuse_relu = true;
-  /// A residual add after a conv folded into the MkldnnConv2d as oneDNN's sum post-op.
+  /// A residual add after a conv folded into the MkldnnConv2d (an int8 one's quantized add into the
+  /// quantized conv) as oneDNN's sum post-op.
   bool fuse_add = true;
   /// Pools reading an inference-layout activation swapped for their inference versions (MkldnnMaxPool2d,
   /// MkldnnAdaptiveAvgPool2d) instead of converting back to dense NCHW before them.
@@ -43,6 +44,10 @@ struct InferenceOptions {
 ///   - Conv2d [-> ReLU] and Conv2d -> add(., residual) [-> ReLU] become one call_module to an
 ///     MkldnnConv2d (the conv's output must have that single user, the conv one call site), with
 ///     Winograd for float32 3x3 stride-1 convs unless options.winograd is false;
+///   - in a converted int8 graph (ao::quantization::convert_fx), a quantized conv whose result only a
+///     torch.ops.quantized.add(_relu) reads becomes one call_module (x, other) of the conv with the add
+///     folded in (FusesQuantizedAdd: QuantizedConvAdd(ReLU)2d, oneDNN's sum post-op), computing the same
+///     integers;
 ///   - MaxPool2d / AdaptiveAvgPool2d (one table in the .cpp) whose input is in an inference layout
 ///     become MkldnnMaxPool2d / MkldnnAdaptiveAvgPool2d;
 ///   - torch.to_mkldnn / torch.to_dense nodes convert at the boundaries (an fp32 conv takes the dense

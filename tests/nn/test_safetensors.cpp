@@ -18,6 +18,7 @@
 
 #include "core/file_writer.h"
 #include "nn/layers.h"
+#include "nn/quantized_entries.h"
 #include "nn/safetensors.h"
 #include "nn/serialize.h"
 #include "tests/support/file_testing.h"
@@ -88,14 +89,44 @@ void check_same(const Tensor& loaded, const Tensor& source) {
 const DType kAllDTypes[] = {DType::Float32, DType::Float64,  DType::Int64, DType::Int32,
                             DType::Bool,    DType::BFloat16, DType::UInt8, DType::Int8};
 
-TEST_CASE("safetensors: a quantized tensor is refused by name (the format has no quantized dtype)") {
+TEST_CASE("safetensors: a quantized tensor is written as its integers and quantizer entries, and read back") {
   ScratchDir tmp;
   const std::string path = tmp.file("q.safetensors");
   const Tensor q = quantize_per_tensor(filled({4}, DType::Float32), 0.5, 3, kQUInt8);
-  CHECK_THROWS_WITH_AS(save_safetensors(path, {{"w", q}}), doctest::Contains("tensor 'w' is quantized (torch.quint8)"), Error);
-  CHECK_FALSE(std::filesystem::exists(path));
+  const Tensor w = quantize_per_channel(filled({3, 2}, DType::Float32), from_vector<double>({0.1, 0.2, 0.3}, {3}),
+                                        from_vector<int64_t>({0, -1, 2}, {3}), 0, kQInt8);
+  save_safetensors(path, {{"w", w}, {"q", q}});
+  const StateDict plain = split_quantized({{"w", w}, {"q", q}});
+  std::vector<std::string> keys;
+  for (const auto& [key, t] : plain) keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"w", "w.q_per_channel_scales", "w.q_per_channel_zero_points",
+                                         "w.q_per_channel_axis", "q", "q.q_scale", "q.q_zero_point"});
+  const StateDict loaded = load_safetensors(path);
+  REQUIRE(loaded.size() == 2);
+  for (const auto& [key, t] : loaded) CHECK(tl::testing::same_tensor(t, key == "w" ? w : q));
+
+  // Integers alone stay integers; a quantizer entry without its companions or its integers is refused by name.
   save_safetensors(path, {{"w", q.int_repr()}});
   CHECK(load_safetensors(path)[0].second.dtype() == kUInt8);
+  save_safetensors(path, {{"w", q.int_repr()}, {"w.q_scale", full({}, 0.5, kDouble)}});
+  CHECK_THROWS_WITH_AS(load_safetensors(path),
+                       ("safetensors: " + path + ": quantized tensor 'w' has no 'w.q_zero_point'").c_str(), Error);
+  save_safetensors(path, {{"v.q_scale", full({}, 0.5, kDouble)}});
+  CHECK_THROWS_WITH_AS(load_safetensors(path),
+                       ("safetensors: " + path + ": 'v.q_scale' describes the quantized tensor 'v', which is missing")
+                           .c_str(),
+                       Error);
+  save_safetensors(path,
+                   {{"w", q.int_repr()}, {"w.q_scale", full({}, 0.5, kFloat)}, {"w.q_zero_point", full({}, 3, kLong)}});
+  CHECK_THROWS_WITH_AS(load_safetensors(path),
+                       ("safetensors: " + path + ": 'w.q_scale' is torch.float32 [], expected torch.float64 []")
+                           .c_str(),
+                       Error);
+  save_safetensors(path, {{"w", q.int_repr()},
+                          {"w.q_scale", full({}, -0.5, kDouble)},
+                          {"w.q_zero_point", full({}, 3, kLong)}});
+  const std::string refused = "safetensors: " + path + ": quantized tensor 'w': ";
+  CHECK_THROWS_WITH_AS(load_safetensors(path), doctest::Contains(refused.c_str()), Error);
 }
 
 TEST_CASE("safetensors: every dtype and shape round-trips exactly, including 0-dim and 0-size") {

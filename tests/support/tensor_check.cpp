@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "ops/ops.h"
+
 namespace tl::testing {
 
 double element_at(const Tensor& t, int64_t flat) {
@@ -49,6 +51,16 @@ std::string compare_tensors(const Tensor& actual, const Tensor& expected, double
   os << bad << " of " << actual.numel() << " elements differ (rtol " << rtol << ", atol " << atol
      << "); worst at " << index << ": " << a << " vs expected " << e << " (diff " << std::fabs(a - e) << ")";
   return os.str();
+}
+
+bool same_tensor(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (!a.is_quantized()) return equal(a, b);
+  if (a.qscheme() != b.qscheme() || !equal(a.int_repr(), b.int_repr())) return false;
+  if (is_per_tensor(a.qscheme())) return a.q_scale() == b.q_scale() && a.q_zero_point() == b.q_zero_point();
+  return a.q_per_channel_axis() == b.q_per_channel_axis() &&
+         equal(a.q_per_channel_scales(), b.q_per_channel_scales()) &&
+         equal(a.q_per_channel_zero_points(), b.q_per_channel_zero_points());
 }
 
 Tensor numeric_gradient(const std::function<double(const Tensor&)>& objective, const Tensor& x, double h) {

@@ -13,6 +13,10 @@ namespace tl::testing {
 /// |a - e| <= atol + rtol * |e| (NaN equals NaN); otherwise a description of the worst element.
 std::string compare_tensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
 
+/// torch.equal for tensors that may be quantized: the same dtype, shape and values, and for quantized ones the same
+/// scheme, integers and qparams (equal() itself refuses quantized tensors, as aten::equal does).
+bool same_tensor(const Tensor& a, const Tensor& b);
+
 /// Element `flat` (row-major over sizes, honouring strides) converted to double.
 double element_at(const Tensor& t, int64_t flat);
 
