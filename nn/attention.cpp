@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/py_repr.h"
+#include "core/warning.h"
 #include "nn/init.h"
 #include "ops/ops.h"
 
@@ -38,10 +39,14 @@ bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value
   return batched;
 }
 
-/// attn_mask (2-D or 3-D, bool or float) and key_padding_mask (N, S) as one additive float mask
+/// attn_mask (2-D or 3-D, bool, float or, deprecated with PyTorch's warning, uint8) and key_padding_mask (N, S) as one additive float mask
 /// (N * heads or 1, L, S), or undefined; PyTorch's checks and its order of merging.
 Tensor merged_mask(Tensor attn_mask, Tensor key_padding_mask, int64_t tgt_len, int64_t src_len, int64_t bsz,
                    int64_t num_heads, DType dtype) {
+  if (attn_mask.defined() && attn_mask.dtype() == DType::UInt8) {
+    warn("Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use bool tensor instead.");
+    attn_mask = attn_mask.to(DType::Bool);
+  }
   if (attn_mask.defined()) {
     TL_CHECK(is_floating_point(attn_mask.dtype()) || attn_mask.dtype() == DType::Bool,
              "Only float, byte, and bool types are supported for attn_mask, not ", dtype_name(attn_mask.dtype()));

@@ -1,6 +1,7 @@
 // tests/nn/test_attention.cpp — MultiheadAttention against PyTorch 1.13 (tests/reference/make_rnn_references.py):
 // the parameters a seed draws, values and weights with every mask kind, batch_first, kdim/vdim, unbatched
-// input, training with dropout, gradients, empty sequences and batches, repr and the error texts of misuse.
+// input, training with dropout, gradients, empty sequences and batches, uint8 masks, repr and the error texts of
+// misuse.
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include "nn/attention.h"
 #include "nn/repr.h"
 #include "tests/nn/rnn_reference.h"
+#include "tests/support/captured_warnings.h"
 
 namespace tl::nn {
 namespace {
@@ -81,6 +83,19 @@ TEST_CASE("MultiheadAttention: an empty key sequence, query sequence or batch gi
     CHECK_TENSOR_CLOSE(output, rnn_reference::tensor(c.at("output")), 1e-6, 1e-6);
     CHECK_TENSOR_CLOSE(weights, rnn_reference::tensor(c.at("weights")), 0.0, 0.0);
   }
+}
+
+TEST_CASE("MultiheadAttention: a uint8 attn_mask is a bool one, with PyTorch's deprecation warning") {
+  MultiheadAttention mha(4, 2);
+  const Tensor q = randn({3, 2, 4}), kv = randn({5, 2, 4});
+  const Tensor mask = triu(ones({3, 5}, DType::Bool), 1);
+  testing::CapturedWarnings warnings;
+  const auto [from_bytes, byte_weights] = mha.forward(q, kv, kv, Tensor(), true, mask.to(DType::UInt8));
+  REQUIRE(warnings.messages.size() == 1);
+  CHECK(warnings.messages[0] == "Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use bool tensor instead.");
+  const auto [from_bools, bool_weights] = mha.forward(q, kv, kv, Tensor(), true, mask);
+  CHECK_TENSOR_CLOSE(from_bytes, from_bools, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(byte_weights, bool_weights, 0.0, 0.0);
 }
 
 TEST_CASE("MultiheadAttention: misuse throws PyTorch's texts and changes nothing") {
