@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/py_repr.h"
+#include "core/warning.h"
 #include "nn/init.h"
 #include "ops/ops.h"
 
@@ -38,10 +39,14 @@ bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value
   return batched;
 }
 
-/// attn_mask (2-D or 3-D, bool or float) and key_padding_mask (N, S) as one additive float mask
+/// attn_mask (2-D or 3-D, bool, float or, deprecated with PyTorch's warning, uint8) and key_padding_mask (N, S) as one additive float mask
 /// (N * heads or 1, L, S), or undefined; PyTorch's checks and its order of merging.
 Tensor merged_mask(Tensor attn_mask, Tensor key_padding_mask, int64_t tgt_len, int64_t src_len, int64_t bsz,
                    int64_t num_heads, DType dtype) {
+  if (attn_mask.defined() && attn_mask.dtype() == DType::UInt8) {
+    warn("Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use bool tensor instead.");
+    attn_mask = attn_mask.to(DType::Bool);
+  }
   if (attn_mask.defined()) {
     TL_CHECK(is_floating_point(attn_mask.dtype()) || attn_mask.dtype() == DType::Bool,
              "Only float, byte, and bool types are supported for attn_mask, not ", dtype_name(attn_mask.dtype()));
@@ -164,23 +169,26 @@ std::tuple<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, cons
   const Tensor mask = merged_mask(attn_mask, kpm, tgt_len, src_len, bsz, heads, q.dtype());
 
   // Per head: (N * heads, L or S, head_dim). Views leave the batch as -1, so that a graph traced with example
-  // inputs follows its input's batch.
+  // inputs follows its input's batch; with an empty sequence or batch the -1 would be ambiguous, and the batch
+  // is written out, as PyTorch's views write it.
   const int64_t head_dim = embed_dim / heads;
-  const Tensor qh = q.contiguous().view({tgt_len, -1, head_dim}).transpose(0, 1);
-  const Tensor kh = k.contiguous().view({src_len, -1, head_dim}).transpose(0, 1);
-  const Tensor vh = v.contiguous().view({src_len, -1, head_dim}).transpose(0, 1);
+  const bool empty = tgt_len == 0 || src_len == 0 || bsz == 0;
+  const auto batch = [&](int64_t size) { return empty ? size : int64_t{-1}; };
+  const Tensor qh = q.contiguous().view({tgt_len, batch(bsz * heads), head_dim}).transpose(0, 1);
+  const Tensor kh = k.contiguous().view({src_len, batch(bsz * heads), head_dim}).transpose(0, 1);
+  const Tensor vh = v.contiguous().view({src_len, batch(bsz * heads), head_dim}).transpose(0, 1);
   const Tensor q_scaled = qh / std::sqrt(static_cast<double>(head_dim));
   Tensor weights = mask.defined() ? mask.baddbmm(q_scaled, kh.transpose(-2, -1)) : q_scaled.bmm(kh.transpose(-2, -1));
   weights = weights.softmax(-1);  // (N * heads, L, S)
   if (options_.dropout() > 0.0 && is_training()) weights = tl::dropout(weights, options_.dropout(), true);
 
   const auto& out_proj = child("out_proj");
-  Tensor out = weights.bmm(vh).transpose(0, 1).contiguous().view({-1, embed_dim});
-  out = linear(out, out_proj->parameter("weight"), out_proj->parameter("bias")).view({tgt_len, -1, embed_dim});
+  Tensor out = weights.bmm(vh).transpose(0, 1).contiguous().view({batch(tgt_len * bsz), embed_dim});
+  out = linear(out, out_proj->parameter("weight"), out_proj->parameter("bias")).view({tgt_len, batch(bsz), embed_dim});
   if (transpose) out = out.transpose(1, 0);
   if (!batched) out = out.squeeze(1);
   if (!need_weights) return {out, Tensor()};
-  weights = weights.view({-1, heads, tgt_len, src_len});
+  weights = weights.view({batch(bsz), heads, tgt_len, src_len});
   if (average_attn_weights) weights = weights.sum(1) / static_cast<double>(heads);
   if (!batched) weights = weights.squeeze(0);
   return {out, weights};

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/autocast.h"
+#include "core/grad_mode.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 
@@ -126,18 +128,57 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
 }
 
 TransformerEncoder::TransformerEncoder(const std::shared_ptr<TransformerEncoderLayer>& encoder_layer,
-                                       int64_t num_layers, std::shared_ptr<Module> norm_module)
-    : num_layers_(num_layers) {
+                                       int64_t num_layers, std::shared_ptr<Module> norm_module,
+                                       bool enable_nested_tensor, bool mask_check)
+    : num_layers_(num_layers), enable_nested_tensor_(enable_nested_tensor), mask_check_(mask_check) {
   layers = register_module("layers", clones(encoder_layer, num_layers, "TransformerEncoder", "encoder_layer"));
   if (norm_module) norm = register_module("norm", std::move(norm_module));
 }
 
+// TransformerEncoder.forward's why_not_sparsity_fast_path, condition by condition (the projections always share
+// one embedding size and the norms one eps here), then torch._nested_tensor_from_mask_left_aligned.
+Tensor TransformerEncoder::nested_lengths(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask,
+                                          const TransformerEncoderLayer& first) const {
+  const TransformerLayerOptions& options = first.options();
+  const std::string& activation = options.activation_name();
+  if (options.norm_first() || first.is_training() || !options.batch_first() ||
+      (activation != "relu" && activation != "gelu") || src.dim() != 3 || !enable_nested_tensor_ ||
+      !src_key_padding_mask.defined() || src_key_padding_mask.sizes() != Shape{src.size(0), src.size(1)} ||
+      mask.defined() || options.nhead() % 2 == 1 || is_autocast_enabled())
+    return {};
+  if (GradMode::is_enabled()) {
+    if (src.requires_grad()) return {};
+    for (const Tensor& p : first.parameters())
+      if (p.requires_grad()) return {};
+  }
+  NoGradGuard no_grad;
+  const Tensor keep = src_key_padding_mask.logical_not();
+  const Tensor lengths = keep.sum(1);
+  if (mask_check_) {  // padding only at the end: each row's first padded position is its count of unpadded ones
+    const Tensor first_padded = cat({src_key_padding_mask.ne(Scalar(0)), ones({src.size(0), 1}, DType::Bool)}, 1)
+                                    .to(DType::Int32)
+                                    .argmax(1);
+    if (!first_padded.eq(lengths).all().item<bool>()) return {};
+  }
+  return lengths;
+}
+
 Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask) {
   check_key_padding_mask(src_key_padding_mask);
+  const std::vector<TransformerEncoderLayer*> typed =
+      typed_layers<TransformerEncoderLayer>(*layers, "TransformerEncoder", "TransformerEncoderLayer");
+  const Tensor lengths = nested_lengths(src, mask, src_key_padding_mask, *typed.front());
+  // The nested path runs each sequence's first k positions: the padded batch with those as the unpadded ones.
+  const Tensor padded = lengths.defined()
+                            ? arange(0, src.size(1)).unsqueeze(0).ge(lengths.unsqueeze(1))
+                            : Tensor();
   Tensor output = src;
-  for (TransformerEncoderLayer* layer :
-       typed_layers<TransformerEncoderLayer>(*layers, "TransformerEncoder", "TransformerEncoderLayer"))
-    output = layer->forward(output, mask, src_key_padding_mask);
+  for (TransformerEncoderLayer* layer : typed)
+    output = layer->forward(output, mask, lengths.defined() ? padded : src_key_padding_mask);
+  if (lengths.defined()) {
+    const int64_t longest = src.size(0) == 0 ? 0 : lengths.max().item<int64_t>();
+    output = output.narrow(1, 0, longest).masked_fill(padded.narrow(1, 0, longest).unsqueeze(2), 0.0);
+  }
   return norm.is_empty() ? output : norm(output);
 }
 

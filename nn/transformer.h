@@ -155,19 +155,25 @@ class TransformerDecoderLayer : public Module {
   TransformerDecoderLayerOptions::Activation activation_;  ///< F.relu, F.gelu or the function given
 };
 
-/// torch.nn.TransformerEncoder(encoder_layer, num_layers, norm): `layers` holds num_layers deep copies of
-/// encoder_layer (clone(), as PyTorch's _get_clones deep-copies: every layer starts with the same weights);
-/// `norm`, when given, is applied to the last layer's output. Children: layers (ModuleList), norm.
+/// torch.nn.TransformerEncoder(encoder_layer, num_layers, norm, enable_nested_tensor, mask_check): `layers` holds
+/// num_layers deep copies of encoder_layer (clone(), as PyTorch's _get_clones deep-copies: every layer starts with
+/// the same weights); `norm`, when given, is applied to the last layer's output. Children: layers (ModuleList), norm.
 class TransformerEncoder : public Module {
  public:
   /// Throws tl::Error for a null encoder_layer or num_layers below 1.
   TransformerEncoder(const std::shared_ptr<TransformerEncoderLayer>& encoder_layer, int64_t num_layers,
-                     std::shared_ptr<Module> norm = nullptr);
+                     std::shared_ptr<Module> norm = nullptr, bool enable_nested_tensor = true, bool mask_check = true);
 
   using Module::forward;
   /// src, mask (PyTorch's name for the layers' src_mask) and src_key_padding_mask as the layers take them;
   /// each layer's typed forward runs in turn, then norm. Throws tl::Error when a child of `layers` was replaced
   /// by a module other than a TransformerEncoderLayer.
+  ///
+  /// PyTorch 1.13's nested-tensor path, taken where its forward takes it (enable_nested_tensor, batched src, a
+  /// src_key_padding_mask and no mask, the first layer in eval mode with batch_first, post-norm, relu or gelu and
+  /// an even nhead, nothing requiring grad while grad mode is on, no autocast; with mask_check, every sequence's
+  /// padding at its end): each sequence's first k unpadded positions (k counted over the mask) run alone, and the
+  /// output has zeros at the padded positions and is cut to the longest k (PyTorch's to_padded_tensor(0.)).
   Tensor forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask = {});
   Tensor forward(const Tensor& src) override { return forward(src, Tensor(), Tensor()); }
   ForwardSignature forward_signature() const override { return {.arg_names = {"src"}}; }
@@ -176,12 +182,20 @@ class TransformerEncoder : public Module {
   std::shared_ptr<Module> clone() const override { return clone_as<TransformerEncoder>(); }
 
   int64_t num_layers() const { return num_layers_; }
+  bool enable_nested_tensor() const { return enable_nested_tensor_; }
+  bool mask_check() const { return mask_check_; }
 
   ModuleHandle<ModuleList> layers;
   ModuleHandle<Module> norm;  ///< empty without a norm
 
  private:
+  /// Each sequence's unpadded length k (N) where PyTorch takes the nested-tensor path, else an undefined tensor.
+  Tensor nested_lengths(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask,
+                        const TransformerEncoderLayer& first) const;
+
   int64_t num_layers_;
+  bool enable_nested_tensor_;
+  bool mask_check_;
 };
 
 /// torch.nn.TransformerDecoder(decoder_layer, num_layers, norm): as TransformerEncoder, over decoder layers.

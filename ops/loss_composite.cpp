@@ -2,6 +2,8 @@
 // margin losses, composed only of other ops (no loops of their own), so autograd records each part; the
 // arithmetic and the calls follow PyTorch 1.13's LossNLL.cpp and Loss.cpp (cross_entropy -> log_softmax with
 // the input's dtype, nll_loss_nd -> nll_loss, triplet_margin_loss -> pairwise_distance).
+#include <cmath>
+
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/record_function.h"
@@ -42,7 +44,8 @@ Tensor reduce(const Tensor& loss, int64_t reduction, const Tensor& mean_denomina
   return reduction == Reduction::Sum ? loss.sum() : loss.sum() / mean_denominator;
 }
 
-// Class-probability targets: -sum_c lp * target (* weight), the mean taken over the N * d1 * ... rows.
+// Class-probability targets: -sum_c lp * target (* weight), the mean taken over the N * d1 * ... rows (a number, as
+// ATen divides: DivBackward1); an empty input's mean is NaN (ATen's sum().fill_(NAN): no row, no class either).
 Tensor cross_entropy_prob(const Tensor& lp, const Tensor& target, const Tensor& weight, int64_t reduction,
                           int64_t class_dim, double label_smoothing) {
   const int64_t n_classes = lp.size(class_dim);
@@ -50,8 +53,10 @@ Tensor cross_entropy_prob(const Tensor& lp, const Tensor& target, const Tensor& 
       label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / static_cast<double>(n_classes) : target;
   Tensor prod = lp * smoothed;
   if (weight.defined()) prod = prod * class_weight(weight, lp.dim(), class_dim);
-  const Tensor loss = -prod.sum(Shape{class_dim});
-  return reduce(loss, reduction, scalar_tensor(lp.numel() / n_classes, DType::Int64));
+  if (reduction == Reduction::None) return -prod.sum(Shape{class_dim});
+  if (reduction == Reduction::Sum) return -prod.sum();
+  if (lp.numel() == 0) return -prod.sum().masked_fill(ones({}, DType::Bool), Scalar(std::nan("")));
+  return -prod.sum() / Scalar(lp.numel() / n_classes);
 }
 
 // Class-index targets with label smoothing: (1 - eps) nll + eps / C * (the loss against a uniform target).

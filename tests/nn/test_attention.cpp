@@ -1,14 +1,17 @@
 // tests/nn/test_attention.cpp — MultiheadAttention against PyTorch 1.13 (tests/reference/make_rnn_references.py):
 // the parameters a seed draws, values and weights with every mask kind, batch_first, kdim/vdim, unbatched
-// input, training with dropout, gradients, repr and the error texts of misuse.
+// input, training with dropout, gradients, empty sequences and batches, uint8 masks, repr and the error texts of
+// misuse.
 #include <doctest/doctest.h>
 
 #include <memory>
 #include <string>
 
+#include "core/grad_mode.h"
 #include "nn/attention.h"
 #include "nn/repr.h"
 #include "tests/nn/rnn_reference.h"
+#include "tests/support/captured_warnings.h"
 
 namespace tl::nn {
 namespace {
@@ -61,6 +64,38 @@ TEST_CASE("MultiheadAttention: state_dict keys, separate projections, module cal
   CHECK(cross.parameter("k_proj_weight").shape() == Shape{8, 5});
   CHECK(repr(*cross.clone()) ==
         "MultiheadAttention(\n  (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=False)\n)");
+}
+
+TEST_CASE("MultiheadAttention: an empty key sequence, query sequence or batch gives PyTorch's shapes and values") {
+  for (const Json& c : data().at("empty_mha")) {
+    const auto sizes = c.at("sizes").get<std::vector<int64_t>>();
+    INFO("(L, N, S) = (", sizes[0], ", ", sizes[1], ", ", sizes[2], ")");
+    manual_seed(5);
+    MultiheadAttention mha(4, 2);
+    {
+      NoGradGuard no_grad;
+      mha.parameter("in_proj_bias").copy_(rnn_reference::tensor(c.at("in_proj_bias")));
+      mha.child("out_proj")->parameter("bias").copy_(rnn_reference::tensor(c.at("out_proj_bias")));
+    }
+    const Tensor key = rnn_reference::tensor(c.at("key"));
+    const Tensor padding = c.at("key_padding_mask").get<bool>() ? zeros({sizes[1], sizes[2]}, DType::Bool) : Tensor();
+    const auto [output, weights] = mha.forward(rnn_reference::tensor(c.at("query")), key, key, padding);
+    CHECK_TENSOR_CLOSE(output, rnn_reference::tensor(c.at("output")), 1e-6, 1e-6);
+    CHECK_TENSOR_CLOSE(weights, rnn_reference::tensor(c.at("weights")), 0.0, 0.0);
+  }
+}
+
+TEST_CASE("MultiheadAttention: a uint8 attn_mask is a bool one, with PyTorch's deprecation warning") {
+  MultiheadAttention mha(4, 2);
+  const Tensor q = randn({3, 2, 4}), kv = randn({5, 2, 4});
+  const Tensor mask = triu(ones({3, 5}, DType::Bool), 1);
+  testing::CapturedWarnings warnings;
+  const auto [from_bytes, byte_weights] = mha.forward(q, kv, kv, Tensor(), true, mask.to(DType::UInt8));
+  REQUIRE(warnings.messages.size() == 1);
+  CHECK(warnings.messages[0] == "Byte tensor for attn_mask in nn.MultiheadAttention is deprecated. Use bool tensor instead.");
+  const auto [from_bools, bool_weights] = mha.forward(q, kv, kv, Tensor(), true, mask);
+  CHECK_TENSOR_CLOSE(from_bytes, from_bools, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(byte_weights, bool_weights, 0.0, 0.0);
 }
 
 TEST_CASE("MultiheadAttention: misuse throws PyTorch's texts and changes nothing") {

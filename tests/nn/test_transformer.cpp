@@ -1,7 +1,8 @@
 // tests/nn/test_transformer.cpp — the transformer encoder and decoder layers, their stacks and Transformer against
 // PyTorch 1.13 (tests/reference/make_transformer_references.py): the parameters a seed draws, values and gradients
 // with masks, batch_first, norm_first, relu/gelu/a function, in eval and in training (dropout masks from the same
-// stream), repr and state_dict keys, deep-copied layers, and the error texts of misuse.
+// stream), the encoder's nested-tensor path in eval mode, repr and state_dict keys, deep-copied layers, and the
+// error texts of misuse.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/grad_mode.h"
 #include "nn/init.h"
 #include "nn/repr.h"
 #include "nn/transformer.h"
@@ -132,6 +134,22 @@ TEST_CASE("Transformer encoder: module calls take src alone; the layers are deep
   CHECK(second->linear1->parameter("weight").abs().sum().item<float>() > 0.0f);
   CHECK(layer->linear1->parameter("weight").abs().sum().item<float>() > 0.0f);
   CHECK(first->linear1.get() == encoder.get_submodule("layers.0.linear1").get());
+}
+
+TEST_CASE("Transformer encoder: in eval mode with a key padding mask, PyTorch's nested-tensor path") {
+  for (const Json& c : data().at("nested_cases")) {
+    INFO(c.at("label").get<std::string>());
+    manual_seed(40);
+    auto layer = std::make_shared<TransformerEncoderLayer>(
+        TransformerEncoderLayerOptions(8, c.at("nhead").get<int64_t>()).dim_feedforward(16).dropout(0.0).batch_first(true));
+    TransformerEncoder encoder(layer, 2, c.at("final_norm").get<bool>() ? std::make_shared<LayerNorm>(8) : nullptr,
+                               c.at("enable_nested_tensor").get<bool>(), c.at("mask_check").get<bool>());
+    encoder.eval();
+    AutoGradMode grad_mode(c.at("grad_enabled").get<bool>());
+    const Tensor output = encoder.forward(rnn_reference::tensor(c.at("src")), Tensor(),
+                                          rnn_reference::tensor(c.at("src_key_padding_mask")));
+    CHECK_TENSOR_CLOSE(output, rnn_reference::tensor(c.at("output")), 1e-5, 1e-5);
+  }
 }
 
 TEST_CASE("Transformer encoder: misuse throws PyTorch's texts and changes nothing") {

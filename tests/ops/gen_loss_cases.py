@@ -140,6 +140,14 @@ def cross_entropy_cases(dtype):
                 case(f"cross_entropy_loss probabilities {d} reduction={red} weight={w is not None} label_smoothing={ls}",
                      "cross_entropy_loss", {"self": x, "target": probs, "weight": w},
                      {"reduction": red, "ignore_index": -100, "label_smoothing": ls}, out)
+    for shape in [(2, 0), (0, 5)]:  # no class or no row: the mean is NaN (it divided an integer by 0 classes)
+        empty = torch.zeros(shape, dtype=dtype)
+        for red in [0, 1, 2]:
+            for ls in [0.0, 0.2]:
+                out = F.cross_entropy(empty, empty, reduction=["none", "mean", "sum"][red], label_smoothing=ls)
+                case(f"cross_entropy_loss probabilities {d} {list(shape)} reduction={red} label_smoothing={ls}",
+                     "cross_entropy_loss", {"self": empty, "target": empty, "weight": None},
+                     {"reduction": red, "ignore_index": -100, "label_smoothing": ls}, out)
 
 
 def mse_cases(dtype):

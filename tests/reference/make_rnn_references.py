@@ -273,8 +273,29 @@ def errors():
     }
 
 
+def empty_mha_cases():
+    """MultiheadAttention(4, 2) (seed 5, biases drawn too) over an empty key sequence, query sequence or batch:
+    (L, N, S) sizes and a key_padding_mask or not; the output and the averaged weights."""
+    torch.manual_seed(5)
+    mha = nn.MultiheadAttention(4, 2)
+    with torch.no_grad():
+        mha.in_proj_bias.uniform_(-1, 1)
+        mha.out_proj.bias.uniform_(-1, 1)
+    gen = torch.Generator().manual_seed(6)
+    out = []
+    for (L, N, S), padding in [((3, 1, 0), False), ((3, 2, 0), True), ((0, 1, 2), False), ((3, 0, 2), True)]:
+        q, kv = randn(gen, L, N, 4), randn(gen, S, N, 4)
+        kpm = torch.zeros(N, S, dtype=torch.bool) if padding else None
+        o, w = mha(q, kv, kv, key_padding_mask=kpm)
+        out.append({"sizes": [L, N, S], "key_padding_mask": padding, "in_proj_bias": enc(mha.in_proj_bias),
+                    "out_proj_bias": enc(mha.out_proj.bias), "query": enc(q), "key": enc(kv), "output": enc(o),
+                    "weights": enc(w)})
+    return out
+
+
 def main():
-    data = {"rnn": rnn_cases(), "cells": cell_cases(), "mha": mha_cases(), "errors": errors()}
+    data = {"rnn": rnn_cases(), "cells": cell_cases(), "mha": mha_cases(), "empty_mha": empty_mha_cases(),
+            "errors": errors()}
     (HERE / "rnn_attention.json").write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n")
 
 

@@ -4,8 +4,8 @@ for TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, Transf
 parameters a seed draws (names in state_dict order),
 the forward values (eval and training, dropout included, its stream seeded) with and without masks, the
 gradients of sum(output * grad_output) with respect to the input, float masks and every parameter; the reprs
-and the error texts of misuse. Cases in eval run with grad enabled, so PyTorch takes its slow path (the fast
-path computes the same numbers). Run with Debian's PyTorch 1.13:
+and the error texts of misuse. Cases in eval run with grad enabled, so PyTorch takes its slow path; the nested
+cases run TransformerEncoder in eval mode where its nested-tensor path zeroes padded positions and cuts the batch. Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_transformer_references.py"""
 import json
 import pathlib
@@ -16,7 +16,7 @@ import torch.nn as nn
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_rnn_references import key_padding_mask, message, randn, run_case  # noqa: E402  (one case runner for both files)
+from make_rnn_references import enc, key_padding_mask, message, randn, run_case  # noqa: E402  (one case runner for both files)
 
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "tanh": torch.tanh}  # "tanh": the callable form
 
@@ -177,8 +177,46 @@ def errors():
     }
 
 
+NESTED_CASES = [
+    # label, nhead, enable_nested_tensor, mask_check, final norm, grad mode on, key padding mask (1 = padded;
+    # a float mask -1e9 where padded)
+    ("end_padded", 2, True, True, False, False, [[0, 0, 0, 1, 1], [0, 0, 1, 1, 1]]),
+    ("end_padded_float_mask_norm", 2, True, True, True, False, "float"),
+    ("one_row_all_padded", 2, True, True, False, False, [[1, 1, 1, 1, 1], [0, 0, 1, 1, 1]]),
+    ("gap_mask_check", 2, True, True, False, False, [[0, 1, 0, 1, 1], [0, 0, 0, 0, 0]]),
+    ("gap_no_mask_check", 2, True, False, False, False, [[0, 1, 0, 1, 1], [0, 0, 0, 0, 0]]),
+    ("nested_disabled", 2, False, True, False, False, [[0, 0, 0, 1, 1], [0, 0, 1, 1, 1]]),
+    ("odd_nhead", 1, True, True, False, False, [[0, 0, 0, 1, 1], [0, 0, 1, 1, 1]]),
+    ("grad_enabled", 2, True, True, False, True, [[0, 0, 0, 1, 1], [0, 0, 1, 1, 1]]),
+]
+
+
+def nested_cases():
+    """TransformerEncoder in eval mode with a src_key_padding_mask: where PyTorch 1.13 takes its nested-tensor
+    path, the padded positions come out as 0 and the batch is cut to its longest unpadded length."""
+    out = []
+    for label, h, nested, check, final_norm, grad, kpm_rows in NESTED_CASES:
+        torch.manual_seed(40)
+        layer = nn.TransformerEncoderLayer(8, h, dim_feedforward=16, dropout=0.0, batch_first=True)
+        encoder = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8) if final_norm else None,
+                                        enable_nested_tensor=nested, mask_check=check)
+        encoder.eval()
+        gen = torch.Generator().manual_seed(41)
+        src = randn(gen, 2, 5, 8)
+        if kpm_rows == "float":
+            kpm = torch.tensor([[0, 0, 0, 1, 1], [0, 0, 0, 0, 1]]) * -1e9
+        else:
+            kpm = torch.tensor(kpm_rows, dtype=torch.bool)
+        with torch.set_grad_enabled(grad):
+            result = encoder(src, src_key_padding_mask=kpm)
+        out.append({"label": label, "nhead": h, "enable_nested_tensor": nested, "mask_check": check,
+                    "final_norm": final_norm, "grad_enabled": grad, "src": enc(src), "src_key_padding_mask": enc(kpm),
+                    "output": enc(result)})
+    return out
+
+
 def main():
-    data = {"cases": cases(), "decoder_cases": decoder_cases(), "errors": errors()}
+    data = {"cases": cases(), "decoder_cases": decoder_cases(), "nested_cases": nested_cases(), "errors": errors()}
     (HERE / "transformer.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
