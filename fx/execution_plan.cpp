@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "fx/graph_module.h"
+#include "fx/traced_shape.h"
 
 namespace tl::fx {
 namespace {
@@ -53,6 +54,8 @@ TensorList ExecutionPlan::run(const GraphModule& gm, std::span<const Tensor> inp
   StepHooks& h = hooks ? *hooks : plain;
   TL_CHECK(inputs.size() == placeholders_, gm.type_name(), ".forward: expected ", placeholders_, " inputs, got ",
            inputs.size());
+  for (const PlanStep& s : steps_)
+    if (s.op == Opcode::Placeholder) check_traced_shape(*s.node, inputs[static_cast<size_t>(s.index)], gm.type_name() + ".forward");
   std::vector<NodeValue> slots(steps_.size());
   TensorList args;
   for (size_t i = 0; i < steps_.size(); ++i) {

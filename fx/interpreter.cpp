@@ -1,6 +1,8 @@
 // fx/interpreter.cpp — the default node semantics and the run loop with last-use freeing.
 #include "fx/interpreter.h"
 
+#include "fx/traced_shape.h"
+
 namespace tl::fx {
 Interpreter::Interpreter(std::shared_ptr<GraphModule> module) : module_(std::move(module)) {
   TL_CHECK(module_ != nullptr, "Interpreter: module is null");
@@ -62,6 +64,7 @@ NodeValue Interpreter::run_node(Node& n) {
 NodeValue Interpreter::placeholder(Node& n) {
   TL_CHECK(inputs_ && next_input_ < inputs_->size(), "Interpreter::run: missing input for placeholder '",
            n.target(), "' (got ", inputs_ ? inputs_->size() : 0, " inputs)");
+  check_traced_shape(n, (*inputs_)[next_input_], "Interpreter::run");
   return (*inputs_)[next_input_++];
 }
 

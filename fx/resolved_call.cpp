@@ -84,7 +84,8 @@ ResolvedCall resolve_call(const Node& n) {
       }
       if (!n.op_kind() && n.op() == Opcode::CallFunction) {
         if (const NamedFunction* named = find_named_function(n.target())) {
-          TL_CHECK(n.kwargs().empty() || !find_wrapped(n.target()), "GraphModule: '", n.name(),
+          const WrappedFunction* wrapped = find_wrapped(n.target());
+          TL_CHECK(n.kwargs().empty() || wrapped == nullptr || !wrapped->params.empty(), "GraphModule: '", n.name(),
                    "' calls the wrapped function ", n.target(), ", which takes positional arguments only");
           c.named = named;
           // Boxed once here with no values, so an argument no named call takes is refused now.

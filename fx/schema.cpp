@@ -71,6 +71,18 @@ std::optional<Argument> bool_list_argument(const SchemaArg& spec, const AttrValu
   return Argument::list(std::move(items));
 }
 
+// Python's argument parser lets a method whose one positional argument besides self is an int list take it as
+// varargs, and that is how Python code writes them (x.permute(0, 2, 3, 1), x.view(n, -1)): a call_method of such
+// an op records its ints so, and reads them back so.
+bool takes_int_varargs(const Schema& schema, CallStyle style) {
+  if (style != CallStyle::Method) return false;
+  std::vector<const SchemaArg*> positional;
+  for (const SchemaArg& a : schema.args)
+    if (!a.kwarg_only) positional.push_back(&a);
+  return positional.size() == 2 && positional[0]->is_tensor() && positional[1]->list_length() >= 0 &&
+         positional[1]->base_type() == "int";
+}
+
 // Python operators that commute: their reflected form is the op itself with the number second.
 bool commutes(std::string_view py_operator) { return py_operator == "add" || py_operator == "mul"; }
 
@@ -141,6 +153,11 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
     TL_INTERNAL_ASSERT(args.size() == 2 && kwargs.empty(), op_info(op).aten_name, ": a reflected operator records 2 operands");
     std::swap(args[0], args[1]);
   }
+  if (takes_int_varargs(schema, style) && args.size() == 2 && args[1].is_list() && !args[1].as_list().items.empty()) {
+    const std::vector<Argument> ints = args[1].as_list().items;
+    args.pop_back();
+    args.insert(args.end(), ints.begin(), ints.end());
+  }
 }
 
 void check_keywords(OpKind op, size_t positional, const Kwargs& kwargs) {
@@ -168,6 +185,11 @@ OpArguments from_fx_args(OpKind op, const std::vector<Argument>& python_args, co
   if (style == CallStyle::ReflectedOperator) {
     TL_CHECK(args.size() == 2, op_info(op).aten_name, ": a reflected operator takes 2 operands, got ", args.size());
     std::swap(args[0], args[1]);
+  }
+  if (takes_int_varargs(schema, style) && args.size() > 2) {
+    std::vector<Argument> ints(args.begin() + 1, args.end());
+    args.resize(1);
+    args.push_back(Argument::list(std::move(ints), /*is_tuple=*/false));
   }
   check_keywords(op, args.size(), kwargs);
   OpArguments out;

@@ -11,6 +11,7 @@
 #include "core/op_args.h"
 #include "fx/getitem.h"
 #include "fx/schema.h"
+#include "fx/traced_shape.h"
 #include "fx/wrap.h"
 #include "nn/module_hook.h"
 
@@ -90,6 +91,24 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     return make_proxy(std::make_shared<ProxyNode>(n, context_.back(), real));
   }
 
+  /// The traced value of `t`'s get_attr node when `t` is a parameter of the traced module (made at the first
+  /// read, shared by later ones), else `t`: fx::getattr.
+  Tensor parameter_proxy(const Tensor& t) {
+    if (!t.defined() || !t.is_parameter() || proxy_of(t) != nullptr) return t;
+    for (const auto& [known, name] : attributes_) {
+      if (!known.is_same(t)) continue;
+      auto [it, inserted] = parameter_proxies_.try_emplace(name);
+      if (inserted) it->second = proxy(get_attr(name, t), with_examples_ ? t : Tensor());
+      return it->second;
+    }
+    return t;
+  }
+
+  /// Whether `t` is a parameter or buffer of the traced module (or a constant of the trace).
+  bool is_attribute(const Tensor& t) const {
+    return t.defined() && std::any_of(attributes_.begin(), attributes_.end(), [&](const auto& a) { return a.first.is_same(t); });
+  }
+
   /// A tensor as an FX argument: its node, a get_attr of the parameter/buffer/constant, or None.
   Argument argument(const Tensor& t) {
     if (!t.defined()) return Argument();
@@ -160,11 +179,15 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const ScopeArg& a : call.args) args.push_back(named_call_argument(a, tensor_argument));
     // torchvision's torch.fx.wrap'ped functions are called with their sizes as lists (swin's window_size, a
     // List[int] attribute); torch.nn.functional's callers write tuples, which named_call_argument gives.
-    if (find_wrapped(std::string(call.target)) != nullptr)
-      for (Argument& a : args)
-        if (a.is_list() && a.as_list().is_tuple) a = Argument::list(a.as_list().items, /*is_tuple=*/false);
     Kwargs kwargs;
     for (const KeywordArg& k : call.kwargs) kwargs.emplace_back(k.name, named_call_argument(k.value, tensor_argument));
+    if (find_wrapped(std::string(call.target)) != nullptr) {
+      const auto as_list = [](Argument& a) {
+        if (a.is_list() && a.as_list().is_tuple) a = Argument::list(a.as_list().items, /*is_tuple=*/false);
+      };
+      for (Argument& a : args) as_list(a);
+      for (auto& k : kwargs) as_list(k.second);
+    }
     const bool getitem = call.target == "operator.getitem" && args.size() == 2 && kwargs.empty();
     Node* n = getitem ? graph_.getitem(args[0].node(), args[1])
                       : graph_.create_node(Opcode::CallFunction, std::string(call.target), std::move(args), std::move(kwargs));
@@ -202,7 +225,10 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   void after(nn::Module&, const TensorList*) override { context_.pop_back(); }
 
   bool intercept(nn::Module& m, const TensorList& inputs, TensorList& outputs) override {
-    if (!any_proxy(inputs)) return false;
+    // torch.fx records a leaf call on the traced module's own tensors too (swin v2's cpb_mlp on a buffer), their
+    // get_attr nodes as arguments; a call on nothing traced or held computes now.
+    if (!any_proxy(inputs) && std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return is_attribute(t); }))
+      return false;
     auto it = paths_.find(&m);
     TL_CHECK(it != paths_.end(), "symbolic_trace: a ", m.type_name(), " module called in ", context_.at(context_.size() - 2),
              " is not a submodule of the traced ", root_.type_name(), " (register it with register_module)");
@@ -279,7 +305,23 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   bool with_examples_;
   std::unordered_map<const nn::Module*, std::string> paths_;
   std::vector<std::pair<Tensor, std::string>> attributes_;
+  std::unordered_map<std::string, Tensor> parameter_proxies_;  ///< fx::getattr's, by target
   std::vector<std::string> context_;
+};
+
+// The session tracing on this thread, for fx::getattr; null when none.
+thread_local TraceSession* t_session = nullptr;
+
+// Makes `session` this thread's tracing session for its lifetime, restoring the one before.
+class SessionGuard {
+ public:
+  explicit SessionGuard(TraceSession* session) : previous_(t_session) { t_session = session; }
+  ~SessionGuard() { t_session = previous_; }
+  SessionGuard(const SessionGuard&) = delete;
+  SessionGuard& operator=(const SessionGuard&) = delete;
+
+ private:
+  TraceSession* previous_;
 };
 
 }  // namespace
@@ -293,15 +335,23 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   if (example_inputs)
     TL_CHECK(example_inputs->size() == sig.arg_names.size(), "symbolic_trace: ", root.type_name(), ".forward takes ",
              sig.arg_names.size(), " input(s), got ", example_inputs->size(), " example input(s)");
+  // Retracing a GraphModule keeps its placeholders' fixed shapes: the graph still computes only for them.
+  const auto* traced_root = dynamic_cast<const GraphModule*>(&root);
+  const std::vector<Node*> root_placeholders =
+      traced_root ? traced_root->graph().find_nodes(Opcode::Placeholder) : std::vector<Node*>{};
   TensorList proxies;
   for (size_t i = 0; i < sig.arg_names.size(); ++i) {
     Node* p = graph->placeholder(sig.arg_names[i], i < sig.arg_types.size() ? sig.arg_types[i] : "");
+    if (i < root_placeholders.size())
+      if (auto it = root_placeholders[i]->meta().find(kTracedShape); it != root_placeholders[i]->meta().end())
+        p->meta()[kTracedShape] = it->second;
     proxies.push_back(session.proxy(p, example_inputs ? (*example_inputs)[i] : Tensor()));
   }
   TensorList results;
   {
     dispatch::HookGuard op_guard(&session);
     nn::ModuleHookGuard module_guard(&session);
+    SessionGuard session_guard(&session);
     results = root.forward(nn::Inputs(root, proxies));
   }
   std::vector<Argument> outs;
@@ -309,6 +359,8 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   graph->output(outs.size() == 1 ? outs[0] : Argument::list(std::move(outs), /*is_tuple=*/true), sig.return_type);
   return {std::move(graph), std::move(session.constants)};
 }
+
+Tensor getattr(const Tensor& t) { return t_session != nullptr ? t_session->parameter_proxy(t) : t; }
 
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root) {
   TL_CHECK(root != nullptr, "symbolic_trace: module is null");

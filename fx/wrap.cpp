@@ -33,23 +33,47 @@ std::optional<AttrValue> scalar_attr(const Argument& a) {
   return std::nullopt;
 }
 
+// A call's arguments bound to `f`'s parameters as Python binds them: positional ones first, then each keyword at
+// its parameter's position. Throws tl::Error naming the parameter for an unknown, repeated or missing one.
+std::vector<const ScopeArg*> bind(const WrappedFunction& f, const NamedCall& call) {
+  std::vector<const ScopeArg*> bound;
+  for (const ScopeArg& a : call.args) bound.push_back(&a);
+  if (call.kwargs.empty()) return bound;
+  TL_CHECK(!f.params.empty(), f.qualified_name, ": a wrapped function takes positional arguments only");
+  TL_CHECK(bound.size() <= f.params.size(), f.qualified_name, ": takes ", f.params.size(), " arguments but ",
+           bound.size(), " were given");
+  bound.resize(f.params.size(), nullptr);
+  size_t given = call.args.size();
+  for (const KeywordArg& k : call.kwargs) {
+    const size_t i = static_cast<size_t>(std::find(f.params.begin(), f.params.end(), k.name) - f.params.begin());
+    TL_CHECK(i < f.params.size(), f.qualified_name, ": got an unexpected keyword argument '", k.name, "'");
+    TL_CHECK(bound[i] == nullptr, f.qualified_name, ": got multiple values for argument '", k.name, "'");
+    bound[i] = &k.value;
+    given = std::max(given, i + 1);
+  }
+  bound.resize(given);
+  for (size_t i = 0; i < bound.size(); ++i)
+    TL_CHECK(bound[i] != nullptr, f.qualified_name, ": missing argument '", f.params[i], "'");
+  return bound;
+}
+
 }  // namespace
 
 const WrappedFunction& wrap(const std::string& qualified_name,
-                            std::function<Tensor(const TensorList&, const std::vector<Argument>&)> fn) {
+                            std::function<Tensor(const TensorList&, const std::vector<Argument>&)> fn,
+                            std::vector<std::string> params) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   for (const WrappedFunction& f : r.functions)
     TL_CHECK(f.qualified_name != qualified_name, "fx::wrap: '", qualified_name, "' is wrapped already");
-  const WrappedFunction& f = r.functions.emplace_back(WrappedFunction{qualified_name, std::move(fn)});
+  const WrappedFunction& f = r.functions.emplace_back(WrappedFunction{qualified_name, std::move(fn), std::move(params)});
   try {
     register_named_function(qualified_name, [&f](const NamedCall& call) {
-      TL_CHECK(call.kwargs.empty(), f.qualified_name, ": a wrapped function takes positional arguments only");
       TensorList tensors;
       std::vector<Argument> args;
-      for (const ScopeArg& a : call.args) {
-        if (const Tensor* t = std::get_if<Tensor>(&a)) tensors.push_back(*t);
-        args.push_back(std::holds_alternative<Tensor>(a) ? Argument() : named_call_argument(a, {}));
+      for (const ScopeArg* a : bind(f, call)) {
+        if (const Tensor* t = std::get_if<Tensor>(a)) tensors.push_back(*t);
+        args.push_back(std::holds_alternative<Tensor>(*a) ? Argument() : named_call_argument(*a, {}));
       }
       return TensorList{f.fn(tensors, args)};
     });
@@ -68,15 +92,22 @@ const WrappedFunction* find_wrapped(const std::string& target) {
   return nullptr;
 }
 
-Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args) {
+Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args, const std::vector<WrappedKwarg>& kwargs) {
+  const auto boxed = [&](const WrappedArg& a) {
+    return std::holds_alternative<Tensor>(a) ? ScopeArg(std::get<Tensor>(a))
+                                             : boxed_argument(std::get<Argument>(a), {}, f.qualified_name);
+  };
   const auto box = [&] {
     BoxedCall call;
-    for (const WrappedArg& a : args)
-      call.args.push_back(std::holds_alternative<Tensor>(a) ? ScopeArg(std::get<Tensor>(a))
-                                                           : boxed_argument(std::get<Argument>(a), {}, f.qualified_name));
+    for (const WrappedArg& a : args) call.args.push_back(boxed(a));
+    for (const auto& [name, a] : kwargs) call.kwargs.push_back({name, boxed(a)});
     return call;
   };
   if (std::optional<Tensor> traced = intercept_named_call(f.qualified_name, box)) return *traced;
+  if (!kwargs.empty()) {  // bound to their positions by the registered function
+    const BoxedCall call = box();
+    return run_named_call(NamedCall{f.qualified_name, call.args, call.kwargs}).at(0);
+  }
   TensorList tensors;
   std::vector<Argument> plain;
   for (const WrappedArg& a : args) {

@@ -21,23 +21,40 @@ namespace tl::fx {
 struct WrappedFunction {
   std::string qualified_name;
   std::function<Tensor(const TensorList& tensors, const std::vector<Argument>& args)> fn;
+  /// The Python parameter names, in order, which keyword arguments bind to; empty for positional arguments only.
+  std::vector<std::string> params;
 };
 
 /// An argument of a call to a wrapped function: a tensor, or a constant (a number, string, bool, ...).
 using WrappedArg = std::variant<Tensor, Argument>;
 
+/// A keyword argument of a call to a wrapped function: `name=value`.
+using WrappedKwarg = std::pair<std::string, WrappedArg>;
+
 /// Registers `fn` under `qualified_name` ("torchvision.ops.stochastic_depth.stochastic_depth"), as
-/// torch.fx.wrap does when its module is imported: in the registry of named calls (core/named_call.h), taking
-/// positional arguments only. Returns the entry (it lives for the program). Throws tl::Error when the name is
-/// wrapped or registered already.
+/// torch.fx.wrap does when its module is imported: in the registry of named calls (core/named_call.h). With
+/// `params` (the Python parameter names), a call's keyword arguments bind to their positions, as Python binds
+/// them, before `fn` sees them in parameter order (every parameter up to the last given one must be given);
+/// without, it takes positional arguments only. Returns the entry (it lives for the program). Throws tl::Error
+/// when the name is wrapped or registered already.
 const WrappedFunction& wrap(const std::string& qualified_name,
-                            std::function<Tensor(const TensorList&, const std::vector<Argument>&)> fn);
+                            std::function<Tensor(const TensorList&, const std::vector<Argument>&)> fn,
+                            std::vector<std::string> params = {});
 /// The function wrapped under `target`, or nullptr.
 const WrappedFunction* find_wrapped(const std::string& target);
 /// Calls `f` as a named call: while this thread traces symbolically and a tensor argument is a traced value,
-/// the tracer records a call_function node (args in order, tensors as their nodes) and returns its traced
-/// value; otherwise f.fn runs now.
-Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args);
+/// the tracer records a call_function node (args in order, then `kwargs` as keywords, as the caller wrote them;
+/// tensors as their nodes) and returns its traced value; otherwise f.fn runs now. Throws tl::Error for keywords
+/// `f` has no parameter of, or a parameter given twice.
+Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& args,
+                    const std::vector<WrappedKwarg>& kwargs = {});
+/// torch.fx's read of a module's parameter (`self.layer_scale` in Python): while this thread traces a module
+/// holding `t` among its parameters, the traced value of a get_attr node of `t`, made at the trace's first read
+/// of it (later reads share it, as torch.fx's parameter_proxy_cache does), so the node stands where Python reads
+/// the attribute rather than where the tensor is first used; otherwise `t` itself. A model calls it where that
+/// order shows in the graph (ConvNeXt's `self.layer_scale * self.block(input)`) or where a wrapped function
+/// takes only parameters and buffers (swin's relative position bias), which torch.fx records as a node.
+Tensor getattr(const Tensor& t);
 /// The name FX's generated code calls a wrapped function by: "torchvision_ops_stochastic_depth_stochastic_depth".
 std::string wrapped_global_name(const std::string& qualified_name);
 

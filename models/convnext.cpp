@@ -2,6 +2,7 @@
 // probabilities, forward and initialisation.
 #include "models/convnext.h"
 
+#include "fx/wrap.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -32,8 +33,9 @@ CNBlock::CNBlock(int64_t dim, double layer_scale, double stochastic_depth_prob) 
 }
 
 Tensor CNBlock::forward(const Tensor& input) {
-  Tensor result = submodule("block")(input);
-  result = parameter("layer_scale") * result;
+  // Python's `self.layer_scale * self.block(input)` reads the parameter first: a trace fetches it there.
+  const Tensor layer_scale = fx::getattr(parameter("layer_scale"));
+  Tensor result = layer_scale * submodule("block")(input);
   result = submodule("stochastic_depth")(result);
   result += input;
   return result;

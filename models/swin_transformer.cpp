@@ -204,7 +204,7 @@ Tensor get_relative_position_bias(const Tensor& table, const Tensor& index, cons
 Tensor shifted_window_attention(const Tensor& input, const Tensor& qkv_weight, const Tensor& proj_weight,
                                 const Tensor& relative_position_bias, const WindowAttentionArgs& args,
                                 const Tensor& qkv_bias, const Tensor& proj_bias, const Tensor& logit_scale) {
-  // torch.fx.wrap("shifted_window_attention"). Positional: input, qkv_weight, proj_weight, relative_position_bias,
+  // torch.fx.wrap("shifted_window_attention"), its parameters: input, qkv_weight, proj_weight, relative_position_bias,
   // window_size, num_heads, shift_size, attention_dropout, dropout, qkv_bias, proj_bias[, logit_scale].
   static const fx::WrappedFunction& wrapped = fx::wrap(
       "torchvision.models.swin_transformer.shifted_window_attention",
@@ -220,20 +220,20 @@ Tensor shifted_window_attention(const Tensor& input, const Tensor& qkv_weight, c
                                     scalar_arg<double>(args[7], name, "attention_dropout"),
                                     scalar_arg<double>(args[8], name, "dropout")};
         return shifted_window_attention_impl(t[0], t[1], t[2], t[3], a, t[4], t[5], t.size() == 7 ? t[6] : Tensor());
-      });
-  std::vector<fx::WrappedArg> call{input,
-                                   qkv_weight,
-                                   proj_weight,
-                                   relative_position_bias,
-                                   fx::Argument::int_list(args.window_size),
-                                   fx::Argument(args.num_heads),
-                                   fx::Argument::int_list(args.shift_size),
-                                   fx::Argument(args.attention_dropout),
-                                   fx::Argument(args.dropout),
-                                   qkv_bias,
-                                   proj_bias};
-  if (logit_scale.defined()) call.emplace_back(logit_scale);
-  return fx::call_wrapped(wrapped, call);
+      },
+      {"input", "qkv_weight", "proj_weight", "relative_position_bias", "window_size", "num_heads", "shift_size",
+       "attention_dropout", "dropout", "qkv_bias", "proj_bias", "logit_scale"});
+  // As ShiftedWindowAttention(V2).forward calls it: the last arguments as keywords.
+  std::vector<fx::WrappedKwarg> kwargs{{"shift_size", fx::Argument::int_list(args.shift_size)},
+                                       {"attention_dropout", fx::Argument(args.attention_dropout)},
+                                       {"dropout", fx::Argument(args.dropout)},
+                                       {"qkv_bias", qkv_bias},
+                                       {"proj_bias", proj_bias}};
+  if (logit_scale.defined()) kwargs.emplace_back("logit_scale", logit_scale);
+  return fx::call_wrapped(wrapped,
+                          {input, qkv_weight, proj_weight, relative_position_bias,
+                           fx::Argument::int_list(args.window_size), fx::Argument(args.num_heads)},
+                          kwargs);
 }
 
 PatchMerging::PatchMerging(int64_t dim) {
@@ -282,8 +282,9 @@ WindowAttentionArgs ShiftedWindowAttention::attention_args() const {
 }
 
 Tensor ShiftedWindowAttention::relative_position_bias() {
-  return get_relative_position_bias(parameter("relative_position_bias_table"), buffer("relative_position_index"),
-                                    options_.window_size);
+  // A trace records the bias's computation from the table as torch.fx does (get_attr, _get_relative_position_bias).
+  return get_relative_position_bias(fx::getattr(parameter("relative_position_bias_table")),
+                                    buffer("relative_position_index"), options_.window_size);
 }
 
 Tensor ShiftedWindowAttention::forward(const Tensor& x) {

@@ -735,6 +735,31 @@ void batch_norm_(Inputs in, const BatchNormArgs& a, AtenTree& t) {
   t.open("aten::native_batch_norm", native_args);
 }
 
+// ATen's native_layer_norm on CPU: a non-contiguous input (ConvNeXt's LayerNorm2d after a permute) is made
+// contiguous first (expect_contiguous: contiguous -> clone -> copy_); after the kernel, mean and rstd (one value per
+// normalized row) are viewed to the statistics' shape.
+void native_layer_norm_(Inputs in, const NativeLayerNormArgs& a, AtenTree& t) {
+  const Tensor& self = in[0];
+  if (self.dim() < static_cast<int64_t>(a.normalized_shape.size())) return;  // the kernel refuses it
+  const size_t axis = static_cast<size_t>(self.dim()) - a.normalized_shape.size();
+  if (!self.is_contiguous()) {
+    t.open("aten::contiguous", [&] { return ScopeArgs{self, AttrValue{}}; });
+    t.open("aten::clone", [&] { return ScopeArgs{self, AttrValue{}}; });
+    t.leaf("aten::copy_", [&] { return ScopeArgs{type_of(self), self, AttrValue(false)}; });
+    t.close();
+    t.close();
+  }
+  if (!t.work()) return;
+  int64_t rows = 1;
+  Shape stat_shape;
+  for (size_t i = 0; i < static_cast<size_t>(self.dim()); ++i) {
+    if (i < axis) rows *= self.size(static_cast<int64_t>(i));
+    stat_shape.push_back(i < axis ? self.size(static_cast<int64_t>(i)) : 1);
+  }
+  for (int k = 0; k < 2; ++k)  // mean, rstd
+    t.leaf("aten::view", [&] { return ScopeArgs{TensorType{Shape{rows}, self.dtype()}, AttrValue(stat_shape)}; });
+}
+
 // ATen's max_pool2d on CPU runs max_pool2d_with_indices (torchless's computes no indices).
 void max_pool2d_(Inputs in, const MaxPool2dArgs& a, AtenTree& t) {
   const Tensor& self = in[0];
@@ -857,6 +882,7 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Softmax, softmax_<SoftmaxArgs>>(rows);
   add<OpKind::LogSoftmax, softmax_<LogSoftmaxArgs>>(rows);
   add<OpKind::BatchNorm, batch_norm_>(rows);
+  add<OpKind::NativeLayerNorm, native_layer_norm_>(rows);
   add<OpKind::MaxPool2d, max_pool2d_>(rows);
   add<OpKind::AdaptiveAvgPool2d, adaptive_avg_pool2d_>(rows);
   add<OpKind::Dropout, dropout_>(rows);

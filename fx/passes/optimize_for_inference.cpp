@@ -12,6 +12,7 @@
 #include "core/op_kind.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/inference_modules.h"
+#include "fx/traced_shape.h"
 #include "fx/tracer.h"
 #include "nn/activation.h"
 #include "ops/ops.h"
@@ -242,7 +243,9 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
            " is in training mode; call eval() first");
   // Folded and packed weights are inference constants: no autograd history, no gradient.
   NoGradGuard no_grad;
-  std::shared_ptr<GraphModule> gm = options.fold_conv_bn ? fuse_conv_bn(module) : graph_module_of(module);
+  // A forward reading its input's shape (shufflenet, vit, maxvit) is traced on the example shape, fixed.
+  const std::shared_ptr<GraphModule> source = trace_for_shape(module, options.example_input_shape);
+  std::shared_ptr<GraphModule> gm = options.fold_conv_bn ? fuse_conv_bn(source) : graph_module_of(source);
   Rewriter rewriter(*gm, options.precision == InferencePrecision::BFloat16 ? DType::BFloat16 : DType::Float32,
                     options);
   if (options.inference_layouts) {

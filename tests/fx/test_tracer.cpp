@@ -2,10 +2,13 @@
 // PyTorch's byte for byte; naming, targets, leaves, constants, example inputs and proxy errors.
 #include <doctest/doctest.h>
 
+#include <any>
+
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
 #include "fx/getitem.h"
+#include "fx/traced_shape.h"
 #include "fx/tracer.h"
 #include "models/resnet.h"
 #include "models/toy_fuser.h"
@@ -195,9 +198,40 @@ TEST_CASE("symbolic_trace: with example inputs shapes are known and recorded") {
   auto shape_model = std::make_shared<ReadsShape>();
   auto traced = symbolic_trace(shape_model, {randn({2, 3, 4})});
   Node* view = traced->graph().find_nodes(Opcode::CallMethod, std::string("view")).at(0);
-  CHECK(view->args().at(1) == Argument::int_list({2, -1}));
+  // Python writes x.view(n, -1): a method whose one argument is an int list records it as varargs.
+  CHECK(view->args().size() == 3);
+  CHECK(view->args().at(1) == Argument(int64_t{2}));
+  CHECK(view->args().at(2) == Argument(int64_t{-1}));
+  CHECK(traced->code().find("view = x.view(2, -1)") != std::string::npos);
   REQUIRE(view->tensor_meta() != nullptr);
   CHECK(view->tensor_meta()->shape == Shape{2, 12});
+}
+
+TEST_CASE("trace_for_shape: a graph holding an example's sizes runs that shape only, and says so naming both") {
+  manual_seed(0);
+  CHECK_THROWS_WITH_AS(trace_for_shape(std::make_shared<ReadsShape>(), {}),
+                       doctest::Contains("its shape is unknown while tracing symbolically"), Error);
+  auto traced = trace_for_shape(std::make_shared<ReadsShape>(), {2, 3, 4});
+  const Node* x = traced->graph().find_nodes(Opcode::Placeholder).at(0);
+  REQUIRE(x->meta().count(kTracedShape) == 1);
+  CHECK(std::any_cast<Shape>(x->meta().at(kTracedShape)) == Shape{2, 3, 4});
+  const Tensor same = randn({2, 3, 4});
+  CHECK_TENSOR_CLOSE((*traced)(same), same.view({2, 12}), 0.0, 0.0);
+  // [2, 12] from [2, 4, 3] would be a silent wrong answer: the view's sizes are the example's constants.
+  CHECK_THROWS_WITH_AS((*traced)(randn({2, 4, 3})),
+                       "ReadsShape.forward: input 'x' has shape [2, 4, 3], but the graph was traced on an example of "
+                       "shape [2, 3, 4], whose sizes it holds as constants (the traced forward reads its input's "
+                       "shape); trace again with an example of shape [2, 4, 3]",
+                       Error);
+  CHECK_THROWS_WITH_AS(Interpreter(traced).run(randn({5, 3, 4})), doctest::Contains("has shape [5, 3, 4]"), Error);
+  // Its retrace (what optimize_for_inference does after rewriting) holds the same shape.
+  TracedGraph retraced = Tracer().trace(*traced);
+  CHECK(std::any_cast<Shape>(retraced.graph->find_nodes(Opcode::Placeholder).at(0)->meta().at(kTracedShape)) ==
+        Shape{2, 3, 4});
+  // A forward that reads no shape traces symbolically: its graph serves every shape.
+  auto general = trace_for_shape(std::make_shared<nn::ReLU>(), {2, 3});
+  CHECK(general->graph().find_nodes(Opcode::Placeholder).at(0)->meta().count(kTracedShape) == 0);
+  CHECK((*general)(randn({4})).shape() == Shape{4});
 }
 
 // x.max(1)[0]: only the element used gets its getitem. With reads_indices, it reads the other's data.

@@ -61,7 +61,7 @@ TEST_CASE("fx::wrap: traced as one call_function node, declared and called in th
             .shape == Shape{4});
 }
 
-TEST_CASE("fx::wrap: a name registered twice and keyword arguments are refused") {
+TEST_CASE("fx::wrap: a name registered twice, and keyword arguments to a function wrapped without parameter names, are refused") {
   scale_shift_fn();
   CHECK_THROWS_WITH_AS(wrap("mylib.ops.scale_shift", {}), "fx::wrap: 'mylib.ops.scale_shift' is wrapped already", Error);
   auto gm = symbolic_trace(std::make_shared<Net>());
@@ -75,6 +75,47 @@ TEST_CASE("fx::wrap: a name registered twice and keyword arguments are refused")
   CHECK(find_wrapped("mylib.ops.other") == nullptr);
   CHECK(wrapped_global_name("torchvision.ops.stochastic_depth.stochastic_depth") ==
         "torchvision_ops_stochastic_depth_stochastic_depth");
+}
+
+// x * scale + shift with its Python parameter names, called as `scale_shift_kw(x, 2.0, shift=0.5)`.
+const WrappedFunction& scale_shift_kw_fn() {
+  static const WrappedFunction& f = wrap(
+      "mylib.ops.scale_shift_kw",
+      [](const TensorList& t, const std::vector<Argument>& a) {
+        return t[0] * std::get<double>(a[1].value()) + std::get<double>(a[2].value());
+      },
+      {"x", "scale", "shift"});
+  return f;
+}
+
+class KeywordNet : public nn::Module {
+ public:
+  std::string type_name() const override { return "KeywordNet"; }
+  Tensor forward(const Tensor& x) override { return call_wrapped(scale_shift_kw_fn(), {x, Argument(2.0)}, {{"shift", Argument(0.5)}}); }
+};
+
+TEST_CASE("fx::wrap: with its parameter names, keyword arguments are recorded as keywords and bound to their positions") {
+  auto net = std::make_shared<KeywordNet>();
+  auto gm = symbolic_trace(net);
+  CHECK(gm->code() ==
+        "\ntorch.fx._symbolic_trace.wrap(\"mylib_ops_scale_shift_kw\")\n\n"
+        "def forward(self, x):\n"
+        "    scale_shift_kw = mylib_ops_scale_shift_kw(x, 2.0, shift = 0.5);  x = None\n"
+        "    return scale_shift_kw\n"
+        "    ");
+  const Tensor x = from_vector<float>({-1, 0, 1, 2}, {4});
+  const Tensor expected = from_vector<float>({-1.5, 0.5, 2.5, 4.5}, {4});
+  CHECK_TENSOR_CLOSE((*net)(x), expected, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE((*gm)(x), expected, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE(Interpreter(gm).run({x}), expected, 0.0, 0.0);
+  CHECK_THROWS_WITH_AS(call_wrapped(scale_shift_kw_fn(), {x}, {{"shift", Argument(0.5)}}),
+                       "mylib.ops.scale_shift_kw: missing argument 'scale'", Error);
+  CHECK_THROWS_WITH_AS(call_wrapped(scale_shift_kw_fn(), {x, Argument(2.0)}, {{"scale", Argument(0.5)}}),
+                       "mylib.ops.scale_shift_kw: got multiple values for argument 'scale'", Error);
+  CHECK_THROWS_WITH_AS(call_wrapped(scale_shift_kw_fn(), {x, Argument(2.0)}, {{"offset", Argument(0.5)}}),
+                       "mylib.ops.scale_shift_kw: got an unexpected keyword argument 'offset'", Error);
+  CHECK_THROWS_WITH_AS(call_wrapped(scale_shift_fn(), {x, Argument(2.0)}, {{"shift", Argument(0.5)}}),
+                       "mylib.ops.scale_shift: a wrapped function takes positional arguments only", Error);
 }
 
 }  // namespace

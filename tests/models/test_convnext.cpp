@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,40 +77,13 @@ TEST_CASE("convnext: print, state_dict, seeded initial weights and eval logits e
   CHECK(convnext_mismatch("convnext_large", [] { return convnext_large(); }, 197767336) == "");
 }
 
-// torch.fx's code of a ConvNeXt as our tracer records it (#34; docs/model_zoo.md): x.permute(0, 2, 3, 1) with its
-// dims as one list (C++'s permute takes one list; Python's Tensor.permute varargs); a CNBlock's layer_scale
-// fetched where it is used (torch.fx fetches it when forward reads self.layer_scale, before the block; our tracer
-// makes a get_attr when a tensor is first used). F.layer_norm is torch.fx's one node (a named call).
-std::string as_we_record(const std::string& torch_fx_code) {
-  std::istringstream in(torch_fx_code);
-  std::string out, held, held_name;
-  for (std::string line; std::getline(in, line);) {
-    for (const char* dims : {"0, 2, 3, 1", "0, 3, 1, 2"}) {
-      const std::string from = std::string(".permute(") + dims + ")", to = std::string(".permute([") + dims + "])";
-      if (const size_t at = line.find(from); at != std::string::npos) line.replace(at, from.size(), to);
-    }
-    if (const size_t at = line.find("_layer_scale = "); at != std::string::npos && held.empty()) {
-      held = line + "\n";
-      held_name = line.substr(4, at + 12 - 4);
-      continue;
-    }
-    if (!held.empty() && line.find(" = " + held_name + " * ") != std::string::npos) {
-      out += held;
-      held.clear();
-    }
-    out += line + "\n";
-  }
-  if (!torch_fx_code.ends_with('\n')) out.pop_back();
-  return out;
-}
-
-TEST_CASE("convnext: symbolic_trace gives torch.fx's code but for two recorded forms; the GraphModule runs as eager") {
+// LayerNorm2d's x.permute(0, 2, 3, 1) records its dims as varargs, as Python writes them; a CNBlock's layer_scale is
+// fetched before its block (fx::getattr), as Python reads self.layer_scale first; F.layer_norm is torch.fx's one
+// node (a named call).
+TEST_CASE("convnext: symbolic_trace gives torch.fx's code; the GraphModule runs as eager") {
   auto model = convnext_tiny();
-  const std::string expected = testing::zoo_reference("zoo_modern", "convnext_tiny", "code");
-  const std::string translated = as_we_record(expected);
-  REQUIRE(translated != expected);
   auto traced = fx::symbolic_trace(model);
-  CHECK(traced->code() == translated);
+  CHECK(traced->code() == testing::zoo_reference("zoo_modern", "convnext_tiny", "code"));
   apply_layer_norm_rule(*model);
   model->eval();
   traced = fx::symbolic_trace(model);

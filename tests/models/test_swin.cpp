@@ -6,12 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/graph_module.h"
 #include "fx/tracer.h"
 #include "models/swin_transformer.h"
@@ -52,71 +52,32 @@ TEST_CASE("swin: padded and shifted windows at 45x45 (11x11 patches, window 3) g
   CHECK(testing::zoo_model_mismatch(kDir, "swin_v2_small", [] { return small_swin(true); }, 47590) == "");
 }
 
-// A graph's nodes as "name = opcode[target=...]", one per line. Left out: torch.fx's nodes that compute the relative
-// position bias from parameters and buffers alone (get_attr of the tables and the index, V2's cpb_mlp, view, sigmoid
-// and 16 *, _get_relative_position_bias), which our tracer runs at trace time into a _tensor_constant (fx::call_wrapped
-// and leaf modules record only calls on traced values; docs/model_zoo.md), and ours, those constants.
-std::string nodes_but_position_bias(const std::string& graph_text) {
-  static const std::regex node(R"(^    %(\w+) : \[#users=\d+\] = (\w+\[target=[^\]]+\]))");
-  static const std::regex bias(
-      R"(relative_position_bias_table|relative_position_index|relative_coords_table|cpb_mlp|)"
-      R"(_get_relative_position_bias|)"
-      R"(target=view\]|target=torch.sigmoid\]|target=operator.mul\]|_tensor_constant)");
-  std::istringstream in(graph_text);
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, node) || std::regex_search(m[0].first, m[0].second, bias)) continue;
-    out += m[1].str() + " = " + m[2].str() + "\n";
-  }
-  return out;
-}
-
-// torch.fx records shifted_window_attention's last arguments as keywords (shift_size = [0, 0], ...); fx::call_wrapped
-// records every argument positionally: the call's text as ours, keywords dropped.
-std::string positional(const std::string& torch_fx_call) {
-  static const std::regex graph_kwargs(R"(\), kwargs = \{(shift_size: .*)\}\))");
-  static const std::regex keyword(R"(\b(shift_size|attention_dropout|dropout|qkv_bias|proj_bias|logit_scale): )");
-  std::smatch m;
-  if (!std::regex_search(torch_fx_call, m, graph_kwargs)) return torch_fx_call;
-  return m.prefix().str() + ", " + std::regex_replace(m[1].str(), keyword, "") + "), kwargs = {})" + m.suffix().str();
-}
-
-// The first shifted_window_attention node's line of a graph's text, from its "](args" on (its arguments).
-std::string first_attention_args(const std::string& graph_text) {
-  const size_t at = graph_text.find("target=torchvision.models.swin_transformer.shifted_window_attention](args");
-  REQUIRE(at != std::string::npos);
-  const size_t from = graph_text.find("](args", at), to = graph_text.find('\n', at);
-  return graph_text.substr(from, to - from);
-}
-
 // The small configurations: the tracing of swin_t and swin_v2_t is theirs, stage by stage (same blocks, shifted and
 // not, patch merging), at a thirtieth of the initial draws.
-TEST_CASE("swin: symbolic_trace records torchvision's wrapped functions and modules as torch.fx does, but for the "
-          "relative position bias (a constant) and keywords (positional)") {
+TEST_CASE("swin: symbolic_trace's graph is torch.fx's: the wrapped functions with their keywords, the relative position "
+          "bias computed from get_attr nodes") {
   for (const bool v2 : {false, true}) {
     const std::string name = v2 ? "swin_v2_small" : "swin_small";
     INFO(name);
-    const std::string ours = fx::symbolic_trace(small_swin(v2))->graph().str();
-    const std::string expected = testing::zoo_reference(kDir, name, "graph");
-    CHECK(nodes_but_position_bias(ours) == nodes_but_position_bias(expected));
-    CHECK(nodes_but_position_bias(ours).find("shifted_window_attention_3 = call_function[target=torchvision.models."
-                                             "swin_transformer.shifted_window_attention]") != std::string::npos);
-    CHECK(nodes_but_position_bias(ours).find("_patch_merging_pad = call_function[target=torchvision.models."
-                                             "swin_transformer._patch_merging_pad]") != std::string::npos);
-    // The same arguments, the bias's node aside.
-    const std::regex bias_node(R"(%(_get_relative_position_bias|mul|_tensor_constant0)\b)");
-    CHECK(std::regex_replace(first_attention_args(ours), bias_node, "%bias") ==
-          std::regex_replace(positional(first_attention_args(expected)), bias_node, "%bias"));
+    CHECK(fx::symbolic_trace(small_swin(v2))->graph().str() + "\n" == testing::zoo_reference(kDir, name, "graph"));
   }
 }
 
-TEST_CASE("swin: the traced GraphModule runs as eager (V1 and V2, padded and shifted windows)") {
+TEST_CASE("swin: the traced GraphModule runs as eager (V1 and V2, padded and shifted windows), and follows its bias "
+          "table") {
   for (bool v2 : {false, true}) {
     auto model = small_swin(v2);
     model->eval();
     auto traced = fx::symbolic_trace(model);
     const Tensor x = testing::zoo_input(2, 45);
+    CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 0.0, 0.0);
+    // The bias is computed in the graph, from the module's own table (V1) or cpb_mlp (V2): changing it changes both.
+    Tensor table = model->get_parameter(v2 ? "features.1.0.attn.cpb_mlp.0.weight"
+                                                 : "features.1.0.attn.relative_position_bias_table");
+    {
+      NoGradGuard no_grad;
+      table.add_(0.5);
+    }
     CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 0.0, 0.0);
   }
 }

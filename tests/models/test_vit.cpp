@@ -5,12 +5,10 @@
 // image size, a non-sequence input and another variant's checkpoint.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/generator.h"
-#include "core/grad_mode.h"
 #include "fx/graph_module.h"
 #include "fx/tracer.h"
 #include "models/vision_transformer.h"
@@ -28,20 +26,6 @@ namespace {
 using testing::parameter_count;
 using testing::zoo_reference;
 
-/// The generator's head_rule: heads.head starts at zeros, so its weight[i, j] = 0.02 sin(0.37 (i * in + j) + 1)
-/// and bias[i] = 0.01 cos(0.5 i), in double.
-void apply_head_rule(nn::Module& model) {
-  NoGradGuard no_grad;
-  const auto head = model.get_submodule("heads.head");
-  const Tensor weight = head->parameter("weight");
-  const int64_t out = weight.size(0), in = weight.size(1);
-  std::vector<double> w(static_cast<size_t>(out * in)), b(static_cast<size_t>(out));
-  for (size_t j = 0; j < w.size(); ++j) w[j] = 0.02 * std::sin(0.37 * static_cast<double>(j) + 1.0);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01 * std::cos(0.5 * static_cast<double>(i));
-  head->parameter("weight").copy_(from_vector(w, {out, in}));
-  head->parameter("bias").copy_(from_vector(b, {out}));
-}
-
 /// zoo_model_mismatch with the head rule before the logits: "" when print(model), the parameter count,
 /// the seeded state_dict and the logits at 224x224 all equal torchvision's.
 std::string vit_mismatch(const std::string& name, const std::function<std::shared_ptr<nn::Module>()>& make,
@@ -56,7 +40,7 @@ std::string vit_mismatch(const std::string& name, const std::function<std::share
   const std::string state =
       testing::state_dict_mismatch(*model, zoo_reference("zoo_inception_vit", name, "state_dict"));
   if (!state.empty()) out += name + ": " + state + "\n";
-  apply_head_rule(*model);
+  testing::apply_vit_head_rule(*model);
   model->eval();
   const std::string logits = testing::logits_mismatch(*model, zoo_reference("zoo_inception_vit", name, "logits"));
   if (!logits.empty()) out += name + ": " + logits + "\n";

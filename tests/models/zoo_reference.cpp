@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/graph_module.h"
 #include "fx/tracer.h"
 #include "nn/repr.h"
@@ -140,6 +141,18 @@ void check_refuses_state_dict(nn::Module& model, const nn::StateDict& other, con
     INFO(after[i].first);
     CHECK_TENSOR_CLOSE(after[i].second, copies[i], 0.0, 0.0);
   }
+}
+
+void apply_vit_head_rule(nn::Module& model) {
+  NoGradGuard no_grad;
+  const auto head = model.get_submodule("heads.head");
+  const Tensor weight = head->parameter("weight");
+  const int64_t out = weight.size(0), in = weight.size(1);
+  std::vector<double> w(static_cast<size_t>(out * in)), b(static_cast<size_t>(out));
+  for (size_t j = 0; j < w.size(); ++j) w[j] = 0.02 * std::sin(0.37 * static_cast<double>(j) + 1.0);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01 * std::cos(0.5 * static_cast<double>(i));
+  head->parameter("weight").copy_(from_vector(w, {out, in}));
+  head->parameter("bias").copy_(from_vector(b, {out}));
 }
 
 }  // namespace tl::testing

@@ -55,6 +55,10 @@ void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c);
 /// keeps its first builder, at 224x224 and at its odd size.
 bool skip_heavy_variants();
 
+/// make_zoo_inception_vit_references.py's head_rule: a ViT's heads.head starts at zeros (its logits would be 0), so
+/// its weight[i, j] = 0.02 sin(0.37 (i * in + j) + 1) and bias[i] = 0.01 cos(0.5 i), in double.
+void apply_vit_head_rule(nn::Module& model);
+
 /// CHECKs that load_state_dict(other) throws, naming its first missing key, and changes no tensor of `model`.
 void check_refuses_state_dict(nn::Module& model, const nn::StateDict& other, const std::string& first_missing_key);
 

@@ -46,6 +46,9 @@ inline constexpr NotMirrored kNotMirrored[] = {
     {"aten::resolve_conj", "scope", "the NumPy bridge (as above)"},
     {"aten::resolve_neg", "scope", "the NumPy bridge (as above)"},
     {"aten::lift_fresh", "scope", "the NumPy bridge (as above)"},
+    {"aten::dropout_", "root",
+     "nn.Dropout(inplace=True) in eval (mobilenet_v3's and efficientnet's classifiers): ATen calls dropout_, which "
+     "returns its input; torchless's functional dropout skips the call, having no dropout_ op (#34)"},
 };
 
 inline bool is_op(const std::string& name) { return name.rfind("aten::", 0) == 0; }

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerates tests/reference/op_tree_resnet18.txt, op_tree_my_module.txt, op_tree_resnet18_train.txt and
-op_tree_ops.txt: the op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes, for an
-inference forward of torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes
-it, for the forward of a resnet18 training step, and for one sample call of each op a user meets (losses,
-activations, pooling, shape ops, products, reductions, factories, mixed dtypes). Compared by tests/profiler/test_op_tree.cpp
-and (the training step) tests/profiler/test_training_profile.cpp. Run with Debian's PyTorch 1.13:
+"""Regenerates tests/reference/op_tree_resnet18.txt, op_tree_my_module.txt, op_tree_resnet18_train.txt,
+op_tree_ops.txt and op_tree_zoo.txt: the op events PyTorch 1.13 records on CPU, with their nesting and Input Shapes,
+for an inference forward of torchvision's resnet18, of the profiler tutorial's MyModule as models/my_module.cpp writes
+it, for the forward of a resnet18 training step, for one sample call of each op a user meets (losses,
+activations, pooling, shape ops, products, reductions, factories, mixed dtypes), and for an inference forward of
+a few model families (ZOO). Compared by tests/profiler/test_op_tree.cpp, (the training step)
+tests/profiler/test_training_profile.cpp and (the families) tests/models/test_zoo_op_tree.cpp. Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/reference/make_op_tree_references.py
 
 The tree is the profiler's own (experimental_event_tree: parents as recorded, nanosecond times); Debian's
@@ -22,7 +23,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 HEADER = """\
 # PyTorch {version}: {what}
-# Made by tests/reference/make_op_tree_references.py; compared by tests/profiler/{compared_by}.
+# Made by tests/reference/make_op_tree_references.py; compared by tests/{compared_by}.
 # One line per event in recording order: two spaces per nesting level, the name, the Input Shapes.
 """
 
@@ -216,8 +217,35 @@ def op_sample_lines():
     return lines
 
 
+# The families whose forward's tree tests/models/test_zoo_op_tree.cpp compares: depthwise and grouped convolutions,
+# squeeze-excitation, Hardswish / Hardsigmoid / SiLU, stochastic depth and in-place dropout in eval. Not
+# convnext_tiny yet (#34): ATen's depthwise mkldnn_convolution returns a channels-last result, so a CNBlock's
+# permuted LayerNorm input is contiguous there and needs no aten::contiguous, where torchless's NCHW result does.
+ZOO = ["mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf"]
+
+
+def zoo_lines():
+    """Each ZOO family's eval forward (no_grad, input 2 x 3 x 64 x 64), after a "# name" line. Two threads: ATen
+    runs a 1x1 stride-1 convolution of a batch under 16 through thnn_conv2d when single-threaded (its mkldnn
+    heuristic asks at::get_num_threads() > 1; one thread is Debian's default on a 2-vCPU machine), where
+    torchless's convolution is oneDNN's and its tree follows ATen's multi-threaded choice, mkldnn_convolution."""
+    lines = []
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    for name in ZOO:
+        torch.manual_seed(0)
+        model = getattr(torchvision.models, name)().eval()
+        x = torch.randn(2, 3, 64, 64)
+        lines.append(f"# {name}")
+        with torch.no_grad():
+            lines += event_lines(lambda: model(x))
+    torch.set_num_threads(threads)
+    return lines
+
+
 def write(name, what, lines):
-    compared_by = "test_training_profile.cpp" if name.endswith("_train.txt") else "test_op_tree.cpp"
+    compared_by = {"op_tree_resnet18_train.txt": "profiler/test_training_profile.cpp",
+                   "op_tree_zoo.txt": "models/test_zoo_op_tree.cpp"}.get(name, "profiler/test_op_tree.cpp")
     text = HEADER.format(version=torch.__version__, what=what, compared_by=compared_by) + "\n".join(lines) + "\n"
     (HERE / name).write_text(text)
 
@@ -243,6 +271,8 @@ def main():
           "optimizer's", training_forward_lines())
     write("op_tree_ops.txt", "one sample call per op, no_grad (x 4 x 10, img 2 x 3 x 8 x 8, a 4 x 16 x 32, "
           "b 4 x 32 x 8; see op_sample_lines)", op_sample_lines())
+    write("op_tree_zoo.txt", "the eval forward of " + ", ".join(ZOO) + " (no_grad, input 2 x 3 x 64 x 64)",
+          zoo_lines())
     write("op_tree_my_module.txt", "the profiler tutorial's MyModule(500, 10) forward (no_grad, input 8 x 500, "
           "float32 mask 6 x 6 x 6), first with MASK INDICES through NumPy, then through nonzero()", lines)
 
