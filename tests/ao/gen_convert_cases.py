@@ -51,12 +51,35 @@ class Recorder(torch.fx.Interpreter):
         return out
 
 
-def convert_case(model, batches, x, store_model):
+def calibrated(model, batches):
+    """`model` in eval mode through prepare_fx (onednn's default qconfig mapping), with `batches` run through it."""
     model.eval()
     prepared = prepare_fx(model, get_default_qconfig_mapping("onednn"), (batches[0],))
     with torch.no_grad():
         for b in batches:
             prepared(b)
+    return prepared
+
+
+def resnet18_model():
+    """torchvision's resnet18 and two calibration batches, from seed 33."""
+    torch.manual_seed(33)
+    return torchvision.models.resnet18(), [torch.randn(2, 3, 64, 64) for _ in range(2)]
+
+
+def small_model():
+    """Small with non-trivial batch norm statistics (so folding matters), two calibration batches and an input,
+    from seed 34."""
+    torch.manual_seed(34)
+    small = Small()
+    with torch.no_grad():
+        small.bn1.running_mean.uniform_(-0.5, 0.5)
+        small.bn1.running_var.uniform_(0.5, 2.0)
+    return small, [torch.randn(2, 3, 8, 8) * s for s in (1.0, 1.5)], torch.randn(1, 3, 8, 8)
+
+
+def convert_case(model, batches, x, store_model):
+    prepared = calibrated(model, batches)
     observers = {}
     for name, m in prepared.named_modules():
         if name.startswith("activation_post_process_"):
@@ -78,18 +101,9 @@ def convert_case(model, batches, x, store_model):
 def main():
     torch.backends.quantized.engine = "onednn"
     out = {}
-    torch.manual_seed(33)
-    resnet = torchvision.models.resnet18()
-    batches = [torch.randn(2, 3, 64, 64) for _ in range(2)]
+    resnet, batches = resnet18_model()
     out["resnet18"] = convert_case(resnet, batches, torch.randn(1, 3, 32, 32), store_model=False)
-
-    torch.manual_seed(34)
-    small = Small()
-    with torch.no_grad():  # non-trivial batch norm statistics, so folding matters
-        small.bn1.running_mean.uniform_(-0.5, 0.5)
-        small.bn1.running_var.uniform_(0.5, 2.0)
-    out["small"] = convert_case(small, [torch.randn(2, 3, 8, 8) * s for s in (1.0, 1.5)], torch.randn(1, 3, 8, 8),
-                                store_model=True)
+    out["small"] = convert_case(*small_model(), store_model=True)
 
     torch.manual_seed(35)
     digits = digits_cnn()

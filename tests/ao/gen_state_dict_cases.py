@@ -13,21 +13,15 @@ PyTorch 1.13:
 import json
 
 import torch
-import torchvision
-from torch.ao.quantization import get_default_qconfig_mapping
-from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+from torch.ao.quantization.quantize_fx import convert_fx
 
 from gen_ao_cases import HERE, flat
+from gen_convert_cases import calibrated, resnet18_model, small_model
 from gen_prepare_cases import Small
 
 
 def converted(model, batches):
-    model.eval()
-    prepared = prepare_fx(model, get_default_qconfig_mapping("onednn"), (batches[0],))
-    with torch.no_grad():
-        for b in batches:
-            prepared(b)
-    return convert_fx(prepared)
+    return convert_fx(calibrated(model, batches))
 
 
 def tensor_state_dict(model):
@@ -77,18 +71,10 @@ def check_loads(model, batches, x, state):
 def main():
     torch.backends.quantized.engine = "onednn"
     out = {}
-    torch.manual_seed(33)
-    resnet = torchvision.models.resnet18()
-    batches = [torch.randn(2, 3, 64, 64) for _ in range(2)]
+    resnet, batches = resnet18_model()
     out["resnet18"] = [[k, describe(v, False)] for k, v in tensor_state_dict(converted(resnet, batches)).items()]
 
-    torch.manual_seed(34)
-    small = Small()
-    with torch.no_grad():
-        small.bn1.running_mean.uniform_(-0.5, 0.5)
-        small.bn1.running_var.uniform_(0.5, 2.0)
-    batches = [torch.randn(2, 3, 8, 8) * s for s in (1.0, 1.5)]
-    x = torch.randn(1, 3, 8, 8)
+    small, batches, x = small_model()
     model = converted(small, batches)
     state = tensor_state_dict(model)
     check_loads(model, batches, x, state)
