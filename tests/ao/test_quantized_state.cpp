@@ -103,7 +103,8 @@ TEST_CASE("quantized state_dict: the small model's entries and values are PyTorc
   const tl::nn::StateDict state = small_converted()->state_dict();
   REQUIRE(state.size() == expected.size());
   for (size_t i = 0; i < state.size(); ++i) {
-    const auto& [key, t] = state[i];
+    const std::string& key = state[i].first;  // not a structured binding: CAPTURE's lambda cannot take one (clang 14)
+    const Tensor& t = state[i].second;
     const Tensor& e = expected[i].second;
     CAPTURE(key);
     CHECK(key == expected[i].first);
