@@ -2,7 +2,6 @@
 #include "core/adaptive_threads.h"
 
 #include <omp.h>
-#include <time.h>
 
 #include <atomic>
 #include <cstdint>
@@ -37,19 +36,13 @@ Sampler& sampler() {
   return s;
 }
 
-int64_t coarse_now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 }  // namespace
 
 void detail::pin_num_threads() { t_pinned = true; }
 
 int adaptive_num_threads() {
   Sampler& s = sampler();
-  const int64_t now = coarse_now_ns();
+  const int64_t now = detail::clock_ns(CLOCK_MONOTONIC_COARSE);
   if (now >= s.next_ns.load(std::memory_order_relaxed)) {
     std::unique_lock lock(s.mutex, std::try_to_lock);  // a thread already sampling decides for everyone
     if (lock && now >= s.next_ns.load(std::memory_order_relaxed)) {

@@ -2,7 +2,6 @@
 #include "core/cpu_load.h"
 
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,12 +22,6 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-int64_t now_ns(clockid_t clock) {
-  timespec ts{};
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // The cgroup v2 directory of this process ("0::/a/b" in /proc/self/cgroup), or empty.
 std::string own_cgroup() {
   std::istringstream lines(read_file("/proc/self/cgroup"));
@@ -38,6 +31,12 @@ std::string own_cgroup() {
 }
 
 }  // namespace
+
+int64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 std::vector<int> allowed_cpus() {
   cpu_set_t set;
@@ -106,7 +105,7 @@ int threads_for_load(int cores, double others) {
 
 std::optional<double> OtherLoad::sample() {
   const std::optional<int64_t> busy = busy_ticks(read_file("/proc/stat"), cpus_);
-  const int64_t own = now_ns(CLOCK_PROCESS_CPUTIME_ID), wall = now_ns(CLOCK_MONOTONIC);
+  const int64_t own = clock_ns(CLOCK_PROCESS_CPUTIME_ID), wall = clock_ns(CLOCK_MONOTONIC);
   std::optional<double> others;
   if (busy && busy_ticks_ && wall > wall_ns_) {
     static const double ns_per_tick = 1e9 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));

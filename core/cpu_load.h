@@ -3,6 +3,8 @@
 // (core/parallel.h) decides from. The parsers are pure functions of the files' text, tested on their own.
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -10,6 +12,8 @@
 
 namespace tl::detail {
 
+/// `clock` (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, ...) in nanoseconds.
+int64_t clock_ns(clockid_t clock);
 /// The CPUs this process may run on (its affinity mask), in order.
 std::vector<int> allowed_cpus();
 /// The cores a cgroup v2 `cpu.max` line allows ("150000 100000" -> 2, rounded up), nullopt for "max ..." or
