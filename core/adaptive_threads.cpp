@@ -22,9 +22,13 @@ bool pinned() {
   return t_pinned || by_environment;
 }
 
-// One sampler for the process: the last decision, and when to look at the machine again.
+// One sampler for the process: the last decision, and when to look at the machine again. The first
+// reading only starts the measurement, so the second comes sooner: the decision is known ~100 ms after the
+// first call (optimize_for_inference makes that call when it starts) rather than after ~200. Shorter windows
+// would misjudge: /proc/stat counts in 10 ms ticks per CPU.
 struct Sampler {
   static constexpr int64_t kIntervalNs = 200'000'000;
+  static constexpr int64_t kFirstIntervalNs = 100'000'000;
   std::mutex mutex;
   detail::OtherLoad load{detail::allowed_cpus()};
   std::atomic<int> threads{detail::usable_cores()};
@@ -46,9 +50,11 @@ int adaptive_num_threads() {
   if (now >= s.next_ns.load(std::memory_order_relaxed)) {
     std::unique_lock lock(s.mutex, std::try_to_lock);  // a thread already sampling decides for everyone
     if (lock && now >= s.next_ns.load(std::memory_order_relaxed)) {
-      if (const std::optional<double> others = s.load.sample())
-        s.threads.store(detail::threads_for_load(detail::usable_cores(), *others), std::memory_order_relaxed);
-      s.next_ns.store(now + Sampler::kIntervalNs, std::memory_order_relaxed);
+      const std::optional<double> others = s.load.sample();
+      if (others)
+        s.threads.store(detail::threads_for_load(detail::usable_cores(), *others, s.threads.load(std::memory_order_relaxed)),
+                        std::memory_order_relaxed);
+      s.next_ns.store(now + (others ? Sampler::kIntervalNs : Sampler::kFirstIntervalNs), std::memory_order_relaxed);
     }
   }
   return s.threads.load(std::memory_order_relaxed);

@@ -2,6 +2,7 @@
 #include "core/cpu_load.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,8 +78,8 @@ int usable_cores() {
   return cores;
 }
 
-std::optional<int64_t> busy_ticks(std::string_view proc_stat, const std::vector<int>& cpus) {
-  int64_t busy = 0;
+std::optional<CpuTicks> cpu_ticks(std::string_view proc_stat, const std::vector<int>& cpus) {
+  CpuTicks ticks;
   for (int cpu : cpus) {
     const std::string label = "cpu" + std::to_string(cpu) + " ";
     const size_t at = proc_stat.find("\n" + label);
@@ -93,26 +94,31 @@ std::optional<int64_t> busy_ticks(std::string_view proc_stat, const std::vector<
       if (ec != std::errc()) return std::nullopt;
       line.remove_prefix(static_cast<size_t>(end - line.data()));
     }
-    busy += fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7];
+    ticks.busy += fields[0] + fields[2] + fields[5] + fields[6] + fields[7];
+    ticks.niced += fields[1];
   }
-  return busy;
+  return ticks;
 }
 
-int threads_for_load(int cores, double others) {
+int threads_for_load(int cores, double others, int current) {
   const double left = static_cast<double>(cores) - std::max(0.0, others);
-  return std::clamp(static_cast<int>(std::floor(left + 0.25)), 1, std::max(1, cores));
+  const auto count = [&](double margin) { return std::clamp(static_cast<int>(std::floor(left + margin)), 1, std::max(1, cores)); };
+  const int rise_to = count(0.25), fall_to = count(0.5);
+  return std::clamp(current, rise_to, fall_to);
 }
 
 std::optional<double> OtherLoad::sample() {
-  const std::optional<int64_t> busy = busy_ticks(read_file("/proc/stat"), cpus_);
+  const std::optional<CpuTicks> ticks = cpu_ticks(read_file("/proc/stat"), cpus_);
   const int64_t own = clock_ns(CLOCK_PROCESS_CPUTIME_ID), wall = clock_ns(CLOCK_MONOTONIC);
   std::optional<double> others;
-  if (busy && busy_ticks_ && wall > wall_ns_) {
+  if (ticks && ticks_ && wall > wall_ns_) {
     static const double ns_per_tick = 1e9 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
-    const double busy_ns = static_cast<double>(*busy - *busy_ticks_) * ns_per_tick;
-    others = std::max(0.0, busy_ns - static_cast<double>(own - own_ns_)) / static_cast<double>(wall - wall_ns_);
+    const bool niced = getpriority(PRIO_PROCESS, 0) > 0;  // per call: the process may be reniced
+    const int64_t busy = ticks->busy - ticks_->busy + (niced ? ticks->niced - ticks_->niced : 0);
+    others = std::max(0.0, static_cast<double>(busy) * ns_per_tick - static_cast<double>(own - own_ns_)) /
+             static_cast<double>(wall - wall_ns_);
   }
-  busy_ticks_ = busy;
+  ticks_ = ticks;
   own_ns_ = own;
   wall_ns_ = wall;
   return others;

@@ -22,15 +22,24 @@ std::optional<int> quota_cores(std::string_view cpu_max);
 /// The cores this process may use: allowed_cpus()'s count, capped by the quota of its cgroup and every
 /// ancestor's (read once).
 int usable_cores();
-/// /proc/stat's busy time (every field but idle and iowait), in clock ticks, summed over the lines of
-/// `cpus` ("cpu3 ..."); nullopt when a CPU's line is missing or malformed.
-std::optional<int64_t> busy_ticks(std::string_view proc_stat, const std::vector<int>& cpus);
-/// The threads to use on `cores` cores when other processes keep `others` of them busy on average: the
-/// cores they leave, a core counted while others take less than three quarters of it, at least 1.
-int threads_for_load(int cores, double others);
+/// /proc/stat's time in clock ticks, summed over the lines of `cpus` ("cpu3 ..."): `busy` is user, system,
+/// irq, softirq and steal; `niced` is the time of processes with a positive nice value, which yield to a
+/// process at nice 0 (the scheduler gives a nice-10 process a tenth of its share).
+struct CpuTicks {
+  int64_t busy = 0;
+  int64_t niced = 0;
+};
+/// nullopt when a CPU's line is missing or malformed.
+std::optional<CpuTicks> cpu_ticks(std::string_view proc_stat, const std::vector<int>& cpus);
+/// The threads to use on `cores` cores when other processes keep `others` of them busy on average, given the
+/// `current` count: the cores they leave, with a margin either way so that sampling noise (ticks of 10 ms)
+/// does not flip the count. It rises to the cores left while others take at most a quarter of the last one,
+/// falls when they take more than half of one in use, and otherwise stays; at least 1.
+int threads_for_load(int cores, double others, int current);
 
 /// Measures, between successive calls, how many of `cpus` other processes kept busy: their busy time less
-/// this process's own CPU time, over the wall time between the calls.
+/// this process's own CPU time, over the wall time between the calls. Niced processes' time counts only when
+/// this process is niced too (then they compete as equals, and its own time is among theirs).
 class OtherLoad {
  public:
   explicit OtherLoad(std::vector<int> cpus) : cpus_(std::move(cpus)) {}
@@ -40,7 +49,7 @@ class OtherLoad {
 
  private:
   std::vector<int> cpus_;
-  std::optional<int64_t> busy_ticks_;
+  std::optional<CpuTicks> ticks_;
   int64_t own_ns_ = 0, wall_ns_ = 0;
 };
 

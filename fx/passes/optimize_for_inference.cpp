@@ -3,6 +3,7 @@
 // node that takes the inference layout and one that takes dense NCHW.
 #include "fx/passes/optimize_for_inference.h"
 
+#include "core/adaptive_threads.h"
 #include "core/grad_mode.h"
 
 #include <algorithm>
@@ -241,6 +242,8 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TL_CHECK(module != nullptr, "optimize_for_inference: module is null");
   TL_CHECK(!module->is_training(), "optimize_for_inference: the ", module->type_name(),
            " is in training mode; call eval() first");
+  // The load sampler's first reading: by the first forward the module knows how busy the machine is.
+  adaptive_num_threads();
   // Folded and packed weights are inference constants: no autograd history, no gradient.
   NoGradGuard no_grad;
   // A forward reading its input's shape (shufflenet, vit, maxvit) is traced on the example shape, fixed.

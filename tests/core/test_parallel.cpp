@@ -3,7 +3,10 @@
 // from (/proc/stat, cgroup v2's cpu.max) parsed as the kernel writes them.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/adaptive_threads.h"
 #include "core/cpu_load.h"
@@ -22,18 +25,23 @@ void on_fresh_thread(const F& f) {
 
 }  // namespace
 
-TEST_CASE("parallel: /proc/stat's busy ticks are every field but idle and iowait, over the CPUs asked for") {
+TEST_CASE("parallel: /proc/stat's ticks: busy is every field but nice, idle and iowait; niced is nice's, over the CPUs asked for") {
   const std::string stat =
-      "cpu  30 0 6 200 4 0 0 0 0 0\n"
+      "cpu  30 1 6 200 4 0 0 0 0 0\n"
       "cpu0 10 1 2 100 3 4 5 6 0 0\n"
       "cpu1 20 0 4 100 1 0 0 0 7 0\n"
       "intr 1 2 3\n";
-  CHECK(detail::busy_ticks(stat, {0}) == 10 + 1 + 2 + 4 + 5 + 6);
-  CHECK(detail::busy_ticks(stat, {1}) == 24);  // guest time (7) is in user already
-  CHECK(detail::busy_ticks(stat, {0, 1}) == 28 + 24);
-  CHECK_FALSE(detail::busy_ticks(stat, {2}));  // no such CPU
-  CHECK_FALSE(detail::busy_ticks("cpu0 1 2\n", {0}));
-  CHECK_FALSE(detail::busy_ticks("", {0}));
+  const auto ticks = [&](const std::vector<int>& cpus) {
+    const std::optional<detail::CpuTicks> t = detail::cpu_ticks(stat, cpus);
+    REQUIRE(t);
+    return std::pair{t->busy, t->niced};
+  };
+  CHECK(ticks({0}) == std::pair<int64_t, int64_t>{10 + 2 + 4 + 5 + 6, 1});
+  CHECK(ticks({1}) == std::pair<int64_t, int64_t>{24, 0});  // guest time (7) is in user already
+  CHECK(ticks({0, 1}) == std::pair<int64_t, int64_t>{27 + 24, 1});
+  CHECK_FALSE(detail::cpu_ticks(stat, {2}));  // no such CPU
+  CHECK_FALSE(detail::cpu_ticks("cpu0 1 2\n", {0}));
+  CHECK_FALSE(detail::cpu_ticks("", {0}));
 }
 
 TEST_CASE("parallel: a cgroup v2 quota allows its cores rounded up; 'max' allows any") {
@@ -48,14 +56,24 @@ TEST_CASE("parallel: a cgroup v2 quota allows its cores rounded up; 'max' allows
   CHECK(cores <= static_cast<int>(detail::allowed_cpus().size()));
 }
 
-TEST_CASE("parallel: the threads for a load are the cores others leave, a core kept while they take under 3/4 of it") {
-  CHECK(detail::threads_for_load(2, 0.0) == 2);
-  CHECK(detail::threads_for_load(2, 0.2) == 2);   // a daemon's blip
-  CHECK(detail::threads_for_load(2, 0.8) == 1);   // a busy loop on one core, shared with ours
-  CHECK(detail::threads_for_load(2, 1.0) == 1);
-  CHECK(detail::threads_for_load(2, 2.0) == 1);   // never fewer than one
-  CHECK(detail::threads_for_load(8, 3.0) == 5);
-  CHECK(detail::threads_for_load(1, -0.5) == 1);  // a negative estimate counts as none
+TEST_CASE("parallel: the threads for a load are the cores others leave, with a margin either way against noise") {
+  for (int current : {1, 2}) {
+    CAPTURE(current);
+    CHECK(detail::threads_for_load(2, 0.0, current) == 2);
+    CHECK(detail::threads_for_load(2, 0.2, current) == 2);  // a daemon's blip: the last core is still ours
+    CHECK(detail::threads_for_load(2, 0.6, current) == 1);  // more than half a core taken: one thread
+    CHECK(detail::threads_for_load(2, 1.0, current) == 1);  // a busy loop on one core
+    CHECK(detail::threads_for_load(2, 2.0, current) == 1);  // never fewer than one
+  }
+  // Between a quarter and a half of a core taken, the count stays: a tick more or less does not flip it.
+  CHECK(detail::threads_for_load(2, 0.4, 1) == 1);
+  CHECK(detail::threads_for_load(2, 0.4, 2) == 2);
+  CHECK(detail::threads_for_load(8, 3.0, 2) == 5);
+  CHECK(detail::threads_for_load(8, 3.3, 2) == 4);  // rises to the cores left with a quarter to spare
+  CHECK(detail::threads_for_load(8, 3.3, 8) == 5);  // falls to those left with half a core to spare
+  CHECK(detail::threads_for_load(8, 3.3, 5) == 5);
+  CHECK(detail::threads_for_load(1, -0.5, 1) == 1);  // a negative estimate counts as none
+  CHECK(detail::threads_for_load(2, 0.0, 5) == 2);   // never more than the cores
 }
 
 TEST_CASE("parallel: other processes' load is measured between samples, never below zero") {
