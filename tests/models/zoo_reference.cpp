@@ -56,6 +56,16 @@ bool skip_heavy_variants() {
   return skip;
 }
 
+bool reduced_for_sanitizer() {
+  static const bool reduced = [] {
+    const char* env = std::getenv("TL_SANITIZED_RUN");
+    const bool sanitized = env != nullptr && std::string(env) == "1";
+    if (sanitized) std::cerr << "[zoo] sanitizer run: the family sweeps keep a few families, the large variants are SKIPPED\n";
+    return sanitized;
+  }();
+  return reduced;
+}
+
 ZooCase zoo_case(const std::string& family, const std::string& builder) {
   const Json& ref = zoo_reference();
   REQUIRE(ref.at("families").contains(family));

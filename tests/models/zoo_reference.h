@@ -55,6 +55,12 @@ void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c);
 /// keeps its first builder, at 224x224 and at its odd size.
 bool skip_heavy_variants();
 
+/// True (and says why on stderr, once) in the sanitizer build's run (TL_SANITIZED_RUN=1, which tests/meson.build
+/// sets with -Db_sanitize): there the sweeps over every family and the large variants, most of this suite's time
+/// and 5-10x slower instrumented, keep a few families that between them run each kind of layer; the release run
+/// keeps them all.
+bool reduced_for_sanitizer();
+
 /// make_zoo_inception_vit_references.py's head_rule: a ViT's heads.head starts at zeros (its logits would be 0), so
 /// its weight[i, j] = 0.02 sin(0.37 (i * in + j) + 1) and bias[i] = 0.01 cos(0.5 i), in double.
 void apply_vit_head_rule(nn::Module& model);
