@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +17,7 @@ namespace {
 
 thread_local bool t_pinned = false;     // set_num_threads was called on this thread
 thread_local int t_adaptive_depth = 0;  // AdaptiveThreads alive on this thread: the outermost decided
+std::atomic<int> g_adaptive_callers{0};  // threads inside an outermost AdaptiveThreads: they share the cores
 
 bool pinned() {
   static const bool by_environment = std::getenv("OMP_NUM_THREADS") != nullptr;
@@ -65,12 +67,15 @@ AdaptiveThreads::AdaptiveThreads() {
   counted_ = true;
   if (t_adaptive_depth++ > 0) return;
   previous_ = omp_get_max_threads();
-  if (const int n = adaptive_num_threads(); n != previous_) omp_set_num_threads(n);
+  // Callers on several threads at once (a server's workers) split the cores the machine leaves: their own
+  // CPU time is this process's, which the load sampler does not count against it.
+  const int callers = g_adaptive_callers.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (const int n = std::max(1, adaptive_num_threads() / callers); n != previous_) omp_set_num_threads(n);
 }
 
 AdaptiveThreads::~AdaptiveThreads() {
   if (!counted_) return;
-  --t_adaptive_depth;
+  if (--t_adaptive_depth == 0) g_adaptive_callers.fetch_sub(1, std::memory_order_relaxed);
   // A count the user pinned inside the scope stays.
   if (previous_ > 0 && !pinned() && omp_get_max_threads() != previous_) omp_set_num_threads(previous_);
 }

@@ -13,9 +13,11 @@ int adaptive_num_threads();
 
 /// For its lifetime, the calling thread's parallel regions use adaptive_num_threads() threads, unless the
 /// count is pinned (set_num_threads on this thread, or OMP_NUM_THREADS in the environment); the previous
-/// count comes back after. A scope nested in another keeps the outer one's decision. An optimized module's
-/// forward runs under one: latency-bound inference is where a busy core costs most. Kernels may sum in
-/// another order on another count: results agree to rounding, and repeat bit for bit only when pinned.
+/// count comes back after. A scope nested in another keeps the outer one's decision. A scope opened
+/// while scopes are open on k - 1 other threads (a server calling a model from several workers) takes 1/k
+/// of those threads, at least 1. An optimized module's forward runs under one: latency-bound inference is where a busy core costs
+/// most. Kernels may sum in another order on another count: results agree to rounding, and repeat bit for
+/// bit only when pinned.
 class AdaptiveThreads {
  public:
   AdaptiveThreads();

@@ -3,6 +3,8 @@
 // from (/proc/stat, cgroup v2's cpu.max) parsed as the kernel writes them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <latch>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -101,6 +103,31 @@ TEST_CASE("parallel: AdaptiveThreads sets an unpinned thread's count for its sco
       CHECK(get_num_threads() == inside);
     }
     CHECK(get_num_threads() == before);
+  });
+}
+
+TEST_CASE("parallel: an AdaptiveThreads scope opened while another thread is in one takes its share of the cores") {
+  std::latch first_inside(1), second_checked(1);
+  int second_count = 0;
+  std::thread first([&] {
+    const AdaptiveThreads scope;
+    first_inside.count_down();
+    second_checked.wait();
+  });
+  std::thread second([&] {
+    first_inside.wait();
+    const AdaptiveThreads scope;
+    second_count = get_num_threads();
+    second_checked.count_down();
+  });
+  first.join();
+  second.join();
+  CHECK(second_count >= 1);
+  CHECK(second_count <= std::max(1, detail::usable_cores() / 2));
+  // Both scopes closed: a caller alone is counted alone again.
+  on_fresh_thread([] {
+    const AdaptiveThreads scope;
+    CHECK(get_num_threads() == adaptive_num_threads());
   });
 }
 
