@@ -1,14 +1,15 @@
 // bench/ddp_scaling.cpp — data-parallel training of ResNet18 on this machine's cores, two ways: 2 ranks x 1 thread
 // (DistributedDataParallel over Gloo, 8 images each) against 1 rank x 2 threads (16 images), global batch 16.
 // Per configuration: the DDP step's median time, the same step without communication (the module called directly),
-// the buckets' all-reduces alone, and from those the fraction of communication hidden behind backward.
+// the buckets' all-reduces alone, and the fraction of communication hidden behind backward two ways: from those
+// timings, and from a profile of two more steps, where each all-reduce is its gloo:all_reduce scope on the group's
+// worker thread and computation the aten ops of the training thread (tl::trace::comm_comp_overlap, HTA's measure).
 //
 //   ddp_scaling [--steps N] [--image-size S]      (defaults: 10 steps, 224x224)
 //
 // Each configuration runs as its own processes through tl::distributed::launch (tl-run's launcher), with
-// OMP_NUM_THREADS set; the parent prints the table. The bucket sizes it prints feed the model curve in
-// docs/distributed.md. Overlap comes from timings, not from a trace: the all-reduces run on the group's worker
-// thread, which the profiler does not record (#36).
+// OMP_NUM_THREADS set; each rank writes its trace, and the parent measures them and prints the table. The bucket
+// sizes it prints feed the model curve in docs/distributed.md.
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,9 @@
 #include "nn/loss.h"
 #include "ops/ops.h"
 #include "optim/sgd.h"
+#include "profiler/profile.h"
+#include "trace/comm_overlap.h"
+#include "trace/trace.h"
 
 namespace dist = tl::distributed;
 namespace bench = tl::bench;
@@ -42,6 +46,11 @@ struct Args {
   int image_size = 224;
   std::string worker_out;  ///< set in a rank: the file rank 0 writes its results to
 };
+
+/// Where rank `rank` of a run whose rank 0 writes to `worker_out` writes its trace.
+std::string trace_file(const std::string& worker_out, int64_t rank) {
+  return worker_out + ".rank" + std::to_string(rank) + ".pt.trace.json";
+}
 
 Args parse_args(int argc, char** argv) {
   Args a;
@@ -95,6 +104,17 @@ void run_rank(const Args& args) {
     for (const tl::Tensor& f : flats) works.push_back(dist::all_reduce(f, dist::ReduceOp::SUM, nullptr, true));
     for (const auto& w : works) w->wait();
   });
+  // Two more DDP steps, profiled: the trace shows backward and the worker thread's all-reduces side by side.
+  tl::profiler::Profile prof;
+  {
+    auto running = prof.start();
+    for (int i = 0; i < 2; ++i) {
+      opt.zero_grad();
+      criterion((*ddp)(x), y).backward();
+      opt.step();
+    }
+  }
+  prof.export_chrome_trace(trace_file(args.worker_out, dist::get_rank()));
   if (dist::get_rank() == 0) {
     std::ofstream out(args.worker_out);
     out << world << " " << tl::get_num_threads() << " " << step.median_ms << " " << step.min_ms << " " << step.max_ms
@@ -109,6 +129,7 @@ struct Result {
   int64_t ranks = 0, threads = 0;
   double step = 0, step_min = 0, step_max = 0, compute = 0, comm = 0;
   std::vector<int64_t> bucket_bytes;
+  std::vector<tl::trace::CommOverlap> traced;  ///< per rank, from its trace
 };
 
 Result run_configuration(const Args& args, int64_t ranks, int64_t threads, const std::filesystem::path& dir) {
@@ -123,7 +144,15 @@ Result run_configuration(const Args& args, int64_t ranks, int64_t threads, const
   Result r;
   in >> r.ranks >> r.threads >> r.step >> r.step_min >> r.step_max >> r.compute >> r.comm;
   for (int64_t b; in >> b;) r.bucket_bytes.push_back(b);
+  for (int64_t rank = 0; rank < ranks; ++rank)
+    r.traced.push_back(tl::trace::comm_comp_overlap(tl::trace::load_trace(trace_file(out.string(), rank))));
   return r;
+}
+
+std::string percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", 100.0 * fraction);
+  return text;
 }
 
 }  // namespace
@@ -145,8 +174,8 @@ int main(int argc, char** argv) {
     for (const auto& [ranks, threads] : {std::pair<int64_t, int64_t>{2, 1}, {1, 2}})
       results.push_back(run_configuration(args, ranks, threads, dir));
     std::filesystem::remove_all(dir);
-    std::printf("%-18s %28s %10s %14s %10s %9s\n", "configuration", "DDP step", "images/s", "no-comm step",
-                "comm", "overlap");
+    std::printf("%-18s %28s %10s %14s %10s %9s %20s\n", "configuration", "DDP step", "images/s", "no-comm step",
+                "comm", "overlap", "traced overlap/rank");
     for (const Result& r : results) {
       // The communication the step did not hide: its excess over the step without communication.
       const double exposed = std::clamp(r.step - r.compute, 0.0, r.comm);
@@ -154,9 +183,18 @@ int main(int argc, char** argv) {
       char step[64], hidden[16] = "-";  // one rank: nothing to hide
       std::snprintf(step, sizeof step, "%.1f [%.1f, %.1f]", r.step, r.step_min, r.step_max);
       if (r.ranks > 1) std::snprintf(hidden, sizeof hidden, "%.0f%%", 100.0 * overlap);
-      std::printf("%2lld rank(s) x %lld thr %28s %10.1f %14.1f %10.1f %9s\n", static_cast<long long>(r.ranks),
+      // The trace's measure: the share of the gloo:all_reduce time during which the training thread ran aten ops.
+      std::string traced = "-";
+      if (r.ranks > 1) {
+        traced.clear();
+        for (const tl::trace::CommOverlap& t : r.traced) {
+          if (!traced.empty()) traced += ' ';
+          traced += percent(t.ratio());
+        }
+      }
+      std::printf("%2lld rank(s) x %lld thr %28s %10.1f %14.1f %10.1f %9s %20s\n", static_cast<long long>(r.ranks),
                   static_cast<long long>(r.threads), step, kGlobalBatch / (r.step / 1000.0), r.compute, r.comm,
-                  hidden);
+                  hidden, traced.c_str());
     }
     std::printf("\nbuckets (MiB, in reduction order):");
     for (int64_t b : results.front().bucket_bytes) std::printf(" %.2f", static_cast<double>(b) / (1024.0 * 1024.0));

@@ -145,8 +145,9 @@ int64_t group_rank(const ProcessGroup* pg, int64_t rank, const char* what) {
   return it - ranks.begin();
 }
 
-/// Issues `call` (which queues the work) inside the Function scope PyTorch 1.13's profiler shows for it, on the
-/// calling thread: "c10d::allreduce_" with the tensor's Input Dims (the work itself runs on the worker thread).
+/// Issues `call` (which queues the work inside record_param_comms) inside the Function scope PyTorch's profiler
+/// shows for it on the calling thread: "c10d::allreduce_" with the tensor's Input Dims. The work itself is recorded
+/// on the thread that runs it (gloo:all_reduce).
 template <typename Call>
 std::shared_ptr<Work> issue(const char* op, const Tensor* tensor, const Call& call) {
   RecordFunction scope(op, [&] { return tensor ? ScopeArgs{*tensor} : ScopeArgs{}; });
@@ -228,8 +229,8 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
              "'; expected env://, tcp://host:port, file://directory or redis://host:port[/prefix]");
   }
   gloo::rendezvous::PrefixStore prefixed(key_prefix + "default_pg", *store);
-  auto world = std::make_shared<ProcessGroup>(prefixed,
-                                              store_name, rank, world_size, options.timeout, hostname);
+  auto world = std::make_shared<ProcessGroup>(prefixed, store_name, rank, world_size, options.timeout, hostname,
+                                              GroupDescription{.name = "0", .desc = "default_pg"});
   std::vector<int64_t> all(static_cast<size_t>(world_size));
   for (int64_t r = 0; r < world_size; ++r) all[static_cast<size_t>(r)] = r;
   s.global_ranks[world.get()] = std::move(all);
@@ -310,16 +311,18 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int64_t>& ranks,
                  members.begin() + static_cast<std::ptrdiff_t>(i),
              "new_group: rank ", members[i], " is given twice");
   }
-  const std::string prefix = s.key_prefix + "group_" + std::to_string(s.groups_made++);
+  const int64_t number = s.groups_made++;
+  const std::string prefix = s.key_prefix + "group_" + std::to_string(number);
   auto it = std::find(members.begin(), members.end(), s.world->rank());
   std::shared_ptr<ProcessGroup> group;
   if (it == members.end()) {
     group = std::make_shared<ProcessGroup>(ProcessGroup::NonMember{}, static_cast<int64_t>(members.size()));
   } else {
     gloo::rendezvous::PrefixStore prefixed(prefix, *s.store);
-    group = std::make_shared<ProcessGroup>(prefixed,
-                                           s.store_name, it - members.begin(), static_cast<int64_t>(members.size()),
-                                           timeout.value_or(s.timeout), s.hostname);
+    // PyTorch numbers the groups after the default one ("0") in creation order.
+    group = std::make_shared<ProcessGroup>(prefixed, s.store_name, it - members.begin(),
+                                           static_cast<int64_t>(members.size()), timeout.value_or(s.timeout),
+                                           s.hostname, GroupDescription{std::to_string(number + 1), "undefined", members});
   }
   s.global_ranks[group.get()] = std::move(members);
   return group;

@@ -27,6 +27,8 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/record_function.h"
+#include "core/scope_relay.h"
 #include "core/storage.h"
 
 namespace tl::distributed {
@@ -197,10 +199,15 @@ void Work::finish(std::exception_ptr error) {
 }
 
 ProcessGroup::ProcessGroup(gloo::rendezvous::Store& store, const std::string& store_name, int64_t rank,
-                           int64_t size, std::chrono::milliseconds timeout, const std::string& hostname)
-    : rank_(rank), size_(size), timeout_(timeout) {
+                           int64_t size, std::chrono::milliseconds timeout, const std::string& hostname,
+                           GroupDescription description)
+    : rank_(rank), size_(size), timeout_(timeout), description_(std::move(description)) {
   TL_CHECK(size >= 1, "init_process_group: world_size must be at least 1, got ", size);
   TL_CHECK(rank >= 0 && rank < size, "init_process_group: rank must be in [0, world_size = ", size, "), got ", rank);
+  if (description_.global_ranks.empty())
+    for (int64_t r = 0; r < size; ++r) description_.global_ranks.push_back(r);
+  TL_INTERNAL_ASSERT(static_cast<int64_t>(description_.global_ranks.size()) == size,
+                     "ProcessGroup: a description of ", description_.global_ranks.size(), " ranks for a group of ", size);
   TL_CHECK(timeout.count() > 0, "init_process_group: timeout must be positive, got ", timeout.count(), " ms");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   const std::string mine = std::to_string(size);
@@ -266,15 +273,65 @@ void ProcessGroup::check_member(const char* what) const {
   TL_CHECK(context_ != nullptr, what, ": this process is not a member of the group");
 }
 
-std::shared_ptr<Work> ProcessGroup::enqueue(const Call& call, std::function<void(uint32_t tag)> run) {
+namespace {
+
+/// A collective by the number the ranks exchange: our name (errors, agreement), PyTorch's record_param_comms
+/// "Collective name" and ProcessGroupGloo's profiling title.
+struct Collective {
+  std::string_view call;
+  const char* comms;
+  const char* title;
+};
+constexpr std::array<Collective, 5> kCollectives = {{{"allreduce", "allreduce", "gloo:all_reduce"},
+                                                     {"broadcast", "broadcast", "gloo:broadcast"},
+                                                     {"allgather", "all_gather", "gloo:all_gather"},
+                                                     {"reduce_scatter", "reduce_scatter", "gloo:reduce_scatter"},
+                                                     {"barrier", "barrier", "gloo:barrier"}}};
+
+int64_t collective_index(const char* call) {
+  const auto it = std::find_if(kCollectives.begin(), kCollectives.end(), [&](const Collective& c) { return c.call == call; });
+  TL_INTERNAL_ASSERT(it != kCollectives.end(), "unknown collective ", call);
+  return it - kCollectives.begin();
+}
+
+}  // namespace
+
+ParamComms ProcessGroup::param_comms(const char* collective, DType dtype, int64_t in_nelems, int64_t out_nelems,
+                                     int64_t seq) const {
+  ParamComms comms{.collective = collective, .dtype = dtype, .in_nelems = in_nelems, .out_nelems = out_nelems,
+                   .group_size = size_, .group_name = description_.name, .group_desc = description_.desc,
+                   .group_ranks = description_.global_ranks, .rank = rank_, .seq = seq};
+  // c10d names the members by a start and a stride when they are evenly spaced (NCCL's globalRankStart/Stride).
+  const std::vector<int64_t>& ranks = description_.global_ranks;
+  const int64_t stride = ranks.size() > 1 ? ranks[1] - ranks[0] : 1;
+  bool even = stride > 0;
+  for (size_t i = 1; i < ranks.size() && even; ++i) even = ranks[i] - ranks[i - 1] == stride;
+  if (even) {
+    comms.global_rank_start = ranks.front();
+    comms.global_rank_stride = stride;
+  }
+  return comms;
+}
+
+std::shared_ptr<Work> ProcessGroup::enqueue(const Call& call, int64_t in_nelems, int64_t out_nelems,
+                                            std::function<void(uint32_t tag)> run) {
   auto work = std::make_shared<Work>();
+  const Collective& names = kCollectives[static_cast<size_t>(collective_index(call.name))];
+  // The profiles of this thread follow the work to the worker thread (empty when nothing is profiled).
+  CarriedScopes carried = CarriedScopes::capture();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const uint32_t tag = 2 * next_tag_++;  // the agreement uses tag, the collective tag + 1
-    queue_.push_back([this, work, tag, call, run = std::move(run)] {
+    const ParamComms comms = param_comms(names.comms, call.dtype, in_nelems, out_nelems, next_tag_);
+    ParamCommsGuard current(comms);
+    RecordFunction scope(kParamCommsScope, RecordScope::Function);
+    queue_.push_back([this, work, tag, call, title = names.title, carried = std::move(carried), run = std::move(run)] {
       try {
+        const CarriedScopes::Installed profiled(carried);
+        RecordFunction scope(title);
         if (size_ > 1) agree(call, tag);
         run(tag + 1);
+        scope.end();  // before the waiters wake: one may end the profile at once
         work->finish();
       } catch (const Error& e) {
         work->finish(std::make_exception_ptr(
@@ -291,13 +348,9 @@ std::shared_ptr<Work> ProcessGroup::enqueue(const Call& call, std::function<void
 
 namespace {
 
-/// The collectives a Call names, by the number the ranks exchange.
-constexpr std::array<std::string_view, 5> kCollectives = {"allreduce", "broadcast", "allgather", "reduce_scatter",
-                                                          "barrier"};
-
 /// "allreduce of 4 x torch.float32 (SUM)", from a call's four numbers.
 std::string describe_call(const std::array<int64_t, 4>& c) {
-  const std::string name(c[0] >= 0 && c[0] < static_cast<int64_t>(kCollectives.size()) ? kCollectives[c[0]]
+  const std::string name(c[0] >= 0 && c[0] < static_cast<int64_t>(kCollectives.size()) ? kCollectives[c[0]].call
                                                                                       : std::string_view("?"));
   if (name == "barrier") return name;
   std::string text = detail::str_cat(name, " of ", c[2], " x ", static_cast<DType>(c[1]));
@@ -310,8 +363,7 @@ std::string describe_call(const std::array<int64_t, 4>& c) {
 }  // namespace
 
 void ProcessGroup::agree(const Call& call, uint32_t tag) {
-  const auto kind = std::find(kCollectives.begin(), kCollectives.end(), std::string_view(call.name)) - kCollectives.begin();
-  std::array<int64_t, 4> mine = {kind, static_cast<int64_t>(call.dtype), call.numel, call.detail};
+  std::array<int64_t, 4> mine = {collective_index(call.name), static_cast<int64_t>(call.dtype), call.numel, call.detail};
   std::vector<std::array<int64_t, 4>> all(static_cast<size_t>(size_));
   gloo::AllgatherOptions options(context_);
   options.setTag(tag);
@@ -349,7 +401,8 @@ std::shared_ptr<Work> ProcessGroup::allreduce(const Tensor& tensor, ReduceOp op)
   check_member("allreduce");
   check_tensor("allreduce", tensor);
   check_op("allreduce", op, tensor);
-  return enqueue({"allreduce", tensor.dtype(), tensor.numel(), static_cast<int64_t>(op)}, [this, tensor, op](uint32_t tag) {
+  return enqueue({"allreduce", tensor.dtype(), tensor.numel(), static_cast<int64_t>(op)}, tensor.numel(), tensor.numel(),
+                 [this, tensor, op](uint32_t tag) {
     if (tensor.numel() == 0) return;
     gloo::AllreduceOptions options(context_);
     options.setTag(tag);
@@ -368,7 +421,8 @@ std::shared_ptr<Work> ProcessGroup::broadcast(const Tensor& tensor, int64_t root
   check_member("broadcast");
   check_tensor("broadcast", tensor);
   check_peer("broadcast", "root", root);
-  return enqueue({"broadcast", tensor.dtype(), tensor.numel(), root}, [this, tensor, root](uint32_t tag) {
+  return enqueue({"broadcast", tensor.dtype(), tensor.numel(), root}, tensor.numel(), tensor.numel(),
+                 [this, tensor, root](uint32_t tag) {
     if (tensor.nbytes() == 0) return;
     gloo::BroadcastOptions options(context_);
     options.setTag(tag);
@@ -386,7 +440,8 @@ std::shared_ptr<Work> ProcessGroup::allgather(const std::vector<Tensor>& outputs
   TL_CHECK(static_cast<int64_t>(outputs.size()) == size_, "allgather: expected one output per rank, ", size_,
            ", got ", outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) check_like("allgather", "outputs", i, outputs[i], input);
-  return enqueue({"allgather", input.dtype(), input.numel()}, [this, outputs, input](uint32_t tag) {
+  return enqueue({"allgather", input.dtype(), input.numel()}, input.numel(), input.numel() * size_,
+                 [this, outputs, input](uint32_t tag) {
     const auto bytes = static_cast<size_t>(input.nbytes());
     if (bytes == 0) return;
     std::vector<char> gathered(bytes * static_cast<size_t>(size_));
@@ -414,8 +469,8 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& output, const s
   TL_CHECK(static_cast<int64_t>(inputs.size()) == size_, "reduce_scatter: expected one input per rank, ", size_,
            ", got ", inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) check_like("reduce_scatter", "inputs", i, inputs[i], output);
-  return enqueue({"reduce_scatter", output.dtype(), output.numel(), static_cast<int64_t>(op)},
-                 [this, output, inputs, op](uint32_t) {
+  return enqueue({"reduce_scatter", output.dtype(), output.numel(), static_cast<int64_t>(op)}, output.numel() * size_,
+                 output.numel(), [this, output, inputs, op](uint32_t) {
     const auto count = static_cast<size_t>(output.numel());
     if (count == 0) return;
     TL_DISPATCH_NUMERIC_TYPES(output.dtype(), "reduce_scatter", [&] {
@@ -435,7 +490,7 @@ std::shared_ptr<Work> ProcessGroup::reduce_scatter(const Tensor& output, const s
 
 std::shared_ptr<Work> ProcessGroup::barrier() {
   check_member("barrier");
-  return enqueue({"barrier"}, [this](uint32_t tag) {
+  return enqueue({"barrier", DType::UInt8}, 0, 0, [this](uint32_t tag) {
     gloo::BarrierOptions options(context_);
     options.setTag(tag);
     options.setTimeout(timeout_);
@@ -462,18 +517,27 @@ std::shared_ptr<Work> ProcessGroup::transfer(const Tensor& tensor, int64_t peer,
   // posts in order; their three messages get slots of their own, (tag, k, message), so transfers that run at once
   // on their threads cannot take each other's messages.
   uint64_t k = 0;
+  int64_t seq = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     k = transfers_[{peer, tag, sending}]++ % (uint64_t{1} << 22);
+    seq = ++transfers_posted_;
   }
+  const ParamComms comms = param_comms(what, tensor.dtype(), tensor.numel(), tensor.numel(), seq);
+  const ParamCommsGuard current(comms);
+  RecordFunction scope(kParamCommsScope, RecordScope::Function);
+  CarriedScopes carried = CarriedScopes::capture();
   const uint64_t slot = ((static_cast<uint64_t>(tag) << 22 | k) << 2);
   auto work = std::make_shared<Work>();
   const std::string name = detail::str_cat(what, ": rank ", rank_, sending ? " to " : " from ", peer);
   const int64_t sender = sending ? rank_ : peer, receiver = sending ? peer : rank_;
   // Its own thread, so that a send and a recv posted together on two ranks (a ring) both make progress: the
   // descriptions go first (Gloo aborts the process when a message is longer than the buffer posted for it).
-  std::thread([work, context = context_, tensor, peer = static_cast<int>(peer), slot, sending, name, sender, receiver, timeout = timeout_] {
+  std::thread([work, context = context_, tensor, peer = static_cast<int>(peer), slot, sending, name, sender, receiver,
+               timeout = timeout_, carried = std::move(carried)] {
     try {
+      const CarriedScopes::Installed profiled(carried);
+      RecordFunction scope(sending ? "gloo:send" : "gloo:recv");
       std::array<int64_t, 2> mine = {static_cast<int64_t>(tensor.dtype()), tensor.numel()}, theirs = {};
       auto header = context->createUnboundBuffer(sending ? mine.data() : theirs.data(), sizeof mine);
       auto reply = context->createUnboundBuffer(sending ? theirs.data() : mine.data(), sizeof mine);
@@ -504,6 +568,7 @@ std::shared_ptr<Work> ProcessGroup::transfer(const Tensor& tensor, int64_t peer,
           tensor.storage()->bump_version();
         }
       }
+      scope.end();  // before the waiter wakes
       work->finish();
     } catch (const std::exception& e) {
       work->finish(std::make_exception_ptr(Error(detail::str_cat(name, ": ", e.what()))));

@@ -1,5 +1,6 @@
 // distributed/process_group.h — ProcessGroup (c10d's ProcessGroupGloo): collectives on CPU tensors over Gloo's
-// own algorithms, run in issue order on the group's worker thread; Work is the handle each call returns.
+// own algorithms, run in issue order on the group's worker thread; Work is the handle each call returns. Profiled,
+// each call records PyTorch's record_param_comms scope where it is issued and its gloo:* scope where it runs.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/param_comms.h"
 #include "core/tensor.h"
 
 namespace gloo {
@@ -57,12 +59,28 @@ class Work {
   std::exception_ptr error_;
 };
 
+/// Who a group is in its job, as PyTorch's profiler names it (record_param_comms' "Process Group Name",
+/// "Process Group Description", "Process Group Ranks"): "0", "default_pg" and every rank for init_process_group's
+/// group; "1", "2", ... in creation order, "undefined" and the members' global ranks for new_group's.
+struct GroupDescription {
+  std::string name = "0";
+  std::string desc = "default_pg";
+  std::vector<int64_t> global_ranks;  ///< empty: 0, 1, ..., size - 1
+};
+
 /// A group of processes joined through a store (c10d's ProcessGroupGloo): rank() of size() over a Gloo TCP
 /// full mesh. Each collective checks its tensors (defined, contiguous, not quantized; shapes and dtypes
 /// where the call sees them) and throws tl::Error at the call; the work itself runs on the group's worker
 /// thread in issue order, so every rank must issue the group's collectives in the same order, as in
 /// PyTorch. A peer that fails or never arrives makes the work fail with tl::Error within the timeout.
 /// Ranks here are the group's own (0..size()-1).
+///
+/// Under a profile, each call opens PyTorch 2.x's record_param_comms scope on the calling thread (with Kineto's
+/// args: "Collective name" allreduce, broadcast, all_gather, reduce_scatter, barrier, send or recv; "dtype", "In
+/// msg nelems", "Out msg nelems", "Group size", the group's names and ranks, "Rank", "Seq"), and the thread that
+/// runs the work records it as ProcessGroupGloo does, "gloo:all_reduce", "gloo:broadcast", "gloo:all_gather",
+/// "gloo:reduce_scatter", "gloo:barrier", "gloo:send", "gloo:recv", under its own thread id in the profile of the
+/// thread that issued it (core/scope_relay.h).
 class ProcessGroup {
  public:
   /// Joins the group: every rank publishes its world size in `store` (which all ranks share; give a
@@ -71,7 +89,7 @@ class ProcessGroup {
   /// interface instead, as in PyTorch). `store_name` names the store in errors. Throws tl::Error for a rank
   /// outside [0, size), a rank that does not join within `timeout` (naming it), or a failed connection.
   ProcessGroup(gloo::rendezvous::Store& store, const std::string& store_name, int64_t rank, int64_t size,
-               std::chrono::milliseconds timeout, const std::string& hostname);
+               std::chrono::milliseconds timeout, const std::string& hostname, GroupDescription description = {});
   /// The handle a process that is not in a group gets from new_group (PyTorch's NON_GROUP_MEMBER): rank()
   /// -1, and every operation throws tl::Error.
   struct NonMember {};
@@ -86,6 +104,7 @@ class ProcessGroup {
   /// "gloo", as pg.name() says in PyTorch.
   std::string name() const { return "gloo"; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  const GroupDescription& description() const { return description_; }
 
   /// Reduces `tensor` element-wise across the group in place (every rank gets the result).
   std::shared_ptr<Work> allreduce(const Tensor& tensor, ReduceOp op = ReduceOp::SUM);
@@ -114,8 +133,12 @@ class ProcessGroup {
     int64_t numel = 0;
     int64_t detail = 0;  ///< the ReduceOp, or the broadcast's root
   };
-  /// Queues `run` for the worker thread, after the ranks agree on `call` (a disagreement fails the work).
-  std::shared_ptr<Work> enqueue(const Call& call, std::function<void(uint32_t tag)> run);
+  /// Queues `run` for the worker thread, after the ranks agree on `call` (a disagreement fails the work), inside
+  /// record_param_comms with `in_nelems` and `out_nelems`.
+  std::shared_ptr<Work> enqueue(const Call& call, int64_t in_nelems, int64_t out_nelems,
+                                std::function<void(uint32_t tag)> run);
+  /// What record_param_comms says of a call of `collective` (PyTorch's name) numbered `seq` in this group.
+  ParamComms param_comms(const char* collective, DType dtype, int64_t in_nelems, int64_t out_nelems, int64_t seq) const;
   /// Throws tl::Error naming the first rank whose call differs from this one's.
   void agree(const Call& call, uint32_t tag);
   void work_loop();
@@ -130,7 +153,9 @@ class ProcessGroup {
   int64_t size_;
   std::chrono::milliseconds timeout_;
   std::shared_ptr<gloo::Context> context_;
+  GroupDescription description_;
   std::map<std::tuple<int64_t, int64_t, bool>, uint64_t> transfers_;  ///< sends (true) and recvs per (peer, tag)
+  int64_t transfers_posted_ = 0;  ///< sends and recvs, numbered apart from the collectives as c10d's p2p sequence
   std::vector<std::string> peers_;  ///< by rank: its process, "hostname pid" (empty: this rank)
   uint32_t next_tag_ = 0;
   std::mutex mutex_;

@@ -121,6 +121,11 @@ void write_event(std::ostream& out, const FunctionEvent& e, const std::vector<st
   if (e.sequence_nr >= 0)
     out << ", \"Fwd thread id\": " << e.forward_thread << ", \"Sequence number\": " << e.sequence_nr;
   if (e.flops > 0) out << ", \"flops\": " << e.flops;
+  for (const auto& [key, value] : e.extra_meta) {
+    out << ", ";
+    write_string(out, key);
+    out << ": " << value;
+  }
   if (!stack.empty()) {
     // Kineto's with_stack metadata: the event's stack entries, innermost first, joined by ';'.
     std::string joined;

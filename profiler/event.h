@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/shape.h"
@@ -54,6 +55,9 @@ struct FunctionEvent {
   /// with_stack: the C++ return addresses of the code that opened the event, innermost first (see
   /// profiler/source_frames.h); empty for events loaded from a trace.
   std::vector<uint64_t> frames;
+  /// Kineto's further args of the event, each as its key and its JSON text: a record_param_comms scope's
+  /// {"Collective name", "\"allreduce\""}, {"In msg nelems", "4"}, ... (profiler/comms_meta.h); empty for others.
+  std::vector<std::pair<std::string, std::string>> extra_meta;
 
   // ---- derived by EventList from the above ----
   /// Nearest enclosing event that is not a Module scope, or -1 (PyTorch's cpu_parent).

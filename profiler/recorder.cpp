@@ -6,8 +6,10 @@
 #include <iterator>
 
 #include "core/error.h"
+#include "core/param_comms.h"
 #include "ops/aten_tree.h"
 #include "profiler/clock.h"
+#include "profiler/comms_meta.h"
 #include "profiler/flops.h"
 #include "profiler/module_scope.h"
 #include "profiler/op_inputs.h"
@@ -46,19 +48,30 @@ Recorder::Recorder(const ProfileOptions& options) : options_(options) {
   memory_.reserve(1024);
 }
 
-Recorder::~Recorder() = default;
+Recorder::~Recorder() { relayed_->set_recording(false); }
+
+void Recorder::disable() {
+  enabled_.store(false, std::memory_order_relaxed);
+  relayed_->set_recording(false);
+}
 
 void Recorder::install() {
   TL_INTERNAL_ASSERT(!installed_, "profiler recorder installed twice on a thread");
   thread_ = current_thread_id();
-  // All three or none: a full hook stack leaves the thread as it was.
+  // All four or none: a full hook stack leaves the thread as it was.
   push_scope_observer(this);
   try {
-    dispatch::push_hook(this);
+    push_scope_relay(this);
     try {
-      if (options_.profile_memory) push_allocation_hook(this);
+      dispatch::push_hook(this);
+      try {
+        if (options_.profile_memory) push_allocation_hook(this);
+      } catch (...) {
+        dispatch::pop_hook(this);
+        throw;
+      }
     } catch (...) {
-      dispatch::pop_hook(this);
+      pop_scope_relay(this);
       throw;
     }
   } catch (...) {
@@ -72,13 +85,16 @@ void Recorder::install() {
     capture_frames(warm_up);
   }
   installed_ = true;
+  relayed_->set_recording(enabled());
 }
 
 void Recorder::uninstall() {
   if (!installed_) return;
   module_scopes_.reset();
+  relayed_->set_recording(false);
   if (options_.profile_memory) pop_allocation_hook(this);
   dispatch::pop_hook(this);
+  pop_scope_relay(this);
   pop_scope_observer(this);
   installed_ = false;
 }
@@ -92,7 +108,7 @@ Recorder::RawEvent& Recorder::EventBuffer::push() {
 int64_t Recorder::push_event(const char* op_name, EventKind kind, int64_t sequence_nr, uint64_t forward_thread) {
   const int64_t index = events_.size();
   RawEvent& e = events_.push();
-  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, sequence_nr, -1, -1, -1,
+  e = RawEvent{op_name, 0, kOpenEnd, open_.empty() ? -1 : open_.back().index, 0, sequence_nr, -1, -1, -1, -1,
                static_cast<uint32_t>(forward_thread), kind};
   if (options_.with_stack) {
     e.frames = static_cast<int32_t>(frames_.size());
@@ -120,12 +136,20 @@ uint64_t Recorder::open_scope(std::string_view name, RecordScope scope, const Sc
                               const ScopeInputs* inputs) {
   const EventKind kind = scope == RecordScope::Function ? EventKind::Function : EventKind::UserAnnotation;
   const uint64_t id = open_event(std::string(name), kind, link);
-  if (id == 0 || inputs == nullptr || !options_.record_shapes) return id;
+  const ParamComms* comms = name == kParamCommsScope ? current_param_comms() : nullptr;
+  const bool shapes = inputs != nullptr && options_.record_shapes;
+  if (id == 0 || (comms == nullptr && !shapes)) return id;
   const int64_t entry = now_ns();
   RawEvent& e = events_[open_.back().index];
-  e.inputs = static_cast<int32_t>(inputs_.size());
-  Inputs& in = inputs_.emplace_back();
-  describe_inputs((*inputs)(), in.shapes, in.types);
+  if (shapes) {
+    e.inputs = static_cast<int32_t>(inputs_.size());
+    Inputs& in = inputs_.emplace_back();
+    describe_inputs((*inputs)(), in.shapes, in.types);
+  }
+  if (comms != nullptr) {
+    e.meta = static_cast<int32_t>(metas_.size());
+    metas_.push_back(param_comms_metadata(*comms));
+  }
   const int64_t start = now_ns();
   e.start_ns = start;
   overhead_ns_ += start - entry;
@@ -190,6 +214,10 @@ void Recorder::on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes
   overhead_ns_ += now_ns() - entry;
 }
 
+std::shared_ptr<ScopeObserver> Recorder::observer_for_other_thread() {
+  return enabled() ? relayed_->stand_in() : nullptr;
+}
+
 FunctionEvent Recorder::materialize(const RawEvent& raw) const {
   FunctionEvent e;
   e.name = raw.op_name ? std::string(raw.op_name) : texts_[raw.text];
@@ -208,6 +236,7 @@ FunctionEvent Recorder::materialize(const RawEvent& raw) const {
     const auto first = frames_.begin() + raw.frames + 1;
     e.frames.assign(first, first + static_cast<int64_t>(frames_[raw.frames]));
   }
+  if (raw.meta >= 0) e.extra_meta = metas_[raw.meta];
   return e;
 }
 
@@ -239,11 +268,17 @@ EventList Recorder::take(int64_t start_ns, int64_t end_ns) {
   info.profiler_overhead_ns = overhead_ns_;
   info.window_start_ns = start_ns;
   info.window_end_ns = end_ns;
-  discard();
+  relayed_->take(start_ns, end_ns, events, info.thread_names);
+  forget_closed();
   return EventList(std::move(events), std::move(memory), std::move(info));
 }
 
 void Recorder::discard() {
+  forget_closed();
+  relayed_->clear();
+}
+
+void Recorder::forget_closed() {
   compact();
   memory_.clear();
   overhead_ns_ = 0;
@@ -263,6 +298,7 @@ void Recorder::compact() {
   std::vector<std::string> texts;
   std::vector<Inputs> inputs;
   std::vector<uint64_t> frames;
+  std::vector<std::vector<std::pair<std::string, std::string>>> metas;
   for (size_t k = 0; k < open_.size(); ++k) {
     RawEvent e = events_[open_[k].index];
     e.parent = static_cast<int64_t>(k) - 1;
@@ -280,6 +316,10 @@ void Recorder::compact() {
       frames.insert(frames.end(), first, first + 1 + static_cast<int64_t>(*first));
       e.frames = moved;
     }
+    if (e.meta >= 0) {
+      metas.push_back(std::move(metas_[e.meta]));
+      e.meta = static_cast<int32_t>(metas.size()) - 1;
+    }
     kept.push_back(e);
     open_[k].index = static_cast<int64_t>(k);
   }
@@ -290,6 +330,7 @@ void Recorder::compact() {
   std::move(texts.begin(), texts.end(), std::back_inserter(texts_));
   std::move(inputs.begin(), inputs.end(), std::back_inserter(inputs_));
   frames_.assign(frames.begin(), frames.end());
+  metas_ = std::move(metas);
 }
 
 }  // namespace tl::profiler::detail

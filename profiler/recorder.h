@@ -1,26 +1,30 @@
 // profiler/recorder.h — (internal) the collector behind Profile: a dispatch hook (op events), an
-// allocation hook (memory events) and the scope observer (RecordFunction scopes), installed on one
-// thread. Only that thread writes to it, so it needs no locks and concurrent profiles never share a
-// buffer.
+// allocation hook (memory events), the scope observer (RecordFunction scopes) and the scope relay (the
+// scopes of work this thread queues for another, core/scope_relay.h), installed on one thread. Only that
+// thread writes to it, so it needs no locks and concurrent profiles never share a buffer; other threads'
+// scopes arrive through RelayedEvents, which has its own lock.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dispatch.h"
 #include "core/record_function.h"
+#include "core/scope_relay.h"
 #include "core/storage.h"
 #include "profiler/event_list.h"
 #include "profiler/profile.h"
+#include "profiler/relayed_events.h"
 
 namespace tl::profiler::detail {
 
 class ModuleScopes;
 
-class Recorder final : public DispatchHook, public AllocationHook, public ScopeObserver {
+class Recorder final : public DispatchHook, public AllocationHook, public ScopeObserver, public ScopeRelay {
  public:
   explicit Recorder(const ProfileOptions& options);
   ~Recorder() override;
@@ -34,13 +38,13 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   bool installed() const { return installed_; }
   /// Makes every hook a no-op (for a recorder left installed on a thread it can no longer be
   /// removed from).
-  void disable() { enabled_.store(false, std::memory_order_relaxed); }
+  void disable();
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
   /// Opens a scope event now and returns its id (0 when disabled).
   uint64_t open_event(std::string name, EventKind kind, const ScopeLink& link = {});
-  /// A RecordFunction scope: open_event with the kind `scope` maps to, and its arguments' shapes
-  /// (record_shapes) when it has them.
+  /// A RecordFunction scope: open_event with the kind `scope` maps to, its arguments' shapes
+  /// (record_shapes) when it has them, and for record_param_comms the thread's ParamComms as Kineto's args.
   uint64_t open_scope(std::string_view name, RecordScope scope, const ScopeLink& link,
                       const ScopeInputs* inputs) override;
   /// Closes the scope `id` now, and with it every scope opened inside it that is still open
@@ -50,7 +54,7 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   /// The events that started in [start_ns, end_ns] (those still open end at end_ns) and the
   /// memory events of that interval, as an EventList. Then forgets every closed event.
   EventList take(int64_t start_ns, int64_t end_ns);
-  /// Forgets every closed event and all memory events (the warmup's).
+  /// Forgets every closed event, all memory events and the relayed events (the warmup's).
   void discard();
   /// Forgets everything, open scopes included: a scope opened before this point closes nothing.
   void reset();
@@ -58,6 +62,8 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   void before(const OpCall& call) override;
   void after(const OpCall& call, const TensorList* outputs) override;
   void on_allocation(const void* ptr, int64_t bytes_delta, int64_t bytes_in_use) override;
+  /// A stand-in recording into this profile's relayed events (null when disabled).
+  std::shared_ptr<ScopeObserver> observer_for_other_thread() override;
 
  private:
   /// One event as recorded: 72 bytes, no allocation for ops (their names are the registry's
@@ -72,6 +78,7 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
     int32_t text;    ///< index into texts_, or -1
     int32_t inputs;  ///< index into inputs_ (record_shapes), or -1
     int32_t frames;  ///< with_stack: index into frames_ of the frame count, the addresses after it; or -1
+    int32_t meta;    ///< index into metas_ (record_param_comms' args), or -1
     uint32_t forward_thread;  ///< Linux thread ids fit in 32 bits (pid_max is at most 2^22)
     EventKind kind;
   };
@@ -102,6 +109,8 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   int64_t push_event(const char* op_name, EventKind kind, int64_t sequence_nr, uint64_t forward_thread);
   FunctionEvent materialize(const RawEvent& raw) const;
   void close_from(size_t position, int64_t end_ns);
+  /// Forgets every closed event of this thread and all memory events.
+  void forget_closed();
   void compact();
 
   ProfileOptions options_;
@@ -112,6 +121,8 @@ class Recorder final : public DispatchHook, public AllocationHook, public ScopeO
   std::vector<std::string> texts_;
   std::vector<Inputs> inputs_;
   std::vector<uint64_t> frames_;  ///< per event with_stack: a count, then that many return addresses
+  std::vector<std::vector<std::pair<std::string, std::string>>> metas_;
+  std::shared_ptr<RelayedEvents> relayed_ = std::make_shared<RelayedEvents>();
   std::vector<MemoryEvent> memory_;
   std::vector<Open> open_;        ///< open events, outermost first
   /// An op in progress (before() without after()): its event's id, and where its ATen tree's open scopes

@@ -15,9 +15,12 @@ runtime=(meson ninja-build g++ pkg-config cmake libdnnl-dev libeigen3-dev nlohma
 # (libomp-14-dev) for the sanitizer suite and the fuzzers (scripts/sanitize.sh); OpenBLAS and jemalloc for
 # the PyTorch benchmark partners' tuned environment (bench/pt_env.py; the system's libblas.so.3 is left alone);
 # dpkg-dev for scripts/package.sh (dpkg-shlibdeps), whose .deb files the install check tries; redis-server for
-# the redis:// rendezvous tests (tests/distributed/test_redis_store.cpp starts one on 127.0.0.1).
+# the redis:// rendezvous tests (tests/distributed/test_redis_store.cpp starts one on 127.0.0.1); pandas, plotly,
+# networkx, yaml and psutil for HTA (shared/anchors/hta), which tests/distributed/check_hta_comms.py runs on the
+# suite's two-rank traces.
 tests=(doctest-dev python3-torch python3-torchvision python3-numpy python3-tabulate python3-sklearn librsvg2-bin
-       gzip clang-14 libclang-rt-14-dev libomp-14-dev libopenblas0-pthread libjemalloc2 dpkg-dev redis-server)
+       gzip clang-14 libclang-rt-14-dev libomp-14-dev libopenblas0-pthread libjemalloc2 dpkg-dev redis-server
+       python3-pandas python3-plotly python3-networkx python3-yaml python3-psutil)
 packages=("${runtime[@]}")
 [ "${1:-}" = runtime ] || packages+=("${tests[@]}")
 missing=()

@@ -14,9 +14,12 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/generator.h"
+#include "distributed/ddp.h"
 #include "distributed/distributed.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
+#include "tests/distributed/ddp_models.h"
 #include "tests/distributed/worker.h"
 
 namespace dist = tl::distributed;
@@ -263,13 +266,22 @@ int main(int argc, char** argv) {
         tl::Tensor x = tl::ones({2});
         dist::broadcast(x, 0);
       });
-    } else if (scenario == "profile") {  // each rank writes its trace as rank<R>.pt.trace.json
+    } else if (scenario == "profile") {  // each rank writes its trace as rank<R>.pt.trace.json: an all_reduce, two
+      // DDP steps of the three-bucket MLP (whose buckets reduce on the worker thread while backward goes on), then
+      // rank 0 sends 5 elements to rank 1
       dist::init_process_group("gloo", {.timeout = 20s});
+      tl::manual_seed(0);
+      tl::nn::parallel::DistributedDataParallel ddp(tl::testing::ddp_mlp(), {.bucket_cap_mb = 0.01});
+      const tl::Tensor input = tl::randn({8, 64});
       tl::profiler::Profile prof;
       {
         auto running = prof.start();
         tl::Tensor x = tl::ones({8});
         dist::all_reduce(x);
+        for (int step = 0; step < 2; ++step) ddp(input).sum().backward();
+        tl::Tensor message = tl::ones({5});
+        if (dist::get_rank() == 0) dist::send(message, 1);
+        else dist::recv(message, 0);
       }
       prof.export_chrome_trace(dir + "/rank" + std::to_string(dist::get_rank()) + ".pt.trace.json");
       dist::destroy_process_group();
