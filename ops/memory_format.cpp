@@ -3,7 +3,6 @@
 #include "ops/memory_format.h"
 
 #include <algorithm>
-#include <array>
 #include <numeric>
 #include <vector>
 

@@ -4,13 +4,10 @@
 // the errors for a wrong input and another variant's checkpoint.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "core/generator.h"
-#include "core/grad_mode.h"
 #include "fx/tracer.h"
 #include "models/convnext.h"
 #include "nn/functional.h"
