@@ -6,8 +6,10 @@
 
 #include "core/op_args.h"
 #include "core/op_kind.h"
+#include "ops/conv.h"
 #include "ops/elementwise.h"
 #include "ops/matmul_plan.h"
+#include "ops/memory_format.h"
 #include "ops/reduce_plan.h"
 
 namespace tl::detail {
@@ -92,6 +94,15 @@ TensorType type_of(const Tensor& x) { return {x.shape(), x.dtype()}; }
 
 // The tensor input `i` of a call, or an undefined one where the caller passed none (a number instead).
 Tensor input(Inputs in, size_t i) { return i < in.size() ? in[i] : Tensor{}; }
+
+// Tensor::contiguous of a tensor that is not (in the format asked for): contiguous -> clone -> copy_.
+void contiguous_children(AtenTree& t, const Tensor& x) {
+  t.open("aten::contiguous", [&] { return ScopeArgs{x, AttrValue{}}; });
+  t.open("aten::clone", [&] { return ScopeArgs{x, AttrValue{}}; });
+  t.leaf("aten::copy_", [&] { return ScopeArgs{type_of(x), x, AttrValue(false)}; });
+  t.close();
+  t.close();
+}
 
 // ---- views ----
 
@@ -370,6 +381,13 @@ void convolution_tree(Inputs in, const ConvCall& c, AtenTree& t) {
   }
   const bool onednn = self.dtype() != DType::Float64 && w2.sizes.size() == 4 && batched[0] > 0 &&
                       batched[1] > 0 && w2.sizes[0] > 0;
+  if (onednn && !unbatched && !viewed) {
+    // _convolution makes input and weight contiguous in the memory format of its result (ops/conv.h).
+    const bool channels_last = kernels::conv_channels_last(self, weight);
+    for (const Tensor* operand : {&self, &weight})
+      if (!(channels_last ? is_channels_last_contiguous(*operand) : operand->is_contiguous()))
+        contiguous_children(t, *operand);
+  }
   if (onednn) {
     t.open("aten::mkldnn_convolution", [&] {
       return ScopeArgs{x2, w2, bias, c.padding, c.stride, c.dilation, AttrValue(c.groups)};
@@ -742,13 +760,7 @@ void native_layer_norm_(Inputs in, const NativeLayerNormArgs& a, AtenTree& t) {
   const Tensor& self = in[0];
   if (self.dim() < static_cast<int64_t>(a.normalized_shape.size())) return;  // the kernel refuses it
   const size_t axis = static_cast<size_t>(self.dim()) - a.normalized_shape.size();
-  if (!self.is_contiguous()) {
-    t.open("aten::contiguous", [&] { return ScopeArgs{self, AttrValue{}}; });
-    t.open("aten::clone", [&] { return ScopeArgs{self, AttrValue{}}; });
-    t.leaf("aten::copy_", [&] { return ScopeArgs{type_of(self), self, AttrValue(false)}; });
-    t.close();
-    t.close();
-  }
+  if (!self.is_contiguous()) contiguous_children(t, self);
   if (!t.work()) return;
   int64_t rows = 1;
   Shape stat_shape;

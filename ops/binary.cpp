@@ -14,6 +14,7 @@
 #include "core/op_args.h"
 #include "core/record_function.h"
 #include "ops/elementwise.h"
+#include "ops/memory_format.h"
 #include "ops/ops.h"
 
 namespace tl::kernels {
@@ -239,7 +240,7 @@ Tensor binary(const Tensor& self, const Tensor& other, const std::optional<Scala
   const DType dtype = Op::compute_dtype(b.dtype);
   const Tensor x = detail::to_dtype(b.self, dtype), y = detail::to_dtype(b.other, dtype);
   Op::check_other(y, Op::kName);
-  Tensor out = Tensor::allocate(b.shape, dtype);
+  Tensor out = detail::allocate_like_inputs(b.shape, dtype, {b.self, b.other});
   run_loop<Op>(dtype, ElementwiseLoop(out, {x, y}), Op::kName, alpha);
   return out;
 }

@@ -20,11 +20,17 @@ struct ConvWindow {
   onednn::Pair padding_end;
 };
 
+/// Whether ATen's _convolution lays the result of a 2-d convolution of x (N, C_in, H, W) by w out channels-last:
+/// when either suggests channels-last (its mkldnn and slow paths alike, float64 too), so a channels-last activation
+/// (ConvNeXt's, after a permuted LayerNorm) stays channels-last.
+bool conv_channels_last(const Tensor& x, const Tensor& w);
+
 /// conv2d of x (N, C_in, H, W) and w (C_out, C_in / groups, kH, kW), b (C_out) or undefined, with the
 /// window's symmetric padding (padding_end is not read): checks the operands against each other (the
-/// window must be checked already) and returns (N, C_out, H_out, W_out), contiguous. `op` names the
-/// caller in errors.
-Tensor conv2d_nchw(const char* op, const Tensor& x, const Tensor& w, const Tensor& b, const ConvWindow& window);
+/// window must be checked already) and returns (N, C_out, H_out, W_out), channels-last when `channels_last`
+/// (and not empty), else contiguous. `op` names the caller in errors.
+Tensor conv2d_nchw(const char* op, const Tensor& x, const Tensor& w, const Tensor& b, const ConvWindow& window,
+                   bool channels_last = false);
 
 /// The gradients of conv2d(x, w) for grad (N, C_out, H_out, W_out), contiguous, where H_out is the
 /// convolution's over H with the window's padding before and padding_end after: grad_input like x and

@@ -4,13 +4,10 @@
 // the errors for a wrong input and another variant's checkpoint.
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "core/generator.h"
-#include "core/grad_mode.h"
 #include "fx/tracer.h"
 #include "models/convnext.h"
 #include "nn/functional.h"
@@ -24,31 +21,6 @@
 namespace tl::models {
 namespace {
 
-Tensor rule(const Shape& shape, const std::function<double(double)>& f) {
-  std::vector<float> v;
-  for (int64_t c = 0; c < numel_of(shape); ++c) v.push_back(static_cast<float>(f(static_cast<double>(c))));
-  return from_vector(v, shape);
-}
-
-// The script's layer_norm_rule: the k-th LayerNorm (LayerNorm2d included), element c: weight 1 + 0.2 sin(0.5c + 3k),
-// bias 0.1 cos(0.9c + k); the j-th CNBlock's layer_scale, channel c: 0.5 + 0.25 sin(0.3c + j).
-void apply_layer_norm_rule(nn::Module& model) {
-  NoGradGuard no_grad;
-  double k = 0, j = 0;
-  for (const auto& [name, m] : model.named_modules()) {
-    if (dynamic_cast<nn::LayerNorm*>(m.get())) {
-      Tensor weight = m->parameter("weight"), bias = m->parameter("bias");
-      weight.copy_(rule(weight.shape(), [&](double c) { return 1.0 + 0.2 * std::sin(0.5 * c + 3 * k); }));
-      bias.copy_(rule(bias.shape(), [&](double c) { return 0.1 * std::cos(0.9 * c + k); }));
-      k += 1;
-    } else if (dynamic_cast<convnext::CNBlock*>(m.get())) {
-      Tensor scale = m->parameter("layer_scale");
-      scale.copy_(rule(scale.shape(), [&](double c) { return 0.5 + 0.25 * std::sin(0.3 * c + j); }));
-      j += 1;
-    }
-  }
-}
-
 // zoo_model_mismatch with layer_norm_rule applied before the logits.
 std::string convnext_mismatch(const std::string& name, const std::function<std::shared_ptr<nn::Module>()>& make,
                               int64_t parameters) {
@@ -61,7 +33,7 @@ std::string convnext_mismatch(const std::string& name, const std::function<std::
     out += name + ": print(model) differs from torchvision's\n";
   const std::string state = testing::state_dict_mismatch(*model, testing::zoo_reference("zoo_modern", name, "state_dict"));
   if (!state.empty()) out += name + ": " + state + "\n";
-  apply_layer_norm_rule(*model);
+  testing::apply_layer_norm_rule(*model);
   model->eval();
   const std::string logits = testing::logits_mismatch(*model, testing::zoo_reference("zoo_modern", name, "logits"));
   if (!logits.empty()) out += name + ": " + logits + "\n";
@@ -84,7 +56,7 @@ TEST_CASE("convnext: symbolic_trace gives torch.fx's code; the GraphModule runs 
   auto model = convnext_tiny();
   auto traced = fx::symbolic_trace(model);
   CHECK(traced->code() == testing::zoo_reference("zoo_modern", "convnext_tiny", "code"));
-  apply_layer_norm_rule(*model);
+  testing::apply_layer_norm_rule(*model);
   model->eval();
   traced = fx::symbolic_trace(model);
   const Tensor x = testing::zoo_input(1, 35);

@@ -2,7 +2,8 @@
 // PyTorch 1.13's (tests/reference/op_tree_zoo.txt, from tests/reference/make_op_tree_references.py): the names,
 // the nesting and the Input Shapes of every op, line for line, but for the events op_tree_util.h's kNotMirrored
 // lists. Depthwise and grouped convolutions, squeeze-excitation, Hardswish / Hardsigmoid / SiLU and stochastic depth
-// in eval are what these add to ResNet18's tree (tests/profiler/test_op_tree.cpp).
+// in eval are what these add to ResNet18's tree (tests/profiler/test_op_tree.cpp); convnext adds channels-last
+// activations (a permuted LayerNorm's output, and the convolution and mul results that keep its layout).
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -11,6 +12,7 @@
 
 #include "core/generator.h"
 #include "core/grad_mode.h"
+#include "models/convnext.h"
 #include "models/efficientnet.h"
 #include "models/mobilenet.h"
 #include "models/regnet.h"
@@ -51,6 +53,10 @@ TEST_CASE("zoo op tree: efficientnet_b0's eval forward records ATen's ops, nesti
 
 TEST_CASE("zoo op tree: regnet_y_400mf's eval forward records ATen's ops, nesting and Input Shapes") {
   check_family("regnet_y_400mf", [] { return regnet_y_400mf(); });
+}
+
+TEST_CASE("zoo op tree: convnext_tiny's eval forward records ATen's ops, nesting and Input Shapes") {
+  check_family("convnext_tiny", [] { return convnext_tiny(); });
 }
 
 }  // namespace

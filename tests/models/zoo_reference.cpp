@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "core/grad_mode.h"
 #include "fx/graph_module.h"
 #include "fx/tracer.h"
+#include "models/convnext.h"
+#include "nn/layers.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
 #include "tests/support/bn_calibration.h"
@@ -163,6 +166,26 @@ void apply_vit_head_rule(nn::Module& model) {
   for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01 * std::cos(0.5 * static_cast<double>(i));
   head->parameter("weight").copy_(from_vector(w, {out, in}));
   head->parameter("bias").copy_(from_vector(b, {out}));
+}
+
+void apply_layer_norm_rule(nn::Module& model) {
+  NoGradGuard no_grad;
+  auto rule = [](Tensor t, const std::function<double(double)>& f) {
+    std::vector<double> v;
+    for (int64_t c = 0; c < t.numel(); ++c) v.push_back(f(static_cast<double>(c)));
+    t.copy_(from_vector(v, t.shape()));
+  };
+  double k = 0, j = 0;
+  for (const auto& [name, m] : model.named_modules()) {
+    if (dynamic_cast<nn::LayerNorm*>(m.get())) {
+      rule(m->parameter("weight"), [k](double c) { return 1.0 + 0.2 * std::sin(0.5 * c + 3 * k); });
+      rule(m->parameter("bias"), [k](double c) { return 0.1 * std::cos(0.9 * c + k); });
+      k += 1;
+    } else if (dynamic_cast<models::convnext::CNBlock*>(m.get())) {
+      rule(m->parameter("layer_scale"), [j](double c) { return 0.5 + 0.25 * std::sin(0.3 * c + j); });
+      j += 1;
+    }
+  }
 }
 
 }  // namespace tl::testing

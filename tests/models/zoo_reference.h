@@ -65,6 +65,12 @@ bool reduced_for_sanitizer();
 /// its weight[i, j] = 0.02 sin(0.37 (i * in + j) + 1) and bias[i] = 0.01 cos(0.5 i), in double.
 void apply_vit_head_rule(nn::Module& model);
 
+/// make_zoo_modern_references.py's layer_norm_rule: the k-th LayerNorm (LayerNorm2d included, named_modules order),
+/// element c: weight 1 + 0.2 sin(0.5c + 3k), bias 0.1 cos(0.9c + k); the j-th CNBlock's layer_scale, channel c:
+/// 0.5 + 0.25 sin(0.3c + j). Without it a ConvNeXt's blocks start scaled by 1e-6 (wrong blocks could still give
+/// PyTorch's logits).
+void apply_layer_norm_rule(nn::Module& model);
+
 /// CHECKs that load_state_dict(other) throws, naming its first missing key, and changes no tensor of `model`.
 void check_refuses_state_dict(nn::Module& model, const nn::StateDict& other, const std::string& first_missing_key);
 

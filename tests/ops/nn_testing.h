@@ -23,6 +23,9 @@ inline Tensor from_doubles(const std::vector<double>& v, const Shape& shape) { r
 enum class NchwLayout { Contiguous, ChannelsLast, Sliced };
 inline constexpr NchwLayout kNchwLayouts[] = {NchwLayout::Contiguous, NchwLayout::ChannelsLast, NchwLayout::Sliced};
 
+/// The strides of a dense (N, C, H, W) tensor in channels-last order.
+inline Strides channels_last_strides(const Shape& s) { return {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]}; }
+
 inline const char* layout_name(NchwLayout layout) {
   switch (layout) {
     case NchwLayout::Contiguous: return "contiguous";

@@ -218,10 +218,10 @@ def op_sample_lines():
 
 
 # The families whose forward's tree tests/models/test_zoo_op_tree.cpp compares: depthwise and grouped convolutions,
-# squeeze-excitation, Hardswish / Hardsigmoid / SiLU, stochastic depth and in-place dropout in eval. Not
-# convnext_tiny yet (#34): ATen's depthwise mkldnn_convolution returns a channels-last result, so a CNBlock's
-# permuted LayerNorm input is contiguous there and needs no aten::contiguous, where torchless's NCHW result does.
-ZOO = ["mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf"]
+# squeeze-excitation, Hardswish / Hardsigmoid / SiLU, stochastic depth and in-place dropout in eval, and convnext's
+# channels-last activations (a convolution of a channels-last input returns one, and so does layer_scale's mul: a
+# CNBlock's permuted LayerNorm input is contiguous, its native_layer_norm has no aten::contiguous).
+ZOO = ["mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf", "convnext_tiny"]
 
 
 def zoo_lines():

@@ -6,9 +6,9 @@ tests/support/zoo_references.h reads the files): per builder print(model), the s
 after torch.manual_seed(SEED), and eval logits of that model, its BatchNorms (maxvit's) set by bn_rule, at 224x224,
 batch 1 and 3. Two small SwinTransformers (window 3, two stages) are written the same way at 45x45, where the
 feature maps need padding to whole windows and the shifted windows' mask has padded rows, and a small MaxVit at
-32x32; for the two small SwinTransformers also the gradients of a training-mode loss, and torch.fx's graph
-(torchvision's torch.fx.wrap'ped shifted_window_attention, _get_relative_position_bias and _patch_merging_pad as
-call_function nodes). Run with
+32x32; for the two small SwinTransformers also torch.fx's graph (torchvision's torch.fx.wrap'ped
+shifted_window_attention, _get_relative_position_bias and _patch_merging_pad as call_function nodes); their training
+step is make_zoo_training_references.py's. Run with
 Debian's PyTorch 1.13:  /usr/bin/python3 tests/reference/make_zoo_swin_maxvit_references.py"""
 import pathlib
 import sys
@@ -20,7 +20,7 @@ from torchvision.models.maxvit import MaxVit
 from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from make_zoo_mobile_references import bn_rule, fmt, input_rule, write_logits, write_structure  # noqa: E402
+from make_zoo_mobile_references import bn_rule, write_logits, write_structure  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent / "zoo_swin_maxvit"
 SEED = 0
@@ -31,23 +31,6 @@ def small_swin(v2, **kwargs):
     """patch 4, embed_dim 16, depths [2, 2], heads [2, 4], window [3, 3], 10 classes."""
     extra = {"block": SwinTransformerBlockV2, "downsample_layer": PatchMergingV2} if v2 else {}
     return SwinTransformer([4, 4], 16, [2, 2], [2, 4], [3, 3], num_classes=10, **extra, **kwargs)
-
-
-def small_swin_gradients(name, v2):
-    """<name>_grad.txt: the small configuration without stochastic depth, after torch.manual_seed(SEED), in training
-    mode on input_rule(2, SMALL): "loss v", then per parameter "key sum sum_of_squares" of its gradient, for the
-    loss sum(logits * cos(class index)) (the weights computed in double)."""
-    torch.manual_seed(SEED)
-    model = small_swin(v2, stochastic_depth_prob=0.0)
-    model.train()
-    y = model(input_rule(2, SMALL))
-    loss = (y * torch.cos(torch.arange(10, dtype=torch.float64)).float()).sum()
-    loss.backward()
-    lines = ["loss %s" % fmt(loss.item())]
-    for key, p in model.named_parameters():
-        g = p.grad.double()
-        lines.append("%s %s %s" % (key, fmt(g.sum().item()), fmt((g * g).sum().item())))
-    (OUT / (name + "_grad.txt")).write_text("\n".join(lines) + "\n")
 
 
 BUILDERS = {
@@ -77,7 +60,6 @@ def main():
         write_structure(OUT, name, model)
         if name in TRACED:
             (OUT / (name + "_graph.txt")).write_text(str(fx.symbolic_trace(model).graph) + "\n")
-            small_swin_gradients(name, name == "swin_v2_small")
         bn_rule(model)
         model.eval()
         write_logits(OUT, name, model, [size])
