@@ -220,9 +220,24 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     auto it = paths_.find(&m);
     const std::string where = it == paths_.end() || it->second.empty() ? "" : " (module '" + it->second + "')";
     context_.push_back(m.type_name() + ".forward" + where);
+    record_scopes();
+    scopes_.push_back(it == paths_.end() ? scopes_.back() : it->second);
   }
 
-  void after(nn::Module&, const TensorList*) override { context_.pop_back(); }
+  void after(nn::Module&, const TensorList*) override {
+    context_.pop_back();
+    record_scopes();
+    scopes_.pop_back();
+  }
+
+  /// Records kModuleScope on the nodes made since the last call: they were made in the innermost module call.
+  void record_scopes() {
+    Node* n = scoped_ != nullptr ? scoped_->next() : (graph_.size() > 0 ? *graph_.nodes().begin() : nullptr);
+    for (; n != nullptr; n = n->next()) {
+      n->meta()[kModuleScope] = scopes_.back();
+      scoped_ = n;
+    }
+  }
 
   bool intercept(nn::Module& m, const TensorList& inputs, TensorList& outputs) override {
     // torch.fx records a leaf call on the traced module's own tensors too (swin v2's cpb_mlp on a buffer), their
@@ -307,6 +322,8 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
   std::vector<std::pair<Tensor, std::string>> attributes_;
   std::unordered_map<std::string, Tensor> parameter_proxies_;  ///< fx::getattr's, by target
   std::vector<std::string> context_;
+  std::vector<std::string> scopes_{""};  ///< the module calls being traced, innermost last ("" the root)
+  Node* scoped_ = nullptr;               ///< the last node record_scopes reached
 };
 
 // The session tracing on this thread, for fx::getattr; null when none.
@@ -357,6 +374,7 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
   std::vector<Argument> outs;
   for (const Tensor& t : results) outs.push_back(session.argument(t));
   graph->output(outs.size() == 1 ? outs[0] : Argument::list(std::move(outs), /*is_tuple=*/true), sig.return_type);
+  session.record_scopes();
   return {std::move(graph), std::move(session.constants)};
 }
 

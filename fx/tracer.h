@@ -14,6 +14,11 @@
 
 namespace tl::fx {
 
+/// The meta key under which the tracer records, for every node, the dotted path of the module whose forward made
+/// it ("" for the traced root's own; a call_module node's own path): PyTorch's QuantizationTracer's
+/// node_name_to_scope, which names convert_fx's qparam attributes. A std::string.
+inline constexpr const char* kModuleScope = "module_scope";
+
 struct TracedGraph {
   std::unique_ptr<Graph> graph;
   std::vector<std::pair<std::string, Tensor>> constants;

@@ -8,6 +8,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/quantized/activation.h"
 #include "ops/vector_math.h"
 
 namespace tl::kernels {
@@ -33,7 +34,10 @@ constexpr auto kHardsigmoid = [](auto v) {
 
 Tensor mish(const Tensor& self) { return detail::floating_map(self, "mish", kMish); }  // self: any shape
 Tensor mish_(const Tensor& self) { return detail::floating_map(self, "mish_", kMish, true); }
-Tensor hardsigmoid(const Tensor& self) { return detail::floating_map(self, "hardsigmoid", kHardsigmoid); }
+// A quint8 self gives hardsigmoid's fixed qparams (scale 1/256, zero point 0), as ATen's quantized kernel.
+Tensor hardsigmoid(const Tensor& self) {
+  return self.is_quantized() ? int8::hardsigmoid(self) : detail::floating_map(self, "hardsigmoid", kHardsigmoid);
+}
 Tensor hardsigmoid_(const Tensor& self) { return detail::floating_map(self, "hardsigmoid_", kHardsigmoid, true); }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "ops/elementwise.h"
 #include "ops/memory_format.h"
 #include "ops/ops.h"
+#include "ops/quantized/activation.h"
 
 namespace tl::kernels {
 namespace {
@@ -379,8 +380,10 @@ Tensor clamp_max_(const Tensor& self, const ClampMaxArgs& args) {
 namespace {
 
 // clamp(self, min_val, max_val), as ATen's hardtanh: an integral self keeps its dtype (the bounds are
-// truncated to integers first), bool is refused.
+// truncated to integers first), bool is refused; a quint8 self is clamped to the bounds' integers.
 Tensor hardtanh_impl(const Tensor& self, const HardtanhArgs& args, const char* name, bool inplace) {
+  if (self.is_quantized())
+    return int8::hardtanh(name, self, args.min_val.to<double>(), args.max_val.to<double>(), inplace);
   TL_CHECK(self.dtype() != DType::Bool, "Bool inputs not supported for hardtanh");
   if (is_floating_point(self.dtype())) return clamp_impl(self, args.min_val, args.max_val, name, inplace, false);
   return clamp_impl(self, Scalar(args.min_val.to<int64_t>()), Scalar(args.max_val.to<int64_t>()), name, inplace, false);

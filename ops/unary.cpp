@@ -1,5 +1,6 @@
 // ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh, floor, ceil, round, trunc, sign, erf
-// and their in-place forms; reciprocal, gelu, hardswish; nan_to_num; isnan, isinf, isfinite, logical_not.
+// and their in-place forms (relu, relu_ and sigmoid of a quint8 tensor too); reciprocal, gelu, hardswish; nan_to_num;
+// isnan, isinf, isfinite, logical_not.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/quantized/activation.h"
 
 namespace tl::kernels {
 namespace {
@@ -213,12 +215,10 @@ Tensor unary_(const Tensor& self) {
   Tensor name##_(const Tensor& self) { return unary_<Op>(self); }
 TL_UNARY_KERNELS(Neg, neg)
 TL_UNARY_KERNELS(Abs, abs)
-TL_UNARY_KERNELS(Relu, relu)
 TL_UNARY_KERNELS(Exp, exp)
 TL_UNARY_KERNELS(Log, log)
 TL_UNARY_KERNELS(Sqrt, sqrt)
 TL_UNARY_KERNELS(Rsqrt, rsqrt)
-TL_UNARY_KERNELS(Sigmoid, sigmoid)
 TL_UNARY_KERNELS(Tanh, tanh)
 TL_UNARY_KERNELS(Floor, floor)
 TL_UNARY_KERNELS(Ceil, ceil)
@@ -227,6 +227,12 @@ TL_UNARY_KERNELS(Trunc, trunc)
 TL_UNARY_KERNELS(Sign, sign)
 TL_UNARY_KERNELS(Erf, erf)
 #undef TL_UNARY_KERNELS
+
+// A quantized input runs ATen's QuantizedCPU kernels, under the same op names (ops/quantized/activation.h).
+Tensor relu(const Tensor& self) { return self.is_quantized() ? int8::relu("relu", self, false) : unary<Relu>(self); }
+Tensor relu_(const Tensor& self) { return self.is_quantized() ? int8::relu("relu_", self, true) : unary_<Relu>(self); }
+Tensor sigmoid(const Tensor& self) { return self.is_quantized() ? int8::sigmoid(self) : unary<Sigmoid>(self); }
+Tensor sigmoid_(const Tensor& self) { return unary_<Sigmoid>(self); }
 Tensor reciprocal(const Tensor& self) { return unary<Reciprocal>(self); }
 
 // gelu: x/2 (1 + erf(x/sqrt 2)), or with approximate="tanh" x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).

@@ -107,9 +107,12 @@ std::shared_ptr<Conv2d> Conv2d::from_float(const tl::nn::Conv2d& conv, const Ten
 }
 
 // x: quint8 (N, C_in, H, W) -> quint8 (N, C_out, H_out, W_out), channels-last.
-Tensor Conv2d::forward(const Tensor& x) {
-  return relu() ? quantized_conv2d_relu(x, packed_, scale_, zero_point_)
-                : quantized_conv2d(x, packed_, scale_, zero_point_);
+Tensor Conv2d::forward(const Tensor& x) { return run({&x, 1}, Tensor()); }
+
+Tensor Conv2d::run(std::span<const Tensor> inputs, const Tensor& out) {
+  TL_CHECK(inputs.size() == 1, type_name(), ": expected one input, got ", inputs.size());
+  return relu() ? quantized_conv2d_relu(inputs[0], packed_, scale_, zero_point_, out)
+                : quantized_conv2d(inputs[0], packed_, scale_, zero_point_, out);
 }
 
 std::string Conv2d::extra_repr() const {
@@ -156,9 +159,12 @@ std::shared_ptr<Linear> Linear::from_float(const tl::nn::Linear& linear, const T
 }
 
 // x: quint8 (*, in_features) -> quint8 (*, out_features).
-Tensor Linear::forward(const Tensor& x) {
-  return relu() ? quantized_linear_relu(x, packed_, scale_, zero_point_)
-                : quantized_linear(x, packed_, scale_, zero_point_);
+Tensor Linear::forward(const Tensor& x) { return run({&x, 1}, Tensor()); }
+
+Tensor Linear::run(std::span<const Tensor> inputs, const Tensor& out) {
+  TL_CHECK(inputs.size() == 1, type_name(), ": expected one input, got ", inputs.size());
+  return relu() ? quantized_linear_relu(inputs[0], packed_, scale_, zero_point_, out)
+                : quantized_linear(inputs[0], packed_, scale_, zero_point_, out);
 }
 
 std::string Linear::extra_repr() const {
@@ -194,6 +200,8 @@ std::function<void()> Linear::prepare_packed_state(const tl::nn::StateDict& entr
   };
 }
 
+Tensor Hardswish::forward(const Tensor& x) { return tl::quantized_hardswish(x, scale_, zero_point_); }
+
 }  // namespace tl::ao::nn::quantized
 
 namespace tl::ao::nn::intrinsic::quantized {
@@ -204,11 +212,12 @@ ConvAdd2d::ConvAdd2d(const tl::ao::nn::quantized::Conv2d& conv, double scale, in
       conv_zero_point_(conv.zero_point()) {}
 
 // (input, extra_input): quint8 (N, C_in, H, W) and quint8 (N, C_out, H_out, W_out) -> quint8, channels-last.
-TensorList ConvAdd2d::forward(tl::nn::Inputs inputs) {
+Tensor ConvAdd2d::run(std::span<const Tensor> inputs, const Tensor& out) {
+  TL_CHECK(inputs.size() == 2, type_name(), ": expected (input, extra_input), got ", inputs.size(), " inputs");
   const Tensor& x = inputs[0];
   const Tensor& other = inputs[1];
-  return {relu() ? quantized_conv2d_add_relu(x, packed(), other, conv_scale_, conv_zero_point_, scale(), zero_point())
-                 : quantized_conv2d_add(x, packed(), other, conv_scale_, conv_zero_point_, scale(), zero_point())};
+  return relu() ? quantized_conv2d_add_relu(x, packed(), other, conv_scale_, conv_zero_point_, scale(), zero_point(), out)
+                : quantized_conv2d_add(x, packed(), other, conv_scale_, conv_zero_point_, scale(), zero_point(), out);
 }
 
 tl::nn::StateDict ConvAdd2d::packed_state() const {

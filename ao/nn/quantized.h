@@ -1,5 +1,5 @@
 // ao/nn/quantized.h — PyTorch 1.13's quantized modules, what convert_fx swaps in: torch.ao.nn.quantized's Conv2d
-// Linear and Dropout, and torch.ao.nn.intrinsic.quantized's ConvReLU2d and LinearReLU. Each holds its weight prepacked
+// Linear, Dropout and Hardswish, and torch.ao.nn.intrinsic.quantized's ConvReLU2d and LinearReLU. Each holds its weight prepacked
 // once (quantized::conv2d_prepack / linear_prepack) and its output's scale and zero point; quint8 in, quint8 out.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fx/passes/inference_modules.h"
+#include "nn/activation.h"
 #include "nn/conv.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
@@ -18,7 +19,7 @@ namespace tl::ao::nn::quantized {
 /// torch.ao.nn.quantized.Conv2d: quantized::conv2d of a quint8 (N, C_in, H, W) input with the prepacked qint8
 /// weight, rounded to (scale, zero_point). Prints as PyTorch's: "QuantizedConv2d(3, 64, kernel_size=(7, 7),
 /// stride=(2, 2), scale=0.0057, zero_point=0, padding=(3, 3))".
-class Conv2d : public tl::nn::Module, public tl::fx::FusesQuantizedAdd {
+class Conv2d : public tl::fx::InferenceModule, public tl::fx::FusesQuantizedAdd {
  public:
   /// `weight`: qint8 (C_out, C_in / groups, kH, kW), symmetric; `bias`: float32 (C_out) or undefined. Throws
   /// tl::Error, as quantized::conv2d_prepack does, for a weight or bias it cannot pack, and for padding the
@@ -31,6 +32,10 @@ class Conv2d : public tl::nn::Module, public tl::fx::FusesQuantizedAdd {
 
   using tl::nn::Module::forward;
   Tensor forward(const Tensor& x) override;
+  /// forward, its result written into `out` when defined (a quint8 channels-last tensor of the result's shape and
+  /// qparams: optimize_for_inference's arena); reads its input in any layout.
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
+  bool reads_dense(size_t) const override { return true; }
   std::string type_name() const override { return "QuantizedConv2d"; }
   std::string extra_repr() const override;
   bool is_leaf() const override { return true; }
@@ -70,7 +75,7 @@ class Conv2d : public tl::nn::Module, public tl::fx::FusesQuantizedAdd {
 /// torch.ao.nn.quantized.Linear: quantized::linear of a quint8 (*, in_features) input. Prints as
 /// "QuantizedLinear(in_features=512, out_features=1000, scale=0.042, zero_point=117,
 /// qscheme=torch.per_channel_affine)" (the weight's qscheme).
-class Linear : public tl::nn::Module {
+class Linear : public tl::fx::InferenceModule {
  public:
   /// `weight`: qint8 (out_features, in_features), symmetric; `bias`: float32 (out_features) or undefined.
   /// Throws tl::Error as quantized::linear_prepack does.
@@ -80,6 +85,9 @@ class Linear : public tl::nn::Module {
 
   using tl::nn::Module::forward;
   Tensor forward(const Tensor& x) override;
+  /// forward, its result written into `out` when defined (contiguous, of the result's shape and qparams).
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
+  bool reads_dense(size_t) const override { return true; }
   std::string type_name() const override { return "QuantizedLinear"; }
   std::string extra_repr() const override;
   bool is_leaf() const override { return true; }
@@ -118,6 +126,24 @@ class Dropout : public tl::nn::Dropout {
   std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<Dropout>(); }
 };
 
+/// torch.ao.nn.quantized.Hardswish(scale, zero_point): quantized::hardswish of a quint8 input into (scale,
+/// zero_point). Prints as "QuantizedHardswish()"; its qparams are plain attributes, not state_dict entries, as
+/// PyTorch's.
+class Hardswish : public tl::nn::Hardswish {
+ public:
+  Hardswish(double scale, int64_t zero_point) : scale_(scale), zero_point_(zero_point) {}
+  using tl::nn::Module::forward;
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "QuantizedHardswish"; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<Hardswish>(); }
+  double scale() const { return scale_; }
+  int64_t zero_point() const { return zero_point_; }
+
+ private:
+  double scale_;
+  int64_t zero_point_;
+};
+
 }  // namespace tl::ao::nn::quantized
 
 namespace tl::ao::nn::intrinsic::quantized {
@@ -145,8 +171,10 @@ class ConvAdd2d : public tl::ao::nn::quantized::Conv2d {
   ConvAdd2d(const tl::ao::nn::quantized::Conv2d& conv, double scale, int64_t zero_point);
 
   using tl::nn::Module::forward;
-  /// (input, extra_input): quint8 (N, C_in, H, W) and quint8 of the result's shape -> quint8, channels-last.
-  TensorList forward(tl::nn::Inputs inputs) override;
+  /// (input, extra_input): quint8 (N, C_in, H, W) and quint8 of the result's shape -> quint8, channels-last,
+  /// written into `out` when defined, which may hold extra_input itself (the arena reuses a dying residual's bytes).
+  Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;
+  int64_t reusable_input() const override { return 1; }
   tl::nn::ForwardSignature forward_signature() const override { return {.arg_names = {"input", "extra_input"}}; }
   std::string type_name() const override { return "QuantizedConvAdd2d"; }
   std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<ConvAdd2d>(); }

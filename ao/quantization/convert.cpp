@@ -5,7 +5,11 @@
 #include "ao/quantization/convert.h"
 
 #include <algorithm>
+#include <any>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <variant>
 
 #include "ao/nn/intrinsic.h"
 #include "ao/nn/quantized.h"
@@ -13,6 +17,7 @@
 #include "ao/quantization/prepare.h"
 #include "core/grad_mode.h"
 #include "core/op_kind.h"
+#include "fx/tracer.h"
 #include "nn/activation.h"
 #include "nn/pooling.h"
 #include "ops/ops.h"
@@ -31,22 +36,16 @@ bool is_quantize(const Node* n) {
   return n != nullptr && n->op() == Opcode::CallFunction && n->target() == "torch.quantize_per_tensor";
 }
 Node* node_arg(const Node* n, size_t i) { return i < n->args().size() ? n->args()[i].node() : nullptr; }
+bool is_number(const Argument& a) {
+  return std::holds_alternative<int64_t>(a.value()) || std::holds_alternative<double>(a.value());
+}
 
-// PyTorch's node_name_to_scope: the module whose forward made the node. A call_module node's is its module's
-// path. torchless's tracer does not record the others' (#33), so a function or method call takes the parent path
-// of the first module call it reads (through observers and other calls), "" when it reads none.
-std::string scope_of(const fx::GraphModule& gm, const Node* n) {
-  if (n->op() == Opcode::CallModule && !is_observer_node(gm, n)) return n->target();
-  for (const Argument& a : n->args()) {
-    const Node* in = a.node();
-    if (in == nullptr) continue;
-    if (in->op() == Opcode::CallModule && !is_observer_node(gm, in)) {
-      const size_t dot = in->target().rfind('.');
-      return dot == std::string::npos ? "" : in->target().substr(0, dot);
-    }
-    if (in->op() != Opcode::Placeholder && in->op() != Opcode::GetAttr) return scope_of(gm, in);
-  }
-  return "";
+// PyTorch's node_name_to_scope: the module whose forward made the node, as the tracer recorded it (a call_module
+// node's is its module's path); "" for the root's own nodes and for nodes no trace made.
+std::string scope_of(const Node* n) {
+  if (n->op() == Opcode::CallModule) return n->target();
+  const auto it = n->meta().find(fx::kModuleScope);
+  return it == n->meta().end() ? "" : std::any_cast<std::string>(it->second);
 }
 
 // The observer's statistics were never updated: its range is still (inf, -inf), or empty per channel.
@@ -136,7 +135,7 @@ class Converter {
     const Node* observed = node_arg(obs, 0);
     const bool input_only = has_none_qconfig(observed);
     const Node* first_use = input_only ? (obs->users().empty() ? nullptr : obs->users().front()) : observed;
-    return (first_use != nullptr ? scope_of(gm_, first_use) : "") + (input_only ? "_input" : "");
+    return (first_use != nullptr ? scope_of(first_use) : "") + (input_only ? "_input" : "");
   }
 
   // create_getattr_from_value: a buffer named prefix + the first free index ('.' -> '_'), and its get_attr node.
@@ -215,11 +214,26 @@ class Converter {
   }
 
   bool is_relu(const Node* n) const {
-    return (n->op() == Opcode::CallFunction && n->target() == "torch.relu") ||
+    return (n->op() == Opcode::CallFunction && (n->target() == "torch.relu" || n->target() == "torch.nn.functional.relu")) ||
            gm_.module_at<tl::nn::ReLU>(n) != nullptr;
   }
 
-  // _lower_quantized_binary_op: dequantize (x2) -> add (-> relu) -> quantize becomes quantized::add(_relu).
+  // QBIN_OP_MAPPING / QBIN_RELU_OP_MAPPING: the quantized op of an add or mul (fused with a ReLU or not), of two
+  // quantized tensors (the output's qparams as arguments) or of one and a number (the .Scalar overloads).
+  static std::optional<OpKind> quantized_binary_op(const std::string& target, bool relu, bool scalar) {
+    if (target == "operator.add" || target == "torch.add") {
+      if (scalar) return relu ? OpKind::QuantizedAddReluScalar : OpKind::QuantizedAddScalar;
+      return relu ? OpKind::QuantizedAddReluTensorQparams : OpKind::QuantizedAddTensorQparams;
+    }
+    if (target == "operator.mul" || target == "torch.mul") {
+      if (scalar) return relu ? OpKind::QuantizedMulReluScalar : OpKind::QuantizedMulScalar;
+      return relu ? OpKind::QuantizedMulReluTensorQparams : OpKind::QuantizedMulTensorQparams;
+    }
+    return std::nullopt;
+  }
+
+  // _lower_quantized_binary_op: dequantize (x2, or x1 and a number) -> add / mul (-> relu) -> quantize becomes
+  // quantized::add(_relu) / mul(_relu).
   void lower_binary_ops() {
     for (Node* q : gm_.graph().node_list()) {
       if (!is_quantize(q)) continue;
@@ -230,18 +244,27 @@ class Converter {
         op = node_arg(relu, 0);
       }
       if (op == nullptr || op->op() != Opcode::CallFunction || has_none_qconfig(op) || !op->kwargs().empty() ||
-          (op->target() != "operator.add" && op->target() != "torch.add") || op->args().size() != 2)
+          op->args().size() != 2)
         continue;
-      // An add of a tensor and a number (PyTorch's quantized::add_scalar) stays as it is, in float (#33).
-      Node* a = node_arg(op, 0);
-      Node* b = node_arg(op, 1);
-      if (!is_dequantize(a) || !is_dequantize(b)) continue;
-      std::vector<Argument> args{node_arg(a, 0), node_arg(b, 0), q->args()[1], q->args()[2]};
+      // Each operand a dequantized tensor or a number (the tracer records 1.0 + x as x + 1.0).
+      int tensors = 0;
+      bool other_operand = false;
+      for (const Argument& a : op->args()) {
+        if (is_dequantize(a.node())) ++tensors;
+        else other_operand = other_operand || !is_number(a);
+      }
+      const std::optional<OpKind> kind = quantized_binary_op(op->target(), relu != nullptr, tensors == 1);
+      if (!kind || tensors == 0 || other_operand) continue;
+      std::vector<Argument> args;
+      for (const Argument& a : op->args()) args.push_back(a.is_node() ? Argument(node_arg(a.node(), 0)) : a);
+      if (tensors == 2) {
+        args.push_back(q->args()[1]);
+        args.push_back(q->args()[2]);
+      }
       Node* qop = nullptr;
       {
         const auto guard = gm_.graph().inserting_after(q);
-        const OpKind kind = relu ? OpKind::QuantizedAddReluTensorQparams : OpKind::QuantizedAddTensorQparams;
-        qop = gm_.graph().call_function(kind, std::move(args));
+        qop = gm_.graph().call_function(*kind, std::move(args));
       }
       q->replace_all_uses_with(qop);
       gm_.graph().erase_node(q);
@@ -250,26 +273,41 @@ class Converter {
     }
   }
 
-  // The ops of special_pattern_replacement whose torchless kernels take quantized tensors: pooling, dropout (a
-  // QuantizedDropout), torch.flatten, torch.cat and the view methods, all keeping their input's qparams.
+  // The ops of special_pattern_replacement whose torchless kernels take quantized tensors: pooling, dropout and
+  // hardswish (swapped for their quantized modules), relu, relu6 / hardtanh, torch.flatten, torch.cat and the view
+  // methods, all keeping their input's qparams, and the fixed-qparams hardsigmoid and sigmoid.
   bool runs_quantized(const Node* n) const {
     switch (n->op()) {
       case Opcode::CallModule:
         return gm_.module_at<tl::nn::MaxPool2d>(n) != nullptr ||
-               gm_.module_at<tl::nn::AdaptiveAvgPool2d>(n) != nullptr || gm_.module_at<tl::nn::Dropout>(n) != nullptr;
-      case Opcode::CallFunction: return n->target() == "torch.flatten" || n->target() == "torch.cat";
+               gm_.module_at<tl::nn::AdaptiveAvgPool2d>(n) != nullptr || gm_.module_at<tl::nn::Dropout>(n) != nullptr ||
+               gm_.module_at<tl::nn::ReLU>(n) != nullptr || gm_.module_at<tl::nn::ReLU6>(n) != nullptr ||
+               gm_.module_at<tl::nn::Hardtanh>(n) != nullptr || gm_.module_at<tl::nn::Hardswish>(n) != nullptr ||
+               gm_.module_at<tl::nn::Hardsigmoid>(n) != nullptr || gm_.module_at<tl::nn::Sigmoid>(n) != nullptr;
+      case Opcode::CallFunction:
+        for (const char* f : {"torch.flatten", "torch.cat", "torch.sigmoid", "torch.nn.functional.relu",
+                              "torch.nn.functional.relu6", "torch.nn.functional.hardtanh",
+                              "torch.nn.functional.hardsigmoid", "torch.nn.functional.adaptive_avg_pool2d",
+                              "torch.nn.functional.max_pool2d"})
+          if (n->target() == f) return true;
+        return false;
       case Opcode::CallMethod:
-        for (const char* m : {"contiguous", "permute", "reshape", "transpose", "unsqueeze", "view"})
+        for (const char* m : {"contiguous", "permute", "relu", "relu_", "reshape", "sigmoid", "transpose", "unsqueeze",
+                              "view"})
           if (n->target() == m) return true;
         return false;
       default: return false;
     }
   }
 
-  // special_pattern_replacement's module swap: a Dropout becomes torch.ao.nn.quantized.Dropout.
-  void swap_special_module(const Node* op) {
+  // special_pattern_replacement's module swap (SPECIAL_PATTERN_LOWER_MODULE_MAP): a Dropout becomes
+  // torch.ao.nn.quantized.Dropout, a Hardswish torch.ao.nn.quantized.Hardswish with the output's qparams.
+  void swap_special_module(const Node* op, const Node* q) {
     if (auto dropout = gm_.module_at<tl::nn::Dropout>(op))
       gm_.set_submodule(op->target(), std::make_shared<tl::ao::nn::quantized::Dropout>(dropout->options()));
+    if (gm_.module_at<tl::nn::Hardswish>(op))
+      gm_.set_submodule(op->target(), std::make_shared<tl::ao::nn::quantized::Hardswish>(
+                                          scale_of(node_arg(q, 1)), zero_point_of(node_arg(q, 2))));
   }
 
   // special_pattern_replacement: dequantize -> op -> quantize becomes the op on the quantized tensor.
@@ -284,7 +322,7 @@ class Converter {
       for (const Argument& a : first.is_list() ? first.as_list().items : std::vector<Argument>{first})
         dqs.push_back(a.node());
       if (dqs.empty() || !std::all_of(dqs.begin(), dqs.end(), is_dequantize)) continue;
-      swap_special_module(op);
+      swap_special_module(op, q);
       for (Node* dq : dqs) op->replace_input_with(dq, node_arg(dq, 0));
       Node* scale = node_arg(q, 1);
       Node* zero_point = node_arg(q, 2);

@@ -30,6 +30,7 @@ struct StepLayout {
   Shape sizes;
   Strides strides;
   DType dtype = DType::Float32;
+  std::shared_ptr<const Quantizer> quantizer;  ///< a quantized result's (int8 activations), else null
   int64_t offset = -1;      ///< in the arena; -1: a fresh tensor
 };
 
@@ -58,7 +59,7 @@ class ArenaHooks : public StepHooks {
   Tensor out_for(size_t step) override {
     const StepLayout& l = layouts_[step];
     if (!arena_ || l.offset < 0) return {};
-    return Tensor::make(arena_, l.sizes, l.strides, l.offset / element_size(l.dtype), l.dtype);
+    return Tensor::make(arena_, l.sizes, l.strides, l.offset / element_size(l.dtype), l.dtype, l.quantizer);
   }
   /// A module swapped in (set_submodule) after the recording run gets no planned result: its layout
   /// is not the recorded one.
@@ -78,6 +79,7 @@ class ArenaHooks : public StepHooks {
     layouts_[step].sizes = t.shape();
     layouts_[step].strides = t.strides();
     layouts_[step].dtype = t.dtype();
+    layouts_[step].quantizer = t.is_quantized() ? t.quantizer() : nullptr;
   }
 
  private:

@@ -26,12 +26,15 @@ bool single_call_site(const GraphModule& gm, const Node* n) {
 }
 
 /// The op a call_function / call_method node runs on tensors `inputs` (an operator with a number on the
-/// left runs its reflected op), read off the node's resolved call; nullptr for any other node.
+/// left runs its reflected op; an `out=` the node leaves to the plan not counted), read off the node's resolved
+/// call; nullptr for any other node.
 const ResolvedCall* op_call(const Node* n, std::initializer_list<OpKind> ops, size_t inputs) {
   const ResolvedCall* c = n->call_if_resolved();
-  if (c == nullptr || !c->op || std::find(ops.begin(), ops.end(), *c->op) == ops.end() || c->inputs.size() != inputs)
-    return nullptr;
-  return std::all_of(c->inputs.begin(), c->inputs.end(), [](const Node* in) { return in != nullptr; }) ? c : nullptr;
+  if (c == nullptr || !c->op || std::find(ops.begin(), ops.end(), *c->op) == ops.end()) return nullptr;
+  const bool planned_out = c->out_input >= 0 && c->inputs[static_cast<size_t>(c->out_input)] == nullptr;
+  if (c->inputs.size() != inputs + (planned_out ? 1 : 0)) return nullptr;
+  const auto end = c->inputs.begin() + static_cast<std::ptrdiff_t>(inputs);
+  return std::all_of(c->inputs.begin(), end, [](const Node* in) { return in != nullptr; }) ? c : nullptr;
 }
 
 /// A ReLU module, the relu / relu_ op, or F.relu (a named call, in place or not: the fused conv writes a

@@ -60,6 +60,22 @@ bool is_dense(const Tensor& x) {
   return true;
 }
 
+Tensor result_or_out(const char* op, const Tensor& out, const Shape& shape, const Strides& strides, double scale,
+                     int64_t zero_point) {
+  auto quantizer = Quantizer::per_tensor_affine(DType::QUInt8, scale, zero_point);
+  if (!out.defined()) {
+    const Tensor storage = Tensor::allocate({numel_of(shape)}, DType::QUInt8, quantizer);
+    return Tensor::make(storage.storage(), shape, strides, 0, DType::QUInt8, quantizer);
+  }
+  check_quint8(op, "out", out);
+  TL_CHECK(out.q_scale() == quantizer->scale() && out.q_zero_point() == zero_point, op, ": out has scale ",
+           out.q_scale(), " and zero_point ", out.q_zero_point(), " but the result's are ", quantizer->scale(), " and ",
+           zero_point);
+  TL_CHECK(out.shape() == shape && out.strides() == strides, op, ": out has shape ", out.shape(), " and strides ",
+           out.strides(), " but the result has shape ", shape, " and strides ", strides);
+  return out;
+}
+
 Tensor empty_like_dense(const Tensor& x, std::shared_ptr<const Quantizer> quantizer) {
   const DType dtype = quantizer->dtype();
   if (!is_dense(x) || x.is_contiguous()) return Tensor::allocate(x.shape(), dtype, quantizer);

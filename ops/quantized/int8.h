@@ -46,6 +46,12 @@ Tensor empty_like_dense(const Tensor& x, std::shared_ptr<const Quantizer> quanti
 /// x's strides when its elements are dense in memory in some order (contiguous, channels-last, ...).
 bool is_dense(const Tensor& x);
 
+/// A kernel's result: a fresh quint8 tensor (scale, zero_point) of `shape` with `strides` when `out` is undefined,
+/// otherwise `out` (an `out=` argument, e.g. an activation arena's buffer) after checking that it is that tensor:
+/// quint8 per tensor with these qparams, this shape and these strides. Throws naming op and what differs.
+Tensor result_or_out(const char* op, const Tensor& out, const Shape& shape, const Strides& strides, double scale,
+                     int64_t zero_point);
+
 /// 1.0f / float(scale) of each channel of a qint8 weight's quantizer, repeated to `channels` for a per-tensor
 /// one (ideep's weight scales).
 std::vector<float> inverse_scales(const Quantizer& weight, int64_t channels);

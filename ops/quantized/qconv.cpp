@@ -7,6 +7,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/inference_layout.h"
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -124,10 +125,11 @@ QConvSpec spec_of(const PackedWeight& p) {
   return s;
 }
 
-/// The conv: checks, then runs the primitive into a fresh channels-last quint8 result (output_scale,
-/// output_zero_point). `other` (Add / AddRelu) is the residual, of the result's shape.
-Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor& other, Fuse fuse, double conv_scale,
-                 int64_t conv_zero_point, double output_scale, int64_t output_zero_point) {
+/// The conv: checks, then runs the primitive into a channels-last quint8 result (output_scale, output_zero_point),
+/// `out` when given, else a fresh one. `other` (Add / AddRelu) is the residual, of the result's shape; `out` may be
+/// `other` itself when their qparams agree.
+Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor& other, const Tensor& out, Fuse fuse,
+                 double conv_scale, int64_t conv_zero_point, double output_scale, int64_t output_zero_point) {
   int8::check_quint8(op, "input", qx);
   const PackedWeight& packed = int8::packed_weight_of(op, "quantized::conv2d_prepack", w, /*conv=*/true);
   QConvSpec s = spec_of(packed);
@@ -152,9 +154,15 @@ Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor
     s.add.residual_zero_point = static_cast<int32_t>(other.q_zero_point());
   }
   const double requantize_to = add ? conv_scale : output_scale;
-  Tensor y = int8::allocate_nhwc(out_shape, output_scale, output_zero_point);
+  Tensor y = int8::result_or_out(op, out, out_shape, inference::nhwc_strides(out_shape[1], out_shape[2], out_shape[3]),
+                                 output_scale, output_zero_point);
   if (y.numel() == 0) return y;
-  if (add) detail::copy_elements(int8::integers_of(y), int8::integers_of(other));
+  if (add && !(y.storage() == other.storage() && y.storage_offset() == other.storage_offset() &&
+               y.strides() == other.strides())) {
+    // A residual sharing the result's bytes in another layout (an arena reusing them) is read out first.
+    const Tensor residual = int8::integers_of(other);
+    detail::copy_elements(int8::integers_of(y), y.storage() == other.storage() ? residual.clone() : residual);
+  }
   const Tensor x = int8::to_nhwc(qx);
   int8::Requantize r;
   s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, requantize_to);
@@ -211,28 +219,30 @@ TensorList quantized_conv2d_unpack(const Tensor& packed_weight) {
 }
 
 // qx: quint8 (N, C_in, H, W) per tensor, any layout (channels-last is read in place); packed_weight: from
-// quantized_conv2d_prepack. Result: quint8 (N, C_out, H_out, W_out), channels-last, output_scale / zero point.
-Tensor quantized_conv2d(const Tensor& qx, const Tensor& packed_weight, const QuantizedConv2dArgs& args) {
-  return run_qconv("quantized::conv2d", qx, packed_weight, {}, Fuse::None, 0, 0, args.output_scale,
+// quantized_conv2d_prepack. Result: quint8 (N, C_out, H_out, W_out), channels-last, output_scale / zero point;
+// written into `out` when given (of exactly that shape, layout and qparams).
+Tensor quantized_conv2d(const Tensor& qx, const Tensor& packed_weight, const Tensor& out, const QuantizedConv2dArgs& args) {
+  return run_qconv("quantized::conv2d", qx, packed_weight, {}, out, Fuse::None, 0, 0, args.output_scale,
                    args.output_zero_point);
 }
 
-Tensor quantized_conv2d_relu(const Tensor& qx, const Tensor& packed_weight, const QuantizedConv2dReluArgs& args) {
-  return run_qconv("quantized::conv2d_relu", qx, packed_weight, {}, Fuse::Relu, 0, 0, args.output_scale,
+Tensor quantized_conv2d_relu(const Tensor& qx, const Tensor& packed_weight, const Tensor& out,
+                             const QuantizedConv2dReluArgs& args) {
+  return run_qconv("quantized::conv2d_relu", qx, packed_weight, {}, out, Fuse::Relu, 0, 0, args.output_scale,
                    args.output_zero_point);
 }
 
 // quantized::conv2d(qx, w, conv_scale, conv_zero_point) then quantized::add(_relu)(that, qother, output_scale,
 // output_zero_point), in one primitive; qother: quint8 of the conv's output shape, any layout.
-Tensor quantized_conv2d_add(const Tensor& qx, const Tensor& packed_weight, const Tensor& qother,
+Tensor quantized_conv2d_add(const Tensor& qx, const Tensor& packed_weight, const Tensor& qother, const Tensor& out,
                             const QuantizedConv2dAddArgs& args) {
-  return run_qconv("quantized::conv2d_add", qx, packed_weight, qother, Fuse::Add, args.conv_scale, args.conv_zero_point,
-                   args.output_scale, args.output_zero_point);
+  return run_qconv("quantized::conv2d_add", qx, packed_weight, qother, out, Fuse::Add, args.conv_scale,
+                   args.conv_zero_point, args.output_scale, args.output_zero_point);
 }
 
-Tensor quantized_conv2d_add_relu(const Tensor& qx, const Tensor& packed_weight, const Tensor& qother,
+Tensor quantized_conv2d_add_relu(const Tensor& qx, const Tensor& packed_weight, const Tensor& qother, const Tensor& out,
                                  const QuantizedConv2dAddReluArgs& args) {
-  return run_qconv("quantized::conv2d_add_relu", qx, packed_weight, qother, Fuse::AddRelu, args.conv_scale,
+  return run_qconv("quantized::conv2d_add_relu", qx, packed_weight, qother, out, Fuse::AddRelu, args.conv_scale,
                    args.conv_zero_point, args.output_scale, args.output_zero_point);
 }
 

@@ -63,8 +63,8 @@ std::string context_of(const QLinearSpec& s) {
   return detail::str_cat("input [", s.rows, ", ", s.in_features, "], weight [", s.out_features, ", ", s.in_features, "]");
 }
 
-// qx: quint8 (*, in_features) per tensor; result quint8 (*, out_features), contiguous.
-Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, bool relu, double output_scale,
+// qx: quint8 (*, in_features) per tensor; result quint8 (*, out_features), contiguous: `out` when given.
+Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, const Tensor& out, bool relu, double output_scale,
                    int64_t output_zero_point) {
   int8::check_quint8(op, "input", qx);
   const PackedWeight& packed = int8::packed_weight_of(op, "quantized::linear_prepack", w, /*conv=*/false);
@@ -78,8 +78,7 @@ Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, bool relu,
   s.relu = relu;
   Shape out_shape = qx.shape();
   out_shape[out_shape.size() - 1] = s.out_features;
-  Tensor y = Tensor::allocate(out_shape, DType::QUInt8,
-                              Quantizer::per_tensor_affine(DType::QUInt8, output_scale, output_zero_point));
+  Tensor y = int8::result_or_out(op, out, out_shape, contiguous_strides(out_shape), output_scale, output_zero_point);
   if (y.numel() == 0) return y;
   const Tensor x = qx.is_contiguous() ? qx : qx.contiguous();
   int8::Requantize r;
@@ -122,12 +121,13 @@ TensorList quantized_linear_unpack(const Tensor& packed_weight) {
   return int8::packed_weight_of("quantized::linear_unpack", "quantized::linear_prepack", packed_weight, false).unpacked();
 }
 
-Tensor quantized_linear(const Tensor& qx, const Tensor& packed_weight, const QuantizedLinearArgs& args) {
-  return run_qlinear("quantized::linear", qx, packed_weight, false, args.output_scale, args.output_zero_point);
+Tensor quantized_linear(const Tensor& qx, const Tensor& packed_weight, const Tensor& out, const QuantizedLinearArgs& args) {
+  return run_qlinear("quantized::linear", qx, packed_weight, out, false, args.output_scale, args.output_zero_point);
 }
 
-Tensor quantized_linear_relu(const Tensor& qx, const Tensor& packed_weight, const QuantizedLinearReluArgs& args) {
-  return run_qlinear("quantized::linear_relu", qx, packed_weight, true, args.output_scale, args.output_zero_point);
+Tensor quantized_linear_relu(const Tensor& qx, const Tensor& packed_weight, const Tensor& out,
+                             const QuantizedLinearReluArgs& args) {
+  return run_qlinear("quantized::linear_relu", qx, packed_weight, out, true, args.output_scale, args.output_zero_point);
 }
 
 }  // namespace tl::kernels

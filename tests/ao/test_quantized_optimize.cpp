@@ -10,6 +10,7 @@
 #include "ao/quantization/convert.h"
 #include "core/generator.h"
 #include "core/py_repr.h"
+#include "fx/passes/inference_plan.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "models/resnet.h"
 #include "profiler/profile.h"
@@ -51,6 +52,26 @@ TEST_CASE("optimize_for_inference of a converted graph: conv then quantized add 
   CHECK(state[4].first == "conv_scale");
   const auto conv = std::dynamic_pointer_cast<tl::ao::nn::quantized::Conv2d>(converted->get_submodule("conv2"));
   CHECK(state[4].second.item<double>() == conv->scale());
+}
+
+TEST_CASE("optimize_for_inference of a converted graph plans its u8 activations in the arena") {
+  const testing::Json data = testing::convert_cases().at("small");
+  const auto converted = convert_fx(testing::calibrated(testing::small_case(data), data));
+  const auto optimized = std::dynamic_pointer_cast<fx::InferenceGraphModule>(
+      fx::optimize_for_inference(converted, {.example_input_shape = {2, 3, 8, 8}}));
+  REQUIRE(optimized != nullptr);
+  // The quantized convs, the fused conv-add and the linears write into the arena (3 of their results are planned
+  // at this shape).
+  const fx::ArenaStats stats = optimized->arena_stats({2, 3, 8, 8});
+  CHECK(stats.activations == 3);
+  CHECK(stats.planned_bytes > 0);
+  NoGradGuard no_grad;
+  for (int run = 0; run < 2; ++run) {
+    const Tensor x = randn({2, 3, 8, 8});
+    const Tensor in_arena = (*optimized)(x);
+    CHECK(equal(in_arena, optimized->GraphModule::forward(tl::nn::Inputs(*optimized, TensorList{x}))[0]));
+    CHECK(equal(in_arena, (*converted)(x)));
+  }
 }
 
 // #33's line for a value computed twice: at least 99% of the integers equal, the others within one quantum.

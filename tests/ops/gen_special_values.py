@@ -842,6 +842,17 @@ SAMPLES.update({
         "quint8": lambda x, y: Q.add(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
     "quantized_add_relu.tensor_qparams": {
         "quint8": lambda x, y: Q.add_relu(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
+    "quantized_add.Scalar": {"shift": lambda x, y: Q.add(qx(x), 1.0).int_repr()},
+    "quantized_add_relu.Scalar": {"shift": lambda x, y: Q.add_relu(qx(x), 1.0).int_repr()},
+    "quantized_mul": {"quint8": lambda x, y: Q.mul(qx(x), qy(y), 0.08, 64).int_repr()},
+    "quantized_mul_relu": {"quint8": lambda x, y: Q.mul_relu(qx(x), qy(y), 0.08, 64).int_repr()},
+    "quantized_mul.tensor_qparams": {
+        "quint8": lambda x, y: Q.mul(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
+    "quantized_mul_relu.tensor_qparams": {
+        "quint8": lambda x, y: Q.mul_relu(qx(x), qy(y), torch.tensor(0.08), torch.tensor(64)).int_repr()},
+    "quantized_mul.Scalar": {"negative": lambda x, y: Q.mul(qx(x), -1.5).int_repr()},
+    "quantized_mul_relu.Scalar": {"negative": lambda x, y: Q.mul_relu(qx(x), -1.5).int_repr()},
+    "quantized_hardswish": {"quint8": lambda x, y: Q.hardswish(qx(x), 0.05, 30).int_repr()},
     "quantized_max_pool2d": {"stride": lambda x, y: torch.max_pool2d(qx(x), [2, 2], [2, 2]).int_repr()},
     "quantized_adaptive_avg_pool2d": {"2x3": lambda x, y: F.adaptive_avg_pool2d(qx(x), [2, 3]).int_repr()},
     "quantized_cat": {"requantized": lambda x, y: Q.cat([qx(x), qy(y)], 1, 0.07, 100).int_repr()},

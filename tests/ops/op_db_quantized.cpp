@@ -138,6 +138,47 @@ Samples opinfo_quantized_add_relu_tensor_qparams() {
             return list(quantized_add_relu(qx(x), qy(y), full({}, 0.08), full({}, 64, kLong)).int_repr());
           }}.generic()};
 }
+// The scalar overloads: a number that shifts the zero point within range (add), or scales (mul).
+Samples opinfo_quantized_add_scalar() {
+  return {Sample{"shift", [](const Tensor& x, const Tensor&) { return list(quantized_add(qx(x), 1.0).int_repr()); }}
+              .generic()};
+}
+Samples opinfo_quantized_add_relu_scalar() {
+  return {Sample{"shift", [](const Tensor& x, const Tensor&) { return list(quantized_add_relu(qx(x), 1.0).int_repr()); }}
+              .generic()};
+}
+Samples opinfo_quantized_mul() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) { return list(quantized_mul(qx(x), qy(y), 0.08, 64).int_repr()); }}
+              .generic()};
+}
+Samples opinfo_quantized_mul_relu() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_mul_relu(qx(x), qy(y), 0.08, 64).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_mul_tensor_qparams() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_mul(qx(x), qy(y), full({}, 0.08), full({}, 64, kLong)).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_mul_relu_tensor_qparams() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor& y) {
+            return list(quantized_mul_relu(qx(x), qy(y), full({}, 0.08), full({}, 64, kLong)).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_mul_scalar() {
+  return {Sample{"negative", [](const Tensor& x, const Tensor&) { return list(quantized_mul(qx(x), -1.5).int_repr()); }}
+              .generic()};
+}
+Samples opinfo_quantized_mul_relu_scalar() {
+  return {Sample{"negative", [](const Tensor& x, const Tensor&) {
+            return list(quantized_mul_relu(qx(x), -1.5).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_hardswish() {
+  return {Sample{"quint8", [](const Tensor& x, const Tensor&) { return list(quantized_hardswish(qx(x), 0.05, 30).int_repr()); }}
+              .generic()};
+}
 Samples opinfo_quantized_max_pool2d() {
   return {Sample{"stride", [](const Tensor& x, const Tensor&) {
             return list(quantized_max_pool2d(qx(x), {2, 2}, {2, 2}).int_repr());

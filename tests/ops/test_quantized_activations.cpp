@@ -1,0 +1,196 @@
+// tests/ops/test_quantized_activations.cpp — the quantized activations and the mul / scalar ops the model zoo's
+// converted graphs call, against PyTorch 1.13 (tests/ops/data/quantized_activation_cases.json, written by
+// tests/ops/gen_quantized_activation_cases.py): the same integers and qparams in, the result's qparams equal and
+// >= 99% of its integers equal to PyTorch's, the rest within one quantum (#33); then `out=`, and the misuse
+// messages with the state they leave.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/generator.h"
+#include "ops/ops.h"
+
+namespace tl {
+namespace {
+
+using Json = nlohmann::json;
+
+const Json& cases() {
+  static const Json data = [] {
+    std::ifstream in("tests/ops/data/quantized_activation_cases.json");
+    if (!in) throw std::runtime_error("tests/ops/data/quantized_activation_cases.json: not found (run from the project root)");
+    return Json::parse(in);
+  }();
+  return data;
+}
+
+double number(const Json& v) { return std::stod(v.get<std::string>()); }
+
+std::vector<int64_t> integers(const Tensor& q) {
+  const Tensor l = q.int_repr().to(kLong).contiguous();
+  return std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel());
+}
+
+// A case's quint8 tensor from its integers, channels-last where PyTorch's was.
+Tensor qtensor(const Json& c) {
+  const Shape shape(c["shape"].get<std::vector<int64_t>>());
+  const Tensor ints = from_vector(c["ints"].get<std::vector<int64_t>>(), shape).to(kUInt8);
+  const Tensor q = _make_per_tensor_quantized_tensor(ints, number(c["scale"]), c["zero_point"].get<int64_t>());
+  if (!c["channels_last"].get<bool>()) return q;
+  // (N, H, W, C) integers permuted to an (N, C, H, W) view: channels-last strides, as a quantized conv returns.
+  const Tensor nhwc = _make_per_tensor_quantized_tensor(ints.permute({0, 2, 3, 1}).contiguous(), q.q_scale(),
+                                                        q.q_zero_point());
+  return nhwc.permute({0, 3, 1, 2});
+}
+
+// Our result for a case (the op by its name in the generator).
+Tensor run(const Json& c) {
+  const std::string op = c["op"];
+  const Json& args = c["args"];
+  Tensor x = qtensor(c["inputs"][0]);
+  if (op == "relu") return relu(x);
+  if (op == "relu_") return x.relu_();
+  if (op == "hardtanh") return hardtanh(x, number(args["min_val"]), number(args["max_val"]));
+  if (op == "relu6") return relu6(x);
+  if (op == "relu6_") return relu6_(x);
+  if (op == "hardsigmoid") return hardsigmoid(x);
+  if (op == "sigmoid") return sigmoid(x);
+  if (op == "hardswish") return quantized_hardswish(x, number(args["output_scale"]), std::stoll(args["output_zero_point"].get<std::string>()));
+  if (op == "mul_scalar") return quantized_mul(x, number(args["b"]));
+  if (op == "mul_relu_scalar") return quantized_mul_relu(x, number(args["b"]));
+  if (op == "add_scalar") return quantized_add(x, number(args["b"]));
+  if (op == "add_relu_scalar") return quantized_add_relu(x, number(args["b"]));
+  const Tensor y = qtensor(c["inputs"][1]);
+  const double scale = number(args["scale"]);
+  const int64_t zero_point = std::stoll(args["zero_point"].get<std::string>());
+  if (op == "mul") return quantized_mul(x, y, scale, zero_point);
+  REQUIRE(op == "mul_relu");
+  return quantized_mul_relu(x, y, scale, zero_point);
+}
+
+// An `out=` tensor: quint8 zeros (scale, zero_point) of `shape`, channels-last for a 4-D shape.
+Tensor quint8_zeros(const Shape& shape, double scale, int64_t zero_point) {
+  if (shape.size() != 4) return _make_per_tensor_quantized_tensor(zeros(shape, kUInt8), scale, zero_point);
+  const Tensor nhwc = zeros({shape[0], shape[2], shape[3], shape[1]}, kUInt8);
+  return _make_per_tensor_quantized_tensor(nhwc, scale, zero_point).permute({0, 3, 1, 2});
+}
+
+}  // namespace
+
+TEST_CASE("quantized relu, hardtanh, relu6, hardsigmoid, sigmoid, hardswish, mul and the scalar ops: PyTorch's integers") {
+  for (const char* family : {"unary", "binary"}) {
+    int64_t equal = 0, total = 0;
+    for (const Json& c : cases()[family]) {
+      const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
+      CAPTURE(name);
+      const Tensor y = run(c);
+      CHECK(y.q_scale() == number(c["out_scale"]));
+      CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
+      const std::vector<int64_t> ours = integers(y);
+      const auto theirs = c["expected"].get<std::vector<int64_t>>();
+      REQUIRE(ours.size() == theirs.size());
+      int64_t same = 0, worst = 0;
+      for (size_t i = 0; i < ours.size(); ++i) {
+        same += ours[i] == theirs[i];
+        worst = std::max<int64_t>(worst, std::abs(ours[i] - theirs[i]));
+      }
+      CHECK_MESSAGE(worst <= 1, "an integer differs from PyTorch's by ", worst, " quanta");
+      CHECK_MESSAGE(same >= 0.99 * static_cast<double>(ours.size()), same, " of ", ours.size(), " equal");
+      equal += same;
+      total += static_cast<int64_t>(ours.size());
+    }
+    MESSAGE(std::string(family), ": ", equal, " of ", total, " integers equal PyTorch's");
+  }
+}
+
+TEST_CASE("relu_ and relu6_ of a quantized tensor write it, keeping its qparams and layout") {
+  manual_seed(0);
+  const Tensor x = quantize_per_tensor(randn({2, 3, 4, 5}), 0.05, 100, kQUInt8);
+  const Tensor expected = relu(x);
+  Tensor view = x.permute({0, 2, 3, 1});  // not contiguous: the integers are written back in place
+  view.relu_();
+  CHECK(equal(x.int_repr(), expected.int_repr()));
+  CHECK(x.q_zero_point() == 100);
+  CHECK(integers(relu6_(x)) == integers(hardtanh(expected, 0.0, 6.0)));
+}
+
+TEST_CASE("out=: the quantized conv, linear, add, mul and hardswish write a given result of their qparams") {
+  manual_seed(1);
+  const Tensor x = quantize_per_tensor(randn({1, 4, 5, 5}), 0.05, 120, kQUInt8);
+  const Tensor w = quantize_per_channel(randn({6, 4, 3, 3}) * 0.2, full({6}, 0.01, kDouble), zeros({6}, kLong), 0, kQInt8);
+  const Tensor packed = quantized_conv2d_prepack(w, randn({6}), {1, 1}, {1, 1});
+  const Tensor fresh = quantized_conv2d_relu(x, packed, 0.1, 0);
+  const Tensor out = quint8_zeros(fresh.shape(), 0.1, 0);
+  const Tensor written = quantized_conv2d_relu(x, packed, 0.1, 0, out);
+  CHECK(written.is_same(out));
+  CHECK(integers(out) == integers(fresh));
+  // The residual as its own result: conv2d_add reads it, then writes the sum over it.
+  const Tensor residual = quantized_conv2d(x, packed, 0.2, 90);
+  const Tensor sum = quantized_conv2d_add(x, packed, residual, 0.1, 100, 0.2, 90);
+  const Tensor in_place =  // a channels-last copy of residual
+      _make_per_tensor_quantized_tensor(residual.int_repr().permute({0, 2, 3, 1}).contiguous(), 0.2, 90)
+          .permute({0, 3, 1, 2});
+  CHECK(quantized_conv2d_add(x, packed, in_place, 0.1, 100, 0.2, 90, in_place).is_same(in_place));
+  CHECK(integers(in_place) == integers(sum));
+
+  const Tensor a = quantize_per_tensor(randn({2, 7}), 0.05, 100, kQUInt8);
+  const Tensor added = quantized_add(a, a, 0.1, 90);
+  const Tensor add_out = quint8_zeros({2, 7}, 0.1, 90);
+  CHECK(quantized_add(a, a, 0.1, 90, add_out).is_same(add_out));
+  CHECK(integers(add_out) == integers(added));
+  const Tensor product = quantized_mul(a, a, 0.02, 10);
+  const Tensor mul_out = quint8_zeros({2, 7}, 0.02, 10);
+  quantized_mul(a, a, 0.02, 10, mul_out);
+  CHECK(integers(mul_out) == integers(product));
+  const Tensor swished = quantized_hardswish(a, 0.03, 20);
+  const Tensor swish_out = quint8_zeros({2, 7}, 0.03, 20);
+  quantized_hardswish(a, 0.03, 20, swish_out);
+  CHECK(integers(swish_out) == integers(swished));
+  const Tensor fc = quantized_linear_prepack(quantize_per_tensor(randn({3, 7}) * 0.1, 0.002, 0, kQInt8));
+  const Tensor linear = quantized_linear(a, fc, 0.05, 60);
+  const Tensor linear_out = quint8_zeros({2, 3}, 0.05, 60);
+  quantized_linear(a, fc, 0.05, 60, linear_out);
+  CHECK(integers(linear_out) == integers(linear));
+
+  // Another result's qparams, shape or layout is refused before anything is written.
+  const std::vector<int64_t> before = integers(out);
+  CHECK_THROWS_WITH_AS(quantized_conv2d_relu(x, packed, 0.2, 0, out),
+                       doctest::Contains("quantized::conv2d_relu: out has scale 0.1 and zero_point 0 but the result's"),
+                       Error);
+  CHECK_THROWS_WITH_AS(quantized_add(a, a, 0.1, 90, quint8_zeros({7, 2}, 0.1, 90).t()),
+                       "quantized::add: out has shape [2, 7] and strides [1, 2] but the result has shape [2, 7] and "
+                       "strides [7, 1]",
+                       Error);
+  CHECK_THROWS_WITH_AS(quantized_mul(a, a, 0.02, 10, randn({2, 7})),
+                       "quantized::mul: expected out to be a torch.quint8 tensor quantized per tensor, got torch.float32",
+                       Error);
+  CHECK(integers(out) == before);
+}
+
+TEST_CASE("quantized activations and mul: misuse is a tl::Error naming the values, the inputs unchanged") {
+  manual_seed(2);
+  Tensor a = quantize_per_tensor(randn({2, 3}), 0.05, 120, kQUInt8);
+  const std::vector<int64_t> before = integers(a);
+  Tensor s8 = quantize_per_tensor(randn({2, 3}), 0.05, 0, kQInt8);
+  CHECK_THROWS_WITH_AS(s8.relu_(), "relu_: expected input to be a torch.quint8 tensor quantized per tensor, got "
+                                  "torch.qint8 torch.per_tensor_affine", Error);
+  CHECK_THROWS_WITH_AS(quantized_mul(a, s8, 0.1, 0),
+                       "quantized::mul: Mul operands should have same data type, got torch.quint8 and torch.qint8", Error);
+  CHECK_THROWS_WITH_AS(quantized_mul(a, quantize_per_tensor(randn({4, 3}), 0.05, 0, kQUInt8), 0.1, 0),
+                       doctest::Contains("[2, 3]"), Error);
+  CHECK_THROWS_WITH_AS(quantized_hardswish(a, 0.1, 256), "quantize_tensor_per_tensor_affine zero_point 256 is above upper bound.",
+                       Error);
+  CHECK_THROWS_WITH_AS(quantized_add(a, std::numeric_limits<double>::infinity()),
+                       doctest::Contains("is not finite in units of the scale"), Error);
+  CHECK_THROWS_AS(a.sigmoid_(), Error);  // ATen has no quantized in-place sigmoid either
+  CHECK(integers(a) == before);
+}
+
+}  // namespace tl
