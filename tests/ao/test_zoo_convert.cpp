@@ -92,15 +92,15 @@ void check_model(const std::string& name, const std::function<std::shared_ptr<tl
 
 }  // namespace
 
-TEST_CASE("convert_fx: mobilenet_v2 (ReLU6, adaptive_avg_pool2d, adds) prints, codes and computes as PyTorch's") {
+TEST_CASE("convert_fx: mobilenet_v2 (ReLU6, adaptive_avg_pool2d, adds) prints and codes as PyTorch's, its values with PyTorch's qparams") {
   check_model("mobilenet_v2", [] { return models::mobilenet_v2(); });
 }
 
-TEST_CASE("convert_fx: mobilenet_v3_small (hardswish, hardsigmoid, squeeze-excitation's mul) as PyTorch's") {
+TEST_CASE("convert_fx: mobilenet_v3_small (hardswish, hardsigmoid, squeeze-excitation's mul) prints and codes as PyTorch's, its values with PyTorch's qparams") {
   check_model("mobilenet_v3_small", [] { return models::mobilenet_v3_small(); });
 }
 
-TEST_CASE("convert_fx: efficientnet_b0 (SiLU in float, sigmoid, mul, stochastic depth) as PyTorch's") {
+TEST_CASE("convert_fx: efficientnet_b0 (SiLU in float, sigmoid, mul, stochastic depth) prints and codes as PyTorch's, its values with PyTorch's qparams") {
   check_model("efficientnet_b0", [] { return models::efficientnet_b0(); });
 }
 
