@@ -264,8 +264,12 @@ TEST_CASE("two ranks: the comms args agree across ranks, and HTA reads them and 
   const char* hta = std::getenv("TL_HTA_DIR");
   const char* check = std::getenv("TL_HTA_CHECK");
   REQUIRE_MESSAGE((hta != nullptr && check != nullptr), "TL_HTA_DIR and TL_HTA_CHECK (set by meson)");
-  const std::string missing = std::string("HTA is expected at ") + hta + " (shared/anchors/hta beside the project)";
-  REQUIRE_MESSAGE(std::filesystem::exists(std::filesystem::path(hta) / "hta"), missing);
+  // HTA is the peer, not part of the project: a checkout without shared/anchors/hta beside it checks the traces
+  // above and says that HTA's reading of them was not checked.
+  if (!std::filesystem::exists(std::filesystem::path(hta) / "hta")) {
+    MESSAGE("HTA not found at ", hta, " (shared/anchors/hta beside the project): its reading of the traces is NOT checked");
+    return;
+  }
   tl::testing::ScratchDir out;
   const std::string command = std::string("/usr/bin/python3 ") + check + " " + hta + " " + dir.path().string() + " " +
                               out.file("hta.json") + " > " + out.file("log.txt") + " 2>&1";
