@@ -305,7 +305,7 @@ SAMPLES = {
     "amin": {"all": lambda x, y: torch.amin(x), "dim": lambda x, y: x.amin(3),
              "dims": lambda x, y: torch.amin(x, [2, 3], True)},
     "prod": {"all": lambda x, y: torch.prod(x), "float64": lambda x, y: x.prod(dtype=torch.float64)},
-    "prod_dim_int": {"dim": lambda x, y: torch.prod(x, 3), "keepdim": lambda x, y: x.prod(2, True)},
+    "prod.dim_int": {"dim": lambda x, y: torch.prod(x, 3), "keepdim": lambda x, y: x.prod(2, True)},
     "logsumexp": {"dim": lambda x, y: torch.logsumexp(x, 3), "dims": lambda x, y: x.logsumexp([2, 3], True)},
     "any": {"all": lambda x, y: x.any(), "dim": lambda x, y: x.any(3)},
     "all": {"all": lambda x, y: x.all(), "dim": lambda x, y: x.all(3)},
@@ -746,7 +746,7 @@ for name in ["fmod", "remainder"]:
                                                                         (y * -4.0).to(torch.int64)))(name),
                      "int64_zero": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.int64), y.to(torch.int64)))(name)}
     SAMPLES[name + "_"] = {"self": inplace2(name + "_")}
-SAMPLES["div_tensor_mode"] = {
+SAMPLES["div.Tensor_mode"] = {
     "trunc": lambda x, y: torch.div(x, y, rounding_mode="trunc"),
     "floor": lambda x, y: x.div(y, rounding_mode="floor"),
     "none": lambda x, y: torch.div(x, y, rounding_mode=None),

@@ -56,11 +56,11 @@ Samples opinfo_prod() {
 }
 Samples opinfo_prod_dim_int() {
   return {Sample{"dim", [](const Tensor& x, const Tensor&) { return list(prod(x, 3)); }}.sums().generic(),
-          Sample{"keepdim", [](const Tensor& x, const Tensor&) { return list(x.prod(2, true)); }}.sums().generic()};
+          Sample{"keepdim", [](const Tensor& x, const Tensor&) { return list(x.prod(2, true)); }}.sums()};
 }
 Samples opinfo_logsumexp() {
   return {Sample{"dim", [](const Tensor& x, const Tensor&) { return list(logsumexp(x, 3)); }}.sums().generic(),
-          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(x.logsumexp({2, 3}, true)); }}.sums().generic()};
+          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(x.logsumexp({2, 3}, true)); }}.sums()};
 }
 Samples opinfo_var() { return moments<var, var, &Tensor::var>(); }
 Samples opinfo_std() { return moments<tl::std, tl::std, &Tensor::std>(); }
