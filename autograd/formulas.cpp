@@ -195,6 +195,54 @@ Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& va
   return where(positions.eq(idx), g, zeros({}, self.dtype()));
 }
 
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, const IntList& dim,
+                          bool keepdim) {
+  const TensorInfo info{self.shape(), self.dtype(), true};
+  const Shape dims = reduced_dims(dim, self.shape().size());
+  const Tensor hit = self.eq(unreduced(result, info, dim, keepdim));
+  return unreduced(grad, info, dim, keepdim) / hit.sum(dims, true) * hit;
+}
+
+namespace {
+
+// The product of the other elements along `dim` at each position (ATen's prod_safe_zeros_backward): the
+// cumprod before it times the cumprod after it.
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& input, int64_t dim) {
+  if (input.numel() == 0) return grad.expand(input.shape());
+  const int64_t n = input.size(dim);
+  if (n == 1) return grad;
+  Shape ones_shape = input.shape();
+  ones_shape[dim] = 1;
+  const Tensor one = ones(ones_shape, grad.dtype());
+  const Tensor before = cat({one, input.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor after = cat({one, input.narrow(dim, 1, n - 1).flip({dim})}, dim).cumprod(dim).flip({dim});
+  return grad * (before * after);
+}
+
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (self.dim() == 0) return grad;
+  const int64_t zeros_count = self.eq(0.0).sum().item<int64_t>();
+  if (zeros_count == 0) return grad * (result / self);
+  if (zeros_count > 1) return zeros_like(self);
+  return prod_safe_zeros_backward(grad, self.contiguous().view({-1}), 0).view(self.shape());
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  const int64_t d = dim < 0 ? dim + self.dim() : dim;
+  const Tensor g = keepdim ? grad : grad.unsqueeze(d), r = keepdim ? result : result.unsqueeze(d);
+  if (self.eq(0.0).sum().item<int64_t>() == 0) return g * (r / self);
+  return prod_safe_zeros_backward(g, self, d);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, const IntList& dim,
+                          bool keepdim) {
+  const TensorInfo info{self.shape(), self.dtype(), true};
+  return unreduced(grad, info, dim, keepdim) * (self - unreduced(result, info, dim, keepdim)).exp();
+}
+
 Tensor var_backward(const Tensor& grad, const Tensor& self, const std::optional<IntList>& dim, bool unbiased,
                     bool keepdim, const std::optional<int64_t>& correction) {
   const double c = correction ? static_cast<double>(*correction) : unbiased ? 1.0 : 0.0;

@@ -64,6 +64,18 @@ Tensor mean_backward(const Tensor& grad, const TensorInfo& self, const std::opti
 /// result is NaN); along a dim it goes to the element `indices` names.
 Tensor extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& values, const Tensor& indices,
                         const std::optional<int64_t>& dim, bool keepdim);
+/// amax / amin over `dim` ([]: all): the gradient shared evenly among the elements equal to the result, as
+/// ATen's scale_grad_by_count (NaN for a NaN result, which no element equals).
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, const IntList& dim,
+                          bool keepdim);
+/// prod of every element, as ATen's: result / self without zeros; with one zero, the product of the others there
+/// (exclusive cumprods); with several, zeros.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+/// prod along `dim`: result / self where the input has no zero, else the exclusive cumprods along dim.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+/// logsumexp: grad * exp(self - result), the result unsqueezed back where `dim` ([]: all) reduced.
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, const IntList& dim,
+                          bool keepdim);
 /// var / std over `dim` (none or empty: all): 2 (self - mean) / (n - correction) times grad, as ATen's
 /// var_backward (all dims with n <= correction: inf, NaN where self equals its mean); std divides by 2 std
 /// first (0 where std is 0). `correction`, when given, replaces unbiased's 1 or 0.

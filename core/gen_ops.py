@@ -24,7 +24,8 @@ FIELDS = {"func", "variants", "tags", "python_operator", "python_target", "enum"
           "kernel_returns", "derivative", "decomposition", "dimless_args"}
 DERIVATIVE_KINDS = {"not_differentiable", "not_implemented", "composite"}
 # Python operator name -> C++ operator (eq/ne/pow/matmul have none in C++: == would compare handles).
-BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
+BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "gt": ">", "lt": "<", "ge": ">=", "le": "<=",
+                    "and_": "&", "or_": "|", "xor": "^"}
 COMPOUND_OPERATORS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/="}
 # A number on the left, as Python runs it: `2 * x` is x.__rmul__(2), which is mul(x, 2) (add and mul
 # commute); `2.0 - x` and `1.0 / x` are the rows whose Python operator is rsub / rtruediv. A comparison
@@ -73,9 +74,10 @@ class Op:
         self.return_names = [(r.strip().split(" ") + [""])[1] for r in rets.split(",")]
 
     def binary_pointwise(self):
-        """Two tensor operands, then only arguments with defaults (add's alpha)."""
+        """Two tensor operands, then only arguments with defaults (add's alpha) or that may be None (div's
+        rounding_mode)."""
         return (self.pointwise and len(self.args) >= 2 and all(a.base == "Tensor" for a in self.args[:2])
-                and all(a.default is not None for a in self.args[2:]))
+                and all(a.default is not None or a.base.endswith("?") for a in self.args[2:]))
 
 
 def camel_case(name):
@@ -770,6 +772,15 @@ def overloads(op):
             # ({}, {0}, {0, 1}) prefers std::initializer_list over both, so {} still means every dim.
             result.append(Overload(op, op.args, set(), required_dim=True, single_dim=True))
             result.append(Overload(op, op.args, set(), required_dim=True, braced_dim=True))
+    listed = [i for i, a in enumerate(op.args) if a.name == "dim" and a.base == "int[1]"]
+    if listed and all(a.default is not None for a in op.args[listed[0] + 1:]):
+        # amax(x, {0, 1}) and amax(x, 1), as ATen's IntArrayRef takes one int; with a default ([]: every
+        # dim) also amax(x).
+        i = listed[0]
+        result = [Overload(op, op.args[:i], {a.name for a in op.args[i:]})] if op.args[i].default is not None else []
+        result += [Overload(op, op.args, set(), required_dim=True),
+                   Overload(op, op.args, set(), required_dim=True, single_dim=True),
+                   Overload(op, op.args, set(), required_dim=True, braced_dim=True)]
     if op.binary_pointwise():
         result.append(Overload(op, op.args, set(), scalar_second=True))
     return result

@@ -437,8 +437,10 @@ void extreme(Inputs in, const Args& a, AtenTree& t) {
   }
 }
 
-// ATen's argmax() reduces self reshaped to 1-D; without keepdim it views its result through as_strided.
-void argmax_(Inputs in, const ArgmaxArgs& a, AtenTree& t) {
+// ATen's argmax() and argmin() reduce self reshaped to 1-D; without keepdim they view their result through
+// as_strided.
+template <typename Args>
+void arg_extreme(Inputs in, const Args& a, AtenTree& t) {
   const Tensor& self = in[0];
   if (!t.work()) return;
   if (!a.dim) {
@@ -879,7 +881,8 @@ constexpr std::array<Row, kNumOps> kRows = [] {
   add<OpKind::Arange, arange_>(rows);
   add<OpKind::Max, extreme<MaxArgs>>(rows);
   add<OpKind::Min, extreme<MinArgs>>(rows);
-  add<OpKind::Argmax, argmax_>(rows);
+  add<OpKind::Argmax, arg_extreme<ArgmaxArgs>>(rows);
+  add<OpKind::Argmin, arg_extreme<ArgminArgs>>(rows);
   add<OpKind::MseLoss, out_reduced_loss<MseLossArgs>>(rows);
   add<OpKind::SmoothL1Loss, out_reduced_loss<SmoothL1LossArgs>>(rows);
   add<OpKind::BinaryCrossEntropy, binary_cross_entropy_>(rows);

@@ -1,5 +1,6 @@
 // ops/binary.cpp — add, sub, mul, div, pow, fmod, remainder and their in-place forms, xlogy, rsub, Python's
-// __rtruediv__, clamp, clamp_min, clamp_max, hardtanh (a clamp) and where: broadcasting,
+// __rtruediv__, div with a rounding mode, floor_divide, maximum, minimum, the bitwise ops, clamp, clamp_min,
+// clamp_max, hardtanh (a clamp) and where: broadcasting,
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -46,7 +48,7 @@ A int_pow(A base, A exp) {
 }
 
 // The dtypes an op's f is written for; others get "not implemented for" errors from the dispatch.
-enum class Types { All, Numeric, Floating };
+enum class Types { All, Numeric, Floating, Integral };
 
 // Each op: names, the dtype it computes in for a given result type, the dtypes it accepts, the
 // checks PyTorch makes, and f over the compute type (float for bfloat16). Defaults first.
@@ -194,6 +196,77 @@ struct Xlogy : Div {
   }
 };
 
+// Division rounded toward zero (div's rounding_mode="trunc"); integers divide exactly, a divisor of 0 refused.
+struct DivTrunc : Fmod {
+  static constexpr const char* kName = "div";
+  template <typename A>
+  static A f(A a, A b) {
+    if constexpr (std::is_integral_v<A>) return b == A(-1) ? wrapping(A(0), a, std::minus<>()) : static_cast<A>(a / b);
+    else return std::trunc(a / b);
+  }
+};
+
+// Division rounded toward -inf (rounding_mode="floor"), as ATen's div_floor_floating: from fmod, so that the
+// quotient is exact where a / b would round up to the next integer; a zero quotient keeps a / b's sign.
+struct DivFloor : Fmod {
+  static constexpr const char* kName = "div";
+  template <typename A>
+  static A f(A a, A b) {
+    if constexpr (std::is_integral_v<A>) {
+      const A quot = DivTrunc::f(a, b);
+      return (a < 0) != (b < 0) && int_fmod(a, b) != 0 ? static_cast<A>(quot - 1) : quot;
+    } else {
+      if (b == A(0)) return a / b;
+      const A mod = std::fmod(a, b);
+      A div = (a - mod) / b;
+      if (mod != A(0) && (b < A(0)) != (mod < A(0))) div -= A(1);
+      if (div == A(0)) return std::copysign(A(0), a / b);
+      const A floordiv = std::floor(div);
+      return div - floordiv > A(0.5) ? floordiv + A(1) : floordiv;
+    }
+  }
+};
+
+// Python's //: floor division (PyTorch 1.13 rounds floor_divide toward -inf).
+struct FloorDivide : DivFloor {
+  static constexpr const char* kName = "floor_divide";
+};
+
+// maximum / minimum: NaN wins; at a tie the first operand is returned (maximum(-0.0, 0.0) is -0.0), as ATen's
+// std::max / std::min.
+template <bool kMax>
+struct Extreme : BinaryOpDefaults {
+  static constexpr const char* kName = kMax ? "maximum" : "minimum";
+  static constexpr Types kTypes = Types::All;
+  template <typename A>
+  static A f(A a, A b) {
+    if constexpr (std::is_floating_point_v<A>)
+      if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
+    return (kMax ? a < b : b < a) ? b : a;
+  }
+};
+
+// The bitwise ops take integers and bool only, as ATen's ("bitwise_and_cpu" not implemented for 'Float').
+template <typename Bits>
+struct Bitwise : BinaryOpDefaults {
+  static constexpr Types kTypes = Types::Integral;
+  static void check(const BinaryOperands& b, const char* name) {
+    TL_CHECK(!is_floating_point(b.dtype), name, ": \"", name, "_cpu\" not implemented for '", scalar_type_name(b.dtype),
+             "'");
+  }
+  template <typename A>
+  static A f(A a, A b) { return static_cast<A>(Bits{}(a, b)); }
+};
+struct BitwiseAnd : Bitwise<std::bit_and<>> {
+  static constexpr const char* kName = "bitwise_and";
+};
+struct BitwiseOr : Bitwise<std::bit_or<>> {
+  static constexpr const char* kName = "bitwise_or";
+};
+struct BitwiseXor : Bitwise<std::bit_xor<>> {
+  static constexpr const char* kName = "bitwise_xor";
+};
+
 // f(a, b), or f(a, alpha * b) with a scale (ATen's add and sub with alpha != 1).
 template <typename Op, typename T>
 void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
@@ -214,6 +287,11 @@ void run_loop(DType dtype, const ElementwiseLoop& loop, const char* name, const 
     TL_DISPATCH_COMPUTE_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   } else if constexpr (Op::kTypes == Types::Numeric) {
     TL_DISPATCH_NUMERIC_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
+  } else if constexpr (Op::kTypes == Types::Integral) {
+    // Op::check has refused the floating types.
+    TL_DISPATCH_COMPUTE_TYPES(dtype, name, [&] {
+      if constexpr (std::is_integral_v<scalar_t>) binary_loop<Op, scalar_t>(loop, alpha);
+    });
   } else {
     TL_DISPATCH_FLOATING_TYPES(dtype, name, [&] { binary_loop<Op, scalar_t>(loop, alpha); });
   }
@@ -360,6 +438,28 @@ Tensor remainder_(const Tensor& self, const Tensor& other, const RemainderArgs& 
 
 Tensor xlogy(const Tensor& self, const Tensor& other, const XlogyArgs& args) {
   return binary<Xlogy>(self, other, args.other);
+}
+
+Tensor div_tensor_mode(const Tensor& self, const Tensor& other, const DivTensorModeArgs& args) {
+  if (!args.rounding_mode) return binary<Div>(self, other, args.other);
+  const std::string& mode = *args.rounding_mode;
+  if (mode == "trunc") return binary<DivTrunc>(self, other, args.other);
+  TL_CHECK(mode == "floor", "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", mode, "'");
+  return binary<DivFloor>(self, other, args.other);
+}
+Tensor floor_divide(const Tensor& self, const Tensor& other, const FloorDivideArgs& args) {
+  return binary<FloorDivide>(self, other, args.other);
+}
+Tensor maximum(const Tensor& self, const Tensor& other) { return binary<Extreme<true>>(self, other, std::nullopt); }
+Tensor minimum(const Tensor& self, const Tensor& other) { return binary<Extreme<false>>(self, other, std::nullopt); }
+Tensor bitwise_and(const Tensor& self, const Tensor& other, const BitwiseAndArgs& args) {
+  return binary<BitwiseAnd>(self, other, args.other);
+}
+Tensor bitwise_or(const Tensor& self, const Tensor& other, const BitwiseOrArgs& args) {
+  return binary<BitwiseOr>(self, other, args.other);
+}
+Tensor bitwise_xor(const Tensor& self, const Tensor& other, const BitwiseXorArgs& args) {
+  return binary<BitwiseXor>(self, other, args.other);
 }
 
 Tensor clamp(const Tensor& self, const ClampArgs& args) { return clamp_impl(self, args.min, args.max, "clamp", false, false); }

@@ -1,5 +1,5 @@
-// ops/reduce.cpp — sum, mean, max, min, argmax over any strides, through the one reduction loop
-// (ops/reduction.h): results are deterministic and ties keep the first index.
+// ops/reduce.cpp — sum, mean, prod, max, min, amax, amin, argmax, argmin and logsumexp over any strides, through
+// the one reduction loop (ops/reduction.h): results are deterministic and ties keep the first index.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,6 +14,7 @@
 #include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "ops/vector_math.h"
 
 namespace tl {
 namespace detail {
@@ -98,6 +99,31 @@ struct SumReducer {
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) acc[t] += static_cast<Acc>(static_cast<value_t<T>>(p[t]));
+  }
+};
+
+// The product, in Acc (int64 for integers and bool, whose products wrap around as PyTorch's do).
+template <typename T, typename Acc>
+struct ProdReducer {
+  using acc_t = Acc;
+  static Acc mul(Acc a, Acc b) {
+    if constexpr (std::is_integral_v<Acc>) {
+      using U = std::make_unsigned_t<Acc>;
+      return static_cast<Acc>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+  static Acc value(T v) { return static_cast<Acc>(static_cast<value_t<T>>(v)); }
+  acc_t identity() const { return 1; }
+  acc_t merge(acc_t a, acc_t b) const { return mul(a, b); }
+  acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
+    acc_t acc = 1;
+    for (int64_t i = 0; i < n; ++i) acc = mul(acc, value(p[i * stride]));
+    return acc;
+  }
+  void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
+    for (int64_t t = 0; t < n; ++t) acc[t] = mul(acc[t], value(p[t]));
   }
 };
 
@@ -239,6 +265,31 @@ Tensor sum_or_mean(const Tensor& input, const std::optional<IntList>& dim, bool 
   return dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out;
 }
 
+// ---- prod ----
+
+template <typename T>
+void prod_typed(const Tensor& x, const std::vector<bool>& reduce, Tensor& out) {
+  using Acc = std::conditional_t<std::is_floating_point_v<value_t<T>>, value_t<T>, int64_t>;
+  using Out = std::conditional_t<std::is_floating_point_v<value_t<T>>, T, int64_t>;
+  Out* dst = out.data<Out>();
+  reduce_into<ProdReducer<T, Acc>, T>(x, reduce, true, ProdReducer<T, Acc>{},
+                                      [&](int64_t o, Acc acc) { dst[o] = static_cast<Out>(acc); });
+}
+
+// `input` (converted to `dtype` first when given) multiplied over `dim` (none: every element).
+Tensor prod_impl(const Tensor& input, std::optional<int64_t> dim, bool keepdim, std::optional<DType> dtype) {
+  const Tensor x = dtype ? detail::to_dtype(input, *dtype) : input;
+  std::vector<bool> reduce(static_cast<size_t>(x.dim()), !dim);
+  if (dim) {
+    const int64_t d = wrap_dim(*dim, x.dim(), "prod");
+    if (x.dim() > 0) reduce[d] = true;
+  }
+  const DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : DType::Int64;
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim), out_dtype);
+  TL_DISPATCH_ALL_TYPES(x.dtype(), "prod", [&] { prod_typed<scalar_t>(x, reduce, out); });
+  return dtype && *dtype != out.dtype() ? detail::to_dtype(out, *dtype) : out;
+}
+
 // ---- max / min / argmax ----
 
 template <typename T, bool kMax>
@@ -275,6 +326,54 @@ std::vector<bool> single_dim(const Tensor& x, std::optional<int64_t> dim_arg, co
            x.shape());
   reduce[dim] = true;
   return reduce;
+}
+
+// The dims of amax / amin / logsumexp ([]: every dim), after ATen's checks that none of them is empty.
+std::vector<bool> listed_dims(const Tensor& x, const IntList& dim, const char* op) {
+  const std::vector<bool> reduce = detail::reduced_dims(x, dim, op);
+  if (x.numel() > 0) return reduce;
+  TL_CHECK(!dim.values.empty() || x.dim() == 0, op, "(): Expected reduction dim to be specified for input.numel() == 0. "
+           "Specify the reduction dim with the 'dim' argument.");
+  for (int64_t d = 0; d < x.dim(); ++d)
+    TL_CHECK(!reduce[d] || x.size(d) > 0, op, "(): Expected reduction dim ", d, " to have non-zero size.");
+  return reduce;
+}
+
+template <bool kMax>
+Tensor amax_or_amin(const Tensor& x, const IntList& dim, bool keepdim) {
+  const char* op = kMax ? "amax" : "amin";
+  const std::vector<bool> reduce = listed_dims(x, dim, op);
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, keepdim), x.dtype());
+  TL_DISPATCH_ALL_TYPES(x.dtype(), op, [&] {
+    scalar_t* dst = out.data<scalar_t>();
+    reduce_into<ExtremeReducer<scalar_t, kMax>, scalar_t>(
+        x, reduce, true, ExtremeReducer<scalar_t, kMax>{},
+        [&](int64_t o, value_t<scalar_t> v) { dst[o] = static_cast<scalar_t>(v); });
+  });
+  return out;
+}
+
+// ATen's logsumexp: m = amax(x) (0 where it is infinite), then log(sum(exp(x - m))) + m, each step rounded to
+// x's dtype as ATen's ops round it.
+template <typename T>
+void logsumexp_typed(const Tensor& x, const std::vector<bool>& reduce, Tensor& out) {
+  using A = detail::acc_type<T>;
+  Tensor maxes = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, true), x.dtype());
+  T* m = maxes.data<T>();
+  reduce_into<ExtremeReducer<T, true>, T>(x, reduce, true, ExtremeReducer<T, true>{}, [&](int64_t o, value_t<T> v) {
+    m[o] = static_cast<T>(std::isinf(v) ? value_t<T>(0) : v);
+  });
+  Tensor shifted = Tensor::allocate(x.shape(), x.dtype());
+  detail::map_elements<T, T, T>(detail::ElementwiseLoop(shifted, {x, maxes}), [](T v, T max) {
+    const T d = static_cast<T>(static_cast<A>(v) - static_cast<A>(max));
+    return static_cast<T>(detail::vector_exp(static_cast<A>(d)));
+  });
+  sum_typed<T>(shifted, reduce, false, out);
+  T* dst = out.data<T>();
+  for (int64_t o = 0; o < out.numel(); ++o) {
+    const T log_sum = static_cast<T>(std::log(static_cast<A>(dst[o])));
+    dst[o] = static_cast<T>(static_cast<A>(log_sum) + static_cast<A>(m[o]));
+  }
 }
 
 // Without a dim, the values alone (ATen's max() overload); with one, the values and their indices.
@@ -323,6 +422,32 @@ Tensor argmax(const Tensor& x, const ArgmaxArgs& args) {
   Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, args.keepdim), DType::Int64);
   TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmax", [&] { extreme_indices<scalar_t, true>(x, reduce, nullptr, indices); });
   return indices;
+}
+
+Tensor argmin(const Tensor& x, const ArgminArgs& args) {
+  const std::vector<bool> reduce = single_dim(x, args.dim, "argmin");
+  Tensor indices = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, args.keepdim), DType::Int64);
+  TL_DISPATCH_NUMERIC_TYPES(x.dtype(), "argmin", [&] { extreme_indices<scalar_t, false>(x, reduce, nullptr, indices); });
+  return indices;
+}
+
+Tensor amax(const Tensor& self, const AmaxArgs& args) { return amax_or_amin<true>(self, args.dim, args.keepdim); }
+
+Tensor amin(const Tensor& self, const AminArgs& args) { return amax_or_amin<false>(self, args.dim, args.keepdim); }
+
+Tensor prod(const Tensor& self, const ProdArgs& args) { return prod_impl(self, std::nullopt, false, args.dtype); }
+
+Tensor prod_dim_int(const Tensor& self, const ProdDimIntArgs& args) {
+  return prod_impl(self, args.dim, args.keepdim, args.dtype);
+}
+
+// An integral or bool input gives float32 (the default dtype), as ATen's logsumexp.
+Tensor logsumexp(const Tensor& self, const LogsumexpArgs& args) {
+  const std::vector<bool> reduce = detail::reduced_dims(self, args.dim, "logsumexp");
+  const Tensor x = is_floating_point(self.dtype()) ? self : detail::to_dtype(self, DType::Float32);
+  Tensor out = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, args.keepdim), x.dtype());
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), "logsumexp", [&] { logsumexp_typed<scalar_t>(x, reduce, out); });
+  return out;
 }
 
 }  // namespace kernels

@@ -1,6 +1,6 @@
-// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh, floor, ceil, round, trunc, sign, erf
-// and their in-place forms (relu, relu_ and sigmoid of a quint8 tensor too); reciprocal, gelu, hardswish; nan_to_num;
-// isnan, isinf, isfinite, logical_not.
+// ops/unary.cpp — neg, abs, exp, log, sqrt, rsqrt, relu, sigmoid, tanh, floor, ceil, round, trunc, sign, erf,
+// sin, cos and their in-place forms (relu, relu_ and sigmoid of a quint8 tensor too); reciprocal, gelu,
+// hardswish; nan_to_num; isnan, isinf, isfinite, logical_not.
 // The transcendental ops give float32 for integral or bool input, as PyTorch does; an in-place form
 // refuses a result its tensor cannot hold. bfloat16 computes in float.
 #include <algorithm>
@@ -154,6 +154,18 @@ struct Erf {
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::erf(x); }
 };
+struct Sin {
+  static constexpr const char* kName = "sin";
+  static constexpr const char* kInplaceName = "sin_";
+  static constexpr bool kFloatResult = true;
+  template <typename A> static A f(A x) { return std::sin(x); }
+};
+struct Cos {
+  static constexpr const char* kName = "cos";
+  static constexpr const char* kInplaceName = "cos_";
+  static constexpr bool kFloatResult = true;
+  template <typename A> static A f(A x) { return std::cos(x); }
+};
 
 template <typename Op>
 DType result_dtype(DType input) {
@@ -226,6 +238,8 @@ TL_UNARY_KERNELS(Round, round)
 TL_UNARY_KERNELS(Trunc, trunc)
 TL_UNARY_KERNELS(Sign, sign)
 TL_UNARY_KERNELS(Erf, erf)
+TL_UNARY_KERNELS(Sin, sin)
+TL_UNARY_KERNELS(Cos, cos)
 #undef TL_UNARY_KERNELS
 
 // A quantized input runs ATen's QuantizedCPU kernels, under the same op names (ops/quantized/activation.h).

@@ -299,6 +299,14 @@ SAMPLES = {
     "max": {"all": lambda x, y: x.max(), "dim": lambda x, y: tuple(x.max(3))},
     "min": {"all": lambda x, y: x.min(), "dim": lambda x, y: tuple(x.min(3))},
     "argmax": {"all": lambda x, y: x.argmax(), "dim": lambda x, y: x.argmax(3)},
+    "argmin": {"all": lambda x, y: x.argmin(), "dim": lambda x, y: x.argmin(3)},
+    "amax": {"all": lambda x, y: torch.amax(x), "dim": lambda x, y: x.amax(3),
+             "dims": lambda x, y: torch.amax(x, [2, 3], True)},
+    "amin": {"all": lambda x, y: torch.amin(x), "dim": lambda x, y: x.amin(3),
+             "dims": lambda x, y: torch.amin(x, [2, 3], True)},
+    "prod": {"all": lambda x, y: torch.prod(x), "float64": lambda x, y: x.prod(dtype=torch.float64)},
+    "prod.dim_int": {"dim": lambda x, y: torch.prod(x, 3), "keepdim": lambda x, y: x.prod(2, True)},
+    "logsumexp": {"dim": lambda x, y: torch.logsumexp(x, 3), "dims": lambda x, y: x.logsumexp([2, 3], True)},
     "any": {"all": lambda x, y: x.any(), "dim": lambda x, y: x.any(3)},
     "all": {"all": lambda x, y: x.all(), "dim": lambda x, y: x.all(3)},
     "var": {"all": lambda x, y: x.var(), "dim": lambda x, y: x.var(3, unbiased=False, keepdim=True),
@@ -711,7 +719,7 @@ for name in ["add", "sub", "mul", "div", "pow"]:
 for name, alpha in [("add", 2.5), ("sub", 0.5)]:
     SAMPLES[name]["alpha"] = (lambda n, a: lambda x, y: getattr(torch, n)(x, y, alpha=a))(name, alpha)
     SAMPLES[name + "_"]["alpha"] = (lambda n, a: lambda x, y: getattr(x.clone(), n)(y, alpha=a))(name + "_", alpha)
-for name in ["floor", "ceil", "round", "trunc", "sign", "erf"]:
+for name in ["floor", "ceil", "round", "trunc", "sign", "erf", "sin", "cos"]:
     SAMPLES[name] = {"plain": (lambda n: lambda x, y: getattr(torch, n)(x))(name),
                      "int64": (lambda n: lambda x, y: getattr(torch, n)((x * 4.0).to(torch.int64)))(name),
                      "bfloat16": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.bfloat16)))(name)}
@@ -738,6 +746,26 @@ for name in ["fmod", "remainder"]:
                                                                         (y * -4.0).to(torch.int64)))(name),
                      "int64_zero": (lambda n: lambda x, y: getattr(torch, n)(x.to(torch.int64), y.to(torch.int64)))(name)}
     SAMPLES[name + "_"] = {"self": inplace2(name + "_")}
+SAMPLES["div.Tensor_mode"] = {
+    "trunc": lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+    "floor": lambda x, y: x.div(y, rounding_mode="floor"),
+    "none": lambda x, y: torch.div(x, y, rounding_mode=None),
+    "number": lambda x, y: torch.div(x, -1.5, rounding_mode="floor"),
+    "int64": lambda x, y: torch.div((x * 4.0).to(torch.int64), (y * -4.0).to(torch.int64), rounding_mode="floor")}
+SAMPLES["floor_divide"] = {
+    "self": lambda x, y: torch.floor_divide(x, y),
+    "number": lambda x, y: x.floor_divide(-1.5),
+    "int64": lambda x, y: torch.floor_divide((x * 4.0).to(torch.int64), (y * -4.0).to(torch.int64))}
+for name in ["maximum", "minimum"]:
+    SAMPLES[name] = {"self": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
+                     "other": (lambda n: lambda x, y: getattr(torch, n)(y, x))(name),
+                     "int64": (lambda n: lambda x, y: getattr(torch, n)((x * 4.0).to(torch.int64),
+                                                                        (y * -4.0).to(torch.int64)))(name)}
+for name in ["bitwise_and", "bitwise_or", "bitwise_xor"]:
+    SAMPLES[name] = {"int64": (lambda n: lambda x, y: getattr(torch, n)((x * 4.0).to(torch.int64),
+                                                                        (y * 4.0).to(torch.int64)))(name),
+                     "bool": (lambda n: lambda x, y: getattr(torch, n)(x > 0, y > 1))(name),
+                     "number": (lambda n: lambda x, y: getattr((x * 4.0).to(torch.int64), n)(6))(name)}
 for name in ["gt", "lt", "ge", "le", "eq", "ne", "logical_and", "logical_or", "logical_xor"]:
     SAMPLES[name] = {"xy": (lambda n: lambda x, y: getattr(torch, n)(x, y))(name),
                      "xx": (lambda n: lambda x, y: getattr(torch, n)(x, x))(name)}

@@ -297,6 +297,8 @@ TL_DTYPES_OPINFO(round, false)
 TL_DTYPES_OPINFO(trunc, false)
 TL_DTYPES_OPINFO(sign, true)
 TL_DTYPES_OPINFO(erf, false)
+TL_DTYPES_OPINFO(sin, false)
+TL_DTYPES_OPINFO(cos, false)
 #undef TL_DTYPES_OPINFO
 Samples opinfo_reciprocal() { return unary(reciprocal); }
 Samples opinfo_gelu() {
@@ -471,6 +473,50 @@ Samples opinfo_pow_() {
 TL_REMAINDER_OPINFO(fmod)
 TL_REMAINDER_OPINFO(remainder)
 #undef TL_REMAINDER_OPINFO
+// div with a rounding mode and floor_divide: also by a negative number and in int64 (floor rounds toward -inf).
+Samples opinfo_div_tensor_mode() {
+  return {Sample{"trunc", [](const Tensor& x, const Tensor& y) { return list(div(x, y, "trunc")); }}.generic(),
+          Sample{"floor", [](const Tensor& x, const Tensor& y) { return list(x.div(y, "floor")); }}.generic(),
+          Sample{"none", [](const Tensor& x, const Tensor& y) { return list(div(x, y, std::nullopt)); }}.generic(),
+          Sample{"number", [](const Tensor& x, const Tensor&) { return list(div(x, -1.5, "floor")); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor& y) {
+            return list(div((x * 4.0).to(DType::Int64), (y * -4.0).to(DType::Int64), "floor"));
+          }}.generic()};
+}
+Samples opinfo_floor_divide() {
+  return {Sample{"self", [](const Tensor& x, const Tensor& y) { return list(floor_divide(x, y)); }}.generic(),
+          Sample{"number", [](const Tensor& x, const Tensor&) { return list(x.floor_divide(-1.5)); }}.generic(),
+          Sample{"int64", [](const Tensor& x, const Tensor& y) {
+            return list(floor_divide((x * 4.0).to(DType::Int64), (y * -4.0).to(DType::Int64)));
+          }}.generic()};
+}
+// maximum / minimum: x's NaN wins from either side; also in int64.
+#define TL_EXTREME_OPINFO(name)                                                                         \
+  Samples opinfo_##name() {                                                                             \
+    Samples s = binary(name);                                                                           \
+    s.push_back(Sample{"int64", [](const Tensor& x, const Tensor& y) {                                  \
+                  return list(name((x * 4.0).to(DType::Int64), (y * -4.0).to(DType::Int64)));           \
+                }}.generic());                                                                          \
+    return s;                                                                                           \
+  }
+TL_EXTREME_OPINFO(maximum)
+TL_EXTREME_OPINFO(minimum)
+#undef TL_EXTREME_OPINFO
+// The bitwise ops: integers (x's specials as int64's lowest value), bools, and a number.
+#define TL_BITWISE_OPINFO(name)                                                                         \
+  Samples opinfo_##name() {                                                                             \
+    return {Sample{"int64", [](const Tensor& x, const Tensor& y) {                                      \
+              return list(name((x * 4.0).to(DType::Int64), (y * 4.0).to(DType::Int64)));                \
+            }}.generic(),                                                                               \
+            Sample{"bool", [](const Tensor& x, const Tensor& y) { return list(name(x.gt(0.0), y.gt(1.0))); }} \
+                .generic(),                                                                             \
+            Sample{"number", [](const Tensor& x, const Tensor&) { return list((x * 4.0).to(DType::Int64).name(6)); }} \
+                .generic()};                                                                            \
+  }
+TL_BITWISE_OPINFO(bitwise_and)
+TL_BITWISE_OPINFO(bitwise_or)
+TL_BITWISE_OPINFO(bitwise_xor)
+#undef TL_BITWISE_OPINFO
 Samples opinfo_clamp() { return one_generic([](const Tensor& x, const Tensor&) { return list(clamp(x, -1.0, 1.0)); }); }
 Samples opinfo_clamp_() {
   return one_generic([](const Tensor& x, const Tensor&) { Tensor c = x.clone(); return list(c.clamp_(-1.0, 1.0)); });

@@ -36,6 +36,32 @@ Samples moments() {
 
 Samples opinfo_any() { return logical<any, &Tensor::any>(); }
 Samples opinfo_all() { return logical<all, &Tensor::all>(); }
+Samples opinfo_argmin() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(argmin(x)); }},
+          Sample{"dim", [](const Tensor& x, const Tensor&) { return list(x.argmin(3)); }}.generic()};
+}
+// amax / amin: over everything, one dim, two dims kept.
+#define TL_AMAX_OPINFO(name)                                                                                    \
+  Samples opinfo_##name() {                                                                                     \
+    return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(name(x)); }},                        \
+            Sample{"dim", [](const Tensor& x, const Tensor&) { return list(x.name(3)); }}.generic(),             \
+            Sample{"dims", [](const Tensor& x, const Tensor&) { return list(name(x, {2, 3}, true)); }}.generic()}; \
+  }
+TL_AMAX_OPINFO(amax)
+TL_AMAX_OPINFO(amin)
+#undef TL_AMAX_OPINFO
+Samples opinfo_prod() {
+  return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(prod(x)); }}.sums(),
+          Sample{"float64", [](const Tensor& x, const Tensor&) { return list(x.prod(DType::Float64)); }}.sums()};
+}
+Samples opinfo_prod_dim_int() {
+  return {Sample{"dim", [](const Tensor& x, const Tensor&) { return list(prod(x, 3)); }}.sums().generic(),
+          Sample{"keepdim", [](const Tensor& x, const Tensor&) { return list(x.prod(2, true)); }}.sums()};
+}
+Samples opinfo_logsumexp() {
+  return {Sample{"dim", [](const Tensor& x, const Tensor&) { return list(logsumexp(x, 3)); }}.sums().generic(),
+          Sample{"dims", [](const Tensor& x, const Tensor&) { return list(x.logsumexp({2, 3}, true)); }}.sums()};
+}
 Samples opinfo_var() { return moments<var, var, &Tensor::var>(); }
 Samples opinfo_std() { return moments<tl::std, tl::std, &Tensor::std>(); }
 Samples opinfo_var_mean() {
