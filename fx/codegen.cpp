@@ -110,7 +110,12 @@ std::string python_code(const Graph& graph) {
       wrapped.push_back(global);
   }
   std::string wrap_stmts;
-  for (const std::string& w : wrapped) wrap_stmts += (wrap_stmts.empty() ? "" : "\n") + ("torch.fx._symbolic_trace.wrap(\"" + w + "\")");
+  for (const std::string& w : wrapped) {
+    if (!wrap_stmts.empty()) wrap_stmts += '\n';
+    wrap_stmts += "torch.fx._symbolic_trace.wrap(\"";
+    wrap_stmts += w;
+    wrap_stmts += "\")";
+  }
 
   std::string signature = "self";
   std::string return_type;

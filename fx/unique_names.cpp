@@ -39,7 +39,7 @@ std::string UniqueNames::create_name(const std::string& candidate_in) {
     else if (!in_illegal_run) candidate += '_';  // a run of illegal characters becomes one '_'
     in_illegal_run = !legal;
   }
-  if (candidate.empty()) candidate = "_";
+  if (candidate.empty()) candidate.push_back('_');
   if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate.insert(0, 1, '_');
 
   // Split a trailing "_<digits>" suffix: "add_7" -> base "add", number 7.

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -16,33 +15,20 @@
 
 #include "core/generator.h"
 #include "ops/ops.h"
+#include "tests/support/json_cases.h"
 
 namespace tl {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json& cases() {
-  static const Json data = [] {
-    std::ifstream in("tests/ops/data/quantized_activation_cases.json");
-    if (!in) throw std::runtime_error("tests/ops/data/quantized_activation_cases.json: not found (run from the project root)");
-    return Json::parse(in);
-  }();
-  return data;
-}
-
-double number(const Json& v) { return std::stod(v.get<std::string>()); }
-
-std::vector<int64_t> integers(const Tensor& q) {
-  const Tensor l = q.int_repr().to(kLong).contiguous();
-  return std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel());
-}
+const Json& cases() { return testing::json_cases("tests/ops/data/quantized_activation_cases.json"); }
 
 // A case's quint8 tensor from its integers, channels-last where PyTorch's was.
 Tensor qtensor(const Json& c) {
   const Shape shape(c["shape"].get<std::vector<int64_t>>());
   const Tensor ints = from_vector(c["ints"].get<std::vector<int64_t>>(), shape).to(kUInt8);
-  const Tensor q = _make_per_tensor_quantized_tensor(ints, number(c["scale"]), c["zero_point"].get<int64_t>());
+  const Tensor q = _make_per_tensor_quantized_tensor(ints, testing::json_number(c["scale"]), c["zero_point"].get<int64_t>());
   if (!c["channels_last"].get<bool>()) return q;
   // (N, H, W, C) integers permuted to an (N, C, H, W) view: channels-last strides, as a quantized conv returns.
   const Tensor nhwc = _make_per_tensor_quantized_tensor(ints.permute({0, 2, 3, 1}).contiguous(), q.q_scale(),
@@ -57,18 +43,18 @@ Tensor run(const Json& c) {
   Tensor x = qtensor(c["inputs"][0]);
   if (op == "relu") return relu(x);
   if (op == "relu_") return x.relu_();
-  if (op == "hardtanh") return hardtanh(x, number(args["min_val"]), number(args["max_val"]));
+  if (op == "hardtanh") return hardtanh(x, testing::json_number(args["min_val"]), testing::json_number(args["max_val"]));
   if (op == "relu6") return relu6(x);
   if (op == "relu6_") return relu6_(x);
   if (op == "hardsigmoid") return hardsigmoid(x);
   if (op == "sigmoid") return sigmoid(x);
-  if (op == "hardswish") return quantized_hardswish(x, number(args["output_scale"]), std::stoll(args["output_zero_point"].get<std::string>()));
-  if (op == "mul_scalar") return quantized_mul(x, number(args["b"]));
-  if (op == "mul_relu_scalar") return quantized_mul_relu(x, number(args["b"]));
-  if (op == "add_scalar") return quantized_add(x, number(args["b"]));
-  if (op == "add_relu_scalar") return quantized_add_relu(x, number(args["b"]));
+  if (op == "hardswish") return quantized_hardswish(x, testing::json_number(args["output_scale"]), std::stoll(args["output_zero_point"].get<std::string>()));
+  if (op == "mul_scalar") return quantized_mul(x, testing::json_number(args["b"]));
+  if (op == "mul_relu_scalar") return quantized_mul_relu(x, testing::json_number(args["b"]));
+  if (op == "add_scalar") return quantized_add(x, testing::json_number(args["b"]));
+  if (op == "add_relu_scalar") return quantized_add_relu(x, testing::json_number(args["b"]));
   const Tensor y = qtensor(c["inputs"][1]);
-  const double scale = number(args["scale"]);
+  const double scale = testing::json_number(args["scale"]);
   const int64_t zero_point = std::stoll(args["zero_point"].get<std::string>());
   if (op == "mul") return quantized_mul(x, y, scale, zero_point);
   REQUIRE(op == "mul_relu");
@@ -91,9 +77,9 @@ TEST_CASE("quantized relu, hardtanh, relu6, hardsigmoid, sigmoid, hardswish, mul
       const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
       CAPTURE(name);
       const Tensor y = run(c);
-      CHECK(y.q_scale() == number(c["out_scale"]));
+      CHECK(y.q_scale() == testing::json_number(c["out_scale"]));
       CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
-      const std::vector<int64_t> ours = integers(y);
+      const std::vector<int64_t> ours = testing::integers(y);
       const auto theirs = c["expected"].get<std::vector<int64_t>>();
       REQUIRE(ours.size() == theirs.size());
       int64_t same = 0, worst = 0;
@@ -118,7 +104,7 @@ TEST_CASE("relu_ and relu6_ of a quantized tensor write it, keeping its qparams 
   view.relu_();
   CHECK(equal(x.int_repr(), expected.int_repr()));
   CHECK(x.q_zero_point() == 100);
-  CHECK(integers(relu6_(x)) == integers(hardtanh(expected, 0.0, 6.0)));
+  CHECK(testing::integers(relu6_(x)) == testing::integers(hardtanh(expected, 0.0, 6.0)));
 }
 
 TEST_CASE("out=: the quantized conv, linear, add, mul and hardswish write a given result of their qparams") {
@@ -130,7 +116,7 @@ TEST_CASE("out=: the quantized conv, linear, add, mul and hardswish write a give
   const Tensor out = quint8_zeros(fresh.shape(), 0.1, 0);
   const Tensor written = quantized_conv2d_relu(x, packed, 0.1, 0, out);
   CHECK(written.is_same(out));
-  CHECK(integers(out) == integers(fresh));
+  CHECK(testing::integers(out) == testing::integers(fresh));
   // The residual as its own result: conv2d_add reads it, then writes the sum over it.
   const Tensor residual = quantized_conv2d(x, packed, 0.2, 90);
   const Tensor sum = quantized_conv2d_add(x, packed, residual, 0.1, 100, 0.2, 90);
@@ -138,29 +124,29 @@ TEST_CASE("out=: the quantized conv, linear, add, mul and hardswish write a give
       _make_per_tensor_quantized_tensor(residual.int_repr().permute({0, 2, 3, 1}).contiguous(), 0.2, 90)
           .permute({0, 3, 1, 2});
   CHECK(quantized_conv2d_add(x, packed, in_place, 0.1, 100, 0.2, 90, in_place).is_same(in_place));
-  CHECK(integers(in_place) == integers(sum));
+  CHECK(testing::integers(in_place) == testing::integers(sum));
 
   const Tensor a = quantize_per_tensor(randn({2, 7}), 0.05, 100, kQUInt8);
   const Tensor added = quantized_add(a, a, 0.1, 90);
   const Tensor add_out = quint8_zeros({2, 7}, 0.1, 90);
   CHECK(quantized_add(a, a, 0.1, 90, add_out).is_same(add_out));
-  CHECK(integers(add_out) == integers(added));
+  CHECK(testing::integers(add_out) == testing::integers(added));
   const Tensor product = quantized_mul(a, a, 0.02, 10);
   const Tensor mul_out = quint8_zeros({2, 7}, 0.02, 10);
   quantized_mul(a, a, 0.02, 10, mul_out);
-  CHECK(integers(mul_out) == integers(product));
+  CHECK(testing::integers(mul_out) == testing::integers(product));
   const Tensor swished = quantized_hardswish(a, 0.03, 20);
   const Tensor swish_out = quint8_zeros({2, 7}, 0.03, 20);
   quantized_hardswish(a, 0.03, 20, swish_out);
-  CHECK(integers(swish_out) == integers(swished));
+  CHECK(testing::integers(swish_out) == testing::integers(swished));
   const Tensor fc = quantized_linear_prepack(quantize_per_tensor(randn({3, 7}) * 0.1, 0.002, 0, kQInt8));
   const Tensor linear = quantized_linear(a, fc, 0.05, 60);
   const Tensor linear_out = quint8_zeros({2, 3}, 0.05, 60);
   quantized_linear(a, fc, 0.05, 60, linear_out);
-  CHECK(integers(linear_out) == integers(linear));
+  CHECK(testing::integers(linear_out) == testing::integers(linear));
 
   // Another result's qparams, shape or layout is refused before anything is written.
-  const std::vector<int64_t> before = integers(out);
+  const std::vector<int64_t> before = testing::integers(out);
   CHECK_THROWS_WITH_AS(quantized_conv2d_relu(x, packed, 0.2, 0, out),
                        doctest::Contains("quantized::conv2d_relu: out has scale 0.1 and zero_point 0 but the result's"),
                        Error);
@@ -171,13 +157,13 @@ TEST_CASE("out=: the quantized conv, linear, add, mul and hardswish write a give
   CHECK_THROWS_WITH_AS(quantized_mul(a, a, 0.02, 10, randn({2, 7})),
                        "quantized::mul: expected out to be a torch.quint8 tensor quantized per tensor, got torch.float32",
                        Error);
-  CHECK(integers(out) == before);
+  CHECK(testing::integers(out) == before);
 }
 
 TEST_CASE("quantized activations and mul: misuse is a tl::Error naming the values, the inputs unchanged") {
   manual_seed(2);
   Tensor a = quantize_per_tensor(randn({2, 3}), 0.05, 120, kQUInt8);
-  const std::vector<int64_t> before = integers(a);
+  const std::vector<int64_t> before = testing::integers(a);
   Tensor s8 = quantize_per_tensor(randn({2, 3}), 0.05, 0, kQInt8);
   CHECK_THROWS_WITH_AS(s8.relu_(), "relu_: expected input to be a torch.quint8 tensor quantized per tensor, got "
                                   "torch.qint8 torch.per_tensor_affine", Error);
@@ -190,7 +176,7 @@ TEST_CASE("quantized activations and mul: misuse is a tl::Error naming the value
   CHECK_THROWS_WITH_AS(quantized_add(a, std::numeric_limits<double>::infinity()),
                        doctest::Contains("is not finite in units of the scale"), Error);
   CHECK_THROWS_AS(a.sigmoid_(), Error);  // ATen has no quantized in-place sigmoid either
-  CHECK(integers(a) == before);
+  CHECK(testing::integers(a) == before);
 }
 
 }  // namespace tl

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -14,27 +13,14 @@
 
 #include "core/generator.h"
 #include "ops/ops.h"
+#include "tests/support/json_cases.h"
 
 namespace tl {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json& cases() {
-  static const Json data = [] {
-    std::ifstream in("tests/ops/data/quantized_kernel_cases.json");
-    if (!in) throw std::runtime_error("tests/ops/data/quantized_kernel_cases.json: not found (run from the project root)");
-    return Json::parse(in);
-  }();
-  return data;
-}
-
-double number(const Json& v) { return std::stod(v.get<std::string>()); }
-
-std::vector<int64_t> integers(const Tensor& q) {
-  const Tensor l = q.int_repr().to(kLong).contiguous();
-  return std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel());
-}
+const Json& cases() { return testing::json_cases("tests/ops/data/quantized_kernel_cases.json"); }
 
 // A case's quantized tensor, from its integers: quint8 per tensor, or a qint8 weight per tensor / per channel.
 Tensor qtensor(const Json& c) {
@@ -43,12 +29,12 @@ Tensor qtensor(const Json& c) {
   const DType bytes = c["dtype"] == "qint8" ? kInt8 : kUInt8;
   if (c.contains("scales")) {
     std::vector<double> scales;
-    for (const Json& s : c["scales"]) scales.push_back(std::stod(s.get<std::string>()));
+    for (const Json& s : c["scales"]) scales.push_back(testing::json_number(s));
     const auto n = static_cast<int64_t>(scales.size());
     return _make_per_channel_quantized_tensor(ints.to(bytes), from_vector(scales, {n}), zeros({n}, kLong),
                                               c["axis"].get<int64_t>());
   }
-  return _make_per_tensor_quantized_tensor(ints.to(bytes), number(c["scale"]), c["zero_point"].get<int64_t>());
+  return _make_per_tensor_quantized_tensor(ints.to(bytes), testing::json_number(c["scale"]), c["zero_point"].get<int64_t>());
 }
 
 Tensor bias_of(const Json& c) {
@@ -64,7 +50,7 @@ Shape pair(const Json& v) { return Shape(v.get<std::vector<int64_t>>()); }
 struct Agreement {
   int64_t equal = 0, total = 0;
   void add(const Tensor& got, const Json& c) {
-    const std::vector<int64_t> ours = integers(got);
+    const std::vector<int64_t> ours = testing::integers(got);
     const auto theirs = c["expected"].get<std::vector<int64_t>>();
     REQUIRE(ours.size() == theirs.size());
     int64_t same = 0, worst = 0;
@@ -99,20 +85,20 @@ TEST_CASE("quantized::conv2d / conv2d_relu / conv2d_add(_relu): PyTorch's intege
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);
     const Tensor x = qtensor(c["x"]), w = conv_packed(c);
-    const double scale = number(c["output_scale"]);
+    const double scale = testing::json_number(c["output_scale"]);
     const int64_t zero_point = c["output_zero_point"];
     if (c["op"] == "conv2d") conv.add(quantized_conv2d(x, w, scale, zero_point), c);
     if (c["op"] == "conv2d_relu") relu.add(quantized_conv2d_relu(x, w, scale, zero_point), c);
     if (c["op"] == "conv2d_add" || c["op"] == "conv2d_add_relu") {
       const Tensor other = qtensor(c["other"]);
-      const std::vector<int64_t> before = integers(other);
-      const double out_scale = number(c["add_scale"]);
+      const std::vector<int64_t> before = testing::integers(other);
+      const double out_scale = testing::json_number(c["add_scale"]);
       const int64_t out_zero_point = c["add_zero_point"];
       const Tensor y = c["op"] == "conv2d_add"
                            ? quantized_conv2d_add(x, w, other, scale, zero_point, out_scale, out_zero_point)
                            : quantized_conv2d_add_relu(x, w, other, scale, zero_point, out_scale, out_zero_point);
       CHECK(y.q_scale() == out_scale);
-      CHECK(integers(other) == before);  // the residual is read, not written
+      CHECK(testing::integers(other) == before);  // the residual is read, not written
       (c["op"] == "conv2d_add" ? add : add_relu).add(y, c);
     }
   }
@@ -128,7 +114,7 @@ TEST_CASE("quantized::linear / linear_relu: PyTorch's integers (onednn engine)")
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);
     const Tensor x = qtensor(c["x"]), w = quantized_linear_prepack(qtensor(c["weight"]), bias_of(c));
-    const double scale = number(c["output_scale"]);
+    const double scale = testing::json_number(c["output_scale"]);
     const int64_t zero_point = c["output_zero_point"];
     if (c["op"] == "linear") linear.add(quantized_linear(x, w, scale, zero_point), c);
     else relu.add(quantized_linear_relu(x, w, scale, zero_point), c);
@@ -143,7 +129,7 @@ TEST_CASE("quantized::add / add_relu, max_pool2d, adaptive_avg_pool2d, cat: PyTo
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);
     const Tensor a = qtensor(c["a"]), b = qtensor(c["b"]);
-    const double scale = number(c["scale"]);
+    const double scale = testing::json_number(c["scale"]);
     const int64_t zero_point = c["zero_point"];
     add.add(c["op"] == "add" ? quantized_add(a, b, scale, zero_point) : quantized_add_relu(a, b, scale, zero_point), c);
   }
@@ -155,7 +141,7 @@ TEST_CASE("quantized::add / add_relu, max_pool2d, adaptive_avg_pool2d, cat: PyTo
       const Tensor y = quantized_max_pool2d(x, pair(c["kernel_size"]), pair(c["stride"]), pair(c["padding"]),
                                             pair(c["dilation"]), c["ceil_mode"].get<bool>());
       CHECK(y.q_scale() == x.q_scale());
-      CHECK(integers(y) == c["expected"].get<std::vector<int64_t>>());  // a maximum is exact
+      CHECK(testing::integers(y) == c["expected"].get<std::vector<int64_t>>());  // a maximum is exact
       pool.add(y, c);
     } else if (c["op"] == "adaptive_avg_pool2d") {
       avg.add(quantized_adaptive_avg_pool2d(qtensor(c["x"]), pair(c["output_size"])), c);
@@ -163,11 +149,11 @@ TEST_CASE("quantized::add / add_relu, max_pool2d, adaptive_avg_pool2d, cat: PyTo
       std::vector<Tensor> xs;
       for (const Json& t : c["xs"]) xs.push_back(qtensor(t));
       const std::optional<double> scale =
-          c["scale"].is_null() ? std::nullopt : std::optional<double>(number(c["scale"]));
+          c["scale"].is_null() ? std::nullopt : std::optional<double>(testing::json_number(c["scale"]));
       const std::optional<int64_t> zero_point =
           c["zero_point"].is_null() ? std::nullopt : std::optional<int64_t>(c["zero_point"].get<int64_t>());
       const Tensor y = quantized_cat(xs, c["dim"].get<int64_t>(), scale, zero_point);
-      CHECK(y.q_scale() == number(c["out_scale"]));
+      CHECK(y.q_scale() == testing::json_number(c["out_scale"]));
       CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
       cat.add(y, c);
     }
@@ -215,7 +201,7 @@ TEST_CASE("prepack: unpack gives the weight and bias back; conv results are chan
   CHECK(packed.dtype() == kInt8);
   const TensorList unpacked = quantized_conv2d_unpack(packed);
   REQUIRE(unpacked.size() == 2);
-  CHECK(integers(unpacked[0]) == integers(w));
+  CHECK(testing::integers(unpacked[0]) == testing::integers(w));
   CHECK(*unpacked[0].quantizer() == *w.quantizer());
   CHECK(equal(unpacked[1], b));
   CHECK(quantized_conv2d_unpack(quantized_conv2d_prepack(w, {})).size() == 1);
@@ -226,7 +212,7 @@ TEST_CASE("prepack: unpack gives the weight and bias back; conv results are chan
   // A channels-last input is read in place and gives the same integers as the contiguous one.
   const Tensor x = small_input();
   const Tensor x_nhwc = x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
-  CHECK(integers(quantized_conv2d(x_nhwc, packed, 0.1, 100)) == integers(quantized_conv2d(x, packed, 0.1, 100)));
+  CHECK(testing::integers(quantized_conv2d(x_nhwc, packed, 0.1, 100)) == testing::integers(quantized_conv2d(x, packed, 0.1, 100)));
   // Another batch and size: same weight, another primitive.
   CHECK(quantized_conv2d(quantize_per_tensor(randn({3, 4, 9, 7}), 0.05, 120, kQUInt8), packed, 0.1, 100).shape() ==
         Shape{3, 6, 9, 7});
@@ -234,7 +220,7 @@ TEST_CASE("prepack: unpack gives the weight and bias back; conv results are chan
   const Tensor lw = quantize_per_tensor(randn({5, 8}) * 0.1, 0.002, 0, kQInt8);
   const TensorList lu = quantized_linear_unpack(quantized_linear_prepack(lw));
   REQUIRE(lu.size() == 1);
-  CHECK(integers(lu[0]) == integers(lw));
+  CHECK(testing::integers(lu[0]) == testing::integers(lw));
   const Tensor lx = quantize_per_tensor(randn({2, 3, 8}), 0.05, 100, kQUInt8);
   CHECK(quantized_linear(lx, quantized_linear_prepack(lw), 0.1, 50).shape() == Shape{2, 3, 5});
 }
@@ -244,8 +230,8 @@ TEST_CASE("conv2d_relu / linear_relu clamp at the output zero point (PyTorch 1.1
   // zero point 0 (the cases above), where both agree. Here: ReLU of the real value, max(q, zero_point).
   manual_seed(2);
   const Tensor x = small_input(), w = quantized_conv2d_prepack(small_weight(), randn({6}), {1, 1}, {1, 1});
-  const std::vector<int64_t> plain = integers(quantized_conv2d(x, w, 0.05, 100));
-  const std::vector<int64_t> relu = integers(quantized_conv2d_relu(x, w, 0.05, 100));
+  const std::vector<int64_t> plain = testing::integers(quantized_conv2d(x, w, 0.05, 100));
+  const std::vector<int64_t> relu = testing::integers(quantized_conv2d_relu(x, w, 0.05, 100));
   int64_t clamped = 0;
   for (size_t i = 0; i < plain.size(); ++i) {
     CHECK(relu[i] == std::max<int64_t>(plain[i], 100));
@@ -254,8 +240,8 @@ TEST_CASE("conv2d_relu / linear_relu clamp at the output zero point (PyTorch 1.1
   CHECK(clamped > 0);
   const Tensor lx = quantize_per_tensor(randn({3, 8}), 0.05, 100, kQUInt8);
   const Tensor lw = quantized_linear_prepack(quantize_per_tensor(randn({5, 8}) * 0.1, 0.002, 0, kQInt8), randn({5}));
-  const std::vector<int64_t> lplain = integers(quantized_linear(lx, lw, 0.05, 100));
-  const std::vector<int64_t> lrelu = integers(quantized_linear_relu(lx, lw, 0.05, 100));
+  const std::vector<int64_t> lplain = testing::integers(quantized_linear(lx, lw, 0.05, 100));
+  const std::vector<int64_t> lrelu = testing::integers(quantized_linear_relu(lx, lw, 0.05, 100));
   for (size_t i = 0; i < lplain.size(); ++i) CHECK(lrelu[i] == std::max<int64_t>(lplain[i], 100));
 }
 
@@ -269,7 +255,7 @@ TEST_CASE("int8 kernels are not differentiable, as PyTorch's quantized ops") {
 TEST_CASE("int8 misuse: a tl::Error naming the values, nothing changed") {
   manual_seed(1);
   const Tensor x = small_input(), w = small_weight();
-  const std::vector<int64_t> x_before = integers(x);
+  const std::vector<int64_t> x_before = testing::integers(x);
   const Tensor packed = quantized_conv2d_prepack(w, {}, {1, 1}, {1, 1});
   // Activations: quint8 per tensor only (ATen's onednn kernels).
   CHECK_THROWS_WITH_AS(quantized_conv2d(quantize_per_tensor(randn({1, 4, 5, 5}), 0.05, 0, kQInt8), packed, 0.1, 0),
@@ -296,13 +282,13 @@ TEST_CASE("int8 misuse: a tl::Error naming the values, nothing changed") {
                        "quantize_tensor_per_tensor_affine zero_point 300 is above upper bound.", Error);
   // The residual of a fused add: quint8, the conv's output shape; the residual is left as it was.
   const Tensor residual = quantize_per_tensor(randn({1, 6, 5, 4}), 0.05, 100, kQUInt8);
-  const std::vector<int64_t> residual_before = integers(residual);
+  const std::vector<int64_t> residual_before = testing::integers(residual);
   CHECK_THROWS_WITH_AS(quantized_conv2d_add(x, packed, residual, 0.1, 100, 0.2, 100),
                        "quantized::conv2d_add: the residual [1, 6, 5, 4] does not have the conv's output shape "
                        "[1, 6, 5, 5]",
                        Error);
-  CHECK(integers(residual) == residual_before);
-  CHECK(integers(x) == x_before);
+  CHECK(testing::integers(residual) == residual_before);
+  CHECK(testing::integers(x) == x_before);
 
   // Prepack: ATen's weight checks, and ours for the window.
   CHECK_THROWS_WITH_AS(quantized_conv2d_prepack(quantize_per_tensor(randn({6, 4, 3, 3}), 0.1, 0, kQUInt8), {}),
@@ -347,7 +333,7 @@ TEST_CASE("int8 misuse: a tl::Error naming the values, nothing changed") {
                        "quantized::cat: Sizes of tensors must match except in dimension 1, got [2, 3] and [3, 3]", Error);
   CHECK_THROWS_WITH_AS(quantized_cat({a}, 2, std::nullopt, std::nullopt),
                        "quantized::cat: Dimension out of range (expected to be in range of [-2, 1], but got 2)", Error);
-  CHECK(integers(x) == x_before);
+  CHECK(testing::integers(x) == x_before);
 }
 
 }  // namespace tl
