@@ -72,27 +72,16 @@ Tensor quint8_zeros(const Shape& shape, double scale, int64_t zero_point) {
 
 TEST_CASE("quantized relu, hardtanh, relu6, hardsigmoid, sigmoid, hardswish, mul and the scalar ops: PyTorch's integers") {
   for (const char* family : {"unary", "binary"}) {
-    int64_t equal = 0, total = 0;
+    testing::Agreement agreement;
     for (const Json& c : cases()[family]) {
       const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
       CAPTURE(name);
       const Tensor y = run(c);
       CHECK(y.q_scale() == testing::json_number(c["out_scale"]));
       CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
-      const std::vector<int64_t> ours = testing::integers(y);
-      const auto theirs = c["expected"].get<std::vector<int64_t>>();
-      REQUIRE(ours.size() == theirs.size());
-      int64_t same = 0, worst = 0;
-      for (size_t i = 0; i < ours.size(); ++i) {
-        same += ours[i] == theirs[i];
-        worst = std::max<int64_t>(worst, std::abs(ours[i] - theirs[i]));
-      }
-      CHECK_MESSAGE(worst <= 1, "an integer differs from PyTorch's by ", worst, " quanta");
-      CHECK_MESSAGE(same >= 0.99 * static_cast<double>(ours.size()), same, " of ", ours.size(), " equal");
-      equal += same;
-      total += static_cast<int64_t>(ours.size());
+      agreement.add(y, c);
     }
-    MESSAGE(std::string(family), ": ", equal, " of ", total, " integers equal PyTorch's");
+    agreement.report(family);
   }
 }
 

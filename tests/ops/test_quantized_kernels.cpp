@@ -47,24 +47,6 @@ Tensor bias_of(const Json& c) {
 Shape pair(const Json& v) { return Shape(v.get<std::vector<int64_t>>()); }
 
 // How a result's integers compare with PyTorch's, summed over a family of cases.
-struct Agreement {
-  int64_t equal = 0, total = 0;
-  void add(const Tensor& got, const Json& c) {
-    const std::vector<int64_t> ours = testing::integers(got);
-    const auto theirs = c["expected"].get<std::vector<int64_t>>();
-    REQUIRE(ours.size() == theirs.size());
-    int64_t same = 0, worst = 0;
-    for (size_t i = 0; i < ours.size(); ++i) {
-      same += ours[i] == theirs[i];
-      worst = std::max<int64_t>(worst, std::abs(ours[i] - theirs[i]));
-    }
-    CHECK_MESSAGE(worst <= 1, "an integer differs from PyTorch's by ", worst, " quanta");
-    CHECK_MESSAGE(same >= 0.99 * static_cast<double>(ours.size()), same, " of ", ours.size(), " equal");
-    equal += same;
-    total += static_cast<int64_t>(ours.size());
-  }
-  void report(const std::string& what) const { MESSAGE(what, ": ", equal, " of ", total, " integers equal PyTorch's"); }
-};
 
 Tensor conv_packed(const Json& c) {
   return quantized_conv2d_prepack(qtensor(c["weight"]), bias_of(c), pair(c["stride"]), pair(c["padding"]),
@@ -80,7 +62,7 @@ Tensor small_weight() {
 }  // namespace
 
 TEST_CASE("quantized::conv2d / conv2d_relu / conv2d_add(_relu): PyTorch's integers (onednn engine)") {
-  Agreement conv, relu, add, add_relu;
+  testing::Agreement conv, relu, add, add_relu;
   for (const Json& c : cases()["conv"]) {
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);
@@ -109,7 +91,7 @@ TEST_CASE("quantized::conv2d / conv2d_relu / conv2d_add(_relu): PyTorch's intege
 }
 
 TEST_CASE("quantized::linear / linear_relu: PyTorch's integers (onednn engine)") {
-  Agreement linear, relu;
+  testing::Agreement linear, relu;
   for (const Json& c : cases()["linear"]) {
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);
@@ -124,7 +106,7 @@ TEST_CASE("quantized::linear / linear_relu: PyTorch's integers (onednn engine)")
 }
 
 TEST_CASE("quantized::add / add_relu, max_pool2d, adaptive_avg_pool2d, cat: PyTorch's integers") {
-  Agreement add, pool, avg, cat;
+  testing::Agreement add, pool, avg, cat;
   for (const Json& c : cases()["pointwise"]) {
     const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
     CAPTURE(name);

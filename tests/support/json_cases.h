@@ -2,10 +2,13 @@
 // PyTorch script beside it; tests run from the project root) and the values such files hold.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/tensor.h"
@@ -18,5 +21,26 @@ const nlohmann::json& json_cases(const std::string& path);
 double json_number(const nlohmann::json& value);
 /// A quantized tensor's integers, in row-major order.
 std::vector<int64_t> integers(const Tensor& q);
+
+/// Our quantized results against a case's PyTorch integers (`c["expected"]`): each CHECKs every integer within one
+/// quantum and >= 99% equal (#33's line); report() says how many agreed over all cases added.
+struct Agreement {
+  int64_t equal = 0, total = 0;
+  void add(const Tensor& got, const nlohmann::json& c) {
+    const std::vector<int64_t> ours = integers(got);
+    const auto theirs = c["expected"].get<std::vector<int64_t>>();
+    REQUIRE(ours.size() == theirs.size());
+    int64_t same = 0, worst = 0;
+    for (size_t i = 0; i < ours.size(); ++i) {
+      same += ours[i] == theirs[i];
+      worst = std::max<int64_t>(worst, std::abs(ours[i] - theirs[i]));
+    }
+    CHECK_MESSAGE(worst <= 1, "an integer differs from PyTorch's by ", worst, " quanta");
+    CHECK_MESSAGE(same >= 0.99 * static_cast<double>(ours.size()), same, " of ", ours.size(), " equal");
+    equal += same;
+    total += static_cast<int64_t>(ours.size());
+  }
+  void report(const std::string& what) const { MESSAGE(what, ": ", equal, " of ", total, " integers equal PyTorch's"); }
+};
 
 }  // namespace tl::testing
