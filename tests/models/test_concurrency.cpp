@@ -1,6 +1,9 @@
 // tests/models/test_concurrency.cpp — one ResNet18 (eager, traced, optimized) called from several
-// threads at once: every call's logits must have exactly the bytes a single-threaded call gives for
-// the same input, while the threads share the module, the primitive cache and the arena pool.
+// threads at once: every call's logits must have exactly the bytes a single call gives for the same
+// input at the same thread count, while the threads share the module, the primitive cache and the
+// arena pool. Every call here runs on a pinned count: unpinned, an optimized module adapts its count
+// to the load and to the calls beside it (core/adaptive_threads.h), and kernels may sum in another
+// order on another count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -64,6 +67,27 @@ std::vector<Tensor> thread_inputs(const std::vector<Shape>& shapes) {
   return inputs;
 }
 
+// The count every call in these tests runs on: the cores, as a thread that never pinned one starts with.
+int pinned_threads() {
+  static const int threads = omp_get_num_procs();
+  return threads;
+}
+
+/// Runs f on a new thread pinned to pinned_threads(), as the concurrent callers are.
+template <typename F>
+void on_pinned_thread(F&& f) {
+  std::exception_ptr error;
+  std::thread([&] {
+    set_num_threads(pinned_threads());
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }).join();
+  if (error) std::rethrow_exception(error);
+}
+
 struct ConcurrentRun {
   int64_t calls = 0;
   int64_t mismatches = 0;
@@ -71,8 +95,9 @@ struct ConcurrentRun {
   std::vector<std::string> errors;
 };
 
-/// Starts one thread per input, all released at once; thread t calls `model(inputs[t])` `iterations`
-/// times and compares every result with `expected[t]` byte for byte. Errors are collected, not thrown.
+/// Starts one thread per input, each pinned to pinned_threads(), all released at once; thread t calls
+/// `model(inputs[t])` `iterations` times and compares every result with `expected[t]` byte for byte.
+/// Errors are collected, not thrown.
 ConcurrentRun run_concurrently(const std::function<Tensor(const Tensor&)>& model, const std::vector<Tensor>& inputs,
                                const std::vector<Tensor>& expected, int iterations) {
   ConcurrentRun run;
@@ -82,6 +107,7 @@ ConcurrentRun run_concurrently(const std::function<Tensor(const Tensor&)>& model
   for (size_t t = 0; t < inputs.size(); ++t) {
     threads.emplace_back([&, t] {
       int64_t calls = 0, mismatches = 0;
+      set_num_threads(pinned_threads());
       start.arrive_and_wait();
       try {
         for (int i = 0; i < iterations; ++i, ++calls) mismatches += !same_bytes(model(inputs[t]), expected[t]);
@@ -101,12 +127,14 @@ ConcurrentRun run_concurrently(const std::function<Tensor(const Tensor&)>& model
   return run;
 }
 
-/// The single-threaded results, then the concurrent run checked against them.
+/// The results of one caller, then the concurrent run checked against them.
 void check_concurrent_calls(const char* variant, const std::function<Tensor(const Tensor&)>& model) {
   manual_seed(21);
   const std::vector<Tensor> inputs = thread_inputs(std::vector<Shape>(kThreads, kInputShape));
   std::vector<Tensor> expected;
-  for (const Tensor& x : inputs) expected.push_back(model(x));
+  on_pinned_thread([&] {
+    for (const Tensor& x : inputs) expected.push_back(model(x));
+  });
   for (size_t t = 1; t < expected.size(); ++t) REQUIRE_FALSE(same_bytes(expected[t], expected[0]));
   const ConcurrentRun run = run_concurrently(model, inputs, expected, iterations());
   MESSAGE(std::string(variant), ": ", kThreads, " threads x ", iterations(), " calls in ", run.seconds, " s, ",
@@ -143,10 +171,10 @@ TEST_CASE("concurrency: an optimized module compiles plans for new shapes on sev
   manual_seed(22);
   const std::vector<Tensor> inputs = thread_inputs(shapes);
   std::vector<Tensor> expected;
-  {
+  on_pinned_thread([&] {
     auto reference = fx::optimize_for_inference(resnet18_model(), {.example_input_shape = {}});
     for (const Tensor& x : inputs) expected.push_back((*reference)(x));
-  }
+  });
   onednn::primitive_cache().clear();
   auto optimized = fx::optimize_for_inference(resnet18_model(), {.example_input_shape = {}});
   constexpr int kCalls = 20;  // the first call per shape is the one that matters
