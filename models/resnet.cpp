@@ -154,6 +154,14 @@ std::shared_ptr<ResNet> resnet50(const ResNetOptions& options) {
   return std::make_shared<ResNet>(ResNet::Block::Bottleneck, std::array<int64_t, 4>{3, 4, 6, 3}, options);
 }
 
+std::shared_ptr<ResNet> resnet101(const ResNetOptions& options) {
+  return std::make_shared<ResNet>(ResNet::Block::Bottleneck, std::array<int64_t, 4>{3, 4, 23, 3}, options);
+}
+
+std::shared_ptr<ResNet> resnet152(const ResNetOptions& options) {
+  return std::make_shared<ResNet>(ResNet::Block::Bottleneck, std::array<int64_t, 4>{3, 8, 36, 3}, options);
+}
+
 namespace {
 
 /// torchvision's _ovewrite_named_param for groups and width_per_group: a value the caller left at its

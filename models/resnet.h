@@ -86,6 +86,10 @@ std::shared_ptr<ResNet> resnet18(const ResNetOptions& options = {});
 std::shared_ptr<ResNet> resnet34(const ResNetOptions& options = {});
 /// 25,557,032 parameters.
 std::shared_ptr<ResNet> resnet50(const ResNetOptions& options = {});
+/// 44,549,160 parameters.
+std::shared_ptr<ResNet> resnet101(const ResNetOptions& options = {});
+/// 60,192,808 parameters.
+std::shared_ptr<ResNet> resnet152(const ResNetOptions& options = {});
 
 // ResNeXt and Wide ResNet: ResNet-50/101 whose builders set groups and width_per_group. As torchvision's
 // _ovewrite_named_param, they throw tl::Error when `options` asks for another value of either.
