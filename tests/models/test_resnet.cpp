@@ -1,6 +1,7 @@
 // tests/models/test_resnet.cpp — the ResNet family against torchvision 0.14: repr (the reference
 // file, byte for byte), parameter counts, state_dict names and order, module count, initialisation,
-// forward shapes, path errors and a checkpoint with the wrong head.
+// forward shapes, path errors and a checkpoint with the wrong head; resnet101 and resnet152 as the zoo's
+// heavy variants (tests/reference/zoo_classic.json.gz, with TL_ZOO_ALL_VARIANTS=1).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "nn/layers.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
+#include "tests/models/zoo_reference.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
@@ -205,6 +207,16 @@ TEST_CASE("resnet: training-mode forward updates every BatchNorm's statistics on
   CHECK(r18->get_buffer("layer4.1.bn2.num_batches_tracked").item<int64_t>() == 1);
   CHECK(r18->get_buffer("layer3.0.downsample.1.num_batches_tracked").item<int64_t>() == 1);
   CHECK_THROWS_AS((*r18)(randn({2, 4, 32, 32})), Error);  // wrong channel count: the kernel's error
+}
+
+TEST_CASE("resnet101 / resnet152: print(model), state_dict, parameters, logits and resnet101's FX trace equal torchvision's" *
+          doctest::skip(testing::skip_heavy_variants())) {
+  const testing::ZooCase deep = testing::zoo_case("resnet", "resnet101");
+  const testing::SeededModel r101 = testing::build_seeded(deep, [] { return resnet101({.num_classes = 10}); }, true);
+  testing::check_structure(*r101.model, deep);
+  testing::check_logits(r101, deep);
+  testing::check_trace(r101.model, deep);
+  testing::check_builder(testing::zoo_case("resnet", "resnet152"), [] { return resnet152({.num_classes = 10}); });
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates tests/reference/zoo_classic.json.gz (gzipped: the texts of deep models repeat; 1.2 MB
 as JSON), torchvision 0.14's facts for the classic and residual families (tests/models/test_alexnet.cpp,
-test_vgg.cpp, test_squeezenet.cpp, test_resnext.cpp, test_densenet.cpp): print(model), state_dict keys
+test_vgg.cpp, test_squeezenet.cpp, test_resnext.cpp, test_densenet.cpp, test_resnet.cpp): print(model), state_dict keys
 and shapes, parameter counts (also of the default 1000-class model, for docs/model_zoo.md), torch.fx's
 graph and code of each family's first builder, and eval logits on seeded weights. Run with Debian's
 PyTorch 1.13 (with the machine's default CPU capability, as tests/reference/make_rng_references.py:
@@ -34,6 +34,7 @@ FAMILIES = {
     "resnext": ((33, 35), ["resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2",
                            "wide_resnet101_2"]),
     "densenet": ((65, 67), ["densenet121", "densenet161", "densenet169", "densenet201"]),
+    "resnet": ((33, 35), ["resnet101", "resnet152"]),
 }
 
 
