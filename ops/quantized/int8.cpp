@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/inference_layout.h"
 #include "ops/onednn/engine.h"
@@ -38,13 +39,37 @@ Tensor allocate_nhwc(const Shape& nchw, double scale, int64_t zero_point) {
                       DType::QUInt8, quantizer);
 }
 
+namespace {
+
+/// Contiguous (N, C, HW) bytes into (N, HW, C), a block of pixels at a time per thread.
+void transpose_to_nhwc(const uint8_t* __restrict src, uint8_t* __restrict dst, int64_t n, int64_t c, int64_t hw) {
+  constexpr int64_t kPixels = 256;
+  const int64_t blocks = (hw + kPixels - 1) / kPixels;
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kPixels * c)), [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t image = b / blocks, first = (b % blocks) * kPixels, last = std::min(hw, first + kPixels);
+      const uint8_t* in = src + image * c * hw;
+      uint8_t* out = dst + image * hw * c;
+      for (int64_t p = first; p < last; ++p)
+        for (int64_t k = 0; k < c; ++k) out[p * c + k] = in[k * hw + p];
+    }
+  });
+}
+
+}  // namespace
+
 Tensor to_nhwc(const Tensor& x) {
   const Strides nhwc = inference::nhwc_strides(x.size(1), x.size(2), x.size(3));
   bool same = true;
   for (int64_t d = 0; d < 4; ++d) same = same && (x.size(d) == 1 || x.stride(d) == nhwc[d]);
   if (same) return x;
   Tensor out = allocate_nhwc(x.shape(), x.q_scale(), x.q_zero_point());
-  detail::copy_elements(integers_of(out), integers_of(x));
+  if (x.is_contiguous() && element_size(x.dtype()) == 1) {
+    transpose_to_nhwc(static_cast<const uint8_t*>(x.raw_data()), static_cast<uint8_t*>(out.raw_data()), x.size(0),
+                      x.size(1), x.size(2) * x.size(3));
+  } else {
+    detail::copy_elements(integers_of(out), integers_of(x));
+  }
   return out;
 }
 

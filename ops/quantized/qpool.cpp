@@ -28,6 +28,11 @@ void for_each_pixel(const Tensor& y, const F& f) {
   });
 }
 
+/// out[k] = max(out[k], row[k]) for k < c: one vector max per 64 channels.
+void max_into(uint8_t* __restrict out, const uint8_t* __restrict row, int64_t c) {
+  for (int64_t k = 0; k < c; ++k) out[k] = std::max(out[k], row[k]);
+}
+
 void check_input(const char* op, const Tensor& x) {
   int8::check_quint8(op, "input", x);
   TL_CHECK(x.dim() == 4, op, ": expected a 4-D input (N, C, H, W), got ", x.shape());
@@ -54,9 +59,7 @@ Tensor quantized_max_pool2d(const Tensor& self, const QuantizedMaxPool2dArgs& ar
       if (ih < 0 || ih >= h) continue;
       for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
         const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-        if (iw < 0 || iw >= w) continue;
-        const uint8_t* row = in + ((n * h + ih) * w + iw) * c;
-        for (int64_t k = 0; k < c; ++k) out[k] = std::max(out[k], row[k]);
+        if (iw >= 0 && iw < w) max_into(out, in + ((n * h + ih) * w + iw) * c, c);
       }
     }
   });
