@@ -193,26 +193,22 @@ dnnl::memory weight_memory(const PackedWeight& packed, const dnnl::memory::desc&
   return onednn::memory_of(bytes, desc);
 }
 
-dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales) {
+dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales,
+                                     bool src_zero_point, bool dst_zero_point) {
   dnnl::primitive_attr attr = onednn::default_attr();
-  attr.set_output_scales(1 << 1, scales.empty() ? std::vector<float>{DNNL_RUNTIME_F32_VAL} : scales);
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  attr.set_output_scales(1 << 1, scales);
+  if (src_zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (dst_zero_point) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
   attr.set_post_ops(post_ops);
   return attr;
 }
 
 void Requantize::add_to(std::unordered_map<int, dnnl::memory>& args) const {
   using dnnl::memory;
-  auto vector_memory = [](const void* data, int64_t n, memory::data_type type) {
-    return onednn::memory_of(const_cast<void*>(data), memory::desc({n}, type, memory::format_tag::a));
-  };
-  if (scales_at_execution) {
-    args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
-                 vector_memory(scales.data(), static_cast<int64_t>(scales.size()), memory::data_type::f32));
-  }
-  args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, vector_memory(&src_zero_point, 1, memory::data_type::s32));
-  args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, vector_memory(&dst_zero_point, 1, memory::data_type::s32));
+  const memory::desc one({1}, memory::data_type::s32, memory::format_tag::a);
+  auto zero_point = [&](const int32_t& value) { return onednn::memory_of(const_cast<int32_t*>(&value), one); };
+  if (src_zero_point != 0) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point(src_zero_point));
+  if (dst_zero_point != 0) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point(dst_zero_point));
   if (!bias.empty()) {
     const memory::desc desc(bias_dims, memory::data_type::f32, bias_dims.size() == 1 ? memory::format_tag::a
                                                                                      : memory::format_tag::ab);

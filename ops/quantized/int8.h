@@ -103,15 +103,17 @@ const PackedWeight& packed_weight_of(const char* op, const char* prepack, const 
 /// (an input whose shape made oneDNN choose another layout) that layout's copy, packed on its first use.
 dnnl::memory weight_memory(const PackedWeight& packed, const dnnl::memory::desc& desc);
 
-/// A primitive attribute with requantization: output scales per output channel (dim 1 of dst) — `scales`, or
-/// given at execution when empty (oneDNN 2.6's int8 convolutions take only fixed ones, its matmul both) — and
-/// the src and dst zero points given at execution; `post_ops` after the scales.
-dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales);
+/// A primitive attribute with requantization: output scales per output channel (dim 1 of dst), fixed in the
+/// primitive (oneDNN 2.6's int8 convolutions take no others; its matmul runs gemm:jit on plain weights instead of
+/// the VNNI brgemm kernel for runtime ones, ~3x slower), then `post_ops`; and the src and dst zero points, given
+/// at execution, each asked for only when it is not 0 (ReLU outputs, most activations of a converted model): a src
+/// zero point costs the convolutions 4-9% for its compensation and keeps oneDNN off its brgemm kernels.
+dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales,
+                                     bool src_zero_point, bool dst_zero_point);
 
-/// The execution arguments requantize_attr asks for. The vectors must outlive the execution.
+/// The execution arguments requantize_attr asks for (the zero points that are not 0) and the bias. The vectors must
+/// outlive the execution.
 struct Requantize {
-  std::vector<float> scales;
-  bool scales_at_execution = true;  ///< false: the primitive holds them
   int32_t src_zero_point = 0, dst_zero_point = 0;
   std::vector<float> bias;  ///< in accumulator units (empty: no bias)
   dnnl::memory::dims bias_dims;  ///< the bias's dims in the primitive ({C_out}; {1, N} for a matmul)
