@@ -193,6 +193,21 @@ dnnl::memory weight_memory(const PackedWeight& packed, const dnnl::memory::desc&
   return onednn::memory_of(bytes, desc);
 }
 
+std::shared_ptr<const PackedWeight::CallPlan> call_plan(const PackedWeight& packed, std::vector<double> signature,
+                                                        const std::function<PackedWeight::CallPlan()>& make) {
+  {
+    std::lock_guard<std::mutex> lock(packed.mutex);
+    for (const auto& kept : packed.call_plans)
+      if (kept->signature == signature) return kept;
+  }
+  auto made = std::make_shared<PackedWeight::CallPlan>(make());
+  made->signature = std::move(signature);
+  std::lock_guard<std::mutex> lock(packed.mutex);
+  if (packed.call_plans.size() >= PackedWeight::kMaxCallPlans) packed.call_plans.erase(packed.call_plans.begin());
+  packed.call_plans.push_back(made);
+  return made;
+}
+
 dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales,
                                      bool src_zero_point, bool dst_zero_point) {
   dnnl::primitive_attr attr = onednn::default_attr();

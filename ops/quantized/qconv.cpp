@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/op_args.h"
+#include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/inference_layout.h"
 #include "ops/ops.h"
@@ -167,15 +168,28 @@ Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor
   }
   const Tensor x = int8::to_nhwc(qx);
   int8::Requantize r;
-  s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, requantize_to);
   r.src_zero_point = static_cast<int32_t>(x.q_zero_point());
   r.dst_zero_point = static_cast<int32_t>(output_zero_point);
   s.src_zero_point = r.src_zero_point != 0;
   s.dst_zero_point = r.dst_zero_point != 0;
-  if (s.bias) r.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
   r.bias_dims = {s.weight[0]};
+  // Everything the spec adds to the weight's, the scales its output scales and bias are computed from, and the thread
+  // count (oneDNN fixes a primitive's when it is made: the primitive cache keys on it too).
+  std::vector<double> signature(s.src.begin(), s.src.end());
+  signature.insert(signature.end(), {static_cast<double>(get_num_threads()), static_cast<double>(fuse), s.add.clip_low, s.add.clip_high, s.add.rescale,
+                                     s.add.residual_scale, static_cast<double>(s.add.residual_zero_point),
+                                     static_cast<double>(s.src_zero_point), static_cast<double>(s.dst_zero_point),
+                                     x.q_scale(), requantize_to});
   onednn::guarded(op, [&] { return context_of(s); }, [&] {
-    auto plan = plan_for(s, op);
+    const auto call = int8::call_plan(packed, std::move(signature), [&] {
+      s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, requantize_to);
+      int8::PackedWeight::CallPlan made;
+      made.plan = plan_for(s, op);
+      if (s.bias) made.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+      return made;
+    });
+    const auto* plan = static_cast<const QConvPlan*>(call->plan.get());
+    r.bias = call->bias;
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
         {DNNL_ARG_WEIGHTS, int8::weight_memory(packed, plan->weights)},

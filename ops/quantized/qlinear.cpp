@@ -96,7 +96,9 @@ Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, const Tens
   r.dst_zero_point = static_cast<int32_t>(output_zero_point);
   s.src_zero_point = r.src_zero_point != 0;
   s.dst_zero_point = r.dst_zero_point != 0;
-  if (s.bias) r.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+  const std::vector<float> bias =
+      s.bias ? int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales) : std::vector<float>();
+  r.bias = bias;
   r.bias_dims = {1, s.out_features};
   onednn::guarded(op, [&] { return context_of(s); }, [&] {
     auto plan = plan_for(s);
