@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/inference_layout.h"
 #include "ops/onednn/engine.h"
@@ -38,13 +39,37 @@ Tensor allocate_nhwc(const Shape& nchw, double scale, int64_t zero_point) {
                       DType::QUInt8, quantizer);
 }
 
+namespace {
+
+/// Contiguous (N, C, HW) bytes into (N, HW, C), a block of pixels at a time per thread.
+void transpose_to_nhwc(const uint8_t* __restrict src, uint8_t* __restrict dst, int64_t n, int64_t c, int64_t hw) {
+  constexpr int64_t kPixels = 256;
+  const int64_t blocks = (hw + kPixels - 1) / kPixels;
+  parallel_for(0, n * blocks, std::max<int64_t>(1, kGrainSize / (kPixels * c)), [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t image = b / blocks, first = (b % blocks) * kPixels, last = std::min(hw, first + kPixels);
+      const uint8_t* in = src + image * c * hw;
+      uint8_t* out = dst + image * hw * c;
+      for (int64_t p = first; p < last; ++p)
+        for (int64_t k = 0; k < c; ++k) out[p * c + k] = in[k * hw + p];
+    }
+  });
+}
+
+}  // namespace
+
 Tensor to_nhwc(const Tensor& x) {
   const Strides nhwc = inference::nhwc_strides(x.size(1), x.size(2), x.size(3));
   bool same = true;
   for (int64_t d = 0; d < 4; ++d) same = same && (x.size(d) == 1 || x.stride(d) == nhwc[d]);
   if (same) return x;
   Tensor out = allocate_nhwc(x.shape(), x.q_scale(), x.q_zero_point());
-  detail::copy_elements(integers_of(out), integers_of(x));
+  if (x.is_contiguous() && element_size(x.dtype()) == 1) {
+    transpose_to_nhwc(static_cast<const uint8_t*>(x.raw_data()), static_cast<uint8_t*>(out.raw_data()), x.size(0),
+                      x.size(1), x.size(2) * x.size(3));
+  } else {
+    detail::copy_elements(integers_of(out), integers_of(x));
+  }
   return out;
 }
 
@@ -168,26 +193,37 @@ dnnl::memory weight_memory(const PackedWeight& packed, const dnnl::memory::desc&
   return onednn::memory_of(bytes, desc);
 }
 
-dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales) {
+std::shared_ptr<const PackedWeight::CallPlan> call_plan(const PackedWeight& packed, std::vector<double> signature,
+                                                        const std::function<PackedWeight::CallPlan()>& make) {
+  {
+    std::lock_guard<std::mutex> lock(packed.mutex);
+    for (const auto& kept : packed.call_plans)
+      if (kept->signature == signature) return kept;
+  }
+  auto made = std::make_shared<PackedWeight::CallPlan>(make());
+  made->signature = std::move(signature);
+  std::lock_guard<std::mutex> lock(packed.mutex);
+  if (packed.call_plans.size() >= PackedWeight::kMaxCallPlans) packed.call_plans.erase(packed.call_plans.begin());
+  packed.call_plans.push_back(made);
+  return made;
+}
+
+dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales,
+                                     bool src_zero_point, bool dst_zero_point) {
   dnnl::primitive_attr attr = onednn::default_attr();
-  attr.set_output_scales(1 << 1, scales.empty() ? std::vector<float>{DNNL_RUNTIME_F32_VAL} : scales);
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  attr.set_output_scales(1 << 1, scales);
+  if (src_zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (dst_zero_point) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
   attr.set_post_ops(post_ops);
   return attr;
 }
 
 void Requantize::add_to(std::unordered_map<int, dnnl::memory>& args) const {
   using dnnl::memory;
-  auto vector_memory = [](const void* data, int64_t n, memory::data_type type) {
-    return onednn::memory_of(const_cast<void*>(data), memory::desc({n}, type, memory::format_tag::a));
-  };
-  if (scales_at_execution) {
-    args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
-                 vector_memory(scales.data(), static_cast<int64_t>(scales.size()), memory::data_type::f32));
-  }
-  args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, vector_memory(&src_zero_point, 1, memory::data_type::s32));
-  args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, vector_memory(&dst_zero_point, 1, memory::data_type::s32));
+  const memory::desc one({1}, memory::data_type::s32, memory::format_tag::a);
+  auto zero_point = [&](const int32_t& value) { return onednn::memory_of(const_cast<int32_t*>(&value), one); };
+  if (src_zero_point != 0) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point(src_zero_point));
+  if (dst_zero_point != 0) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point(dst_zero_point));
   if (!bias.empty()) {
     const memory::desc desc(bias_dims, memory::data_type::f32, bias_dims.size() == 1 ? memory::format_tag::a
                                                                                      : memory::format_tag::ab);

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/quantizer.h"
 #include "core/tensor.h"
 #include "ops/onednn/packed.h"
+#include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/window.h"
 
 namespace tl::kernels::int8 {
@@ -82,6 +85,18 @@ struct PackedWeight : onednn::Packed {
   mutable std::mutex mutex;
   mutable std::vector<std::pair<dnnl::memory::desc, Tensor>> other_layouts;
 
+  /// What a kernel derives for one call signature (input shape and qparams, output qparams, fusion) besides the
+  /// data: its primitive and the bias in accumulator units. Kept for the last few signatures (under `mutex`), so a
+  /// converted model's call, which repeats its layer's one signature, skips the output scales, the bias and the
+  /// primitive cache's key of every output channel.
+  struct CallPlan {
+    std::vector<double> signature;
+    std::shared_ptr<const onednn::CachedPlan> plan;
+    std::vector<float> bias;
+  };
+  static constexpr size_t kMaxCallPlans = 4;
+  mutable std::vector<std::shared_ptr<const CallPlan>> call_plans;
+
   /// What unpack returns, as ATen's: {weight} or {weight, bias}, as given to prepack.
   TensorList unpacked() const { return bias.defined() ? TensorList{weight, bias} : TensorList{weight}; }
 };
@@ -103,17 +118,24 @@ const PackedWeight& packed_weight_of(const char* op, const char* prepack, const 
 /// (an input whose shape made oneDNN choose another layout) that layout's copy, packed on its first use.
 dnnl::memory weight_memory(const PackedWeight& packed, const dnnl::memory::desc& desc);
 
-/// A primitive attribute with requantization: output scales per output channel (dim 1 of dst) — `scales`, or
-/// given at execution when empty (oneDNN 2.6's int8 convolutions take only fixed ones, its matmul both) — and
-/// the src and dst zero points given at execution; `post_ops` after the scales.
-dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales);
+/// The CallPlan of `packed` for `signature` (everything the call's primitive and bias depend on besides the
+/// weight): a kept one, or `make()`'s, kept in place of the oldest.
+std::shared_ptr<const PackedWeight::CallPlan> call_plan(const PackedWeight& packed, std::vector<double> signature,
+                                                        const std::function<PackedWeight::CallPlan()>& make);
 
-/// The execution arguments requantize_attr asks for. The vectors must outlive the execution.
+/// A primitive attribute with requantization: output scales per output channel (dim 1 of dst), fixed in the
+/// primitive (oneDNN 2.6's int8 convolutions take no others; its matmul runs gemm:jit on plain weights instead of
+/// the VNNI brgemm kernel for runtime ones, ~3x slower), then `post_ops`; and the src and dst zero points, given
+/// at execution, each asked for only when it is not 0 (ReLU outputs, most activations of a converted model): a src
+/// zero point costs the convolutions 4-9% for its compensation and keeps oneDNN off its brgemm kernels.
+dnnl::primitive_attr requantize_attr(const dnnl::post_ops& post_ops, const std::vector<float>& scales,
+                                     bool src_zero_point, bool dst_zero_point);
+
+/// The execution arguments requantize_attr asks for (the zero points that are not 0) and the bias. The vectors must
+/// outlive the execution.
 struct Requantize {
-  std::vector<float> scales;
-  bool scales_at_execution = true;  ///< false: the primitive holds them
   int32_t src_zero_point = 0, dst_zero_point = 0;
-  std::vector<float> bias;  ///< in accumulator units (empty: no bias)
+  std::span<const float> bias;  ///< in accumulator units (empty: no bias)
   dnnl::memory::dims bias_dims;  ///< the bias's dims in the primitive ({C_out}; {1, N} for a matmul)
   void add_to(std::unordered_map<int, dnnl::memory>& args) const;
 };

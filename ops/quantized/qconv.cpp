@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/op_args.h"
+#include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/inference_layout.h"
 #include "ops/ops.h"
@@ -32,7 +33,7 @@ struct AddChain {
   int32_t residual_zero_point = 0;
 };
 
-/// Everything the primitive depends on besides the data and the runtime scales and zero points.
+/// Everything the primitive depends on besides the data and the runtime zero points.
 struct QConvSpec {
   Shape src;     // logical (N, C_in, H, W); channels-last in memory
   Shape weight;  // (C_out, C_in / groups, kH, kW)
@@ -42,6 +43,7 @@ struct QConvSpec {
   Fuse fuse = Fuse::None;
   AddChain add;
   std::vector<float> scales;  // the output scales, per output channel (oneDNN 2.6's int8 conv bakes them in)
+  bool src_zero_point = false, dst_zero_point = false;  // whether they are not 0 (int8::requantize_attr)
 
   Shape output_shape(const char* op) const {
     const Pair hw = conv_output_size(op, src, {weight[2], weight[3]}, stride, padding, dilation);
@@ -56,7 +58,7 @@ struct QConvSpec {
     k.add(src).add(weight).add(onednn::to_shape(stride)).add(onednn::to_shape(padding));
     k.add(onednn::to_shape(dilation)).add(groups).add(int64_t{bias}).add(static_cast<int64_t>(fuse));
     k.add(double{add.clip_low}).add(double{add.clip_high}).add(double{add.rescale}).add(double{add.residual_scale});
-    k.add(int64_t{add.residual_zero_point});
+    k.add(int64_t{add.residual_zero_point}).add(int64_t{src_zero_point}).add(int64_t{dst_zero_point});
     for (float scale : scales) k.add(double{scale});
     return k;
   }
@@ -94,7 +96,8 @@ QConvPlan make_plan(const QConvSpec& s, const char* op) {
   const auto direct = dnnl::algorithm::convolution_direct;
   const Conv::desc desc = s.bias ? Conv::desc(inference, direct, src, weights, bias, dst, strides, dilation, padding, padding)
                                  : Conv::desc(inference, direct, src, weights, dst, strides, dilation, padding, padding);
-  const Conv::primitive_desc pd(desc, int8::requantize_attr(post_ops_of(s), s.scales), onednn::engine());
+  const dnnl::primitive_attr attr = int8::requantize_attr(post_ops_of(s), s.scales, s.src_zero_point, s.dst_zero_point);
+  const Conv::primitive_desc pd(desc, attr, onednn::engine());
   QConvPlan plan;
   plan.conv = onednn::Primitive(pd);
   plan.src = pd.src_desc();
@@ -165,14 +168,28 @@ Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor
   }
   const Tensor x = int8::to_nhwc(qx);
   int8::Requantize r;
-  s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, requantize_to);
-  r.scales_at_execution = false;
   r.src_zero_point = static_cast<int32_t>(x.q_zero_point());
   r.dst_zero_point = static_cast<int32_t>(output_zero_point);
-  if (s.bias) r.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+  s.src_zero_point = r.src_zero_point != 0;
+  s.dst_zero_point = r.dst_zero_point != 0;
   r.bias_dims = {s.weight[0]};
+  // Everything the spec adds to the weight's, the scales its output scales and bias are computed from, and the thread
+  // count (oneDNN fixes a primitive's when it is made: the primitive cache keys on it too).
+  std::vector<double> signature(s.src.begin(), s.src.end());
+  signature.insert(signature.end(), {static_cast<double>(get_num_threads()), static_cast<double>(fuse), s.add.clip_low, s.add.clip_high, s.add.rescale,
+                                     s.add.residual_scale, static_cast<double>(s.add.residual_zero_point),
+                                     static_cast<double>(s.src_zero_point), static_cast<double>(s.dst_zero_point),
+                                     x.q_scale(), requantize_to});
   onednn::guarded(op, [&] { return context_of(s); }, [&] {
-    auto plan = plan_for(s, op);
+    const auto call = int8::call_plan(packed, std::move(signature), [&] {
+      s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, requantize_to);
+      int8::PackedWeight::CallPlan made;
+      made.plan = plan_for(s, op);
+      if (s.bias) made.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+      return made;
+    });
+    const auto* plan = static_cast<const QConvPlan*>(call->plan.get());
+    r.bias = call->bias;
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
         {DNNL_ARG_WEIGHTS, int8::weight_memory(packed, plan->weights)},
@@ -187,7 +204,8 @@ Tensor run_qconv(const char* op, const Tensor& qx, const Tensor& w, const Tensor
 
 // weight: qint8 (C_out, C_in / groups, kH, kW), per tensor or per channel (axis 0), zero points 0; bias: float32
 // (C_out) or None. Returns a 1-D int8 tensor over the weight in the s8 layout oneDNN's int8 conv wants (as
-// packed for a 1 x C_in x 32 x 32 input), carrying the weight, bias and window for the kernels and unpack.
+// packed for a 1 x C_in x 32 x 32 input of zero point 0), carrying the weight, bias and window for the kernels and
+// unpack.
 Tensor quantized_conv2d_prepack(const Tensor& weight, const Tensor& bias, const QuantizedConv2dPrepackArgs& args) {
   constexpr const char* op = "quantized::conv2d_prepack";
   auto packed = int8::checked_weight(op, weight, bias, 4);

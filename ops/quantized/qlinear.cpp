@@ -2,6 +2,7 @@
 // int8 matmul, as ATen's onednn engine runs them: u8 input with a zero point, s8 symmetric weights reordered once
 // at prepack, s32 accumulation, requantized to u8 (and ReLU) in the attribute chain.
 #include <string>
+#include <vector>
 
 #include "core/op_args.h"
 #include "ops/ops.h"
@@ -16,14 +17,21 @@ namespace {
 
 using int8::PackedWeight;
 
-/// Everything the primitive depends on besides the data and the runtime scales and zero points.
+/// Everything the primitive depends on besides the data and the runtime zero points.
 struct QLinearSpec {
   int64_t rows = 1, in_features = 1, out_features = 1;
   bool bias = false, relu = false;
+  /// The output scales, per output feature: fixed in the primitive, as oneDNN 2.6's brgemm matmul (the VNNI
+  /// kernel) takes only fixed ones; with runtime scales it falls back to gemm:jit on plain weights, ~3x slower.
+  std::vector<float> scales;
+  bool src_zero_point = false, dst_zero_point = false;  ///< whether they are not 0 (int8::requantize_attr)
 
   onednn::PrimitiveKey key() const {
     onednn::PrimitiveKey k("quantized::linear");
-    return k.add(rows).add(in_features).add(out_features).add(int64_t{bias}).add(int64_t{relu});
+    k.add(rows).add(in_features).add(out_features).add(int64_t{bias}).add(int64_t{relu});
+    k.add(int64_t{src_zero_point}).add(int64_t{dst_zero_point});
+    for (float scale : scales) k.add(double{scale});
+    return k;
   }
 };
 
@@ -41,7 +49,8 @@ QLinearPlan make_plan(const QLinearSpec& s) {
   dnnl::post_ops post_ops;
   if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   const dnnl::matmul::desc desc = s.bias ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
-  const dnnl::matmul::primitive_desc pd(desc, int8::requantize_attr(post_ops, {}), onednn::engine());
+  const dnnl::primitive_attr attr = int8::requantize_attr(post_ops, s.scales, s.src_zero_point, s.dst_zero_point);
+  const dnnl::matmul::primitive_desc pd(desc, attr, onednn::engine());
   QLinearPlan plan;
   plan.matmul = onednn::Primitive(pd);
   plan.src = pd.src_desc();
@@ -82,10 +91,14 @@ Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, const Tens
   if (y.numel() == 0) return y;
   const Tensor x = qx.is_contiguous() ? qx : qx.contiguous();
   int8::Requantize r;
-  r.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, output_scale);
+  s.scales = int8::output_scales(x.q_scale(), packed.inverse_scales, output_scale);
   r.src_zero_point = static_cast<int32_t>(x.q_zero_point());
   r.dst_zero_point = static_cast<int32_t>(output_zero_point);
-  if (s.bias) r.bias = int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales);
+  s.src_zero_point = r.src_zero_point != 0;
+  s.dst_zero_point = r.dst_zero_point != 0;
+  const std::vector<float> bias =
+      s.bias ? int8::accumulator_bias(packed.bias, x.q_scale(), packed.inverse_scales) : std::vector<float>();
+  r.bias = bias;
   r.bias_dims = {1, s.out_features};
   onednn::guarded(op, [&] { return context_of(s); }, [&] {
     auto plan = plan_for(s);
@@ -102,7 +115,7 @@ Tensor run_qlinear(const char* op, const Tensor& qx, const Tensor& w, const Tens
 
 // weight: qint8 (out_features, in_features), per tensor or per channel (axis 0), zero points 0; bias: float32
 // (out_features) or None. Returns a 1-D int8 tensor over the weight in the s8 layout oneDNN's int8 matmul wants
-// (as packed for one input row), carrying the weight and bias.
+// (as packed for one input row of zero point 0), carrying the weight and bias.
 Tensor quantized_linear_prepack(const Tensor& weight, const Tensor& bias) {
   constexpr const char* op = "quantized::linear_prepack";
   auto packed = int8::checked_weight(op, weight, bias, 2);
@@ -111,6 +124,7 @@ Tensor quantized_linear_prepack(const Tensor& weight, const Tensor& bias) {
   s.out_features = weight.size(0);
   s.in_features = weight.size(1);
   s.bias = bias.defined();
+  s.scales.assign(static_cast<size_t>(s.out_features), 1.0f);  // the weights' layout does not depend on them
   return onednn::guarded(op, [&] { return context_of(s); }, [&] {
     return int8::carry_packed(std::move(packed), plan_for(s)->weights, transposed_desc(weight));
   });

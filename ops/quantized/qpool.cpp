@@ -1,7 +1,7 @@
 // ops/quantized/qpool.cpp — max_pool2d and adaptive_avg_pool2d of quint8 tensors, on channels-last integers as
-// ATen's NHWC kernels compute them: the maximum of the integers in the window (padding never wins), and the
-// integer sum of the window requantized as ATen's qadaptive_avg_pool kernel does. Results are channels-last,
-// with the input's qparams.
+// ATen's NHWC kernels compute them: the maximum of the integers in the window (oneDNN's u8 max pooling; padding
+// never wins), and the integer sum of the window requantized as ATen's qadaptive_avg_pool kernel does. Results are
+// channels-last, with the input's qparams.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -9,6 +9,10 @@
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/ops.h"
+#include "ops/onednn/engine.h"
+#include "ops/onednn/errors.h"
+#include "ops/onednn/memory.h"
+#include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/window.h"
 #include "ops/pool_windows.h"
 #include "ops/quantized/int8.h"
@@ -28,6 +32,29 @@ void for_each_pixel(const Tensor& y, const F& f) {
   });
 }
 
+struct MaxPoolPlan : onednn::CachedPlan {
+  onednn::Primitive pool;
+  dnnl::memory::desc src, dst;
+};
+
+/// oneDNN's max pooling of u8 channels-last x (N, C, H, W) into y (N, C, OH, OW), the window `p`; a maximum
+/// is exact, and oneDNN never lets padding win.
+MaxPoolPlan max_pool_plan(const Tensor& x, const Tensor& y, const onednn::PoolParams& p) {
+  using dnnl::memory;
+  MaxPoolPlan plan;
+  plan.src = memory::desc(onednn::dims(x.shape()), memory::data_type::u8, memory::format_tag::nhwc);
+  plan.dst = memory::desc(onednn::dims(y.shape()), memory::data_type::u8, memory::format_tag::nhwc);
+  memory::dims right(2);
+  for (int d = 0; d < 2; ++d)
+    right[d] = onednn::right_padding(x.size(2 + d), y.size(2 + d), p.kernel[d], p.stride[d], p.padding[d], p.dilation[d]);
+  using Pool = dnnl::pooling_v2_forward;
+  const Pool::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, plan.src, plan.dst,
+                        {p.stride[0], p.stride[1]}, {p.kernel[0], p.kernel[1]}, {p.dilation[0] - 1, p.dilation[1] - 1},
+                        {p.padding[0], p.padding[1]}, right);
+  plan.pool = onednn::Primitive(Pool::primitive_desc(desc, onednn::default_attr(), onednn::engine()));
+  return plan;
+}
+
 void check_input(const char* op, const Tensor& x) {
   int8::check_quint8(op, "input", x);
   TL_CHECK(x.dim() == 4, op, ": expected a 4-D input (N, C, H, W), got ", x.shape());
@@ -45,20 +72,13 @@ Tensor quantized_max_pool2d(const Tensor& self, const QuantizedMaxPool2dArgs& ar
   Tensor y = int8::allocate_nhwc({self.size(0), self.size(1), hw[0], hw[1]}, self.q_scale(), self.q_zero_point());
   if (y.numel() == 0) return y;
   const Tensor x = int8::to_nhwc(self);
-  const int64_t c = x.size(1), h = x.size(2), w = x.size(3);
-  const auto* in = static_cast<const uint8_t*>(x.raw_data());
-  for_each_pixel(y, [&](int64_t n, int64_t oh, int64_t ow, uint8_t* out) {
-    std::fill(out, out + c, uint8_t{0});
-    for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
-      const int64_t ih = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
-      if (ih < 0 || ih >= h) continue;
-      for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
-        const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-        if (iw < 0 || iw >= w) continue;
-        const uint8_t* row = in + ((n * h + ih) * w + iw) * c;
-        for (int64_t k = 0; k < c; ++k) out[k] = std::max(out[k], row[k]);
-      }
-    }
+  auto context = [&] { return detail::str_cat("input ", x.shape(), ", kernel_size ", onednn::to_shape(p.kernel)); };
+  onednn::guarded(op, context, [&] {
+    onednn::PrimitiveKey key("quantized_max_pool2d");
+    key.add(x.shape()).add(y.shape()).add(onednn::to_shape(p.kernel)).add(onednn::to_shape(p.stride));
+    key.add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.dilation));
+    auto plan = onednn::primitive_cache().get_or_create<MaxPoolPlan>(key, [&] { return max_pool_plan(x, y, p); });
+    plan->pool.execute({{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)}, {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}});
   });
   return y;
 }

@@ -1,6 +1,10 @@
 // ops/quantized/quantize.cpp — quantize_per_tensor / quantize_per_channel (float32 -> quint8 / qint8 / qint32,
 // rounded as ATen's quantize_val), dequantize, int_repr, and the _make_*_quantized_tensor factories (integers
 // and qparams, as a quantized state_dict loads). Every result is a fresh contiguous tensor; none is differentiable.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/op_args.h"
@@ -16,18 +20,36 @@ using int8::integers_of;
 
 constexpr int64_t kGrain = int64_t{1} << 15;
 
-// The channel of contiguous element i along `axis` (0 for a per-tensor quantizer): (i / inner) % channels.
-struct ChannelOf {
-  int64_t inner = 1, channels = 1;
-  ChannelOf(const Shape& sizes, int64_t axis) {
-    if (axis < 0) return;
-    channels = sizes[axis];
-    for (int64_t d = axis + 1; d < sizes.size(); ++d) inner *= sizes[d];
-  }
-  size_t operator()(int64_t i) const { return static_cast<size_t>((i / inner) % channels); }
-};
+// std::nearbyint(x) in the default rounding mode without a libm call (x86-64's baseline has no rounding
+// instruction): below 2^23 in magnitude, adding 2^23 rounds to an integer (ties to even, as 2^23 is even) and
+// subtracting it is exact; from 2^23 on (and NaN) x is its own value. -0.0 and negatives keep their sign.
+inline float round_to_even(float x) {
+  constexpr float two23 = 8388608.0f;
+  const float magnitude = std::fabs(x);
+  return magnitude < two23 ? std::copysign((magnitude + two23) - two23, x) : x;
+}
 
-// self (float32, any layout) quantized by `quantizer` into a new contiguous tensor.
+// quantize_value<T> over n contiguous floats with one (inv_scale, zero_point), as a branch-free loop the compiler
+// vectorizes: the same float arithmetic, with its int64 conversion rule (NaN and anything past int64 give the
+// lowest integer, which clamps to T's lowest) written as compares on the rounded float.
+template <typename T>
+void quantize_run(const float* __restrict src, T* __restrict dst, int64_t n, float inv_scale, int64_t zero_point) {
+  constexpr float lowest = static_cast<float>(std::numeric_limits<T>::min());
+  constexpr float highest = static_cast<float>(std::numeric_limits<T>::max());
+  const float zero = static_cast<float>(zero_point);
+  if constexpr (sizeof(T) < sizeof(int32_t)) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = zero + round_to_even(src[i] * inv_scale);
+      const bool fits = v >= -9.223372036854775808e18f && v < 9.223372036854775808e18f;  // false for NaN
+      dst[i] = static_cast<T>(static_cast<int32_t>(fits ? std::min(std::max(v, lowest), highest) : lowest));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = quantize_value<T>(src[i], inv_scale, zero_point);
+  }
+}
+
+// self (float32, any layout) quantized by `quantizer` into a new contiguous tensor: per tensor in parallel chunks,
+// per channel as runs of `inner` elements of one channel.
 Tensor quantize_with(const Tensor& self, std::shared_ptr<const Quantizer> quantizer) {
   const Tensor x = self.contiguous();
   Tensor out = Tensor::allocate(x.shape(), quantizer->dtype(), quantizer);
@@ -35,14 +57,26 @@ Tensor quantize_with(const Tensor& self, std::shared_ptr<const Quantizer> quanti
   const std::vector<int64_t>& zero_points = quantizer->zero_points();
   std::vector<float> inv_scales(scales.size());
   for (size_t c = 0; c < scales.size(); ++c) inv_scales[c] = 1.0f / static_cast<float>(scales[c]);
-  const ChannelOf channel_of(x.shape(), quantizer->axis());
+  int64_t inner = x.numel(), channels = 1;
+  if (quantizer->axis() >= 0) {
+    channels = x.size(quantizer->axis());
+    inner = 1;
+    for (int64_t d = quantizer->axis() + 1; d < x.dim(); ++d) inner *= x.size(d);
+  }
   const float* src = x.numel() > 0 ? x.data<float>() : nullptr;
   TL_DISPATCH_QINT_TYPES(quantizer->dtype(), "quantize", [&] {
     auto* dst = static_cast<underlying_t*>(out.raw_data());
-    parallel_for(0, x.numel(), kGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const size_t c = channel_of(i);
-        dst[i] = quantize_value<underlying_t>(src[i], inv_scales[c], zero_points[c]);
+    if (channels == 1) {
+      parallel_for(0, x.numel(), kGrain, [&](int64_t begin, int64_t end) {
+        quantize_run(src + begin, dst + begin, end - begin, inv_scales[0], zero_points[0]);
+      });
+      return;
+    }
+    const int64_t runs = inner > 0 ? x.numel() / inner : 0;
+    parallel_for(0, runs, std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1)), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const auto c = static_cast<size_t>(r % channels);
+        quantize_run(src + r * inner, dst + r * inner, inner, inv_scales[c], zero_points[c]);
       }
     });
   });

@@ -5,8 +5,9 @@ tests/ops/test_quantized_kernels.cpp.
 Writes tests/ops/data/quantized_kernel_cases.json: per case the op, its inputs as integers plus qparams (quint8
 activations per tensor, qint8 weights per channel or per tensor with zero point 0, float biases), its arguments
 and PyTorch's int_repr() of the result. Ops: quantized::conv2d / conv2d_relu (1x1 and 3x3, stride 2, padding,
-groups incl. depthwise, dilation, batch 1 and 3, ResNet18-like channels), conv2d then add(_relu) (the reference
-of our fused conv2d_add(_relu)), linear / linear_relu, add / add_relu, max_pool2d, adaptive_avg_pool2d, cat.
+groups incl. depthwise, dilation, batch 1 and 3, ResNet18-like channels; zero points 0 as a ReLU's output has them,
+and not), conv2d then add(_relu) (the reference of our fused conv2d_add(_relu)), linear / linear_relu (input zero
+point 0 and not), add / add_relu, max_pool2d, adaptive_avg_pool2d, cat.
 Floats are Python reprs of float64; inputs are seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/ops/gen_quantized_kernel_cases.py
 """
@@ -51,31 +52,35 @@ def weight(shape, per_channel):
     return torch.quantize_per_channel(w, scales, torch.zeros(shape[0], dtype=torch.long), 0, torch.qint8)
 
 
-def conv_cases():
-    torch.manual_seed(0)
+# (N, C_in, H, W, C_out, k, stride, padding, dilation, groups, per_channel, bias)
+CONV_SHAPES = [(1, 64, 14, 14, 64, 3, 1, 1, 1, 1, True, True),
+               (3, 16, 9, 11, 32, 3, 2, 1, 1, 1, True, True),
+               (1, 64, 14, 14, 128, 1, 2, 0, 1, 1, True, True),
+               (3, 8, 10, 10, 12, 1, 1, 0, 1, 1, False, True),
+               (1, 32, 12, 12, 32, 3, 1, 1, 1, 32, True, True),
+               (3, 24, 9, 9, 24, 3, 2, 1, 1, 24, True, False),
+               (1, 16, 11, 11, 32, 3, 1, 2, 2, 4, True, True),
+               (1, 3, 32, 32, 64, 7, 2, 3, 1, 1, True, True),
+               (3, 4, 5, 5, 6, 3, 1, 1, 1, 1, True, False)]
+
+
+def conv_cases(seed=0, shapes=CONV_SHAPES, zero_points=(110, 95, 128, 70), label=""):
+    """zero_points: the input's, the conv's output's, the residual's and the add's output's."""
+    x_zp, out_zp, residual_zp, add_zp = zero_points
+    torch.manual_seed(seed)
     out = []
-    # (N, C_in, H, W, C_out, k, stride, padding, dilation, groups, per_channel, bias)
-    shapes = [(1, 64, 14, 14, 64, 3, 1, 1, 1, 1, True, True),
-              (3, 16, 9, 11, 32, 3, 2, 1, 1, 1, True, True),
-              (1, 64, 14, 14, 128, 1, 2, 0, 1, 1, True, True),
-              (3, 8, 10, 10, 12, 1, 1, 0, 1, 1, False, True),
-              (1, 32, 12, 12, 32, 3, 1, 1, 1, 32, True, True),
-              (3, 24, 9, 9, 24, 3, 2, 1, 1, 24, True, False),
-              (1, 16, 11, 11, 32, 3, 1, 2, 2, 4, True, True),
-              (1, 3, 32, 32, 64, 7, 2, 3, 1, 1, True, True),
-              (3, 4, 5, 5, 6, 3, 1, 1, 1, 1, True, False)]
     for n, c, h, w_, o, k, s, p, d, g, per_channel, with_bias in shapes:
-        x = activation((n, c, h, w_), 0.04, 110)
+        x = activation((n, c, h, w_), 0.04, x_zp)
         wq = weight((o, c // g, k, k), per_channel)
         b = torch.randn(o) * 0.5 if with_bias else None
         packed = Q.conv2d_prepack(wq, b, [s, s], [p, p], [d, d], g)
         residual = activation((n, o, (h + 2 * p - d * (k - 1) - 1) // s + 1, (w_ + 2 * p - d * (k - 1) - 1) // s + 1),
-                              0.05, 128)
+                              0.05, residual_zp)
         base = {"x": qtensor(x), "weight": qtensor(wq), "bias": floats(b) if b is not None else None,
                 "stride": [s, s], "padding": [p, p], "dilation": [d, d], "groups": g,
-                "output_scale": repr(0.07), "output_zero_point": 95}
-        name = f"N{n} C{c} {h}x{w_} -> {o} k{k} s{s} p{p} d{d} g{g}{' per_tensor' if not per_channel else ''}"
-        conv = Q.conv2d(x, packed, 0.07, 95)
+                "output_scale": repr(0.07), "output_zero_point": out_zp}
+        name = f"N{n} C{c} {h}x{w_} -> {o} k{k} s{s} p{p} d{d} g{g}{' per_tensor' if not per_channel else ''}{label}"
+        conv = Q.conv2d(x, packed, 0.07, out_zp)
         out.append(dict(base, op="conv2d", name=name, expected=ints(conv.int_repr())))
         # A ReLU's output zero point is 0 in a converted model (its observer sees ReLU's output). With another one,
         # PyTorch 1.13's onednn kernels apply ReLU after adding the zero point, a no-op (conv2d_relu returns
@@ -85,23 +90,34 @@ def conv_cases():
         # Our conv2d_add(_relu) is PyTorch's conv2d (its output qparams) then add(_relu) into the final ones.
         for relu in (False, True):
             add = Q.add_relu if relu else Q.add
-            y = add(conv, residual, 0.09, 70)
+            y = add(conv, residual, 0.09, add_zp)
             out.append(dict(base, op="conv2d_add_relu" if relu else "conv2d_add", name=name, other=qtensor(residual),
-                            add_scale=repr(0.09), add_zero_point=70, expected=ints(y.int_repr())))
+                            add_scale=repr(0.09), add_zero_point=add_zp, expected=ints(y.int_repr())))
     return out
 
 
-def linear_cases():
-    torch.manual_seed(1)
+def relu_input_conv_cases():
+    """Zero points 0, as in a converted model where a ReLU's output (zero point 0) feeds the convs and a residual
+    block's add_relu: oneDNN's primitive then has no zero point attribute, and another kernel."""
+    shapes = [CONV_SHAPES[i] for i in (1, 3, 4, 7)]
+    return conv_cases(4, shapes, (0, 0, 0, 0), " zero points 0") + conv_cases(5, shapes[:1], (0, 95, 128, 0),
+                                                                               " input zero point 0")
+
+
+# (N, in_features, out_features, per_channel, bias)
+LINEAR_SHAPES = [(1, 512, 100, True, True), (3, 64, 10, True, True), (5, 33, 7, False, True), (2, 16, 8, True, False)]
+
+
+def linear_cases(seed=1, shapes=LINEAR_SHAPES, x_zero_point=100, label=""):
+    torch.manual_seed(seed)
     out = []
-    for n, k, o, per_channel, with_bias in [(1, 512, 100, True, True), (3, 64, 10, True, True),
-                                            (5, 33, 7, False, True), (2, 16, 8, True, False)]:
-        x = activation((n, k), 0.05, 100)
+    for n, k, o, per_channel, with_bias in shapes:
+        x = activation((n, k), 0.05, x_zero_point)
         wq = weight((o, k), per_channel)
         b = torch.randn(o) * 0.5 if with_bias else None
         packed = Q.linear_prepack(wq, b)
         base = {"x": qtensor(x), "weight": qtensor(wq), "bias": floats(b) if b is not None else None,
-                "output_scale": repr(0.11), "output_zero_point": 80, "name": f"N{n} {k} -> {o}"}
+                "output_scale": repr(0.11), "output_zero_point": 80, "name": f"N{n} {k} -> {o}{label}"}
         out.append(dict(base, op="linear", expected=ints(Q.linear(x, packed, 0.11, 80).int_repr())))
         out.append(dict(base, op="linear_relu", output_zero_point=0,
                         expected=ints(Q.linear_relu(x, packed, 0.11, 0).int_repr())))
@@ -152,7 +168,8 @@ def pool_cat_cases():
 
 
 def main():
-    cases = {"conv": conv_cases(), "linear": linear_cases(), "pointwise": pointwise_cases(),
+    cases = {"conv": conv_cases() + relu_input_conv_cases(),
+             "linear": linear_cases() + linear_cases(6, LINEAR_SHAPES[1:], 0, " input zero point 0"), "pointwise": pointwise_cases(),
              "pool_cat": pool_cat_cases()}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "quantized_kernel_cases.json")
     with open(path, "w") as f:
