@@ -202,6 +202,9 @@ struct ExtremeReducer {
   }
   acc_t merge(acc_t a, acc_t b) const { return is_nan(a) || !(is_nan(b) || better(b, a)) ? a : b; }
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (stride == 1) return widened(p, n);
+    }
     if (stride == 1 && n > 0) return extreme_contiguous<kMax>(p, n);
     acc_t acc = identity();
     for (int64_t i = 0; i < n; ++i) acc = merge(acc, static_cast<acc_t>(p[i * stride]));
@@ -209,6 +212,18 @@ struct ExtremeReducer {
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) acc[t] = extreme_of<kMax>(acc[t], static_cast<acc_t>(p[t]));
+  }
+  // bfloat16 a block at a time widened to float, so that extreme_contiguous's vector lanes take it.
+  acc_t widened(const T* p, int64_t n) const {
+    constexpr int64_t kBlock = 256;
+    float block[kBlock];
+    acc_t acc = identity();
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      for (int64_t k = 0; k < m; ++k) block[k] = static_cast<float>(p[i + k]);
+      acc = merge(acc, extreme_contiguous<kMax>(block, m));
+    }
+    return acc;
   }
 };
 
