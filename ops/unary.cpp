@@ -138,7 +138,22 @@ struct Erf {
   template <typename A> static A f(A x) { return std::erf(x); }
 };
 // sin and cos of float (and bfloat16) take ops/vector_math.h's polynomial where it holds (|x| <= 2^20), as
-// PyTorch's take SLEEF's; beyond it, and for float64, <cmath>.
+// PyTorch's take SLEEF's, in AVX-512 registers where the CPU has them (no FMA: the results are the baseline
+// build's bit for bit); beyond it, and for float64, <cmath>.
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx512f")]] unsigned sin_block_avx512(const float* const* in, float* out, int64_t n) {
+  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<false>(x); },
+                               [](float x) { return detail::trig_in_range(x); });
+}
+[[gnu::target("avx512f")]] unsigned cos_block_avx512(const float* const* in, float* out, int64_t n) {
+  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<true>(x); },
+                               [](float x) { return detail::trig_in_range(x); });
+}
+#define TL_WIDE_BLOCK(block) (detail::cpu_has_avx512() ? &block : nullptr)
+#else
+#define TL_WIDE_BLOCK(block) nullptr
+#endif
+
 struct Sin {
   static constexpr const char* kName = "sin";
   static constexpr const char* kInplaceName = "sin_";
@@ -146,6 +161,10 @@ struct Sin {
   template <typename A> static A f(A x) { return std::sin(x); }
   static bool valid(float x) { return detail::trig_in_range(x); }
   static float fast(float x) { return detail::vector_sin_cos<false>(x); }
+  static detail::WideBlock<float> wide() {
+    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(sin_block_avx512);
+    return block;
+  }
 };
 struct Cos {
   static constexpr const char* kName = "cos";
@@ -154,7 +173,12 @@ struct Cos {
   template <typename A> static A f(A x) { return std::cos(x); }
   static bool valid(float x) { return detail::trig_in_range(x); }
   static float fast(float x) { return detail::vector_sin_cos<true>(x); }
+  static detail::WideBlock<float> wide() {
+    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(cos_block_avx512);
+    return block;
+  }
 };
+#undef TL_WIDE_BLOCK
 
 template <typename Op>
 DType result_dtype(DType input) {
@@ -177,7 +201,7 @@ void unary_loop(const detail::ElementwiseLoop& loop) {
   if constexpr (std::is_same_v<A, float> && requires { Op::fast(0.0f); }) {
     detail::map_elements_fast<T, float, T>(
         loop, [](float x) { return Op::fast(x); }, [](float x) { return Op::valid(x); },
-        [](float x) { return Op::f(x); });
+        [](float x) { return Op::f(x); }, Op::wide());
   } else {
     detail::map_elements<T, T>(loop, [](T x) { return static_cast<T>(Op::f(static_cast<A>(x))); });
   }
