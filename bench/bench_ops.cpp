@@ -5,8 +5,9 @@
 // (a 1-element a + b, relu and F.relu, the views split and unbind make, ns per op). The benchmarks take turns
 // run by run, so a change in machine load hits an op and its memcpy partner alike.
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
-// bench_ops --numel N [--threads N] [--runs N] [--sample-ms X] instead times the cases of bench/ops_cases.txt at
-// N elements, per call, as RESULT lines (bench/ops_cases.h; bench/ops_compare puts PyTorch's beside them).
+// bench_ops --numel N [--threads N] [--runs N] [--sample-ms X] [--ops a,b] instead times the cases of
+// bench/ops_cases.txt (or those named) at N elements, per call, as RESULT lines (bench/ops_cases.h;
+// bench/ops_compare puts PyTorch's beside them).
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -104,11 +105,13 @@ int main(int argc, char** argv) try {
   // --numel and --sample-ms select the per-size mode; the other flags are the common ones.
   int64_t numel = 0;
   double sample_ms = 2.0;
+  std::string only;
   std::vector<char*> common = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if ((flag == "--numel" || flag == "--sample-ms") && i + 1 < argc) {
+    if ((flag == "--numel" || flag == "--sample-ms" || flag == "--ops") && i + 1 < argc) {
       if (flag == "--numel") numel = tl::bench::parse_number<int64_t>(flag, argv[++i], 1);
+      else if (flag == "--ops") only = argv[++i];
       else sample_ms = tl::bench::parse_number<double>(flag, argv[++i], 0.0);
     } else {
       common.push_back(argv[i]);
@@ -116,10 +119,10 @@ int main(int argc, char** argv) try {
   }
   const tl::bench::RunOptions opt = tl::bench::parse_run_options(
       static_cast<int>(common.size()), common.data(),
-      "bench_ops [--numel N [--sample-ms X]]");
+      "bench_ops [--numel N [--sample-ms X] [--ops a,b]]");
   tl::set_num_threads(opt.threads);
   if (numel > 0) {
-    tl::bench::run_op_cases(TL_SOURCE_DIR "/bench/ops_cases.txt", numel, opt.runs, sample_ms);
+    tl::bench::run_op_cases(TL_SOURCE_DIR "/bench/ops_cases.txt", numel, opt.runs, sample_ms, only);
     return 0;
   }
   const dnnl_version_t* v = dnnl_version();

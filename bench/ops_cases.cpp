@@ -42,13 +42,15 @@ CasesFile read_cases(const std::string& path) {
     std::stringstream words(line.substr(0, line.find('#')));
     std::vector<std::string> w;
     for (std::string word; words >> word;) w.push_back(word);
-    if (w.size() == 5 && w[0] == "shape") {
-      for (size_t i = 2; i < 5; ++i) file.shapes[w[1]].push_back(parse_shape(w[i]));
+    if (w.size() >= 3 && w[0] == "shape") {
+      for (size_t i = 2; i < w.size(); ++i) file.shapes[w[1]].push_back(parse_shape(w[i]));
+      TL_CHECK(file.shapes.begin()->second.size() == w.size() - 2, "bench_ops: ", path, ":", number,
+               ": every family gives as many sizes as the first, got: ", line);
     } else if (w.size() == 3 && w[0] == "case" && file.shapes.count(w[2])) {
       file.cases.emplace_back(w[1], w[2]);
     } else {
       TL_CHECK(w.empty(), "bench_ops: ", path, ":", number,
-               ": expected 'shape FAMILY S1 S2 S3' or 'case NAME FAMILY' (a family given above), got: ", line);
+               ": expected 'shape FAMILY S1 ... Sn' or 'case NAME FAMILY' (a family given above), got: ", line);
     }
   }
   return file;
@@ -58,7 +60,8 @@ CasesFile read_cases(const std::string& path) {
 struct Operands {
   Shape shape;
   Tensor a, b, acc, probs, index, mask, mask_a, mask_b, flags, prelu_weight;   // flat
-  Tensor x, matrix, source, weight, bias, mean, rstd, row_index;              // rows (x: also square, image)
+  Tensor a16, b16, ia, ib;                                                    // flat: bfloat16, int64 copies
+  Tensor x, matrix, source, weight, bias, mean, rstd, row_index, x16;         // rows (x: also square, image, cube)
   Tensor q, k, plane_weight;                                                  // image
 };
 
@@ -78,6 +81,10 @@ Operands operands(const std::string& family, const Shape& shape) {
     t.mask_b = t.b > 0.5;
     t.flags = t.a > 2.0;
     t.prelu_weight = full({1}, 0.25);
+    t.a16 = t.a.to(kBFloat16);
+    t.b16 = t.b.to(kBFloat16);
+    t.ia = (t.a * 2000.0 - 1000.0).to(kLong);  // both signs
+    t.ib = (t.b * 20.0 + 1.0).to(kLong);       // never zero
   } else if (family == "rows") {
     const int64_t r = shape[0], c = shape[1];
     t.x = rand({r, c});
@@ -87,7 +94,8 @@ Operands operands(const std::string& family, const Shape& shape) {
     t.bias = rand({c});
     std::tie(std::ignore, t.mean, t.rstd) = native_layer_norm(t.x, {c}, t.weight, t.bias, 1e-5);
     t.row_index = (rand({r}) * static_cast<double>(r - 1)).to(kLong);
-  } else if (family == "square") {
+    t.x16 = t.x.to(kBFloat16);
+  } else if (family == "square" || family == "cube") {
     t.x = rand(shape);
   } else if (family == "image") {
     t.x = rand(shape);
@@ -149,6 +157,12 @@ const std::map<std::string, Case>& cases() {
       {"div_floor", [](Operands& t) { (void)div(t.a, t.b, "floor"); }},
       {"floor_divide", [](Operands& t) { (void)floor_divide(t.a, t.b); }},
       {"bitwise_and", [](Operands& t) { (void)(t.mask_a & t.mask_b); }},
+      {"sin_bf16", [](Operands& t) { (void)t.a16.sin(); }},
+      {"div_floor_bf16", [](Operands& t) { (void)div(t.a16, t.b16, "floor"); }},
+      {"maximum_bf16", [](Operands& t) { (void)maximum(t.a16, t.b16); }},
+      {"div_trunc", [](Operands& t) { (void)div(t.a, t.b, "trunc"); }},
+      {"floor_divide_int64", [](Operands& t) { (void)floor_divide(t.ia, t.ib); }},
+      {"bitwise_xor_int64", [](Operands& t) { (void)(t.ia ^ t.ib); }},
       {"index_add_", [](Operands& t) { t.matrix.index_add_(0, t.row_index, t.source); }},
       {"std", [](Operands& t) { (void)t.x.std(1); }},
       {"vector_norm_inf", [](Operands& t) { (void)linalg_vector_norm(t.x, INFINITY, 1); }},
@@ -171,6 +185,17 @@ const std::map<std::string, Case>& cases() {
       {"amax", [](Operands& t) { (void)t.x.amax(1); }},
       {"prod", [](Operands& t) { (void)t.x.prod(1); }},
       {"logsumexp", [](Operands& t) { (void)t.x.logsumexp(1); }},
+      {"amin", [](Operands& t) { (void)t.x.amin(1); }},
+      {"amax_bf16", [](Operands& t) { (void)t.x16.amax(1); }},
+      {"logsumexp_bf16", [](Operands& t) { (void)t.x16.logsumexp(1); }},
+      {"maximum_broadcast", [](Operands& t) { (void)maximum(t.x, t.weight); }},
+      {"div_floor_broadcast", [](Operands& t) { (void)div(t.x, t.weight, "floor"); }},
+      {"sin_strided", [](Operands& t) { (void)t.x.t().sin(); }},
+      {"sum_mid", [](Operands& t) { (void)t.x.sum(1); }},
+      {"argmin_mid", [](Operands& t) { (void)t.x.argmin(1); }},
+      {"amax_mid", [](Operands& t) { (void)t.x.amax(1); }},
+      {"prod_mid", [](Operands& t) { (void)t.x.prod(1); }},
+      {"logsumexp_mid", [](Operands& t) { (void)t.x.logsumexp(1); }},
       {"flip", [](Operands& t) { (void)t.x.flip({0, 1}); }},
       {"roll", [](Operands& t) { (void)t.x.roll({3, 5}, {0, 1}); }},
       {"repeat", [](Operands& t) { (void)t.x.repeat({2, 1}); }},
@@ -218,12 +243,22 @@ double load_average() {
 
 }  // namespace
 
-void run_op_cases(const std::string& path, int64_t numel, int runs, double sample_ms) {
-  const CasesFile file = read_cases(path);
+void run_op_cases(const std::string& path, int64_t numel, int runs, double sample_ms, const std::string& only) {
+  CasesFile file = read_cases(path);
   std::string unknown;
   for (const auto& [name, family] : file.cases)
     if (!cases().count(name)) unknown += (unknown.empty() ? "" : ", ") + std::string(name);
   TL_CHECK(unknown.empty(), "bench_ops: ", path, " names cases this side does not know: ", unknown);
+  if (!only.empty()) {
+    std::vector<std::pair<std::string, std::string>> chosen;
+    std::stringstream names(only);
+    for (std::string name; std::getline(names, name, ',');) {
+      const auto it = std::find_if(file.cases.begin(), file.cases.end(), [&](const auto& c) { return c.first == name; });
+      TL_CHECK(it != file.cases.end(), "bench_ops: --ops names a case ", path, " does not have: ", name);
+      chosen.push_back(*it);
+    }
+    file.cases = std::move(chosen);
+  }
   TL_CHECK(!file.shapes.empty(), "bench_ops: ", path, " gives no shapes");
   const auto& first = file.shapes.begin()->second;
   const auto column = std::find_if(first.begin(), first.end(), [&](const auto& s) { return numel_of(s) == numel; });

@@ -5,7 +5,7 @@ average after the case and the BLAS and allocator the process ran with (bench/pt
 call of the op's public function (what a PyTorch user pays, Python's dispatch included), looped: a sample is as
 many calls as take at least --sample-ms, the first calls untimed. Run with /usr/bin/python3.
 
-usage: pt_ops.py --numel 10000 [--threads 2] [--runs 11] [--sample-ms 2] [--cases bench/ops_cases.txt]"""
+usage: pt_ops.py --numel 10000 [--threads 2] [--runs 11] [--sample-ms 2] [--cases bench/ops_cases.txt] [--ops a,b]"""
 import argparse, math, os, statistics, sys, time, types
 
 import torch
@@ -22,12 +22,15 @@ def read_cases(path):
     with open(path) as f:
         for number, line in enumerate(f, 1):
             words = line.split("#", 1)[0].split()
-            if words and words[0] == "shape" and len(words) == 5:
+            if words and words[0] == "shape" and len(words) >= 3:
                 shapes[words[1]] = [tuple(int(d) for d in s.split("x")) for s in words[2:]]
+                if len(shapes[words[1]]) != len(next(iter(shapes.values()))):
+                    sys.exit(f"pt_ops.py: {path}:{number}: every family gives as many sizes as the first, got: "
+                             f"{line.strip()}")
             elif words and words[0] == "case" and len(words) == 3 and words[2] in shapes:
                 cases.append((words[1], words[2]))
             elif words:
-                sys.exit(f"pt_ops.py: {path}:{number}: expected 'shape FAMILY S1 S2 S3' or 'case NAME FAMILY' "
+                sys.exit(f"pt_ops.py: {path}:{number}: expected 'shape FAMILY S1 ... Sn' or 'case NAME FAMILY' "
                          f"(a family given above), got: {line.strip()}")
     return shapes, cases
 
@@ -43,13 +46,17 @@ def operands(family, shape):
         t.index = (t.b * (n - 1)).to(torch.long)
         t.mask, t.mask_a, t.mask_b, t.flags = t.b > 0.5, t.a > 0.5, t.b > 0.5, t.a > 2.0
         t.prelu_weight = torch.full([1], 0.25)
+        t.a16, t.b16 = t.a.to(torch.bfloat16), t.b.to(torch.bfloat16)
+        t.ia = (t.a * 2000.0 - 1000.0).to(torch.long)  # both signs
+        t.ib = (t.b * 20.0 + 1.0).to(torch.long)  # never zero
     elif family == "rows":
         r, c = shape
         t.x, t.matrix, t.source = torch.rand(r, c), torch.rand(r, c), torch.rand(r, c)
         t.weight, t.bias = torch.rand(c), torch.rand(c)
         _, t.mean, t.rstd = torch.native_layer_norm(t.x, [c], t.weight, t.bias, 1e-5)
         t.row_index = (torch.rand(r) * (r - 1)).to(torch.long)
-    elif family == "square":
+        t.x16 = t.x.to(torch.bfloat16)
+    elif family in ("square", "cube"):
         t.x = torch.rand(shape)
     elif family == "image":
         t.x, t.q, t.k = torch.rand(shape), torch.rand(shape), torch.rand(shape)
@@ -104,6 +111,12 @@ CASES = {
     "div_floor": lambda t: torch.div(t.a, t.b, rounding_mode="floor"),
     "floor_divide": lambda t: torch.floor_divide(t.a, t.b),
     "bitwise_and": lambda t: t.mask_a & t.mask_b,
+    "sin_bf16": lambda t: t.a16.sin(),
+    "div_floor_bf16": lambda t: torch.div(t.a16, t.b16, rounding_mode="floor"),
+    "maximum_bf16": lambda t: torch.maximum(t.a16, t.b16),
+    "div_trunc": lambda t: torch.div(t.a, t.b, rounding_mode="trunc"),
+    "floor_divide_int64": lambda t: torch.floor_divide(t.ia, t.ib),
+    "bitwise_xor_int64": lambda t: t.ia ^ t.ib,
     "index_add_": lambda t: t.matrix.index_add_(0, t.row_index, t.source),
     "std": lambda t: t.x.std(1),
     "vector_norm_inf": lambda t: torch.linalg.vector_norm(t.x, math.inf, 1),
@@ -123,6 +136,17 @@ CASES = {
     "amax": lambda t: t.x.amax(1),
     "prod": lambda t: t.x.prod(1),
     "logsumexp": lambda t: t.x.logsumexp(1),
+    "amin": lambda t: t.x.amin(1),
+    "amax_bf16": lambda t: t.x16.amax(1),
+    "logsumexp_bf16": lambda t: t.x16.logsumexp(1),
+    "maximum_broadcast": lambda t: torch.maximum(t.x, t.weight),
+    "div_floor_broadcast": lambda t: torch.div(t.x, t.weight, rounding_mode="floor"),
+    "sin_strided": lambda t: t.x.t().sin(),
+    "sum_mid": lambda t: t.x.sum(1),
+    "argmin_mid": lambda t: t.x.argmin(1),
+    "amax_mid": lambda t: t.x.amax(1),
+    "prod_mid": lambda t: t.x.prod(1),
+    "logsumexp_mid": lambda t: t.x.logsumexp(1),
     "flip": lambda t: t.x.flip(0, 1),
     "roll": lambda t: t.x.roll((3, 5), (0, 1)),
     "repeat": lambda t: t.x.repeat(2, 1),
@@ -170,12 +194,19 @@ def main():
     ap.add_argument("--runs", type=int, default=11)
     ap.add_argument("--sample-ms", type=float, default=2.0)
     ap.add_argument("--cases", default=os.path.join(HERE, "ops_cases.txt"))
+    ap.add_argument("--ops", help="comma-separated case names: time only these")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     shapes, cases = read_cases(a.cases)
     unknown = [name for name, _ in cases if name not in CASES]
     if unknown:
         sys.exit(f"pt_ops.py: {a.cases} names cases this script does not know: {', '.join(unknown)}")
+    if a.ops:
+        only = a.ops.split(",")
+        missing = [name for name in only if name not in dict(cases)]
+        if missing:
+            sys.exit(f"pt_ops.py: --ops names cases {a.cases} does not have: {', '.join(missing)}")
+        cases = [(name, family) for name, family in cases if name in only]
     sizes = {math.prod(s) for family in shapes.values() for s in family}
     column = next((i for i, s in enumerate(next(iter(shapes.values()))) if math.prod(s) == a.numel), None)
     if column is None:

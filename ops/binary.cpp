@@ -4,6 +4,7 @@
 // PyTorch's type promotion, and in-place results cast back only where torch.can_cast allows.
 // Integer arithmetic wraps around as PyTorch's does; bfloat16 computes in float.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <initializer_list>
@@ -19,6 +20,7 @@
 #include "ops/memory_format.h"
 #include "ops/ops.h"
 #include "ops/quantized/activation.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 namespace {
@@ -202,7 +204,7 @@ struct DivTrunc : Fmod {
   template <typename A>
   static A f(A a, A b) {
     if constexpr (std::is_integral_v<A>) return b == A(-1) ? wrapping(A(0), a, std::minus<>()) : static_cast<A>(a / b);
-    else return std::trunc(a / b);
+    else return detail::vector_trunc(a / b);
   }
 };
 
@@ -225,6 +227,22 @@ struct DivFloor : Fmod {
       return div - floordiv > A(0.5) ? floordiv + A(1) : floordiv;
     }
   }
+  // float (and bfloat16) where |a / b| < 2^23 and b is finite: f's steps without a branch or a libm call.
+  // fmod(a, b) is a - q b with q = trunc(a / b) in double: q is exact there and q b has at most 48 bits, so
+  // the difference is exact, as fmod's result is.
+  static bool valid(float a, float b) {
+    return (std::fabs(static_cast<double>(a) / b) < 0x1p23) & (std::fabs(b) <= std::numeric_limits<float>::max());
+  }
+  static float fast(float a, float b) {
+    const double quot = static_cast<double>(a) / b;
+    const double q = static_cast<int32_t>(valid(a, b) ? quot : 0.0);  // valid keeps the conversion defined
+    const float mod = std::copysign(static_cast<float>(a - q * b), a);
+    float div = (a - mod) / b;
+    div -= static_cast<float>((mod != 0.0f) & ((b < 0.0f) != (mod < 0.0f)));
+    const float floordiv = detail::vector_floor(div);
+    const float rounded = div - floordiv > 0.5f ? floordiv + 1.0f : floordiv;
+    return div == 0.0f ? std::copysign(0.0f, a / b) : rounded;
+  }
 };
 
 // Python's //: floor division (PyTorch 1.13 rounds floor_divide toward -inf).
@@ -240,9 +258,10 @@ struct Extreme : BinaryOpDefaults {
   static constexpr Types kTypes = Types::All;
   template <typename A>
   static A f(A a, A b) {
-    if constexpr (std::is_floating_point_v<A>)
-      if (a != a || b != b) return std::numeric_limits<A>::quiet_NaN();
-    return (kMax ? a < b : b < a) ? b : a;
+    const A extreme = (kMax ? a < b : b < a) ? b : a;
+    // `|`, not `||`: a select with no short-circuit vectorises.
+    if constexpr (std::is_floating_point_v<A>) return (a != a) | (b != b) ? std::numeric_limits<A>::quiet_NaN() : extreme;
+    else return extreme;
   }
 };
 
@@ -271,6 +290,14 @@ struct BitwiseXor : Bitwise<std::bit_xor<>> {
 template <typename Op, typename T>
 void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
   using A = detail::acc_type<T>;
+  if constexpr (std::is_same_v<A, float> && requires { Op::fast(0.0f, 0.0f); }) {
+    if (!alpha) {
+      detail::map_elements_fast<T, float, T, T>(
+          loop, [](float a, float b) { return Op::fast(a, b); }, [](float a, float b) { return Op::valid(a, b); },
+          [](float a, float b) { return Op::f(a, b); });
+      return;
+    }
+  }
   if (!alpha) {
     detail::map_elements<T, T, T>(loop,
                                   [](T a, T b) { return static_cast<T>(Op::f(static_cast<A>(a), static_cast<A>(b))); });

@@ -199,7 +199,101 @@ void run_inner(char* const* data, const int64_t* strides, int64_t n, bool stream
   }
 }
 
+// ---- map_elements_fast: a vectorised formula valid on a range, a scalar one beyond it ----
+
+inline constexpr int64_t kFastBlock = 256;  // elements per block: every buffer stays in L1
+
+/// n elements of type T from p, stride bytes apart, as A: p itself when it holds them densely as A, else
+/// `buffer` filled with them.
+template <typename A, typename T>
+const A* block_of(const char* p, int64_t stride, int64_t n, A* buffer) {
+  if constexpr (std::is_same_v<A, T>)
+    if (stride == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const A*>(p);
+  if (stride == static_cast<int64_t>(sizeof(T))) {
+    const T* dense = reinterpret_cast<const T*>(p);
+    for (int64_t k = 0; k < n; ++k) buffer[k] = static_cast<A>(dense[k]);
+  } else {
+    for (int64_t k = 0; k < n; ++k) buffer[k] = static_cast<A>(*reinterpret_cast<const T*>(p + k * stride));
+  }
+  return buffer;
+}
+
+template <typename A, typename Fast, typename Valid, size_t... I>
+[[gnu::always_inline]] inline unsigned fast_block(const A* const* in, A* out, int64_t n, const Fast& fast,
+                                                  const Valid& valid, std::index_sequence<I...>) {
+  unsigned outside = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    outside |= static_cast<unsigned>(!valid(in[I][k]...));
+    out[k] = fast(in[I][k]...);
+  }
+  return outside;
+}
+
 }  // namespace loop_impl
+
+/// A block of map_elements_fast compiled for a wider ISA than the build's (ops choose one at run time):
+/// out[k] = fast(in...[k]) for k < n, returning non-zero when some element is outside valid's range.
+template <typename A>
+using WideBlock = unsigned (*)(const A* const* in, A* out, int64_t n);
+
+/// The body of a WideBlock: fast_block with N inputs, always inlined, so that a [[gnu::target]] function calling
+/// it vectorises with that target's registers.
+template <size_t N, typename A, typename Fast, typename Valid>
+[[gnu::always_inline]] inline unsigned fast_block(const A* const* in, A* out, int64_t n, const Fast& fast,
+                                                  const Valid& valid) {
+  return loop_impl::fast_block(in, out, n, fast, valid, std::make_index_sequence<N>{});
+}
+
+/// Whether the CPU runs AVX-512F code (a WideBlock's target: PyTorch's vector width on such CPUs).
+inline bool cpu_has_avx512() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+namespace loop_impl {
+
+template <typename Out, typename A, typename... In, typename Fast, typename Valid, typename Exact, size_t... I>
+void fast_run(char* const* data, const int64_t* strides, int64_t n, const Fast& fast, const Valid& valid,
+              const Exact& exact, WideBlock<A> wide, std::index_sequence<I...> inputs) {
+  alignas(64) A in_buffer[sizeof...(In)][kFastBlock];
+  alignas(64) A out_buffer[kFastBlock];
+  for (int64_t b = 0; b < n; b += kFastBlock) {
+    const int64_t m = std::min(kFastBlock, n - b);
+    const std::array<const A*, sizeof...(In)> in{
+        block_of<A, In>(data[I + 1] + b * strides[I + 1], strides[I + 1], m, in_buffer[I])...};
+    // Written in place only where no input is read from there (an in-place op's fallback rereads its input).
+    A* const target = reinterpret_cast<A*>(data[0] + b * strides[0]);
+    const bool direct = std::is_same_v<Out, A> && strides[0] == static_cast<int64_t>(sizeof(Out)) &&
+                        ((in[I] != target) && ...);
+    A* const out = direct ? target : out_buffer;
+    const unsigned outside = wide ? wide(in.data(), out, m) : fast_block(in.data(), out, m, fast, valid, inputs);
+    if (outside != 0)
+      for (int64_t k = 0; k < m; ++k)
+        if (!valid(in[I][k]...)) out[k] = exact(in[I][k]...);
+    if (!direct)
+      for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(data[0] + (b + k) * strides[0]) = static_cast<Out>(out[k]);
+  }
+}
+
+}  // namespace loop_impl
+
+/// out = fast(in...) where valid(in...) holds, else exact(in...), all three taking and returning the compute
+/// type A (float for bfloat16): `fast` is a formula that vectorises but holds on a range only (sin's polynomial
+/// up to 2^20), `exact` the scalar one beyond it (libm). Operands go a block at a time through A-typed buffers
+/// unless they are dense A already, so that `fast` vectorises for bfloat16 and any strides too; `wide`, when
+/// given, is the same block loop built for a wider ISA. The functions must not throw (they may run on several
+/// threads).
+template <typename Out, typename A, typename... In, typename Fast, typename Valid, typename Exact>
+void map_elements_fast(const ElementwiseLoop& loop, const Fast& fast, const Valid& valid, const Exact& exact,
+                       WideBlock<A> wide = nullptr) {
+  static_assert(sizeof...(In) + 1 <= kMaxOperands, "too many operands");
+  loop.run([&](char* const* data, const int64_t* strides, int64_t n) {
+    loop_impl::fast_run<Out, A, In...>(data, strides, n, fast, valid, exact, wide, std::index_sequence_for<In...>{});
+  });
+}
 
 /// out = f(in...) for every element of `loop`, whose operands have the C++ types Out, In...
 /// `f` must not throw (it may run on several threads).

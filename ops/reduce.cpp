@@ -118,9 +118,22 @@ struct ProdReducer {
   acc_t identity() const { return 1; }
   acc_t merge(acc_t a, acc_t b) const { return mul(a, b); }
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
-    acc_t acc = 1;
-    for (int64_t i = 0; i < n; ++i) acc = mul(acc, value(p[i * stride]));
-    return acc;
+    return stride == 1 ? product<true>(p, n, 1) : product<false>(p, n, stride);
+  }
+  // kLanes independent products (kUnit: stride is 1), so that the loop vectorises instead of waiting on one
+  // chain of multiplications; joined pairwise.
+  template <bool kUnit>
+  static acc_t product(const T* p, int64_t n, int64_t stride) {
+    const int64_t s = kUnit ? 1 : stride;
+    acc_t lanes[kLanes];
+    std::fill_n(lanes, kLanes, acc_t(1));
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int64_t j = 0; j < kLanes; ++j) lanes[j] = mul(lanes[j], value(p[(i + j) * s]));
+    for (int64_t j = 0; i < n; ++i, ++j) lanes[j] = mul(lanes[j], value(p[i * s]));
+    for (int64_t w = kLanes / 2; w > 0; w /= 2)
+      for (int64_t j = 0; j < w; ++j) lanes[j] = mul(lanes[j], lanes[j + w]);
+    return lanes[0];
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) acc[t] = mul(acc[t], value(p[t]));
@@ -189,13 +202,28 @@ struct ExtremeReducer {
   }
   acc_t merge(acc_t a, acc_t b) const { return is_nan(a) || !(is_nan(b) || better(b, a)) ? a : b; }
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (stride == 1) return widened(p, n);
+    }
     if (stride == 1 && n > 0) return extreme_contiguous<kMax>(p, n);
     acc_t acc = identity();
     for (int64_t i = 0; i < n; ++i) acc = merge(acc, static_cast<acc_t>(p[i * stride]));
     return acc;
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
-    for (int64_t t = 0; t < n; ++t) acc[t] = merge(acc[t], static_cast<acc_t>(p[t]));
+    for (int64_t t = 0; t < n; ++t) acc[t] = extreme_of<kMax>(acc[t], static_cast<acc_t>(p[t]));
+  }
+  // bfloat16 a block at a time widened to float, so that extreme_contiguous's vector lanes take it.
+  acc_t widened(const T* p, int64_t n) const {
+    constexpr int64_t kBlock = 256;
+    float block[kBlock];
+    acc_t acc = identity();
+    for (int64_t i = 0; i < n; i += kBlock) {
+      const int64_t m = std::min(kBlock, n - i);
+      for (int64_t k = 0; k < m; ++k) block[k] = static_cast<float>(p[i + k]);
+      acc = merge(acc, extreme_contiguous<kMax>(block, m));
+    }
+    return acc;
   }
 };
 
@@ -353,27 +381,44 @@ Tensor amax_or_amin(const Tensor& x, const IntList& dim, bool keepdim) {
   return out;
 }
 
+// sum(exp(x - m)) of each output, m its maximum as logsumexp_typed rounds it (`maxes`, one per output): ATen's
+// exp(x - m) (each step rounded to T, as ATen's ops round it) summed as sum() sums, without the tensor of
+// exponentials ATen makes.
+template <typename T>
+struct ShiftedExpSumReducer {
+  using A = detail::acc_type<T>;
+  using acc_t = A;
+  const T* maxes;
+  static A shifted_exp(T v, A max) {
+    return static_cast<A>(static_cast<T>(detail::vector_exp(static_cast<A>(static_cast<T>(static_cast<A>(v) - max)))));
+  }
+  acc_t identity() const { return 0; }
+  acc_t merge(acc_t a, acc_t b) const { return a + b; }
+  acc_t run_for(int64_t o, const T* p, int64_t n, int64_t stride, int64_t) const {
+    const A max = static_cast<A>(maxes[o]);
+    return cascade_sum<A>(p, n, stride, [max](T v) { return shifted_exp(v, max); });
+  }
+  void vertical_for(int64_t first, acc_t* acc, const T* p, int64_t n, int64_t) const {
+    const T* max = maxes + first;
+    for (int64_t t = 0; t < n; ++t) acc[t] += shifted_exp(p[t], static_cast<A>(max[t]));
+  }
+};
+
 // ATen's logsumexp: m = amax(x) (0 where it is infinite), then log(sum(exp(x - m))) + m, each step rounded to
-// x's dtype as ATen's ops round it.
+// x's dtype as ATen's ops round it; two passes over x.
 template <typename T>
 void logsumexp_typed(const Tensor& x, const std::vector<bool>& reduce, Tensor& out) {
   using A = detail::acc_type<T>;
-  Tensor maxes = Tensor::allocate(detail::reduced_shape(x.shape(), reduce, true), x.dtype());
+  Tensor maxes = Tensor::allocate(out.shape(), x.dtype());
   T* m = maxes.data<T>();
   reduce_into<ExtremeReducer<T, true>, T>(x, reduce, true, ExtremeReducer<T, true>{}, [&](int64_t o, value_t<T> v) {
     m[o] = static_cast<T>(std::isinf(v) ? value_t<T>(0) : v);
   });
-  Tensor shifted = Tensor::allocate(x.shape(), x.dtype());
-  detail::map_elements<T, T, T>(detail::ElementwiseLoop(shifted, {x, maxes}), [](T v, T max) {
-    const T d = static_cast<T>(static_cast<A>(v) - static_cast<A>(max));
-    return static_cast<T>(detail::vector_exp(static_cast<A>(d)));
-  });
-  sum_typed<T>(shifted, reduce, false, out);
   T* dst = out.data<T>();
-  for (int64_t o = 0; o < out.numel(); ++o) {
-    const T log_sum = static_cast<T>(std::log(static_cast<A>(dst[o])));
+  reduce_into<ShiftedExpSumReducer<T>, T>(x, reduce, true, ShiftedExpSumReducer<T>{m}, [&](int64_t o, A sum) {
+    const T log_sum = static_cast<T>(std::log(static_cast<A>(static_cast<T>(sum))));
     dst[o] = static_cast<T>(static_cast<A>(log_sum) + static_cast<A>(m[o]));
-  }
+  });
 }
 
 // Without a dim, the values alone (ATen's max() overload); with one, the values and their indices.

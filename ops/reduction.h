@@ -101,12 +101,23 @@ class Reduction {
   }
 
  private:
+  // A reducer whose values depend on their output (logsumexp's shift by each output's maximum) has run_for and
+  // vertical_for, which take the index of the output (of the tile's first) before run's and vertical's arguments.
+  acc_t run_of(int64_t o, const T* p, int64_t n, int64_t stride, int64_t r) const {
+    if constexpr (requires { red_.run_for(o, p, n, stride, r); }) return red_.run_for(o, p, n, stride, r);
+    else return red_.run(p, n, stride, r);
+  }
+  void vertical_of(int64_t first, acc_t* acc, const T* p, int64_t n, int64_t r) const {
+    if constexpr (requires { red_.vertical_for(first, acc, p, n, r); }) red_.vertical_for(first, acc, p, n, r);
+    else red_.vertical(acc, p, n, r);
+  }
+
   // Units [b, e) each reduced whole (a single block).
   template <typename Write>
   void direct(int64_t b, int64_t e, const Write& write) const {
     if (!vertical_) {
       OffsetCounter out(plan_.kept, b);
-      for (int64_t o = b; o < e; ++o, out.advance()) write(o, reduce_run(out.offset(), 0, plan_.red_n));
+      for (int64_t o = b; o < e; ++o, out.advance()) write(o, reduce_run(o, out.offset(), 0, plan_.red_n));
       return;
     }
     acc_t acc[kTile];
@@ -120,7 +131,7 @@ class Reduction {
   void block(int64_t unit, int64_t blk, acc_t* partials) const {
     const int64_t r0 = blk * rows_per_block_, r1 = std::min(plan_.red_n, r0 + rows_per_block_);
     if (!vertical_) {
-      partials[unit * blocks_ + blk] = reduce_run(OffsetCounter(plan_.kept, unit).offset(), r0, r1);
+      partials[unit * blocks_ + blk] = reduce_run(unit, OffsetCounter(plan_.kept, unit).offset(), r0, r1);
       return;
     }
     acc_t acc[kTile];
@@ -128,8 +139,8 @@ class Reduction {
     for (int64_t t = 0; t < n; ++t) partials[(first + t) * blocks_ + blk] = acc[t];
   }
 
-  // Inner mode: reduction indices [r0, r1) of the output whose input offset is `base`.
-  acc_t reduce_run(int64_t base, int64_t r0, int64_t r1) const {
+  // Inner mode: reduction indices [r0, r1) of output o, whose input offset is `base`.
+  acc_t reduce_run(int64_t o, int64_t base, int64_t r0, int64_t r1) const {
     const ReduceDim inner = plan_.reduced.back();
     const std::span<const ReduceDim> outer(plan_.reduced.data(), plan_.reduced.size() - 1);
     OffsetCounter runs(outer, r0 / inner.size);
@@ -137,7 +148,7 @@ class Reduction {
     int64_t j = r0 % inner.size, count = 0;
     for (int64_t r = r0; r < r1; j = 0, runs.advance()) {
       const int64_t len = std::min(inner.size - j, r1 - r);
-      group = red_.merge(group, red_.run(data_ + base + runs.offset() + j * inner.stride, len, inner.stride, r));
+      group = red_.merge(group, run_of(o, data_ + base + runs.offset() + j * inner.stride, len, inner.stride, r));
       r += len;
       if (++count == kGroup) {
         total = red_.merge(total, group);
@@ -155,16 +166,17 @@ class Reduction {
     const int64_t n = tile_width(unit);
     const std::span<const ReduceDim> outer(plan_.kept.data(), plan_.kept.size() - 1);
     const T* base = data_ + OffsetCounter(outer, hi).offset() + j0;
+    const int64_t first = hi * last.size + j0;
     OffsetCounter rows(plan_.reduced, r0);
     acc_t group[kTile];
     std::fill_n(acc, n, red_.identity());
     for (int64_t r = r0; r < r1;) {
       std::fill_n(group, n, red_.identity());
       for (const int64_t end = std::min(r1, r + kGroup); r < end; ++r, rows.advance())
-        red_.vertical(group, base + rows.offset(), n, r);
+        vertical_of(first, group, base + rows.offset(), n, r);
       for (int64_t t = 0; t < n; ++t) acc[t] = red_.merge(acc[t], group[t]);
     }
-    return hi * last.size + j0;
+    return first;
   }
 
   int64_t tile_width(int64_t unit) const {

@@ -14,6 +14,7 @@
 #include "core/op_args.h"
 #include "ops/elementwise.h"
 #include "ops/quantized/activation.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 namespace {
@@ -89,53 +90,35 @@ struct Tanh {
   template <typename A> static A f(A x) { return std::tanh(x); }
 };
 
-// x rounded to an integer without a libm call, so that the loop vectorises on any x86-64 (roundps needs SSE4.1,
-// which the default build does not assume): below 2^23 (float; 2^52 double) adding and subtracting that power
-// rounds |x| to the nearest integer n, half to even, and adjust(n, |x|, x < 0) corrects it toward the op's
-// direction; the result takes x's sign (floor(-0.0) and ceil(-0.3) are -0.0). Larger |x|, infinities and NaN
-// are integral or NaN already: shifting by 0 keeps them. No branch and no short-circuit (`&`, not `&&`): GCC
-// would not vectorise a comparison it has to move under a condition (it could trap).
-template <typename A, typename Adjust>
-A round_integral(A x, const Adjust& adjust) {
-  constexpr A kIntegral = A(1) / std::numeric_limits<A>::epsilon();
-  const A a = std::fabs(x);
-  const A shift = a < kIntegral ? kIntegral : A(0);
-  const A n = (a + shift) - shift;
-  return std::copysign(adjust(n, a, x < A(0)), x);
-}
-
-// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::adjust is the floating case.
+// Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case
+// (ops/vector_math.h: no libm call, so that the loop vectorises).
 template <typename Op>
 struct Rounding {
   static constexpr bool kFloatResult = false;
   template <typename A> static A f(A x) {
     if constexpr (std::is_integral_v<A>) return x;
-    else return round_integral(x, [](A n, A a, bool negative) { return Op::adjust(n, a, negative); });
+    else return Op::round(x);
   }
 };
 struct Floor : Rounding<Floor> {
   static constexpr const char* kName = "floor";
   static constexpr const char* kInplaceName = "floor_";
-  template <typename A> static A adjust(A n, A a, bool negative) {
-    return n + A(negative & (n < a)) - A(!negative & (n > a));
-  }
+  template <typename A> static A round(A x) { return detail::vector_floor(x); }
 };
 struct Ceil : Rounding<Ceil> {
   static constexpr const char* kName = "ceil";
   static constexpr const char* kInplaceName = "ceil_";
-  template <typename A> static A adjust(A n, A a, bool negative) {
-    return n + A(!negative & (n < a)) - A(negative & (n > a));
-  }
+  template <typename A> static A round(A x) { return detail::vector_ceil(x); }
 };
-struct Round : Rounding<Round> {  // half to even (round(2.5) is 2), as std::nearbyint in the default rounding mode
+struct Round : Rounding<Round> {
   static constexpr const char* kName = "round";
   static constexpr const char* kInplaceName = "round_";
-  template <typename A> static A adjust(A n, A, bool) { return n; }
+  template <typename A> static A round(A x) { return detail::vector_round(x); }
 };
 struct Trunc : Rounding<Trunc> {
   static constexpr const char* kName = "trunc";
   static constexpr const char* kInplaceName = "trunc_";
-  template <typename A> static A adjust(A n, A a, bool) { return n - A(n > a); }
+  template <typename A> static A round(A x) { return detail::vector_trunc(x); }
 };
 // (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
 struct Sign {
@@ -154,18 +137,48 @@ struct Erf {
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::erf(x); }
 };
+// sin and cos of float (and bfloat16) take ops/vector_math.h's polynomial where it holds (|x| <= 2^20), as
+// PyTorch's take SLEEF's, in AVX-512 registers where the CPU has them (no FMA: the results are the baseline
+// build's bit for bit); beyond it, and for float64, <cmath>.
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx512f")]] unsigned sin_block_avx512(const float* const* in, float* out, int64_t n) {
+  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<false>(x); },
+                               [](float x) { return detail::trig_in_range(x); });
+}
+[[gnu::target("avx512f")]] unsigned cos_block_avx512(const float* const* in, float* out, int64_t n) {
+  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<true>(x); },
+                               [](float x) { return detail::trig_in_range(x); });
+}
+#define TL_WIDE_BLOCK(block) (detail::cpu_has_avx512() ? &block : nullptr)
+#else
+#define TL_WIDE_BLOCK(block) nullptr
+#endif
+
 struct Sin {
   static constexpr const char* kName = "sin";
   static constexpr const char* kInplaceName = "sin_";
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::sin(x); }
+  static bool valid(float x) { return detail::trig_in_range(x); }
+  static float fast(float x) { return detail::vector_sin_cos<false>(x); }
+  static detail::WideBlock<float> wide() {
+    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(sin_block_avx512);
+    return block;
+  }
 };
 struct Cos {
   static constexpr const char* kName = "cos";
   static constexpr const char* kInplaceName = "cos_";
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::cos(x); }
+  static bool valid(float x) { return detail::trig_in_range(x); }
+  static float fast(float x) { return detail::vector_sin_cos<true>(x); }
+  static detail::WideBlock<float> wide() {
+    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(cos_block_avx512);
+    return block;
+  }
 };
+#undef TL_WIDE_BLOCK
 
 template <typename Op>
 DType result_dtype(DType input) {
@@ -185,7 +198,13 @@ void check_input(const Tensor& x, const char* name) {
 template <typename Op, typename T>
 void unary_loop(const detail::ElementwiseLoop& loop) {
   using A = detail::acc_type<T>;
-  detail::map_elements<T, T>(loop, [](T x) { return static_cast<T>(Op::f(static_cast<A>(x))); });
+  if constexpr (std::is_same_v<A, float> && requires { Op::fast(0.0f); }) {
+    detail::map_elements_fast<T, float, T>(
+        loop, [](float x) { return Op::fast(x); }, [](float x) { return Op::valid(x); },
+        [](float x) { return Op::f(x); }, Op::wide());
+  } else {
+    detail::map_elements<T, T>(loop, [](T x) { return static_cast<T>(Op::f(static_cast<A>(x))); });
+  }
 }
 
 template <typename Op>

@@ -1,12 +1,15 @@
-// ops/vector_math.h — e^x for float in arithmetic, bit operations and selects only, so that an elementwise loop
-// calling it can vectorise (std::exp is one libm call per element); internal to ops/. Within 2 float ulp, NaN stays
-// NaN, other types go to <cmath>. GCC vectorises it only where it may evaluate both arms of a select, which
-// ops/meson.build allows (-fno-trapping-math), and a lambda that reads captured doubles stays scalar.
+// ops/vector_math.h — e^x, sin, cos and rounding to integers for float in arithmetic, bit operations and selects
+// only, so that an elementwise loop calling them vectorises (std::exp is one libm call per element); internal to
+// ops/. exp within 2 float ulp, sin / cos below 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the
+// rounding exact; NaN stays NaN, other types go to <cmath>. GCC vectorises them only where it may evaluate both
+// arms of a select, which ops/meson.build allows (-fno-trapping-math), and a lambda that reads captured doubles
+// stays scalar.
 #pragma once
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace tl::detail {
@@ -36,6 +39,72 @@ template <typename A>
     const float y = p * std::bit_cast<float>((half + 127) << 23) * std::bit_cast<float>((k - half + 127) << 23);
     return nan ? x : y;
   }
+}
+
+// x rounded to an integer: below 2^23 (float; 2^52 double) adding and subtracting that power rounds |x| to the
+// nearest integer n, half to even (roundps needs SSE4.1, which the default build does not assume), and
+// adjust(n, |x|, x < 0) corrects it toward the rounding's direction; the result takes x's sign (floor(-0.0) and
+// ceil(-0.3) are -0.0). Larger |x|, infinities and NaN are integral or NaN already: shifting by 0 keeps them. No
+// branch and no short-circuit (`&`, not `&&`): GCC would not vectorise a comparison it has to move under a
+// condition (it could trap).
+template <typename A, typename Adjust>
+[[gnu::always_inline]] inline A round_integral(A x, const Adjust& adjust) {
+  constexpr A kIntegral = A(1) / std::numeric_limits<A>::epsilon();
+  const A a = std::fabs(x);
+  const A shift = a < kIntegral ? kIntegral : A(0);
+  const A n = (a + shift) - shift;
+  return std::copysign(adjust(n, a, x < A(0)), x);
+}
+
+template <typename A>
+[[gnu::always_inline]] inline A vector_floor(A x) {
+  return round_integral(x, [](A n, A a, bool negative) { return n + A(negative & (n < a)) - A(!negative & (n > a)); });
+}
+template <typename A>
+[[gnu::always_inline]] inline A vector_ceil(A x) {
+  return round_integral(x, [](A n, A a, bool negative) { return n + A(!negative & (n < a)) - A(negative & (n > a)); });
+}
+/// Half to even (round(2.5) is 2), as std::nearbyint in the default rounding mode.
+template <typename A>
+[[gnu::always_inline]] inline A vector_round(A x) {
+  return round_integral(x, [](A n, A, bool) { return n; });
+}
+template <typename A>
+[[gnu::always_inline]] inline A vector_trunc(A x) {
+  return round_integral(x, [](A n, A a, bool) { return n - A(n > a); });
+}
+
+/// The largest |x| whose sin and cos vector_sin_cos computes (its reduction by pi/4 is exact up to there).
+inline constexpr float kTrigMax = 1048576.0f;  // 2^20
+
+/// Whether vector_sin_cos computes x's sin and cos (false for NaN and infinities, whose results are NaN).
+[[gnu::always_inline]] inline bool trig_in_range(float x) { return std::fabs(x) <= kTrigMax; }
+
+/// sin x (kCos: cos x) for trig_in_range(x), below 1 ulp; anything else gives an unspecified finite value.
+/// |x| = j pi/4 + r with j even and |r| <= pi/4, r in double from pi/4 in three parts whose products with
+/// j < 2^21 are exact, so r is right however close x is to a multiple of pi; then Cephes' sinf and cosf
+/// polynomials of r, their leading terms (r; 1 - r^2 / 2) in double and the rest in float, so that the result is
+/// rounded once; the octant j mod 8 chooses the polynomial and the sign (sin(-0.0) is -0.0).
+template <bool kCos>
+[[gnu::always_inline]] inline float vector_sin_cos(float v) {
+  constexpr double kFourOverPi = 1.2732395447351628, kPio4Hi = 0.7853981629014015,  // Hi: 30 bits
+      kPio4Mid = 4.960467895817611e-10, kPio4Lo = 2.5850914908970526e-19;             // Mid: the next 30
+  const uint32_t sign = std::bit_cast<uint32_t>(v) & 0x80000000u;
+  const float a = std::fabs(v);
+  const double x = a <= kTrigMax ? a : 0.0f;  // keeps the conversion below defined
+  const int32_t j = (static_cast<int32_t>(x * kFourOverPi) + 1) & ~1;
+  const double y = j;
+  const double rd = ((x - y * kPio4Hi) - y * kPio4Mid) - y * kPio4Lo;
+  const auto r = static_cast<float>(rd);
+  const float z = r * r;
+  const float s_rest = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r;
+  const float c_rest = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z;
+  const auto s = static_cast<float>(rd + s_rest);
+  const auto c = static_cast<float>((1.0 - 0.5 * rd * rd) + c_rest);
+  const auto octant = static_cast<uint32_t>(j);  // mod 8: 0, 2, 4 or 6
+  const bool cos_poly = kCos ? (octant & 2u) == 0 : (octant & 2u) != 0;
+  const uint32_t negate = kCos ? ((octant + 2u) & 4u) << 29 : (((octant & 4u) << 29) ^ sign);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(cos_poly ? c : s) ^ negate);
 }
 
 }  // namespace tl::detail

@@ -11,6 +11,7 @@ the message PyTorch raises (its first line, as the string argument "message").
 Inputs are seeded, so a rerun writes the same file.
 Usage: /usr/bin/python3 tests/ops/gen_everyday_cases.py
 """
+import math
 import os
 import sys
 
@@ -218,6 +219,56 @@ def pointwise_cases():
         case(f"{op} bool number", op, p > 0, None, int=1)
 
 
+def block_cases():
+    """Inputs of several 256-element blocks mixing the vectorised kernels' range with what they leave to <cmath>
+    and the scalar formula (sin beyond 2^20, quotients from 2^23 up, zero and infinite divisors), and reductions
+    long enough for their vector lanes (rows) and tiles (a middle dim)."""
+    x = torch.randn(7, 100) * 1000
+    x.view(-1)[:12] = torch.tensor([3e6, -1.5e7, 1e30, -3e38, 1048576.0, -1048577.0, 0.0, -0.0, 1e-40, NAN, INF,
+                                    -INF])
+    x.view(-1)[300:310] = torch.arange(10) * (math.pi / 4)
+    x.view(-1)[500:505] = torch.tensor([1e5 * math.pi, 355.0, 103993.0, 1e-8, -3e-5])
+    for op in ["sin", "cos"]:
+        case(f"{op} f32 blocks", op, x)
+        case(f"{op}_ f32 blocks", op + "_", x.clone())
+    num = torch.randn(7, 100) * 100
+    den = torch.randn(7, 100)
+    num.view(-1)[:10] = torch.tensor([1e30, 5.0, 5.0, INF, NAN, 3.0, -0.0, 1e10, -7.0, 8388609.0])
+    den.view(-1)[:10] = torch.tensor([3.0, 0.0, -0.0, 2.0, 1.0, INF, -2.0, 1e-3, -INF, 1.0])
+    den.view(-1)[400:410] = 1e-30
+    num.view(-1)[600:610] = torch.tensor([7.0, -7.0, 7.0, -7.0, 0.1, -0.1, 1.0, -1.0, 0.3, 0.7])
+    den.view(-1)[600:610] = torch.tensor([2.0, 2.0, -2.0, -2.0, 0.1, 0.1, 0.1, 0.1, 0.1, -0.1])
+    for mode in ["trunc", "floor"]:
+        case(f"div f32 {mode} blocks", "div", num, den, rounding_mode=mode)
+    case("div f32 floor blocks by number", "div", num, None, rounding_mode="floor", float=0.1)
+    case("floor_divide f32 blocks", "floor_divide", num, den)
+    a, b = torch.randn(7, 100), torch.randn(7, 100)
+    a.view(-1)[::37] = NAN
+    b.view(-1)[::41] = NAN
+    a.view(-1)[5:8] = torch.tensor([-0.0, 0.0, 1.0])
+    b.view(-1)[5:8] = torch.tensor([0.0, -0.0, 1.0])
+    for op in ["maximum", "minimum"]:
+        case(f"{op} f32 blocks", op, a, b)
+    factors = torch.rand(6, 300) + 0.5
+    factors[2, 17] = NAN
+    factors[3, 250] = INF
+    factors[4, 3] = 0.0
+    case("prod f32 rows", "prod", factors, dim=1)
+    case("prod f32 middle dim", "prod", factors.view(6, 30, 10), dim=1)
+    case("prod f32 first dim", "prod", factors.t().contiguous(), dim=0)
+    wide = torch.randn(40, 300) * 20
+    wide[3] = -INF
+    wide[5, 100] = INF
+    wide[6, 7] = NAN
+    wide[7, :150] = -INF
+    for dims in [[1], [0]]:
+        case(f"logsumexp f32 wide dims {dims}", "logsumexp", wide, dim=dims)
+        case(f"amax f32 wide dims {dims}", "amax", wide, dim=dims)
+        case(f"amin f32 wide dims {dims}", "amin", wide, dim=dims)
+    case("logsumexp f32 middle dim", "logsumexp", wide.view(40, 30, 10), dim=[1])
+    case("amax f32 middle dim", "amax", wide.view(40, 30, 10), dim=[1])
+
+
 def error_cases():
     x = torch.randn(2, 3)
     error_case("amax dim out of range", "amax", x, dim=[2])
@@ -243,6 +294,7 @@ def main():
     reduction_cases()
     pointwise_cases()
     error_cases()
+    block_cases()
     here = os.path.dirname(os.path.abspath(__file__))
     write_cases(os.path.join(here, "data", "everyday_cases.json"), "tests/ops/gen_everyday_cases.py", CASES)
 

@@ -1,8 +1,9 @@
-// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp against <cmath> in double over float's range,
-// step by step, and at the special values (NaN, infinities, zeros, denormals).
+// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, sin and cos against <cmath> in double over their
+// ranges, step by step, and at the special values (NaN, infinities, zeros, denormals).
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #include "ops/vector_math.h"
@@ -34,6 +35,43 @@ TEST_CASE("vector_math: exp is within 2 ulp of e^x over float's range") {
   // A subnormal result is rounded once: e^-100 to float's nearest.
   CHECK(detail::vector_exp(-100.0f) == static_cast<float>(std::exp(-100.0)));
   CHECK(detail::vector_exp(2.0) == std::exp(2.0));  // double goes to <cmath>
+}
+
+// The largest |got - want| in units of the last place of float at want, over x = from, from * (1 + step) + tiny,
+// ... below to, and at the float neighbours of the multiples of pi / 4 (where sin or cos is nearly zero).
+template <typename Got, typename Want>
+double worst_ulp_error(float from, float to, float step, const Got& got, const Want& want) {
+  double worst = 0;
+  const auto check = [&](float x) {
+    const double w = want(static_cast<double>(x));
+    const double ulp = std::nextafter(static_cast<float>(std::fabs(w)), INFINITY) - static_cast<float>(std::fabs(w));
+    worst = std::max(worst, std::fabs(static_cast<double>(got(x)) - w) / ulp);
+  };
+  for (float x = from; x < to; x += step * std::fabs(x) + 1e-6f) check(x);
+  for (double k = 1; k * M_PI_4 < to; k = std::ceil(k * 1.01)) {
+    const auto near = static_cast<float>(k * M_PI_4);
+    for (float x : {near, std::nextafter(near, 0.0f), std::nextafter(near, INFINITY)}) {
+      check(x);
+      check(-x);
+    }
+  }
+  return worst;
+}
+
+TEST_CASE("vector_math: sin and cos are within 1 ulp over |x| <= 2^20, <cmath>'s beyond") {
+  const auto sin = [](float x) { return detail::vector_sin_cos<false>(x); };
+  const auto cos = [](float x) { return detail::vector_sin_cos<true>(x); };
+  const float top = detail::kTrigMax;
+  CHECK(worst_ulp_error(-top, top, 3e-5f, sin, [](double x) { return std::sin(x); }) < 1.0);
+  CHECK(worst_ulp_error(-top, top, 3e-5f, cos, [](double x) { return std::cos(x); }) < 1.0);
+  CHECK(detail::trig_in_range(top));
+  CHECK(!detail::trig_in_range(std::nextafter(top, INFINITY)));
+  CHECK(!detail::trig_in_range(std::numeric_limits<float>::quiet_NaN()));
+  CHECK(!detail::trig_in_range(-std::numeric_limits<float>::infinity()));
+  CHECK(std::signbit(sin(-0.0f)));
+  CHECK(sin(-0.0f) == 0.0f);
+  CHECK(cos(-0.0f) == 1.0f);
+  CHECK(sin(1e-40f) == 1e-40f);  // a denormal is its own sine
 }
 
 }  // namespace
