@@ -3,12 +3,12 @@
 // (bench/pt_partner.py in each environment of bench/pt_env.py). Not a test: it prints figures.
 //
 //   bench_zoo --model NAME [--batch 1,8] [--precision fp32|bf16] [--size S] [--runs 20] [--warmup 10]
-//             [--threads 2] [--no-partner]
+//             [--threads 2] [--no-partner] [--profile]
 //   bench_zoo --list                      the model names, one a line
 // Per batch: first inference (optimize + first run), steady-state median/min/max, peak RSS, the logits' error
 // against eager and one `RESULT bench=inference ... model=NAME size=S` line per implementation (bench/zoo_compare
 // and scripts/results.py read them). Inputs are S x S, by default 224 (inception_v3 299, as torchvision's
-// transforms and bench/pt_partner.py's input_size).
+// transforms and bench/pt_partner.py's input_size). --profile adds the profiler's table of one more optimized run.
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -54,10 +54,11 @@ Options parse(int argc, char** argv) {
     else if (a == "--runs") o.run.partner.runs = tl::bench::parse_number(a, value(), 1);
     else if (a == "--threads") o.run.partner.threads = tl::bench::parse_number(a, value(), 1);
     else if (a == "--no-partner") o.run.with_partner = false;
+    else if (a == "--profile") o.run.profile = true;
     else if (a == "--list") o.list = true;
     else TL_CHECK(false, "unknown option ", a,
                   " (usage: --model NAME --batch 1,8 --precision fp32|bf16 --size S --runs N --warmup N --threads N",
-                  " --no-partner, or --list)");
+                  " --no-partner --profile, or --list)");
   }
   TL_CHECK(o.list || !o.model.empty(), "--model NAME is needed (bench_zoo --list names the models)");
   TL_CHECK(o.run.precision == "fp32" || o.run.precision == "bf16", "--precision must be fp32 or bf16, got ",

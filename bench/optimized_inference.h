@@ -17,6 +17,7 @@
 #include "bench/bench_util.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "ops/ops.h"
+#include "profiler/profile.h"
 
 namespace tl::bench {
 
@@ -102,10 +103,12 @@ struct OptimizedRun {
   std::vector<int64_t> batches;
   std::vector<std::string> pt_variants;
   bool with_partner = true;
+  bool profile = false;  ///< after the figures, the profiler's table of one steady-state run (where the time goes)
 };
 
 /// optimize_for_inference of `model` (eval, under no_grad) at each batch: first inference (optimize + first run),
-/// steady-state timing, the arena, peak RSS, the logits' error against eager, and PyTorch's variants.
+/// steady-state timing, the arena, peak RSS, the logits' error against eager, and PyTorch's variants; with
+/// `profile`, the ops of one more run by self CPU time.
 inline void run_optimized(const OptimizedRun& o, const std::shared_ptr<nn::Module>& model) {
   const bool bf16 = o.precision == "bf16";
   const PartnerOptions& po = o.partner;
@@ -154,6 +157,16 @@ inline void run_optimized(const OptimizedRun& o, const std::shared_ptr<nn::Modul
                 o.precision.c_str(), static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms,
                 static_cast<long>(arena.planned_bytes), error, rss_mib, po.model.c_str(), static_cast<long>(po.size));
     for (const auto& [name, runs] : pt) print_partner_results(po, name, o.precision, batch, runs);
+    if (o.profile) {
+      profiler::Profile prof;
+      {
+        auto running = prof.start();
+        (*optimized)(x);
+      }
+      std::printf("\none optimized run of %s batch %ld, sorted by self CPU time\n%s", po.model.c_str(),
+                  static_cast<long>(batch),
+                  prof.key_averages().table({.sort_by = "self_cpu_time_total", .row_limit = 8}).c_str());
+    }
   }
 }
 
