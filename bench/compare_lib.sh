@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/compare_lib.sh — what the bench/*compare scripts share, sourced by them: the load average, and a program's
 # output split into the log (its RESULT lines, on stdout) and the progress (everything, on stderr).
 load() { cut -d' ' -f1-3 /proc/loadavg; }
