@@ -27,11 +27,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "ao/quantization/convert.h"
 #include "ao/quantization/prepare.h"
 #include "bench/bench_util.h"
+#include "bench/optimized_inference.h"
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "fx/passes/fuse_conv_bn.h"
@@ -44,6 +43,10 @@
 
 namespace {
 
+using tl::bench::best;
+using tl::bench::PartnerRun;
+using tl::bench::partner_name;
+using tl::bench::row;
 using tl::bench::Timing;
 
 struct Options {
@@ -92,53 +95,14 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// One PyTorch run of a variant: its timing, peak RSS and the BLAS and allocator it reported.
-struct PartnerRun {
-  Timing t;
-  double rss_mib = 0;
-  std::string blas = "unknown", allocator = "unknown";
-};
+// PyTorch's ResNet18 partner with this run's warm-up, runs and threads.
+tl::bench::PartnerOptions partner_options(const Options& o) {
+  return {.warmup = o.warmup, .runs = o.runs, .threads = o.threads};
+}
 
-// PyTorch's runs of `variants` at `batch`, one per environment of bench/pt_env.py, keyed by variant; empty
-// when PyTorch is unavailable.
 std::map<std::string, std::vector<PartnerRun>> partner(const Options& o, int64_t batch,
                                                        const std::vector<std::string>& variants) {
-  const std::string threads = std::to_string(o.threads > 0 ? o.threads : tl::get_num_threads());
-  std::string cmd = "/usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_env.py --threads " + threads +
-                    " -- /usr/bin/python3 " TL_SOURCE_DIR "/bench/pt_partner.py --batches " + std::to_string(batch) +
-                    " --warmup " + std::to_string(o.warmup) + " --runs " + std::to_string(o.runs) + " --threads " +
-                    threads + " --variants";
-  for (const auto& v : variants) cmd += " " + v;
-  std::map<std::string, std::vector<PartnerRun>> out;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return out;
-  char line[4096];
-  while (std::fgets(line, sizeof line, p)) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("variant")) continue;
-    out[j["variant"]].push_back({{j["median_ms"], j["min_ms"], j["max_ms"]},
-                                 j.value("peak_rss_mb", 0.0),
-                                 j.value("blas", "unknown"),
-                                 j.value("allocator", "unknown")});
-  }
-  pclose(p);
-  return out;
-}
-
-// The fastest of a variant's runs (by median).
-const PartnerRun& best(const std::vector<PartnerRun>& runs) {
-  return *std::min_element(runs.begin(), runs.end(),
-                           [](const PartnerRun& a, const PartnerRun& b) { return a.t.median_ms < b.t.median_ms; });
-}
-
-// "PyTorch <variant> (<blas>, <allocator>)", a row's name.
-std::string partner_name(const std::string& variant, const PartnerRun& r) {
-  return "PyTorch " + variant + " (" + r.blas + ", " + r.allocator + ")";
-}
-
-void row(const std::string& name, const Timing& t, int64_t batch) {
-  std::printf("  %-60s %9.1f %9.1f %9.1f %9.1f\n", name.c_str(), t.median_ms, t.min_ms, t.max_ms,
-              batch / t.median_ms * 1e3);
+  return tl::bench::partner(partner_options(o), batch, variants);
 }
 
 // This process's CPU time in ms (all its threads).
@@ -189,56 +153,6 @@ double batch_norm_share(const std::shared_ptr<tl::models::ResNet>& model, const 
       bn += sum;
   }
   return total > 0 ? bn / total : 0;
-}
-
-double relative_error(const tl::Tensor& actual, const tl::Tensor& expected) {
-  return std::sqrt((actual - expected).pow(2.0).sum().item<float>() / expected.pow(2.0).sum().item<float>());
-}
-
-// optimize_for_inference at each batch: first inference (optimize + first run), steady-state timing,
-// the arena, the logits' error against eager, and PyTorch's best variant for that precision.
-void run_optimized(const Options& o, const std::shared_ptr<tl::models::ResNet>& model) {
-  const bool bf16 = o.precision == "bf16";
-  const std::string pt_variant = bf16 ? "bf16_autocast_channels_last" : "jit_freeze_optimize";
-  for (int64_t batch : o.batches) {
-    const tl::Tensor x = tl::randn({batch, 3, 224, 224});
-    const tl::Shape shape = x.shape();
-    const auto t0 = std::chrono::steady_clock::now();
-    auto optimized = tl::fx::optimize_for_inference(
-        model, {.precision = bf16 ? tl::fx::InferencePrecision::BFloat16 : tl::fx::InferencePrecision::Float32,
-                .example_input_shape = shape});
-    const tl::Tensor first = (*optimized)(x);
-    const double first_ms = tl::bench::milliseconds_since(t0);
-    std::printf("\nbatch %ld, %s (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
-                o.precision.c_str(), o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
-    const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
-    row("torchless optimized " + o.precision, t, batch);
-    const auto pt = o.partner ? partner(o, batch, {pt_variant}) : std::map<std::string, std::vector<PartnerRun>>{};
-    for (const auto& [name, runs] : pt)
-      for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);
-    const tl::fx::ArenaStats arena = optimized->arena_stats(shape);
-    std::printf("  first inference (optimize + first run) %.1f ms; arena %.1f MiB planned for %ld activations of %.1f MiB\n",
-                first_ms, arena.planned_bytes / 1048576.0, static_cast<long>(arena.activations),
-                arena.total_bytes / 1048576.0);
-    const double rss_mib = tl::bench::peak_rss_mib();  // before the eager reference run below
-    const double error = relative_error(first, (*model)(x));
-    std::printf("  logits vs eager fp32: relative error %.2e\n", error);
-    if (pt.count(pt_variant)) {
-      const PartnerRun& b = best(pt.at(pt_variant));
-      std::printf("  torchless optimized vs %s: %.2fx\n", partner_name(pt_variant, b).c_str(),
-                  b.t.median_ms / t.median_ms);
-    }
-    std::printf("RESULT bench=inference impl=torchless variant=optimized precision=%s batch=%ld median_ms=%.2f "
-                "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=%ld error=%.2e rss_mib=%.0f\n",
-                o.precision.c_str(), static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms,
-                static_cast<long>(arena.planned_bytes), error, rss_mib);
-    if (pt.count(pt_variant))
-      for (const PartnerRun& r : pt.at(pt_variant))
-        std::printf("RESULT bench=inference impl=pytorch variant=%s precision=%s batch=%ld median_ms=%.2f min_ms=%.2f "
-                    "max_ms=%.2f rss_mib=%.0f blas=%s allocator=%s\n",
-                    pt_variant.c_str(), o.precision.c_str(), static_cast<long>(batch), r.t.median_ms, r.t.min_ms,
-                    r.t.max_ms, r.rss_mib, r.blas.c_str(), r.allocator.c_str());
-  }
 }
 
 // The parts of one first inference: each part's wall time, this process's CPU time (the kernel's clearing
@@ -356,20 +270,16 @@ void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model
     for (const auto& [name, runs] : pt)
       for (const PartnerRun& r : runs) row(partner_name(name, r), r.t, batch);
     const double rss_mib = tl::bench::peak_rss_mib();
-    const double error = relative_error(first, (*model)(x));
+    const double error = tl::bench::relative_error(first, (*model)(x));
     std::printf("  logits vs eager fp32: relative error %.2e\n", error);
     if (pt.count(pt_variant))
       std::printf("  torchless int8 vs %s: %.2fx\n", partner_name(pt_variant, best(pt.at(pt_variant))).c_str(),
                   best(pt.at(pt_variant)).t.median_ms / t.median_ms);
     std::printf("RESULT bench=inference impl=torchless variant=fx_int8 precision=int8 batch=%ld median_ms=%.2f "
-                "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=0 error=%.2e rss_mib=%.0f\n",
+                "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=0 error=%.2e rss_mib=%.0f model=resnet18 size=224\n",
                 static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, convert_ms, error, rss_mib);
     if (pt.count(pt_variant))
-      for (const PartnerRun& r : pt.at(pt_variant))
-        std::printf("RESULT bench=inference impl=pytorch variant=%s precision=int8 batch=%ld median_ms=%.2f "
-                    "min_ms=%.2f max_ms=%.2f rss_mib=%.0f blas=%s allocator=%s\n",
-                    pt_variant.c_str(), static_cast<long>(batch), r.t.median_ms, r.t.min_ms, r.t.max_ms, r.rss_mib,
-                    r.blas.c_str(), r.allocator.c_str());
+      tl::bench::print_partner_results(partner_options(o), pt_variant, "int8", batch, pt.at(pt_variant));
   }
 }
 
@@ -386,7 +296,14 @@ int main(int argc, char** argv) try {
   if (o.mode == "first" || o.mode == "optimized") {
     if (o.mode == "first") run_first(o, model);
     else if (o.precision == "int8") run_int8(o, model);
-    else run_optimized(o, model);
+    else
+      tl::bench::run_optimized({.partner = partner_options(o),
+                                .precision = o.precision,
+                                .batches = o.batches,
+                                .pt_variants = {o.precision == "bf16" ? "bf16_autocast_channels_last"
+                                                                      : "jit_freeze_optimize"},
+                                .with_partner = o.partner},
+                               model);
     std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());
     return 0;
   }

@@ -1,16 +1,31 @@
 #!/usr/bin/python3
-"""PyTorch 1.13 side of bench/bench_resnet18: times torchvision ResNet18 variants and prints one
+"""PyTorch 1.13 side of bench/bench_resnet18 and bench/bench_zoo: times variants of a torchvision classification
+model (torchvision.models.get_model(NAME), ResNet18 by default, at its input size: input_size) and prints one
 JSON line per (variant, batch): eager NCHW and channels_last, the FX conv-bn fusion, torch.jit.freeze +
 optimize_for_inference, bf16 autocast and FX graph-mode int8 (prepare_fx / convert_fx with the onednn engine's
 default qconfig mapping, calibrated on 8 random batches of 4), under no_grad, the median of timed runs after warm-up, and the BLAS and allocator
 the process ran with (bench/pt_env.py, which also runs it once per environment); run with /usr/bin/python3.
+Each variant is made from a model of its own (no other copy stays resident), so that a process asked for one
+variant reports that variant's peak RSS.
 
-usage: pt_partner.py --batches 1 5 10 --variants eager_nchw fx_fused --warmup 10 --runs 20 --threads 2"""
+usage: pt_partner.py [--model resnet18] [--size S] --batches 1 5 10 --variants eager_nchw fx_fused --warmup 10
+                     --runs 20 --threads 2"""
 import argparse, copy, json, resource, statistics, sys, time
 
 import torch, torch.fx as fx, torch.nn as nn, torchvision
 
 import pt_env
+
+
+def build(name):
+    """torchvision.models.get_model(name) in eval mode, seeded; an unknown name raises torchvision's ValueError."""
+    torch.manual_seed(0)
+    return torchvision.models.get_model(name).eval()
+
+
+def input_size(name):
+    """The height and width a model is benchmarked at: 224, inception_v3's 299 (as torchvision's transforms)."""
+    return 299 if name == "inception_v3" else 224
 
 
 def fuse_conv_bn_eval(conv, bn):
@@ -25,7 +40,6 @@ def fuse_conv_bn_eval(conv, bn):
 
 
 def fx_fuse(model):
-    model = copy.deepcopy(model)
     gm = fx.symbolic_trace(model)
     mods = dict(gm.named_modules())
     for node in list(gm.graph.nodes):
@@ -48,38 +62,41 @@ def fx_fuse(model):
 class Bf16Autocast(nn.Module):
     def __init__(self, m):
         super().__init__()
-        self.m = copy.deepcopy(m).to(memory_format=torch.channels_last)
+        self.m = m.to(memory_format=torch.channels_last)
 
     def forward(self, x):
         with torch.autocast('cpu', dtype=torch.bfloat16):
             return self.m(x.to(memory_format=torch.channels_last)).float()
 
 
-def fx_int8_onednn(m):
+def fx_int8_onednn(m, size):
     from torch.ao.quantization import get_default_qconfig_mapping
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
     torch.backends.quantized.engine = 'onednn'
-    example = torch.randn(4, 3, 224, 224)
-    prepared = prepare_fx(copy.deepcopy(m), get_default_qconfig_mapping('onednn'), (example,))
+    example = torch.randn(4, 3, size, size)
+    prepared = prepare_fx(m, get_default_qconfig_mapping('onednn'), (example,))
     with torch.no_grad():
         for _ in range(8):
-            prepared(torch.randn(4, 3, 224, 224))
+            prepared(torch.randn(4, 3, size, size))
     return convert_fx(prepared)
 
 
-def variants(m):
+def variants(make, size):
+    """{variant: maker}; each maker builds its variant from make(), a fresh eval model."""
     return {
-        'eager_nchw': lambda: m,
-        'eager_channels_last': lambda: copy.deepcopy(m).to(memory_format=torch.channels_last),
-        'fx_fused': lambda: fx_fuse(m),
-        'jit_freeze_optimize': lambda: torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(copy.deepcopy(m)))),
-        'bf16_autocast_channels_last': lambda: Bf16Autocast(m),
-        'fx_int8_onednn': lambda: fx_int8_onednn(m),
+        'eager_nchw': make,
+        'eager_channels_last': lambda: make().to(memory_format=torch.channels_last),
+        'fx_fused': lambda: fx_fuse(make()),
+        'jit_freeze_optimize': lambda: torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(make()))),
+        'bf16_autocast_channels_last': lambda: Bf16Autocast(make()),
+        'fx_int8_onednn': lambda: fx_int8_onednn(make(), size),
     }
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument('--model', default='resnet18')
+    ap.add_argument('--size', type=int, help='input height and width (default: input_size(model))')
     ap.add_argument('--batches', type=int, nargs='+', default=[1, 5, 10])
     ap.add_argument('--variants', nargs='+', default=['eager_nchw'])
     ap.add_argument('--warmup', type=int, default=10)
@@ -87,13 +104,17 @@ def main():
     ap.add_argument('--threads', type=int, default=2)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    torch.manual_seed(0)
-    m = torchvision.models.resnet18().eval()
+    size = a.size or input_size(a.model)
+    try:
+        torchvision.models.get_model_builder(a.model)
+    except ValueError as e:  # torchvision's "Unknown model NAME"
+        sys.exit(f"pt_partner: {e}")
     ran_with = pt_env.runtime()
-    makers = variants(m)
+    makers = variants(lambda: build(a.model), size)
     for bs in a.batches:
-        x = torch.randn(bs, 3, 224, 224)
+        x = torch.randn(bs, 3, size, size)
         for name in a.variants:
+            f = None  # the previous variant's model goes before the next is made
             f = makers[name]()
             xi = x.to(memory_format=torch.channels_last) if 'channels_last' in name else x
             with torch.no_grad():
@@ -106,7 +127,8 @@ def main():
                     ts.append((time.perf_counter() - t) * 1e3)
             print(json.dumps({'variant': name, 'batch': bs, 'median_ms': statistics.median(ts), 'min_ms': min(ts),
                               'max_ms': max(ts), 'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                              'torch': torch.__version__, **ran_with}), flush=True)
+                              'model': a.model, 'size': size, 'torch': torch.__version__,
+                              **ran_with}), flush=True)
 
 
 if __name__ == '__main__':

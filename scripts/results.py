@@ -5,7 +5,8 @@ A log is what bench/compare, bench/train_compare or bench/ops_compare prints on 
 lines (command, date, commit, cpu, load averages) and one `RESULT bench=B impl=I key=value ...` line per measured
 configuration, torchless's and its partners' (PyTorch, ONNX Runtime) from the same run. bench=ops lines are
 per-call times of one op at one size (op=, numel=, median_us=); the others are whole-model runs (precision=,
-batch=, median_ms=). PyTorch runs once
+batch=, median_ms=; bench/zoo_compare's and newer bench/compare's name their model=, and the inference table
+then has a row per model and configuration). PyTorch runs once
 per environment of bench/pt_env.py, its lines naming the BLAS and allocator it ran with (blas=, allocator=);
 tables and charts keep its fastest line per configuration (and layout, in the training charts) and name
 them. The logs kept in docs/results/*.txt are the only source of docs/results.md's generated part and of
@@ -40,6 +41,9 @@ REQUIRED = {"ops": ("op", "numel", "median_us")}
 MODEL_REQUIRED = ("precision", "batch", "median_ms")
 
 
+FIRST = object()  # Log.configs's default model: the log's first
+
+
 class Log:
     """One benchmark log: its header fields and its RESULT lines as dicts of strings."""
 
@@ -62,15 +66,22 @@ class Log:
     def benches(self):
         return sorted({r["bench"] for r in self.results})
 
-    def configs(self, bench):
-        """(precision, batch) pairs measured by torchless, in the order of the log; for bench=ops, the sizes
-        (numel) in increasing order."""
+    def models(self, bench):
+        """The model= names of torchless's lines, in the order of the log ([None] for logs that name none)."""
+        return list(dict.fromkeys(r.get("model") for r in self.results if r["bench"] == bench and
+                                  r["impl"] == "torchless"))
+
+    def configs(self, bench, model=FIRST):
+        """(precision, batch) pairs measured by torchless (on `model`, by default the log's first), in the order of
+        the log; for bench=ops, the sizes (numel) in increasing order."""
         if bench == "ops":
             return sorted({int(r["numel"]) for r in self.results if r["bench"] == "ops"})
+        if model is FIRST:
+            model = self.models(bench)[0] if self.models(bench) else None
         seen = []
         for r in self.results:
             key = (r["precision"], int(r["batch"]))
-            if r["bench"] == bench and r["impl"] == "torchless" and key not in seen:
+            if r["bench"] == bench and r["impl"] == "torchless" and r.get("model") == model and key not in seen:
                 seen.append(key)
         return seen
 
@@ -81,18 +92,18 @@ class Log:
                 ("ops", impl, op, numel)]
         return min(rows, key=lambda r: float(r["median_us"])) if rows else None
 
-    def find(self, bench, impl, precision, batch, variant=None):
+    def find(self, bench, impl, precision, batch, variant=None, model=None):
         for r in self.results:
-            if (r["bench"], r["impl"], r["precision"], int(r["batch"])) == (bench, impl, precision, batch) and \
-                    (variant is None or r.get("variant") == variant):
+            if (r["bench"], r["impl"], r["precision"], int(r["batch"]), r.get("model")) == \
+                    (bench, impl, precision, batch, model) and (variant is None or r.get("variant") == variant):
                 return r
         return None
 
-    def best_pytorch(self, bench, precision, batch, variant=None):
+    def best_pytorch(self, bench, precision, batch, variant=None, model=None):
         """PyTorch's fastest line of a configuration (of `variant` when given), over its variants (train_compare
-        measures two layouts) and the environments it ran in (bench/pt_env.py)."""
-        rows = [r for r in self.results if (r["bench"], r["impl"], r["precision"], int(r["batch"])) ==
-                (bench, "pytorch", precision, batch) and (variant is None or r.get("variant") == variant)]
+        measures two layouts, bench_zoo three) and the environments it ran in (bench/pt_env.py)."""
+        rows = [r for r in self.results if (r["bench"], r["impl"], r["precision"], int(r["batch"]), r.get("model")) ==
+                (bench, "pytorch", precision, batch, model) and (variant is None or r.get("variant") == variant)]
         return min(rows, key=lambda r: float(r["median_ms"])) if rows else None
 
     def conditions(self):
@@ -119,20 +130,29 @@ def ran_with(r):
 
 
 def inference_rows(log):
+    """A row per (model, precision, batch); logs whose lines name their model= get the model column and ONNX
+    Runtime's peak RSS."""
+    models = log.models("inference")
+    named = models != [None]
     rows = []
-    for precision, batch in log.configs("inference"):
-        tl = log.find("inference", "torchless", precision, batch)
-        pt = log.best_pytorch("inference", precision, batch)
-        ort = log.find("inference", "onnxruntime", precision, batch)
-        rows.append([precision, str(batch), f"{ms(tl):.2f} ({ms(tl, 'min_ms'):.2f}–{ms(tl, 'max_ms'):.2f})",
-                     f"{img_s(tl, batch):.1f}", pt["variant"] if pt else "–", ran_with(pt) if pt else "–",
-                     f"{ms(pt):.2f}" if pt else "–",
-                     ratio(pt, tl), f"{ms(ort):.2f}" if ort else "–", ratio(ort, tl), tl.get("first_ms", "–"),
-                     f"{tl.get('rss_mib', '–')} / {pt.get('rss_mib', '–') if pt else '–'}"])
-    header = ["precision", "batch", "torchless ms, median (min–max)", "img/s", "PyTorch 1.13 best variant",
-              "its BLAS, allocator", "PyTorch ms",
-              "PyTorch / torchless", "ONNX Runtime ms", "ORT / torchless", "first inference ms",
-              "peak RSS MiB torchless / PyTorch"]
+    for model in models:
+        for precision, batch in log.configs("inference", model):
+            tl = log.find("inference", "torchless", precision, batch, model=model)
+            pt = log.best_pytorch("inference", precision, batch, model=model)
+            ort = log.find("inference", "onnxruntime", precision, batch, model=model)
+            rss = f"{tl.get('rss_mib', '–')} / {pt.get('rss_mib', '–') if pt else '–'}"
+            if named:
+                rss += f" / {ort.get('rss_mib', '–') if ort else '–'}"
+            rows.append(([model] if named else []) +
+                        [precision, str(batch), f"{ms(tl):.2f} ({ms(tl, 'min_ms'):.2f}–{ms(tl, 'max_ms'):.2f})",
+                         f"{img_s(tl, batch):.1f}", pt["variant"] if pt else "–", ran_with(pt) if pt else "–",
+                         f"{ms(pt):.2f}" if pt else "–",
+                         ratio(pt, tl), f"{ms(ort):.2f}" if ort else "–", ratio(ort, tl), tl.get("first_ms", "–"),
+                         rss])
+    header = (["model"] if named else []) + [
+        "precision", "batch", "torchless ms, median (min–max)", "img/s", "PyTorch 1.13 best variant",
+        "its BLAS, allocator", "PyTorch ms", "PyTorch / torchless", "ONNX Runtime ms", "ORT / torchless",
+        "first inference ms", "peak RSS MiB torchless / PyTorch" + (" / ORT" if named else "")]
     return header, rows
 
 
@@ -215,6 +235,14 @@ def ops_summary(log):
 ROWS = {"inference": inference_rows, "train": train_rows, "ops": ops_rows}
 NOTES = {"ops": ops_summary}
 CHARTS = ("inference", "train")
+
+
+def title(log, bench):
+    """The bench's title; a log of other models than ResNet18 (bench/zoo_compare's) names them."""
+    models = [m for m in log.models(bench) if m] if bench == "inference" else []
+    if models and models != ["resnet18"]:
+        return f"Model zoo inference (bench/zoo_compare): {', '.join(models)}"
+    return BENCH_TITLES.get(bench, bench)
 
 
 def markdown_table(header, rows):
@@ -346,12 +374,12 @@ def generated(root):
                                                    if r["bench"] == "ops" and "threads" in r)) or "threads not recorded"
             else:
                 subtitle = ", ".join(dict.fromkeys(p for p, _ in log.configs(bench)))
-            part = (f"### {BENCH_TITLES.get(bench, bench)}: {subtitle}\n\n"
+            part = (f"### {title(log, bench)}: {subtitle}\n\n"
                     f"`{log.header.get('command', '?')}`, raw log [{log.path.name}](results/{log.path.name}): "
                     f"{log.conditions()}.\n\n{markdown_table(header, rows)}")
             if bench in NOTES:
                 part += f"\n\n{NOTES[bench](log)}"
-            if bench in CHARTS:
+            if bench in CHARTS and len(log.models(bench)) == 1:  # a chart's bars are one model's
                 svg = log.path.with_name(f"{log.path.stem}-{bench}.svg" if len(log.benches()) > 1 else
                                          f"{log.path.stem}.svg")
                 files[svg] = chart(log, bench)
@@ -421,7 +449,7 @@ def main(argv):
         for path in argv[1:]:
             log = Log(path, pathlib.Path(path).read_text())
             for bench in log.benches():
-                print(f"\n{BENCH_TITLES.get(bench, bench)}: {log.conditions()}")
+                print(f"\n{title(log, bench)}: {log.conditions()}")
                 print(text_table(*ROWS[bench](log)))
                 if bench in NOTES:
                     print(NOTES[bench](log))

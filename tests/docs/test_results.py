@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tests/docs/test_results.py — how scripts/results.py reads a bench/ops_compare log and tables it: PyTorch's
-fastest environment and round, torchless / PyTorch per op and size, and the lines it refuses."""
+fastest environment and round, torchless / PyTorch per op and size, and the lines it refuses; and a bench/zoo_compare
+log, a row per model and batch."""
 import contextlib
 import io
 import pathlib
@@ -68,6 +69,56 @@ class OpsTable(unittest.TestCase):
             text = (root / "docs" / "results.md").read_text()
             self.assertIn("### Ops per call, torchless / PyTorch (bench/ops_compare): 2 threads", text)
             self.assertIn("| sort | 4.00 | 3.20 | **1.25** | – | – | – |", text)
+            self.assertEqual(list((root / "docs" / "results").glob("*.svg")), [])
+
+
+ZOO_LOG = """# command: bench/zoo_compare build --models resnet18,vit_b_16
+# date: 2026-11-28 21:00 UTC
+# load average before resnet18 batch 1: 3.00 2.00 1.00
+RESULT bench=inference impl=torchless variant=optimized precision=fp32 batch=1 median_ms=10.00 min_ms=9.00 max_ms=12.00 first_ms=300.0 arena_bytes=1 error=1e-07 rss_mib=80 model=resnet18 size=224
+RESULT bench=inference impl=pytorch variant=eager_nchw precision=fp32 batch=1 median_ms=30.00 min_ms=29 max_ms=31 rss_mib=200 blas=reference allocator=glibc model=resnet18 size=224
+RESULT bench=inference impl=pytorch variant=jit_freeze_optimize precision=fp32 batch=1 median_ms=15.00 min_ms=14 max_ms=16 rss_mib=210 blas=openblas-pthread allocator=jemalloc model=resnet18 size=224
+RESULT bench=inference impl=onnxruntime variant=1.30.0 precision=fp32 batch=1 median_ms=12.00 min_ms=11 max_ms=13 rss_mib=150 model=resnet18 size=224
+RESULT bench=inference impl=torchless variant=optimized precision=fp32 batch=1 median_ms=100.00 min_ms=90.00 max_ms=120.00 first_ms=900.0 arena_bytes=1 error=1e-07 rss_mib=400 model=vit_b_16 size=224
+RESULT bench=inference impl=pytorch variant=eager_channels_last precision=fp32 batch=1 median_ms=80.00 min_ms=79 max_ms=81 rss_mib=500 blas=reference allocator=glibc model=vit_b_16 size=224
+"""
+
+
+class ZooTable(unittest.TestCase):
+    def test_each_model_gets_its_own_rows_with_its_partners(self):
+        header, rows = results.inference_rows(log_of(ZOO_LOG))
+        self.assertEqual(header[0], "model")
+        self.assertEqual(header[-1], "peak RSS MiB torchless / PyTorch / ORT")
+        # resnet18: PyTorch's fastest variant and environment (jit, 15 ms), ONNX Runtime's 12 ms.
+        self.assertEqual(rows[0], ["resnet18", "fp32", "1", "10.00 (9.00–12.00)", "100.0", "jit_freeze_optimize",
+                                   "openblas-pthread, jemalloc", "15.00", "1.50x", "12.00", "1.20x", "300.0",
+                                   "80 / 210 / 150"])
+        # vit_b_16: slower than PyTorch (0.80x), no ONNX Runtime line.
+        self.assertEqual(rows[1], ["vit_b_16", "fp32", "1", "100.00 (90.00–120.00)", "10.0", "eager_channels_last",
+                                   "reference, glibc", "80.00", "0.80x", "–", "–", "900.0", "400 / 500 / –"])
+
+    def test_a_log_without_models_keeps_the_resnet18_table(self):
+        log = log_of("\n".join(line.replace(" model=resnet18 size=224", "") for line in ZOO_LOG.splitlines()
+                               if "vit_b_16" not in line or line.startswith("#")))
+        header, rows = results.inference_rows(log)
+        self.assertEqual(header[0], "precision")
+        self.assertEqual(header[-1], "peak RSS MiB torchless / PyTorch")
+        self.assertEqual(rows, [["fp32", "1", "10.00 (9.00–12.00)", "100.0", "jit_freeze_optimize",
+                                 "openblas-pthread, jemalloc", "15.00", "1.50x", "12.00", "1.20x", "300.0",
+                                 "80 / 210"]])
+        self.assertEqual(results.title(log, "inference"), "ResNet18 inference (bench/compare)")
+
+    def test_the_page_names_the_models_and_draws_no_mixed_chart(self):
+        self.assertEqual(results.title(log_of(ZOO_LOG), "inference"),
+                         "Model zoo inference (bench/zoo_compare): resnet18, vit_b_16")
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "docs" / "results").mkdir(parents=True)
+            (root / "docs" / "results" / "zoo.txt").write_text(ZOO_LOG)
+            (root / "docs" / "results.md").write_text(f"# Results\n\n{results.BEGIN}\n{results.END}\n")
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(results.page(root, check=False), 0)
+            self.assertIn("| vit_b_16 | fp32 | 1 |", (root / "docs" / "results.md").read_text())
             self.assertEqual(list((root / "docs" / "results").glob("*.svg")), [])
 
 
