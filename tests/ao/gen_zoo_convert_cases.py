@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's mobile nets for
-tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"): per model
-(torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule, so folding
-matters) one calibration batch (the zoo's input_rule(2, 64)) and the input (input_rule(3, 64)'s last sample). Stored:
-every observer's calculate_qparams() (the test puts them in as fixed observers: our float kernels round differently,
-so calibration alone gives qparams equal only to rounding), print(converted) and converted.code, and for every
-quantized value the converted model computes (by node name) its shape, qparams and 128 of its integers evenly spaced
-(gen_convert_cases.py's Recorder with a step; the whole tensors would make the file megabytes), then the logits.
+"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's mobile nets and
+regnet_y_400mf for tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"):
+per model (torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule,
+so folding matters) one calibration batch (the zoo's input_rule(2, 64)) and the input (input_rule(3, 64)'s last
+sample). Stored: every observer's calculate_qparams() (the test puts them in as fixed observers: our float kernels
+round differently, so calibration alone gives qparams equal only to rounding), print(converted) and converted.code,
+and for every quantized value the converted model computes (by node name) its shape, qparams and 128 of its integers
+evenly spaced (gen_convert_cases.py's Recorder with a step; the whole tensors would make the file megabytes), then
+the logits.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/ao/gen_zoo_convert_cases.py"""
 import json
@@ -23,7 +24,7 @@ from gen_convert_cases import Recorder
 sys.path.insert(0, str(HERE.parent / "reference"))
 from make_zoo_mobile_references import bn_rule, input_rule  # noqa: E402
 
-MODELS = ["mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0"]
+MODELS = ["mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf"]
 SAMPLES = 128
 
 

@@ -1,9 +1,9 @@
-// tests/ao/test_zoo_convert.cpp — prepare_fx / convert_fx on torchvision's mobile nets against PyTorch 1.13 on its
-// onednn engine (tests/ao/gen_zoo_convert_cases.py, 64 x 64 inputs): print(converted) and .code byte for byte, every
-// quantized value the converted model computes with PyTorch's shape and qparams and its integers on #33's line
-// (>= 99% equal, the rest within one quantum) on a sample of 128 evenly spaced, and the logits within two quanta.
-// The weights are our builders' after manual_seed(0) (PyTorch's draws) with the zoo's BN rule, so folding matters:
-// it must round as PyTorch's does.
+// tests/ao/test_zoo_convert.cpp — prepare_fx / convert_fx on torchvision's mobile nets and regnet_y_400mf against
+// PyTorch 1.13 on its onednn engine (tests/ao/gen_zoo_convert_cases.py, 64 x 64 inputs): print(converted) and .code
+// byte for byte, every quantized value the converted model computes with PyTorch's shape and qparams and its
+// integers on #33's line (>= 99% equal, the rest within one quantum) on a sample of 128 evenly spaced, and the logits
+// within two quanta. The weights are our builders' after manual_seed(0) (PyTorch's draws) with the zoo's BN rule, so
+// folding matters: it must round as PyTorch's does.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -16,6 +16,7 @@
 #include "core/grad_mode.h"
 #include "models/efficientnet.h"
 #include "models/mobilenet.h"
+#include "models/regnet.h"
 #include "ops/ops.h"
 #include "tests/ao/convert_cases.h"
 #include "tests/support/zoo_references.h"
@@ -72,6 +73,10 @@ TEST_CASE("convert_fx: mobilenet_v3_small (hardswish, hardsigmoid, squeeze-excit
 
 TEST_CASE("convert_fx: efficientnet_b0 (SiLU in float, sigmoid, mul, stochastic depth) prints, codes and computes as PyTorch's") {
   check_model("efficientnet_b0", [] { return models::efficientnet_b0(); });
+}
+
+TEST_CASE("convert_fx: regnet_y_400mf (grouped convs, squeeze-excitation, add_relu) prints, codes and computes as PyTorch's") {
+  check_model("regnet_y_400mf", [] { return models::regnet_y_400mf(); });
 }
 
 }  // namespace tl::ao::quantization
