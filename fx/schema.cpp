@@ -105,7 +105,7 @@ Argument attr_to_argument(const AttrValue& v) {
 }
 
 void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& attrs, std::vector<Argument>& args,
-                Kwargs& kwargs, CallStyle style) {
+                Kwargs& kwargs, CallStyle style, const std::vector<std::string>& keywords) {
   const Schema& schema = schema_of(op);
   size_t next_input = 0;
   struct Recorded {
@@ -138,14 +138,31 @@ void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& att
     }
   }
   // Positional arguments up to the last one that differs from its default; keyword-only ones
-  // only when they differ.
+  // only when they differ; the ones named in `keywords` as keywords.
+  const auto named = [&](const SchemaArg* spec) {
+    return std::find(keywords.begin(), keywords.end(), spec->name) != keywords.end();
+  };
+  for (const std::string& name : keywords)
+    TL_CHECK(std::any_of(schema.args.begin(), schema.args.end(), [&](const SchemaArg& a) { return a.name == name; }),
+             op_info(op).aten_name, ": no argument '", name, "' to record as a keyword");
   size_t last = 0;
-  for (size_t i = 0; i < recorded.size(); ++i)
-    if (!recorded[i].spec->kwarg_only && !recorded[i].is_default) last = i + 1;
+  bool after_keyword = false;
   for (size_t i = 0; i < recorded.size(); ++i) {
-    if (recorded[i].spec->kwarg_only) {
-      if (!recorded[i].is_default) kwargs.emplace_back(recorded[i].spec->name, recorded[i].value);
-    } else if (i < last) {
+    const SchemaArg* spec = recorded[i].spec;
+    if (spec->kwarg_only) continue;
+    if (named(spec)) {
+      after_keyword = true;
+    } else if (!recorded[i].is_default) {
+      TL_CHECK(!after_keyword, op_info(op).aten_name, ": argument '", spec->name,
+               "' follows a keyword argument but is not one");
+      last = i + 1;
+    }
+  }
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const SchemaArg* spec = recorded[i].spec;
+    if (named(spec) || (spec->kwarg_only && !recorded[i].is_default)) {
+      kwargs.emplace_back(spec->name, recorded[i].value);
+    } else if (!spec->kwarg_only && i < last) {
       args.push_back(recorded[i].value);
     }
   }

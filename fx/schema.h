@@ -15,9 +15,12 @@ namespace tl::fx {
 
 /// An op call's arguments as FX records them. `inputs` holds one Argument per tensor input (a Node,
 /// or None for an undefined tensor), in the call's order. A ReflectedOperator call puts its two
-/// operands in Python's order: rsub(x, 2.0) of `2.0 - x` records (2.0, x).
+/// operands in Python's order: rsub(x, 2.0) of `2.0 - x` records (2.0, x). The arguments named in `keywords`
+/// are recorded as keywords, given or default, as Python code passing them so (`x.flatten(start_dim=1)`);
+/// every argument after the first of them must be one of them (Python binds positions first).
 void to_fx_args(OpKind op, const std::vector<Argument>& inputs, const Attrs& attrs,
-                std::vector<Argument>& args, Kwargs& kwargs, CallStyle style = CallStyle::Function);
+                std::vector<Argument>& args, Kwargs& kwargs, CallStyle style = CallStyle::Function,
+                const std::vector<std::string>& keywords = {});
 
 /// Throws tl::Error, as Python's argument binding raises TypeError, unless each keyword of `kwargs`
 /// names an argument of `op`'s schema, once, that the first `positional` arguments do not already

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "core/named_call.h"
 #include "core/op_args.h"
@@ -17,6 +18,9 @@
 
 namespace tl::fx {
 namespace {
+
+// fx::KeywordArguments' names for the next op recorded on this thread; null when none.
+thread_local const std::vector<std::string>* t_keywords = nullptr;
 
 // Records the shape and dtype of `real` (a traced example's value) on `n`.
 void record_meta(Node* n, const Tensor& real) {
@@ -136,7 +140,10 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     for (const Tensor& t : call.inputs) inputs.push_back(argument(t));
     std::vector<Argument> args;
     Kwargs kwargs;
-    to_fx_args(call.op, inputs, call.attrs(), args, kwargs, call.style);
+    static const std::vector<std::string> kNoKeywords;
+    const std::vector<std::string>& keywords = t_keywords != nullptr ? *t_keywords : kNoKeywords;
+    t_keywords = nullptr;  // for this op only
+    to_fx_args(call.op, inputs, call.attrs(), args, kwargs, call.style, keywords);
     Node* n = call.style == CallStyle::Method ? graph_.call_method(call.op, args, kwargs)
                                               : graph_.call_function(call.op, args, kwargs, call.style);
     TensorList real;
@@ -379,6 +386,11 @@ TracedGraph Tracer::trace(nn::Module& root, const std::optional<TensorList>& exa
 }
 
 Tensor getattr(const Tensor& t) { return t_session != nullptr ? t_session->parameter_proxy(t) : t; }
+
+KeywordArguments::KeywordArguments(std::vector<std::string> names) : names_(std::move(names)), previous_(t_keywords) {
+  t_keywords = &names_;
+}
+KeywordArguments::~KeywordArguments() { t_keywords = previous_; }
 
 std::shared_ptr<GraphModule> symbolic_trace(const std::shared_ptr<nn::Module>& root) {
   TL_CHECK(root != nullptr, "symbolic_trace: module is null");

@@ -55,6 +55,21 @@ Tensor call_wrapped(const WrappedFunction& f, const std::vector<WrappedArg>& arg
 /// order shows in the graph (ConvNeXt's `self.layer_scale * self.block(input)`) or where a wrapped function
 /// takes only parameters and buffers (swin's relative position bias), which torch.fx records as a node.
 Tensor getattr(const Tensor& t);
+/// Arguments the Python source passes by keyword to the op call it stands beside (torchvision's
+/// `x.flatten(start_dim=1)`): while it lives and this thread traces symbolically, the next op recorded on a traced
+/// value takes its arguments of these schema names as keywords, in the schema's order (fx::to_fx_args); eager calls
+/// run as they would without it. Every argument of that op after the first named one must be named too.
+class KeywordArguments {
+ public:
+  explicit KeywordArguments(std::vector<std::string> names);
+  ~KeywordArguments();
+  KeywordArguments(const KeywordArguments&) = delete;
+  KeywordArguments& operator=(const KeywordArguments&) = delete;
+
+ private:
+  std::vector<std::string> names_;
+  const std::vector<std::string>* previous_;
+};
 /// The name FX's generated code calls a wrapped function by: "torchvision_ops_stochastic_depth_stochastic_depth".
 std::string wrapped_global_name(const std::string& qualified_name);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fx/wrap.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
@@ -157,7 +158,10 @@ Tensor RegNet::forward(const Tensor& input) {
   Tensor x = submodule("stem")(input);
   x = submodule("trunk_output")(x);
   x = submodule("avgpool")(x);
-  x = x.flatten(1);
+  {
+    const fx::KeywordArguments keywords({"start_dim"});  // torchvision writes x.flatten(start_dim=1)
+    x = x.flatten(1);
+  }
   return submodule("fc")(x);
 }
 

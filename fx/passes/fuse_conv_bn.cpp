@@ -3,8 +3,6 @@
 // Each folded weight is written once, out of place, into the copy that replaces its conv.
 #include "fx/passes/fuse_conv_bn.h"
 
-#include <cmath>
-
 #include "core/grad_mode.h"
 #include "fx/tracer.h"
 #include "nn/clone_memo.h"
@@ -36,27 +34,31 @@ std::string skip_reason(const GraphModule& gm, const Node* conv_node, const nn::
 
 }  // namespace
 
-// The per-channel scale gamma / sqrt(var + eps) is computed in float64 and applied in the weight's dtype, as
-// PyTorch's fuse_conv_bn_weights does. The scaled weight is the copy's own: the conv's weight is read once,
+// PyTorch 1.13's fuse_conv_bn_weights, one rounding per tensor op in the conv's dtype and in its order
+// (quantization then sees the same weights to the bit): r = rsqrt(var + eps), w' = w * (gamma * r),
+// b' = (b - mean) * r * gamma + beta. The scaled weight is the copy's own: the conv's weight is read once,
 // never copied and then rewritten.
 std::shared_ptr<nn::Conv2d> fuse_conv_bn_eval(const nn::Conv2d& conv, const nn::BatchNorm2d& bn) {
   TL_CHECK(!conv.is_training() && !bn.is_training(), "fuse_conv_bn_eval: fusion is for inference; call eval() first");
   NoGradGuard no_grad;  // folding makes parameters; it is not part of any graph
-  const Tensor& running_var = bn.buffer("running_var");
-  const Tensor& running_mean = bn.buffer("running_mean");
-  TL_CHECK(running_var.defined() && running_mean.defined(), "fuse_conv_bn_eval: the batch norm has no running statistics");
-  const int64_t c = conv.options().out_channels;
-  const Tensor gamma = bn.parameter("weight").defined() ? bn.parameter("weight").to(DType::Float64) : ones({c}, DType::Float64);
-  const Tensor shift = bn.parameter("bias").defined() ? bn.parameter("bias").to(DType::Float64) : zeros({c}, DType::Float64);
-  const Tensor scale = gamma * (running_var.to(DType::Float64) + bn.options().eps).rsqrt();
   const Tensor& w = conv.parameter("weight");
+  const DType dtype = w.dtype();
+  const auto in_dtype = [&](const Tensor& t) { return t.to(dtype); };
+  TL_CHECK(bn.buffer("running_var").defined() && bn.buffer("running_mean").defined(),
+           "fuse_conv_bn_eval: the batch norm has no running statistics");
+  const Tensor running_var = in_dtype(bn.buffer("running_var"));
+  const Tensor running_mean = in_dtype(bn.buffer("running_mean"));
+  const int64_t c = conv.options().out_channels;
+  const Tensor gamma = bn.parameter("weight").defined() ? in_dtype(bn.parameter("weight")) : ones({c}, dtype);
+  const Tensor beta = bn.parameter("bias").defined() ? in_dtype(bn.parameter("bias")) : zeros({c}, dtype);
   const Tensor& b = conv.parameter("bias");
-  const Tensor bias64 = b.defined() ? b.to(DType::Float64) : zeros({c}, DType::Float64);
+  const Tensor bias = b.defined() ? in_dtype(b) : zeros({c}, dtype);
+  const Tensor var_rsqrt = (running_var + full({c}, bn.options().eps, dtype)).rsqrt();  // eps rounded to dtype first
   nn::CloneMemo memo;
-  memo.tensors.emplace_back(w, w * scale.to(w.dtype()).view({c, 1, 1, 1}));
+  memo.tensors.emplace_back(w, w * (gamma * var_rsqrt).view({c, 1, 1, 1}));
   auto fused = std::static_pointer_cast<nn::Conv2d>(nn::clone(conv, memo));
   fused->register_parameter("weight", fused->parameter("weight"), w.requires_grad());
-  fused->register_parameter("bias", ((bias64 - running_mean.to(DType::Float64)) * scale + shift).to(w.dtype()));
+  fused->register_parameter("bias", (bias - running_mean) * var_rsqrt * gamma + beta);
   return fused;
 }
 

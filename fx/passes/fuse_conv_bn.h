@@ -34,7 +34,8 @@ struct FuseReport {
 /// candidate pair is in training mode (fusion is for inference).
 std::shared_ptr<GraphModule> fuse_conv_bn(const std::shared_ptr<nn::Module>& module, FuseReport* report = nullptr);
 
-/// A copy of `conv` with `bn` (eval mode, with running statistics) folded into its weight and bias.
+/// A copy of `conv` with `bn` (eval mode, with running statistics) folded into its weight and bias, rounded as
+/// PyTorch 1.13's fuse_conv_bn_weights rounds them (in the conv's dtype, one rounding per tensor op, its order).
 std::shared_ptr<nn::Conv2d> fuse_conv_bn_eval(const nn::Conv2d& conv, const nn::BatchNorm2d& bn);
 
 }  // namespace tl::fx

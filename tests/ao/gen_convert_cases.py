@@ -37,17 +37,24 @@ def tensor(t):
 
 
 class Recorder(torch.fx.Interpreter):
-    """Runs the converted model, keeping the integers of every quantized value by node name."""
+    """Runs the converted model, keeping every quantized value by node name (read when its node has run: an in-place
+    op after it would change it): shape, qparams and every step-th of its integers, at most `limit` of them."""
 
-    def __init__(self, gm):
+    def __init__(self, gm, step=lambda numel: 1, limit=None):
         super().__init__(gm)
+        self.step, self.limit = step, limit
         self.ints = {}
 
     def run_node(self, n):
         out = super().run_node(n)
         if isinstance(out, torch.Tensor) and out.is_quantized:
-            self.ints[n.name] = {"shape": list(out.shape), "scale": out.q_scale(), "zero_point": out.q_zero_point(),
-                                 "values": out.int_repr().reshape(-1).tolist()}
+            ints = out.int_repr().reshape(-1)
+            step = self.step(ints.numel())
+            entry = {"shape": list(out.shape), "scale": out.q_scale(), "zero_point": out.q_zero_point(),
+                     "values": ints[::step][:self.limit].tolist()}
+            if self.limit is not None:
+                entry["step"] = step
+            self.ints[n.name] = entry
         return out
 
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's mobile nets for
-tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"): per model
-(torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule, so
-folding matters) one calibration batch (the zoo's input_rule(2, 64)) and the input (input_rule(3, 64)'s last sample).
-Stored: every observer's calculate_qparams() (the test puts them in as fixed observers: our float kernels round
-differently, so calibration alone gives qparams equal only to rounding), print(converted) and converted.code, and
-for every quantized value the converted model computes (by node name) its shape, qparams, the sum of its integers
-and 128 of them evenly spaced (the whole tensors would make the file megabytes), then the logits. regnet_y_400mf
-is left out: its converted text differs from ours yet (#33).
+"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's mobile nets and
+regnet_y_400mf for tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"):
+per model (torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule,
+so folding matters) one calibration batch (the zoo's input_rule(2, 64)) and the input (input_rule(3, 64)'s last
+sample). Stored: every observer's calculate_qparams() (the test puts them in as fixed observers: our float kernels
+round differently, so calibration alone gives qparams equal only to rounding), print(converted) and converted.code,
+and for every quantized value the converted model computes (by node name) its shape, qparams and 128 of its integers
+evenly spaced (gen_convert_cases.py's Recorder with a step; the whole tensors would make the file megabytes), then
+the logits.
 Run with Debian's PyTorch 1.13:
     /usr/bin/python3 tests/ao/gen_zoo_convert_cases.py"""
 import json
@@ -19,29 +19,13 @@ from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
 from gen_ao_cases import HERE, flat
+from gen_convert_cases import Recorder
 
 sys.path.insert(0, str(HERE.parent / "reference"))
 from make_zoo_mobile_references import bn_rule, input_rule  # noqa: E402
 
-MODELS = ["mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0"]
+MODELS = ["mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf"]
 SAMPLES = 128
-
-
-class Recorder(torch.fx.Interpreter):
-    """Runs the converted model, keeping a summary of every quantized value by node name."""
-
-    def __init__(self, gm):
-        super().__init__(gm)
-        self.ints = {}
-
-    def run_node(self, n):
-        out = super().run_node(n)
-        if isinstance(out, torch.Tensor) and out.is_quantized:
-            ints = out.int_repr().reshape(-1).long()
-            step = max(1, ints.numel() // SAMPLES)
-            self.ints[n.name] = {"shape": list(out.shape), "scale": out.q_scale(), "zero_point": out.q_zero_point(),
-                                 "sum": int(ints.sum()), "step": step, "sample": ints[::step][:SAMPLES].tolist()}
-        return out
 
 
 def case(name):
@@ -58,7 +42,7 @@ def case(name):
             scale, zero_point = m.calculate_qparams()
             qparams[module_name] = [repr(float(scale.reshape(-1)[0])), int(zero_point.reshape(-1)[0])]
     converted = convert_fx(prepared)
-    recorder = Recorder(converted)
+    recorder = Recorder(converted, step=lambda numel: max(1, numel // SAMPLES), limit=SAMPLES)
     with torch.no_grad():
         logits = recorder.run(x)
     return {"qparams": qparams, "str": str(converted), "code": converted.code, "ints": recorder.ints,

@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <tuple>
+#include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "fx/passes/fuse_conv_bn.h"
 #include "fx/passes/optimize_for_inference.h"
 #include "fx/tracer.h"
@@ -13,6 +15,7 @@
 #include "nn/layers.h"
 #include "ops/ops.h"
 #include "tests/support/bn_calibration.h"
+#include "tests/support/json_cases.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 
@@ -187,6 +190,41 @@ TEST_CASE("fuse_conv_bn: grouped and depthwise convolutions, with and without bi
       CHECK_TENSOR_CLOSE((*fused)(x), (*model)(x), 1e-5, 1e-6);
       CHECK(fused->get_submodule("0")->extra_repr().find("bias=False") == std::string::npos);
     }
+  }
+}
+
+// {"shape": [...], "values": ["0.1", ...]} (tests/fx/gen_fuse_conv_bn_cases.py) as a float32 tensor, exactly.
+Tensor case_tensor(const nlohmann::json& t) {
+  std::vector<double> values;
+  for (const nlohmann::json& v : t.at("values")) values.push_back(testing::json_number(v));
+  return from_vector(values, Shape(t.at("shape").get<std::vector<int64_t>>())).to(kFloat);
+}
+
+// Quantization rounds the folded weights to integers, so a weight one ulp off PyTorch's can move an integer: the
+// cases are ones where folding in float64 gives other bits.
+TEST_CASE("fuse_conv_bn_eval: the folded weight and bias are PyTorch 1.13's to the bit (its float32 order)") {
+  for (const nlohmann::json& c : testing::json_cases("tests/fx/data/fuse_conv_bn_cases.json")) {
+    const Tensor weight = case_tensor(c.at("weight"));
+    const int64_t channels = weight.shape()[0];
+    const bool has_bias = c.contains("bias");
+    CAPTURE(has_bias);
+    nn::Conv2d conv(nn::Conv2dOptions{.in_channels = weight.shape()[1], .out_channels = channels, .kernel_size = 3,
+                                      .bias = has_bias});
+    nn::BatchNorm2d bn(nn::BatchNorm2dOptions{.num_features = channels, .eps = c.at("eps").get<double>()});
+    {
+      NoGradGuard no_grad;
+      conv.parameter("weight").copy_(weight);
+      if (has_bias) conv.parameter("bias").copy_(case_tensor(c.at("bias")));
+      bn.buffer("running_mean").copy_(case_tensor(c.at("running_mean")));
+      bn.buffer("running_var").copy_(case_tensor(c.at("running_var")));
+      bn.parameter("weight").copy_(case_tensor(c.at("bn_weight")));
+      bn.parameter("bias").copy_(case_tensor(c.at("bn_bias")));
+    }
+    conv.eval();
+    bn.eval();
+    const auto fused = fuse_conv_bn_eval(conv, bn);
+    CHECK(equal(fused->parameter("weight"), case_tensor(c.at("fused_weight"))));
+    CHECK(equal(fused->parameter("bias"), case_tensor(c.at("fused_bias"))));
   }
 }
 

@@ -118,5 +118,60 @@ TEST_CASE("fx::wrap: with its parameter names, keyword arguments are recorded as
                        "mylib.ops.scale_shift: a wrapped function takes positional arguments only", Error);
 }
 
+// torch.fx records what the Python source passes by keyword as a keyword.
+class Flattens : public nn::Module {
+ public:
+  Tensor forward(const Tensor& x) override {
+    Tensor a;
+    Tensor b;
+    {
+      const KeywordArguments keywords({"start_dim"});  // x.flatten(start_dim=1)
+      a = x.flatten(1);
+    }
+    {
+      const KeywordArguments keywords({"start_dim", "end_dim"});  // x.flatten(start_dim=0, end_dim=1)
+      b = x.flatten(0, 1);
+    }
+    // One statement each, in Python's order (C++ leaves the order of an expression's operands open).
+    const Tensor sum_a = a.sum();
+    const Tensor sum_b = b.sum();
+    const Tensor sums = sum_a + sum_b;
+    const Tensor sum_c = x.flatten(1).sum();
+    return sums + sum_c;
+  }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<Flattens>(); }
+};
+
+// Positional after a keyword, which Python cannot write.
+class MisplacedKeyword : public nn::Module {
+ public:
+  Tensor forward(const Tensor& x) override {
+    const KeywordArguments keywords({"start_dim"});
+    return x.flatten(0, 1);
+  }
+};
+
+TEST_CASE("fx::KeywordArguments: the next recorded op takes the named arguments as keywords, as torch.fx's code shows") {
+  auto net = std::make_shared<Flattens>();
+  auto gm = symbolic_trace(net);
+  // torch.fx.symbolic_trace of the same forward written in Python.
+  CHECK(gm->code() ==
+        "\n\n\ndef forward(self, x):\n"
+        "    flatten = x.flatten(start_dim = 1)\n"
+        "    flatten_1 = x.flatten(start_dim = 0, end_dim = 1)\n"
+        "    sum_1 = flatten.sum();  flatten = None\n"
+        "    sum_2 = flatten_1.sum();  flatten_1 = None\n"
+        "    add = sum_1 + sum_2;  sum_1 = sum_2 = None\n"
+        "    flatten_2 = x.flatten(1);  x = None\n"
+        "    sum_3 = flatten_2.sum();  flatten_2 = None\n"
+        "    add_1 = add + sum_3;  add = sum_3 = None\n"
+        "    return add_1\n    ");
+  const Tensor x = randn({2, 3, 4});
+  CHECK_TENSOR_CLOSE((*gm)(x), (*net)(x), 1e-5, 1e-6);
+  CHECK_TENSOR_CLOSE(Interpreter(gm).run({x}), (*net)(x), 1e-5, 1e-6);
+  CHECK_THROWS_WITH(symbolic_trace(std::make_shared<MisplacedKeyword>()),
+                    doctest::Contains("argument 'end_dim' follows a keyword argument but is not one"));
+}
+
 }  // namespace
 }  // namespace tl::fx
