@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -74,6 +76,7 @@ Transition::Transition(int64_t num_input_features, int64_t num_output_features)
 
 DenseNet::DenseNet(int64_t growth_rate, const std::array<int64_t, 4>& block_config, int64_t num_init_features,
                    const DenseNetOptions& options) {
+  check_num_classes("DenseNet", options.num_classes);
   TL_CHECK(!options.memory_efficient,
            "DenseNet: memory_efficient=True (gradient checkpointing) is not supported; use memory_efficient=False");
   auto features = std::make_shared<nn::Sequential>(std::vector<NamedModule>{
@@ -114,6 +117,7 @@ DenseNet::DenseNet(int64_t growth_rate, const std::array<int64_t, 4>& block_conf
 nn::ForwardSignature DenseNet::forward_signature() const { return tensor_to_tensor("x"); }
 
 Tensor DenseNet::forward(const Tensor& x) {
+  const BuffersKeptOnError kept(*this);
   const Tensor features = submodule("features")(x);
   Tensor out = nn::functional::relu(features, /*inplace=*/true);
   out = nn::functional::adaptive_avg_pool2d(out, nn::IntPair(1, 1));
