@@ -83,6 +83,9 @@ EfficientNet::EfficientNet(const std::vector<efficientnet::MBConvConfig>& settin
                            std::optional<int64_t> last_channel) {
   TL_CHECK(!setting.empty(), "The inverted_residual_setting should not be empty");
   check_num_classes("EfficientNet", num_classes);
+  // torchvision's init draws the head from U(-1/sqrt(out_features), ...): ZeroDivisionError for 0 classes
+  TL_CHECK(num_classes != 0, "EfficientNet: num_classes=0 gives the head's init range 1 / sqrt(0) (Python's ",
+           "ZeroDivisionError: float division by zero)");
   int64_t total_stage_blocks = 0;
   for (const auto& cnf : setting) total_stage_blocks += cnf.num_layers;
   check_stochastic_depth_prob("EfficientNet", stochastic_depth_prob, total_stage_blocks, total_stage_blocks);

@@ -74,8 +74,8 @@ struct EfficientNetOptions {
 /// classifier. A setting of MBConvConfig and fused (FusedMBConvConfig) stages, as torchvision's V1 and V2.
 class EfficientNet : public nn::Module {
  public:
-  /// Throws tl::Error for an empty setting, a negative num_classes or a stochastic_depth_prob that gives a block a
-  /// drop probability outside [0, 1], before drawing any weight.
+  /// Throws tl::Error for an empty setting, a num_classes below 1 (torchvision's init divides by its square root) or
+  /// a stochastic_depth_prob that gives a block a drop probability outside [0, 1], before drawing any weight.
   EfficientNet(const std::vector<efficientnet::MBConvConfig>& inverted_residual_setting, double dropout,
                double stochastic_depth_prob = 0.2, int64_t num_classes = 1000, ops::NormLayer norm_layer = nullptr,
                std::optional<int64_t> last_channel = std::nullopt);

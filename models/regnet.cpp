@@ -124,6 +124,9 @@ AnyStage::AnyStage(const BlockArgs& first, int64_t depth, int64_t stage_index) {
 
 RegNet::RegNet(const regnet::BlockParams& p, const RegNetOptions& o) {
   check_num_classes("RegNet", o.num_classes);
+  // torchvision's init draws each conv from N(0, sqrt(2 / fan_out)): ZeroDivisionError for 0 output channels
+  TL_CHECK(o.stem_width != 0, "RegNet: stem_width=0 gives the stem's init std sqrt(2 / 0) (Python's ",
+           "ZeroDivisionError: float division by zero)");
   // torchvision zips the per-stage lists: the shortest decides how many stages there are.
   const size_t num_stages = std::min({p.widths.size(), p.strides.size(), p.depths.size(), p.group_widths.size(),
                                       p.bottleneck_multipliers.size()});

@@ -72,6 +72,9 @@ BUILDS = {
     "mobilenet_v2(round_nearest=0)": lambda: tvm.mobilenet_v2(round_nearest=0),
     "mobilenet_v2(round_nearest=-8, num_classes=10)": lambda: tvm.mobilenet_v2(round_nearest=-8, num_classes=10),
     "mobilenet_v2(width_mult=-1, num_classes=10)": lambda: tvm.mobilenet_v2(width_mult=-1.0, num_classes=10),
+    "densenet121(drop_rate=1.5, num_classes=10)": lambda: tvm.densenet121(drop_rate=1.5, num_classes=10),
+    "densenet121(drop_rate=-0.5, num_classes=10)": lambda: tvm.densenet121(drop_rate=-0.5, num_classes=10),
+    "regnet_x_400mf(stem_width=0)": lambda: tvm.regnet_x_400mf(stem_width=0),
     "BlockParams.from_init_params(group_width=0)": lambda: BlockParams.from_init_params(16, 48, 27.89, 2.09, 0),
     "RegNet(widths [24, 56], group widths [8])":
         lambda: RegNet(BlockParams([1, 1], [24, 56], [8], [1.0, 1.0], [2, 2], None), num_classes=10),
@@ -82,7 +85,7 @@ BUILDS = {
 # num_classes=-1 for each family's class (torchvision builds every other layer, then nn.Linear refuses the head).
 NEGATIVE_CLASSES = {name: build for name, (build, _) in MODELS.items()}
 # num_classes=0 for a few (torchvision builds an empty head, nn.Linear's or SqueezeNet's 1x1 conv).
-ZERO_CLASSES = ["squeezenet1_0", "resnet18", "mobilenet_v3_small", "swin_small", "vit_small"]
+ZERO_CLASSES = ["squeezenet1_0", "resnet18", "mobilenet_v3_small", "efficientnet_b0", "swin_small", "vit_small"]
 
 
 def build_case(build):

@@ -212,6 +212,11 @@ std::vector<BuildCase> build_cases() {
        []() -> Ptr { return mobilenet_v2({.num_classes = 10, .round_nearest = -8}); }},
       {"mobilenet_v2(width_mult=-1, num_classes=10)",
        []() -> Ptr { return mobilenet_v2({.num_classes = 10, .width_mult = -1.0}); }},
+      {"densenet121(drop_rate=1.5, num_classes=10)",
+       []() -> Ptr { return densenet121({.num_classes = 10, .drop_rate = 1.5}); }, "DenseNet: drop_rate=1.5"},
+      {"densenet121(drop_rate=-0.5, num_classes=10)",
+       []() -> Ptr { return densenet121({.num_classes = 10, .drop_rate = -0.5}); }},
+      {"regnet_x_400mf(stem_width=0)", []() -> Ptr { return regnet_x_400mf({.stem_width = 0}); }, "stem_width=0"},
       {"BlockParams.from_init_params(group_width=0)",
        []() -> Ptr {
          (void)regnet::BlockParams::from_init_params(16, 48, 27.89, 2.09, 0);
