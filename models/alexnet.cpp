@@ -2,6 +2,8 @@
 // state_dict order, the order of the default initialisation's draws and FX node order) and forward.
 #include "models/alexnet.h"
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/layers.h"
 
 namespace tl::models {
@@ -21,6 +23,7 @@ std::shared_ptr<nn::MaxPool2d> pool() {
 }  // namespace
 
 AlexNet::AlexNet(const AlexNetOptions& options) {
+  check_num_classes("AlexNet", options.num_classes);
   register_module("features", std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
                                   conv(3, 64, 11, 4, 2), relu(), pool(), conv(64, 192, 5, 1, 2), relu(), pool(),
                                   conv(192, 384, 3, 1, 1), relu(), conv(384, 256, 3, 1, 1), relu(),
@@ -37,6 +40,7 @@ AlexNet::AlexNet(const AlexNetOptions& options) {
 nn::ForwardSignature AlexNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor AlexNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("avgpool")(x);
   x = tl::flatten(x, 1);

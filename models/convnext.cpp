@@ -3,6 +3,8 @@
 #include "models/convnext.h"
 
 #include "fx/wrap.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -46,6 +48,10 @@ Tensor CNBlock::forward(const Tensor& input) {
 ConvNeXt::ConvNeXt(const std::vector<convnext::CNBlockConfig>& block_setting, double stochastic_depth_prob,
                    double layer_scale, int64_t num_classes) {
   TL_CHECK(!block_setting.empty(), "The block_setting should not be empty");
+  check_num_classes("ConvNeXt", num_classes);
+  int64_t total_stage_blocks = 0;
+  for (const auto& cnf : block_setting) total_stage_blocks += cnf.num_layers;
+  check_stochastic_depth_prob("ConvNeXt", stochastic_depth_prob, total_stage_blocks, total_stage_blocks - 1);
   auto norm_layer = [](int64_t channels) {
     return std::make_shared<LayerNorm2d>(nn::LayerNormOptions{.normalized_shape = {channels}, .eps = 1e-6});
   };
@@ -53,8 +59,6 @@ ConvNeXt::ConvNeXt(const std::vector<convnext::CNBlockConfig>& block_setting, do
       ops::Conv2dNormActivationOptions{.in_channels = 3, .out_channels = block_setting.front().input_channels,
                                        .kernel_size = 4, .stride = 4, .padding = 0, .norm_layer = norm_layer,
                                        .activation_layer = nullptr, .bias = true})};
-  int64_t total_stage_blocks = 0;
-  for (const auto& cnf : block_setting) total_stage_blocks += cnf.num_layers;
   int64_t stage_block_id = 0;
   for (const auto& cnf : block_setting) {
     auto stage = std::make_shared<nn::Sequential>();
@@ -89,6 +93,7 @@ ConvNeXt::ConvNeXt(const std::vector<convnext::CNBlockConfig>& block_setting, do
 nn::ForwardSignature ConvNeXt::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor ConvNeXt::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("avgpool")(x);
   return submodule("classifier")(x);

@@ -66,7 +66,8 @@ struct ConvNeXtOptions {
 /// (N, num_classes). Children: features, avgpool, classifier.
 class ConvNeXt : public nn::Module {
  public:
-  /// Throws tl::Error for an empty setting.
+  /// Throws tl::Error for an empty setting, a negative num_classes or a stochastic_depth_prob that gives a block a
+  /// drop probability outside [0, 1], before drawing any weight.
   ConvNeXt(const std::vector<convnext::CNBlockConfig>& block_setting, double stochastic_depth_prob = 0.0,
            double layer_scale = 1e-6, int64_t num_classes = 1000);
   Tensor forward(const Tensor& x) override;

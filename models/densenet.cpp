@@ -4,6 +4,9 @@
 
 #include <vector>
 
+#include "core/py_repr.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -74,6 +77,10 @@ Transition::Transition(int64_t num_input_features, int64_t num_output_features)
 
 DenseNet::DenseNet(int64_t growth_rate, const std::array<int64_t, 4>& block_config, int64_t num_init_features,
                    const DenseNetOptions& options) {
+  check_num_classes("DenseNet", options.num_classes);
+  // torchvision builds it, and F.dropout raises at each forward, eval mode included (a drop_rate <= 0 is never used)
+  TL_CHECK(options.drop_rate <= 1.0, "DenseNet: drop_rate=", py_float(options.drop_rate),
+           "; dropout probability has to be between 0 and 1");
   TL_CHECK(!options.memory_efficient,
            "DenseNet: memory_efficient=True (gradient checkpointing) is not supported; use memory_efficient=False");
   auto features = std::make_shared<nn::Sequential>(std::vector<NamedModule>{
@@ -114,6 +121,7 @@ DenseNet::DenseNet(int64_t growth_rate, const std::array<int64_t, 4>& block_conf
 nn::ForwardSignature DenseNet::forward_signature() const { return tensor_to_tensor("x"); }
 
 Tensor DenseNet::forward(const Tensor& x) {
+  const BuffersKeptOnError kept(*this);
   const Tensor features = submodule("features")(x);
   Tensor out = nn::functional::relu(features, /*inplace=*/true);
   out = nn::functional::adaptive_avg_pool2d(out, nn::IntPair(1, 1));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -80,13 +82,18 @@ EfficientNet::EfficientNet(const std::vector<efficientnet::MBConvConfig>& settin
                            double stochastic_depth_prob, int64_t num_classes, ops::NormLayer norm_layer,
                            std::optional<int64_t> last_channel) {
   TL_CHECK(!setting.empty(), "The inverted_residual_setting should not be empty");
+  check_num_classes("EfficientNet", num_classes);
+  // torchvision's init draws the head from U(-1/sqrt(out_features), ...): ZeroDivisionError for 0 classes
+  TL_CHECK(num_classes != 0, "EfficientNet: num_classes=0 gives the head's init range 1 / sqrt(0) (Python's ",
+           "ZeroDivisionError: float division by zero)");
+  int64_t total_stage_blocks = 0;
+  for (const auto& cnf : setting) total_stage_blocks += cnf.num_layers;
+  check_stochastic_depth_prob("EfficientNet", stochastic_depth_prob, total_stage_blocks, total_stage_blocks);
   if (!norm_layer) norm_layer = ops::batch_norm2d();
   const ops::ActivationLayer silu = ops::activation<nn::SiLU>();
   std::vector<std::shared_ptr<nn::Module>> layers{std::make_shared<ops::Conv2dNormActivation>(
       ops::Conv2dNormActivationOptions{.in_channels = 3, .out_channels = setting.front().input_channels, .stride = 2,
                                        .norm_layer = norm_layer, .activation_layer = silu})};
-  int64_t total_stage_blocks = 0;
-  for (const auto& cnf : setting) total_stage_blocks += cnf.num_layers;
   int64_t stage_block_id = 0;
   for (const auto& cnf : setting) {
     auto stage = std::make_shared<nn::Sequential>();
@@ -126,6 +133,7 @@ EfficientNet::EfficientNet(const std::vector<efficientnet::MBConvConfig>& settin
 nn::ForwardSignature EfficientNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor EfficientNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("avgpool")(x);
   x = tl::flatten(x, 1);
@@ -135,9 +143,12 @@ Tensor EfficientNet::forward(const Tensor& input) {
 namespace {
 
 // torchvision's efficientnet_b* builders: _efficientnet_conf's seven stages scaled by width and depth,
-// the builder's dropout and norm layer.
+// the builder's dropout and norm layer. They pass dropout themselves (b5-b7 norm_layer too), so torchvision
+// refuses those keywords (TypeError), as these do.
 std::shared_ptr<EfficientNet> efficientnet_b(double width_mult, double depth_mult, double dropout, bool small_bn_eps,
                                              const EfficientNetOptions& o) {
+  refuse_passed_argument(o.dropout.has_value(), "_efficientnet", "dropout", /*positional=*/true);
+  refuse_passed_argument(small_bn_eps && o.norm_layer, "torchvision.models.efficientnet._efficientnet", "norm_layer");
   auto conf = [&](double expand_ratio, int64_t kernel, int64_t stride, int64_t in, int64_t out, int64_t layers) {
     return efficientnet::MBConvConfig{
         expand_ratio,
@@ -151,10 +162,8 @@ std::shared_ptr<EfficientNet> efficientnet_b(double width_mult, double depth_mul
                                                         conf(6, 5, 2, 24, 40, 2),    conf(6, 3, 2, 40, 80, 3),
                                                         conf(6, 5, 1, 80, 112, 3),   conf(6, 5, 2, 112, 192, 4),
                                                         conf(6, 3, 1, 192, 320, 1)};
-  ops::NormLayer norm_layer = o.norm_layer;
-  if (!norm_layer && small_bn_eps) norm_layer = ops::batch_norm2d(0.001, 0.01);
-  return std::make_shared<EfficientNet>(setting, o.dropout.value_or(dropout), o.stochastic_depth_prob, o.num_classes,
-                                        norm_layer);
+  const ops::NormLayer norm_layer = small_bn_eps ? ops::batch_norm2d(0.001, 0.01) : o.norm_layer;
+  return std::make_shared<EfficientNet>(setting, dropout, o.stochastic_depth_prob, o.num_classes, norm_layer);
 }
 
 // torchvision's efficientnet_v2_* builders: _efficientnet_conf's stages (expand_ratio, kernel, stride, in, out,
@@ -162,9 +171,8 @@ std::shared_ptr<EfficientNet> efficientnet_b(double width_mult, double depth_mul
 // themselves, so torchvision refuses those keywords (TypeError), as these do.
 std::shared_ptr<EfficientNet> efficientnet_v2(const std::vector<efficientnet::MBConvConfig>& setting, double dropout,
                                               const EfficientNetOptions& o) {
-  TL_CHECK(!o.dropout, "_efficientnet() got multiple values for argument 'dropout'");
-  TL_CHECK(!o.norm_layer, "torchvision.models.efficientnet._efficientnet() got multiple values for keyword argument "
-                          "'norm_layer'");
+  refuse_passed_argument(o.dropout.has_value(), "_efficientnet", "dropout", /*positional=*/true);
+  refuse_passed_argument(static_cast<bool>(o.norm_layer), "torchvision.models.efficientnet._efficientnet", "norm_layer");
   return std::make_shared<EfficientNet>(setting, dropout, o.stochastic_depth_prob, o.num_classes,
                                         ops::batch_norm2d(0.001), 1280);
 }

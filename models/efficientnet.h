@@ -61,10 +61,12 @@ struct EfficientNetOptions {
   /// The maximum drop probability; block i of n draws with stochastic_depth_prob * i / n.
   double stochastic_depth_prob = 0.2;
   /// nullptr: each builder's (nn.BatchNorm2d; partial(nn.BatchNorm2d, eps=0.001, momentum=0.01) for b5-b7;
-  /// partial(nn.BatchNorm2d, eps=0.001) for v2_s, v2_m, v2_l, which refuse another as torchvision's do).
+  /// partial(nn.BatchNorm2d, eps=0.001) for v2_s, v2_m, v2_l). b5-b7 and the V2 builders refuse another, as
+  /// torchvision's do (they pass their own).
   ops::NormLayer norm_layer;
-  /// nullopt: each builder's (0.2 for b0, b1; 0.3 for b2, b3; 0.4 for b4, b5; 0.5 for b6, b7; 0.2, 0.3 and 0.4
-  /// for v2_s, v2_m and v2_l, which refuse another as torchvision's do).
+  /// Must stay nullopt: every builder passes its own (0.2 for b0, b1; 0.3 for b2, b3; 0.4 for b4, b5; 0.5 for b6,
+  /// b7; 0.2, 0.3 and 0.4 for v2_s, v2_m and v2_l) and refuses another, as torchvision's raise TypeError. The
+  /// EfficientNet class takes any dropout.
   std::optional<double> dropout;
 };
 
@@ -72,7 +74,8 @@ struct EfficientNetOptions {
 /// classifier. A setting of MBConvConfig and fused (FusedMBConvConfig) stages, as torchvision's V1 and V2.
 class EfficientNet : public nn::Module {
  public:
-  /// Throws tl::Error for an empty setting.
+  /// Throws tl::Error for an empty setting, a num_classes below 1 (torchvision's init divides by its square root) or
+  /// a stochastic_depth_prob that gives a block a drop probability outside [0, 1], before drawing any weight.
   EfficientNet(const std::vector<efficientnet::MBConvConfig>& inverted_residual_setting, double dropout,
                double stochastic_depth_prob = 0.2, int64_t num_classes = 1000, ops::NormLayer norm_layer = nullptr,
                std::optional<int64_t> last_channel = std::nullopt);
@@ -82,6 +85,8 @@ class EfficientNet : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<EfficientNet>(); }
 };
 
+// Every builder throws tl::Error, as torchvision's raise TypeError, for options that set dropout (b5-b7 and the V2
+// builders also for norm_layer): they pass their own.
 /// 5,288,548 parameters with the default 1000 classes.
 std::shared_ptr<EfficientNet> efficientnet_b0(const EfficientNetOptions& options = {});
 /// 7,794,184 parameters.
@@ -98,8 +103,7 @@ std::shared_ptr<EfficientNet> efficientnet_b5(const EfficientNetOptions& options
 std::shared_ptr<EfficientNet> efficientnet_b6(const EfficientNetOptions& options = {});
 /// 66,347,960 parameters.
 std::shared_ptr<EfficientNet> efficientnet_b7(const EfficientNetOptions& options = {});
-/// 21,458,488 parameters. The V2 builders throw tl::Error, as torchvision's raise TypeError, for options that
-/// set dropout or norm_layer (they pass their own).
+/// 21,458,488 parameters.
 std::shared_ptr<EfficientNet> efficientnet_v2_s(const EfficientNetOptions& options = {});
 /// 54,139,356 parameters.
 std::shared_ptr<EfficientNet> efficientnet_v2_m(const EfficientNetOptions& options = {});

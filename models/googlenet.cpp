@@ -3,6 +3,8 @@
 #include "models/googlenet.h"
 
 #include "core/warning.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "models/vision_ops.h"
 #include "nn/functional.h"
 #include "nn/layers.h"
@@ -79,6 +81,7 @@ Tensor InceptionAux::forward(const Tensor& x) {
 }  // namespace googlenet_blocks
 
 GoogLeNet::GoogLeNet(const GoogLeNetOptions& options) : options_(options) {
+  check_num_classes("GoogLeNet", options.num_classes);
   if (!options.init_weights)
     tl::warn("The default weight initialization of GoogleNet will be changed in future releases of torchvision. If "
             "you wish to keep the old behavior (which leads to long initialization times due to scipy/scipy#11299), "
@@ -115,6 +118,7 @@ GoogLeNet::GoogLeNet(const GoogLeNetOptions& options) : options_(options) {
 nn::ForwardSignature GoogLeNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, ""}; }
 
 TensorList GoogLeNet::forward(nn::Inputs inputs) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = options_.transform_input ? ops::transform_input(inputs[0]) : inputs[0];
   // torchvision's _forward: the aux heads run in training mode only.
   const bool aux = options_.aux_logits && is_training();

@@ -3,6 +3,8 @@
 #include "models/inception.h"
 
 #include "core/warning.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "models/vision_ops.h"
 #include "nn/functional.h"
 #include "nn/layers.h"
@@ -151,6 +153,7 @@ Tensor InceptionAux::forward(const Tensor& x) {
 }  // namespace inception_blocks
 
 Inception3::Inception3(const Inception3Options& options) : options_(options) {
+  check_num_classes("Inception3", options.num_classes);
   if (!options.init_weights)
     tl::warn("The default weight initialization of inception_v3 will be changed in future releases of torchvision. "
              "If you wish to keep the old behavior (which leads to long initialization times due to "
@@ -189,6 +192,7 @@ Inception3::Inception3(const Inception3Options& options) : options_(options) {
 nn::ForwardSignature Inception3::forward_signature() const { return {{"x"}, {"torch.Tensor"}, ""}; }
 
 TensorList Inception3::forward(nn::Inputs inputs) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = options_.transform_input ? ops::transform_input(inputs[0]) : inputs[0];
   for (const char* name : {"Conv2d_1a_3x3", "Conv2d_2a_3x3", "Conv2d_2b_3x3", "maxpool1", "Conv2d_3b_1x1",
                            "Conv2d_4a_3x3", "maxpool2", "Mixed_5b", "Mixed_5c", "Mixed_5d", "Mixed_6a", "Mixed_6b",

@@ -2,12 +2,15 @@
 // order and the order of the initialisation's draws), stochastic depth schedule, init and forward.
 #include "models/maxvit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <vector>
 
 #include "core/error.h"
 #include "core/py_repr.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -233,6 +236,11 @@ MaxVit::MaxVit(int64_t stem_channels, int64_t partition_size, const Shape& block
   TL_CHECK(!block_channels.empty() && block_channels.size() == block_layers.size(),
            "MaxVit: expected one block_layers entry per block, got block_channels ", block_channels,
            " and block_layers ", block_layers);
+  check_num_classes("MaxVit", options.num_classes);
+  int64_t total_layers = 0;
+  for (int64_t n : block_layers) total_layers += n;
+  // np.linspace(0, stochastic_depth_prob, n): no division for a single layer
+  check_stochastic_depth_prob("MaxVit", stochastic_depth_prob, total_layers, std::max<int64_t>(total_layers - 1, 1));
   const ops::NormLayer norm_layer = ops::batch_norm2d(1e-3, 0.99);
   const ops::ActivationLayer activation_layer = [](bool) -> std::shared_ptr<nn::Module> {
     return std::make_shared<nn::GELU>();
@@ -264,8 +272,6 @@ MaxVit::MaxVit(int64_t stem_channels, int64_t partition_size, const Shape& block
   // account for stem stride
   Size2 input_size = conv_output_shape(input_size_, 3, 2, 1);
   // the stochastic depth probabilities from 0 to stochastic_depth_prob, as np.linspace gives them
-  int64_t total_layers = 0;
-  for (int64_t n : block_layers) total_layers += n;
   std::vector<double> p_stochastic;
   const double step = total_layers > 1 ? stochastic_depth_prob / static_cast<double>(total_layers - 1) : 0.0;
   for (int64_t i = 0; i < total_layers; ++i)
@@ -307,6 +313,7 @@ MaxVit::MaxVit(int64_t stem_channels, int64_t partition_size, const Shape& block
 }
 
 Tensor MaxVit::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   TL_CHECK(input.dim() == 4, "MaxVit: expected an input (N, C, H, W), got ", input.shape());
   const Size2 stem = conv_output_shape({input.size(2), input.size(3)}, 3, 2, 1);
   const Size2 expected = conv_output_shape(input_size_, 3, 2, 1);
@@ -319,8 +326,7 @@ Tensor MaxVit::forward(const Tensor& input) {
 }
 
 std::shared_ptr<MaxVit> maxvit_t(const MaxVitOptions& options) {
-  return std::make_shared<MaxVit>(64, 7, Shape{64, 128, 256, 512}, Shape{2, 2, 5, 2}, 32,
-                                  options.stochastic_depth_prob.value_or(0.2), options);
+  return std::make_shared<MaxVit>(64, 7, Shape{64, 128, 256, 512}, Shape{2, 2, 5, 2}, 32, 0.2, options);
 }
 
 }  // namespace tl::models

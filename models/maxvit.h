@@ -156,7 +156,8 @@ class MaxVitBlock : public nn::Module {
 }  // namespace maxvit
 
 /// The keyword arguments maxvit_t passes on to MaxVit (norm_layer is BatchNorm2d(eps=1e-3, momentum=0.99) and
-/// activation_layer GELU, torchvision's defaults).
+/// activation_layer GELU, torchvision's defaults). maxvit_t passes stochastic_depth_prob (0.2) itself, so it is
+/// MaxVit's argument, not an option.
 struct MaxVitOptions {
   /// The one input size the model takes, fixed at construction (each block's grid must divide by
   /// partition_size).
@@ -167,8 +168,6 @@ struct MaxVitOptions {
   double mlp_dropout = 0.0;
   double attention_dropout = 0.0;
   int64_t num_classes = 1000;
-  /// nullopt: the builder's (0.2 for maxvit_t).
-  std::optional<double> stochastic_depth_prob;
 };
 
 /// Input (N, 3, H, W) whose stem output equals that of input_size (224 and 223 both give 112x112); logits
@@ -176,7 +175,8 @@ struct MaxVitOptions {
 /// MaxVitLayers), classifier.
 class MaxVit : public nn::Module {
  public:
-  /// Throws tl::Error with torchvision's text when a block's input size is not divisible by partition_size.
+  /// Throws tl::Error with torchvision's text when a block's input size is not divisible by partition_size, and for
+  /// a negative num_classes or a stochastic_depth_prob outside [0, 1], before drawing any weight.
   MaxVit(int64_t stem_channels, int64_t partition_size, const Shape& block_channels, const Shape& block_layers,
          int64_t head_dim, double stochastic_depth_prob, const MaxVitOptions& options = {});
   /// Throws tl::Error before any kernel runs for a non-4-D input or one of another size than input_size's.

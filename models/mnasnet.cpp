@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/py_repr.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -70,6 +72,7 @@ Tensor InvertedResidual::forward(const Tensor& input) {
 }  // namespace mnasnet
 
 MNASNet::MNASNet(double alpha, const MNASNetOptions& options) {
+  check_num_classes("MNASNet", options.num_classes);
   TL_CHECK(alpha > 0.0, "alpha should be greater than 0.0 instead of ", py_float(alpha));
   std::array<int64_t, 8> depths{32, 16, 24, 40, 80, 96, 192, 320};
   for (int64_t& d : depths) d = round_to_multiple_of(static_cast<double>(d) * alpha, 8);
@@ -101,6 +104,7 @@ MNASNet::MNASNet(double alpha, const MNASNetOptions& options) {
 nn::ForwardSignature MNASNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor MNASNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("layers")(input);
   x = x.mean({2, 3});
   return submodule("classifier")(x);

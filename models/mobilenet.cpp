@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -48,6 +50,9 @@ Tensor InvertedResidual::forward(const Tensor& x) {
 }  // namespace mobilenetv2
 
 MobileNetV2::MobileNetV2(const MobileNetV2Options& options) {
+  check_num_classes("MobileNetV2", options.num_classes);
+  TL_CHECK(options.round_nearest != 0, "MobileNetV2: round_nearest=0 divides by zero in _make_divisible (Python's ",
+           "ZeroDivisionError: integer division or modulo by zero)");
   const ops::NormLayer norm_layer = options.norm_layer ? options.norm_layer : ops::batch_norm2d();
   std::vector<std::array<int64_t, 4>> setting = options.inverted_residual_setting;
   if (setting.empty())
@@ -80,6 +85,7 @@ MobileNetV2::MobileNetV2(const MobileNetV2Options& options) {
 nn::ForwardSignature MobileNetV2::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor MobileNetV2::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = nn::functional::adaptive_avg_pool2d(x, {1, 1});
   x = tl::flatten(x, 1);
@@ -124,6 +130,7 @@ Tensor InvertedResidual::forward(const Tensor& input) {
 MobileNetV3::MobileNetV3(const std::vector<mobilenetv3::InvertedResidualConfig>& setting, int64_t last_channel,
                          const MobileNetV3Options& options) {
   TL_CHECK(!setting.empty(), "The inverted_residual_setting should not be empty");
+  check_num_classes("MobileNetV3", options.num_classes);
   const ops::NormLayer norm_layer = options.norm_layer ? options.norm_layer : ops::batch_norm2d(0.001, 0.01);
   std::vector<std::shared_ptr<nn::Module>> layers{
       std::make_shared<ops::Conv2dNormActivation>(ops::Conv2dNormActivationOptions{
@@ -149,6 +156,7 @@ MobileNetV3::MobileNetV3(const std::vector<mobilenetv3::InvertedResidualConfig>&
 nn::ForwardSignature MobileNetV3::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor MobileNetV3::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("avgpool")(x);
   x = tl::flatten(x, 1);

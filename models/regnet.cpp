@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "fx/wrap.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
@@ -45,6 +47,9 @@ BlockParams BlockParams::from_init_params(int64_t depth, int64_t w_0, double w_a
   for (int64_t& w : p.widths) {
     const auto w_bot = static_cast<int64_t>(static_cast<double>(w) * bottleneck_multiplier);
     const int64_t g = std::min(group_width, w_bot);
+    TL_CHECK(g != 0, "BlockParams.from_init_params: group_width=", group_width, " and a bottleneck width of ", w_bot,
+             " give a group width of 0, a division by zero (Python's ZeroDivisionError: integer division or modulo ",
+             "by zero)");
     w = static_cast<int64_t>(static_cast<double>(ops::make_divisible(static_cast<double>(w_bot), g)) /
                              bottleneck_multiplier);
     p.group_widths.push_back(g);
@@ -119,12 +124,22 @@ AnyStage::AnyStage(const BlockArgs& first, int64_t depth, int64_t stage_index) {
 }  // namespace regnet
 
 RegNet::RegNet(const regnet::BlockParams& p, const RegNetOptions& o) {
+  check_num_classes("RegNet", o.num_classes);
+  // torchvision's init draws each conv from N(0, sqrt(2 / fan_out)): ZeroDivisionError for 0 output channels
+  TL_CHECK(o.stem_width != 0, "RegNet: stem_width=0 gives the stem's init std sqrt(2 / 0) (Python's ",
+           "ZeroDivisionError: float division by zero)");
+  // torchvision zips the per-stage lists: the shortest decides how many stages there are.
+  const size_t num_stages = std::min({p.widths.size(), p.strides.size(), p.depths.size(), p.group_widths.size(),
+                                      p.bottleneck_multipliers.size()});
+  for (size_t i = 0; i < num_stages; ++i)
+    TL_CHECK(p.group_widths[i] != 0, "RegNet: stage ", i + 1, " has group width 0, a division by zero (Python's ",
+             "ZeroDivisionError: integer division or modulo by zero)");
   const ops::NormLayer norm_layer = o.norm_layer ? o.norm_layer : ops::batch_norm2d();
   const ops::ActivationLayer activation = o.activation ? o.activation : ops::activation<nn::ReLU>();
   register_module("stem", std::make_shared<regnet::SimpleStemIN>(3, o.stem_width, norm_layer, activation));
   int64_t current_width = o.stem_width;
   std::vector<nn::Module::NamedModule> stages;
-  for (size_t i = 0; i < p.widths.size(); ++i) {
+  for (size_t i = 0; i < num_stages; ++i) {
     const regnet::BlockArgs first{current_width,        p.widths[i],     p.strides[i],
                                   norm_layer,           activation,      p.group_widths[i],
                                   p.bottleneck_multipliers[i], p.se_ratio};
@@ -155,6 +170,7 @@ RegNet::RegNet(const regnet::BlockParams& p, const RegNetOptions& o) {
 nn::ForwardSignature RegNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor RegNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("stem")(input);
   x = submodule("trunk_output")(x);
   x = submodule("avgpool")(x);

@@ -28,7 +28,8 @@ struct BlockParams {
   /// BlockParams.from_init_params: `depth` block widths w_0 + i * w_a quantized to multiples of 8 in log
   /// space (base w_m), in float32 as torchvision computes them with torch tensors, grouped into stages of
   /// equal width, each adjusted so its group width divides it. Throws tl::Error ("Invalid RegNet settings")
-  /// unless w_a >= 0, w_0 > 0, w_m > 1 and w_0 % 8 == 0.
+  /// unless w_a >= 0, w_0 > 0, w_m > 1 and w_0 % 8 == 0, and for a group width of 0 (group_width 0, or a
+  /// bottleneck width of 0: Python's ZeroDivisionError).
   static BlockParams from_init_params(int64_t depth, int64_t w_0, double w_a, double w_m, int64_t group_width,
                                       double bottleneck_multiplier = 1.0, std::optional<double> se_ratio = std::nullopt);
 };
@@ -97,6 +98,8 @@ struct RegNetOptions {
 /// "block1", "block2", ...), avgpool, fc.
 class RegNet : public nn::Module {
  public:
+  /// As torchvision zips block_params' per-stage lists, the shortest one decides the stage count. Throws tl::Error,
+  /// before drawing any weight, for a negative num_classes or a stage's group width of 0.
   explicit RegNet(const regnet::BlockParams& block_params, const RegNetOptions& options = {});
   Tensor forward(const Tensor& x) override;
   std::string type_name() const override { return "RegNet"; }

@@ -2,6 +2,8 @@
 // repr, state_dict order and FX node order), the same forward order, the same initialisation.
 #include "models/resnet.h"
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -76,6 +78,7 @@ Tensor Bottleneck::forward(const Tensor& x) {
 
 ResNet::ResNet(Block block, const std::array<int64_t, 4>& layers, const ResNetOptions& options)
     : groups_(options.groups), base_width_(options.width_per_group) {
+  check_num_classes("ResNet", options.num_classes);
   register_module("conv1", std::make_shared<nn::Conv2d>(nn::Conv2dOptions{
                                .in_channels = 3, .out_channels = inplanes_, .kernel_size = 7, .stride = 2,
                                .padding = 3, .bias = false}));
@@ -129,6 +132,7 @@ std::shared_ptr<nn::Module> ResNet::make_layer(Block block, int64_t planes, int6
 nn::ForwardSignature ResNet::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor ResNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("conv1")(input);
   x = submodule("bn1")(x);
   x = submodule("relu")(x);

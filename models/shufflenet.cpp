@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "models/vision_ops.h"
 #include "nn/layers.h"
 
@@ -60,6 +62,7 @@ Tensor InvertedResidual::forward(const Tensor& x) {
 
 ShuffleNetV2::ShuffleNetV2(const std::array<int64_t, 3>& stages_repeats,
                            const std::array<int64_t, 5>& stages_out_channels, const ShuffleNetV2Options& options) {
+  check_num_classes("ShuffleNetV2", options.num_classes);
   int64_t input_channels = 3, output_channels = stages_out_channels[0];
   register_module("conv1", std::make_shared<nn::Sequential>(
                                Layers{conv(input_channels, output_channels, 3, 2, 1), bn(output_channels), relu()}));
@@ -84,6 +87,7 @@ ShuffleNetV2::ShuffleNetV2(const std::array<int64_t, 3>& stages_repeats,
 nn::ForwardSignature ShuffleNetV2::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor ShuffleNetV2::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("conv1")(input);
   x = submodule("maxpool")(x);
   x = submodule("stage2")(x);

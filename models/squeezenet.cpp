@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -48,6 +50,10 @@ Tensor Fire::forward(const Tensor& input) {
 }
 
 SqueezeNet::SqueezeNet(const std::string& version, const SqueezeNetOptions& options) {
+  check_num_classes("SqueezeNet", options.num_classes);
+  // torchvision builds it, and each forward raises in final_conv ("expected weight to be at least 1 at dimension 0")
+  TL_CHECK(options.num_classes != 0, "SqueezeNet: num_classes=0 gives final_conv a weight of 0 output channels, which ",
+           "PyTorch's convolution refuses at every forward");
   std::vector<std::shared_ptr<nn::Module>> features;
   if (version == "1_0") {
     features = {conv(3, 96, 7, 2),  relu(),           pool(),           fire(96, 16, 64),  fire(128, 16, 64),
@@ -79,6 +85,7 @@ SqueezeNet::SqueezeNet(const std::string& version, const SqueezeNetOptions& opti
 nn::ForwardSignature SqueezeNet::forward_signature() const { return tensor_to_tensor(); }
 
 Tensor SqueezeNet::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("classifier")(x);
   return tl::flatten(x, 1);

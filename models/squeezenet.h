@@ -37,7 +37,8 @@ class Fire : public nn::Module {
 /// classifier (Sequential: Dropout, final 1x1 Conv2d, ReLU, AdaptiveAvgPool2d (1, 1)).
 class SqueezeNet : public nn::Module {
  public:
-  /// `version`: "1_0" or "1_1"; throws tl::Error (torchvision's ValueError text) otherwise.
+  /// `version`: "1_0" or "1_1"; throws tl::Error (torchvision's ValueError text) otherwise, and for a num_classes
+  /// below 1 (the classifier is a convolution, which PyTorch refuses with 0 output channels at every forward).
   explicit SqueezeNet(const std::string& version = "1_0", const SqueezeNetOptions& options = {});
 
   Tensor forward(const Tensor& x) override;

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "fx/wrap.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -370,7 +372,11 @@ SwinTransformer::SwinTransformer(const Shape& patch_size, int64_t embed_dim, con
   TL_CHECK(window_size.size() == 2, "window_size and shift_size must be of length 2");
   TL_CHECK(!depths.empty() && depths.size() == num_heads.size(),
            "SwinTransformer: expected one num_heads per stage, got depths ", depths, " and num_heads ", num_heads);
+  check_num_classes("SwinTransformer", options.num_classes);
+  int64_t total_stage_blocks = 0;
+  for (int64_t d : depths) total_stage_blocks += d;
   const double stochastic_depth_prob = options.stochastic_depth_prob.value_or(0.1);
+  check_stochastic_depth_prob("SwinTransformer", stochastic_depth_prob, total_stage_blocks, total_stage_blocks - 1);
   std::vector<std::shared_ptr<nn::Module>> layers;
   // split image into non-overlapping patches
   layers.push_back(std::make_shared<nn::Sequential>(
@@ -378,8 +384,6 @@ SwinTransformer::SwinTransformer(const Shape& patch_size, int64_t embed_dim, con
                                                      .kernel_size = nn::IntPair(patch_size[0], patch_size[1]),
                                                      .stride = nn::IntPair(patch_size[0], patch_size[1])}),
       std::make_shared<ops::Permute>(Shape{0, 2, 3, 1}), swin::layer_norm(embed_dim)));
-  int64_t total_stage_blocks = 0;
-  for (int64_t d : depths) total_stage_blocks += d;
   int64_t stage_block_id = 0;
   // build SwinTransformer blocks
   for (int64_t i_stage = 0; i_stage < depths.size(); ++i_stage) {
@@ -425,6 +429,7 @@ SwinTransformer::SwinTransformer(const Shape& patch_size, int64_t embed_dim, con
 }
 
 Tensor SwinTransformer::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("norm")(x);
   x = submodule("permute")(x);
@@ -438,7 +443,9 @@ namespace {
 std::shared_ptr<SwinTransformer> build_swin(int64_t embed_dim, const Shape& depths, const Shape& num_heads,
                                             int64_t window, double stochastic_depth_prob, bool v2,
                                             SwinTransformerOptions options) {
-  options.stochastic_depth_prob = options.stochastic_depth_prob.value_or(stochastic_depth_prob);
+  refuse_passed_argument(options.stochastic_depth_prob.has_value(),
+                         "torchvision.models.swin_transformer._swin_transformer", "stochastic_depth_prob");
+  options.stochastic_depth_prob = stochastic_depth_prob;
   return std::make_shared<SwinTransformer>(Shape{4, 4}, embed_dim, depths, num_heads, Shape{window, window}, options,
                                            v2);
 }

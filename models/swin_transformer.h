@@ -153,7 +153,8 @@ struct SwinTransformerOptions {
   double dropout = 0.0;
   double attention_dropout = 0.0;
   /// The last block's drop probability; block i of n draws with stochastic_depth_prob * i / (n - 1).
-  /// nullopt: the builder's (0.2 for *_t, 0.3 for *_s, 0.5 for *_b), SwinTransformer's own 0.1.
+  /// nullopt: SwinTransformer's own 0.1. The builders pass their own (0.2 for *_t, 0.3 for *_s, 0.5 for *_b) and
+  /// refuse another, as torchvision's raise TypeError.
   std::optional<double> stochastic_depth_prob;
   int64_t num_classes = 1000;
 };
@@ -165,7 +166,8 @@ struct SwinTransformerOptions {
 class SwinTransformer : public nn::Module {
  public:
   /// `v2`: block=SwinTransformerBlockV2 and downsample_layer=PatchMergingV2, as swin_v2_* pass them.
-  /// Throws tl::Error for patch_size or window_size not of length 2 or depths and num_heads of other lengths.
+  /// Throws tl::Error for patch_size or window_size not of length 2, depths and num_heads of other lengths, a
+  /// negative num_classes or a stochastic_depth_prob that gives a block a drop probability outside [0, 1].
   SwinTransformer(const Shape& patch_size, int64_t embed_dim, const Shape& depths, const Shape& num_heads,
                   const Shape& window_size, const SwinTransformerOptions& options = {}, bool v2 = false);
   Tensor forward(const Tensor& x) override;
@@ -173,6 +175,7 @@ class SwinTransformer : public nn::Module {
   std::shared_ptr<nn::Module> clone() const override { return clone_as<SwinTransformer>(); }
 };
 
+// The builders throw tl::Error for options that set stochastic_depth_prob (torchvision's pass their own).
 /// 28,288,354 parameters with the default 1000 classes.
 std::shared_ptr<SwinTransformer> swin_t(const SwinTransformerOptions& options = {});
 /// 49,606,258 parameters.

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 
@@ -27,6 +29,7 @@ std::vector<int64_t> config_layers(char config) {
 }
 
 std::shared_ptr<VGG> make_vgg(char config, bool batch_norm, const VGGOptions& options) {
+  check_num_classes("VGG", options.num_classes);  // before the features draw their weights
   return std::make_shared<VGG>(vgg_features(config, batch_norm), options);
 }
 
@@ -50,6 +53,7 @@ std::shared_ptr<nn::Module> vgg_features(char config, bool batch_norm) {
 }
 
 VGG::VGG(std::shared_ptr<nn::Module> features, const VGGOptions& options) {
+  check_num_classes("VGG", options.num_classes);
   register_module("features", std::move(features));
   register_module("avgpool", std::make_shared<nn::AdaptiveAvgPool2d>(nn::IntPair(7, 7)));
   register_module("classifier", std::make_shared<nn::Sequential>(std::vector<std::shared_ptr<nn::Module>>{
@@ -78,6 +82,7 @@ VGG::VGG(std::shared_ptr<nn::Module> features, const VGGOptions& options) {
 nn::ForwardSignature VGG::forward_signature() const { return {{"x"}, {"torch.Tensor"}, "torch.Tensor"}; }
 
 Tensor VGG::forward(const Tensor& input) {
+  const BuffersKeptOnError kept(*this);
   Tensor x = submodule("features")(input);
   x = submodule("avgpool")(x);
   x = tl::flatten(x, 1);

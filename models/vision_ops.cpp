@@ -13,8 +13,12 @@
 namespace tl::models::ops {
 
 int64_t make_divisible(double v, int64_t divisor, std::optional<int64_t> min_value) {
+  TL_CHECK(divisor != 0, "_make_divisible: divisor is 0 (Python's ZeroDivisionError: integer division or modulo by zero)");
   const int64_t floor_value = min_value.value_or(divisor);
-  int64_t new_v = std::max(floor_value, static_cast<int64_t>(v + static_cast<double>(divisor) / 2) / divisor * divisor);
+  // int() truncates, // floors: a negative divisor rounds as Python does.
+  const int64_t n = static_cast<int64_t>(v + static_cast<double>(divisor) / 2);
+  const int64_t quotient = n / divisor - ((n % divisor != 0 && (n < 0) != (divisor < 0)) ? 1 : 0);
+  int64_t new_v = std::max(floor_value, quotient * divisor);
   if (static_cast<double>(new_v) < 0.9 * v) new_v += divisor;
   return new_v;
 }

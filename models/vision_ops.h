@@ -20,7 +20,8 @@
 namespace tl::models::ops {
 
 /// torchvision's _make_divisible: `v` rounded to the nearest multiple of `divisor` (at least min_value,
-/// default divisor), one divisor more when rounding lost more than 10% of v.
+/// default divisor), one divisor more when rounding lost more than 10% of v; with Python's floor division, so a
+/// negative divisor gives torchvision's value. Throws tl::Error for a divisor of 0 (Python's ZeroDivisionError).
 int64_t make_divisible(double v, int64_t divisor, std::optional<int64_t> min_value = std::nullopt);
 
 /// A norm layer as torchvision passes it (nn.BatchNorm2d, partial(nn.BatchNorm2d, eps=0.001, ...)):

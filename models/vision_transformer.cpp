@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/py_repr.h"
+#include "models/arguments.h"
+#include "models/buffers_kept.h"
 #include "nn/attention.h"
 #include "nn/init.h"
 #include "nn/layers.h"
@@ -93,7 +95,12 @@ Tensor Encoder::forward(const Tensor& input) {
 VisionTransformer::VisionTransformer(int64_t patch_size, int64_t num_layers, int64_t num_heads, int64_t hidden_dim,
                                      int64_t mlp_dim, const VisionTransformerOptions& options)
     : patch_size_(patch_size), hidden_dim_(hidden_dim), options_(options) {
-  TL_CHECK(patch_size > 0 && options.image_size % patch_size == 0, "Input shape indivisible by patch size!");
+  check_num_classes("VisionTransformer", options.num_classes);
+  TL_CHECK(patch_size > 0 && options.image_size % patch_size == 0,
+           "Input shape indivisible by patch size! (image_size ", options.image_size, ", patch_size ", patch_size, ")");
+  // nn.MultiheadAttention's assertion, before any weight is drawn
+  TL_CHECK(num_heads > 0 && hidden_dim % num_heads == 0, "embed_dim must be divisible by num_heads (hidden_dim ",
+           hidden_dim, ", num_heads ", num_heads, ")");
   auto conv_proj = std::make_shared<nn::Conv2d>(nn::Conv2dOptions{
       .in_channels = 3, .out_channels = hidden_dim, .kernel_size = patch_size, .stride = patch_size});
   register_module("conv_proj", conv_proj);
@@ -126,6 +133,7 @@ VisionTransformer::VisionTransformer(int64_t patch_size, int64_t num_layers, int
 nn::ForwardSignature VisionTransformer::forward_signature() const { return tensor_to_tensor("x"); }
 
 Tensor VisionTransformer::forward(const Tensor& x) {
+  const BuffersKeptOnError kept(*this);
   // _process_input: `n, c, h, w = x.shape`, then torchvision's asserts, before the convolution runs.
   TL_CHECK(x.dim() == 4, "VisionTransformer: expected an input (N, C, H, W), got ", x.shape());
   const int64_t n = x.size(0), h = x.size(2), w = x.size(3), image_size = options_.image_size;

@@ -70,7 +70,9 @@ struct VisionTransformerOptions {
 /// head, the head zero-initialised as torchvision's).
 class VisionTransformer : public nn::Module {
  public:
-  /// Throws tl::Error "Input shape indivisible by patch size!" unless patch_size divides image_size.
+  /// Throws tl::Error, before drawing any weight, with torchvision's "Input shape indivisible by patch size!" (and
+  /// the values) unless patch_size divides image_size, nn.MultiheadAttention's "embed_dim must be divisible by
+  /// num_heads" (and the values) unless num_heads divides hidden_dim, and for a negative num_classes.
   VisionTransformer(int64_t patch_size, int64_t num_layers, int64_t num_heads, int64_t hidden_dim, int64_t mlp_dim,
                     const VisionTransformerOptions& options = {});
   /// Throws tl::Error before any kernel runs for a non-4-D input and torchvision's "Wrong image height!

@@ -50,10 +50,10 @@ TEST_CASE("efficientnet: symbolic_trace gives torch.fx's code (stochastic_depth 
   CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 1e-6, 1e-6);
 }
 
-TEST_CASE("efficientnet: options (num_classes, dropout, stochastic_depth_prob)") {
-  auto model = efficientnet_b0({.num_classes = 10, .stochastic_depth_prob = 0.4, .dropout = 0.1});
+TEST_CASE("efficientnet: options (num_classes, stochastic_depth_prob); the builder's own dropout") {
+  auto model = efficientnet_b0({.num_classes = 10, .stochastic_depth_prob = 0.4});
   CHECK(parameter_count(*model) == 4020358);
-  CHECK(nn::repr(*model->get_submodule("classifier.0")) == "Dropout(p=0.1, inplace=True)");
+  CHECK(nn::repr(*model->get_submodule("classifier.0")) == "Dropout(p=0.2, inplace=True)");
   // block 15 of 16: 0.4 * 15 / 16
   CHECK(nn::repr(*model->get_submodule("features.7.0.stochastic_depth")) == "StochasticDepth(p=0.375, mode=row)");
 }

@@ -98,7 +98,7 @@ TEST_CASE("vit: options as torchvision's (image_size, representation_size, dropo
             .dropout() == 0.2);
   model->eval();
   CHECK((*model)(randn({2, 3, 48, 48})).shape() == Shape{2, 5});
-  CHECK_THROWS_WITH_AS(tiny_vit(7), "Input shape indivisible by patch size!", Error);
+  CHECK_THROWS_WITH_AS(tiny_vit(7), "Input shape indivisible by patch size! (image_size 32, patch_size 7)", Error);
 }
 
 TEST_CASE("vit: torchvision.ops.MLP's layers, inplace and norm_layer as torchvision's") {
