@@ -43,10 +43,13 @@ struct ConvSpec {
   onednn::PrimitiveKey key() const;
 };
 
-/// The conv primitive, the layouts it was created for and its implementation's name.
+/// The conv primitive, the layouts it was created for and its implementation's name. The primitive's src and
+/// dst are the tensors' own layouts (src_user, dst_user), or, where oneDNN has no JIT kernel on those, the
+/// layouts it picks, with reorders from and to the tensors' (see make_plan).
 struct ConvPlan : onednn::CachedPlan {
   onednn::Primitive conv;
-  dnnl::memory::desc src, weights, bias, dst;
+  dnnl::memory::desc src, weights, bias, dst, src_user, dst_user;
+  onednn::Primitive src_reorder, dst_reorder, residual_reorder;  // empty on the tensors' own layouts
   std::string impl;
   std::shared_ptr<std::once_flag> warned = std::make_shared<std::once_flag>();
 };
@@ -128,8 +131,9 @@ bool winograd_applies(const ConvSpec& s) {
          s.weight[3] == 3 && s.stride == Pair{1, 1} && s.dilation == Pair{1, 1};
 }
 
-/// The primitive descriptor for `algorithm`; throws dnnl::error when oneDNN has no kernel for it.
-dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algorithm algorithm, const dnnl::memory::desc& dst) {
+/// The primitive descriptor for `algorithm` from `src` to `dst`; throws dnnl::error when oneDNN has no kernel for it.
+dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algorithm algorithm, const dnnl::memory::desc& src,
+                                                  const dnnl::memory::desc& dst) {
   using dnnl::memory;
   const memory::data_type type = onednn::data_type(s.dtype);
   memory::dims weight_dims = onednn::dims(s.weight);
@@ -140,7 +144,6 @@ dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algor
       dilation{s.dilation[0] - 1, s.dilation[1] - 1};  // oneDNN counts dilation from 0
   using Conv = dnnl::convolution_forward;
   const auto inference = dnnl::prop_kind::forward_inference;
-  const memory::desc src = src_desc(s);
   const Conv::desc desc = s.bias ? Conv::desc(inference, algorithm, src, weights_any, bias, dst, strides, dilation, padding, padding)
                                  : Conv::desc(inference, algorithm, src, weights_any, dst, strides, dilation, padding, padding);
   // No eltwise_relu post-op: oneDNN computes it as max(x, 0), which turns NaN into 0 (relu_nan below).
@@ -152,37 +155,56 @@ dnnl::convolution_forward::primitive_desc conv_pd(const ConvSpec& s, dnnl::algor
 }
 
 /// Winograd when asked for and oneDNN has a kernel for this case, direct convolution otherwise.
-dnnl::convolution_forward::primitive_desc choose_pd(const ConvSpec& s, const dnnl::memory::desc& dst) {
+dnnl::convolution_forward::primitive_desc choose_pd(const ConvSpec& s, const dnnl::memory::desc& src,
+                                                    const dnnl::memory::desc& dst) {
   if (winograd_applies(s)) {
     try {
-      return conv_pd(s, dnnl::algorithm::convolution_winograd, dst);
+      return conv_pd(s, dnnl::algorithm::convolution_winograd, src, dst);
     } catch (const dnnl::error& e) {
       if (e.status != dnnl_unimplemented) throw;
     }
   }
-  return conv_pd(s, dnnl::algorithm::convolution_direct, dst);
+  return conv_pd(s, dnnl::algorithm::convolution_direct, src, dst);
 }
+
+/// oneDNN's reference and plain-GEMM implementations: many times slower than its JIT kernels.
+bool slow_impl(const std::string& impl) { return impl.rfind("ref:", 0) == 0 || impl.rfind("gemm:", 0) == 0; }
 
 ConvPlan make_plan(const ConvSpec& s, const char* op) {
   using dnnl::memory;
   const Shape out = s.output_shape(op);
-  const memory::desc dst(onednn::dims(out), onednn::data_type(s.dtype),
-                        blocked_output(s) ? memory::format_tag::nChw16c : memory::format_tag::nhwc);
-  const dnnl::convolution_forward::primitive_desc pd = choose_pd(s, dst);
   ConvPlan plan;
+  plan.src_user = src_desc(s);
+  plan.dst_user = memory::desc(onednn::dims(out), onednn::data_type(s.dtype),
+                               blocked_output(s) ? memory::format_tag::nChw16c : memory::format_tag::nhwc);
+  dnnl::convolution_forward::primitive_desc pd = choose_pd(s, plan.src_user, plan.dst_user);
+  // The JIT kernels take the 16-channel blocked layout only when each group's channels are whole blocks:
+  // a grouped conv with 8 channels per group (RegNet's) gets the reference kernel there, ~1000x slower than
+  // on the layouts oneDNN picks itself, which cost two reorders.
+  if (slow_impl(pd.impl_info_str())) {
+    const memory::desc src_any(plan.src_user.dims(), plan.src_user.data_type(), memory::format_tag::any);
+    const memory::desc dst_any(plan.dst_user.dims(), plan.dst_user.data_type(), memory::format_tag::any);
+    const dnnl::convolution_forward::primitive_desc picked = choose_pd(s, src_any, dst_any);
+    if (!slow_impl(picked.impl_info_str())) pd = picked;
+  }
   plan.conv = onednn::Primitive(pd);
   plan.src = pd.src_desc();
   plan.weights = pd.weights_desc();
   plan.dst = pd.dst_desc();
   if (s.bias) plan.bias = pd.bias_desc();
   plan.impl = pd.impl_info_str();
+  if (plan.src != plan.src_user) plan.src_reorder = onednn::make_reorder(plan.src_user, plan.src);
+  if (plan.dst != plan.dst_user) {
+    plan.dst_reorder = onednn::make_reorder(plan.dst, plan.dst_user);
+    if (s.sum) plan.residual_reorder = onednn::make_reorder(plan.dst_user, plan.dst);
+  }
   return plan;
 }
 
 std::shared_ptr<const ConvPlan> plan_for(const ConvSpec& s, const char* op) {
   auto plan = onednn::primitive_cache().get_or_create<ConvPlan>(s.key(), [&] { return make_plan(s, op); });
-  // A reference or plain-GEMM implementation is many times slower than the JIT kernels: say so once.
-  if (plan->impl.rfind("ref:", 0) == 0 || plan->impl.rfind("gemm:", 0) == 0) {
+  // Where oneDNN has no JIT kernel on any layout: say so once.
+  if (slow_impl(plan->impl)) {
     std::call_once(*plan->warned, [&] {
       warn(op, " for input ", s.src_sizes, " ", s.dtype, ", weight ", s.weight, " runs oneDNN's slow '", plan->impl,
            "' implementation");
@@ -334,12 +356,18 @@ Tensor mkldnn_convolution(const Tensor& self, const Tensor& weight, const Tensor
   auto context = [&] { return context_of(s); };
   onednn::guarded(op, context, [&] {
     auto plan = plan_for(s, op);
-    std::shared_ptr<Storage> keep;
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, onednn::memory_of(x, plan->src)},
-                                               {DNNL_ARG_WEIGHTS, weight_memory(*plan, s, w, packed, keep)},
-                                               {DNNL_ARG_DST, onednn::memory_of(y, plan->dst)}};
+    std::shared_ptr<Storage> keep, src_keep, dst_keep;
+    const dnnl::memory src = onednn::staged_input(onednn::memory_of(x, plan->src_user), plan->src_reorder,
+                                                  onednn::Staging::Src, plan->src, src_keep);
+    const dnnl::memory dst_user = onednn::memory_of(y, plan->dst_user);
+    const dnnl::memory dst =
+        plan->dst_reorder ? onednn::staging_memory(onednn::Staging::Dst, plan->dst, dst_keep) : dst_user;
+    if (plan->residual_reorder) plan->residual_reorder.execute({{DNNL_ARG_FROM, dst_user}, {DNNL_ARG_TO, dst}});
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weight_memory(*plan, s, w, packed, keep)}, {DNNL_ARG_DST, dst}};
     if (s.bias) args.emplace(DNNL_ARG_BIAS, onednn::memory_of(b, plan->bias));
     plan->conv.execute(std::move(args));
+    if (plan->dst_reorder) plan->dst_reorder.execute({{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, dst_user}});
   });
   if (s.relu) {
     if (y.dtype() == DType::Float32) relu_nan(y.data<float>(), y.numel());

@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/dispatch.h"
 #include "core/generator.h"
 #include "core/op_kind.h"
 #include "ops/ops.h"
+#include "tests/support/captured_warnings.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -126,6 +129,33 @@ TEST_CASE("mkldnn_convolution: residual and ReLU post-ops match eager conv2d + a
             if (residual) CHECK(equal(other_blocked, to_mkldnn(other)));  // the residual itself is untouched
           }
   }
+}
+
+TEST_CASE("mkldnn_convolution: a grouped conv whose groups are not whole 16-channel blocks runs a JIT kernel") {
+  // RegNet's 8-channel groups: on the blocked layout oneDNN has only its reference kernel (~1000x slower), so the
+  // plan runs the conv on the layouts oneDNN picks, between reorders; it warns only when that too is slow.
+  manual_seed(4);
+  testing::CapturedWarnings warnings;
+  const ConvArgs grouped{.padding = {1, 1}, .groups = 6};
+  for (bool relu : {false, true})
+    for (bool residual : {false, true})
+      for (bool packed : {false, true}) {
+        CAPTURE(relu);
+        CAPTURE(residual);
+        CAPTURE(packed);
+        ConvArgs a = grouped;
+        a.relu = relu;
+        const Tensor x = randn({2, 48, 13, 11});
+        const Tensor w = randn({48, 8, 3, 3}) * 0.2, b = randn({48});
+        Tensor expected = conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+        const Tensor other = residual ? randn(expected.shape()) : Tensor();
+        if (residual) expected = expected + other;
+        if (relu) expected = tl::relu(expected);
+        const Tensor other_blocked = residual ? to_mkldnn(other) : Tensor();
+        CHECK_TENSOR_CLOSE(to_dense(mkldnn_conv(to_mkldnn(x), w, b, other_blocked, a, packed), 48), expected, 1e-4, 1e-4);
+        CHECK_TENSOR_CLOSE(to_dense(mkldnn_conv(x, w, b, other_blocked, a, packed), 48), expected, 1e-4, 1e-4);
+      }
+  CHECK(warnings.messages == std::vector<std::string>{});
 }
 
 TEST_CASE("mkldnn_reorder_conv2d_weight: Winograd packs 3x3 weights as transformed 4x4 or 6x6 tiles") {
