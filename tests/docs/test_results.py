@@ -34,6 +34,15 @@ def log_of(text):
     return results.Log("ops.txt", text)
 
 
+def results_tree(tmp, name, log):
+    """A project root in `tmp` whose docs/results holds `log` as `name`, and a results.md with empty markers."""
+    root = pathlib.Path(tmp)
+    (root / "docs" / "results").mkdir(parents=True)
+    (root / "docs" / "results" / name).write_text(log)
+    (root / "docs" / "results.md").write_text(f"# Results\n\n{results.BEGIN}\n{results.END}\n")
+    return root
+
+
 class OpsTable(unittest.TestCase):
     def test_each_op_and_size_gets_both_sides_and_their_ratio(self):
         header, rows = results.ops_rows(log_of(LOG))
@@ -58,10 +67,7 @@ class OpsTable(unittest.TestCase):
 
     def test_the_page_gets_the_ops_table_and_no_chart(self):
         with tempfile.TemporaryDirectory() as tmp:
-            root = pathlib.Path(tmp)
-            (root / "docs" / "results").mkdir(parents=True)
-            (root / "docs" / "results" / "ops.txt").write_text(LOG)
-            (root / "docs" / "results.md").write_text(f"# Results\n\n{results.BEGIN}\n{results.END}\n")
+            root = results_tree(tmp, "ops.txt", LOG)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(results.page(root, check=False), 0)
             with contextlib.redirect_stderr(io.StringIO()):
@@ -112,10 +118,7 @@ class ZooTable(unittest.TestCase):
         self.assertEqual(results.title(log_of(ZOO_LOG), "inference"),
                          "Model zoo inference (bench/zoo_compare): resnet18, vit_b_16")
         with tempfile.TemporaryDirectory() as tmp:
-            root = pathlib.Path(tmp)
-            (root / "docs" / "results").mkdir(parents=True)
-            (root / "docs" / "results" / "zoo.txt").write_text(ZOO_LOG)
-            (root / "docs" / "results.md").write_text(f"# Results\n\n{results.BEGIN}\n{results.END}\n")
+            root = results_tree(tmp, "zoo.txt", ZOO_LOG)
             with contextlib.redirect_stdout(io.StringIO()):
                 self.assertEqual(results.page(root, check=False), 0)
             self.assertIn("| vit_b_16 | fp32 | 1 |", (root / "docs" / "results.md").read_text())
