@@ -23,7 +23,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -68,13 +67,8 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--mode") o.mode = value();
     else if (a == "--precision") o.precision = value();
-    else if (a == "--batch") {
-      o.batches.clear();
-      std::stringstream ss(value());
-      for (std::string b; std::getline(ss, b, ',');)
-        o.batches.push_back(tl::bench::parse_number<int64_t>(a, b, 1));
-      TL_CHECK(!o.batches.empty(), "--batch needs at least one batch size");
-    } else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, value(), 0);
+    else if (a == "--batch") o.batches = tl::bench::parse_batches(a, value());
+    else if (a == "--warmup") o.warmup = tl::bench::parse_number(a, value(), 0);
     else if (a == "--runs") o.runs = tl::bench::parse_number(a, value(), 1);
     else if (a == "--threads") {
       const std::string n = value();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -33,6 +34,15 @@ T parse_number(const std::string& option, const std::string& text, T min) {
            std::is_integral_v<T> ? "an integer" : "a number", ", got '", text, "'");
   TL_CHECK(value >= min, option, " must be at least ", min, ", got ", value);
   return value;
+}
+
+/// `text`, the comma-separated batch sizes of option `option` (each at least 1, at least one).
+inline std::vector<int64_t> parse_batches(const std::string& option, const std::string& text) {
+  std::vector<int64_t> batches;
+  std::stringstream ss(text);
+  for (std::string b; std::getline(ss, b, ',');) batches.push_back(parse_number<int64_t>(option, b, 1));
+  TL_CHECK(!batches.empty(), option, " needs at least one batch size");
+  return batches;
 }
 
 /// The options of a micro-benchmark that takes only --threads N and --runs N.

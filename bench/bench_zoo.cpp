@@ -10,7 +10,6 @@
 // and scripts/results.py read them). Inputs are S x S, by default 224 (inception_v3 299, as torchvision's
 // transforms and bench/pt_partner.py's input_size). --profile adds the profiler's table of one more optimized run.
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,13 +42,8 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--model") o.model = value();
     else if (a == "--precision") o.run.precision = value();
-    else if (a == "--batch") {
-      o.run.batches.clear();
-      std::stringstream ss(value());
-      for (std::string b; std::getline(ss, b, ',');)
-        o.run.batches.push_back(tl::bench::parse_number<int64_t>(a, b, 1));
-      TL_CHECK(!o.run.batches.empty(), "--batch needs at least one batch size");
-    } else if (a == "--size") size = tl::bench::parse_number<int64_t>(a, value(), 32);
+    else if (a == "--batch") o.run.batches = tl::bench::parse_batches(a, value());
+    else if (a == "--size") size = tl::bench::parse_number<int64_t>(a, value(), 32);
     else if (a == "--warmup") o.run.partner.warmup = tl::bench::parse_number(a, value(), 0);
     else if (a == "--runs") o.run.partner.runs = tl::bench::parse_number(a, value(), 1);
     else if (a == "--threads") o.run.partner.threads = tl::bench::parse_number(a, value(), 1);
