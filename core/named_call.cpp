@@ -92,6 +92,7 @@ Tensor BoundArgs::tensor(size_t i) const {
 const AttrValue* BoundArgs::value(size_t i) const {
   const ScopeArg* a = find(i);
   if (a == nullptr) return nullptr;
+  if (const ListArg* list = std::get_if<ListArg>(a)) return &list->items;
   const AttrValue* v = std::get_if<AttrValue>(a);
   TL_CHECK(v != nullptr, target_, ": argument '", params_.at(i), "' must not be a tensor");
   return v;

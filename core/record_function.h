@@ -41,12 +41,19 @@ struct TensorType {
   DType dtype;
 };
 
-/// A boxed argument: a tensor (undefined for None), a tensor's type, any other value, or an index list (the
-/// key of Python's x[...], operator.getitem's second argument). It is one argument of the ATen op a Function
-/// scope stands for (a kernel's "aten::convolution" inside aten::conv2d; the profiler shows them as an op's
-/// Input Shapes, one entry per argument of PyTorch's schema for that op) and of a named call
-/// (core/named_call.h: F.relu(x, inplace=True)).
-using ScopeArg = std::variant<Tensor, TensorType, AttrValue, std::vector<indexing::TensorIndex>>;
+/// A list of ints the caller wrote as Python's list (`[7, 7]`: swin's List[int] window_size passed to a
+/// torch.fx.wrap'ped function), where an AttrValue holding a Shape is a tuple (`(3, 3)`: torch.nn.functional's
+/// callers). FX records each as written. `items` holds the Shape, so a callee reads either the same way.
+struct ListArg {
+  AttrValue items;
+};
+
+/// A boxed argument: a tensor (undefined for None), a tensor's type, any other value, a list of ints written as
+/// a list, or an index list (the key of Python's x[...], operator.getitem's second argument). It is one argument
+/// of the ATen op a Function scope stands for (a kernel's "aten::convolution" inside aten::conv2d; the profiler
+/// shows them as an op's Input Shapes, one entry per argument of PyTorch's schema for that op) and of a named
+/// call (core/named_call.h: F.relu(x, inplace=True)).
+using ScopeArg = std::variant<Tensor, TensorType, AttrValue, ListArg, std::vector<indexing::TensorIndex>>;
 using ScopeArgs = std::vector<ScopeArg>;
 
 /// A scope's arguments, built only when an observer asks (a non-owning reference to a callable that

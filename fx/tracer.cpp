@@ -184,17 +184,8 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
     const auto tensor_argument = [&](const Tensor& t) { return argument(t); };
     std::vector<Argument> args;
     for (const ScopeArg& a : call.args) args.push_back(named_call_argument(a, tensor_argument));
-    // torchvision's torch.fx.wrap'ped functions are called with their sizes as lists (swin's window_size, a
-    // List[int] attribute); torch.nn.functional's callers write tuples, which named_call_argument gives.
     Kwargs kwargs;
     for (const KeywordArg& k : call.kwargs) kwargs.emplace_back(k.name, named_call_argument(k.value, tensor_argument));
-    if (find_wrapped(std::string(call.target)) != nullptr) {
-      const auto as_list = [](Argument& a) {
-        if (a.is_list() && a.as_list().is_tuple) a = Argument::list(a.as_list().items, /*is_tuple=*/false);
-      };
-      for (Argument& a : args) as_list(a);
-      for (auto& k : kwargs) as_list(k.second);
-    }
     const bool getitem = call.target == "operator.getitem" && args.size() == 2 && kwargs.empty();
     Node* n = getitem ? graph_.getitem(args[0].node(), args[1])
                       : graph_.create_node(Opcode::CallFunction, std::string(call.target), std::move(args), std::move(kwargs));

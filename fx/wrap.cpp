@@ -126,11 +126,12 @@ std::string wrapped_global_name(const std::string& qualified_name) {
 Argument named_call_argument(const ScopeArg& arg, const std::function<Argument(const Tensor&)>& tensor_argument) {
   if (const Tensor* t = std::get_if<Tensor>(&arg)) return tensor_argument(*t);
   if (const auto* key = std::get_if<std::vector<indexing::TensorIndex>>(&arg)) return getitem_key(*key, tensor_argument);
-  TL_INTERNAL_ASSERT(std::holds_alternative<AttrValue>(arg), "a named call's argument is a tensor type");
-  const AttrValue& v = std::get<AttrValue>(arg);
+  const ListArg* list = std::get_if<ListArg>(&arg);
+  TL_INTERNAL_ASSERT(list != nullptr || std::holds_alternative<AttrValue>(arg), "a named call's argument is a tensor type");
+  const AttrValue& v = list != nullptr ? list->items : std::get<AttrValue>(arg);
   if (const Shape* s = std::get_if<Shape>(&v)) {
     std::vector<Argument> items(s->begin(), s->end());
-    return Argument::list(std::move(items), /*is_tuple=*/true);
+    return Argument::list(std::move(items), /*is_tuple=*/list == nullptr);
   }
   if (auto* b = std::get_if<bool>(&v)) return *b;
   if (auto* i = std::get_if<int64_t>(&v)) return *i;
@@ -150,6 +151,7 @@ ScopeArg boxed_argument(const Argument& arg, const std::function<Tensor(Node*)>&
            "; a named call takes tensors, None, numbers, strings, dtypes and lists of ints");
   Shape values;
   for (const Argument& item : arg.as_list().items) values.push_back(std::get<int64_t>(item.value()));
+  if (!arg.as_list().is_tuple) return ListArg{AttrValue(values)};
   return AttrValue(values);
 }
 

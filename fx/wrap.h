@@ -74,10 +74,12 @@ class KeywordArguments {
 std::string wrapped_global_name(const std::string& qualified_name);
 
 /// A named call's argument as FX records it: a tensor as `tensor_argument` gives it (its node, a get_attr),
-/// an int list as a tuple (Python callers write sizes as tuples, and modules keep them so: (1, 1), (96,)),
+/// an int list as a tuple (Python callers write sizes as tuples, and modules keep them so: (1, 1), (96,)) or,
+/// boxed as a ListArg, as a list ([7, 7]),
 /// an index list as operator.getitem's key (fx/getitem.h), any other value as itself.
 Argument named_call_argument(const ScopeArg& arg, const std::function<Argument(const Tensor&)>& tensor_argument);
-/// The reverse, to run a node: a node as `resolve` gives its tensor, a list or tuple of ints as an int list,
+/// The reverse, to run a node: a node as `resolve` gives its tensor, a tuple of ints as an AttrValue's Shape, a
+/// list of ints as a ListArg,
 /// None, numbers, strings and dtypes as themselves. Throws tl::Error naming `target` for any other value.
 ScopeArg boxed_argument(const Argument& arg, const std::function<Tensor(Node*)>& resolve, const std::string& target);
 

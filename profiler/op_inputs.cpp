@@ -138,7 +138,8 @@ void describe_inputs(const ScopeArgs& args, std::vector<Shape>& shapes, std::vec
       types.emplace_back(dtype_type_name(type->dtype));
     } else {
       shapes.emplace_back();
-      const AttrValue* value = std::get_if<AttrValue>(&arg);
+      const ListArg* list = std::get_if<ListArg>(&arg);
+      const AttrValue* value = list != nullptr ? &list->items : std::get_if<AttrValue>(&arg);
       types.emplace_back(value ? attr_type_name(value, false) : "");
     }
   }

@@ -77,6 +77,45 @@ TEST_CASE("fx::wrap: a name registered twice, and keyword arguments to a functio
         "torchvision_ops_stochastic_depth_stochastic_depth");
 }
 
+// An argument's ints, from a list or a tuple.
+Shape ints_of(const Argument& a) {
+  Shape out;
+  for (const Argument& item : a.as_list().items) out.push_back(std::get<int64_t>(item.value()));
+  return out;
+}
+
+// x viewed as `size`, times the number of ints in `reps`: wrapped as "mylib.ops.view_times", called with `size`
+// written as a list and `reps` as a tuple.
+const WrappedFunction& view_times_fn() {
+  static const WrappedFunction& f = wrap("mylib.ops.view_times", [](const TensorList& t, const std::vector<Argument>& a) {
+    return t[0].reshape(ints_of(a[1])) * static_cast<double>(ints_of(a[2]).size());
+  });
+  return f;
+}
+
+class ListTupleNet : public nn::Module {
+ public:
+  std::string type_name() const override { return "ListTupleNet"; }
+  Tensor forward(const Tensor& x) override {
+    const Argument reps = Argument::list({Argument(int64_t{1}), Argument(int64_t{1}), Argument(int64_t{1})}, /*is_tuple=*/true);
+    return call_wrapped(view_times_fn(), {x, Argument::int_list({2, 3}), reps});
+  }
+};
+
+TEST_CASE("fx::wrap: an int list stays a list and a tuple a tuple, when traced and when its graph is traced again") {
+  auto gm = symbolic_trace(std::make_shared<ListTupleNet>());
+  const std::string node =
+      "    %view_times : [#users=1] = call_function[target=mylib.ops.view_times](args = (%x, [2, 3], (1, 1, 1)), "
+      "kwargs = {})\n";
+  CHECK(gm->graph().str().find(node) != std::string::npos);
+  auto again = symbolic_trace(gm);
+  CHECK(again->graph().str() == gm->graph().str());
+  const Tensor x = from_vector<float>({0, 1, 2, 3, 4, 5}, {6});
+  const Tensor expected = from_vector<float>({0, 3, 6, 9, 12, 15}, {2, 3});
+  CHECK_TENSOR_CLOSE((*gm)(x), expected, 0.0, 0.0);
+  CHECK_TENSOR_CLOSE((*again)(x), expected, 0.0, 0.0);
+}
+
 // x * scale + shift with its Python parameter names, called as `scale_shift_kw(x, 2.0, shift=0.5)`.
 const WrappedFunction& scale_shift_kw_fn() {
   static const WrappedFunction& f = wrap(
