@@ -11,8 +11,11 @@
 // environment for PyTorch's jit_freeze_optimize (fp32) or bf16 autocast (bf16), read by bench/compare and
 // scripts/results.py (which keeps PyTorch's best). First mode is one first inference (fp32, the first batch size)
 // in this fresh process, in its parts, each with its wall time, minor page faults (fresh memory, which this VM
-// clears slowly) and bytes allocated; --profile adds the profiler's table of the recording run. int8 is FX graph-mode quantization (prepare_fx, eight calibration
-// batches, convert_fx, as pt_partner.py's fx_int8_onednn does), timed next to PyTorch's on its onednn engine.
+// clears slowly) and bytes allocated; --profile adds the profiler's table of the recording run, with each op's
+// allocations (the packed weights under mkldnn_reorder_conv2d_weight). int8 is FX graph-mode quantization
+// (prepare_fx, eight calibration batches, convert_fx, as pt_partner.py's fx_int8_onednn does; printed in parts, not in
+// first_ms, which is the converted model's optimize_for_inference + first run), timed next to PyTorch's on its onednn
+// engine.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -168,23 +171,23 @@ class PartMeter : public tl::AllocationHook {
     parts_.push_back({name, tl::bench::milliseconds_since(t0), process_cpu_ms() - cpu, minor_faults() - faults,
                       allocated_ - allocated});
   }
-  void print() const {
+  /// Each part measured since the last print, then their sum as `total`.
+  void print(const char* total) {
     std::printf("  %-62s %9s %9s %12s %10s\n", "part", "ms", "CPU ms", "page faults", "MiB alloc");
-    Part total{"first inference (optimize + first run)", 0, 0, 0, 0};
+    Part sum{total, 0, 0, 0, 0};
     for (const Part& p : parts_) {
       row(p);
-      total.ms += p.ms;
-      total.cpu_ms += p.cpu_ms;
-      total.faults += p.faults;
-      total.allocated += p.allocated;
+      sum.ms += p.ms;
+      sum.cpu_ms += p.cpu_ms;
+      sum.faults += p.faults;
+      sum.allocated += p.allocated;
     }
-    row(total);
+    row(sum);
+    total_ms_ = sum.ms;
+    parts_.clear();
   }
-  double total_ms() const {
-    double ms = 0;
-    for (const Part& p : parts_) ms += p.ms;
-    return ms;
-  }
+  /// The wall time of the parts the last print() summed.
+  double total_ms() const { return total_ms_; }
 
  private:
   struct Part {
@@ -202,6 +205,7 @@ class PartMeter : public tl::AllocationHook {
     std::printf("  %-62s %9.1f %9.1f %12ld %10.1f\n", p.name, p.ms, p.cpu_ms, p.faults, p.allocated / 1048576.0);
   }
   int64_t allocated_ = 0;
+  double total_ms_ = 0;
   std::vector<Part> parts_;
   tl::AllocationHookGuard guard_;
 };
@@ -213,7 +217,7 @@ void run_first(const Options& o, const std::shared_ptr<tl::models::ResNet>& mode
   const tl::Tensor x = tl::randn({o.batches.front(), 3, 224, 224});
   PartMeter meter;
   std::shared_ptr<tl::fx::InferenceGraphModule> optimized;
-  tl::profiler::Profile prof;
+  tl::profiler::Profile prof({.profile_memory = true});
   meter.measure("optimize_for_inference without an example (trace, fold, rewrite)", [&] {
     optimized = tl::fx::optimize_for_inference(model, {.example_input_shape = {}});
   });
@@ -225,7 +229,7 @@ void run_first(const Options& o, const std::shared_ptr<tl::models::ResNet>& mode
   meter.measure("first run in the planned arena", [&] { (*optimized)(x); });
   std::printf("\nfirst inference, fp32 batch %ld, fresh process%s\n", static_cast<long>(o.batches.front()),
               o.profile ? " (recording run profiled: its time includes the profiler's)" : "");
-  meter.print();
+  meter.print("first inference (optimize + first run)");
   const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
   std::printf("  steady state after it: median %.1f ms (min %.1f, max %.1f; %d runs); first / steady %.1fx\n",
               t.median_ms, t.min_ms, t.max_ms, o.runs, meter.total_ms() / t.median_ms);
@@ -235,27 +239,43 @@ void run_first(const Options& o, const std::shared_ptr<tl::models::ResNet>& mode
 }
 
 // int8: the converted model, made once (prepare_fx, eight calibration batches (4, 3, 224, 224), convert_fx, as
-// pt_partner.py's fx_int8_onednn), then timed at each batch as it is and after optimize_for_inference (the RESULT
-// line's), next to PyTorch's.
+// pt_partner.py's fx_int8_onednn), each step measured as a part; then at each batch the first inference of the
+// converted model (optimize_for_inference at that shape, which runs the recording run, then the first run: the
+// RESULT line's first_ms, the conversion not included), and the converted graph timed as it is and optimized, next
+// to PyTorch's.
 void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model) {
   namespace q = tl::ao::quantization;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto prepared = q::prepare_fx(model, q::get_default_qconfig_mapping("onednn"), {tl::randn({4, 3, 224, 224})});
-  for (int i = 0; i < 8; ++i) (*prepared)(tl::randn({4, 3, 224, 224}));
-  const auto converted = q::convert_fx(prepared);
-  const double convert_ms = tl::bench::milliseconds_since(t0);
-  std::printf("\nint8: prepare_fx + calibration (8 batches of 4) + convert_fx %.0f ms\n", convert_ms);
+  PartMeter meter;
+  std::shared_ptr<tl::fx::GraphModule> prepared, converted;
+  meter.measure("prepare_fx (trace, fuse, insert observers)", [&] {
+    prepared = q::prepare_fx(model, q::get_default_qconfig_mapping("onednn"), {tl::randn({4, 3, 224, 224})});
+  });
+  meter.measure("calibration (8 observed forwards of 4 images)", [&] {
+    for (int i = 0; i < 8; ++i) (*prepared)(tl::randn({4, 3, 224, 224}));
+  });
+  meter.measure("convert_fx (quantize weights, swap modules)", [&] { converted = q::convert_fx(prepared); });
+  std::printf("\nint8 model, made once in this fresh process\n");
+  meter.print("prepare + calibration + convert");
   const std::string pt_variant = "fx_int8_onednn";
   for (int64_t batch : o.batches) {
     const tl::Tensor x = tl::randn({batch, 3, 224, 224});
+    std::shared_ptr<tl::fx::InferenceGraphModule> optimized;
+    meter.measure("optimize_for_inference at this shape (rewrite, recording run)", [&] {
+      optimized = tl::fx::optimize_for_inference(converted, {.example_input_shape = x.shape()});
+    });
+    tl::Tensor optimized_first;
+    meter.measure("first run in the planned arena", [&] { optimized_first = (*optimized)(x); });
+    std::printf("\nfirst inference, int8 batch %ld (the converted model's; the conversion above not included)\n",
+                static_cast<long>(batch));
+    meter.print("first inference (optimize + first run)");
+    const double first_ms = meter.total_ms();
     std::printf("\nbatch %ld, int8 (%d warm-up, %d timed runs; ms)\n  %-60s %9s %9s %9s %9s\n", static_cast<long>(batch),
                 o.warmup, o.runs, "variant", "median", "min", "max", "img/s");
     const tl::Tensor first = (*converted)(x);
     const Timing node_by_node = tl::bench::time_runs(o.warmup, o.runs, [&] { (*converted)(x); });
     row("torchless fx int8 (onednn), converted graph node by node", node_by_node, batch);
     // optimize_for_inference of the converted graph: each conv -> quantized add(_relu) one primitive.
-    auto optimized = tl::fx::optimize_for_inference(converted, {.example_input_shape = x.shape()});
-    const double logit_difference = ((*optimized)(x) - first).abs().max().item<double>();
+    const double logit_difference = (optimized_first - first).abs().max().item<double>();
     const Timing t = tl::bench::time_runs(o.warmup, o.runs, [&] { (*optimized)(x); });
     row("torchless fx int8 (onednn), optimize_for_inference", t, batch);
     std::printf("  optimize_for_inference vs node by node: %.2fx (largest logit difference %.4f)\n",
@@ -271,7 +291,7 @@ void run_int8(const Options& o, const std::shared_ptr<tl::models::ResNet>& model
                   best(pt.at(pt_variant)).t.median_ms / t.median_ms);
     std::printf("RESULT bench=inference impl=torchless variant=fx_int8 precision=int8 batch=%ld median_ms=%.2f "
                 "min_ms=%.2f max_ms=%.2f first_ms=%.1f arena_bytes=0 error=%.2e rss_mib=%.0f model=resnet18 size=224\n",
-                static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, convert_ms, error, rss_mib);
+                static_cast<long>(batch), t.median_ms, t.min_ms, t.max_ms, first_ms, error, rss_mib);
     if (pt.count(pt_variant))
       tl::bench::print_partner_results(partner_options(o), pt_variant, "int8", batch, pt.at(pt_variant));
   }

@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include <sys/mman.h>
+
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
 #include "ops/onednn/primitive_cache.h"
@@ -20,16 +22,22 @@ struct ReorderPlan : CachedPlan {
   dnnl::memory::desc src, dst;
 };
 
-/// Grows, never shrinks (up to kMaxReusedStagingBytes): as large as the largest use so far.
+/// Grows, never shrinks (up to kMaxReusedStagingBytes): as large as the largest use so far. From 2 MiB on it
+/// is whole transparent huge pages, as core/storage's large blocks are: ResNet18's largest scratchpad at batch
+/// 1 (10 MiB) on 4 KiB pages took 890 of its first inference's 4,950 page faults, each costing tens of
+/// microseconds on the virtual machines we measure on (docs/deployment.md, first inference).
 class StagingBuffer {
  public:
   void* reserve(size_t bytes) {
     if (bytes <= size_) return data_.get();
-    constexpr size_t kAlignment = 64;
-    const size_t rounded = std::max<size_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
-    data_.reset(static_cast<char*>(std::aligned_alloc(kAlignment, rounded)));
+    constexpr size_t kAlignment = 64, kHugePage = size_t{2} << 20;
+    const size_t unit = bytes >= kHugePage ? kHugePage : kAlignment;
+    const size_t rounded = std::max<size_t>(unit, (bytes + unit - 1) / unit * unit);
+    void* p = nullptr;
+    data_.reset(posix_memalign(&p, unit, rounded) == 0 ? static_cast<char*>(p) : nullptr);
     size_ = data_ ? rounded : 0;
     TL_CHECK(data_ != nullptr, "onednn: out of memory allocating a ", bytes, "-byte staging buffer");
+    if (unit == kHugePage) madvise(p, rounded, MADV_HUGEPAGE);  // only a hint: failure is harmless
     return data_.get();
   }
 
