@@ -3,12 +3,13 @@
 // (bench/pt_partner.py in each environment of bench/pt_env.py). Not a test: it prints figures.
 //
 //   bench_zoo --model NAME [--batch 1,8] [--precision fp32|bf16] [--size S] [--runs 20] [--warmup 10]
-//             [--threads 2] [--no-partner] [--profile]
+//             [--threads 2] [--no-partner] [--profile] [--gemm onednn|avx512|avx2|sse2]
 //   bench_zoo --list                      the model names, one a line
 // Per batch: first inference (optimize + first run), steady-state median/min/max, peak RSS, the logits' error
 // against eager and one `RESULT bench=inference ... model=NAME size=S` line per implementation (bench/zoo_compare
 // and scripts/results.py read them). Inputs are S x S, by default 224 (inception_v3 299, as torchvision's
-// transforms and bench/pt_partner.py's input_size). --profile adds the profiler's table of one more optimized run.
+// transforms and bench/pt_partner.py's input_size). --profile adds the profiler's table of one more optimized run;
+// --gemm runs the matrix products on that GEMM (ops/gemm.h; oneDNN's sgemm by default) to compare them.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,11 +19,13 @@
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "models/registry.h"
+#include "ops/gemm.h"
 
 namespace {
 
 struct Options {
   std::string model;
+  std::string gemm;
   tl::bench::OptimizedRun run;
   bool list = false;
 };
@@ -50,9 +53,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--no-partner") o.run.with_partner = false;
     else if (a == "--profile") o.run.profile = true;
     else if (a == "--list") o.list = true;
+    else if (a == "--gemm") o.gemm = value();
     else TL_CHECK(false, "unknown option ", a,
                   " (usage: --model NAME --batch 1,8 --precision fp32|bf16 --size S --runs N --warmup N --threads N",
-                  " --no-partner --profile, or --list)");
+                  " --no-partner --profile --gemm NAME, or --list)");
   }
   TL_CHECK(o.list || !o.model.empty(), "--model NAME is needed (bench_zoo --list names the models)");
   TL_CHECK(o.run.precision == "fp32" || o.run.precision == "bf16", "--precision must be fp32 or bf16, got ",
@@ -74,10 +78,13 @@ int main(int argc, char** argv) try {
     return 0;
   }
   tl::set_num_threads(o.run.partner.threads);
+  TL_CHECK(o.gemm.empty() || tl::detail::set_gemm_isa(o.gemm.c_str()), "--gemm ", o.gemm,
+           " is not a GEMM this CPU runs (onednn, avx512, avx2, sse2)");
   tl::manual_seed(0);
   auto model = tl::models::get_model(o.model);
   model->eval();
   tl::bench::print_header((o.model + " inference, optimize_for_inference").c_str());
+  std::printf("GEMM: %s\n", tl::detail::gemm_isa());
   tl::NoGradGuard no_grad;  // the PyTorch partner runs under torch.no_grad() too
   tl::bench::run_optimized(o.run, model);
   std::printf("\npeak RSS of this process: %.0f MiB\n", tl::bench::peak_rss_mib());

@@ -1,5 +1,5 @@
-// ops/gemm.cpp — picks the GEMM build for the running CPU (core/cpu_features.h) and normalises
-// operands for it. The default build runs on any x86-64: only the chosen build executes its ISA.
+// ops/gemm.cpp — runs a product on oneDNN's sgemm or on the Eigen build for the running CPU (core/cpu_features.h),
+// normalising operands for them. The default build runs on any x86-64: only the chosen build executes its ISA.
 #include "ops/gemm.h"
 
 #include <atomic>
@@ -22,21 +22,43 @@ struct Backend {
 
 bool has_sse2() { return true; }
 
-// Best first.
-const Backend kBackends[] = {
+// The Eigen builds, best first.
+const Backend kEigen[] = {
     {"avx512", cpu_has_avx512f_fma, gemm_f32_avx512, gemm_f64_avx512},
     {"avx2", cpu_has_avx2_fma, gemm_f32_avx2, gemm_f64_avx2},
     {"sse2", has_sse2, gemm_f32_sse2, gemm_f64_sse2},
 };
 
-const Backend* best_backend() {
-  for (const Backend& b : kBackends)
-    if (b.supported()) return &b;
-  return &kBackends[2];
+const Backend* best_eigen() {
+  static const Backend* best = [] {
+    for (const Backend& b : kEigen)
+      if (b.supported()) return &b;
+    return &kEigen[2];
+  }();
+  return best;
 }
 
+// oneDNN has no float64 GEMM, and its sgemm no leading dimension for a broadcast (stride 0) operand: those
+// products run on the best Eigen build.
+void f32_onednn(const GemmProblem<float>& p) {
+  if (!gemm_f32_onednn(p)) best_eigen()->f32(p);
+}
+void f64_onednn(const GemmProblem<double>& p) { best_eigen()->f64(p); }
+
+const Backend kOnednn{"onednn", has_sse2, f32_onednn, f64_onednn};
+
+const Backend* find_backend(const char* name) {
+  if (std::strcmp(kOnednn.name, name) == 0) return &kOnednn;
+  for (const Backend& b : kEigen)
+    if (std::strcmp(b.name, name) == 0) return &b;
+  return nullptr;
+}
+
+// oneDNN's by default: equal to Eigen's on one thread, but 4-10x faster on two while other processes share the
+// cores (at ViT's and ConvNeXt's Linear shapes; bench_zoo --gemm compares whole models), where Eigen's threads
+// wait for each other at every packed panel.
 std::atomic<const Backend*>& current() {
-  static std::atomic<const Backend*> backend{best_backend()};
+  static std::atomic<const Backend*> backend{&kOnednn};
   return backend;
 }
 
@@ -93,13 +115,10 @@ void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, GemmOperan
 const char* gemm_isa() { return current().load(std::memory_order_relaxed)->name; }
 
 bool set_gemm_isa(const char* name) {
-  for (const Backend& b : kBackends) {
-    if (std::strcmp(b.name, name) != 0) continue;
-    if (!b.supported()) return false;
-    current().store(&b, std::memory_order_relaxed);
-    return true;
-  }
-  return false;
+  const Backend* b = find_backend(name);
+  if (b == nullptr || !b->supported()) return false;
+  current().store(b, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace tl::detail

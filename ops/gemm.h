@@ -1,5 +1,5 @@
-// ops/gemm.h — matrix products on strided memory (internal to ops/): the Eigen GEMM build that
-// suits the running CPU (AVX-512, AVX2+FMA or SSE2), chosen once at first use.
+// ops/gemm.h — matrix products on strided memory (internal to ops/): oneDNN's sgemm for float32, and the Eigen
+// GEMM build that suits the running CPU (AVX-512, AVX2+FMA or SSE2, chosen once at first use) for float64.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +24,10 @@ bool gemm_operand_ok(int64_t rows, int64_t cols, int64_t row_stride, int64_t col
 void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, GemmOperand a, GemmOperand b, double beta,
           void* c, int64_t ldc);
 
-/// The ISA the GEMM runs with: "avx512", "avx2" or "sse2".
+/// The GEMM products run on: "onednn" (the default: oneDNN's sgemm for float32, the best Eigen build for
+/// float64 and for operands sgemm cannot take), or an Eigen build for both, "avx512", "avx2" or "sse2".
 const char* gemm_isa();
-/// Selects an ISA by name (for tests and benchmarks); returns false, changing nothing, when the
+/// Selects one by name (for tests and benchmarks); returns false, changing nothing, when the
 /// name is unknown or the CPU lacks it. Not thread-safe against concurrent products.
 bool set_gemm_isa(const char* name);
 

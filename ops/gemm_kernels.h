@@ -1,5 +1,6 @@
-// ops/gemm_kernels.h — the boundary between the GEMM dispatcher (ops/gemm.cpp) and the per-ISA
-// Eigen builds of ops/gemm_isa.cpp. Only plain pointers cross it: no Eigen type is shared by builds.
+// ops/gemm_kernels.h — the boundary between the GEMM dispatcher (ops/gemm.cpp), the per-ISA Eigen builds of
+// ops/gemm_<isa>.cpp and oneDNN's sgemm (ops/gemm_onednn.cpp). Only plain pointers cross it: no Eigen type is
+// shared by builds.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,9 @@ TL_GEMM_DECLARE_ISA(sse2)
 TL_GEMM_DECLARE_ISA(avx2)
 TL_GEMM_DECLARE_ISA(avx512)
 #undef TL_GEMM_DECLARE_ISA
+
+/// The product through oneDNN's sgemm (ops/gemm_onednn.cpp); false, touching nothing, when an operand's strides
+/// are not a leading dimension sgemm takes (a broadcast row or column, stride 0).
+bool gemm_f32_onednn(const GemmProblem<float>& problem);
 
 }  // namespace tl::detail

@@ -171,8 +171,17 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const std::optional<detail::MatmulPlan> plan = detail::plan_matmul(a, b);
   TL_INTERNAL_ASSERT(plan, "matmul: operands the checks accepted have no plan");
   Tensor out = Tensor::allocate(plan->shape, a.dtype());
-  if (plan->path == detail::MatmulPlan::Path::Folded) {
-    const Tensor& flat = plan->folded;
+  // (batch..., m, k) @ (k, n) is one (batch * m, k) @ (k, n) product, as PyTorch folds it; rows that do not fold
+  // as a view (MultiheadAttention's (L, N, E) input, a transposed batch) are copied first, as ATen's reshape does,
+  // rather than multiplied as batch * m thin products against the same matrix.
+  const bool folds = plan->path == detail::MatmulPlan::Path::Folded;
+  if (folds || (a.dim() > 2 && b.dim() <= 2 && a.numel() > 0)) {
+    Tensor flat = plan->folded;
+    if (!folds) {
+      const Tensor dense = Tensor::allocate(a.shape(), a.dtype());
+      detail::copy_elements(dense, a);
+      flat = Tensor::make(dense.storage(), {a.numel() / k, k}, {k, 1}, 0, a.dtype());
+    }
     batched_gemm(flat, b2, Tensor::make(out.storage(), {flat.size(0), b2.size(-1)}, {b2.size(-1), 1}, 0, out.dtype()), 1, 0);
     return out;
   }

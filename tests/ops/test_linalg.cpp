@@ -3,6 +3,7 @@
 // GEMM build the CPU supports; linear's dispatch structure (as PyTorch profiles it) and the errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -80,12 +81,13 @@ Tensor make_operand(const Shape& shape, DType dtype, Layout layout, std::mt19937
   return make_input(shape, dtype, layout, rng, -1, 1);
 }
 
-// The GEMM builds this CPU can run, the default first; restores the default when destroyed.
+// The GEMMs this CPU can run (oneDNN's sgemm, the default, then the Eigen builds); restores the default when
+// destroyed.
 struct EachIsa {
   std::string initial = detail::gemm_isa();
   std::vector<std::string> supported() const {
     std::vector<std::string> names;
-    for (const char* name : {"avx512", "avx2", "sse2"})
+    for (const char* name : {"onednn", "avx512", "avx2", "sse2"})
       if (detail::set_gemm_isa(name)) names.push_back(name);
     detail::set_gemm_isa(initial.c_str());
     return names;
@@ -93,10 +95,11 @@ struct EachIsa {
   ~EachIsa() { detail::set_gemm_isa(initial.c_str()); }
 };
 
-TEST_CASE("gemm: the build is chosen at run time and can be forced to any supported ISA") {
+TEST_CASE("gemm: oneDNN's by default, and any supported Eigen build can be forced") {
   EachIsa isas;
   const std::vector<std::string> names = isas.supported();
-  REQUIRE(!names.empty());
+  REQUIRE(names.size() >= 2);
+  CHECK(names.front() == "onednn");
   CHECK(names.back() == "sse2");
   CHECK(isas.initial == names.front());
   CHECK(!detail::set_gemm_isa("avx1024"));
@@ -134,6 +137,32 @@ TEST_CASE("mm: matches a triple loop over sizes, layouts, dtypes and every GEMM 
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("mm: NaN and inf propagate on every GEMM, a zero times NaN included, and beta = 0 ignores C") {
+  EachIsa isas;
+  for (const std::string& isa : isas.supported()) {
+    REQUIRE(detail::set_gemm_isa(isa.c_str()));
+    for (DType dtype : kFloatTypes) {
+      CAPTURE(isa);
+      CAPTURE(dtype);
+      // Big enough for oneDNN's JIT kernels and both threads; row 1 of a holds NaN, row 2 inf, row 3 -inf, and
+      // only row 9 of b is not zero.
+      std::vector<double> va(40 * 64, 1.0), vb(64 * 48, 0.0);
+      va[1 * 64 + 5] = NAN;
+      va[2 * 64 + 7] = INFINITY;
+      va[3 * 64 + 9] = -INFINITY;
+      std::fill(vb.begin() + 9 * 48, vb.begin() + 10 * 48, 1.0);
+      const Tensor a = from_vector<double>(va, {40, 64}).to(dtype), b = from_vector<double>(vb, {64, 48}).to(dtype);
+      const Tensor c = mm(a, b).to(DType::Float64);
+      const double* pc = c.data<double>();
+      CHECK(std::isnan(pc[1 * 48 + 0]));   // NaN * 0
+      CHECK(std::isnan(pc[2 * 48 + 47]));  // inf * 0
+      CHECK(pc[3 * 48 + 0] == -INFINITY);  // -inf * 1, plus zeros
+      CHECK(pc[0] == 1.0);
+      CHECK_TENSOR_CLOSE(addmm(full({36, 48}, NAN, dtype), a.narrow(0, 4, 36), b, 0, 1), full({36, 48}, 1.0, dtype), 0, 0);
     }
   }
 }

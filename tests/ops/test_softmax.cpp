@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/generator.h"
 #include "ops/ops.h"
@@ -87,6 +88,27 @@ TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
   CHECK(element_at(ls, 2) == doctest::Approx(-2000 - std::log(1 + std::exp(-1.0))));
   CHECK(element_at(s, 0) == doctest::Approx(1 / (1 + std::exp(-1.0))));
   CHECK(element_at(ls, 5) == doctest::Approx(-std::log(1 + std::exp(-1.0) + std::exp(-2.0))));
+}
+
+TEST_CASE("softmax: a NaN, an inf or only -inf in a contiguous row makes that row NaN, as in PyTorch; others stay") {
+  // Rows of 21: the vectorised float path's 8-wide blocks and its tail.
+  for (int64_t at : {0, 9, 20}) {
+    CAPTURE(at);
+    std::vector<float> v(5 * 21);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 7) - 3.0f;
+    v[static_cast<size_t>(at)] = NAN;
+    v[static_cast<size_t>(21 + at)] = INFINITY;
+    std::fill(v.begin() + 42, v.begin() + 63, -INFINITY);
+    v[static_cast<size_t>(63 + at)] = -INFINITY;  // one -inf: probability 0
+    const Tensor s = softmax(from_vector<float>(v, {5, 21}), 1);
+    for (int64_t i = 0; i < 63; ++i) CHECK(std::isnan(element_at(s, i)));
+    CHECK(element_at(s, 63 + at) == 0.0);
+    for (int64_t row : {3, 4}) {
+      double total = 0;
+      for (int64_t j = 0; j < 21; ++j) total += element_at(s, row * 21 + j);
+      CHECK(total == doctest::Approx(1.0).epsilon(1e-6));
+    }
+  }
 }
 
 TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the input as it was") {
