@@ -7,7 +7,8 @@
 // Usage: bench_ops [--threads N] [--runs N]. GB/s counts bytes read + written, 1 GB = 1e9 bytes.
 // bench_ops --numel N [--threads N] [--runs N] [--sample-ms X] [--ops a,b] instead times the cases of
 // bench/ops_cases.txt (or those named) at N elements, per call, as RESULT lines (bench/ops_cases.h;
-// bench/ops_compare puts PyTorch's beside them).
+// bench/ops_compare puts PyTorch's beside them). --vector-isa avx512|avx2|sse2 runs ops/vector_kernels.h's build
+// for that ISA instead of the widest the CPU has (to compare the builds).
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "core/parallel.h"
 #include "nn/functional.h"
 #include "ops/ops.h"
+#include "ops/vector_kernels.h"
 
 namespace {
 
@@ -105,13 +107,14 @@ int main(int argc, char** argv) try {
   // --numel and --sample-ms select the per-size mode; the other flags are the common ones.
   int64_t numel = 0;
   double sample_ms = 2.0;
-  std::string only;
+  std::string only, vector_isa;
   std::vector<char*> common = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if ((flag == "--numel" || flag == "--sample-ms" || flag == "--ops") && i + 1 < argc) {
+    if ((flag == "--numel" || flag == "--sample-ms" || flag == "--ops" || flag == "--vector-isa") && i + 1 < argc) {
       if (flag == "--numel") numel = tl::bench::parse_number<int64_t>(flag, argv[++i], 1);
       else if (flag == "--ops") only = argv[++i];
+      else if (flag == "--vector-isa") vector_isa = argv[++i];
       else sample_ms = tl::bench::parse_number<double>(flag, argv[++i], 0.0);
     } else {
       common.push_back(argv[i]);
@@ -119,8 +122,13 @@ int main(int argc, char** argv) try {
   }
   const tl::bench::RunOptions opt = tl::bench::parse_run_options(
       static_cast<int>(common.size()), common.data(),
-      "bench_ops [--numel N [--sample-ms X] [--ops a,b]]");
+      "bench_ops [--numel N [--sample-ms X] [--ops a,b]] [--vector-isa avx512|avx2|sse2]");
   tl::set_num_threads(opt.threads);
+  if (!vector_isa.empty() && !tl::detail::set_vector_isa(vector_isa.c_str())) {
+    std::fprintf(stderr, "bench_ops: --vector-isa %s is not a build this CPU runs (avx512, avx2, sse2)\n",
+                 vector_isa.c_str());
+    return 2;
+  }
   if (numel > 0) {
     tl::bench::run_op_cases(TL_SOURCE_DIR "/bench/ops_cases.txt", numel, opt.runs, sample_ms, only);
     return 0;

@@ -227,22 +227,10 @@ struct DivFloor : Fmod {
       return div - floordiv > A(0.5) ? floordiv + A(1) : floordiv;
     }
   }
-  // float (and bfloat16) where |a / b| < 2^23 and b is finite: f's steps without a branch or a libm call.
-  // fmod(a, b) is a - q b with q = trunc(a / b) in double: q is exact there and q b has at most 48 bits, so
-  // the difference is exact, as fmod's result is.
-  static bool valid(float a, float b) {
-    return (std::fabs(static_cast<double>(a) / b) < 0x1p23) & (std::fabs(b) <= std::numeric_limits<float>::max());
-  }
-  static float fast(float a, float b) {
-    const double quot = static_cast<double>(a) / b;
-    const double q = static_cast<int32_t>(valid(a, b) ? quot : 0.0);  // valid keeps the conversion defined
-    const float mod = std::copysign(static_cast<float>(a - q * b), a);
-    float div = (a - mod) / b;
-    div -= static_cast<float>((mod != 0.0f) & ((b < 0.0f) != (mod < 0.0f)));
-    const float floordiv = detail::vector_floor(div);
-    const float rounded = div - floordiv > 0.5f ? floordiv + 1.0f : floordiv;
-    return div == 0.0f ? std::copysign(0.0f, a / b) : rounded;
-  }
+  // float (and bfloat16) where ops/vector_math.h's vector_div_floor holds, vectorised by the running CPU's build
+  // of ops/vector_kernels.h.
+  static bool valid(float a, float b) { return detail::div_floor_in_range(a, b); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().div_floor; }
 };
 
 // Python's //: floor division (PyTorch 1.13 rounds floor_divide toward -inf).
@@ -290,11 +278,10 @@ struct BitwiseXor : Bitwise<std::bit_xor<>> {
 template <typename Op, typename T>
 void binary_loop(const ElementwiseLoop& loop, const std::optional<Scalar>& alpha) {
   using A = detail::acc_type<T>;
-  if constexpr (std::is_same_v<A, float> && requires { Op::fast(0.0f, 0.0f); }) {
+  if constexpr (std::is_same_v<A, float> && requires { Op::fast(); }) {
     if (!alpha) {
-      detail::map_elements_fast<T, float, T, T>(
-          loop, [](float a, float b) { return Op::fast(a, b); }, [](float a, float b) { return Op::valid(a, b); },
-          [](float a, float b) { return Op::f(a, b); });
+      detail::map_elements_fast<T, T, T>(loop, Op::fast(), [](float a, float b) { return Op::valid(a, b); },
+                                         [](float a, float b) { return Op::f(a, b); });
       return;
     }
   }

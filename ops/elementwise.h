@@ -23,6 +23,7 @@
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::detail {
 
@@ -218,59 +219,21 @@ const A* block_of(const char* p, int64_t stride, int64_t n, A* buffer) {
   return buffer;
 }
 
-template <typename A, typename Fast, typename Valid, size_t... I>
-[[gnu::always_inline]] inline unsigned fast_block(const A* const* in, A* out, int64_t n, const Fast& fast,
-                                                  const Valid& valid, std::index_sequence<I...>) {
-  unsigned outside = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    outside |= static_cast<unsigned>(!valid(in[I][k]...));
-    out[k] = fast(in[I][k]...);
-  }
-  return outside;
-}
-
-}  // namespace loop_impl
-
-/// A block of map_elements_fast compiled for a wider ISA than the build's (ops choose one at run time):
-/// out[k] = fast(in...[k]) for k < n, returning non-zero when some element is outside valid's range.
-template <typename A>
-using WideBlock = unsigned (*)(const A* const* in, A* out, int64_t n);
-
-/// The body of a WideBlock: fast_block with N inputs, always inlined, so that a [[gnu::target]] function calling
-/// it vectorises with that target's registers.
-template <size_t N, typename A, typename Fast, typename Valid>
-[[gnu::always_inline]] inline unsigned fast_block(const A* const* in, A* out, int64_t n, const Fast& fast,
-                                                  const Valid& valid) {
-  return loop_impl::fast_block(in, out, n, fast, valid, std::make_index_sequence<N>{});
-}
-
-/// Whether the CPU runs AVX-512F code (a WideBlock's target: PyTorch's vector width on such CPUs).
-inline bool cpu_has_avx512() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-
-namespace loop_impl {
-
-template <typename Out, typename A, typename... In, typename Fast, typename Valid, typename Exact, size_t... I>
-void fast_run(char* const* data, const int64_t* strides, int64_t n, const Fast& fast, const Valid& valid,
-              const Exact& exact, WideBlock<A> wide, std::index_sequence<I...> inputs) {
-  alignas(64) A in_buffer[sizeof...(In)][kFastBlock];
-  alignas(64) A out_buffer[kFastBlock];
+template <typename Out, typename... In, typename Valid, typename Exact, size_t... I>
+void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock fast, const Valid& valid,
+              const Exact& exact, std::index_sequence<I...>) {
+  alignas(64) float in_buffer[sizeof...(In)][kFastBlock];
+  alignas(64) float out_buffer[kFastBlock];
   for (int64_t b = 0; b < n; b += kFastBlock) {
     const int64_t m = std::min(kFastBlock, n - b);
-    const std::array<const A*, sizeof...(In)> in{
-        block_of<A, In>(data[I + 1] + b * strides[I + 1], strides[I + 1], m, in_buffer[I])...};
+    const std::array<const float*, sizeof...(In)> in{
+        block_of<float, In>(data[I + 1] + b * strides[I + 1], strides[I + 1], m, in_buffer[I])...};
     // Written in place only where no input is read from there (an in-place op's fallback rereads its input).
-    A* const target = reinterpret_cast<A*>(data[0] + b * strides[0]);
-    const bool direct = std::is_same_v<Out, A> && strides[0] == static_cast<int64_t>(sizeof(Out)) &&
+    float* const target = reinterpret_cast<float*>(data[0] + b * strides[0]);
+    const bool direct = std::is_same_v<Out, float> && strides[0] == static_cast<int64_t>(sizeof(Out)) &&
                         ((in[I] != target) && ...);
-    A* const out = direct ? target : out_buffer;
-    const unsigned outside = wide ? wide(in.data(), out, m) : fast_block(in.data(), out, m, fast, valid, inputs);
-    if (outside != 0)
+    float* const out = direct ? target : out_buffer;
+    if (fast(in.data(), out, m) != 0)
       for (int64_t k = 0; k < m; ++k)
         if (!valid(in[I][k]...)) out[k] = exact(in[I][k]...);
     if (!direct)
@@ -280,18 +243,16 @@ void fast_run(char* const* data, const int64_t* strides, int64_t n, const Fast& 
 
 }  // namespace loop_impl
 
-/// out = fast(in...) where valid(in...) holds, else exact(in...), all three taking and returning the compute
-/// type A (float for bfloat16): `fast` is a formula that vectorises but holds on a range only (sin's polynomial
-/// up to 2^20), `exact` the scalar one beyond it (libm). Operands go a block at a time through A-typed buffers
-/// unless they are dense A already, so that `fast` vectorises for bfloat16 and any strides too; `wide`, when
-/// given, is the same block loop built for a wider ISA. The functions must not throw (they may run on several
-/// threads).
-template <typename Out, typename A, typename... In, typename Fast, typename Valid, typename Exact>
-void map_elements_fast(const ElementwiseLoop& loop, const Fast& fast, const Valid& valid, const Exact& exact,
-                       WideBlock<A> wide = nullptr) {
+/// out = fast(in...) where valid(in...) holds, else exact(in...), all in float (bfloat16 is widened): `fast` is a
+/// vectorised formula that holds on a range only (sin's polynomial up to 2^20), one of ops/vector_kernels.h's blocks
+/// built for the running CPU, `exact` the scalar one beyond it (libm). Operands go a block at a time through float
+/// buffers unless they are dense float already, so that `fast` runs vectorised for bfloat16 and any strides too.
+/// `valid` and `exact` must not throw (they may run on several threads).
+template <typename Out, typename... In, typename Valid, typename Exact>
+void map_elements_fast(const ElementwiseLoop& loop, VectorBlock fast, const Valid& valid, const Exact& exact) {
   static_assert(sizeof...(In) + 1 <= kMaxOperands, "too many operands");
   loop.run([&](char* const* data, const int64_t* strides, int64_t n) {
-    loop_impl::fast_run<Out, A, In...>(data, strides, n, fast, valid, exact, wide, std::index_sequence_for<In...>{});
+    loop_impl::fast_run<Out, In...>(data, strides, n, fast, valid, exact, std::index_sequence_for<In...>{});
   });
 }
 

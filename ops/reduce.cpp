@@ -14,6 +14,7 @@
 #include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/reduction.h"
+#include "ops/vector_kernels.h"
 #include "ops/vector_math.h"
 
 namespace tl {
@@ -117,23 +118,14 @@ struct ProdReducer {
   static Acc value(T v) { return static_cast<Acc>(static_cast<value_t<T>>(v)); }
   acc_t identity() const { return 1; }
   acc_t merge(acc_t a, acc_t b) const { return mul(a, b); }
+  // Contiguous float runs in the running CPU's build of ops/vector_kernels.h (the same lanes, so the same bits).
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t) const {
-    return stride == 1 ? product<true>(p, n, 1) : product<false>(p, n, stride);
-  }
-  // kLanes independent products (kUnit: stride is 1), so that the loop vectorises instead of waiting on one
-  // chain of multiplications; joined pairwise.
-  template <bool kUnit>
-  static acc_t product(const T* p, int64_t n, int64_t stride) {
-    const int64_t s = kUnit ? 1 : stride;
-    acc_t lanes[kLanes];
-    std::fill_n(lanes, kLanes, acc_t(1));
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (int64_t j = 0; j < kLanes; ++j) lanes[j] = mul(lanes[j], value(p[(i + j) * s]));
-    for (int64_t j = 0; i < n; ++i, ++j) lanes[j] = mul(lanes[j], value(p[i * s]));
-    for (int64_t w = kLanes / 2; w > 0; w /= 2)
-      for (int64_t j = 0; j < w; ++j) lanes[j] = mul(lanes[j], lanes[j + w]);
-    return lanes[0];
+    if constexpr (std::is_same_v<T, float>)
+      if (stride == 1) return detail::vector_kernels().prod(p, n);
+    const auto value_of = [](T v) { return value(v); };
+    const auto mul_of = [](acc_t a, acc_t b) { return mul(a, b); };
+    return stride == 1 ? detail::lane_product<acc_t, true>(p, n, 1, value_of, mul_of)
+                       : detail::lane_product<acc_t, false>(p, n, stride, value_of, mul_of);
   }
   void vertical(acc_t* acc, const T* p, int64_t n, int64_t) const {
     for (int64_t t = 0; t < n; ++t) acc[t] = mul(acc[t], value(p[t]));
@@ -394,13 +386,21 @@ struct ShiftedExpSumReducer {
   }
   acc_t identity() const { return 0; }
   acc_t merge(acc_t a, acc_t b) const { return a + b; }
+  // float: contiguous runs and vertical passes in the running CPU's build of ops/vector_kernels.h (the same
+  // operations in the same order, so the same bits).
   acc_t run_for(int64_t o, const T* p, int64_t n, int64_t stride, int64_t) const {
     const A max = static_cast<A>(maxes[o]);
+    if constexpr (std::is_same_v<T, float>)
+      if (stride == 1) return detail::vector_kernels().shifted_exp_sum(p, n, max);
     return cascade_sum<A>(p, n, stride, [max](T v) { return shifted_exp(v, max); });
   }
   void vertical_for(int64_t first, acc_t* acc, const T* p, int64_t n, int64_t) const {
     const T* max = maxes + first;
-    for (int64_t t = 0; t < n; ++t) acc[t] += shifted_exp(p[t], static_cast<A>(max[t]));
+    if constexpr (std::is_same_v<T, float>) {
+      detail::vector_kernels().shifted_exp_add(acc, p, max, n);
+    } else {
+      for (int64_t t = 0; t < n; ++t) acc[t] += shifted_exp(p[t], static_cast<A>(max[t]));
+    }
   }
 };
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/parallel.h"
+#include "ops/lane_loops.h"
 #include "ops/reduce_plan.h"
 
 namespace tl::detail {
@@ -16,43 +17,10 @@ namespace tl::detail {
 constexpr int64_t kRedBlock = 16384;  // reduction elements per partial result
 constexpr int64_t kTile = 64;         // outputs advanced together by a vertical pass
 constexpr int64_t kGroup = 64;        // runs (or rows) summed apart before joining the total
-constexpr int64_t kLanes = 16;        // independent accumulators of a contiguous sum
-constexpr int64_t kLeaf = 1024;       // elements below which a sum stops splitting in halves
 
 // The type values are compared in (bfloat16 compares as float).
 template <typename T>
 using value_t = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
-
-/// Pairwise (cascade) sum of map(p[i * stride]) over i < n, in Acc (kUnit: stride is 1): error grows with
-/// log(n), and kLanes independent accumulators vectorise. The sum of every reducer that adds (sum, mean, the
-/// norms' powers, var's squared deviations).
-template <typename Acc, bool kUnit, typename T, typename Map>
-Acc cascade_sum(const T* p, int64_t n, int64_t stride, const Map& map) {
-  if (n > kLeaf) {
-    const int64_t half = n / 2 / kLanes * kLanes;
-    return cascade_sum<Acc, kUnit>(p, half, stride, map) + cascade_sum<Acc, kUnit>(p + half * stride, n - half, stride, map);
-  }
-  const int64_t s = kUnit ? 1 : stride;
-  if (n < kLanes) {
-    Acc acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc += map(p[i * s]);
-    return acc;
-  }
-  Acc lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += map(p[(i + j) * s]);
-  for (int64_t j = 0; i < n; ++i, ++j) lanes[j] += map(p[i * s]);
-  for (int64_t w = kLanes / 2; w > 0; w /= 2)
-    for (int64_t j = 0; j < w; ++j) lanes[j] += lanes[j + w];
-  return lanes[0];
-}
-
-/// cascade_sum over a run of any stride, taking the unit-stride loop when it can.
-template <typename Acc, typename T, typename Map>
-Acc cascade_sum(const T* p, int64_t n, int64_t stride, const Map& map) {
-  return stride == 1 ? cascade_sum<Acc, true>(p, n, 1, map) : cascade_sum<Acc, false>(p, n, stride, map);
-}
 
 template <typename V>
 bool is_nan(V v) {

@@ -138,33 +138,15 @@ struct Erf {
   template <typename A> static A f(A x) { return std::erf(x); }
 };
 // sin and cos of float (and bfloat16) take ops/vector_math.h's polynomial where it holds (|x| <= 2^20), as
-// PyTorch's take SLEEF's, in AVX-512 registers where the CPU has them (no FMA: the results are the baseline
-// build's bit for bit); beyond it, and for float64, <cmath>.
-#if defined(__x86_64__) && defined(__GNUC__)
-[[gnu::target("avx512f")]] unsigned sin_block_avx512(const float* const* in, float* out, int64_t n) {
-  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<false>(x); },
-                               [](float x) { return detail::trig_in_range(x); });
-}
-[[gnu::target("avx512f")]] unsigned cos_block_avx512(const float* const* in, float* out, int64_t n) {
-  return detail::fast_block<1>(in, out, n, [](float x) { return detail::vector_sin_cos<true>(x); },
-                               [](float x) { return detail::trig_in_range(x); });
-}
-#define TL_WIDE_BLOCK(block) (detail::cpu_has_avx512() ? &block : nullptr)
-#else
-#define TL_WIDE_BLOCK(block) nullptr
-#endif
-
+// PyTorch's take SLEEF's, vectorised by the running CPU's build of ops/vector_kernels.h (no FMA: every build gives
+// the same bits); beyond it, and for float64, <cmath>.
 struct Sin {
   static constexpr const char* kName = "sin";
   static constexpr const char* kInplaceName = "sin_";
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::sin(x); }
   static bool valid(float x) { return detail::trig_in_range(x); }
-  static float fast(float x) { return detail::vector_sin_cos<false>(x); }
-  static detail::WideBlock<float> wide() {
-    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(sin_block_avx512);
-    return block;
-  }
+  static detail::VectorBlock fast() { return detail::vector_kernels().sin; }
 };
 struct Cos {
   static constexpr const char* kName = "cos";
@@ -172,13 +154,8 @@ struct Cos {
   static constexpr bool kFloatResult = true;
   template <typename A> static A f(A x) { return std::cos(x); }
   static bool valid(float x) { return detail::trig_in_range(x); }
-  static float fast(float x) { return detail::vector_sin_cos<true>(x); }
-  static detail::WideBlock<float> wide() {
-    static const detail::WideBlock<float> block = TL_WIDE_BLOCK(cos_block_avx512);
-    return block;
-  }
+  static detail::VectorBlock fast() { return detail::vector_kernels().cos; }
 };
-#undef TL_WIDE_BLOCK
 
 template <typename Op>
 DType result_dtype(DType input) {
@@ -198,10 +175,9 @@ void check_input(const Tensor& x, const char* name) {
 template <typename Op, typename T>
 void unary_loop(const detail::ElementwiseLoop& loop) {
   using A = detail::acc_type<T>;
-  if constexpr (std::is_same_v<A, float> && requires { Op::fast(0.0f); }) {
-    detail::map_elements_fast<T, float, T>(
-        loop, [](float x) { return Op::fast(x); }, [](float x) { return Op::valid(x); },
-        [](float x) { return Op::f(x); }, Op::wide());
+  if constexpr (std::is_same_v<A, float> && requires { Op::fast(); }) {
+    detail::map_elements_fast<T, T>(loop, Op::fast(), [](float x) { return Op::valid(x); },
+                                    [](float x) { return Op::f(x); });
   } else {
     detail::map_elements<T, T>(loop, [](T x) { return static_cast<T>(Op::f(static_cast<A>(x))); });
   }

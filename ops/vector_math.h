@@ -1,9 +1,10 @@
-// ops/vector_math.h — e^x, sin, cos and rounding to integers for float in arithmetic, bit operations and selects
-// only, so that an elementwise loop calling them vectorises (std::exp is one libm call per element); internal to
-// ops/. exp within 2 float ulp, sin / cos below 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the
-// rounding exact; NaN stays NaN, other types go to <cmath>. GCC vectorises them only where it may evaluate both
-// arms of a select, which ops/meson.build allows (-fno-trapping-math), and a lambda that reads captured doubles
-// stays scalar.
+// ops/vector_math.h — e^x, sin, cos, floor division and rounding to integers for float in arithmetic, bit
+// operations and selects only, so that an elementwise loop calling them vectorises (std::exp is one libm call per
+// element); internal to ops/, compiled per ISA by ops/vector_kernels_body.h. exp within 2 float ulp, sin / cos below
+// 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the rounding exact; NaN stays NaN, other types go to
+// <cmath>. Every function is always inlined and has no FMA of its own, so each ISA's build gives the same bits.
+// GCC vectorises them only where it may evaluate both arms of a select, which ops/meson.build allows
+// (-fno-trapping-math), and a lambda that reads captured doubles stays scalar.
 #pragma once
 
 #include <bit>
@@ -42,37 +43,36 @@ template <typename A>
 }
 
 // x rounded to an integer: below 2^23 (float; 2^52 double) adding and subtracting that power rounds |x| to the
-// nearest integer n, half to even (roundps needs SSE4.1, which the default build does not assume), and
-// adjust(n, |x|, x < 0) corrects it toward the rounding's direction; the result takes x's sign (floor(-0.0) and
-// ceil(-0.3) are -0.0). Larger |x|, infinities and NaN are integral or NaN already: shifting by 0 keeps them. No
-// branch and no short-circuit (`&`, not `&&`): GCC would not vectorise a comparison it has to move under a
-// condition (it could trap).
-template <typename A, typename Adjust>
-[[gnu::always_inline]] inline A round_integral(A x, const Adjust& adjust) {
+// nearest integer n, half to even (roundps needs SSE4.1, which the default build does not assume), and the
+// correction toward kMode's direction follows; the result takes x's sign (floor(-0.0) and ceil(-0.3) are -0.0).
+// Larger |x|, infinities and NaN are integral or NaN already: shifting by 0 keeps them. No branch and no
+// short-circuit (`&`, not `&&`): GCC would not vectorise a comparison it has to move under a condition (it could
+// trap). No lambda: its call operator could be emitted out of line, for the linker to share between ISA builds.
+enum class RoundMode { Floor, Ceil, Nearest, Trunc };
+
+template <RoundMode kMode, typename A>
+[[gnu::always_inline]] inline A round_integral(A x) {
   constexpr A kIntegral = A(1) / std::numeric_limits<A>::epsilon();
   const A a = std::fabs(x);
   const A shift = a < kIntegral ? kIntegral : A(0);
   const A n = (a + shift) - shift;
-  return std::copysign(adjust(n, a, x < A(0)), x);
+  const bool negative = x < A(0);
+  A r = n;
+  if constexpr (kMode == RoundMode::Floor) r = n + A(negative & (n < a)) - A(!negative & (n > a));
+  if constexpr (kMode == RoundMode::Ceil) r = n + A(!negative & (n < a)) - A(negative & (n > a));
+  if constexpr (kMode == RoundMode::Trunc) r = n - A(n > a);
+  return std::copysign(r, x);
 }
 
 template <typename A>
-[[gnu::always_inline]] inline A vector_floor(A x) {
-  return round_integral(x, [](A n, A a, bool negative) { return n + A(negative & (n < a)) - A(!negative & (n > a)); });
-}
+[[gnu::always_inline]] inline A vector_floor(A x) { return round_integral<RoundMode::Floor>(x); }
 template <typename A>
-[[gnu::always_inline]] inline A vector_ceil(A x) {
-  return round_integral(x, [](A n, A a, bool negative) { return n + A(!negative & (n < a)) - A(negative & (n > a)); });
-}
+[[gnu::always_inline]] inline A vector_ceil(A x) { return round_integral<RoundMode::Ceil>(x); }
 /// Half to even (round(2.5) is 2), as std::nearbyint in the default rounding mode.
 template <typename A>
-[[gnu::always_inline]] inline A vector_round(A x) {
-  return round_integral(x, [](A n, A, bool) { return n; });
-}
+[[gnu::always_inline]] inline A vector_round(A x) { return round_integral<RoundMode::Nearest>(x); }
 template <typename A>
-[[gnu::always_inline]] inline A vector_trunc(A x) {
-  return round_integral(x, [](A n, A a, bool) { return n - A(n > a); });
-}
+[[gnu::always_inline]] inline A vector_trunc(A x) { return round_integral<RoundMode::Trunc>(x); }
 
 /// The largest |x| whose sin and cos vector_sin_cos computes (its reduction by pi/4 is exact up to there).
 inline constexpr float kTrigMax = 1048576.0f;  // 2^20
@@ -105,6 +105,29 @@ template <bool kCos>
   const bool cos_poly = kCos ? (octant & 2u) == 0 : (octant & 2u) != 0;
   const uint32_t negate = kCos ? ((octant + 2u) & 4u) << 29 : (((octant & 4u) << 29) ^ sign);
   return std::bit_cast<float>(std::bit_cast<uint32_t>(cos_poly ? c : s) ^ negate);
+}
+
+/// Whether vector_div_floor computes a / b rounded toward -inf: |a / b| < 2^23 and b finite (false for NaN).
+[[gnu::always_inline]] inline bool div_floor_in_range(float a, float b) {
+  return (std::fabs(static_cast<double>(a) / b) < 0x1p23) & (std::fabs(b) <= std::numeric_limits<float>::max());
+}
+
+/// a / b rounded toward -inf for div_floor_in_range(a, b), as ATen's div_floor_floating (the quotient from
+/// fmod, so that it is exact where a / b would round up to the next integer; a zero quotient keeps a / b's
+/// sign); anything else gives an unspecified value. fmod(a, b) is a - q b with q = trunc(a / b) in double: q is
+/// exact there and q b has at most 48 bits, so the difference is exact, as fmod's result is.
+[[gnu::always_inline]] inline float vector_div_floor(float a, float b) {
+  const double quot = static_cast<double>(a) / b;
+  const double q = vector_trunc(quot);  // no conversion to int32: GCC's AVX2 and AVX-512 builds left that loop scalar
+  const float mod = std::copysign(static_cast<float>(a - q * b), a);
+  float div = (a - mod) / b;
+  div -= static_cast<float>((mod != 0.0f) & ((b < 0.0f) != (mod < 0.0f)));
+  const float floordiv = vector_floor(div);
+  const float rounded = div - floordiv > 0.5f ? floordiv + 1.0f : floordiv;
+  // Zero with a / b's sign, from the signs' bits (b is finite and non-zero here): no division under a select.
+  const uint32_t sign = (std::bit_cast<uint32_t>(a) ^ std::bit_cast<uint32_t>(b)) & 0x80000000u;
+  const float signed_zero = std::bit_cast<float>(sign);
+  return div == 0.0f ? signed_zero : rounded;
 }
 
 }  // namespace tl::detail

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "core/schema.h"
 #include "ops/ops.h"
 #include "tests/ops/op_db.h"
+#include "tests/ops/vector_isa.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -94,13 +96,17 @@ std::string mismatch(const Tensor& actual, const Json& expected, double atol_sca
   return "";
 }
 
-TEST_CASE("special values: every op matches PyTorch on NaN, +inf, -inf, -0.0 and denormals") {
+// Checks every sample of the ops `wanted` accepts (their names as native_functions.yaml keys them: pow.Scalar)
+// against PyTorch; returns the number of cases checked.
+template <typename Wanted>
+int check_against_pytorch(const Wanted& wanted) {
   const Json& ref = reference();
   const Tensor y = tensor_of(ref["y"], {1, 2, 4, 4});
   int checked = 0;
   for (int k = 0; k < kNumOps; ++k) {
-    const Schema& schema = schema_of(static_cast<OpKind>(k));  // keyed as native_functions.yaml: pow.Scalar
+    const Schema& schema = schema_of(static_cast<OpKind>(k));
     const std::string op = schema.overload_name.empty() ? schema.name : schema.name + "." + schema.overload_name;
+    if (!wanted(op)) continue;
     CAPTURE(op);
     REQUIRE_MESSAGE(ref["results"].contains(op), "op ", op, " has no PyTorch reference: add its samples to "
                                                            "gen_special_values.py and rerun it");
@@ -135,7 +141,20 @@ TEST_CASE("special values: every op matches PyTorch on NaN, +inf, -inf, -0.0 and
       }
     }
   }
+  return checked;
+}
+
+TEST_CASE("special values: every op matches PyTorch on NaN, +inf, -inf, -0.0 and denormals") {
+  const int checked = check_against_pytorch([](const std::string&) { return true; });
   MESSAGE("special-value cases checked: ", checked, " (", kNumOps, " ops)");
+}
+
+TEST_CASE("special values: the ops of ops/vector_kernels.h match PyTorch on every ISA build") {
+  const std::set<std::string> vector_ops = {"sin",          "sin_",      "cos", "cos_", "div.Tensor_mode",
+                                            "floor_divide", "logsumexp", "prod", "prod.dim_int"};
+  testing::for_each_vector_isa([&](const char*) {
+    CHECK(check_against_pytorch([&](const std::string& op) { return vector_ops.count(op) > 0; }) > 0);
+  });
 }
 
 TEST_CASE("special values: Winograd refuses data it would answer wrongly") {

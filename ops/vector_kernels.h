@@ -1,0 +1,36 @@
+// ops/vector_kernels.h — the hot inner loops of sin, cos, div(rounding_mode="floor"), logsumexp and prod on float,
+// built once per ISA (ops/vector_kernels_<isa>.cpp from ops/vector_kernels_body.h) and picked once for the running
+// CPU (core/cpu_features.h); internal to ops/. Each build runs the same operations in the same order without FMA,
+// so every ISA gives the same bits.
+#pragma once
+
+#include <cstdint>
+
+namespace tl::detail {
+
+/// A block of an elementwise kernel's vectorised formula: out[k] = fast(in[0][k], ...) for k < n, returning non-zero
+/// when some element lies outside the formula's range (the caller recomputes those with the exact formula).
+using VectorBlock = unsigned (*)(const float* const* in, float* out, int64_t n);
+
+struct VectorKernels {
+  const char* isa;  ///< "avx512", "avx2" or "sse2"
+  VectorBlock sin;        ///< vector_sin_cos<false> of in[0], range trig_in_range
+  VectorBlock cos;        ///< vector_sin_cos<true> of in[0], range trig_in_range
+  VectorBlock div_floor;  ///< vector_div_floor(in[0], in[1]), range div_floor_in_range
+  /// cascade_sum of vector_exp(p[i] - max) over n contiguous floats (logsumexp's inner run).
+  float (*shifted_exp_sum)(const float* p, int64_t n, float max);
+  /// acc[t] += vector_exp(p[t] - max[t]) for t < n (logsumexp's vertical pass).
+  void (*shifted_exp_add)(float* acc, const float* p, const float* max, int64_t n);
+  /// lane_product of n contiguous floats (prod's inner run).
+  float (*prod)(const float* p, int64_t n);
+};
+
+extern const VectorKernels vector_kernels_sse2, vector_kernels_avx2, vector_kernels_avx512;
+
+/// The build the kernels run: the widest the CPU has, unless set_vector_isa chose another.
+const VectorKernels& vector_kernels();
+/// Selects a build by name (for tests and benchmarks); returns false, changing nothing, when the name is unknown or
+/// the CPU lacks that ISA. Not thread-safe against kernels running concurrently.
+bool set_vector_isa(const char* name);
+
+}  // namespace tl::detail

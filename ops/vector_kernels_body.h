@@ -1,0 +1,77 @@
+// ops/vector_kernels_body.h — ops/vector_kernels.h's loops, compiled once per ISA by ops/vector_kernels_<isa>.cpp,
+// which defines TL_VECTOR_KERNELS as the name of its table. Everything here has internal linkage and calls only
+// always-inlined formulas (ops/vector_math.h) or templates instantiated with this file's own lambdas, so no inline
+// body is shared between builds (the linker can never keep an AVX2 copy for a CPU without it).
+#pragma once
+
+#ifndef TL_VECTOR_KERNELS
+#error "ops/vector_kernels_body.h is included by ops/vector_kernels_<isa>.cpp only, after defining TL_VECTOR_KERNELS"
+#endif
+
+#include <cstdint>
+
+#include "ops/lane_loops.h"
+#include "ops/vector_kernels.h"
+#include "ops/vector_math.h"
+
+namespace tl::detail {
+namespace {
+
+// out[k] = fast(in[0][k]) (kInputs = 2: fast(in[0][k], in[1][k])) for k < n; non-zero when some element is outside
+// valid's range.
+template <int kInputs, typename Fast, typename Valid>
+unsigned block(const float* const* in, float* out, int64_t n, const Fast& fast, const Valid& valid) {
+  const float* a = in[0];
+  [[maybe_unused]] const float* b = in[kInputs - 1];
+  unsigned outside = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if constexpr (kInputs == 1) {
+      outside |= static_cast<unsigned>(!valid(a[k]));
+      out[k] = fast(a[k]);
+    } else {
+      outside |= static_cast<unsigned>(!valid(a[k], b[k]));
+      out[k] = fast(a[k], b[k]);
+    }
+  }
+  return outside;
+}
+
+unsigned sin_block(const float* const* in, float* out, int64_t n) {
+  return block<1>(in, out, n, [](float x) { return vector_sin_cos<false>(x); },
+                  [](float x) { return trig_in_range(x); });
+}
+
+unsigned cos_block(const float* const* in, float* out, int64_t n) {
+  return block<1>(in, out, n, [](float x) { return vector_sin_cos<true>(x); },
+                  [](float x) { return trig_in_range(x); });
+}
+
+unsigned div_floor_block(const float* const* in, float* out, int64_t n) {
+  return block<2>(in, out, n, [](float a, float b) { return vector_div_floor(a, b); },
+                  [](float a, float b) { return div_floor_in_range(a, b); });
+}
+
+// cascade_sum's order, with each leaf's exponentials taken first into a buffer: GCC does not vectorise vector_exp
+// inside the lanes' loop.
+float shifted_exp_sum(const float* p, int64_t n, float max) {
+  return pairwise_sum<float>(p, n, 1, [max](const float* run, int64_t len) {
+    float e[kLeaf];
+    for (int64_t i = 0; i < len; ++i) e[i] = vector_exp(run[i] - max);
+    return lane_sum<float, true>(e, len, 1, [](float v) { return v; });
+  });
+}
+
+void shifted_exp_add(float* acc, const float* p, const float* max, int64_t n) {
+  for (int64_t t = 0; t < n; ++t) acc[t] += vector_exp(p[t] - max[t]);
+}
+
+float prod(const float* p, int64_t n) {
+  return lane_product<float, true>(p, n, 1, [](float v) { return v; }, [](float a, float b) { return a * b; });
+}
+
+}  // namespace
+
+const VectorKernels TL_VECTOR_KERNELS = {TL_VECTOR_ISA_NAME, sin_block,       cos_block,
+                                         div_floor_block,    shifted_exp_sum, shifted_exp_add, prod};
+
+}  // namespace tl::detail

@@ -1,0 +1,128 @@
+// tests/ops/test_vector_kernels.cpp — every ISA build of ops/vector_kernels.h that this CPU runs gives the SSE2
+// build's bits, block by block, over sweeps with NaN, infinities, -0.0, denormals and out-of-range values; and the
+// switch refuses names it does not know.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/vector_kernels.h"
+#include "ops/vector_math.h"
+#include "tests/ops/vector_isa.h"
+
+namespace tl {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// Special values, then values from every binade of float (both signs), then the float neighbours of multiples
+// of pi / 4, then uniform values in [-100, 100]: 1283 values, an odd count so that blocks have a remainder.
+std::vector<float> sweep() {
+  std::vector<float> v = {std::numeric_limits<float>::quiet_NaN(), kInf, -kInf, 0.0f, -0.0f, 1e-40f, -1e-40f,
+                          std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+                          -std::numeric_limits<float>::max(), detail::kTrigMax, -detail::kTrigMax,
+                          std::nextafter(detail::kTrigMax, kInf), 0x1p23f, -0x1p23f};
+  for (int e = -126; e <= 127; e += 2)
+    for (float m : {1.0f, 1.37f, -1.0f, -1.73f}) v.push_back(std::ldexp(m, e));
+  for (int k = 1; k < 200; k += 3) {
+    const auto near = static_cast<float>(k * M_PI_4);
+    for (float x : {near, std::nextafter(near, 0.0f), std::nextafter(near, kInf)}) v.push_back(x);
+  }
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> uniform(-100.0f, 100.0f);
+  while (v.size() < 1283) v.push_back(uniform(rng));
+  return v;
+}
+
+uint32_t bits(float x) { return std::bit_cast<uint32_t>(x); }
+
+// The outputs of `block` on `in` (one or two inputs of v.size() values) and its out-of-range flag.
+struct BlockResult {
+  std::vector<float> out;
+  unsigned outside;
+};
+BlockResult run_block(detail::VectorBlock block, const float* const* in, int64_t n) {
+  BlockResult r{std::vector<float>(static_cast<size_t>(n)), 0};
+  r.outside = block(in, r.out.data(), n);
+  return r;
+}
+
+// Both blocks agree on the flag and on every element `valid` accepts (elsewhere the value is unspecified).
+template <typename Valid>
+void check_same_block(detail::VectorBlock got, detail::VectorBlock want, const float* const* in, int64_t n,
+                      const Valid& valid) {
+  const BlockResult a = run_block(got, in, n), b = run_block(want, in, n);
+  CHECK((a.outside != 0) == (b.outside != 0));
+  int differ = 0;
+  for (int64_t k = 0; k < n; ++k)
+    if (valid(k) && bits(a.out[k]) != bits(b.out[k])) ++differ;
+  CHECK(differ == 0);
+}
+
+TEST_CASE("vector kernels: every ISA build gives the SSE2 build's bits") {
+  const std::vector<float> x = sweep();
+  std::vector<float> y(x.rbegin(), x.rend());  // a divisor for each dividend, specials included
+  const auto n = static_cast<int64_t>(x.size());
+  const detail::VectorKernels& base = detail::vector_kernels_sse2;
+  testing::for_each_vector_isa([&](const char* isa) {
+    const detail::VectorKernels& k = detail::vector_kernels();
+    CHECK(std::string(k.isa) == isa);
+    const float* one[] = {x.data()};
+    const float* two[] = {x.data(), y.data()};
+    const auto trig_valid = [&](int64_t i) { return detail::trig_in_range(x[i]); };
+    check_same_block(k.sin, base.sin, one, n, trig_valid);
+    check_same_block(k.cos, base.cos, one, n, trig_valid);
+    check_same_block(k.div_floor, base.div_floor, two, n,
+                     [&](int64_t i) { return detail::div_floor_in_range(x[i], y[i]); });
+    // The flag is raised by an out-of-range element alone.
+    const float in_range[] = {0.5f, -3.0f, 1e6f};
+    const float* in_range_ptr[] = {in_range};
+    CHECK(run_block(k.sin, in_range_ptr, 3).outside == 0);
+
+    // Sums of exponentials and products over short runs (the lanes' remainders) and over all the (repeated) finite
+    // values of the sweep at once (n > kLeaf: the cascade's halves).
+    std::vector<float> finite;
+    while (finite.size() < 3000)
+      for (float v : x)
+        if (std::isfinite(v) && std::fabs(v) < 50.0f) finite.push_back(v);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> uniform(0.5f, 1.5f);
+    std::vector<float> near_one(finite.size());  // products that stay finite
+    for (float& v : near_one) v = uniform(rng);
+    const std::vector<int64_t> lengths = {0, 1, 15, 16, 17, 33, 300, static_cast<int64_t>(finite.size())};
+    for (const int64_t len : lengths) {
+      CAPTURE(len);
+      CHECK(bits(k.shifted_exp_sum(finite.data(), len, 3.5f)) == bits(base.shifted_exp_sum(finite.data(), len, 3.5f)));
+      const int64_t factors = std::min(len, n - 20);  // x[20] onward: the binades, then the rest
+      CHECK(bits(k.prod(x.data() + 20, factors)) == bits(base.prod(x.data() + 20, factors)));
+      CHECK(bits(k.prod(near_one.data(), len)) == bits(base.prod(near_one.data(), len)));
+    }
+    CHECK(std::isnan(k.shifted_exp_sum(x.data(), 16, 0.0f)));  // x[0] is NaN
+    std::vector<float> acc_a(x.size(), 1.0f), acc_b(x.size(), 1.0f);
+    k.shifted_exp_add(acc_a.data(), x.data(), y.data(), n);
+    base.shifted_exp_add(acc_b.data(), x.data(), y.data(), n);
+    int differ = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (bits(acc_a[i]) != bits(acc_b[i]) && !(std::isnan(acc_a[i]) && std::isnan(acc_b[i]))) ++differ;
+    CHECK(differ == 0);
+  });
+}
+
+TEST_CASE("vector kernels: the ISA switch refuses an unknown name and keeps the build it had") {
+  const detail::VectorKernels* before = &detail::vector_kernels();
+  CHECK(!detail::set_vector_isa("avx1024"));
+  CHECK(!detail::set_vector_isa(""));
+  CHECK(&detail::vector_kernels() == before);
+  CHECK(detail::set_vector_isa("sse2"));
+  CHECK(&detail::vector_kernels() == &detail::vector_kernels_sse2);
+  CHECK(detail::set_vector_isa(before->isa));
+}
+
+}  // namespace
+}  // namespace tl
