@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's mobile nets and
-regnet_y_400mf for tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"):
-per model (torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule,
-so folding matters) one calibration batch (the zoo's input_rule(2, 64)) and the input (input_rule(3, 64)'s last
-sample). Stored: every observer's calculate_qparams() (the test puts them in as fixed observers: our float kernels
-round differently, so calibration alone gives qparams equal only to rounding), print(converted) and converted.code,
+"""Regenerates tests/ao/data/zoo_convert_cases.json, PyTorch 1.13's convert_fx of torchvision's conv nets (MODELS)
+for tests/ao/test_zoo_convert.cpp, on the onednn engine with get_default_qconfig_mapping("onednn"): per model
+(torch.manual_seed(0), then the builder; every BatchNorm2d set by make_zoo_mobile_references.py's bn_rule, so folding
+matters) one calibration batch (the zoo's input_rule(2, size)) and the input (input_rule(3, size)'s last sample).
+Stored: the size, every observer's calculate_qparams() under each of its names (a shared one, a cat's inputs', under
+all; the test puts them in as fixed observers: our float kernels round differently, so calibration alone gives
+qparams equal only to rounding), print(converted) and converted.code,
 and for every quantized value the converted model computes (by node name) its shape, qparams and 128 of its integers
 evenly spaced (gen_convert_cases.py's Recorder with a step; the whole tensors would make the file megabytes), then
 the logits.
