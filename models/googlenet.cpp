@@ -115,7 +115,10 @@ GoogLeNet::GoogLeNet(const GoogLeNetOptions& options) : options_(options) {
   if (options.init_weights.value_or(true)) ops::trunc_normal_init_(*this, [](const nn::Module&) { return 0.01; });
 }
 
-nn::ForwardSignature GoogLeNet::forward_signature() const { return {{"x"}, {"torch.Tensor"}, ""}; }
+// torch.fx annotates the code with forward's return type, the GoogLeNetOutputs namedtuple, in every mode.
+nn::ForwardSignature GoogLeNet::forward_signature() const {
+  return {{"x"}, {"torch.Tensor"}, "torchvision_models_googlenet_GoogLeNetOutputs"};
+}
 
 TensorList GoogLeNet::forward(nn::Inputs inputs) {
   const BuffersKeptOnError kept(*this);

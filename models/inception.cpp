@@ -189,7 +189,10 @@ Inception3::Inception3(const Inception3Options& options) : options_(options) {
   }
 }
 
-nn::ForwardSignature Inception3::forward_signature() const { return {{"x"}, {"torch.Tensor"}, ""}; }
+// torch.fx annotates the code with forward's return type, the InceptionOutputs namedtuple, in every mode.
+nn::ForwardSignature Inception3::forward_signature() const {
+  return {{"x"}, {"torch.Tensor"}, "torchvision_models_inception_InceptionOutputs"};
+}
 
 TensorList Inception3::forward(nn::Inputs inputs) {
   const BuffersKeptOnError kept(*this);

@@ -4,9 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <functional>
-#include <iostream>
 #include <sstream>
 #include <vector>
 
@@ -48,26 +46,6 @@ void check_batches(nn::Module& model, const Tensor& x, const Json& expected, int
 }
 
 }  // namespace
-
-bool skip_heavy_variants() {
-  static const bool skip = [] {
-    const char* env = std::getenv("TL_ZOO_ALL_VARIANTS");
-    const bool all = env != nullptr && std::string(env) == "1";
-    if (!all) std::cerr << "[zoo] the heavy variants are SKIPPED: set TL_ZOO_ALL_VARIANTS=1 to run them\n";
-    return !all;
-  }();
-  return skip;
-}
-
-bool reduced_for_sanitizer() {
-  static const bool reduced = [] {
-    const char* env = std::getenv("TL_SANITIZED_RUN");
-    const bool sanitized = env != nullptr && std::string(env) == "1";
-    if (sanitized) std::cerr << "[zoo] sanitizer run: the family sweeps keep a few families, the large variants are SKIPPED\n";
-    return sanitized;
-  }();
-  return reduced;
-}
 
 ZooCase zoo_case(const std::string& family, const std::string& builder) {
   const Json& ref = zoo_reference();

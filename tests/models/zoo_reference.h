@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/module.h"
+#include "tests/support/zoo_references.h"
 
 namespace tl::testing {
 
@@ -49,17 +50,6 @@ SeededModel check_builder(const ZooCase& c, const std::function<std::shared_ptr<
 
 /// CHECKs fx::symbolic_trace(model)'s graph and code against torch.fx's.
 void check_trace(const std::shared_ptr<nn::Module>& model, const ZooCase& c);
-
-/// True (and says why on stderr, once) unless TL_ZOO_ALL_VARIANTS=1: the variants that draw 70M-140M
-/// initial weights each (a minute per family at our normal_ speed) are skipped by default; every family
-/// keeps its first builder, at 224x224 and at its odd size.
-bool skip_heavy_variants();
-
-/// True (and says why on stderr, once) in the sanitizer build's run (TL_SANITIZED_RUN=1, which tests/meson.build
-/// sets with -Db_sanitize): there the sweeps over every family and the large variants, most of this suite's time
-/// and 5-10x slower instrumented, keep a few families that between them run each kind of layer; the release run
-/// keeps them all.
-bool reduced_for_sanitizer();
 
 /// make_zoo_inception_vit_references.py's head_rule: a ViT's heads.head starts at zeros (its logits would be 0), so
 /// its weight[i, j] = 0.02 sin(0.37 (i * in + j) + 1) and bias[i] = 0.01 cos(0.5 i), in double.

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -180,6 +182,26 @@ std::vector<std::string> module_calls(const std::string& graph_text) {
   for (auto it = std::sregex_iterator(graph_text.begin(), graph_text.end(), call); it != std::sregex_iterator(); ++it)
     out.push_back((*it)[1].str());
   return out;
+}
+
+bool skip_heavy_variants() {
+  static const bool skip = [] {
+    const char* env = std::getenv("TL_ZOO_ALL_VARIANTS");
+    const bool all = env != nullptr && std::string(env) == "1";
+    if (!all) std::cerr << "[zoo] the heavy variants are SKIPPED: set TL_ZOO_ALL_VARIANTS=1 to run them\n";
+    return !all;
+  }();
+  return skip;
+}
+
+bool reduced_for_sanitizer() {
+  static const bool reduced = [] {
+    const char* env = std::getenv("TL_SANITIZED_RUN");
+    const bool sanitized = env != nullptr && std::string(env) == "1";
+    if (sanitized) std::cerr << "[zoo] sanitizer run: the family sweeps keep a few families, the large variants are SKIPPED\n";
+    return sanitized;
+  }();
+  return reduced;
 }
 
 }  // namespace tl::testing

@@ -14,6 +14,17 @@
 
 namespace tl::testing {
 
+/// True (and says why on stderr, once) unless TL_ZOO_ALL_VARIANTS=1: the variants that draw 70M-140M
+/// initial weights each (a minute per family at our normal_ speed) are skipped by default; every family
+/// keeps its first builder, at 224x224 and at its odd size.
+bool skip_heavy_variants();
+
+/// True (and says why on stderr, once) in the sanitizer build's run (TL_SANITIZED_RUN=1, which tests/meson.build
+/// sets with -Db_sanitize): there the sweeps over every family and the large variants, most of this suite's time
+/// and 5-10x slower instrumented, keep a few families that between them run each kind of layer; the release run
+/// keeps them all.
+bool reduced_for_sanitizer();
+
 /// The number of parameter elements, as sum(p.numel() for p in model.parameters()).
 int64_t parameter_count(const nn::Module& model);
 /// tests/reference/<dir>/<name>_<what>.txt, e.g. zoo_reference("zoo_mobile", "mobilenet_v2", "repr").
