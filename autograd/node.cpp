@@ -80,9 +80,11 @@ TensorList AccumulateGrad::apply(TensorList grads) {
     Tensor& slot = meta.grad;
     if (!slot.defined()) {
       // The incoming gradient may be shared (an expanded view, another node's buffer): .grad owns its data.
-      // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage.
+      // It is taken as it is only when nothing else can reach it: one handle (ours), one tensor on its storage;
+      // and when laid out contiguously or as the leaf (a channels-last weight's channels-last gradient).
       const bool sole = TensorImplAccess::use_count(g) == 1 && g.storage().use_count() == 1;
-      slot = sole && g.is_contiguous() && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
+      const bool layout = g.is_contiguous() || g.strides() == leaf_.strides();
+      slot = sole && layout && g.dtype() == leaf_.dtype() ? g.detach() : g.to(leaf_.dtype()).clone();
     } else {
       slot.add_(g);
     }

@@ -1,8 +1,9 @@
 // ops/batch_norm.cpp — batch_norm: running statistics in inference; batch statistics in training,
 // where running_mean / running_var are updated in place exactly as PyTorch does (running_var takes the
-// unbiased variance). Output is contiguous. Also its backward, native_batch_norm_backward. Plain
-// parallel kernels over contiguous (N, C, S) data: oneDNN 2.6 offers only its reference-grade
-// ncsp_bnorm for NCHW, measured ~10x slower here (forward; its backward is the same implementation).
+// unbiased variance). Output is contiguous, or channels-last for a channels-last input (ATen's
+// suggest_memory_format). Also its backward, native_batch_norm_backward. Plain parallel kernels over
+// contiguous (N, C, S) or channels-last (N * H * W rows of C) data: oneDNN 2.6 offers only its
+// reference-grade ncsp_bnorm for NCHW, measured ~10x slower here (forward; its backward is the same one).
 // instance_norm is ATen's composite over batch_norm: the (N, C) instances as the channels of one sample.
 #include <algorithm>
 #include <array>
@@ -17,6 +18,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
+#include "ops/memory_format.h"
 #include "ops/norm_moments.h"
 #include "ops/onednn/memory.h"
 #include "ops/ops.h"
@@ -169,6 +171,18 @@ void check_backward_inputs(const BackwardInputs& in, bool train, double eps) {
   TL_CHECK(eps >= 0, op, ": eps must be non-negative, got ", eps);
 }
 
+/// Writes grad_weight's and grad_bias's values into out[1] and out[2] where defined.
+void store_parameter_grads(const TensorList& out, const std::vector<double>& dweight, const std::vector<double>& dbias) {
+  for (int i = 1; i < 3; ++i) {
+    if (!out[i].defined()) continue;
+    const Tensor& t = out[i];
+    const std::vector<double>& values = i == 1 ? dweight : dbias;
+    TL_DISPATCH_FLOATING_TYPES(t.dtype(), "native_batch_norm_backward", [&] {
+      for (size_t c = 0; c < values.size(); ++c) t.data<scalar_t>()[c] = static_cast<scalar_t>(values[c]);
+    });
+  }
+}
+
 /// The three gradients over contiguous (N, C, S) `x` and `grad`, channel by channel in parallel: with
 /// xhat = (x - mean) * invstd, grad_weight = sum(grad * xhat), grad_bias = sum(grad), and
 /// grad_input = weight * invstd * (grad - [train] (grad_bias + xhat * grad_weight) / (N * S)).
@@ -229,14 +243,175 @@ void batch_norm_gradients(const BackwardInputs& in, const Tensor& x, const Tenso
       }
     }
   });
-  for (int i = 1; i < 3; ++i) {
-    if (!out[i].defined()) continue;
-    const Tensor& t = out[i];
-    const std::vector<double>& values = i == 1 ? dweight : dbias;
-    TL_DISPATCH_FLOATING_TYPES(t.dtype(), "native_batch_norm_backward", [&] {
-      for (int64_t c = 0; c < C; ++c) t.data<scalar_t>()[c] = static_cast<scalar_t>(values[c]);
-    });
+  store_parameter_grads(out, dweight, dbias);
+}
+
+/// Channels-last dense (N, C, H, W) seen as R = N * H * W rows of C: per-channel sums over the rows, in
+/// kChunks fixed blocks of rows (so the result does not depend on the thread count) run in parallel, each
+/// with its own double lanes across the channels, added up in order at the end.
+constexpr int64_t kChunks = 16;
+
+/// Σd, Σd² (d = x - shift[c]) and, when `g` is given, Σg, Σg·d per channel of the (R, C) rows.
+template <typename T>
+std::vector<Moments> row_moments(const T* x, const T* g, int64_t R, int64_t C, const std::vector<double>& shift) {
+  using A = acc_t<T>;
+  const int64_t chunks = std::min(kChunks, R), sums = g == nullptr ? 2 : 4;
+  std::vector<double> partial(static_cast<size_t>(chunks * sums * C), 0.0);
+  double* const partial_p = partial.data();
+  const double* const shift_p = shift.data();
+  parallel_for(0, chunks, 1, [=](int64_t begin, int64_t end) {
+    for (int64_t chunk = begin; chunk < end; ++chunk) {
+      double* __restrict sd = partial_p + chunk * sums * C;
+      double* __restrict sdd = sd + C;
+      double* __restrict sg = sdd + C;
+      double* __restrict sgd = sg + C;
+      for (int64_t r = R * chunk / chunks; r < R * (chunk + 1) / chunks; ++r) {
+        const T* __restrict xr = x + r * C;
+        if (g == nullptr) {
+#pragma omp simd
+          for (int64_t c = 0; c < C; ++c) {
+            const double d = static_cast<double>(static_cast<A>(xr[c])) - shift_p[c];
+            sd[c] += d;
+            sdd[c] += d * d;
+          }
+          continue;
+        }
+        const T* __restrict gr = g + r * C;
+#pragma omp simd
+        for (int64_t c = 0; c < C; ++c) {
+          const double d = static_cast<double>(static_cast<A>(xr[c])) - shift_p[c];
+          const double gv = static_cast<double>(static_cast<A>(gr[c]));
+          sd[c] += d;
+          sdd[c] += d * d;
+          sg[c] += gv;
+          sgd[c] += gv * d;
+        }
+      }
+    }
+  });
+  std::vector<Moments> m(static_cast<size_t>(C));
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const double* p = partial_p + chunk * sums * C;
+    for (int64_t c = 0; c < C; ++c) {
+      m[c].d += p[c];
+      m[c].dd += p[C + c];
+      if (sums == 4) {
+        m[c].g += p[2 * C + c];
+        m[c].gd += p[3 * C + c];
+      }
+    }
   }
+  return m;
+}
+
+/// The shift for row_moments: each channel's value in the first row, or 0 where that is inf or NaN.
+template <typename T>
+std::vector<double> first_row_shift(const T* x, int64_t C) {
+  std::vector<double> shift(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) shift[c] = first_finite_or_zero(x + c);
+  return shift;
+}
+
+/// normalize for channels-last dense `src` and `out` (N, C, H, W): the statistics pass over all rows, then
+/// y = x * scale[c] + shift[c] in parallel over rows.
+template <typename T>
+std::pair<std::vector<double>, std::vector<double>> normalize_channels_last(const BatchNormInputs& in,
+                                                                            const Tensor& src, const Tensor& out,
+                                                                            bool training, double eps) {
+  const int64_t C = src.size(1), R = src.numel() / C;
+  std::vector<double> mean = channel_values(in.running_mean, C, 0.0), var = channel_values(in.running_var, C, 1.0);
+  const std::vector<double> weight = channel_values(in.weight, C, 1.0), bias = channel_values(in.bias, C, 0.0);
+  const T* const x = src.data<T>();
+  T* const y = out.data<T>();
+  if (training) {
+    const std::vector<double> shift = first_row_shift(x, C);
+    const std::vector<Moments> m = row_moments<T>(x, nullptr, R, C, shift);
+    for (int64_t c = 0; c < C; ++c) std::tie(mean[c], var[c]) = mean_var(m[c], shift[c], static_cast<double>(R));
+  }
+  using A = acc_t<T>;
+  std::vector<A> scale(static_cast<size_t>(C)), shift(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    const double a = weight[c] / std::sqrt(var[c] + eps);
+    scale[c] = static_cast<A>(a);
+    shift[c] = static_cast<A>(bias[c] - mean[c] * a);
+  }
+  const A* const scale_p = scale.data();
+  const A* const shift_p = shift.data();
+  parallel_for(0, R, std::max<int64_t>(1, kGrainSize / C), [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const T* xr = x + r * C;  // y may be x itself
+      T* yr = y + r * C;
+#pragma omp simd
+      for (int64_t c = 0; c < C; ++c) yr[c] = narrow<T>(static_cast<A>(xr[c]) * scale_p[c] + shift_p[c]);
+    }
+  });
+  return {std::move(mean), std::move(var)};
+}
+
+/// batch_norm_gradients for channels-last dense x, grad and out[0] (N, C, H, W): a pass for the sums, then
+/// grad_input in parallel over rows. Returns grad_weight's and grad_bias's values.
+template <typename T>
+std::pair<std::vector<double>, std::vector<double>> batch_norm_gradients_channels_last(
+    const BackwardInputs& in, const Tensor& x, const Tensor& grad, bool train, double eps, const Tensor& grad_input) {
+  const int64_t C = x.size(1), R = x.numel() / std::max<int64_t>(1, C);
+  const bool saved = train && in.save_mean.defined();
+  const bool batch = train && !saved && R > 0;  // statistics computed here
+  std::vector<double> mean = saved ? channel_values(in.save_mean, C, 0) : channel_values(in.running_mean, C, 0);
+  std::vector<double> invstd = saved ? channel_values(in.save_invstd, C, 1) : channel_values(in.running_var, C, 1);
+  if (!saved)
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  const std::vector<double> weight = channel_values(in.weight, C, 1.0);
+  const T* const xp = x.data<T>();
+  const T* const gp = grad.data<T>();
+  const std::vector<double> shift = batch && R > 0 ? first_row_shift(xp, C) : mean;
+  const std::vector<Moments> m = row_moments<T>(xp, gp, R, C, shift);
+  std::vector<double> dweight(static_cast<size_t>(C)), dbias(static_cast<size_t>(C));
+  const double count = static_cast<double>(R);
+  using A = acc_t<T>;
+  std::vector<A> mean_grad(static_cast<size_t>(C)), xhat_coeff(static_cast<size_t>(C)), mu_a(static_cast<size_t>(C)),
+      scale(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    if (batch) {
+      const auto [bm, bv] = mean_var(m[c], shift[c], count);
+      mean[c] = bm;
+      invstd[c] = 1.0 / std::sqrt(bv + eps);
+    }
+    const double mu = mean[c], is = invstd[c];
+    double dot = m[c].gd - (mu - shift[c]) * m[c].g;  // sum(grad * (x - mean))
+    // An inf in grad makes the correction inf - inf; summing about the mean itself gives PyTorch's inf.
+    if (batch && !std::isfinite(dot)) {
+      dot = 0;
+      for (int64_t r = 0; r < R; ++r)
+        dot += static_cast<double>(static_cast<A>(gp[r * C + c])) * (static_cast<double>(static_cast<A>(xp[r * C + c])) - mu);
+    }
+    dbias[c] = m[c].g;
+    dweight[c] = dot * is;
+    mean_grad[c] = static_cast<A>(m[c].g / count);
+    xhat_coeff[c] = static_cast<A>(dot * is * is / count);
+    mu_a[c] = static_cast<A>(mu);
+    scale[c] = static_cast<A>(weight[c] * is);
+  }
+  if (!grad_input.defined()) return {std::move(dweight), std::move(dbias)};
+  T* const op = grad_input.data<T>();
+  const A *const mean_grad_p = mean_grad.data(), *const xhat_p = xhat_coeff.data(), *const mu_p = mu_a.data(),
+                 *const scale_p = scale.data();
+  parallel_for(0, R, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, C)), [=](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const T* __restrict xr = xp + r * C;
+      const T* __restrict gr = gp + r * C;
+      T* __restrict o = op + r * C;
+      if (!train) {  // the input does not enter: an inf or NaN there must not reach grad_input
+#pragma omp simd
+        for (int64_t c = 0; c < C; ++c) o[c] = narrow<T>(static_cast<A>(gr[c]) * scale_p[c]);
+        continue;
+      }
+#pragma omp simd
+      for (int64_t c = 0; c < C; ++c)
+        o[c] = narrow<T>((static_cast<A>(gr[c]) - mean_grad_p[c] - (static_cast<A>(xr[c]) - mu_p[c]) * xhat_p[c]) *
+                         scale_p[c]);
+    }
+  });
+  return {std::move(dweight), std::move(dbias)};
 }
 
 }  // namespace
@@ -258,6 +433,15 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
   for (int i = 1; i < 3; ++i)
     if (mask[i]) out[i] = Tensor::allocate({in.x.size(1)}, param_dtype);
   if (!mask[0] && !mask[1] && !mask[2]) return {out[0], out[1], out[2]};
+  if (detail::suggests_channels_last(in.x)) {  // as ATen's: grad_input channels-last, no NCHW copies
+    const Tensor x = detail::channels_last_dense(in.x), grad = detail::channels_last_dense(in.grad);
+    if (mask[0]) out[0] = detail::allocate_channels_last(in.x.shape(), in.x.dtype());
+    const auto [dweight, dbias] = TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_batch_norm_backward", [&] {
+      return batch_norm_gradients_channels_last<scalar_t>(in, x, grad, args.train, args.eps, out[0]);
+    });
+    store_parameter_grads(out, dweight, dbias);
+    return {out[0], out[1], out[2]};
+  }
   const Tensor x = onednn::to_contiguous(in.x, "native_batch_norm_backward");
   const Tensor grad = onednn::to_contiguous(in.grad, "native_batch_norm_backward");
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), "native_batch_norm_backward", [&] {
@@ -272,11 +456,16 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
   const BatchNormInputs in{input, weight, bias, running_mean, running_var};
   check_inputs(in, args.training, args.eps);
   if (in.x.numel() == 0) return Tensor::allocate(in.x.sizes(), in.x.dtype());
-  // A strided input is first copied, and the copy is then normalised in place.
-  const Tensor src = onednn::to_contiguous(in.x, "batch_norm");
-  const Tensor out = src.is_same(in.x) ? Tensor::allocate(in.x.sizes(), in.x.dtype()) : src;
+  // A strided input is first copied, and the copy is then normalised in place. A channels-last one stays
+  // channels-last, as ATen's.
+  const bool channels_last = detail::suggests_channels_last(in.x);
+  const Tensor src = channels_last ? detail::channels_last_dense(in.x) : onednn::to_contiguous(in.x, "batch_norm");
+  const Tensor out = !src.is_same(in.x)  ? src
+                     : channels_last     ? detail::allocate_channels_last(in.x.shape(), in.x.dtype())
+                                         : Tensor::allocate(in.x.sizes(), in.x.dtype());
   const auto [mean, var] = TL_DISPATCH_FLOATING_TYPES(in.x.dtype(), "batch_norm", [&] {
-    return normalize<scalar_t>(in, src, out, args.training, args.eps);
+    return channels_last ? normalize_channels_last<scalar_t>(in, src, out, args.training, args.eps)
+                         : normalize<scalar_t>(in, src, out, args.training, args.eps);
   });
   if (args.training && in.running_mean.defined()) {
     const double n = static_cast<double>(src.numel() / src.size(1));

@@ -57,20 +57,12 @@ Shape output_shape(const char* op, const Tensor& x, const Tensor& w, const ConvW
   return {x.size(0), w.size(0), hw[0], hw[1]};
 }
 
-/// The weight's own layout, seen as (G, C_out / G, C_in / G, kH, kW) when grouped.
-dnnl::memory::desc weights_user_desc(const Tensor& w, int64_t groups) {
-  if (groups == 1) return onednn::strided_desc(w);
-  const Shape sizes{groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
-  const Strides strides{w.stride(0) * (w.size(0) / groups), w.stride(0), w.stride(1), w.stride(2), w.stride(3)};
-  return onednn::strided_desc(sizes, strides, w.dtype());
-}
-
 ConvPlan make_plan(const Tensor& x, const Tensor& w, const Tensor& b, const ConvWindow& p, const Tensor& out) {
   using dnnl::memory;
   const memory::data_type type = onednn::data_type(x.dtype());
   ConvPlan plan;
   plan.src_user = onednn::strided_desc(x);
-  plan.weights_user = weights_user_desc(w, p.groups);
+  plan.weights_user = onednn::grouped_weights_desc(w, p.groups);
   plan.dst_user = onednn::strided_desc(out);
   const memory::desc src_any(onednn::dims(x.sizes()), type, memory::format_tag::any);
   const memory::desc weights_any(plan.weights_user.dims(), type, memory::format_tag::any);

@@ -4,7 +4,8 @@
 // A transposed convolution's gradients are the same kernels with the roles swapped: grad_input is conv2d
 // of grad_output, grad_weight the weight gradient with grad_output as the convolution's input.
 // Operands are made contiguous, then reordered into the layouts the primitives chose (cached plans);
-// the results are contiguous NCHW / OIHW.
+// the results are contiguous NCHW / OIHW. A channels-last convolution (ATen's rule, conv_channels_last)
+// runs on channels-last activations as they are and gives channels-last gradients.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "ops/attr_util.h"
 #include "ops/conv.h"
 #include "ops/conv_f64.h"
+#include "ops/memory_format.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
 #include "ops/onednn/memory.h"
@@ -112,33 +114,41 @@ Operand operand_to(const dnnl::memory::desc& chosen, const dnnl::memory::desc& u
   return {chosen, chosen == user ? onednn::Primitive() : onednn::make_reorder(chosen, user)};
 }
 
-/// The backward primitives for contiguous operands, built for the gradients the mask asks for, each
-/// with the layouts oneDNN prefers (blocked: jit:avx512_core; for ResNet18's 3x3 layers backward_weights
-/// measured ~2x faster than the gemm implementation oneDNN picks for plain NCHW, backward_data no slower).
+/// The operands' own layouts: src for input and grad_input, dst for grad_output, weights for the weight
+/// (5-D when grouped) and diff_weights for grad_weight.
+struct UserLayouts {
+  dnnl::memory::desc src, weights, diff_weights, dst;
+};
+
+/// Which layouts the backward primitives take: the ones oneDNN prefers (format any), the operands' own
+/// (Own), or the activations' own with the weights' of oneDNN's choice (OwnActivations: a channels-last
+/// convolution, whose activations the primitives take and give as they are, with no reorder).
+enum class Layouts { Preferred, Own, OwnActivations };
+
+/// The backward primitives, built for the gradients the mask asks for, each with the chosen layouts
+/// (Preferred is blocked: jit:avx512_core; for ResNet18's 3x3 layers backward_weights measured ~2x faster
+/// than the gemm implementation oneDNN picks for plain NCHW, backward_data no slower).
 struct BackwardPlan : onednn::CachedPlan {
-  dnnl::memory::desc src, weights, dst;  // the tensors' plain layouts
+  UserLayouts user;
   onednn::Primitive data, weights_grad;  // empty when that gradient is not wanted
   Operand data_dst, data_weights, data_src;       // backward_data: diff_dst, weights in; diff_src out
   Operand weights_src, weights_dst, weights_out;  // backward_weights: src, diff_dst in; diff_weights out
 };
 
-/// `plain` builds the primitives on the tensors' own layouts: oneDNN then picks its im2col + GEMM
-/// kernel, which, as PyTorch's, multiplies padding taps (an inf gradient times a padding zero is NaN),
-/// where the blocked kernels skip them.
-BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape, const ConvWindow& p, bool want_input,
-                       bool want_weight, bool plain) {
+/// `Layouts::Own` on plain tensors gets oneDNN's im2col + GEMM kernel, which, as PyTorch's, multiplies
+/// padding taps (an inf gradient times a padding zero is NaN), where the blocked kernels skip them.
+BackwardPlan make_plan(const UserLayouts& user, DType dtype, const ConvWindow& p, bool want_input, bool want_weight,
+                       Layouts layouts) {
   using dnnl::memory;
   BackwardPlan plan;
-  plan.src = onednn::plain_desc(x.sizes(), x.dtype());
-  const Shape wsizes = p.groups == 1 ? w.shape()
-                                     : Shape{p.groups, w.size(0) / p.groups, w.size(1), w.size(2), w.size(3)};
-  plan.weights = onednn::plain_desc(wsizes, w.dtype());
-  plan.dst = onednn::plain_desc(out_shape, x.dtype());
-  const memory::data_type type = onednn::data_type(x.dtype());
-  const auto chosen = [&](const memory::desc& own) {
-    return plain ? own : memory::desc(own.dims(), type, memory::format_tag::any);
+  plan.user = user;
+  const memory::data_type type = onednn::data_type(dtype);
+  const auto chosen = [&](const memory::desc& own, bool activation) {
+    const bool keep = layouts == Layouts::Own || (activation && layouts == Layouts::OwnActivations);
+    return keep ? own : memory::desc(own.dims(), type, memory::format_tag::any);
   };
-  const memory::desc src_any = chosen(plan.src), weights_any = chosen(plan.weights), dst_any = chosen(plan.dst);
+  const memory::desc src_any = chosen(user.src, true), weights_any = chosen(user.weights, false),
+                     dst_any = chosen(user.dst, true);
   const memory::dims strides{p.stride[0], p.stride[1]}, padding{p.padding[0], p.padding[1]},
       padding_end{p.padding_end[0], p.padding_end[1]},
       dilation{p.dilation[0] - 1, p.dilation[1] - 1};  // oneDNN counts dilation from 0
@@ -152,19 +162,20 @@ BackwardPlan make_plan(const Tensor& x, const Tensor& w, const Shape& out_shape,
     const Data::primitive_desc pd(Data::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding_end),
                                   onednn::default_attr(), onednn::engine(), hint);
     plan.data = onednn::Primitive(pd);
-    plan.data_dst = operand_from(plan.dst, pd.diff_dst_desc());
-    plan.data_weights = operand_from(plan.weights, pd.weights_desc());
-    plan.data_src = operand_to(pd.diff_src_desc(), plan.src);
+    plan.data_dst = operand_from(user.dst, pd.diff_dst_desc());
+    plan.data_weights = operand_from(user.weights, pd.weights_desc());
+    plan.data_src = operand_to(pd.diff_src_desc(), user.src);
   }
   if (want_weight) {
     using Weights = dnnl::convolution_backward_weights;
+    const memory::desc diff_weights_any = layouts == Layouts::Own ? user.diff_weights : weights_any;
     const Weights::primitive_desc pd(
-        Weights::desc(direct, src_any, weights_any, dst_any, strides, dilation, padding, padding_end),
+        Weights::desc(direct, src_any, diff_weights_any, dst_any, strides, dilation, padding, padding_end),
         onednn::default_attr(), onednn::engine(), hint);
     plan.weights_grad = onednn::Primitive(pd);
-    plan.weights_src = operand_from(plan.src, pd.src_desc());
-    plan.weights_dst = operand_from(plan.dst, pd.diff_dst_desc());
-    plan.weights_out = operand_to(pd.diff_weights_desc(), plan.weights);
+    plan.weights_src = operand_from(user.src, pd.src_desc());
+    plan.weights_dst = operand_from(user.dst, pd.diff_dst_desc());
+    plan.weights_out = operand_to(pd.diff_weights_desc(), user.diff_weights);
   }
   return plan;
 }
@@ -185,8 +196,17 @@ void run_staged(const onednn::Primitive& primitive, std::pair<int, const Operand
   if (out.second->reorder) out.second->reorder.execute({{DNNL_ARG_FROM, result}, {DNNL_ARG_TO, out_user}});
 }
 
+/// Whether grad_weight must come from oneDNN's im2col + GEMM kernel on plain layouts, which keeps PyTorch's
+/// NaN from padding taps (an inf in grad times a padding zero); its blocked and channels-last kernels skip them.
+bool gemm_needed(const Tensor& grad, const ConvWindow& p, bool want_weight) {
+  const bool padded = p.padding != Pair{0, 0} || p.padding_end != Pair{0, 0};
+  return want_weight && padded && !all_finite(grad);
+}
+
+/// The gradients through oneDNN. Plain operands: grad contiguous, grad_input and grad_weight contiguous (x
+/// and w are made so). channels_last: grad, x and grad_input channels-last dense, grad_weight laid out as w.
 void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const ConvWindow& p,
-                     const Tensor& grad_input, const Tensor& grad_weight) {
+                     const Tensor& grad_input, const Tensor& grad_weight, bool channels_last = false) {
   auto context = [&] {
     return detail::str_cat("input ", x.shape(), ", weight ", w.shape(), ", stride ", onednn::to_shape(p.stride),
                            ", padding ", onednn::to_shape(p.padding), ", padding at the end ",
@@ -196,16 +216,24 @@ void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const
   onednn::guarded(kOp, context, [&] {
     const bool want_input = grad_input.defined(), want_weight = grad_weight.defined();
     // x is only a shape when its gradient alone is wanted (a transposed convolution's forward).
-    const Tensor src = want_weight ? onednn::to_contiguous(x, kOp) : x, weights = onednn::to_contiguous(w, kOp);
-    const bool padded = p.padding != Pair{0, 0} || p.padding_end != Pair{0, 0};
-    const bool plain = want_weight && padded && !all_finite(grad);  // keep PyTorch's NaN from padding taps
+    const Tensor src = want_weight && !channels_last ? onednn::to_contiguous(x, kOp) : x;
+    const Tensor weights = channels_last && detail::is_channels_last_contiguous(w) ? w : onednn::to_contiguous(w, kOp);
+    const bool plain = !channels_last && gemm_needed(grad, p, want_weight);
+    const Layouts layouts = channels_last ? Layouts::OwnActivations : plain ? Layouts::Own : Layouts::Preferred;
     onednn::PrimitiveKey key(kOp);
-    key.add(src).add(weights).add(grad).add(onednn::to_shape(p.stride));
+    key.add(src).add(weights).add(grad).add(grad_weight).add(onednn::to_shape(p.stride));
     key.add(onednn::to_shape(p.padding)).add(onednn::to_shape(p.padding_end)).add(onednn::to_shape(p.dilation));
-    key.add(p.groups).add(int64_t{want_input}).add(int64_t{want_weight}).add(int64_t{plain});
-    auto plan = onednn::primitive_cache().get_or_create<BackwardPlan>(
-        key, [&] { return make_plan(src, weights, grad.shape(), p, want_input, want_weight, plain); });
-    dnnl::memory dst = onednn::memory_of(grad, plan->dst);
+    key.add(p.groups).add(int64_t{want_input}).add(int64_t{want_weight}).add(static_cast<int64_t>(layouts));
+    auto plan = onednn::primitive_cache().get_or_create<BackwardPlan>(key, [&] {
+      const auto activation = [&](const Tensor& t) {
+        return channels_last ? onednn::strided_desc(t) : onednn::plain_desc(t.sizes(), t.dtype());
+      };
+      const UserLayouts user{activation(src), onednn::grouped_weights_desc(weights, p.groups),
+                             want_weight ? onednn::grouped_weights_desc(grad_weight, p.groups) : dnnl::memory::desc(),
+                             activation(grad)};
+      return make_plan(user, x.dtype(), p, want_input, want_weight, layouts);
+    });
+    dnnl::memory dst = onednn::memory_of(grad, plan->user.dst);
     // Both primitives mostly want grad_output in one layout: reorder it once for the two.
     const Operand* data_dst = &plan->data_dst;
     const Operand* weights_dst = &plan->weights_dst;
@@ -217,21 +245,35 @@ void onednn_backward(const Tensor& grad, const Tensor& x, const Tensor& w, const
     }
     if (plan->data)
       run_staged(plan->data, {DNNL_ARG_DIFF_DST, data_dst}, dst,
-                 {DNNL_ARG_WEIGHTS, &plan->data_weights}, onednn::memory_of(weights, plan->weights),
-                 {DNNL_ARG_DIFF_SRC, &plan->data_src}, onednn::memory_of(grad_input, plan->src));
+                 {DNNL_ARG_WEIGHTS, &plan->data_weights}, onednn::memory_of(weights, plan->user.weights),
+                 {DNNL_ARG_DIFF_SRC, &plan->data_src}, onednn::memory_of(grad_input, plan->user.src));
     if (plan->weights_grad)
       run_staged(plan->weights_grad, {DNNL_ARG_DIFF_DST, weights_dst}, dst,
-                 {DNNL_ARG_SRC, &plan->weights_src}, onednn::memory_of(src, plan->src),
-                 {DNNL_ARG_DIFF_WEIGHTS, &plan->weights_out}, onednn::memory_of(grad_weight, plan->weights));
+                 {DNNL_ARG_SRC, &plan->weights_src}, onednn::memory_of(src, plan->user.src),
+                 {DNNL_ARG_DIFF_WEIGHTS, &plan->weights_out}, onednn::memory_of(grad_weight, plan->user.diff_weights));
   });
 }
 
-/// grad_bias[c] = sum of grad_output over (n, h, w), for contiguous grad_output.
+/// grad_bias[c] = sum of grad_output over (n, h, w), for contiguous or channels-last dense grad_output.
 void bias_gradient(const Tensor& grad, const Tensor& out) {
   const int64_t N = grad.size(0), C = grad.size(1), S = grad.size(2) * grad.size(3);
+  const bool channels_last = !grad.is_contiguous();
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), kOp, [&] {
     const scalar_t* g = grad.data<scalar_t>();
     scalar_t* o = out.data<scalar_t>();
+    if (channels_last) {  // rows of C: double sums per channel, in parallel over blocks of channels
+      constexpr int64_t kBlock = 64;
+      parallel_for(0, (C + kBlock - 1) / kBlock, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t block = begin; block < end; ++block) {
+          const int64_t c0 = block * kBlock, width = std::min(kBlock, C - c0);
+          double sums[kBlock] = {};
+          for (int64_t r = 0; r < N * S; ++r)
+            for (int64_t k = 0; k < width; ++k) sums[k] += static_cast<double>(g[r * C + c0 + k]);
+          for (int64_t k = 0; k < width; ++k) o[c0 + k] = static_cast<scalar_t>(sums[k]);
+        }
+      });
+      return;
+    }
     parallel_for(0, C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N * S)), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         // Eight independent double partial sums (vector lanes on any x86-64): one serial chain of
@@ -315,13 +357,22 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   const Tensor &x = input, &w = weight;
   const Params p = checked_params(args);
   check_tensors(grad_output, x, w, p, args.bias_sizes);
+  // As ATen's mkldnn convolution: a channels-last convolution's gradients stay channels-last (grad_input;
+  // grad_weight laid out as the weight), computed by primitives that take the activations as they are.
+  // float64, and a gradient that needs the GEMM kernel, compute contiguous gradients laid out so at the end.
+  const bool channels_last = !p.transposed && conv_channels_last(x, w);
+  const bool weight_channels_last = channels_last && !w.is_contiguous() && detail::is_channels_last_contiguous(w);
+  const bool nhwc = channels_last && x.dtype() != DType::Float64 && !gemm_needed(grad_output, p.window, p.mask[1]);
   Tensor grad_input, grad_weight, grad_bias;
-  if (p.mask[1]) grad_weight = Tensor::allocate(w.sizes(), w.dtype());
+  if (p.mask[1])
+    grad_weight = nhwc && weight_channels_last ? detail::allocate_channels_last(w.shape(), w.dtype())
+                                               : Tensor::allocate(w.sizes(), w.dtype());
   if (p.mask[2]) grad_bias = Tensor::allocate({grad_output.size(1)}, w.dtype());
-  const Tensor grad = onednn::to_contiguous(grad_output, kOp);
+  const Tensor grad = nhwc ? detail::channels_last_dense(grad_output) : onednn::to_contiguous(grad_output, kOp);
   if (p.mask[2]) bias_gradient(grad, grad_bias);
   const bool empty = grad.numel() == 0 || x.numel() == 0;  // nothing flows: every gradient element is zero
-  if (p.mask[0] && (!p.transposed || empty)) grad_input = Tensor::allocate(x.sizes(), x.dtype());
+  if (p.mask[0] && (!p.transposed || empty))
+    grad_input = nhwc ? detail::allocate_channels_last(x.shape(), x.dtype()) : Tensor::allocate(x.sizes(), x.dtype());
   if (empty) {
     zero(grad_input);
     zero(grad_weight);
@@ -330,8 +381,16 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
     // its output the convolution's input.
     if (p.mask[0]) grad_input = transposed_input_grad(grad, x, w, p.window);
     if (p.mask[1]) conv2d_gradients(onednn::to_contiguous(x, kOp), grad, w, p.window, Tensor(), grad_weight);
+  } else if (nhwc && (p.mask[0] || p.mask[1])) {
+    // x is read only for its shape when grad_weight is not wanted: grad_input then stands for it.
+    onednn_backward(grad, p.mask[1] ? detail::channels_last_dense(x) : grad_input, w, p.window, grad_input,
+                    grad_weight, true);
   } else if (p.mask[0] || p.mask[1]) {
     conv2d_gradients(grad, x, w, p.window, grad_input, grad_weight);
+  }
+  if (channels_last && !nhwc) {
+    if (grad_input.defined()) grad_input = detail::channels_last_dense(grad_input);
+    if (grad_weight.defined() && weight_channels_last) grad_weight = detail::channels_last_dense(grad_weight);
   }
   return {grad_input, grad_weight, grad_bias};
 }

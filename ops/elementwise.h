@@ -23,6 +23,7 @@
 #include "core/dispatch.h"
 #include "core/parallel.h"
 #include "core/tensor.h"
+#include "ops/memory_format.h"
 #include "ops/vector_kernels.h"
 
 namespace tl::detail {
@@ -289,10 +290,11 @@ Tensor floating_map(const Tensor& x, const char* name, const F& f, bool in_place
 Shape activation_backward_shape(const Tensor& grad, const Tensor& self, const char* op);
 
 /// An activation's backward: out = f(grad, self) elementwise with broadcasting, `f` generic over the
-/// element type; grad and self checked by activation_backward_shape.
+/// element type; grad and self checked by activation_backward_shape. out is laid out as ATen's TensorIterator
+/// lays it out (channels-last for channels-last operands).
 template <typename F>
 Tensor activation_backward_map(const Tensor& grad, const Tensor& self, const char* name, const F& f) {
-  const Tensor out = Tensor::allocate(activation_backward_shape(grad, self, name), grad.dtype());
+  const Tensor out = allocate_like_inputs(activation_backward_shape(grad, self, name), grad.dtype(), {grad, self});
   const ElementwiseLoop loop(out, {grad, self});
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), name, [&] { map_elements<scalar_t, scalar_t, scalar_t>(loop, f); });
   return out;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/parallel.h"
+#include "ops/memory_format.h"
 #include "ops/ops.h"
 
 namespace tl {
@@ -38,7 +39,9 @@ bool any_found(const void* data, int64_t begin, int64_t end) {
 template <Find kFind>
 bool any_found(const Tensor& x) {
   if (!is_floating_point(x.dtype()) || x.numel() == 0) return false;
-  const Tensor c = x.is_contiguous() ? x : x.contiguous();  // a scan inside a kernel: no op event when nothing is copied
+  // A scan inside a kernel: no op event when nothing is copied. A channels-last dense tensor's elements fill one
+  // contiguous span too, in another order, which a scan does not mind.
+  const Tensor c = x.is_contiguous() || detail::is_channels_last_contiguous(x) ? x : x.contiguous();
   // A memory-bound scan: one thread reads a ResNet activation of a few MB from cache faster than a
   // parallel region starts, so only scans of more than 2^20 elements are split.
   constexpr int64_t kScanGrain = int64_t{1} << 20;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <vector>
 
+#include "ops/elementwise.h"
+
 namespace tl::detail {
 namespace {
 
@@ -99,6 +101,13 @@ bool suggests_channels_last(const Tensor& x) {
 
 Tensor allocate_channels_last(const Shape& nchw, DType dtype) {
   return allocate_strided(nchw, {nchw[1] * nchw[2] * nchw[3], 1, nchw[3] * nchw[1], nchw[1]}, dtype);
+}
+
+Tensor channels_last_dense(const Tensor& t) {
+  if (is_channels_last_contiguous(t)) return t;
+  Tensor copy = allocate_channels_last(t.shape(), t.dtype());
+  copy_elements(copy, t);
+  return copy;
 }
 
 Tensor allocate_like_inputs(const Shape& shape, DType dtype, std::initializer_list<Tensor> inputs) {

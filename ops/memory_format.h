@@ -22,6 +22,10 @@ bool is_channels_last_contiguous(const Tensor& x);
 /// memory_format=torch.channels_last); records no op.
 Tensor allocate_channels_last(const Shape& nchw, DType dtype);
 
+/// `t` itself when channels-last dense (is_channels_last_contiguous), else a channels-last copy of it, as
+/// t.contiguous(memory_format=torch.channels_last); records no op. t: 4-D.
+Tensor channels_last_dense(const Tensor& t);
+
 /// A fresh (uninitialised) tensor of `shape` laid out as ATen's TensorIterator lays out the result of an
 /// elementwise op of `inputs` (each broadcastable to `shape`; a 0-d one, a wrapped number, takes no part):
 /// contiguous when the inputs are; when all have `shape` and are channels-last, or dense with one set of strides,

@@ -2,7 +2,8 @@
 // PyTorch's window rules, and max_pool1d as max_pool2d over (N, C, 1, L).
 // float32 / bfloat16 pools run through oneDNN when its result is provably PyTorch's (averages whose windows
 // match, maxima of NaN-free plain NCHW input); float64 and everything else run a plain parallel kernel,
-// which is also the reference the oneDNN path is tested against. Output is contiguous NCHW.
+// which is also the reference the oneDNN path is tested against. Output is contiguous NCHW, except
+// max_pool2d_with_indices (training's max pool), channels-last for a channels-last input as ATen's.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "core/parallel.h"
+#include "ops/memory_format.h"
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
@@ -301,6 +303,53 @@ void max_planes(const Tensor& x, const Tensor& out, const PoolParams& p, int64_t
   });
 }
 
+/// max_planes<T, true> for channels-last dense x into channels-last out and indices (N, C, OH, OW): the same
+/// windows, order and choices, each output position's channels at once (vectorised across C).
+template <typename T>
+void max_channels_last(const Tensor& x, const Tensor& out, const PoolParams& p, int64_t* indices) {
+  const int64_t C = x.size(1), H = x.size(2), W = x.size(3), oh = out.size(2), ow = out.size(3);
+  const int64_t rows = x.size(0) * oh, window = p.kernel[0] * p.kernel[1];
+  const T* const in = x.data<T>();
+  T* const o = out.data<T>();
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, ow * C * window)),
+               [&](int64_t begin, int64_t end) {
+    std::vector<acc_t<T>> best(static_cast<size_t>(C));
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t n = row / oh, h0 = (row % oh) * p.stride[0] - p.padding[0];
+      int64_t first_h = h0;
+      while (first_h < 0) first_h += p.dilation[0];
+      for (int64_t j = 0; j < ow; ++j) {
+        const int64_t w0 = j * p.stride[1] - p.padding[1];
+        int64_t first_w = w0;
+        while (first_w < 0) first_w += p.dilation[1];
+        acc_t<T>* __restrict b = best.data();
+        int64_t* __restrict bi = indices + (row * ow + j) * C;
+        const int64_t first = first_h * W + first_w;  // an all -inf window's index
+        for (int64_t c = 0; c < C; ++c) b[c] = -INFINITY, bi[c] = first;
+        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+          const int64_t h = h0 + kh * p.dilation[0];
+          if (h < 0 || h >= H) continue;
+          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+            const int64_t w = w0 + kw * p.dilation[1];
+            if (w < 0 || w >= W) continue;
+            const T* __restrict src = in + ((n * H + h) * W + w) * C;
+            const int64_t flat = h * W + w;
+#pragma omp simd
+            for (int64_t c = 0; c < C; ++c) {
+              const auto v = static_cast<acc_t<T>>(src[c]);
+              const bool take = v > b[c] || v != v;  // NaN wins
+              b[c] = take ? v : b[c];
+              bi[c] = take ? flat : bi[c];
+            }
+          }
+        }
+        T* __restrict dst = o + (row * ow + j) * C;
+        for (int64_t c = 0; c < C; ++c) dst[c] = static_cast<T>(b[c]);
+      }
+    }
+  });
+}
+
 /// Max over each adaptive window with the flat h * W + w of its maximum (contiguous `indices`, out's shape),
 /// as ATen's CPU kernel chooses it: the first maximum, the last NaN, the window's first element when all
 /// are -inf.
@@ -405,6 +454,15 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, const Max
                                            args.dilation, args.ceil_mode);
   const Tensor x = self.dim() == 3 ? onednn::add_batch_dim(self) : self;
   const Shape out_shape = pooled_shape(x, p, "max_pool2d_with_indices");
+  if (self.dim() == 4 && detail::suggests_channels_last(x) && numel_of(out_shape) > 0) {  // as ATen's: channels-last
+    const Tensor src = detail::channels_last_dense(x);
+    Tensor out = detail::allocate_channels_last(out_shape, x.dtype());
+    Tensor indices = detail::allocate_channels_last(out_shape, DType::Int64);
+    TL_DISPATCH_FLOATING_TYPES(x.dtype(), "max_pool2d_with_indices", [&] {
+      max_channels_last<scalar_t>(src, out, p, indices.data<int64_t>());
+    });
+    return {out, indices};
+  }
   Tensor out, indices = Tensor::allocate(out_shape, DType::Int64);
   std::optional<Tensor> fast;
   if (numel_of(out_shape) > 0 && onednn_max_applies(x, p))

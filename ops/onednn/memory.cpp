@@ -92,6 +92,13 @@ dnnl::memory::desc plain_desc(const Shape& sizes, DType dtype) {
   return strided_desc(sizes, contiguous_strides(sizes), dtype);
 }
 
+dnnl::memory::desc grouped_weights_desc(const Tensor& w, int64_t groups) {
+  if (groups == 1) return strided_desc(w);
+  const Shape sizes{groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
+  const Strides strides{w.stride(0) * (w.size(0) / groups), w.stride(0), w.stride(1), w.stride(2), w.stride(3)};
+  return strided_desc(sizes, strides, w.dtype());
+}
+
 dnnl::memory memory_of(const Tensor& t, const dnnl::memory::desc& desc) { return memory_of(t.raw_data(), desc); }
 
 dnnl::memory memory_of(void* data, const dnnl::memory::desc& desc) { return dnnl::memory(desc, engine(), data); }

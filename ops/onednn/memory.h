@@ -26,6 +26,9 @@ dnnl::memory::desc strided_desc(const Shape& sizes, const Strides& strides, DTyp
 dnnl::memory::desc strided_desc(const Tensor& t);
 /// Row-major (contiguous) layout.
 dnnl::memory::desc plain_desc(const Shape& sizes, DType dtype);
+/// A convolution weight (C_out, C_in / groups, kH, kW) in its own layout, seen as (G, C_out / G, C_in / G, kH, kW)
+/// when grouped, as oneDNN's grouped convolutions take it.
+dnnl::memory::desc grouped_weights_desc(const Tensor& w, int64_t groups);
 
 /// A memory object over `t`'s bytes (element 0 at its storage offset) described by `desc`.
 dnnl::memory memory_of(const Tensor& t, const dnnl::memory::desc& desc);

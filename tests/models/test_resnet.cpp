@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/grad_mode.h"
 #include "models/resnet.h"
 #include "nn/layers.h"
 #include "nn/repr.h"
@@ -207,6 +208,43 @@ TEST_CASE("resnet: training-mode forward updates every BatchNorm's statistics on
   CHECK(r18->get_buffer("layer4.1.bn2.num_batches_tracked").item<int64_t>() == 1);
   CHECK(r18->get_buffer("layer3.0.downsample.1.num_batches_tracked").item<int64_t>() == 1);
   CHECK_THROWS_AS((*r18)(randn({2, 4, 32, 32})), Error);  // wrong channel count: the kernel's error
+}
+
+TEST_CASE("resnet18: channels-last training gives the contiguous model's gradients, each laid out as its tensor") {
+  // PyTorch's channels-last training: model.to(memory_format=torch.channels_last) and a channels-last input. The
+  // contiguous model's gradients stay contiguous; the channels-last one's are laid out as its weights and input.
+  manual_seed(6);
+  auto model = shared_resnet18().clone();
+  model->train();
+  const auto channels_last = [](const Tensor& t) { return t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}); };
+  const std::vector<Tensor> params = model->parameters();
+  const auto gradients = [&](const Tensor& input) {
+    model->zero_grad(/*set_to_none=*/true);
+    Tensor in = input.detach();
+    in.requires_grad_();
+    const Tensor y = (*model)(in);
+    (y * y).sum().backward();
+    std::vector<Tensor> grads;
+    for (const Tensor& p : params) grads.push_back(p.grad());
+    grads.push_back(in.grad());
+    return grads;
+  };
+  const Tensor x = randn({2, 3, 64, 64});
+  const std::vector<Tensor> plain = gradients(x);
+  for (const Tensor& g : plain) CHECK(g.is_contiguous());
+  {
+    NoGradGuard no_grad;
+    for (const Tensor& p : params)
+      if (p.dim() == 4) p.set_data(channels_last(p));
+  }
+  const std::vector<Tensor> got = gradients(channels_last(x));
+  for (size_t i = 0; i < params.size(); ++i) {
+    INFO("parameter ", i, " ", params[i].shape());
+    CHECK(got[i].strides() == params[i].strides());
+    CHECK_TENSOR_CLOSE(got[i], plain[i], 1e-3, 1e-3);
+  }
+  CHECK(got.back().strides() == channels_last(x).strides());
+  CHECK_TENSOR_CLOSE(got.back(), plain.back(), 1e-3, 1e-4);
 }
 
 TEST_CASE("resnet101 / resnet152: print(model), state_dict, parameters, logits and resnet101's FX trace equal torchvision's" *

@@ -28,6 +28,12 @@ Params random_params(int64_t C, bool affine, bool running) {
   return p;
 }
 
+/// As ATen lays batch_norm's result out: channels-last for a channels-last input, else contiguous.
+Strides expected_strides(const Tensor& out, testing::NchwLayout layout) {
+  return layout == testing::NchwLayout::ChannelsLast ? testing::channels_last_strides(out.shape())
+                                                     : out.contiguous().strides();
+}
+
 TEST_CASE("batch_norm: inference uses the running statistics") {
   manual_seed(10);
   for (const Shape& shape : {Shape{1, 3, 5, 7}, Shape{4, 5, 3, 3}, Shape{2, 16, 9, 1}})
@@ -38,7 +44,7 @@ TEST_CASE("batch_norm: inference uses the running statistics") {
         const Params p = random_params(shape[1], affine, true);
         const Tensor mean_before = p.running_mean.clone();
         const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, false, 0.1, 1e-5, true);
-        CHECK(out.is_contiguous());
+        CHECK(out.strides() == expected_strides(out, layout));
         CHECK_TENSOR_CLOSE(out, reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, false, 0.1, 1e-5).out,
                            1e-5, 1e-5);
         CHECK(equal(p.running_mean, mean_before));
@@ -56,6 +62,7 @@ TEST_CASE("batch_norm: training uses batch statistics and updates the running on
         const Reference ref =
             reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, momentum, 1e-3);
         const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, momentum, 1e-3, true);
+        CHECK(out.strides() == expected_strides(out, layout));
         CHECK_TENSOR_CLOSE(out, ref.out, 1e-4, 1e-4);
         CHECK_TENSOR_CLOSE(p.running_mean, ref.running_mean, 1e-5, 1e-6);
         CHECK_TENSOR_CLOSE(p.running_var, ref.running_var, 1e-5, 1e-6);
@@ -99,24 +106,28 @@ TEST_CASE("batch_norm: ranks 2 to 6, strided parameters, broadcast and empty inp
 
 TEST_CASE("batch_norm: bfloat16 input with float32 parameters; float64 throughout") {
   manual_seed(14);
-  for (bool training : {false, true}) {
-    INFO("training ", training);
-    const Tensor x = randn({2, 4, 5, 5}, DType::BFloat16);
+  for (bool training : {false, true})
+  for (testing::NchwLayout layout : {testing::NchwLayout::Contiguous, testing::NchwLayout::ChannelsLast}) {
+    INFO("training ", training, ", ", testing::layout_name(layout));
+    const Tensor x = testing::random_nchw({2, 4, 5, 5}, layout, DType::BFloat16);
     const Params p = random_params(4, true, true);
     const Reference ref = reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, training, 0.1, 1e-5);
     const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, training, 0.1, 1e-5, true);
     CHECK(out.dtype() == DType::BFloat16);
+    CHECK(out.strides() == expected_strides(out, layout));
     CHECK_TENSOR_CLOSE(out, ref.out, 1e-2, 2e-2);
     CHECK_TENSOR_CLOSE(p.running_var, ref.running_var, 1e-5, 1e-6);
   }
-  const Tensor x = randn({3, 5, 4, 3}, DType::Float64).permute({0, 1, 3, 2});
-  Params p = random_params(5, true, true);
-  for (Tensor* t : {&p.weight, &p.bias, &p.running_mean, &p.running_var}) *t = t->to(DType::Float64);
-  const Reference ref = reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.1, 1e-5);
-  const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.1, 1e-5, true);
-  CHECK(out.dtype() == DType::Float64);
-  CHECK_TENSOR_CLOSE(out, ref.out, 1e-12, 1e-12);
-  CHECK_TENSOR_CLOSE(p.running_var, ref.running_var, 1e-12, 1e-12);
+  for (const Tensor& x : {randn({3, 5, 4, 3}, DType::Float64).permute({0, 1, 3, 2}),
+                          testing::random_nchw({3, 5, 4, 3}, testing::NchwLayout::ChannelsLast, DType::Float64)}) {
+    Params p = random_params(5, true, true);
+    for (Tensor* t : {&p.weight, &p.bias, &p.running_mean, &p.running_var}) *t = t->to(DType::Float64);
+    const Reference ref = reference_batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.1, 1e-5);
+    const Tensor out = batch_norm(x, p.weight, p.bias, p.running_mean, p.running_var, true, 0.1, 1e-5, true);
+    CHECK(out.dtype() == DType::Float64);
+    CHECK_TENSOR_CLOSE(out, ref.out, 1e-12, 1e-12);
+    CHECK_TENSOR_CLOSE(p.running_var, ref.running_var, 1e-12, 1e-12);
+  }
 }
 
 TEST_CASE("batch_norm: rejects bad input with the values involved") {

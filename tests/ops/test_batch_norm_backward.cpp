@@ -66,8 +66,13 @@ BnGradients run(const Tensor& grad, const Tensor& x, const Tensor& w, const Tens
   return {gi, gw, gb};
 }
 
-void check_close(const BnGradients& got, const BnGradients& want, double rtol, double atol) {
-  CHECK(got.input.is_contiguous());
+/// The gradients are `want`'s; grad_input laid out as ATen's: channels-last for a channels-last input, else
+/// contiguous.
+void check_close(const BnGradients& got, const BnGradients& want, double rtol, double atol,
+                 bool channels_last = false) {
+  if (got.input.defined())
+    CHECK(got.input.strides() ==
+          (channels_last ? testing::channels_last_strides(got.input.shape()) : got.input.contiguous().strides()));
   CHECK_TENSOR_CLOSE(got.input, want.input, rtol, atol);
   CHECK_TENSOR_CLOSE(got.weight, want.weight, rtol, atol);
   CHECK_TENSOR_CLOSE(got.bias, want.bias, rtol, atol);
@@ -104,13 +109,18 @@ TEST_CASE("native_batch_norm_backward: the reference loops agree with central di
 
 TEST_CASE("native_batch_norm_backward: float32, float64 and bfloat16 against the float64 loops") {
   manual_seed(22);
-  const Shape shapes[] = {{2, 3, 4, 5}, {4, 3}, {5, 2, 7}, {1, 16, 3, 3}};
+  const Shape shapes[] = {{2, 3, 4, 5}, {4, 3}, {5, 2, 7}, {1, 16, 3, 3}, {3, 70, 5, 3}};
   for (const Shape& shape : shapes)
     for (bool train : {true, false})
-      for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
-        INFO("input ", shape, ", train ", train, ", ", dtype);
+      for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16})
+      for (bool channels_last : {false, true}) {
+        if (channels_last && shape.size() != 4) continue;
+        INFO("input ", shape, ", train ", train, ", ", dtype, ", channels-last ", channels_last);
         const int64_t C = shape[1];
-        const Tensor x = randn(shape, dtype) * 2.0 + 0.5, grad = randn(shape, dtype);
+        const auto layout = channels_last ? testing::NchwLayout::ChannelsLast : testing::NchwLayout::Contiguous;
+        const Tensor x = shape.size() == 4 ? testing::random_nchw(shape, layout, dtype) * 2.0 + 0.5
+                                           : randn(shape, dtype) * 2.0 + 0.5;
+        const Tensor grad = shape.size() == 4 ? testing::random_nchw(shape, layout, dtype) : randn(shape, dtype);
         const DType param = dtype == DType::BFloat16 ? DType::Float32 : dtype;  // as PyTorch's mixed bf16 allows
         const Tensor w = randn({C}, param), rm = randn({C}, param), rv = rand({C}, param) + 0.5;
         const BnGradients got = run(grad, x, w, rm, rv, train);
@@ -119,7 +129,7 @@ TEST_CASE("native_batch_norm_backward: float32, float64 and bfloat16 against the
         // float32: per-channel sums of at most 60 terms, then a few operations; bfloat16 rounds each
         // result to 8 significant bits.
         const double tol = dtype == DType::Float64 ? 1e-12 : dtype == DType::Float32 ? 1e-5 : 2e-2;
-        check_close(got, reference_backward(grad, x, w, rm, rv, train), tol, tol);
+        check_close(got, reference_backward(grad, x, w, rm, rv, train), tol, tol, channels_last);
       }
 }
 
@@ -131,14 +141,22 @@ TEST_CASE("native_batch_norm_backward: strided operands, saved statistics, no we
     INFO(testing::layout_name(layout));
     const Tensor x = testing::random_nchw(shape, layout), grad = testing::random_nchw(shape, layout);
     const Tensor w = randn({6}).slice(0, 0, 6, 2);
-    check_close(run(grad, x, w, rm, rv, true), reference_backward(grad, x, w, rm, rv, true), 1e-5, 1e-5);
+    check_close(run(grad, x, w, rm, rv, true), reference_backward(grad, x, w, rm, rv, true), 1e-5, 1e-5,
+                layout == testing::NchwLayout::ChannelsLast);
   }
+  // A channels-last input with a contiguous grad_out (a gradient from a contiguous consumer): channels-last.
+  const Tensor x_cl = testing::random_nchw(shape, testing::NchwLayout::ChannelsLast), grad_plain = randn(shape);
+  check_close(run(grad_plain, x_cl, Tensor(), rm, rv, true), reference_backward(grad_plain, x_cl, Tensor(), rm, rv, true),
+              1e-5, 1e-5, true);
   const Tensor x = randn(shape), grad = randn(shape);
   // The forward's saved statistics give the same gradients as computing them from input.
   const Tensor mean = x.mean({0, 2, 3}), var = ((x - mean.view({1, 3, 1, 1})) * (x - mean.view({1, 3, 1, 1}))).mean({0, 2, 3});
   const Tensor invstd = (var + kEps).rsqrt();
   const BnGradients want = reference_backward(grad, x, Tensor(), rm, rv, true);
   check_close(run(grad, x, Tensor(), rm, rv, true, kAll, mean, invstd), want, 1e-5, 1e-5);
+  const auto channels_last = [](const Tensor& t) { return t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}); };
+  check_close(run(channels_last(grad), channels_last(x), Tensor(), rm, rv, true, kAll, mean, invstd), want, 1e-5, 1e-5,
+              true);
   // Without a weight the gradients are the weight-one ones, in the input's dtype.
   const BnGradients no_weight = run(grad, x, Tensor(), Tensor(), Tensor(), true);
   check_close(no_weight, want, 1e-5, 1e-5);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <limits>
 
 #include "core/generator.h"
 #include "core/op_kind.h"
@@ -63,8 +64,12 @@ ConvGradients run(const Tensor& grad, const Tensor& x, const Tensor& w, const Co
   return {gi, gw, gb};
 }
 
-void check_close(const ConvGradients& got, const ConvGradients& want, double rtol, double atol) {
-  CHECK(got.input.is_contiguous());
+/// The gradients are `want`'s, laid out as ATen's: grad_input channels-last for a channels-last input (the
+/// weight contiguous), else contiguous; grad_weight contiguous.
+void check_close(const ConvGradients& got, const ConvGradients& want, double rtol, double atol,
+                 bool channels_last = false) {
+  CHECK(got.input.strides() ==
+        (channels_last ? testing::channels_last_strides(got.input.shape()) : got.input.contiguous().strides()));
   CHECK(got.weight.is_contiguous());
   CHECK_TENSOR_CLOSE(got.input, want.input, rtol, atol);
   CHECK_TENSOR_CLOSE(got.weight, want.weight, rtol, atol);
@@ -109,10 +114,16 @@ TEST_CASE("convolution_backward: float32 (oneDNN) and float64 against the float6
       const Tensor grad = testing::random_nchw(output_shape(c), layout);
       const ConvGradients want = reference_conv2d_backward(grad, x, w, c);
       // float32 sums of up to a few thousand unit-variance products: rounding stays below 1e-4 of them.
-      check_close(run(grad, x, w, c), want, 1e-4, 1e-4);
-      const ConvGradients f64 = run(grad.to(DType::Float64), x.to(DType::Float64), w.to(DType::Float64), c);
+      const bool channels_last = layout == testing::NchwLayout::ChannelsLast;
+      check_close(run(grad, x, w, c), want, 1e-4, 1e-4, channels_last);
+      // to() gives contiguous copies: lay the float64 operands out as the float32 ones.
+      const auto as_layout = [&](const Tensor& t) {
+        return channels_last ? t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}) : t;
+      };
+      const ConvGradients f64 = run(as_layout(grad.to(DType::Float64)), as_layout(x.to(DType::Float64)),
+                                    w.to(DType::Float64), c);
       CHECK(f64.input.dtype() == DType::Float64);
-      check_close(f64, want, 1e-12, 1e-12);  // the same sums in double, in another order
+      check_close(f64, want, 1e-12, 1e-12, channels_last);  // the same sums in double, in another order
     }
 }
 
@@ -185,6 +196,44 @@ TEST_CASE("convolution_backward: bfloat16 operands") {
     CHECK(got.weight.dtype() == DType::BFloat16);
     // Exact products of bfloat16 values summed in float32, each result rounded to bfloat16 (8 bits).
     check_close(got, reference_conv2d_backward(grad, x, w, c), 1e-2, 5e-2);
+  }
+}
+
+/// t's values laid out channels-last, as t.contiguous(memory_format=torch.channels_last).
+Tensor channels_last(const Tensor& t) { return t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}); }
+
+TEST_CASE("convolution_backward: a channels-last weight gives channels-last gradients for a contiguous input") {
+  manual_seed(15);
+  // Weights with more than one input channel per group and a kernel over 1x1: else their layout is ambiguous, and
+  // ATen's (and ours) contiguous.
+  for (const ConvCase& c : {kCases[1], kCases[2], kCases[5], kCases[9]}) {
+    INFO("input ", c.input, ", weight ", weight_shape(c), ", groups ", c.groups);
+    const Tensor x = randn(c.input), w = channels_last(randn(weight_shape(c))), grad = randn(output_shape(c));
+    const ConvGradients got = run(grad, x, w, c);
+    const ConvGradients want = reference_conv2d_backward(grad, x, w, c);
+    CHECK(got.input.strides() == testing::channels_last_strides(got.input.shape()));
+    CHECK(got.weight.strides() == w.strides());  // as the weight: AccumulateGrad keeps it as it is
+    CHECK_TENSOR_CLOSE(got.input, want.input, 1e-4, 1e-4);
+    CHECK_TENSOR_CLOSE(got.weight, want.weight, 1e-4, 1e-4);
+    CHECK_TENSOR_CLOSE(got.bias, want.bias, 1e-4, 1e-4);
+  }
+}
+
+TEST_CASE("convolution_backward: channels-last operands give the contiguous ones' NaN from padding taps") {
+  // An inf in grad_output times a padding zero: the contiguous path's NaN are PyTorch's (special values).
+  manual_seed(16);
+  for (const ConvCase& c : {kCases[1], kCases[5], kCases[9]}) {
+    INFO("input ", c.input, ", weight ", weight_shape(c), ", groups ", c.groups);
+    const Tensor x = randn(c.input), w = randn(weight_shape(c));
+    Tensor grad = randn(output_shape(c));
+    grad.data<float>()[0] = std::numeric_limits<float>::infinity();
+    const ConvGradients plain = run(grad, x, w, c);
+    const ConvGradients got = run(channels_last(grad), channels_last(x), w, c);
+    CHECK(got.input.strides() == testing::channels_last_strides(got.input.shape()));
+    CHECK(plain.weight.isnan().any().item<bool>());
+    CHECK_TENSOR_CLOSE(got.input, plain.input, 1e-5, 1e-5);
+    CHECK_TENSOR_CLOSE(got.weight, plain.weight, 1e-5, 1e-5);
+    CHECK_TENSOR_CLOSE(got.bias, plain.bias, 1e-5, 1e-5);
   }
 }
 

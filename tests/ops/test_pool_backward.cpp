@@ -121,9 +121,18 @@ TEST_CASE("max_pool2d_with_indices: values equal max_pool2d, indices the first m
       for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
         INFO("input ", c.input, " ", testing::layout_name(layout), " ", dtype, ", kernel ", c.kernel, ", stride ",
              c.stride, ", padding ", c.padding, ", dilation ", c.dilation, ", ceil ", c.ceil_mode);
-        // Rounded to quarters: ties, whose first element must win.
-        const Tensor x = (testing::random_nchw(c.input, layout, DType::Float64) * 4.0).to(DType::Int64).to(dtype) * 0.25;
+        // Rounded to quarters: ties, whose first element must win. to() copies contiguously: channels-last again.
+        const Tensor rounded = (testing::random_nchw(c.input, layout, DType::Float64) * 4.0).to(DType::Int64).to(dtype) * 0.25;
+        const bool channels_last = layout == testing::NchwLayout::ChannelsLast;
+        const Tensor x = channels_last ? rounded.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}) : rounded;
         const auto [values, indices] = max_pool2d_with_indices(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode);
+        // As ATen's: channels-last values, indices and gradient for a channels-last input (one channel: contiguous).
+        const auto laid_out = [&](const Tensor& t) {
+          const bool want = channels_last && t.size(1) > 1;
+          return t.strides() == (want ? testing::channels_last_strides(t.shape()) : t.contiguous().strides());
+        };
+        CHECK(laid_out(values));
+        CHECK(laid_out(indices));
         const auto want = reference_max_with_indices(x, c);
         CHECK(indices.dtype() == DType::Int64);
         CHECK_TENSOR_CLOSE(values, max_pool2d(x, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode), 0, 0);
@@ -132,7 +141,7 @@ TEST_CASE("max_pool2d_with_indices: values equal max_pool2d, indices the first m
         const Tensor grad = randn(values.shape(), dtype);
         const Tensor got = max_pool2d_with_indices_backward(grad, x, c.kernel, c.stride, c.padding, c.dilation,
                                                              c.ceil_mode, indices);
-        CHECK(got.is_contiguous());
+        CHECK(laid_out(got));
         CHECK_TENSOR_CLOSE(got, reference_max_backward(grad, x, indices), tolerance(dtype), tolerance(dtype));
       }
 }
@@ -150,6 +159,17 @@ TEST_CASE("max_pool2d_with_indices: NaN wins (the last one), an all -inf window 
   CHECK(std::get<1>(max_pool2d_with_indices(all_inf, {2, 2}, {2, 2}, {1, 1})).data<int64_t>()[3] == 3);
   const Tensor two_nans = from_vector<float>({static_cast<float>(nan), 0, 1, static_cast<float>(nan)}, {1, 1, 2, 2});
   CHECK(std::get<1>(max_pool2d_with_indices(two_nans, {2, 2})).item<int64_t>() == 3);
+  // The channels-last kernel chooses alike: x's windows in two channels, and all -inf windows.
+  for (const Tensor& t : {x, all_inf}) {
+    const Tensor two = t.expand({1, 2, t.size(2), t.size(3)});
+    const Tensor cl = two.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    const auto [v, i] = max_pool2d_with_indices(cl, {2, 2}, {2, 2}, t.is_same(x) ? Shape{0, 0} : Shape{1, 1});
+    const auto [v_plain, i_plain] = max_pool2d_with_indices(two.contiguous(), {2, 2}, {2, 2},
+                                                            t.is_same(x) ? Shape{0, 0} : Shape{1, 1});
+    CHECK(i.strides() == testing::channels_last_strides(i.shape()));
+    CHECK_TENSOR_CLOSE(v, v_plain, 0, 0);
+    CHECK_TENSOR_CLOSE(i, i_plain, 0, 0);
+  }
   // Unbatched (C, H, W) input.
   const auto [v3, i3] = max_pool2d_with_indices(x.squeeze(0), {2, 2});
   CHECK(i3.shape() == Shape{1, 1, 2});
