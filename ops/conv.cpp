@@ -41,6 +41,8 @@ void check_tensors(const char* op, const Tensor& x, const Tensor& w, const Tenso
   TL_CHECK(x.dtype() == DType::Float32 || x.dtype() == DType::Float64 || x.dtype() == DType::BFloat16,
            op, ": expected input to be float32, float64 or bfloat16, got ", x.dtype());
   TL_CHECK(w.dtype() == x.dtype(), op, ": weight dtype ", w.dtype(), " differs from input dtype ", x.dtype());
+  TL_CHECK(w.size(0) >= groups, op, ": Given groups=", groups, ", expected weight to be at least ", groups,
+           " at dimension 0, but got weight of size ", w.shape(), " instead");
   TL_CHECK(w.size(0) % groups == 0, op, ": weight ", w.shape(), " has ", w.size(0),
            " output channels, not divisible by groups=", groups);
   TL_CHECK(x.size(1) == w.size(1) * groups, op, ": input ", x.shape(), " has ", x.size(1), " channels but weight ",

@@ -60,7 +60,7 @@ TEST_CASE("conv2d: bfloat16 inputs") {
   }
 }
 
-TEST_CASE("conv2d: unbatched input, empty batch, empty channels") {
+TEST_CASE("conv2d: unbatched input, empty batch, empty input channels") {
   manual_seed(4);
   const Tensor x = randn({3, 6, 5}), w = randn({4, 3, 3, 3}), b = randn({4});
   const Tensor out = conv2d(x, w, b, {1, 1}, {1, 1});
@@ -68,7 +68,7 @@ TEST_CASE("conv2d: unbatched input, empty batch, empty channels") {
   CHECK_TENSOR_CLOSE(out, reference_conv2d(x.unsqueeze(0), w, b, {1, 1}, {1, 1}, {1, 1}, 1).squeeze(0), 1e-4, 1e-4);
 
   CHECK(conv2d(randn({0, 3, 6, 5}), w, b).shape() == Shape{0, 4, 4, 3});
-  CHECK(conv2d(randn({2, 3, 6, 5}), randn({0, 3, 3, 3})).shape() == Shape{2, 0, 4, 3});
+  CHECK_THROWS_AS(conv2d(randn({2, 3, 6, 5}), randn({0, 3, 3, 3})), Error);  // no output channels: PyTorch refuses too
   const Tensor no_channels = randn({2, 0, 6, 5}), empty_weight = randn({4, 0, 3, 3});
   CHECK_TENSOR_CLOSE(conv2d(no_channels, empty_weight, b), reference_conv2d(no_channels, empty_weight, b, {1, 1}, {0, 0}, {1, 1}, 1),
                      0, 0);
@@ -80,6 +80,15 @@ TEST_CASE("conv2d: rejects bad input with the values involved") {
                        "conv2d: input [1, 4, 5, 5] has 4 channels but weight [8, 3, 3, 3] with groups=1 expects 3", Error);
   CHECK_THROWS_WITH_AS(conv2d(x, randn({6, 2, 3, 3}), {}, {1, 1}, {0, 0}, {1, 1}, 4),
                        "conv2d: weight [6, 2, 3, 3] has 6 output channels, not divisible by groups=4", Error);
+  // No output channels: PyTorch's words (nn::Conv2d(4, 0, 3) constructs, as torch.nn.Conv2d does; its forward refuses).
+  CHECK_THROWS_WITH_AS(conv2d(x, randn({0, 4, 3, 3})),
+                       "conv2d: Given groups=1, expected weight to be at least 1 at dimension 0, but got weight of size "
+                       "[0, 4, 3, 3] instead",
+                       Error);
+  CHECK_THROWS_WITH_AS(conv2d(x, randn({2, 1, 3, 3}), {}, {1, 1}, {0, 0}, {1, 1}, 4),
+                       "conv2d: Given groups=4, expected weight to be at least 4 at dimension 0, but got weight of size "
+                       "[2, 1, 3, 3] instead",
+                       Error);
   CHECK_THROWS_WITH_AS(conv2d(x, randn({8, 2, 3, 3}), {}, {1, 1}, {0, 0}, {1, 1}, 4),
                        "conv2d: input [1, 4, 5, 5] has 4 channels but weight [8, 2, 3, 3] with groups=4 expects 8", Error);
   CHECK_THROWS_WITH_AS(conv2d(randn({4, 5}), w), "conv2d: expected 3-D (C, H, W) or 4-D (N, C, H, W) input, got [4, 5]",
