@@ -179,8 +179,9 @@ void InferenceGraphModule::Plan::release(std::shared_ptr<Storage> arena) {
 }
 
 InferenceGraphModule::InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
-                                           InferenceInputSpec input)
-    : GraphModule(root, std::move(graph), std::move(class_name)), input_(input) {}
+                                           InferenceInputSpec input,
+                                           const std::vector<std::pair<std::string, Tensor>>& constants)
+    : GraphModule(root, std::move(graph), std::move(class_name), constants), input_(input) {}
 
 InferenceGraphModule::InferenceGraphModule(const InferenceGraphModule& other) : GraphModule(other), input_(other.input_) {}
 

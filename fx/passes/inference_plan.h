@@ -32,7 +32,7 @@ class InferenceGraphModule : public GraphModule {
   /// Holds `root`'s modules and tensors, as every GraphModule does: `root` is optimize_for_inference's
   /// own intermediate (a copy of the user's module), which nobody else holds.
   InferenceGraphModule(const nn::Module& root, std::unique_ptr<Graph> graph, std::string class_name,
-                       InferenceInputSpec input);
+                       InferenceInputSpec input, const std::vector<std::pair<std::string, Tensor>>& constants = {});
   InferenceGraphModule(const InferenceGraphModule& other);
   ~InferenceGraphModule() override;
 

@@ -264,7 +264,7 @@ std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_p
   TracedGraph traced = Tracer().trace(*gm);
   copy_annotations(gm->graph(), *traced.graph);
   auto optimized = std::make_shared<InferenceGraphModule>(*gm, std::move(traced.graph), gm->type_name(),
-                                                          InferenceInputSpec{rewriter.input_channels()});
+                                                          InferenceInputSpec{rewriter.input_channels()}, traced.constants);
   if (!options.example_input_shape.empty())
     optimized->forward(nn::Inputs(*optimized, TensorList{zeros(options.example_input_shape)}));
   return optimized;

@@ -11,11 +11,13 @@
 #include "core/generator.h"
 #include "core/grad_mode.h"
 #include "fx/graph_module.h"
+#include "fx/passes/optimize_for_inference.h"
 #include "fx/tracer.h"
 #include "models/swin_transformer.h"
 #include "nn/repr.h"
 #include "ops/ops.h"
 #include "tests/models/zoo_reference.h"
+#include "tests/support/logits_check.h"
 #include "tests/support/reference_files.h"
 #include "tests/support/tensor_check.h"
 #include "tests/support/zoo_references.h"
@@ -78,6 +80,16 @@ TEST_CASE("swin: the traced GraphModule runs as eager (V1 and V2, padded and shi
     }
     CHECK_TENSOR_CLOSE((*traced)(x), (*model)(x), 0.0, 0.0);
   }
+}
+
+TEST_CASE("swin: optimize_for_inference of padded and shifted windows computes eager's logits") {
+  // Traced on the example shape, the graph holds tensor constants of its own (_tensor_constant0): the optimized
+  // module must keep them.
+  auto model = small_swin(false);
+  model->eval();
+  const Tensor x = testing::zoo_input(2, 45);
+  auto optimized = fx::optimize_for_inference(model, {.example_input_shape = x.shape()});
+  CHECK_LOGITS_CLOSE((*optimized)(x), (*model)(x));
 }
 
 TEST_CASE("swin: options (num_classes, dropouts, stochastic_depth_prob, mlp_ratio) as torchvision's") {
