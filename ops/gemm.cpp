@@ -20,21 +20,15 @@ struct Backend {
   void (*f64)(const GemmProblem<double>&);
 };
 
-bool has_sse2() { return true; }
-
 // The Eigen builds, best first.
 const Backend kEigen[] = {
     {"avx512", cpu_has_avx512f_fma, gemm_f32_avx512, gemm_f64_avx512},
     {"avx2", cpu_has_avx2_fma, gemm_f32_avx2, gemm_f64_avx2},
-    {"sse2", has_sse2, gemm_f32_sse2, gemm_f64_sse2},
+    {"sse2", cpu_has_sse2, gemm_f32_sse2, gemm_f64_sse2},
 };
 
 const Backend* best_eigen() {
-  static const Backend* best = [] {
-    for (const Backend& b : kEigen)
-      if (b.supported()) return &b;
-    return &kEigen[2];
-  }();
+  static const Backend* best = &best_build<Backend>(kEigen);
   return best;
 }
 
@@ -45,13 +39,11 @@ void f32_onednn(const GemmProblem<float>& p) {
 }
 void f64_onednn(const GemmProblem<double>& p) { best_eigen()->f64(p); }
 
-const Backend kOnednn{"onednn", has_sse2, f32_onednn, f64_onednn};
+const Backend kOnednn{"onednn", cpu_has_sse2, f32_onednn, f64_onednn};
 
 const Backend* find_backend(const char* name) {
   if (std::strcmp(kOnednn.name, name) == 0) return &kOnednn;
-  for (const Backend& b : kEigen)
-    if (std::strcmp(b.name, name) == 0) return &b;
-  return nullptr;
+  return supported_build<Backend>(kEigen, name);
 }
 
 // oneDNN's by default: equal to Eigen's on one thread, but 4-10x faster on two while other processes share the
@@ -116,7 +108,7 @@ const char* gemm_isa() { return current().load(std::memory_order_relaxed)->name;
 
 bool set_gemm_isa(const char* name) {
   const Backend* b = find_backend(name);
-  if (b == nullptr || !b->supported()) return false;
+  if (b == nullptr) return false;
   current().store(b, std::memory_order_relaxed);
   return true;
 }

@@ -3,7 +3,6 @@
 #include "ops/vector_kernels.h"
 
 #include <atomic>
-#include <cstring>
 
 #include "core/cpu_features.h"
 
@@ -11,27 +10,20 @@ namespace tl::detail {
 namespace {
 
 struct Build {
-  const VectorKernels* kernels;
+  const char* name;
   bool (*supported)();
+  const VectorKernels* kernels;
 };
-
-bool has_sse2() { return true; }
 
 // Best first.
 const Build kBuilds[] = {
-    {&vector_kernels_avx512, cpu_has_avx512f_fma},
-    {&vector_kernels_avx2, cpu_has_avx2_fma},
-    {&vector_kernels_sse2, has_sse2},
+    {"avx512", cpu_has_avx512f_fma, &vector_kernels_avx512},
+    {"avx2", cpu_has_avx2_fma, &vector_kernels_avx2},
+    {"sse2", cpu_has_sse2, &vector_kernels_sse2},
 };
 
-const VectorKernels* best() {
-  for (const Build& b : kBuilds)
-    if (b.supported()) return b.kernels;
-  return &vector_kernels_sse2;
-}
-
 std::atomic<const VectorKernels*>& current() {
-  static std::atomic<const VectorKernels*> kernels{best()};
+  static std::atomic<const VectorKernels*> kernels{best_build<Build>(kBuilds).kernels};
   return kernels;
 }
 
@@ -40,13 +32,10 @@ std::atomic<const VectorKernels*>& current() {
 const VectorKernels& vector_kernels() { return *current().load(std::memory_order_relaxed); }
 
 bool set_vector_isa(const char* name) {
-  for (const Build& b : kBuilds) {
-    if (std::strcmp(b.kernels->isa, name) != 0) continue;
-    if (!b.supported()) return false;
-    current().store(b.kernels, std::memory_order_relaxed);
-    return true;
-  }
-  return false;
+  const Build* b = supported_build<Build>(kBuilds, name);
+  if (b == nullptr) return false;
+  current().store(b->kernels, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace tl::detail
