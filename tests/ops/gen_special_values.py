@@ -39,6 +39,9 @@ Y = torch.tensor([0.5 + ((i * 5) % 7) * 0.25 for i in range(32)], dtype=torch.fl
 W = torch.tensor([((i * 3) % 11 - 5) / 8 for i in range(54)], dtype=torch.float32).view(3, 2, 3, 3)
 B = torch.tensor([0.1, -0.2, 0.3])
 W1 = W[:, :, 1]  # the 1-d convs' weight (3, 2, 3)
+# linear weight (3, 4) with an exact zero, and its bias (op_db.cpp's linear_weight, linear_bias)
+LW = torch.tensor([((i * 5) % 9 - 4) / 4 for i in range(12)], dtype=torch.float32).view(3, 4)
+LB = torch.tensor([0.1, -0.2, 0.3])
 
 
 def seq(t):
@@ -531,6 +534,10 @@ SAMPLES = {
         "winograd_weight": lambda x, y: F.conv2d(y, x.flatten()[:18].view(1, 2, 3, 3)),
     },
     "mkldnn_reorder_conv2d_weight": {"direct": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
+    "mkldnn_linear": {"bias": lambda x, y: F.linear(x, LW, LB), "no_bias": lambda x, y: F.linear(x, LW),
+                      "gelu": lambda x, y: F.gelu(F.linear(x, LW, LB)),
+                      "weight_gelu": lambda x, y: F.gelu(F.linear(y, x.flatten()[:12].view(3, 4), LB))},
+    "mkldnn_reorder_linear_weight": {"plain": lambda x, y: F.linear(y, x.flatten()[:12].view(3, 4))},
     "mkldnn_max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                           "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
     "mkldnn_adaptive_avg_pool2d": {"1x1": lambda x, y: F.adaptive_avg_pool2d(x, 1),
