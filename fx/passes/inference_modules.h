@@ -28,6 +28,9 @@ class InferenceModule : public nn::Module {
   virtual int64_t input_channels(size_t /*index*/) const { return -1; }
   /// Whether input `index` may stay dense NCHW: the module reads it without a conversion.
   virtual bool reads_dense(size_t /*index*/) const { return false; }
+  /// Whether the module takes its inputs in the inference layout at all; one that does not (MkldnnLinear) reads
+  /// dense tensors, converted back before it as for any eager op.
+  virtual bool takes_inference_layout() const { return true; }
   using nn::Module::forward;
   TensorList forward(nn::Inputs inputs) override { return {run(inputs.tensors(), Tensor())}; }
   bool is_leaf() const override { return true; }
