@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <typeinfo>
 
 #include "core/op_args.h"
 #include "core/op_kind.h"
@@ -54,11 +55,12 @@ bool is_gelu(GraphModule& gm, const Node* n) {
   return c && c->args.as<ArgsOf<OpKind::Gelu>>().approximate == "none";
 }
 
-/// A Linear MkldnnLinear takes: float32 weight of non-empty sizes, one call site, the input its one argument.
+/// A Linear MkldnnLinear takes: exactly a Linear (a subclass may compute something else; torch.fx's pass matches
+/// type(module) too), a float32 weight of non-empty sizes, one call site, the input its one argument.
 bool foldable_linear(const GraphModule& gm, const Node* n, const nn::Linear& linear) {
   const Tensor& w = linear.parameter("weight");
-  return single_call_site(gm, n) && n->args().size() == 1 && n->kwargs().empty() && w.dtype() == DType::Float32 &&
-         w.numel() > 0;
+  return typeid(linear) == typeid(nn::Linear) && single_call_site(gm, n) && n->args().size() == 1 &&
+         n->kwargs().empty() && w.dtype() == DType::Float32 && w.numel() > 0;
 }
 
 /// add(a, b) of two different tensors with alpha 1 (operator.add, torch.add, iadd, add_).
