@@ -724,7 +724,10 @@ Samples opinfo_sum() {
 Samples opinfo_mean() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(mean(x)); }}.sums(),
           Sample{"dim", [](const Tensor& x, const Tensor&) { return list(mean(x, {3})); }}.sums().generic(),
-          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(mean(x, {3}, true, DType::Float64)); }}.sums()};
+          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(mean(x, {3}, true, DType::Float64)); }}.sums(),
+          Sample{"quantized", [](const Tensor& x, const Tensor&) {
+            return list(mean(quantize_per_tensor(x, 0.1, 128, kQUInt8), {2, 3}).int_repr());
+          }}.generic()};
 }
 Samples opinfo_max() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(max(x)); }},
@@ -1106,7 +1109,10 @@ Samples opinfo_avg_pool2d() {
           }}.sums(),
           Sample{"divisor_override", [](const Tensor& x, const Tensor&) {
             return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true, 5));
-          }}.sums()};
+          }}.sums(),
+          Sample{"quantized", [](const Tensor& x, const Tensor&) {
+            return list(avg_pool2d(quantize_per_tensor(x, 0.1, 128, kQUInt8), {3, 3}, {2, 2}, {1, 1}).int_repr());
+          }}.generic()};
 }
 Samples opinfo_adaptive_avg_pool2d() {
   return {Sample{"2x2", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {2, 2})); }}.sums(),

@@ -112,6 +112,7 @@ def streams(seed):
         ("init.kaiming_normal_", lambda t: torch.nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu")),
         ("init.xavier_uniform_", lambda t: torch.nn.init.xavier_uniform_(t)),
         ("init.xavier_normal_", lambda t: torch.nn.init.xavier_normal_(t)),
+        ("init.trunc_normal_", lambda t: torch.nn.init.trunc_normal_(t, 0.5, 2.0, -1.0, 4.0)),
     ]:
         for shape in [(6, 4, 3), (5, 7), (2, 3)]:
             for dname, dtype in DTYPES.items():
