@@ -91,7 +91,8 @@ struct Tanh {
 };
 
 // Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case
-// (ops/vector_math.h: no libm call, so that the loop vectorises).
+// (ops/vector_math.h: no libm call, so that the loop vectorises), float (and bfloat16) in the running CPU's build
+// of ops/vector_kernels.h.
 template <typename Op>
 struct Rounding {
   static constexpr bool kFloatResult = false;
@@ -99,26 +100,31 @@ struct Rounding {
     if constexpr (std::is_integral_v<A>) return x;
     else return Op::round(x);
   }
+  static bool valid(float) { return true; }
 };
 struct Floor : Rounding<Floor> {
   static constexpr const char* kName = "floor";
   static constexpr const char* kInplaceName = "floor_";
   template <typename A> static A round(A x) { return detail::vector_floor(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().floor; }
 };
 struct Ceil : Rounding<Ceil> {
   static constexpr const char* kName = "ceil";
   static constexpr const char* kInplaceName = "ceil_";
   template <typename A> static A round(A x) { return detail::vector_ceil(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().ceil; }
 };
 struct Round : Rounding<Round> {
   static constexpr const char* kName = "round";
   static constexpr const char* kInplaceName = "round_";
   template <typename A> static A round(A x) { return detail::vector_round(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().round; }
 };
 struct Trunc : Rounding<Trunc> {
   static constexpr const char* kName = "trunc";
   static constexpr const char* kInplaceName = "trunc_";
   template <typename A> static A round(A x) { return detail::vector_trunc(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().trunc; }
 };
 // (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
 struct Sign {
