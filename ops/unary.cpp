@@ -13,6 +13,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/memory_format.h"
 #include "ops/quantized/activation.h"
 #include "ops/vector_math.h"
 
@@ -204,10 +205,11 @@ template <typename Op>
 Tensor unary(const Tensor& x) {
   check_input<Op>(x, Op::kName);
   const DType dtype = result_dtype<Op>(x.dtype());
-  // A promoted input is converted into a fresh tensor, which then doubles as the output.
-  const Tensor src = detail::to_dtype(x, dtype);
-  const Tensor out = src.is_same(x) ? Tensor::allocate(x.shape(), dtype) : src;
-  run_loop<Op>(dtype, detail::ElementwiseLoop(out, {src}), Op::kName);
+  // Laid out as ATen's TensorIterator lays it out (x.t().sin() is transposed too), so that the loop runs dense.
+  // A promoted input is converted into the output, which the op then rewrites in place.
+  const Tensor out = detail::allocate_like_inputs(x.shape(), dtype, {x});
+  if (dtype != x.dtype()) detail::copy_elements(out, x);
+  run_loop<Op>(dtype, detail::ElementwiseLoop(out, {dtype == x.dtype() ? x : out}), Op::kName);
   return out;
 }
 
