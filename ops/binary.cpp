@@ -163,29 +163,36 @@ struct Rpow : Pow {
   static A f(A a, A b) { return Pow::f(b, a); }
 };
 
-// C's fmod: the remainder takes the dividend's sign.
-struct Fmod : BinaryOpDefaults {
-  static constexpr const char* kName = "fmod";
-  static constexpr const char* kInplaceName = "fmod_";
+// The dtypes and checks of fmod, which remainder and div with a rounding mode share: an integer divisor of 0 is
+// refused.
+struct FmodChecks : BinaryOpDefaults {
   static constexpr Types kTypes = Types::Numeric;
   static void check_other(const Tensor& other, const char* name) { check_no_integer_zero(other, name); }
+};
+
+// C's fmod: the remainder takes the dividend's sign. float (and bfloat16) where ops/vector_math.h's vector_fmod
+// holds (|a / b| < 2^23, b finite), exactly as std::fmod, vectorised by the running CPU's build of
+// ops/vector_kernels.h; std::fmod beyond.
+struct Fmod : FmodChecks {
+  static constexpr const char* kName = "fmod";
+  static constexpr const char* kInplaceName = "fmod_";
   template <typename A>
   static A f(A a, A b) {
     if constexpr (std::is_integral_v<A>) return int_fmod(a, b);
     else return std::fmod(a, b);
   }
+  static bool valid(float a, float b) { return detail::div_floor_in_range(a, b); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().fmod; }
 };
 
 // Python's %: the remainder takes the divisor's sign (ATen's fmod, then + b where the signs differ), with
-// fmod's types and checks.
+// fmod's types, checks and range.
 struct Remainder : Fmod {
   static constexpr const char* kName = "remainder";
   static constexpr const char* kInplaceName = "remainder_";
   template <typename A>
-  static A f(A a, A b) {
-    const A mod = Fmod::f(a, b);
-    return mod != A(0) && ((b < A(0)) != (mod < A(0))) ? static_cast<A>(mod + b) : mod;
-  }
+  static A f(A a, A b) { return detail::remainder_from_fmod(Fmod::f(a, b), b); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().remainder; }
 };
 
 // x * log(y) with xlogy(0, y) = 0 unless y is NaN (ATen's xlogy); integral operands compute as float32.
@@ -199,7 +206,7 @@ struct Xlogy : Div {
 };
 
 // Division rounded toward zero (div's rounding_mode="trunc"); integers divide exactly, a divisor of 0 refused.
-struct DivTrunc : Fmod {
+struct DivTrunc : FmodChecks {
   static constexpr const char* kName = "div";
   template <typename A>
   static A f(A a, A b) {
@@ -210,7 +217,7 @@ struct DivTrunc : Fmod {
 
 // Division rounded toward -inf (rounding_mode="floor"), as ATen's div_floor_floating: from fmod, so that the
 // quotient is exact where a / b would round up to the next integer; a zero quotient keeps a / b's sign.
-struct DivFloor : Fmod {
+struct DivFloor : FmodChecks {
   static constexpr const char* kName = "div";
   template <typename A>
   static A f(A a, A b) {
@@ -239,17 +246,16 @@ struct FloorDivide : DivFloor {
 };
 
 // maximum / minimum: NaN wins; at a tie the first operand is returned (maximum(-0.0, 0.0) is -0.0), as ATen's
-// std::max / std::min.
+// std::max / std::min. float (and bfloat16) vectorised by the running CPU's build of ops/vector_kernels.h.
 template <bool kMax>
 struct Extreme : BinaryOpDefaults {
   static constexpr const char* kName = kMax ? "maximum" : "minimum";
   static constexpr Types kTypes = Types::All;
   template <typename A>
-  static A f(A a, A b) {
-    const A extreme = (kMax ? a < b : b < a) ? b : a;
-    // `|`, not `||`: a select with no short-circuit vectorises.
-    if constexpr (std::is_floating_point_v<A>) return (a != a) | (b != b) ? std::numeric_limits<A>::quiet_NaN() : extreme;
-    else return extreme;
+  static A f(A a, A b) { return detail::vector_extreme<kMax>(a, b); }
+  static bool valid(float, float) { return true; }
+  static detail::VectorBlock fast() {
+    return kMax ? detail::vector_kernels().maximum : detail::vector_kernels().minimum;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -231,14 +232,21 @@ void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock 
         block_of<float, In>(data[I + 1] + b * strides[I + 1], strides[I + 1], m, in_buffer[I])...};
     // Written in place only where no input is read from there (an in-place op's fallback rereads its input).
     float* const target = reinterpret_cast<float*>(data[0] + b * strides[0]);
-    const bool direct = std::is_same_v<Out, float> && strides[0] == static_cast<int64_t>(sizeof(Out)) &&
-                        ((in[I] != target) && ...);
+    const bool dense_float = std::is_same_v<Out, float> && strides[0] == static_cast<int64_t>(sizeof(Out));
+    const bool direct = dense_float && ((in[I] != target) && ...);
     float* const out = direct ? target : out_buffer;
     if (fast(in.data(), out, m) != 0)
       for (int64_t k = 0; k < m; ++k)
         if (!valid(in[I][k]...)) out[k] = exact(in[I][k]...);
-    if (!direct)
+    if (direct) continue;
+    if (dense_float) {
+      std::memcpy(target, out, static_cast<size_t>(m) * sizeof(float));
+    } else if (strides[0] == static_cast<int64_t>(sizeof(Out))) {
+      Out* const dense = reinterpret_cast<Out*>(data[0]) + b;
+      for (int64_t k = 0; k < m; ++k) dense[k] = static_cast<Out>(out[k]);
+    } else {
       for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(data[0] + (b + k) * strides[0]) = static_cast<Out>(out[k]);
+    }
   }
 }
 

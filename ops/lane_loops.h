@@ -1,4 +1,4 @@
-// ops/lane_loops.h — the contiguous reductions with kLanes independent accumulators (a pairwise sum, a product),
+// ops/lane_loops.h — the contiguous reductions with independent accumulators (a pairwise sum, a product),
 // which vectorise instead of waiting on one chain of additions; internal to ops/. Standard C++ only, so that
 // ops/vector_kernels_body.h compiles them once per ISA: the lanes, and so the results, are the same in each build.
 #pragma once
@@ -7,7 +7,10 @@
 
 namespace tl::detail {
 
-inline constexpr int64_t kLanes = 16;   // independent accumulators of a contiguous sum or product
+inline constexpr int64_t kLanes = 16;   // independent accumulators of a contiguous sum
+// Independent products: each waits on its own multiply's latency, so a product needs more of them than a sum, whose
+// cascade splits the work anyway; 32 keep two AVX-512 vectors, four AVX2 or eight SSE2 ones in flight.
+inline constexpr int64_t kProductLanes = 32;
 inline constexpr int64_t kLeaf = 1024;  // elements below which a sum stops splitting in halves
 
 /// The sum of leaf(p + i * stride, len) over runs of at most kLeaf elements, taken pairwise: [0, n) splits into
@@ -54,18 +57,18 @@ Acc cascade_sum(const T* p, int64_t n, int64_t stride, const Map& map) {
   return stride == 1 ? cascade_sum<Acc, true>(p, n, 1, map) : cascade_sum<Acc, false>(p, n, stride, map);
 }
 
-/// The product mul(..., value(p[i * stride])) over i < n in kLanes independent products (kUnit: stride is 1),
+/// The product mul(..., value(p[i * stride])) over i < n in kProductLanes independent products (kUnit: stride is 1),
 /// joined pairwise; 1 for n = 0.
 template <typename Acc, bool kUnit, typename T, typename Value, typename Mul>
 Acc lane_product(const T* p, int64_t n, int64_t stride, const Value& value, const Mul& mul) {
   const int64_t s = kUnit ? 1 : stride;
-  Acc lanes[kLanes];
+  Acc lanes[kProductLanes];
   for (Acc& lane : lanes) lane = Acc(1);  // not std::fill_n: an out-of-line copy would be shared between ISA builds
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = mul(lanes[j], value(p[(i + j) * s]));
+  for (; i + kProductLanes <= n; i += kProductLanes)
+    for (int64_t j = 0; j < kProductLanes; ++j) lanes[j] = mul(lanes[j], value(p[(i + j) * s]));
   for (int64_t j = 0; i < n; ++i, ++j) lanes[j] = mul(lanes[j], value(p[i * s]));
-  for (int64_t w = kLanes / 2; w > 0; w /= 2)
+  for (int64_t w = kProductLanes / 2; w > 0; w /= 2)
     for (int64_t j = 0; j < w; ++j) lanes[j] = mul(lanes[j], lanes[j + w]);
   return lanes[0];
 }

@@ -111,18 +111,14 @@ Tensor channels_last_dense(const Tensor& t) {
 }
 
 Tensor allocate_like_inputs(const Shape& shape, DType dtype, std::initializer_list<Tensor> inputs) {
-  bool same_shape = true, contiguous = true, channels_last = true, dense = true;
-  for (const Tensor& x : inputs) {
-    same_shape = same_shape && x.shape() == shape;
-    contiguous = contiguous && x.is_contiguous();
-    channels_last = channels_last && is_channels_last_contiguous(x);
-    dense = dense && non_overlapping_and_dense(x);
-  }
-  if (same_shape && inputs.size() > 0) {  // TensorIterator's fast set-up
-    if (contiguous) return Tensor::allocate(shape, dtype);
-    if (channels_last) return allocate_channels_last(shape, dtype);
+  // Each property is looked at only when the ones before it did not decide: a 1-element add of two
+  // contiguous tensors pays for the shape and contiguity checks alone.
+  const auto all = [&](const auto& property) { return std::all_of(inputs.begin(), inputs.end(), property); };
+  if (inputs.size() > 0 && all([&](const Tensor& x) { return x.shape() == shape; })) {  // TensorIterator's fast set-up
+    if (all([](const Tensor& x) { return x.is_contiguous(); })) return Tensor::allocate(shape, dtype);
+    if (all(is_channels_last_contiguous)) return allocate_channels_last(shape, dtype);
     const Strides& last = (inputs.end() - 1)->strides();
-    if (dense && std::all_of(inputs.begin(), inputs.end(), [&](const Tensor& x) { return x.strides() == last; }))
+    if (all([&](const Tensor& x) { return x.strides() == last && non_overlapping_and_dense(x); }))
       return allocate_strided(shape, last, dtype);
   }
   const std::vector<size_t> perm = iteration_order(shape, inputs);

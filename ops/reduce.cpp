@@ -382,23 +382,31 @@ struct ShiftedExpSumReducer {
   using A = detail::acc_type<T>;
   using acc_t = A;
   const T* maxes;
+  static const uint16_t* bits(const BFloat16* p) {
+    static_assert(sizeof(BFloat16) == sizeof(uint16_t));
+    return reinterpret_cast<const uint16_t*>(p);
+  }
   static A shifted_exp(T v, A max) {
     return static_cast<A>(static_cast<T>(detail::vector_exp(static_cast<A>(static_cast<T>(static_cast<A>(v) - max)))));
   }
   acc_t identity() const { return 0; }
   acc_t merge(acc_t a, acc_t b) const { return a + b; }
-  // float: contiguous runs and vertical passes in the running CPU's build of ops/vector_kernels.h (the same
-  // operations in the same order, so the same bits).
+  // float and bfloat16: contiguous runs and vertical passes in the running CPU's build of ops/vector_kernels.h
+  // (the same operations in the same order, so the same bits).
   acc_t run_for(int64_t o, const T* p, int64_t n, int64_t stride, int64_t) const {
     const A max = static_cast<A>(maxes[o]);
     if constexpr (std::is_same_v<T, float>)
       if (stride == 1) return detail::vector_kernels().shifted_exp_sum(p, n, max);
+    if constexpr (std::is_same_v<T, BFloat16>)
+      if (stride == 1) return detail::vector_kernels().shifted_exp_sum_bf16(bits(p), n, max);
     return cascade_sum<A>(p, n, stride, [max](T v) { return shifted_exp(v, max); });
   }
   void vertical_for(int64_t first, acc_t* acc, const T* p, int64_t n, int64_t) const {
     const T* max = maxes + first;
     if constexpr (std::is_same_v<T, float>) {
       detail::vector_kernels().shifted_exp_add(acc, p, max, n);
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+      detail::vector_kernels().shifted_exp_add_bf16(acc, bits(p), bits(max), n);
     } else {
       for (int64_t t = 0; t < n; ++t) acc[t] += shifted_exp(p[t], static_cast<A>(max[t]));
     }

@@ -13,6 +13,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/memory_format.h"
 #include "ops/quantized/activation.h"
 #include "ops/vector_math.h"
 
@@ -91,7 +92,8 @@ struct Tanh {
 };
 
 // Rounding: an integral input is returned as it is (a copy), as PyTorch's; Op::round is the floating case
-// (ops/vector_math.h: no libm call, so that the loop vectorises).
+// (ops/vector_math.h: no libm call, so that the loop vectorises), float (and bfloat16) in the running CPU's build
+// of ops/vector_kernels.h.
 template <typename Op>
 struct Rounding {
   static constexpr bool kFloatResult = false;
@@ -99,26 +101,31 @@ struct Rounding {
     if constexpr (std::is_integral_v<A>) return x;
     else return Op::round(x);
   }
+  static bool valid(float) { return true; }
 };
 struct Floor : Rounding<Floor> {
   static constexpr const char* kName = "floor";
   static constexpr const char* kInplaceName = "floor_";
   template <typename A> static A round(A x) { return detail::vector_floor(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().floor; }
 };
 struct Ceil : Rounding<Ceil> {
   static constexpr const char* kName = "ceil";
   static constexpr const char* kInplaceName = "ceil_";
   template <typename A> static A round(A x) { return detail::vector_ceil(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().ceil; }
 };
 struct Round : Rounding<Round> {
   static constexpr const char* kName = "round";
   static constexpr const char* kInplaceName = "round_";
   template <typename A> static A round(A x) { return detail::vector_round(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().round; }
 };
 struct Trunc : Rounding<Trunc> {
   static constexpr const char* kName = "trunc";
   static constexpr const char* kInplaceName = "trunc_";
   template <typename A> static A round(A x) { return detail::vector_trunc(x); }
+  static detail::VectorBlock fast() { return detail::vector_kernels().trunc; }
 };
 // (0 < x) - (x < 0), ATen's: sign(NaN) and sign(-0.0) are +0.0; a bool is its own sign.
 struct Sign {
@@ -198,10 +205,11 @@ template <typename Op>
 Tensor unary(const Tensor& x) {
   check_input<Op>(x, Op::kName);
   const DType dtype = result_dtype<Op>(x.dtype());
-  // A promoted input is converted into a fresh tensor, which then doubles as the output.
-  const Tensor src = detail::to_dtype(x, dtype);
-  const Tensor out = src.is_same(x) ? Tensor::allocate(x.shape(), dtype) : src;
-  run_loop<Op>(dtype, detail::ElementwiseLoop(out, {src}), Op::kName);
+  // Laid out as ATen's TensorIterator lays it out (x.t().sin() is transposed too), so that the loop runs dense.
+  // A promoted input is converted into the output, which the op then rewrites in place.
+  const Tensor out = detail::allocate_like_inputs(x.shape(), dtype, {x});
+  if (dtype != x.dtype()) detail::copy_elements(out, x);
+  run_loop<Op>(dtype, detail::ElementwiseLoop(out, {dtype == x.dtype() ? x : out}), Op::kName);
   return out;
 }
 

@@ -22,19 +22,21 @@ const Build kBuilds[] = {
     {"sse2", cpu_has_sse2, &vector_kernels_sse2},
 };
 
-std::atomic<const VectorKernels*>& current() {
-  static std::atomic<const VectorKernels*> kernels{best_build<Build>(kBuilds).kernels};
-  return kernels;
+std::atomic<const Build*>& current() {
+  static std::atomic<const Build*> build{&best_build<Build>(kBuilds)};
+  return build;
 }
 
 }  // namespace
 
-const VectorKernels& vector_kernels() { return *current().load(std::memory_order_relaxed); }
+const VectorKernels& vector_kernels() { return *current().load(std::memory_order_relaxed)->kernels; }
+
+const char* vector_isa() { return current().load(std::memory_order_relaxed)->name; }
 
 bool set_vector_isa(const char* name) {
   const Build* b = supported_build<Build>(kBuilds, name);
   if (b == nullptr) return false;
-  current().store(b->kernels, std::memory_order_relaxed);
+  current().store(b, std::memory_order_relaxed);
   return true;
 }
 

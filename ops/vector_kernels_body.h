@@ -46,9 +46,35 @@ unsigned cos_block(const float* const* in, float* out, int64_t n) {
                   [](float x) { return trig_in_range(x); });
 }
 
+// The rounding ops hold everywhere (NaN and infinities are their own results).
+template <RoundMode kMode>
+unsigned round_block(const float* const* in, float* out, int64_t n) {
+  return block<1>(in, out, n, [](float x) { return round_integral<kMode>(x); }, [](float) { return true; });
+}
+
 unsigned div_floor_block(const float* const* in, float* out, int64_t n) {
   return block<2>(in, out, n, [](float a, float b) { return vector_div_floor(a, b); },
                   [](float a, float b) { return div_floor_in_range(a, b); });
+}
+
+unsigned fmod_block(const float* const* in, float* out, int64_t n) {
+  return block<2>(in, out, n, [](float a, float b) { return vector_fmod(a, b); },
+                  [](float a, float b) { return div_floor_in_range(a, b); });
+}
+
+unsigned remainder_block(const float* const* in, float* out, int64_t n) {
+  return block<2>(in, out, n, [](float a, float b) { return remainder_from_fmod(vector_fmod(a, b), b); },
+                  [](float a, float b) { return div_floor_in_range(a, b); });
+}
+
+unsigned maximum_block(const float* const* in, float* out, int64_t n) {
+  return block<2>(in, out, n, [](float a, float b) { return vector_extreme<true>(a, b); },
+                  [](float, float) { return true; });
+}
+
+unsigned minimum_block(const float* const* in, float* out, int64_t n) {
+  return block<2>(in, out, n, [](float a, float b) { return vector_extreme<false>(a, b); },
+                  [](float, float) { return true; });
 }
 
 // cascade_sum's order, with each leaf's exponentials taken first into a buffer: GCC does not vectorise vector_exp
@@ -65,13 +91,43 @@ void shifted_exp_add(float* acc, const float* p, const float* max, int64_t n) {
   for (int64_t t = 0; t < n; ++t) acc[t] += vector_exp(p[t] - max[t]);
 }
 
+// As shifted_exp_sum, each value widened from bfloat16 and each step rounded to it in the leaf's loop.
+float shifted_exp_sum_bf16(const uint16_t* p, int64_t n, float max) {
+  return pairwise_sum<float>(p, n, 1, [max](const uint16_t* run, int64_t len) {
+    float e[kLeaf];
+    for (int64_t i = 0; i < len; ++i) e[i] = round_to_bf16(vector_exp(round_to_bf16(bf16_to_float(run[i]) - max)));
+    return lane_sum<float, true>(e, len, 1, [](float v) { return v; });
+  });
+}
+
+void shifted_exp_add_bf16(float* acc, const uint16_t* p, const uint16_t* max, int64_t n) {
+  for (int64_t t = 0; t < n; ++t)
+    acc[t] += round_to_bf16(vector_exp(round_to_bf16(bf16_to_float(p[t]) - bf16_to_float(max[t]))));
+}
+
 float prod(const float* p, int64_t n) {
   return lane_product<float, true>(p, n, 1, [](float v) { return v; }, [](float a, float b) { return a * b; });
 }
 
 }  // namespace
 
-const VectorKernels TL_VECTOR_KERNELS = {TL_VECTOR_ISA_NAME, sin_block,       cos_block,
-                                         div_floor_block,    shifted_exp_sum, shifted_exp_add, prod};
+const VectorKernels TL_VECTOR_KERNELS = {
+    .sin = sin_block,
+    .cos = cos_block,
+    .div_floor = div_floor_block,
+    .fmod = fmod_block,
+    .remainder = remainder_block,
+    .floor = round_block<RoundMode::Floor>,
+    .ceil = round_block<RoundMode::Ceil>,
+    .round = round_block<RoundMode::Nearest>,
+    .trunc = round_block<RoundMode::Trunc>,
+    .maximum = maximum_block,
+    .minimum = minimum_block,
+    .shifted_exp_sum = shifted_exp_sum,
+    .shifted_exp_add = shifted_exp_add,
+    .shifted_exp_sum_bf16 = shifted_exp_sum_bf16,
+    .shifted_exp_add_bf16 = shifted_exp_add_bf16,
+    .prod = prod,
+};
 
 }  // namespace tl::detail

@@ -1,5 +1,5 @@
-// ops/vector_math.h — e^x, sin, cos, floor division and rounding to integers for float in arithmetic, bit
-// operations and selects only, so that an elementwise loop calling them vectorises (std::exp is one libm call per
+// ops/vector_math.h — e^x, sin, cos, fmod, remainder, floor division, maximum / minimum, rounding to integers and
+// bfloat16's conversions for float in arithmetic, bit operations and selects only, so that an elementwise loop calling them vectorises (std::exp is one libm call per
 // element); internal to ops/, compiled per ISA by ops/vector_kernels_body.h. exp within 2 float ulp, sin / cos below
 // 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the rounding exact; NaN stays NaN, other types go to
 // <cmath>. Every function is always inlined and has no FMA of its own, so each ISA's build gives the same bits.
@@ -82,9 +82,10 @@ inline constexpr float kTrigMax = 1048576.0f;  // 2^20
 
 /// sin x (kCos: cos x) for trig_in_range(x), below 1 ulp; anything else gives an unspecified finite value.
 /// |x| = j pi/4 + r with j even and |r| <= pi/4, r in double from pi/4 in three parts whose products with
-/// j < 2^21 are exact, so r is right however close x is to a multiple of pi; then Cephes' sinf and cosf
-/// polynomials of r, their leading terms (r; 1 - r^2 / 2) in double and the rest in float, so that the result is
-/// rounded once; the octant j mod 8 chooses the polynomial and the sign (sin(-0.0) is -0.0).
+/// j < 2^21 are exact, so r is right however close x is to a multiple of pi; then Cephes' sinf or cosf polynomial
+/// of r, as the octant j mod 8 chooses (its coefficients selected, so that one polynomial is evaluated), its leading
+/// terms (r; 1 - r^2 / 2) in double and the rest in float, so that the result is rounded once; the octant also
+/// gives the sign (sin(-0.0) is -0.0).
 template <bool kCos>
 [[gnu::always_inline]] inline float vector_sin_cos(float v) {
   constexpr double kFourOverPi = 1.2732395447351628, kPio4Hi = 0.7853981629014015,  // Hi: 30 bits
@@ -97,14 +98,38 @@ template <bool kCos>
   const double rd = ((x - y * kPio4Hi) - y * kPio4Mid) - y * kPio4Lo;
   const auto r = static_cast<float>(rd);
   const float z = r * r;
-  const float s_rest = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r;
-  const float c_rest = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z + 4.166664568298827e-2f) * z * z;
-  const auto s = static_cast<float>(rd + s_rest);
-  const auto c = static_cast<float>((1.0 - 0.5 * rd * rd) + c_rest);
   const auto octant = static_cast<uint32_t>(j);  // mod 8: 0, 2, 4 or 6
   const bool cos_poly = kCos ? (octant & 2u) == 0 : (octant & 2u) != 0;
+  // sinf's rest ((s1 z + s2) z + s3) z r, cosf's ((c1 z + c2) z + c3) z z.
+  const float k1 = cos_poly ? 2.443315711809948e-5f : -1.9515295891e-4f;
+  const float k2 = cos_poly ? -1.388731625493765e-3f : 8.3321608736e-3f;
+  const float k3 = cos_poly ? 4.166664568298827e-2f : -1.6666654611e-1f;
+  const float rest = ((k1 * z + k2) * z + k3) * z * (cos_poly ? z : r);
+  const double lead = cos_poly ? 1.0 - 0.5 * rd * rd : rd;
   const uint32_t negate = kCos ? ((octant + 2u) & 4u) << 29 : (((octant & 4u) << 29) ^ sign);
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(cos_poly ? c : s) ^ negate);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(static_cast<float>(lead + rest)) ^ negate);
+}
+
+/// maximum (kMax) or minimum of a and b as ATen's: NaN wins (a quiet NaN), a tie returns a (maximum(-0.0, 0.0) is
+/// -0.0). `|`, not `||`: a select with no short-circuit vectorises.
+template <bool kMax, typename A>
+[[gnu::always_inline]] inline A vector_extreme(A a, A b) {
+  const A extreme = (kMax ? a < b : b < a) ? b : a;
+  if constexpr (std::is_floating_point_v<A>) return (a != a) | (b != b) ? std::numeric_limits<A>::quiet_NaN() : extreme;
+  else return extreme;
+}
+
+/// The float a bfloat16 holds, from its bits (BFloat16's conversion, as bits so that a loop of it vectorises).
+[[gnu::always_inline]] inline float bf16_to_float(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+/// x rounded to bfloat16 and widened back, as BFloat16(x) rounds it: to nearest even, NaN to a quiet NaN.
+[[gnu::always_inline]] inline float round_to_bf16(float x) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  const uint32_t quiet = (u | 0x400000u) & 0xffff0000u;
+  return std::bit_cast<float>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
 }
 
 /// Whether vector_div_floor computes a / b rounded toward -inf: |a / b| < 2^23 and b finite (false for NaN).
@@ -112,14 +137,26 @@ template <bool kCos>
   return (std::fabs(static_cast<double>(a) / b) < 0x1p23) & (std::fabs(b) <= std::numeric_limits<float>::max());
 }
 
-/// a / b rounded toward -inf for div_floor_in_range(a, b), as ATen's div_floor_floating (the quotient from
-/// fmod, so that it is exact where a / b would round up to the next integer; a zero quotient keeps a / b's
-/// sign); anything else gives an unspecified value. fmod(a, b) is a - q b with q = trunc(a / b) in double: q is
-/// exact there and q b has at most 48 bits, so the difference is exact, as fmod's result is.
-[[gnu::always_inline]] inline float vector_div_floor(float a, float b) {
+/// fmod(a, b), exactly, for div_floor_in_range(a, b); anything else gives an unspecified value. a - q b with
+/// q = trunc(a / b) in double: q is exact there (a / b in double cannot round across an integer below 2^23) and
+/// q b has at most 48 bits, so the difference is exact, as fmod's result is; it takes a's sign (fmod(-4, 2) is -0.0).
+[[gnu::always_inline]] inline float vector_fmod(float a, float b) {
   const double quot = static_cast<double>(a) / b;
   const double q = vector_trunc(quot);  // no conversion to int32: GCC's AVX2 and AVX-512 builds left that loop scalar
-  const float mod = std::copysign(static_cast<float>(a - q * b), a);
+  return std::copysign(static_cast<float>(a - q * b), a);
+}
+
+/// Python's remainder from C's fmod(a, b) = mod: mod + b where mod is non-zero and its sign differs from b's (ATen's).
+template <typename A>
+[[gnu::always_inline]] inline A remainder_from_fmod(A mod, A b) {
+  return (mod != A(0)) & ((b < A(0)) != (mod < A(0))) ? static_cast<A>(mod + b) : mod;
+}
+
+/// a / b rounded toward -inf for div_floor_in_range(a, b), as ATen's div_floor_floating (the quotient from
+/// vector_fmod, so that it is exact where a / b would round up to the next integer; a zero quotient keeps a / b's
+/// sign); anything else gives an unspecified value.
+[[gnu::always_inline]] inline float vector_div_floor(float a, float b) {
+  const float mod = vector_fmod(a, b);
   float div = (a - mod) / b;
   div -= static_cast<float>((mod != 0.0f) & ((b < 0.0f) != (mod < 0.0f)));
   const float floordiv = vector_floor(div);

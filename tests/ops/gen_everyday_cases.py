@@ -267,6 +267,10 @@ def block_cases():
         case(f"amin f32 wide dims {dims}", "amin", wide, dim=dims)
     case("logsumexp f32 middle dim", "logsumexp", wide.view(40, 30, 10), dim=[1])
     case("amax f32 middle dim", "amax", wide.view(40, 30, 10), dim=[1])
+    wide16 = wide.to(torch.bfloat16)
+    for dims in [[1], [0]]:
+        case(f"logsumexp bf16 wide dims {dims}", "logsumexp", wide16, dim=dims)
+    case("logsumexp bf16 middle dim", "logsumexp", wide16.view(40, 30, 10), dim=[1])
 
 
 def error_cases():

@@ -29,6 +29,7 @@ Tensor tensor_of(const Json& j) {
                    : dtype == "int32" ? DType::Int32
                    : dtype == "bool"  ? DType::Bool
                    : dtype == "int64" ? DType::Int64
+                   : dtype == "bfloat16" ? DType::BFloat16
                                       : DType::Float64;
   return t.to(to);
 }

@@ -150,8 +150,10 @@ TEST_CASE("special values: every op matches PyTorch on NaN, +inf, -inf, -0.0 and
 }
 
 TEST_CASE("special values: the ops of ops/vector_kernels.h match PyTorch on every ISA build") {
-  const std::set<std::string> vector_ops = {"sin",          "sin_",      "cos", "cos_", "div.Tensor_mode",
-                                            "floor_divide", "logsumexp", "prod", "prod.dim_int"};
+  const std::set<std::string> vector_ops = {
+      "sin",   "sin_",   "cos",  "cos_",  "floor",     "floor_",     "ceil",         "ceil_",     "round",
+      "round_", "trunc", "trunc_", "fmod", "fmod_",    "remainder",  "remainder_",   "div.Tensor_mode",
+      "floor_divide",    "logsumexp",    "prod",       "prod.dim_int", "maximum",     "minimum"};
   testing::for_each_vector_isa([&](const char*) {
     CHECK(check_against_pytorch([&](const std::string& op) { return vector_ops.count(op) > 0; }) > 0);
   });

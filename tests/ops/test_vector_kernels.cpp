@@ -1,6 +1,6 @@
 // tests/ops/test_vector_kernels.cpp — every ISA build of ops/vector_kernels.h that this CPU runs gives the SSE2
-// build's bits, block by block, over sweeps with NaN, infinities, -0.0, denormals and out-of-range values; and the
-// switch refuses names it does not know.
+// build's bits, block by block, over sweeps with NaN, infinities, -0.0, denormals and out-of-range values; the
+// bfloat16 loops give the scalar formula's bits; and the switch refuses names it does not know.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
+#include "ops/lane_loops.h"
 #include "ops/vector_kernels.h"
 #include "ops/vector_math.h"
 #include "tests/ops/vector_isa.h"
@@ -72,7 +74,7 @@ TEST_CASE("vector kernels: every ISA build gives the SSE2 build's bits") {
   const detail::VectorKernels& base = detail::vector_kernels_sse2;
   testing::for_each_vector_isa([&](const char* isa) {
     const detail::VectorKernels& k = detail::vector_kernels();
-    CHECK(std::string(k.isa) == isa);
+    CHECK(std::string(detail::vector_isa()) == isa);
     const float* one[] = {x.data()};
     const float* two[] = {x.data(), y.data()};
     const auto trig_valid = [&](int64_t i) { return detail::trig_in_range(x[i]); };
@@ -80,6 +82,34 @@ TEST_CASE("vector kernels: every ISA build gives the SSE2 build's bits") {
     check_same_block(k.cos, base.cos, one, n, trig_valid);
     check_same_block(k.div_floor, base.div_floor, two, n,
                      [&](int64_t i) { return detail::div_floor_in_range(x[i], y[i]); });
+    check_same_block(k.fmod, base.fmod, two, n, [&](int64_t i) { return detail::div_floor_in_range(x[i], y[i]); });
+    check_same_block(k.remainder, base.remainder, two, n,
+                     [&](int64_t i) { return detail::div_floor_in_range(x[i], y[i]); });
+    // The rounding blocks, fmod and remainder are exact: <cmath>'s bits wherever the block holds.
+    const auto exact = [&](detail::VectorBlock block, const float* const* in, float (*want)(float, float)) {
+      const BlockResult r = run_block(block, in, n);
+      int differ = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (block == k.fmod || block == k.remainder)
+          if (!detail::div_floor_in_range(x[i], y[i])) continue;
+        const float w = want(x[i], y[i]);
+        if (bits(r.out[i]) != bits(w) && !(std::isnan(r.out[i]) && std::isnan(w))) ++differ;
+      }
+      CHECK(differ == 0);
+      return r.outside;
+    };
+    CHECK(exact(k.floor, one, [](float v, float) { return std::floor(v); }) == 0);
+    CHECK(exact(k.ceil, one, [](float v, float) { return std::ceil(v); }) == 0);
+    CHECK(exact(k.round, one, [](float v, float) { return std::nearbyint(v); }) == 0);
+    CHECK(exact(k.trunc, one, [](float v, float) { return std::trunc(v); }) == 0);
+    CHECK(exact(k.fmod, two, [](float a, float b) { return std::fmod(a, b); }) != 0);  // x / y reaches 2^23
+    CHECK(exact(k.remainder, two, [](float a, float b) {
+            const float mod = std::fmod(a, b);
+            return mod != 0.0f && ((b < 0.0f) != (mod < 0.0f)) ? mod + b : mod;
+          }) != 0);
+    check_same_block(k.maximum, base.maximum, two, n, [](int64_t) { return true; });
+    check_same_block(k.minimum, base.minimum, two, n, [](int64_t) { return true; });
+    CHECK(run_block(k.maximum, two, n).outside == 0);
     // The flag is raised by an out-of-range element alone.
     const float in_range[] = {0.5f, -3.0f, 1e6f};
     const float* in_range_ptr[] = {in_range};
@@ -114,14 +144,62 @@ TEST_CASE("vector kernels: every ISA build gives the SSE2 build's bits") {
   });
 }
 
+// logsumexp's bfloat16 loops against the scalar formula they replace: BFloat16's own conversions, each step
+// rounded to bfloat16, summed in cascade_sum's order; the same bits on every ISA build.
+TEST_CASE("vector kernels: bfloat16 exponential sums give the scalar formula's bits on every ISA build") {
+  std::vector<BFloat16> p;
+  std::vector<uint16_t> p_bits;
+  for (float v : sweep()) {
+    if (std::isfinite(v) && std::fabs(v) > 60.0f) continue;  // keep the sums finite, except for the specials below
+    p.emplace_back(v);
+  }
+  while (p.size() < 2500) p.push_back(p[10 + p.size() % 600]);
+  p[3] = BFloat16(kInf);
+  p[9] = BFloat16(-kInf);
+  for (const BFloat16& v : p) p_bits.push_back(v.bits);
+  const auto shifted = [](BFloat16 v, float max) {
+    return static_cast<float>(BFloat16(detail::vector_exp(static_cast<float>(BFloat16(static_cast<float>(v) - max)))));
+  };
+  const BFloat16 max(3.5f);
+  testing::for_each_vector_isa([&](const char*) {
+    const detail::VectorKernels& k = detail::vector_kernels();
+    // From p[10] on: past the NaN (p[0]) and the infinities, whose runs are checked apart.
+    const std::vector<int64_t> lengths = {0, 1, 17, 300, 1100, static_cast<int64_t>(p.size()) - 10};
+    for (const int64_t len : lengths) {
+      CAPTURE(len);
+      const float want = detail::cascade_sum<float, true>(p.data() + 10, len, 1,
+                                                          [&](BFloat16 v) { return shifted(v, max); });
+      CHECK(std::isfinite(want));
+      CHECK(bits(k.shifted_exp_sum_bf16(p_bits.data() + 10, len, max)) == bits(want));
+    }
+    CHECK(std::isnan(k.shifted_exp_sum_bf16(p_bits.data(), 40, max)));
+    CHECK(k.shifted_exp_sum_bf16(p_bits.data() + 1, 40, max) == kInf);
+    std::vector<uint16_t> maxes(p_bits.rbegin(), p_bits.rend());
+    std::vector<float> acc(p.size(), 0.5f);
+    k.shifted_exp_add_bf16(acc.data(), p_bits.data(), maxes.data(), static_cast<int64_t>(p.size()));
+    int differ = 0;
+    for (size_t i = 0; i < p.size(); ++i) {
+      BFloat16 m;
+      m.bits = maxes[i];
+      const float want = 0.5f + shifted(p[i], static_cast<float>(m));
+      if (bits(acc[i]) != bits(want) && !(std::isnan(acc[i]) && std::isnan(want))) ++differ;
+    }
+    CHECK(differ == 0);
+  });
+}
+
 TEST_CASE("vector kernels: the ISA switch refuses an unknown name and keeps the build it had") {
   const detail::VectorKernels* before = &detail::vector_kernels();
+  const std::string before_isa = detail::vector_isa();
   CHECK(!detail::set_vector_isa("avx1024"));
   CHECK(!detail::set_vector_isa(""));
   CHECK(&detail::vector_kernels() == before);
+  CHECK(detail::vector_isa() == before_isa);
   CHECK(detail::set_vector_isa("sse2"));
   CHECK(&detail::vector_kernels() == &detail::vector_kernels_sse2);
-  CHECK(detail::set_vector_isa(before->isa));
+  CHECK(std::string(detail::vector_isa()) == "sse2");
+  CHECK(detail::set_vector_isa(before_isa.c_str()));
+  CHECK(&detail::vector_kernels() == before);
 }
 
 }  // namespace

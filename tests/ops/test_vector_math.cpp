@@ -1,10 +1,13 @@
 // tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, sin and cos against <cmath> in double over their
-// ranges, step by step, and at the special values (NaN, infinities, zeros, denormals).
+// ranges, step by step, and at the special values (NaN, infinities, zeros, denormals); fmod against std::fmod.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <random>
 
 #include "ops/vector_math.h"
 
@@ -72,6 +75,33 @@ TEST_CASE("vector_math: sin and cos are within 1 ulp over |x| <= 2^20, <cmath>'s
   CHECK(sin(-0.0f) == 0.0f);
   CHECK(cos(-0.0f) == 1.0f);
   CHECK(sin(1e-40f) == 1e-40f);  // a denormal is its own sine
+}
+
+// fmod's exactness argument (a / b in double cannot round across an integer below 2^23) checked where it is
+// tightest: quotients just below integers up to 2^23, and random pairs over many binades.
+TEST_CASE("vector_math: fmod is std::fmod's bits wherever div_floor_in_range holds") {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  int checked = 0, differ = 0;
+  const auto check = [&](float a, float b) {
+    if (!detail::div_floor_in_range(a, b)) return;
+    ++checked;
+    const float got = detail::vector_fmod(a, b), want = std::fmod(a, b);
+    if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(want)) ++differ;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const float a = std::ldexp(mantissa(rng), exponent(rng)) * (i % 2 ? -1.0f : 1.0f);
+    const float b = std::ldexp(mantissa(rng), exponent(rng)) * (i % 3 ? 1.0f : -1.0f);
+    check(a, b);
+    // a just below k b: the quotient's neighbours of an integer
+    const float k = std::floor(std::ldexp(mantissa(rng), i % 23));
+    const float near = k * b;
+    check(std::nextafter(near, 0.0f), b);
+    check(std::nextafter(near, INFINITY), b);
+  }
+  CHECK(checked > 300000);
+  CHECK(differ == 0);
 }
 
 }  // namespace

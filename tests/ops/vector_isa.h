@@ -18,7 +18,7 @@ inline constexpr const char* kVectorIsas[] = {"avx512", "avx2", "sse2"};
 template <typename F>
 void for_each_vector_isa(const F& f) {
   struct Restore {
-    std::string isa = detail::vector_kernels().isa;
+    std::string isa = detail::vector_isa();
     ~Restore() { detail::set_vector_isa(isa.c_str()); }
   } restore;
   for (const char* isa : kVectorIsas) {

@@ -7,7 +7,7 @@ import json
 import torch
 
 DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.int64: "int64", torch.int32: "int32",
-          torch.bool: "bool"}
+          torch.bool: "bool", torch.bfloat16: "bfloat16"}
 
 
 def enc(t):
