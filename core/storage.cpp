@@ -25,7 +25,7 @@ namespace tl {
 namespace {
 
 constexpr int64_t kAlignment = 64;
-constexpr int64_t kPage = 4096;
+constexpr int64_t kPage = detail::HugePageChunks::kPageBytes;  // capacities below kHugePage are chunk pages
 constexpr int64_t kCachedMin = int64_t{64} << 10;
 constexpr int64_t kHugePage = detail::HugePageChunks::kChunkBytes;
 constexpr int64_t kCacheBytes = int64_t{256} << 20;
