@@ -34,19 +34,17 @@ std::vector<ReduceDim> walk_dims(const Shape& shape, const Strides& strides, int
   return dims;
 }
 
-// index's int64 values in row-major order, each checked to lie in [0, size).
-std::vector<int64_t> index_values(const Tensor& index, int64_t size, int64_t dim) {
-  std::vector<int64_t> values(static_cast<size_t>(index.numel()));
-  if (values.empty()) return values;
+// Checks that every int64 value of index lies in [0, size), reading it in place (a copy of a large index
+// was as many fresh pages as the index itself).
+void check_index_values(const Tensor& index, int64_t size, int64_t dim) {
+  if (index.numel() == 0) return;
   const std::vector<ReduceDim> dims = walk_dims(sizes_1d(index), strides_1d(index), -1, 0);
   OffsetCounter at(dims, 0);
   const int64_t* p = index.data<int64_t>();
-  for (size_t k = 0; k < values.size(); ++k, at.advance()) {
+  for (int64_t k = 0, n = index.numel(); k < n; ++k, at.advance()) {
     const int64_t v = p[at.offset()];
     TL_CHECK(v >= 0 && v < size, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
-    values[k] = v;
   }
-  return values;
 }
 
 // gather's and scatter's shared checks: index is int64 with self's rank, and no larger than self apart
@@ -69,19 +67,20 @@ void check_index(const char* op, const Tensor& self, const Tensor& index, int64_
   }
 }
 
-// Calls f(dst_offset, src_offset) for every element of index (row-major): dst is walked at index's
-// coordinates with index's value along `dim`, src at index's coordinates.
+// Calls f(dst_offset, src_offset) for every element of index (row-major; its values checked already): dst is
+// walked at index's coordinates with index's value along `dim`, src at index's coordinates.
 template <typename F>
-void for_each_scattered(const Tensor& dst, const Tensor& index, const std::vector<int64_t>& values, int64_t dim,
-                        const Shape& src_strides, F f) {
-  if (values.empty()) return;  // (a size-0 dim cannot be walked)
+void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, const Shape& src_strides, F f) {
+  if (index.numel() == 0) return;  // (a size-0 dim cannot be walked)
   const Shape shape = sizes_1d(index);
   const std::vector<ReduceDim> dst_dims = walk_dims(shape, strides_1d(dst), dim, 0),
-                               src_dims = walk_dims(shape, src_strides, -1, 0);
-  OffsetCounter d_at(dst_dims, 0), s_at(src_dims, 0);
+                               src_dims = walk_dims(shape, src_strides, -1, 0),
+                               index_dims = walk_dims(shape, strides_1d(index), -1, 0);
+  OffsetCounter d_at(dst_dims, 0), s_at(src_dims, 0), i_at(index_dims, 0);
   const int64_t step = strides_1d(dst)[dim];
-  for (size_t k = 0; k < values.size(); ++k, d_at.advance(), s_at.advance())
-    f(d_at.offset() + values[k] * step, s_at.offset());
+  const int64_t* values = index.data<int64_t>();
+  for (int64_t k = 0, n = index.numel(); k < n; ++k, d_at.advance(), s_at.advance(), i_at.advance())
+    f(d_at.offset() + values[i_at.offset()] * step, s_at.offset());
 }
 
 enum class Reduce { None, Add };
@@ -93,11 +92,11 @@ const Tensor& scatter_into(const Tensor& self, const Tensor& index, const Tensor
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), op);
   check_index(op, self, index, dim, &src);
   TL_CHECK(self.dtype() == src.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
-  const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
+  check_index_values(index, sizes_1d(self)[dim], dim);
   TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
     scalar_t* out = static_cast<scalar_t*>(self.raw_data());
     const scalar_t* in = static_cast<const scalar_t*>(src.raw_data());
-    for_each_scattered(self, index, values, dim, strides_1d(src), [&](int64_t o, int64_t i) {
+    for_each_scattered(self, index, dim, strides_1d(src), [&](int64_t o, int64_t i) {
       out[o] = reduce == Reduce::Add ? static_cast<scalar_t>(out[o] + in[i]) : in[i];
     });
   });
@@ -192,13 +191,13 @@ const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Sca
 Tensor gather(const Tensor& self, const Tensor& index, const GatherArgs& args) {
   const int64_t dim = wrap_dim(args.dim, std::max<int64_t>(self.dim(), 1), "gather");
   check_index("gather", self, index, dim, nullptr);
-  const std::vector<int64_t> values = index_values(index, sizes_1d(self)[dim], dim);
+  check_index_values(index, sizes_1d(self)[dim], dim);
   Tensor out = Tensor::allocate(index.shape(), self.dtype());
   TL_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
     scalar_t* dst = out.data<scalar_t>();
     const scalar_t* src = static_cast<const scalar_t*>(self.raw_data());
     int64_t k = 0;
-    for_each_scattered(self, index, values, dim, strides_1d(index), [&](int64_t s, int64_t) { dst[k++] = src[s]; });
+    for_each_scattered(self, index, dim, strides_1d(index), [&](int64_t s, int64_t) { dst[k++] = src[s]; });
   });
   return out;
 }

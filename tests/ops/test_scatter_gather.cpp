@@ -254,6 +254,21 @@ TEST_CASE("indexing ops: misuse throws PyTorch's message and leaves self as it w
   CHECK_THROWS_WITH_AS(y.scatter_(1, tensor({{0, 5}}), ones({2, 3})), "index 5 is out of bounds for dimension 1 with size 3",
                        Error);
   unchanged();
+  // self written while index or src read it (both are read in place): refused before the kernel, as PyTorch does.
+  const char* shared = "scatter_add_: unsupported operation: some elements of the input tensor and the written-to "
+                       "tensor refer to a single memory location. Please clone() the tensor before performing the "
+                       "operation.";
+  CHECK_THROWS_WITH_AS(y.scatter_add_(1, tensor({{0, 1, 2}, {2, 1, 0}}), y), shared, Error);
+  Tensor positions = tensor({{1, 0, 2}});
+  CHECK_THROWS_WITH_AS(positions.scatter_(1, positions, tensor({{5, 6, 7}})),
+                       "scatter_: unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the operation.",
+                       Error);
+  CHECK(positions.eq(tensor({{1, 0, 2}})).all().item<bool>());
+  CHECK_THROWS_WITH_AS(y.expand({2, 2, 3}).scatter_(0, zeros({1, 2, 3}, kLong), ones({1, 2, 3})),
+                       "scatter_: unsupported operation: more than one element of the written-to tensor refers to a "
+                       "single memory location. Please clone() the tensor before performing the operation.",
+                       Error);
   CHECK_THROWS_WITH_AS(y.scatter_add_(1, tensor({{0, 1, 2}}), ones({1, 2})),
                        "Expected index [1, 3] to be smaller than self [2, 3] apart from dimension 1 and to be smaller "
                        "size than src [1, 2]",
