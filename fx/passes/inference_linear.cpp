@@ -33,19 +33,10 @@ Tensor MkldnnLinear::packed_weight(const Tensor& x) {
   std::vector<int64_t> key(x.shape().begin(), x.shape().end());
   key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
   const Tensor& weight = parameter("weight");
-  std::lock_guard<std::mutex> lock(packed_->mutex);
-  if (!packed_->weight.is_same(weight) || packed_->version != weight._version()) {
-    packed_->by_input.clear();
-    packed_->weight = weight;
-    packed_->version = weight._version();
-  }
-  auto it = packed_->by_input.find(key);
-  if (it != packed_->by_input.end()) return it->second;
-  Tensor packed = dispatch::call<OpKind::MkldnnReorderLinearWeight>(
-      {weight}, {.input_size = x.shape(), .bias = parameter("bias").defined(), .gelu = gelu_});
-  if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
-  packed_->by_input.emplace(std::move(key), packed);
-  return packed;
+  return packed_->get(weight, std::move(key), [&] {
+    return dispatch::call<OpKind::MkldnnReorderLinearWeight>(
+        {weight}, {.input_size = x.shape(), .bias = parameter("bias").defined(), .gelu = gelu_});
+  });
 }
 
 Tensor MkldnnLinear::run(std::span<const Tensor> inputs, const Tensor& out) {

@@ -3,11 +3,8 @@
 // optional GELU folded in, its weight packed once per input shape. It reads and writes dense tensors.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <vector>
 
 #include "fx/passes/inference_modules.h"
 #include "nn/linear.h"
@@ -20,7 +17,7 @@ namespace tl::fx {
 /// another tensor registered as "weight"): the next call packs it again.
 class MkldnnLinear : public InferenceModule {
  public:
-  static constexpr size_t kMaxPackedShapes = 8;
+  static constexpr size_t kMaxPackedShapes = PackedWeightCache::kMaxEntries;
   /// `linear` must be in eval mode with a float32 weight of non-empty sizes; its weight and bias are shared, not
   /// copied. `gelu` applies GELU (the erf form) to the result.
   MkldnnLinear(const nn::Linear& linear, bool gelu);
@@ -40,15 +37,9 @@ class MkldnnLinear : public InferenceModule {
   /// The weight prepacked for `x`'s shape (packed on first use): a 1-D tensor carrying the packed weight.
   Tensor packed_weight(const Tensor& x);
 
-  struct PackedWeights {
-    std::mutex mutex;
-    Tensor weight;         ///< the weight they were packed from
-    int64_t version = -1;  ///< its version (Storage's counter of in-place writes) then
-    std::map<std::vector<int64_t>, Tensor> by_input;
-  };
   nn::LinearOptions options_;
   bool gelu_;
-  std::shared_ptr<PackedWeights> packed_ = std::make_shared<PackedWeights>();
+  std::shared_ptr<PackedWeightCache> packed_ = std::make_shared<PackedWeightCache>();
 };
 
 }  // namespace tl::fx

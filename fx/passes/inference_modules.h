@@ -3,11 +3,10 @@
 // through the dispatcher (so tracing and profiling see it) and can write into a preallocated `out`.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "fx/passes/packed_weight_cache.h"
 #include "nn/conv.h"
 #include "nn/module.h"
 #include "nn/pooling.h"
@@ -55,7 +54,7 @@ class FusesQuantizedAdd {
 /// registered as "weight"): the next call packs it again.
 class MkldnnConv2d : public InferenceModule {
  public:
-  static constexpr size_t kMaxPackedShapes = 8;
+  static constexpr size_t kMaxPackedShapes = PackedWeightCache::kMaxEntries;
   /// `conv` must be in eval mode; its weight and bias tensors are shared, not copied. `dtype` is the
   /// activations' dtype (float32 or bfloat16); the bias stays float32. `winograd` asks for Winograd
   /// where it applies (a float32 3x3 stride-1 conv without groups or dilation; the packed weight then
@@ -95,18 +94,12 @@ class MkldnnConv2d : public InferenceModule {
   /// (packed on first use): a 1-D tensor whose storage carries the packed weight and its oneDNN layout.
   Tensor packed_weight(const Tensor& x, bool winograd);
 
-  struct PackedWeights {
-    std::mutex mutex;
-    Tensor weight;         ///< the weight they were packed from
-    int64_t version = -1;  ///< its version (Storage's counter of in-place writes) then
-    std::map<std::vector<int64_t>, Tensor> by_input;
-  };
   nn::Conv2dOptions options_;
   nn::IntPair padding_ = 0;  ///< the zeros the convolution adds (nn::symmetric_zero_padding of options_)
   bool sum_, relu_;
   DType dtype_;
   bool winograd_;
-  std::shared_ptr<PackedWeights> packed_ = std::make_shared<PackedWeights>();
+  std::shared_ptr<PackedWeightCache> packed_ = std::make_shared<PackedWeightCache>();
 };
 
 /// MaxPool2d on a blocked or NHWC activation (mkldnn_max_pool2d); same options and repr.
