@@ -13,7 +13,7 @@ namespace tl::fx {
 
 /// Linear [-> GELU(approximate='none')] as one mkldnn_linear. forward(x): x is (..., in_features) float32; the
 /// result (..., out_features) is contiguous. The weight is reordered into the primitive's layout once per input
-/// shape and thread count and kept (the last kMaxPackedShapes) until the weight changes (an in-place write, or
+/// shape and thread count and kept (the kMaxPackedShapes most recently used) until the weight changes (an in-place write, or
 /// another tensor registered as "weight"): the next call packs it again.
 class MkldnnLinear : public InferenceModule {
  public:

@@ -49,7 +49,7 @@ class FusesQuantizedAdd {
 /// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
 /// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
 /// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into
-/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures) until
+/// the primitive's layout once per input signature and kept (the kMaxPackedShapes most recently used) until
 /// the weight changes (an in-place write, such as an optimizer step or load_state_dict, or another tensor
 /// registered as "weight"): the next call packs it again.
 class MkldnnConv2d : public InferenceModule {

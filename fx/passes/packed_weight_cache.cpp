@@ -13,7 +13,10 @@ Tensor PackedWeightCache::get(const Tensor& weight, std::vector<int64_t> key, co
     version_ = weight._version();
   }
   const auto it = std::find_if(by_key_.begin(), by_key_.end(), [&](const auto& entry) { return entry.first == key; });
-  if (it != by_key_.end()) return it->second;
+  if (it != by_key_.end()) {
+    std::rotate(it, it + 1, by_key_.end());  // now the most recently used
+    return by_key_.back().second;
+  }
   Tensor packed = pack();
   if (by_key_.size() >= kMaxEntries) by_key_.erase(by_key_.begin());
   by_key_.emplace_back(std::move(key), packed);

@@ -11,7 +11,7 @@
 
 namespace tl::fx {
 
-/// The packed forms of one weight, one per key (an input signature), the last kMaxEntries kept. Every form is
+/// The packed forms of one weight, one per key (an input signature), the kMaxEntries most recently used kept. Every form is
 /// dropped when the weight changes: another tensor is passed, or this one was written in place since (an
 /// optimizer step, load_state_dict). Thread-safe; a copy of a module starts with an empty cache of its own.
 class PackedWeightCache {
@@ -25,7 +25,7 @@ class PackedWeightCache {
   std::mutex mutex_;
   Tensor weight_;         ///< the weight the forms were packed from
   int64_t version_ = -1;  ///< its version (Storage's counter of in-place writes) then
-  std::vector<std::pair<std::vector<int64_t>, Tensor>> by_key_;  ///< oldest first
+  std::vector<std::pair<std::vector<int64_t>, Tensor>> by_key_;  ///< least recently used first
 };
 
 }  // namespace tl::fx

@@ -1,4 +1,4 @@
-// tests/fx/test_packed_weight_cache.cpp — PackedWeightCache: one pack per key, the last kMaxEntries kept, every
+// tests/fx/test_packed_weight_cache.cpp — PackedWeightCache: one pack per key, the kMaxEntries most recently used kept, every
 // form dropped when the weight is another tensor or was written in place, nothing kept when packing throws.
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 namespace tl::fx {
 namespace {
 
-TEST_CASE("PackedWeightCache: packs once per key and keeps the last kMaxEntries keys") {
+TEST_CASE("PackedWeightCache: packs once per key and keeps the kMaxEntries most recently used") {
   PackedWeightCache cache;
   const Tensor weight = ones({2, 3});
   int packs = 0;
@@ -29,6 +29,10 @@ TEST_CASE("PackedWeightCache: packs once per key and keeps the last kMaxEntries 
   CHECK(packs == static_cast<int>(PackedWeightCache::kMaxEntries) + 1);
   CHECK(cache.get(weight, {1}, pack_for(1)).item<float>() == 1.0f);  // the oldest was dropped: packed again
   CHECK(packs == static_cast<int>(PackedWeightCache::kMaxEntries) + 2);
+  cache.get(weight, {2}, pack_for(2));  // used just before: kept, where key 3 (unused since) was dropped
+  CHECK(packs == static_cast<int>(PackedWeightCache::kMaxEntries) + 2);
+  cache.get(weight, {3}, pack_for(3));
+  CHECK(packs == static_cast<int>(PackedWeightCache::kMaxEntries) + 3);
 }
 
 TEST_CASE("PackedWeightCache: a weight written in place, or another weight, is packed again") {
