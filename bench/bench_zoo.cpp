@@ -3,13 +3,14 @@
 // (bench/pt_partner.py in each environment of bench/pt_env.py). Not a test: it prints figures.
 //
 //   bench_zoo --model NAME [--batch 1,8] [--precision fp32|bf16] [--size S] [--runs 20] [--warmup 10]
-//             [--threads 2] [--no-partner] [--profile] [--gemm onednn|avx512|avx2|sse2]
+//             [--threads 2] [--no-partner] [--profile] [--gemm onednn|avx512|avx2|sse2] [--no-inference-linear]
 //   bench_zoo --list                      the model names, one a line
 // Per batch: first inference (optimize + first run), steady-state median/min/max, peak RSS, the logits' error
 // against eager and one `RESULT bench=inference ... model=NAME size=S` line per implementation (bench/zoo_compare
 // and scripts/results.py read them). Inputs are S x S, by default 224 (inception_v3 299, as torchvision's
 // transforms and bench/pt_partner.py's input_size). --profile adds the profiler's table of one more optimized run;
-// --gemm runs the matrix products on that GEMM (ops/gemm.h; oneDNN's sgemm by default) to compare them.
+// --gemm runs the matrix products on that GEMM (ops/gemm.h; oneDNN's sgemm by default) to compare them;
+// --no-inference-linear leaves Linear layers on the eager addmm instead of MkldnnLinear, to compare the two.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -54,9 +55,10 @@ Options parse(int argc, char** argv) {
     else if (a == "--profile") o.run.profile = true;
     else if (a == "--list") o.list = true;
     else if (a == "--gemm") o.gemm = value();
+    else if (a == "--no-inference-linear") o.run.inference_linear = false;
     else TL_CHECK(false, "unknown option ", a,
                   " (usage: --model NAME --batch 1,8 --precision fp32|bf16 --size S --runs N --warmup N --threads N",
-                  " --no-partner --profile --gemm NAME, or --list)");
+                  " --no-partner --profile --gemm NAME --no-inference-linear, or --list)");
   }
   TL_CHECK(o.list || !o.model.empty(), "--model NAME is needed (bench_zoo --list names the models)");
   TL_CHECK(o.run.precision == "fp32" || o.run.precision == "bf16", "--precision must be fp32 or bf16, got ",

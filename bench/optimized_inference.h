@@ -106,6 +106,7 @@ struct OptimizedRun {
   std::vector<std::string> pt_variants;
   bool with_partner = true;
   bool profile = false;  ///< after the figures, the profiler's table of one steady-state run (where the time goes)
+  bool inference_linear = true;  ///< InferenceOptions::inference_linear (false: Linear stays on the eager addmm)
 };
 
 /// optimize_for_inference of `model` (eval, under no_grad) at each batch: first inference (optimize + first run),
@@ -120,6 +121,7 @@ inline void run_optimized(const OptimizedRun& o, const std::shared_ptr<nn::Modul
     const auto t0 = std::chrono::steady_clock::now();
     auto optimized = fx::optimize_for_inference(
         model, {.precision = bf16 ? fx::InferencePrecision::BFloat16 : fx::InferencePrecision::Float32,
+                .inference_linear = o.inference_linear,
                 .example_input_shape = shape});
     const Tensor first = (*optimized)(x);
     const double first_ms = milliseconds_since(t0);

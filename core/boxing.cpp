@@ -58,6 +58,11 @@ AttrValue box(const IntList& v) {
 }
 AttrValue box(const std::array<bool, 3>& v) { return Shape{v[0], v[1], v[2]}; }
 
+void unbox(const AttrValue& v, std::optional<Generator>& out, const char* op, std::string_view name) {
+  if (!std::holds_alternative<std::monostate>(v)) wrong_type(v, op, name, "None (boxed arguments carry no generator)");
+  out.reset();
+}
+
 void unbox(const AttrValue& v, int64_t& out, const char* op, std::string_view name) {
   unbox_exact(v, out, op, name, "an int");
 }

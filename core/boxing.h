@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/dispatch.h"
+#include "core/generator.h"
 
 namespace tl {
 
@@ -75,6 +76,9 @@ template <typename T>
 AttrValue box(const std::optional<T>& v) {
   return v ? box(*v) : AttrValue{};
 }
+/// A `Generator? generator` boxes as None whether or not one was given: a graph cannot hold a torch.Generator
+/// (torch.fx's create_arg refuses one), so the tracer refuses such a call (OpInfo::generator says which).
+inline AttrValue box(const std::optional<Generator>&) { return AttrValue{}; }
 /// An int[N] argument whose schema default is [] (max_pool2d's stride): none given is the empty list.
 template <size_t N>
 AttrValue box_list(const std::optional<std::array<int64_t, N>>& v) {
@@ -110,6 +114,8 @@ void unbox(const AttrValue& v, std::optional<T>& out, const char* op, std::strin
   out = std::move(value);
 }
 void unbox(const AttrValue& v, std::optional<Scalar>& out, const char* op, std::string_view name);
+/// Boxed arguments carry no generator: None is the default generator, anything else a tl::Error.
+void unbox(const AttrValue& v, std::optional<Generator>& out, const char* op, std::string_view name);
 /// An int[N] argument whose default is [] (max_pool2d's stride): an empty list is none given.
 template <size_t N>
 void unbox(const AttrValue& v, std::optional<std::array<int64_t, N>>& out, const char* op, std::string_view name) {

@@ -72,6 +72,7 @@ using RunFn = TensorList (*)(std::span<const Tensor> inputs, const void* args);
 using KernelFn = TensorList (*)(std::span<const Tensor> inputs, const Attrs& attrs);
 
 class OpArgs;
+class Generator;
 struct NamedCall;
 
 /// How the user spelled the call: `tl::add(a, b)`, `a.add(b)`, `a + b` or, with a number on the left,
@@ -98,6 +99,9 @@ struct OpInfo {
   OpArgs (*own)(const void* args);              ///< a copy of the arguments struct to keep
   /// The number a pointwise op got for its second operand (x + 2), or nullptr; null for other ops.
   const Scalar* (*number_operand)(const void* args);
+  /// The generator a seeded op's call was given (generator=g), or nullptr when it draws from the default
+  /// one; null for ops without a generator argument. Boxed arguments hold None for it (core/boxing.h).
+  const Generator* (*generator)(const void* args);
   AutocastPolicy autocast;
 };
 /// The registry row for `op` (defined with the registry in ops/registry.cpp).

@@ -205,7 +205,7 @@ def field_type(arg):
         base = "std::array<bool, 3>"
     else:
         base = {"int": "int64_t", "float": "double", "bool": "bool", "Scalar": "Scalar", "ScalarType": "DType",
-                "str": "std::string"}[t]
+                "str": "std::string", "Generator": "Generator"}[t]
     return f"std::optional<{base}>" if optional else base
 
 
@@ -239,6 +239,11 @@ def box_function(arg):
     return "box_list" if listed and field_type(arg).startswith("std::optional<std::array") else "box"
 
 
+def generator_arg(op):
+    """The op's `Generator? generator` argument (the seeded ops': rand, bernoulli, uniform_, ...), or None."""
+    return next((a for a in op.args if a.base == "Generator?"), None)
+
+
 def fields(op):
     """(C++ type, name, initializer) of each field of the op's arguments struct, in schema order: the
     non-tensor arguments, and for an op that takes a number for its second operand that number."""
@@ -254,7 +259,7 @@ def fields(op):
 def op_args_header(ops):
     lines = ["#pragma once", "", "#include <array>", "#include <cstdint>", "#include <initializer_list>", "#include <optional>",
              "#include <span>", "#include <string>", "#include <tuple>", "",
-             '#include "core/boxing.h"', '#include "core/op_kind.h"', "", "namespace tl {", ""]
+             '#include "core/boxing.h"', '#include "core/generator.h"', '#include "core/op_kind.h"', "", "namespace tl {", ""]
     shared = {}
     for op in ops:
         name = args_name(op)
@@ -404,14 +409,21 @@ def registry_source(ops):
             lines.append(f"  const auto& n = static_cast<const {struct}*>(p)->{number.name};")
             lines.append("  return n ? &*n : nullptr;")
             lines.append("}")
+        generator = generator_arg(op)
+        if generator:
+            lines.append(f"const Generator* generator_{e}(const void* p) {{")
+            lines.append(f"  const auto& g = static_cast<const {struct}*>(p)->{generator.name};")
+            lines.append("  return g ? &*g : nullptr;")
+            lines.append("}")
         lines.append("")
     lines.append("const OpInfo kOpRows[] = {")
     for op in ops:
         e = op.enum
         number = f"&number_{e}" if number_operand(op) else "nullptr"
+        generator = f"&generator_{e}" if generator_arg(op) else "nullptr"
         cast = AUTOCAST.get(op.autocast, "None")
         lines.append(f'    {{"{op.aten}", "{op.schema}", "{op.pyop}", "{op.python_target}", "{op.tags}", &run_{e}, &box_{e}, &unbox_{e}, '
-                     f'&own_{e}, {number}, AutocastPolicy::{cast}}},')
+                     f'&own_{e}, {number}, {generator}, AutocastPolicy::{cast}}},')
     lines += ["};", "static_assert(sizeof(kOpRows) / sizeof(kOpRows[0]) == kNumOps);", "", "}  // namespace", "",
               "const OpInfo& op_info(OpKind op) { return kOpRows[static_cast<size_t>(op)]; }", "", "}  // namespace tl"]
     return lines
@@ -650,7 +662,7 @@ def cpp_type(arg, required=False, single=False, braced=False):
     if t == "bool[3]":
         return "std::array<bool, 3>"
     base = {"int": "int64_t", "float": "double", "bool": "bool", "Scalar": "Scalar", "ScalarType": "DType",
-            "str": "std::string"}[t]
+            "str": "std::string", "Generator": "Generator"}[t]
     if optional:
         return f"std::optional<{base}>"
     return f"const {base}&" if base in ("Scalar", "std::string") else base
@@ -697,8 +709,10 @@ def api_return(op, call):
 class Overload:
     """One C++ signature of an op: its parameters (schema args it takes); the rest keep their defaults."""
 
-    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False, single_dim=False, braced_dim=False):
+    def __init__(self, op, params, fixed, scalar_second=False, required_dim=False, single_dim=False, braced_dim=False,
+                 required=()):
         self.op, self.params, self.fixed = op, params, fixed  # fixed: names of the arguments left at their defaults
+        self.required = set(required)  # names of parameters taken without their schema default
         self.scalar_second, self.required_dim = scalar_second, required_dim
         self.single_dim, self.braced_dim = single_dim, braced_dim
 
@@ -716,7 +730,7 @@ class Overload:
         # C++ defaults must be trailing: a parameter without one removes the defaults before it.
         has_default = True
         for d in reversed(decls):
-            if d[2] is None or (self.required_dim and d[1] == "dim"):
+            if d[2] is None or (self.required_dim and d[1] == "dim") or d[1] in self.required:
                 has_default = False
             if not has_default:
                 d[2] = None
@@ -783,6 +797,17 @@ def overloads(op):
                    Overload(op, op.args, set(), required_dim=True, braced_dim=True)]
     if op.binary_pointwise():
         result.append(Overload(op, op.args, set(), scalar_second=True))
+    generator = generator_arg(op)
+    dtype = next((a for a in op.args if a.kwarg_only and a.base == "ScalarType"), None)
+    if generator and dtype and op.args.index(dtype) < op.args.index(generator):
+        # LibTorch's pair for a factory: rand(size, dtype) and rand(size, generator, dtype), the generator
+        # before the TensorOptions, as ATen's rand.generator overload has it.
+        if len(result) != 1:
+            sys.exit(f"{op.schema}: a factory with a generator has no other overloads")
+        rest = [a for a in op.args if a is not generator]
+        at = rest.index(dtype)
+        result = [Overload(op, rest, {generator.name}),
+                  Overload(op, rest[:at] + [generator] + rest[at:], set(), required=[generator.name])]
     return result
 
 

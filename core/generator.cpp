@@ -8,6 +8,7 @@
 #include <numbers>
 #include <numeric>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include "core/cpu_features.h"
@@ -54,34 +55,64 @@ constexpr int64_t kWordBlock = 2048;
 
 }  // namespace
 
-void Generator::seed_engine(uint64_t seed) {
-  seed_ = seed;
-  state_[0] = static_cast<uint32_t>(seed);
+// One engine's state, shared by the Generator handles that copy one another.
+struct Generator::Engine {
+  explicit Engine(uint64_t initial) { seed_engine(initial); }
+  void seed_engine(uint64_t seed);
+  void twist();
+
+  uint64_t seed = 0;
+  int left = 1;
+  uint32_t next = 0;
+  std::array<uint32_t, kStateN> state{};
+  std::optional<double> next_double_normal;
+  std::optional<float> next_float_normal;
+  std::mutex mutex;
+};
+
+void Generator::Engine::seed_engine(uint64_t s) {
+  seed = s;
+  state[0] = static_cast<uint32_t>(s);
   for (int j = 1; j < kStateN; ++j)
-    state_[j] = 1812433253u * (state_[j - 1] ^ (state_[j - 1] >> 30)) + static_cast<uint32_t>(j);
-  left_ = 1;
-  next_ = 0;
-  next_double_normal_.reset();
-  next_float_normal_.reset();
+    state[j] = 1812433253u * (state[j - 1] ^ (state[j - 1] >> 30)) + static_cast<uint32_t>(j);
+  left = 1;
+  next = 0;
+  next_double_normal.reset();
+  next_float_normal.reset();
+}
+
+void Generator::Engine::twist() {
+  left = kStateN;
+  next = 0;
+  int j = 0;  // the index arithmetic of state[(j + M) % N] and state[(j + 1) % N], without the divisions
+  for (; j < kStateN - kStateM; ++j) state[j] = state[j + kStateM] ^ twist_words(state[j], state[j + 1]);
+  for (; j < kStateN - 1; ++j) state[j] = state[j + kStateM - kStateN] ^ twist_words(state[j], state[j + 1]);
+  state[j] = state[j + kStateM - kStateN] ^ twist_words(state[j], state[0]);
+}
+
+Generator::Generator(uint64_t seed) : impl_(std::make_shared<Engine>(seed)) {}
+
+Generator::Engine& Generator::engine() const {
+  TL_CHECK(impl_ != nullptr, "Generator: this generator is undefined (it was moved from)");
+  return *impl_;
 }
 
 void Generator::manual_seed(uint64_t seed) {
-  std::lock_guard lock(mutex_);
-  seed_engine(seed);
+  Engine& e = engine();
+  std::lock_guard lock(e.mutex);
+  e.seed_engine(seed);
 }
 
-void Generator::twist() {
-  left_ = kStateN;
-  next_ = 0;
-  int j = 0;  // the index arithmetic of state_[(j + M) % N] and state_[(j + 1) % N], without the divisions
-  for (; j < kStateN - kStateM; ++j) state_[j] = state_[j + kStateM] ^ twist_words(state_[j], state_[j + 1]);
-  for (; j < kStateN - 1; ++j) state_[j] = state_[j + kStateM - kStateN] ^ twist_words(state_[j], state_[j + 1]);
-  state_[j] = state_[j + kStateM - kStateN] ^ twist_words(state_[j], state_[0]);
-}
+uint64_t Generator::initial_seed() const { return engine().seed; }
+
+std::optional<double>& Generator::next_double_normal() { return engine().next_double_normal; }
+std::optional<float>& Generator::next_float_normal() { return engine().next_float_normal; }
+std::mutex& Generator::mutex() { return engine().mutex; }
 
 uint32_t Generator::random() {
-  if (--left_ == 0) twist();
-  uint32_t y = state_[next_++];
+  Engine& e = engine();
+  if (--e.left == 0) e.twist();
+  uint32_t y = e.state[e.next++];
   y ^= y >> 11;
   y ^= (y << 7) & 0x9d2c5680u;
   y ^= (y << 15) & 0xefc60000u;
@@ -89,13 +120,14 @@ uint32_t Generator::random() {
 }
 
 void Generator::random_block(uint32_t* out, int64_t n) {
+  Engine& e = engine();
   while (n > 0) {
-    if (left_ == 1) {  // what random()'s --left_ == 0 does, leaving all kStateN words to take
-      twist();
-      left_ = kStateN + 1;
+    if (e.left == 1) {  // what random()'s --left == 0 does, leaving all kStateN words to take
+      e.twist();
+      e.left = kStateN + 1;
     }
-    const int64_t take = std::min<int64_t>(n, left_ - 1);
-    const uint32_t* words = state_.data() + next_;
+    const int64_t take = std::min<int64_t>(n, e.left - 1);
+    const uint32_t* words = e.state.data() + e.next;
     for (int64_t i = 0; i < take; ++i) {
       uint32_t y = words[i];
       y ^= y >> 11;
@@ -103,8 +135,8 @@ void Generator::random_block(uint32_t* out, int64_t n) {
       y ^= (y << 15) & 0xefc60000u;
       out[i] = y ^ (y >> 18);
     }
-    next_ += static_cast<uint32_t>(take);
-    left_ -= static_cast<int>(take);
+    e.next += static_cast<uint32_t>(take);
+    e.left -= static_cast<int>(take);
     out += take;
     n -= take;
   }
@@ -116,37 +148,45 @@ uint64_t Generator::random64() {
 }
 
 std::vector<uint8_t> Generator::get_state() const {
-  std::lock_guard lock(mutex_);
+  Engine& e = engine();
+  std::lock_guard lock(e.mutex);
   StateBytes s{};
-  s.the_initial_seed = seed_;
-  s.left = left_;
+  s.the_initial_seed = e.seed;
+  s.left = e.left;
   s.seeded = 1;
-  s.next = next_;
-  std::copy(state_.begin(), state_.end(), s.state);
-  s.normal_is_valid = next_double_normal_.has_value();
-  s.normal_y = next_double_normal_.value_or(0.0);
-  s.is_next_float_normal_sample_valid = next_float_normal_.has_value();
-  s.next_float_normal_sample = next_float_normal_.value_or(0.0f);
+  s.next = e.next;
+  std::copy(e.state.begin(), e.state.end(), s.state);
+  s.normal_is_valid = e.next_double_normal.has_value();
+  s.normal_y = e.next_double_normal.value_or(0.0);
+  s.is_next_float_normal_sample_valid = e.next_float_normal.has_value();
+  s.next_float_normal_sample = e.next_float_normal.value_or(0.0f);
   std::vector<uint8_t> bytes(sizeof s);
   std::memcpy(bytes.data(), &s, sizeof s);
   return bytes;
 }
 
 void Generator::set_state(std::span<const uint8_t> state) {
+  Engine& e = engine();
   TL_CHECK(state.size() == sizeof(StateBytes), "set_state: expected a CPUGeneratorImplState of size ",
            sizeof(StateBytes), " but found the input RNG state size to be ", state.size());
   StateBytes s;
   std::memcpy(&s, state.data(), sizeof s);
   TL_CHECK(s.seeded != 0 && s.left > 0 && s.left <= kStateN && s.next <= kStateN,
            "set_state: invalid mt19937 state (seeded ", s.seeded, ", left ", s.left, ", next ", s.next, ")");
-  std::lock_guard lock(mutex_);
-  seed_ = s.the_initial_seed;
-  left_ = s.left;
-  next_ = static_cast<uint32_t>(s.next);
-  std::copy(std::begin(s.state), std::end(s.state), state_.begin());  // ATen keeps the low 32 bits
-  next_double_normal_ = s.normal_is_valid ? std::optional<double>(s.normal_y) : std::nullopt;
-  next_float_normal_ =
+  std::lock_guard lock(e.mutex);
+  e.seed = s.the_initial_seed;
+  e.left = s.left;
+  e.next = static_cast<uint32_t>(s.next);
+  std::copy(std::begin(s.state), std::end(s.state), e.state.begin());  // ATen keeps the low 32 bits
+  e.next_double_normal = s.normal_is_valid ? std::optional<double>(s.normal_y) : std::nullopt;
+  e.next_float_normal =
       s.is_next_float_normal_sample_valid ? std::optional<float>(s.next_float_normal_sample) : std::nullopt;
+}
+
+Generator generator_or_default(const std::optional<Generator>& generator, const char* op) {
+  if (!generator) return default_generator();
+  TL_CHECK(generator->defined(), op, ": the generator is undefined (a moved-from tl::Generator)");
+  return *generator;
 }
 
 template <typename T>

@@ -1,11 +1,12 @@
 // core/generator.h — PyTorch's CPU generator: the same mt19937 engine, the same draws (random(),
 // random64()) and the same distributions, so tl::manual_seed(s) gives torch.manual_seed(s)'s numbers.
-// Every random op draws through a Generator (the default one or the caller's), holding its mutex.
+// Every random op draws through a Generator (the default one or the caller's generator=), holding its mutex.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -15,14 +16,24 @@ namespace tl {
 
 /// torch.Generator on the CPU: a 32-bit Mersenne Twister seeded as ATen's mt19937 (state[0] = the
 /// seed's low 32 bits), plus the cached second value of the last Box-Muller pair, as CPUGeneratorImpl.
+/// A handle, as torch.Generator and LibTorch's at::Generator are: copies share one engine, so a generator
+/// given to an op, a DataLoader or a copy draws from the same stream. A moved-from Generator is undefined:
+/// every use of it throws tl::Error.
 class Generator {
  public:
-  explicit Generator(uint64_t seed = 67280421310721ull) { seed_engine(seed); }
+  explicit Generator(uint64_t seed = 67280421310721ull);
+  Generator(const Generator&) = default;
+  Generator& operator=(const Generator&) = default;
+  Generator(Generator&& other) noexcept = default;
+  Generator& operator=(Generator&& other) noexcept = default;
+
+  /// False for a moved-from generator.
+  bool defined() const { return impl_ != nullptr; }
 
   /// Reseeds and drops the cached normals, like torch.Generator.manual_seed / torch.manual_seed.
   void manual_seed(uint64_t seed);
   /// The seed last given (torch.Generator.initial_seed).
-  uint64_t initial_seed() const { return seed_; }
+  uint64_t initial_seed() const;
 
   /// The next 32 bits of the engine (ATen's CPUGeneratorImpl::random).
   uint32_t random();
@@ -32,8 +43,8 @@ class Generator {
   void random_block(uint32_t* out, int64_t n);
 
   /// The cached second value of a Box-Muller pair for double (and float) normals, taken by the next draw.
-  std::optional<double>& next_double_normal() { return next_double_normal_; }
-  std::optional<float>& next_float_normal() { return next_float_normal_; }
+  std::optional<double>& next_double_normal();
+  std::optional<float>& next_float_normal();
 
   /// torch.get_rng_state()'s bytes (taken under the mutex): ATen's CPUGeneratorImplState (5056 bytes on x86-64 and aarch64).
   std::vector<uint8_t> get_state() const;
@@ -42,21 +53,19 @@ class Generator {
   void set_state(std::span<const uint8_t> state);
 
   /// Held while a kernel draws many numbers, so concurrent users get disjoint sequences.
-  std::mutex& mutex() { return mutex_; }
+  std::mutex& mutex();
 
  private:
-  static constexpr int kStateSize = 624;
-  void seed_engine(uint64_t seed);
-  void twist();
+  struct Engine;
+  /// The shared engine; tl::Error for a moved-from generator.
+  Engine& engine() const;
 
-  uint64_t seed_ = 0;
-  int left_ = 1;
-  uint32_t next_ = 0;
-  std::array<uint32_t, kStateSize> state_{};
-  std::optional<double> next_double_normal_;
-  std::optional<float> next_float_normal_;
-  mutable std::mutex mutex_;
+  std::shared_ptr<Engine> impl_;
 };
+
+/// The generator of a `Generator? generator` argument: the default generator for none, else the caller's.
+/// Throws tl::Error naming `op` for an undefined (moved-from) one, before anything is drawn.
+Generator generator_or_default(const std::optional<Generator>& generator, const char* op);
 
 /// ATen's uniform_real_distribution<T>: U[from, to) from 24 bits (float, one random()) or 53 bits (double,
 /// one random64()), computed in T as x * (to - from) + from.

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/generator.h"
 #include "core/return_types.h"
 #include "core/scalar.h"
 #include "core/tensor_base.h"

@@ -45,6 +45,7 @@ AttrValue argument_to_attr(const Argument& a, const SchemaArg& spec, OpKind op) 
   const bool is_bool = std::holds_alternative<bool>(v), is_int = std::holds_alternative<int64_t>(v);
   const bool is_number = is_bool || is_int || std::holds_alternative<double>(v);
   const bool fits = base == "ScalarType" ? std::holds_alternative<DType>(v)
+                    : base == "Generator" ? false  // a graph holds None only (core/boxing.h)
                     : base == "str"      ? std::holds_alternative<std::string>(v)
                     : base == "bool"     ? is_bool
                     : base == "int"      ? is_bool || is_int

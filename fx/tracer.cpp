@@ -127,6 +127,12 @@ class TraceSession : public DispatchHook, public nn::ModuleHook {
 
   bool intercept(const OpCall& call, TensorList& outputs) override {
     if (!any_proxy(call.inputs)) return false;  // nothing traced flows in: compute it now
+    // A graph cannot hold a torch.Generator: torch.fx's create_arg raises NotImplementedError for one.
+    const auto generator = op_info(call.op).generator;
+    TL_CHECK(generator == nullptr || generator(call.args) == nullptr, "symbolic tracing: ", op_info(call.op).aten_name,
+             " in ", context_.back(), " was given generator=, an argument of type: <class 'torch._C.Generator'>, which "
+             "a graph cannot hold (torch.fx raises NotImplementedError); draw from the default generator, or mark the "
+             "module as a leaf");
     if (const std::optional<OpKind> plain = out_of_place_operator(call)) {
       // torch.fx's Proxy has no in-place operators, so Python runs `x += y` as `x = x + y`: FX records
       // operator.add, and x stands for its result from then on.

@@ -37,7 +37,9 @@ int64_t kaiming_fan(const Tensor& tensor, std::string_view mode, const char* op)
 }
 
 /// PyTorch's calc_erfinv (ATen/native/Math.h) in T (float or double): a rational first guess, then two
-/// Newton steps.
+/// Newton steps. ATen's erfinv kernel is compiled per CPU capability (AVX2, AVX512: -mfma), where the compiler
+/// contracts each Horner step into a fused multiply-add; written as std::fma here, its values are PyTorch's bit
+/// for bit on such a CPU (without it, 13% of float32 draws were one ulp off).
 template <typename T>
 T erfinv(T y) {
   constexpr T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
@@ -50,13 +52,13 @@ T erfinv(T y) {
   T x;
   if (y_abs <= T(0.7)) {
     const T z = y * y;
-    const T num = (((a[3] * z + a[2]) * z + a[1]) * z + a[0]);
-    const T dem = ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1));
+    const T num = std::fma(std::fma(std::fma(a[3], z, a[2]), z, a[1]), z, a[0]);
+    const T dem = std::fma(std::fma(std::fma(std::fma(b[3], z, b[2]), z, b[1]), z, b[0]), z, T(1));
     x = y * num / dem;
   } else {
     const T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
-    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
-    const T dem = (d[1] * z + d[0]) * z + T(1);
+    const T num = std::fma(std::fma(std::fma(c[3], z, c[2]), z, c[1]), z, c[0]);
+    const T dem = std::fma(std::fma(d[1], z, d[0]), z, T(1));
     x = std::copysign(num, y) / dem;
   }
   const T two_over_sqrt_pi = T(2) / static_cast<T>(std::sqrt(std::numbers::pi));

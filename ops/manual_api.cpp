@@ -35,6 +35,13 @@ Tensor randint(int64_t high, const Shape& size, DType dtype) { return randint(0,
 Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype) {
   return dispatch::call<OpKind::Randint>({}, {.low = low, .high = high, .size = size, .dtype = dtype});
 }
+Tensor randint(int64_t high, const Shape& size, std::optional<Generator> generator, DType dtype) {
+  return randint(0, high, size, std::move(generator), dtype);
+}
+Tensor randint(int64_t low, int64_t high, const Shape& size, std::optional<Generator> generator, DType dtype) {
+  return dispatch::call<OpKind::Randint>(
+      {}, {.low = low, .high = high, .size = size, .dtype = dtype, .generator = std::move(generator)});
+}
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype) {
   return randint_like(self, 0, high, dtype);
 }

@@ -32,8 +32,12 @@ Tensor arange(const Scalar& end);
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1);
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, DType dtype);
 /// Integers uniform in [0, high) / [low, high) (torch.randint's two forms); throws tl::Error for high <= low.
+/// With a generator, LibTorch's randint(high, size, generator, dtype) (torch.randint(..., generator=g)).
 Tensor randint(int64_t high, const Shape& size, DType dtype = DType::Int64);
 Tensor randint(int64_t low, int64_t high, const Shape& size, DType dtype = DType::Int64);
+Tensor randint(int64_t high, const Shape& size, std::optional<Generator> generator, DType dtype = DType::Int64);
+Tensor randint(int64_t low, int64_t high, const Shape& size, std::optional<Generator> generator,
+               DType dtype = DType::Int64);
 /// randint with self's shape, and its dtype unless one is given (torch.randint_like's two forms).
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<DType> dtype = std::nullopt);
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<DType> dtype = std::nullopt);

@@ -24,6 +24,7 @@
 #include "ops/onednn/primitive_cache.h"
 #include "ops/onednn/window.h"
 #include "ops/pool_windows.h"
+#include "ops/quantized/average.h"
 
 namespace tl::kernels {
 namespace {
@@ -480,7 +481,9 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, const Max
   return {out, indices};
 }
 
+// A quantized input runs ATen's QuantizedCPU avg_pool2d (ops/quantized/average.h).
 Tensor avg_pool2d(const Tensor& self, const AvgPool2dArgs& args) {
+  if (self.is_quantized()) return int8::avg_pool2d(self, args);
   const PoolParams p = onednn::pool_params("avg_pool2d", args.kernel_size, args.stride, args.padding, {1, 1},
                                            args.ceil_mode);
   const bool include_pad = args.count_include_pad;

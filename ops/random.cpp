@@ -1,12 +1,13 @@
 // ops/random.cpp — the seeded ops (rand, randn, randint, randperm, the *_like forms, normal, bernoulli,
-// multinomial, uniform_, normal_), each drawing from the default generator in ATen's order with ATen's
-// distributions (core/generator.h), so a seed gives PyTorch's numbers. Arguments are validated before the
-// generator is touched: a call that throws draws nothing.
+// multinomial, uniform_, normal_), each drawing from its generator= argument or the default generator in
+// ATen's order with ATen's distributions (core/generator.h), so a seed gives PyTorch's numbers. Arguments
+// are validated before the generator is touched: a call that throws draws nothing.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "core/generator.h"
@@ -31,10 +32,9 @@ T uniform_value(Generator& gen, double from, double to) {
 }
 
 // self filled with U[from, to) in memory order (a contiguous float/double tensor in bulk).
-void fill_uniform(const Tensor& self, double from, double to, const char* op) {
+void fill_uniform(const Tensor& self, double from, double to, Generator& gen, const char* op) {
   TL_CHECK(from <= to, op, ": expects to return a [from, to) range, but found from=", from, " > to=", to);
   TL_CHECK(is_floating_point(self.dtype()), op, ": expected a floating point dtype, got ", self.dtype());
-  Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
     if constexpr (!std::is_same_v<scalar_t, BFloat16>) {
@@ -49,10 +49,9 @@ void fill_uniform(const Tensor& self, double from, double to, const char* op) {
 
 // self filled with N(mean, std^2): ATen's block transform for a contiguous float/double tensor of 16 or
 // more elements, else one normal at a time in memory order (bfloat16 blocks go through float).
-void fill_normal(const Tensor& self, double mean, double std, const char* op) {
+void fill_normal(const Tensor& self, double mean, double std, Generator& gen, const char* op) {
   TL_CHECK(std >= 0.0, op, ": expects std >= 0.0, but found std ", std);
   TL_CHECK(is_floating_point(self.dtype()), op, ": expected a floating point dtype, got ", self.dtype());
-  Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   const int64_t n = self.numel();
   if (self.is_contiguous() && n >= 16 && self.dtype() != DType::BFloat16) {
@@ -74,10 +73,9 @@ void fill_normal(const Tensor& self, double mean, double std, const char* op) {
 
 // self filled with random_(low, high)'s integers: (bits % (high - low)) + low, 64 bits for a range of 2^32
 // or more (int64 and floating types; ATen's uniform_int_from_to_distribution).
-void fill_randint(const Tensor& self, int64_t low, int64_t high, const char* op) {
+void fill_randint(const Tensor& self, int64_t low, int64_t high, Generator& gen, const char* op) {
   TL_CHECK(low < high, op, ": random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_COMPUTE_TYPES(self.dtype(), op, [&] {
     constexpr bool kWide = std::is_same_v<scalar_t, int64_t> || std::is_floating_point_v<scalar_t> ||
@@ -89,13 +87,14 @@ void fill_randint(const Tensor& self, int64_t low, int64_t high, const char* op)
   });
 }
 
-// A new tensor of `size` (a floating dtype) filled by fill(out, a, b, op): torch.rand / torch.randn.
-Tensor floating_factory(const Shape& size, DType dtype, const char* op,
-                        void (*fill)(const Tensor&, double, double, const char*), double a, double b) {
+// A new tensor of `size` (a floating dtype) filled by fill(out, a, b, gen, op): torch.rand / torch.randn.
+Tensor floating_factory(const Shape& size, DType dtype, const std::optional<Generator>& generator, const char* op,
+                        void (*fill)(const Tensor&, double, double, Generator&, const char*), double a, double b) {
   check_sizes(size, op);
   TL_CHECK(is_floating_point(dtype), op, ": expected a floating point dtype, got ", dtype);
+  Generator gen = generator_or_default(generator, op);
   Tensor out = Tensor::allocate(size, dtype);
-  fill(out, a, b, op);
+  fill(out, a, b, gen, op);
   return out;
 }
 
@@ -103,9 +102,13 @@ DType like_dtype(const Tensor& self, const std::optional<DType>& dtype) { return
 
 }  // namespace
 
-Tensor rand(const RandArgs& args) { return floating_factory(args.size, args.dtype, "rand", fill_uniform, 0.0, 1.0); }
+Tensor rand(const RandArgs& args) {
+  return floating_factory(args.size, args.dtype, args.generator, "rand", fill_uniform, 0.0, 1.0);
+}
 
-Tensor randn(const RandnArgs& args) { return floating_factory(args.size, args.dtype, "randn", fill_normal, 0.0, 1.0); }
+Tensor randn(const RandnArgs& args) {
+  return floating_factory(args.size, args.dtype, args.generator, "randn", fill_normal, 0.0, 1.0);
+}
 
 Tensor rand_like(const Tensor& self, const RandLikeArgs& args) {
   return rand({.size = self.shape(), .dtype = like_dtype(self, args.dtype)});
@@ -117,8 +120,9 @@ Tensor randn_like(const Tensor& self, const RandnLikeArgs& args) {
 
 Tensor randint(const RandintArgs& args) {
   check_sizes(args.size, "randint");
+  Generator gen = generator_or_default(args.generator, "randint");
   Tensor out = Tensor::allocate(args.size, args.dtype);
-  fill_randint(out, args.low, args.high, "randint");
+  fill_randint(out, args.low, args.high, gen, "randint");
   return out;
 }
 
@@ -136,7 +140,8 @@ Tensor randperm(const RandpermArgs& args) {
   }
   TL_CHECK(args.dtype != DType::Int32 || args.n <= std::numeric_limits<int32_t>::max(),
            "randperm: n cannot be greater than 2^31-1 for Int32 type, got ", args.n);
-  const std::vector<int64_t> order = permutation(default_generator(), args.n);
+  Generator gen = generator_or_default(args.generator, "randperm");
+  const std::vector<int64_t> order = permutation(gen, args.n);
   Tensor out = Tensor::allocate({args.n}, args.dtype);
   TL_DISPATCH_NUMERIC_TYPES(args.dtype, "randperm", [&] {
     std::transform(order.begin(), order.end(), out.data<scalar_t>(),
@@ -146,7 +151,7 @@ Tensor randperm(const RandpermArgs& args) {
 }
 
 // ATen's normal(Tensor mean, Tensor std): normal_(0, 1) over the broadcast shape, then * std + mean.
-Tensor normal(const Tensor& mean, const Tensor& std) {
+Tensor normal(const Tensor& mean, const Tensor& std, const NormalTensorTensorArgs& args) {
   TL_CHECK(is_floating_point(mean.dtype()) && is_floating_point(std.dtype()),
            "normal: expected floating point mean and std, got ", mean.dtype(), " and ", std.dtype());
   const Shape shape = broadcast_shapes(mean.shape(), std.shape(), "normal");
@@ -154,8 +159,9 @@ Tensor normal(const Tensor& mean, const Tensor& std) {
   const Tensor smallest = std.min();
   TL_CHECK(std.numel() == 0 || smallest.item<double>() >= 0.0,
            "normal: expects all elements of std >= 0.0, got ", smallest.item<double>());
+  Generator gen = generator_or_default(args.generator, "normal");
   Tensor out = Tensor::allocate(shape, promote_types(mean.dtype(), std.dtype()));
-  fill_normal(out, 0.0, 1.0, "normal");
+  fill_normal(out, 0.0, 1.0, gen, "normal");
   out.mul_(std);
   out.add_(mean);
   return out;
@@ -163,9 +169,10 @@ Tensor normal(const Tensor& mean, const Tensor& std) {
 
 // ATen's bernoulli(self): each element 1 with the probability self holds there (float probabilities draw
 // 24 bits, double ones 53), in memory order; the result has self's dtype.
-Tensor bernoulli(const Tensor& self) {
+Tensor bernoulli(const Tensor& self, const BernoulliArgs& args) {
   TL_CHECK(is_floating_point(self.dtype()), "bernoulli: expected a floating point tensor of probabilities, got ",
            self.dtype());
+  Generator gen = generator_or_default(args.generator, "bernoulli");
   NoGradGuard no_grad;  // the draw is not differentiable: its own ops record nothing
   const Tensor p = self.contiguous();
   Tensor out = Tensor::allocate(self.shape(), self.dtype());
@@ -177,7 +184,6 @@ Tensor bernoulli(const Tensor& self) {
       TL_CHECK(v >= 0.0 && v <= 1.0, "bernoulli: expected all probabilities in [0, 1], got ", v, " at index ", i);
     }
     using P = std::conditional_t<std::is_same_v<scalar_t, double>, double, float>;
-    Generator& gen = default_generator();
     std::lock_guard lock(gen.mutex());
     scalar_t* o = out.data<scalar_t>();
     UniformDraws<P> u(gen, n);
@@ -189,7 +195,7 @@ Tensor bernoulli(const Tensor& self) {
 // ATen's bernoulli_(p): each element 1 with probability p (53-bit uniforms), in memory order.
 Tensor bernoulli_(const Tensor& self, const BernoulliFloatArgs& args) {
   TL_CHECK(args.p >= 0.0 && args.p <= 1.0, "bernoulli_: expects p to be in [0, 1], but got p=", args.p);
-  Generator& gen = default_generator();
+  Generator gen = generator_or_default(args.generator, "bernoulli_");
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_COMPUTE_TYPES(self.dtype(), "bernoulli_", [&] {
     UniformDraws<double> u(gen, self.numel());
@@ -238,11 +244,11 @@ Tensor multinomial(const Tensor& self, const MultinomialArgs& args) {
   TL_CHECK(args.replacement || n <= categories, "multinomial: cannot sample n_sample > prob_dist.size(-1) samples "
            "without replacement, got ", n, " samples of ", categories, " categories");
   TL_CHECK(categories <= (int64_t{1} << 24), "multinomial: number of categories cannot exceed 2^24, got ", categories);
+  Generator gen = generator_or_default(args.generator, "multinomial");
   Tensor out = Tensor::allocate(self.dim() == 1 ? Shape{n} : Shape{rows, n}, DType::Int64);
   if (self.numel() == 0) return out;
   const std::vector<double> weights = multinomial_weights(self, args.replacement);
   int64_t* o = out.data<int64_t>();
-  Generator& gen = default_generator();
   std::lock_guard lock(gen.mutex());
   TL_DISPATCH_FLOATING_TYPES(self.dtype(), "multinomial", [&] {
     using A = std::conditional_t<std::is_same_v<scalar_t, BFloat16>, float, scalar_t>;
@@ -277,12 +283,14 @@ Tensor multinomial(const Tensor& self, const MultinomialArgs& args) {
 }
 
 Tensor uniform_(const Tensor& self, const UniformArgs& args) {
-  fill_uniform(self, args.from, args.to, "uniform_");
+  Generator gen = generator_or_default(args.generator, "uniform_");
+  fill_uniform(self, args.from, args.to, gen, "uniform_");
   return self;
 }
 
 Tensor normal_(const Tensor& self, const NormalArgs& args) {
-  fill_normal(self, args.mean, args.std, "normal_");
+  Generator gen = generator_or_default(args.generator, "normal_");
+  fill_normal(self, args.mean, args.std, gen, "normal_");
   return self;
 }
 

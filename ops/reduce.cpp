@@ -13,6 +13,7 @@
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/elementwise.h"
+#include "ops/quantized/average.h"
 #include "ops/reduction.h"
 #include "ops/vector_kernels.h"
 #include "ops/vector_math.h"
@@ -462,7 +463,9 @@ Tensor sum(const Tensor& self, const SumArgs& args) {
   return sum_or_mean(self, args.dim, args.keepdim, args.dtype, false);
 }
 
+// A quantized input runs ATen's QuantizedCPU mean (ops/quantized/average.h).
 Tensor mean(const Tensor& self, const MeanArgs& args) {
+  if (self.is_quantized()) return int8::mean(self, args);
   return sum_or_mean(self, args.dim, args.keepdim, args.dtype, true);
 }
 

@@ -2,6 +2,8 @@
 // (core/schema.h).
 #include "profiler/op_inputs.h"
 
+#include <algorithm>
+
 #include "core/op_kind.h"
 #include "core/schema.h"
 
@@ -52,7 +54,8 @@ Shape known_shape(const Tensor& t) {
 // argument list into PyTorch's: arguments PyTorch has after the row's, of types the schema language lacks
 // (MemoryFormat, Layout, Device), show as PyTorch shows their defaults (a value is a "Scalar", None is
 // ""); the dimless sum, mean, max and min are PyTorch's overloads without dim and keepdim; nonzero's
-// as_tuple is Python's, not an argument of aten::nonzero; einsum's row has no `path`.
+// as_tuple is Python's, not an argument of aten::nonzero; einsum's row has no `path`; a factory given a
+// generator is PyTorch's .generator overload (the generator before dtype), one without it has none.
 void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Shape>& shapes,
                           std::vector<std::string>& types) {
   const auto& args = schema_of(call.op).args;
@@ -64,13 +67,27 @@ void to_pytorch_arguments(const OpCall& call, const Attrs& attrs, std::vector<Sh
         return;
       }
   };
+  // rand.generator(size, *, generator, dtype, ...) where a generator was given; rand(size, *, dtype, ...) else.
+  auto generator_overload = [&] {
+    if (op_info(call.op).generator(call.args) == nullptr) return drop("generator");
+    const auto at = [&](std::string_view name) {
+      return std::find_if(args.begin(), args.end(), [&](const SchemaArg& a) { return a.name == name; }) - args.begin();
+    };
+    const std::ptrdiff_t generator = at("generator"), dtype = at("dtype");
+    std::rotate(shapes.begin() + dtype, shapes.begin() + generator, shapes.begin() + generator + 1);
+    std::rotate(types.begin() + dtype, types.begin() + generator, types.begin() + generator + 1);
+  };
   std::vector<const char*> missing;  // the type names of PyTorch's further arguments
   switch (call.op) {
     case OpKind::Rsub: missing = {"Scalar"}; break;  // alpha, which the rsub row lacks
     case OpKind::Clone: case OpKind::Contiguous: case OpKind::To: missing = {""}; break;  // memory_format
     case OpKind::Empty: missing = {"Scalar", "", "", ""}; break;  // layout, device, pin_memory, memory_format
-    case OpKind::Zeros: case OpKind::Ones: case OpKind::Full: case OpKind::Rand: case OpKind::Randn:
+    case OpKind::Zeros: case OpKind::Ones: case OpKind::Full:
     case OpKind::Arange: missing = {"", "", ""}; break;  // layout, device, pin_memory
+    case OpKind::Rand: case OpKind::Randn: case OpKind::Randint: case OpKind::Randperm:
+      generator_overload();
+      missing = {"", "", ""};  // layout, device, pin_memory
+      break;
     case OpKind::Linspace: case OpKind::Logspace: missing = {"", "", ""}; break;  // layout, device, pin_memory
     case OpKind::Eye:
       if (attrs.is_none("m")) drop("m");  // eye(n) and eye.m(n, m) are two overloads

@@ -200,6 +200,25 @@ std::function<void()> Linear::prepare_packed_state(const tl::nn::StateDict& entr
   };
 }
 
+BatchNorm2d::BatchNorm2d(const tl::nn::BatchNorm2d& bn, double scale, int64_t zero_point)
+    : tl::nn::BatchNorm2d(tl::nn::BatchNormOptions{.num_features = bn.options().num_features, .eps = bn.options().eps,
+                                                   .momentum = bn.options().momentum}) {
+  for (const char* name : {"weight", "bias"}) parameter(name) = bn.parameter(name);
+  for (const char* name : {"running_mean", "running_var"}) buffer(name) = bn.buffer(name);
+  register_buffer("scale", full({}, scale, DType::Float32));
+  register_buffer("zero_point", full({}, zero_point, kLong));
+}
+
+// x: quint8 (N, C, H, W) -> quint8 (N, C, H, W), channels-last.
+Tensor BatchNorm2d::forward(const Tensor& x) {
+  const Tensor &weight = parameter("weight"), &bias = parameter("bias");
+  const Tensor &mean = buffer("running_mean"), &var = buffer("running_var");
+  const double eps = options().eps, scale = buffer("scale").item<double>();
+  const int64_t zero_point = buffer("zero_point").item<int64_t>();
+  return relu() ? quantized_batch_norm2d_relu(x, weight, bias, mean, var, eps, scale, zero_point)
+                : quantized_batch_norm2d(x, weight, bias, mean, var, eps, scale, zero_point);
+}
+
 Tensor Hardswish::forward(const Tensor& x) { return tl::quantized_hardswish(x, scale_, zero_point_); }
 
 }  // namespace tl::ao::nn::quantized

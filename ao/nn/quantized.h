@@ -1,6 +1,7 @@
 // ao/nn/quantized.h — PyTorch 1.13's quantized modules, what convert_fx swaps in: torch.ao.nn.quantized's Conv2d
-// Linear, Dropout and Hardswish, and torch.ao.nn.intrinsic.quantized's ConvReLU2d and LinearReLU. Each holds its weight prepacked
-// once (quantized::conv2d_prepack / linear_prepack) and its output's scale and zero point; quint8 in, quint8 out.
+// Linear, BatchNorm2d, Dropout and Hardswish, and torch.ao.nn.intrinsic.quantized's ConvReLU2d, LinearReLU and
+// BNReLU2d. The conv and linear hold their weight prepacked once (quantized::conv2d_prepack / linear_prepack); each
+// holds its output's scale and zero point; quint8 in, quint8 out.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "fx/passes/inference_modules.h"
 #include "nn/activation.h"
+#include "nn/batch_norm.h"
 #include "nn/conv.h"
 #include "nn/dropout.h"
 #include "nn/linear.h"
@@ -115,6 +117,26 @@ class Linear : public tl::fx::InferenceModule {
   int64_t zero_point_;
 };
 
+/// torch.ao.nn.quantized.BatchNorm2d: quantized::batch_norm2d of a quint8 (N, C, H, W) input with its float weight,
+/// bias and running statistics, rounded to (scale, zero_point); the result is channels-last. Prints as PyTorch's,
+/// "QuantizedBatchNorm2d(64, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"; its state_dict is
+/// BatchNorm2d's, then the buffers scale (float32, []) and zero_point (int64, []).
+class BatchNorm2d : public tl::nn::BatchNorm2d {
+ public:
+  /// from_reference: `bn`'s num_features, eps and momentum, its weight, bias and running statistics (the same
+  /// tensors, as PyTorch assigns them), affine and tracking its statistics.
+  BatchNorm2d(const tl::nn::BatchNorm2d& bn, double scale, int64_t zero_point);
+
+  using tl::nn::Module::forward;
+  Tensor forward(const Tensor& x) override;
+  std::string type_name() const override { return "QuantizedBatchNorm2d"; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<BatchNorm2d>(); }
+
+ protected:
+  /// Whether forward runs quantized::batch_norm2d_relu.
+  virtual bool relu() const { return false; }
+};
+
 /// torch.ao.nn.quantized.Dropout: what a Dropout in eval mode is on a quantized tensor, its input unchanged.
 /// Prints as "QuantizedDropout(p=0.25, inplace=False)".
 class Dropout : public tl::nn::Dropout {
@@ -197,6 +219,17 @@ class ConvAddReLU2d : public ConvAdd2d {
   using ConvAdd2d::ConvAdd2d;
   std::string type_name() const override { return "QuantizedConvAddReLU2d"; }
   std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<ConvAddReLU2d>(); }
+
+ protected:
+  bool relu() const override { return true; }
+};
+
+/// torch.ao.nn.intrinsic.quantized.BNReLU2d: quantized::batch_norm2d_relu; prints as "QuantizedBNReLU2d(...)".
+class BNReLU2d : public tl::ao::nn::quantized::BatchNorm2d {
+ public:
+  using tl::ao::nn::quantized::BatchNorm2d::BatchNorm2d;
+  std::string type_name() const override { return "QuantizedBNReLU2d"; }
+  std::shared_ptr<tl::nn::Module> clone() const override { return clone_as<BNReLU2d>(); }
 
  protected:
   bool relu() const override { return true; }

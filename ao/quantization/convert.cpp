@@ -273,14 +273,17 @@ class Converter {
     }
   }
 
-  // The ops of special_pattern_replacement whose torchless kernels take quantized tensors: pooling, dropout and
-  // hardswish (swapped for their quantized modules), relu, relu6 / hardtanh, torch.flatten, torch.cat and the view
-  // methods, all keeping their input's qparams, and the fixed-qparams hardsigmoid and sigmoid.
+  // The ops of special_pattern_replacement whose torchless kernels take quantized tensors: pooling, mean, dropout,
+  // hardswish and batch norm (the last three swapped for their quantized modules), relu, relu6 / hardtanh,
+  // torch.flatten, torch.cat and the view methods, all keeping their input's qparams, and the fixed-qparams
+  // hardsigmoid and sigmoid.
   bool runs_quantized(const Node* n) const {
     switch (n->op()) {
       case Opcode::CallModule:
-        return gm_.module_at<tl::nn::MaxPool2d>(n) != nullptr ||
+        return gm_.module_at<tl::nn::MaxPool2d>(n) != nullptr || gm_.module_at<tl::nn::AvgPool2d>(n) != nullptr ||
                gm_.module_at<tl::nn::AdaptiveAvgPool2d>(n) != nullptr || gm_.module_at<tl::nn::Dropout>(n) != nullptr ||
+               gm_.module_at<tl::nn::BatchNorm2d>(n) != nullptr ||
+               gm_.module_at<tl::ao::nn::intrinsic::BNReLU2d>(n) != nullptr ||
                gm_.module_at<tl::nn::ReLU>(n) != nullptr || gm_.module_at<tl::nn::ReLU6>(n) != nullptr ||
                gm_.module_at<tl::nn::Hardtanh>(n) != nullptr || gm_.module_at<tl::nn::Hardswish>(n) != nullptr ||
                gm_.module_at<tl::nn::Hardsigmoid>(n) != nullptr || gm_.module_at<tl::nn::Sigmoid>(n) != nullptr;
@@ -288,12 +291,12 @@ class Converter {
         for (const char* f : {"torch.flatten", "torch.cat", "torch.sigmoid", "torch.nn.functional.relu",
                               "torch.nn.functional.relu6", "torch.nn.functional.hardtanh",
                               "torch.nn.functional.hardsigmoid", "torch.nn.functional.adaptive_avg_pool2d",
-                              "torch.nn.functional.max_pool2d"})
+                              "torch.nn.functional.max_pool2d", "torch._C._nn.avg_pool2d", "torch.mean"})
           if (n->target() == f) return true;
         return false;
       case Opcode::CallMethod:
-        for (const char* m : {"contiguous", "permute", "relu", "relu_", "reshape", "sigmoid", "transpose", "unsqueeze",
-                              "view"})
+        for (const char* m : {"contiguous", "mean", "permute", "relu", "relu_", "reshape", "sigmoid", "transpose",
+                              "unsqueeze", "view"})
           if (n->target() == m) return true;
         return false;
       default: return false;
@@ -301,13 +304,24 @@ class Converter {
   }
 
   // special_pattern_replacement's module swap (SPECIAL_PATTERN_LOWER_MODULE_MAP): a Dropout becomes
-  // torch.ao.nn.quantized.Dropout, a Hardswish torch.ao.nn.quantized.Hardswish with the output's qparams.
+  // torch.ao.nn.quantized.Dropout; a Hardswish, a BatchNorm2d and a BNReLU2d their quantized modules with the
+  // output's qparams.
   void swap_special_module(const Node* op, const Node* q) {
+    namespace qnn = tl::ao::nn::quantized;
+    const double scale = scale_of(node_arg(q, 1));
+    const int64_t zero_point = zero_point_of(node_arg(q, 2));
     if (auto dropout = gm_.module_at<tl::nn::Dropout>(op))
-      gm_.set_submodule(op->target(), std::make_shared<tl::ao::nn::quantized::Dropout>(dropout->options()));
+      gm_.set_submodule(op->target(), std::make_shared<qnn::Dropout>(dropout->options()));
     if (gm_.module_at<tl::nn::Hardswish>(op))
-      gm_.set_submodule(op->target(), std::make_shared<tl::ao::nn::quantized::Hardswish>(
-                                          scale_of(node_arg(q, 1)), zero_point_of(node_arg(q, 2))));
+      gm_.set_submodule(op->target(), std::make_shared<qnn::Hardswish>(scale, zero_point));
+    if (auto bn = gm_.module_at<tl::nn::BatchNorm2d>(op))
+      gm_.set_submodule(op->target(), std::make_shared<qnn::BatchNorm2d>(*bn, scale, zero_point));
+    if (auto fused = gm_.module_at<tl::ao::nn::intrinsic::BNReLU2d>(op)) {
+      const auto bn = std::dynamic_pointer_cast<tl::nn::BatchNorm2d>(fused->children().at(0));
+      TL_INTERNAL_ASSERT(bn != nullptr, "convert_fx: BNReLU2d '", op->target(), "' holds no BatchNorm2d");
+      gm_.set_submodule(op->target(),
+                        std::make_shared<tl::ao::nn::intrinsic::quantized::BNReLU2d>(*bn, scale, zero_point));
+    }
   }
 
   // special_pattern_replacement: dequantize -> op -> quantize becomes the op on the quantized tensor.

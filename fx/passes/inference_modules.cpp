@@ -65,22 +65,13 @@ Tensor MkldnnConv2d::packed_weight(const Tensor& x, bool winograd) {
   key.push_back(get_num_threads());  // oneDNN may lay the weight out differently per thread count
   key.push_back(winograd);
   const Tensor& weight = parameter("weight");
-  std::lock_guard<std::mutex> lock(packed_->mutex);
-  if (!packed_->weight.is_same(weight) || packed_->version != weight._version()) {
-    packed_->by_input.clear();
-    packed_->weight = weight;
-    packed_->version = weight._version();
-  }
-  auto it = packed_->by_input.find(key);
-  if (it != packed_->by_input.end()) return it->second;
-  const nn::Conv2dOptions& o = options_;
-  Tensor packed = dispatch::call<OpKind::MkldnnReorderConv2dWeight>(
-      {weight}, {.padding = pair(padding_), .stride = pair(o.stride), .dilation = pair(o.dilation),
-                 .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(), .input_dtype = x.dtype(),
-                 .bias = parameter("bias").defined(), .sum = sum_, .relu = relu_, .winograd = winograd});
-  if (packed_->by_input.size() >= kMaxPackedShapes) packed_->by_input.erase(packed_->by_input.begin());
-  packed_->by_input.emplace(std::move(key), packed);
-  return packed;
+  return packed_->get(weight, std::move(key), [&] {
+    const nn::Conv2dOptions& o = options_;
+    return dispatch::call<OpKind::MkldnnReorderConv2dWeight>(
+        {weight}, {.padding = pair(padding_), .stride = pair(o.stride), .dilation = pair(o.dilation),
+                   .groups = o.groups, .input_size = x.shape(), .input_stride = x.strides(), .input_dtype = x.dtype(),
+                   .bias = parameter("bias").defined(), .sum = sum_, .relu = relu_, .winograd = winograd});
+  });
 }
 
 Tensor MkldnnConv2d::run(std::span<const Tensor> inputs, const Tensor& out) {

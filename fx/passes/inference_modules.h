@@ -3,11 +3,10 @@
 // through the dispatcher (so tracing and profiling see it) and can write into a preallocated `out`.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "fx/passes/packed_weight_cache.h"
 #include "nn/conv.h"
 #include "nn/module.h"
 #include "nn/pooling.h"
@@ -28,6 +27,9 @@ class InferenceModule : public nn::Module {
   virtual int64_t input_channels(size_t /*index*/) const { return -1; }
   /// Whether input `index` may stay dense NCHW: the module reads it without a conversion.
   virtual bool reads_dense(size_t /*index*/) const { return false; }
+  /// Whether the module takes its inputs in the inference layout at all; one that does not (MkldnnLinear) reads
+  /// dense tensors, converted back before it as for any eager op.
+  virtual bool takes_inference_layout() const { return true; }
   using nn::Module::forward;
   TensorList forward(nn::Inputs inputs) override { return {run(inputs.tensors(), Tensor())}; }
   bool is_leaf() const override { return true; }
@@ -47,12 +49,12 @@ class FusesQuantizedAdd {
 /// Conv2d (+ residual add) (+ ReLU) as one mkldnn_convolution. forward(x) or forward(x, other):
 /// x is a blocked (N, C_in / 16, H, W, 16) or dense NCHW float32 tensor, or a bf16 NHWC one; other
 /// (the residual, present iff built with `sum`) has the result's layout. The weight is reordered into
-/// the primitive's layout once per input signature and kept (the last kMaxPackedShapes signatures) until
+/// the primitive's layout once per input signature and kept (the kMaxPackedShapes most recently used) until
 /// the weight changes (an in-place write, such as an optimizer step or load_state_dict, or another tensor
 /// registered as "weight"): the next call packs it again.
 class MkldnnConv2d : public InferenceModule {
  public:
-  static constexpr size_t kMaxPackedShapes = 8;
+  static constexpr size_t kMaxPackedShapes = PackedWeightCache::kMaxEntries;
   /// `conv` must be in eval mode; its weight and bias tensors are shared, not copied. `dtype` is the
   /// activations' dtype (float32 or bfloat16); the bias stays float32. `winograd` asks for Winograd
   /// where it applies (a float32 3x3 stride-1 conv without groups or dilation; the packed weight then
@@ -92,18 +94,12 @@ class MkldnnConv2d : public InferenceModule {
   /// (packed on first use): a 1-D tensor whose storage carries the packed weight and its oneDNN layout.
   Tensor packed_weight(const Tensor& x, bool winograd);
 
-  struct PackedWeights {
-    std::mutex mutex;
-    Tensor weight;         ///< the weight they were packed from
-    int64_t version = -1;  ///< its version (Storage's counter of in-place writes) then
-    std::map<std::vector<int64_t>, Tensor> by_input;
-  };
   nn::Conv2dOptions options_;
   nn::IntPair padding_ = 0;  ///< the zeros the convolution adds (nn::symmetric_zero_padding of options_)
   bool sum_, relu_;
   DType dtype_;
   bool winograd_;
-  std::shared_ptr<PackedWeights> packed_ = std::make_shared<PackedWeights>();
+  std::shared_ptr<PackedWeightCache> packed_ = std::make_shared<PackedWeightCache>();
 };
 
 /// MaxPool2d on a blocked or NHWC activation (mkldnn_max_pool2d); same options and repr.

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <map>
+#include <typeinfo>
 
 #include "core/op_args.h"
 #include "core/op_kind.h"
 #include "fx/passes/fuse_conv_bn.h"
+#include "fx/passes/inference_linear.h"
 #include "fx/passes/inference_modules.h"
 #include "fx/traced_shape.h"
 #include "fx/tracer.h"
@@ -44,6 +46,21 @@ bool is_relu(GraphModule& gm, const Node* n) {
   if (n->op() == Opcode::CallFunction && n->target() == "torch.nn.functional.relu")
     return n->args().size() == 1 && n->args()[0].is_node();
   return op_call(n, {OpKind::Relu, OpKind::Relu_}, 1) != nullptr;
+}
+
+/// GELU's exact form of one node: a GELU(approximate='none') module or the gelu op (F.gelu).
+bool is_gelu(GraphModule& gm, const Node* n) {
+  if (auto gelu = gm.module_at<nn::GELU>(n)) return n->args().size() == 1 && gelu->options().approximate == "none";
+  const ResolvedCall* c = op_call(n, {OpKind::Gelu}, 1);
+  return c && c->args.as<ArgsOf<OpKind::Gelu>>().approximate == "none";
+}
+
+/// A Linear MkldnnLinear takes: exactly a Linear (a subclass may compute something else; torch.fx's pass matches
+/// type(module) too), a float32 weight of non-empty sizes, one call site, the input its one argument.
+bool foldable_linear(const GraphModule& gm, const Node* n, const nn::Linear& linear) {
+  const Tensor& w = linear.parameter("weight");
+  return typeid(linear) == typeid(nn::Linear) && single_call_site(gm, n) && n->args().size() == 1 &&
+         n->kwargs().empty() && w.dtype() == DType::Float32 && w.numel() > 0;
 }
 
 /// add(a, b) of two different tensors with alpha 1 (operator.add, torch.add, iadd, add_).
@@ -88,8 +105,8 @@ class Rewriter {
   Rewriter(GraphModule& gm, DType dtype, const InferenceOptions& options)
       : gm_(gm), g_(gm.graph()), dtype_(dtype), options_(options) {}
 
-  /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, modules of kLayoutModules after them into their
-  /// inference versions.
+  /// Conv2d [-> add] [-> ReLU] into MkldnnConv2d, Linear [-> GELU] into MkldnnLinear, modules of kLayoutModules
+  /// after convs into their inference versions.
   void fold() {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
@@ -100,6 +117,9 @@ class Rewriter {
       } else if (auto fuses = gm_.module_at<FusesQuantizedAdd>(n);
                  fuses && options_.fuse_add && single_call_site(gm_, n) && n->args().size() == 1) {
         fold_quantized_add(n, *fuses);
+      } else if (auto linear = gm_.module_at<nn::Linear>(n);
+                 linear && options_.inference_linear && foldable_linear(gm_, n, *linear)) {
+        fold_linear(n, *linear);
       } else if (options_.inference_pools && takes_inference_layout(n)) {
         for (MakeInferenceModule make : kLayoutModules) {
           if (auto m = make(gm_, n)) {
@@ -116,7 +136,7 @@ class Rewriter {
     for (Node* n : g_.node_list()) {
       if (n->erased()) continue;
       auto inference = gm_.module_at<InferenceModule>(n);
-      const bool takes_blocked = inference != nullptr;
+      const bool takes_blocked = inference != nullptr && inference->takes_inference_layout();
       for (Node* in : n->all_input_nodes()) {
         const bool is_blocked = channels_.count(in) > 0;
         if (takes_blocked && !is_blocked) {
@@ -173,6 +193,22 @@ class Rewriter {
     last->replace_all_uses_with(fused);
     for (auto it = folded.rbegin(); it != folded.rend(); ++it) g_.erase_node(*it);
     channels_[fused] = conv.options().out_channels;
+  }
+
+  /// The Linear's module swapped for an MkldnnLinear; a GELU that is its only user folded in (one call_module).
+  void fold_linear(Node* n, const nn::Linear& linear) {
+    Node* user = only_user(n);
+    const bool gelu = user != nullptr && is_gelu(gm_, user);
+    gm_.set_submodule(n->target(), std::make_shared<MkldnnLinear>(linear, gelu));
+    if (!gelu) return;
+    Node* fused = nullptr;
+    {
+      auto guard = g_.inserting_before(user);
+      fused = g_.call_module(n->target(), {n->args()[0]});
+    }
+    user->replace_all_uses_with(fused);
+    g_.erase_node(user);
+    g_.erase_node(n);
   }
 
   /// A quantized conv's result added to another value by torch.ops.quantized.add(_relu), its only user, with the

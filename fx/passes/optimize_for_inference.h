@@ -29,6 +29,8 @@ struct InferenceOptions {
   /// A residual add after a conv folded into the MkldnnConv2d (an int8 one's quantized add into the
   /// quantized conv) as oneDNN's sum post-op.
   bool fuse_add = true;
+  /// Linear become MkldnnLinear (oneDNN's matmul, the weight prepacked, bias and a following GELU folded in).
+  bool inference_linear = true;
   /// Pools reading an inference-layout activation swapped for their inference versions (MkldnnMaxPool2d,
   /// MkldnnAdaptiveAvgPool2d) instead of converting back to dense NCHW before them.
   bool inference_pools = true;
@@ -48,10 +50,12 @@ struct InferenceOptions {
 ///     torch.ops.quantized.add(_relu) reads becomes one call_module (x, other) of the conv with the add
 ///     folded in (FusesQuantizedAdd: QuantizedConvAdd(ReLU)2d, oneDNN's sum post-op), computing the same
 ///     integers;
+///   - Linear [-> GELU(approximate='none')] (GELU the Linear result's only user) becomes one call_module
+///     to an MkldnnLinear (the Linear one call site), on dense tensors;
 ///   - MaxPool2d / AdaptiveAvgPool2d (one table in the .cpp) whose input is in an inference layout
 ///     become MkldnnMaxPool2d / MkldnnAdaptiveAvgPool2d;
 ///   - torch.to_mkldnn / torch.to_dense nodes convert at the boundaries (an fp32 conv takes the dense
-///     image itself), so everything else (flatten, linear, ...) still sees dense NCHW float32.
+///     image itself), so everything else (flatten, MkldnnLinear, ...) still sees dense NCHW float32.
 /// The result prints, interprets and profiles like any GraphModule; its forward() runs compiled plans.
 /// Throws tl::Error if `module` is in training mode.
 std::shared_ptr<InferenceGraphModule> optimize_for_inference(const std::shared_ptr<nn::Module>& module,

@@ -1,11 +1,14 @@
 // ops/quantized/qcat.cpp — quantized::cat: quint8 tensors joined along `dim` into one with the given qparams
 // (the first input's when none are given); an input with other qparams is requantized as ATen's qcat does,
-// quantize(dequantize(q)) in float. The result is contiguous.
+// quantize(dequantize(q)) in float. The result is channels-last when ATen's is (its NHWC kernel: 4-D channels-last
+// inputs joined along the channels, as a converted graph's branches give), otherwise contiguous.
+#include <algorithm>
 #include <vector>
 
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/elementwise.h"
+#include "ops/memory_format.h"
 #include "ops/ops.h"
 #include "ops/quantized/int8.h"
 
@@ -32,7 +35,11 @@ Tensor quantized_cat(std::span<const Tensor> qx, const QuantizedCatArgs& args) {
   }
   auto quantizer = Quantizer::per_tensor_affine(DType::QUInt8, args.scale.value_or(first.q_scale()),
                                                 args.zero_point.value_or(first.q_zero_point()));
-  Tensor out = Tensor::allocate(out_shape, DType::QUInt8, quantizer);
+  const bool nhwc = dim == 1 && std::all_of(qx.begin(), qx.end(), [](const Tensor& t) {
+    return detail::is_channels_last_contiguous(t);
+  });
+  Tensor out = nhwc ? int8::allocate_nhwc(out_shape, quantizer->scale(), quantizer->zero_point())
+                    : Tensor::allocate(out_shape, DType::QUInt8, quantizer);
   const float inverse = 1.0f / static_cast<float>(quantizer->scale());
   int64_t offset = 0;
   for (const Tensor& t : qx) {

@@ -82,6 +82,7 @@ inline void check_integers(const std::shared_ptr<fx::GraphModule>& converted, co
   const Json& expected = data.at("ints");
   const std::string last = last_quantized(*converted);
   CHECK(recorder.values.size() == expected.size());
+  int64_t all_equal = 0, all_compared = 0;  // over every value, for the report
   for (const auto& item : expected.items()) {
     const std::string name = item.key();
     const Json& e = item.value();
@@ -108,7 +109,11 @@ inline void check_integers(const std::shared_ptr<fx::GraphModule>& converted, co
     }
     CHECK(static_cast<double>(equal) >= 0.99 * static_cast<double>(want.size()));
     CHECK(worst <= (name == last ? 2 : 1));
+    all_equal += equal;
+    all_compared += count;
   }
+  MESSAGE(expected.size(), " quantized values: ", all_equal, " of ", all_compared,
+          " compared integers equal PyTorch's");
   const double quantum = recorder.values.at(last).q_scale();
   const auto want = data.at("logits");
   REQUIRE(logits.numel() == static_cast<int64_t>(want.size()));

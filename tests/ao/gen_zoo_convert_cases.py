@@ -25,10 +25,11 @@ from gen_convert_cases import Recorder
 sys.path.insert(0, str(HERE.parent / "reference"))
 from make_zoo_mobile_references import bn_rule, input_rule  # noqa: E402
 
-# builder: input size (32 for wide_resnet50_2, the smallest its five stride-2 stages take down to 1 x 1)
+# builder: input size (32 for wide_resnet50_2, the smallest its five stride-2 stages take down to 1 x 1; 79 for
+# inception_v3, which needs at least 75)
 MODELS = {"mobilenet_v2": 64, "mobilenet_v3_small": 64, "efficientnet_b0": 64, "regnet_y_400mf": 64,
           "mobilenet_v3_large": 64, "resnext50_32x4d": 64, "wide_resnet50_2": 32, "squeezenet1_0": 64,
-          "googlenet": 64, "alexnet": 64}
+          "googlenet": 64, "alexnet": 64, "mnasnet0_5": 64, "densenet121": 64, "inception_v3": 79}
 SAMPLES = 128
 
 

@@ -123,6 +123,8 @@ TEST_CASE("optimize_for_inference: the graph has fused, readable nodes and runs 
   CHECK(optimized->get_submodule("layer2.0.conv1")->extra_repr() ==
         "64, 128, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), post_ops=[relu]");
   CHECK(optimized->get_submodule("maxpool")->type_name() == "MkldnnMaxPool2d");
+  CHECK(optimized->get_submodule("fc")->extra_repr() == "in_features=512, out_features=1000, bias=True");
+  CHECK(optimized->get_submodule("fc")->type_name() == "MkldnnLinear");
 
   Tensor x = randn({2, 3, 64, 64});
   const Tensor expected = (*model)(x);
@@ -244,7 +246,8 @@ TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result
   for (const Switch& sw : {Switch{"fold_conv_bn", &InferenceOptions::fold_conv_bn},
                           Switch{"inference_layouts", &InferenceOptions::inference_layouts},
                           Switch{"fuse_relu", &InferenceOptions::fuse_relu}, Switch{"fuse_add", &InferenceOptions::fuse_add},
-                          Switch{"inference_pools", &InferenceOptions::inference_pools}}) {
+                          Switch{"inference_pools", &InferenceOptions::inference_pools},
+                          Switch{"inference_linear", &InferenceOptions::inference_linear}}) {
     CAPTURE(sw.name);
     InferenceOptions options{.example_input_shape = {}};
     options.*sw.flag = false;
@@ -254,12 +257,14 @@ TEST_CASE("optimize_for_inference: each rewrite can be turned off and the result
     const std::string conv1 = optimized->get_submodule("layer1.0.conv1")->type_name();
     const std::string conv2 = optimized->get_submodule("layer1.0.conv2")->extra_repr();
     const std::string maxpool = optimized->get_submodule("maxpool")->type_name();
+    const std::string fc = optimized->get_submodule("fc")->type_name();
     const std::vector<Node*> nodes = optimized->graph().node_list();
     const bool has_bn = code.find("bn1") != std::string::npos;
     const bool has_add = std::any_of(nodes.begin(), nodes.end(), [](const Node* n) { return n->op_kind() == OpKind::Add; });
     const std::string flag = sw.name;
     CHECK(has_bn == (flag == "fold_conv_bn"));
     CHECK((conv1 == "Conv2d") == (flag == "inference_layouts"));
+    CHECK((fc == "Linear") == (flag == "inference_layouts" || flag == "inference_linear"));
     // Unfolded, each conv feeds a BatchNorm: nothing after it folds, and the pool reads a dense ReLU.
     const bool unfused = flag == "inference_layouts" || flag == "fold_conv_bn";
     CHECK(has_add == (unfused || flag == "fuse_add"));

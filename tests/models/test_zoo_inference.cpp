@@ -51,6 +51,11 @@ struct Family {
   int64_t size;  // a small input the model accepts
   bool reads_shape = false;  // its forward reads the input's shape: torch.fx cannot trace it
   std::function<void(nn::Module&)> after_calibration = [](nn::Module&) {};
+  // The BatchNorm statistics calibrated on a float64 forward, then rounded to float32 (the generator does the same):
+  // inception_v3's 94 calibrated BatchNorms carry each one's float32 rounding into the next one's statistics, which
+  // moves PyTorch's own logits 1.3e-4 (L2, relative) between a float32 and a float64 calibration of the same draws,
+  // past the 1e-4 the check asks of the model: with float32 calibrations the two sides would not run the same model.
+  bool float64_calibration = false;
 };
 
 std::vector<Family> families() {
@@ -60,7 +65,7 @@ std::vector<Family> families() {
       {"squeezenet1_1", [] { return squeezenet1_1(); }, 64},
       {"densenet121", [] { return densenet121(); }, 64},
       {"googlenet", [] { return googlenet(); }, 64},
-      {"inception_v3", [] { return inception_v3(); }, 79},
+      {"inception_v3", [] { return inception_v3(); }, 79, false, [](nn::Module&) {}, true},
       {"mobilenet_v2", [] { return mobilenet_v2(); }, 64},
       {"mobilenet_v3_small", [] { return mobilenet_v3_small(); }, 64},
       {"mnasnet0_5", [] { return mnasnet0_5(); }, 64},
@@ -105,7 +110,9 @@ TEST_CASE("zoo: fuse_conv_bn and optimize_for_inference compute eager's logits, 
     CAPTURE(f.builder);
     manual_seed(0);
     std::shared_ptr<nn::Module> model = f.make();
+    if (f.float64_calibration) model->to(DType::Float64);
     testing::calibrate_batch_norms(*model, {8, 3, f.size, f.size});  // late stages are 2x2: 32 values a channel
+    if (f.float64_calibration) model->to(DType::Float32);
     f.after_calibration(*model);
     model->eval();
     Tensor x = randn({2, 3, f.size, f.size});

@@ -321,7 +321,8 @@ TEST_CASE("init: the random fills and Linear's reset_parameters are PyTorch's st
       {"init.kaiming_uniform_", [](const Tensor& t) { init::kaiming_uniform_(t, std::sqrt(5.0)); }},
       {"init.kaiming_normal_", [](const Tensor& t) { init::kaiming_normal_(t, 0.0, "fan_out", "relu"); }},
       {"init.xavier_uniform_", [](const Tensor& t) { init::xavier_uniform_(t); }},
-      {"init.xavier_normal_", [](const Tensor& t) { init::xavier_normal_(t); }}};
+      {"init.xavier_normal_", [](const Tensor& t) { init::xavier_normal_(t); }},
+      {"init.trunc_normal_", [](const Tensor& t) { init::trunc_normal_(t, 0.5, 2.0, -1.0, 4.0); }}};
   for (uint64_t seed : testing::kStreamSeeds) {
     for (const auto& [name, fill] : fills)
       for (const Shape& shape : {Shape{6, 4, 3}, Shape{5, 7}, Shape{2, 3}})

@@ -39,6 +39,9 @@ Y = torch.tensor([0.5 + ((i * 5) % 7) * 0.25 for i in range(32)], dtype=torch.fl
 W = torch.tensor([((i * 3) % 11 - 5) / 8 for i in range(54)], dtype=torch.float32).view(3, 2, 3, 3)
 B = torch.tensor([0.1, -0.2, 0.3])
 W1 = W[:, :, 1]  # the 1-d convs' weight (3, 2, 3)
+# linear weight (3, 4) with an exact zero, and its bias (op_db.cpp's linear_weight, linear_bias)
+LW = torch.tensor([((i * 5) % 9 - 4) / 4 for i in range(12)], dtype=torch.float32).view(3, 4)
+LB = torch.tensor([0.1, -0.2, 0.3])
 
 
 def seq(t):
@@ -295,7 +298,8 @@ SAMPLES = {
     "sum": {"all": lambda x, y: x.sum(), "dims": lambda x, y: x.sum([2, 3]),
             "dtype": lambda x, y: x.sum([2, 3], dtype=torch.float64)},
     "mean": {"all": lambda x, y: x.mean(), "dim": lambda x, y: x.mean([3]),
-             "dtype": lambda x, y: x.mean([3], True, dtype=torch.float64)},
+             "dtype": lambda x, y: x.mean([3], True, dtype=torch.float64),
+             "quantized": lambda x, y: torch.quantize_per_tensor(x, 0.1, 128, torch.quint8).mean([2, 3]).int_repr()},
     "max": {"all": lambda x, y: x.max(), "dim": lambda x, y: tuple(x.max(3))},
     "min": {"all": lambda x, y: x.min(), "dim": lambda x, y: tuple(x.min(3))},
     "argmax": {"all": lambda x, y: x.argmax(), "dim": lambda x, y: x.argmax(3)},
@@ -443,7 +447,9 @@ SAMPLES = {
                    "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
     "avg_pool2d": {"k2": lambda x, y: F.avg_pool2d(x, 2), "k3s2p1": lambda x, y: F.avg_pool2d(x, 3, 2, 1),
                    "ceil_exclude_pad": lambda x, y: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
-                   "divisor_override": lambda x, y: F.avg_pool2d(x, 3, 2, 1, divisor_override=5)},
+                   "divisor_override": lambda x, y: F.avg_pool2d(x, 3, 2, 1, divisor_override=5),
+                   "quantized": lambda x, y: F.avg_pool2d(torch.quantize_per_tensor(x, 0.1, 128, torch.quint8), 3, 2,
+                                                          1).int_repr()},
     "adaptive_avg_pool2d": {"2x2": lambda x, y: F.adaptive_avg_pool2d(x, 2),
                             "3x3": lambda x, y: F.adaptive_avg_pool2d(x, 3)},
     "dropout": {"eval": lambda x, y: F.dropout(x, 0.5, False)},
@@ -531,6 +537,10 @@ SAMPLES = {
         "winograd_weight": lambda x, y: F.conv2d(y, x.flatten()[:18].view(1, 2, 3, 3)),
     },
     "mkldnn_reorder_conv2d_weight": {"direct": lambda x, y: F.conv2d(y, x.view(2, 2, 2, 4))},
+    "mkldnn_linear": {"bias": lambda x, y: F.linear(x, LW, LB), "no_bias": lambda x, y: F.linear(x, LW),
+                      "gelu": lambda x, y: F.gelu(F.linear(x, LW, LB)),
+                      "weight_gelu": lambda x, y: F.gelu(F.linear(y, x.flatten()[:12].view(3, 4), LB))},
+    "mkldnn_reorder_linear_weight": {"plain": lambda x, y: F.linear(y, x.flatten()[:12].view(3, 4))},
     "mkldnn_max_pool2d": {"k2": lambda x, y: F.max_pool2d(x, 2), "k3s2p1": lambda x, y: F.max_pool2d(x, 3, 2, 1),
                           "bfloat16": lambda x, y: F.max_pool2d(x.to(torch.bfloat16), 2)},
     "mkldnn_adaptive_avg_pool2d": {"1x1": lambda x, y: F.adaptive_avg_pool2d(x, 1),
@@ -881,6 +891,8 @@ SAMPLES.update({
     "quantized_mul.Scalar": {"negative": lambda x, y: Q.mul(qx(x), -1.5).int_repr()},
     "quantized_mul_relu.Scalar": {"negative": lambda x, y: Q.mul_relu(qx(x), -1.5).int_repr()},
     "quantized_hardswish": {"quint8": lambda x, y: Q.hardswish(qx(x), 0.05, 30).int_repr()},
+    "quantized_batch_norm2d": {"eval": lambda x, y: Q.batch_norm2d(qx(x), *BN, 1e-5, 0.2, 100).int_repr()},
+    "quantized_batch_norm2d_relu": {"eval": lambda x, y: Q.batch_norm2d_relu(qx(x), *BN, 1e-5, 0.2, 100).int_repr()},
     "quantized_max_pool2d": {"stride": lambda x, y: torch.max_pool2d(qx(x), [2, 2], [2, 2]).int_repr()},
     "quantized_adaptive_avg_pool2d": {"2x3": lambda x, y: F.adaptive_avg_pool2d(qx(x), [2, 3]).int_repr()},
     "quantized_cat": {"requantized": lambda x, y: Q.cat([qx(x), qy(y)], 1, 0.07, 100).int_repr()},

@@ -36,6 +36,22 @@ Tensor mkldnn_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tens
   const Tensor weight = winograd ? w : pack_conv_weight(w, x, padding, other.defined(), relu, winograd);
   return to_dense(dispatch::call_single_output(OpKind::MkldnnConvolution, {x, weight, b, other, Tensor()}, attrs), w.size(0));
 }
+/// mkldnn_linear of x (..., 4) by w (3, 4) packed for x, as MkldnnLinear calls it.
+Tensor mkldnn_linear(const Tensor& x, const Tensor& w, const Tensor& b, bool gelu) {
+  const Tensor packed = dispatch::call_single_output(OpKind::MkldnnReorderLinearWeight, {w},
+                                                     {{"input_size", x.shape()}, {"bias", b.defined()}, {"gelu", gelu}});
+  return dispatch::call_single_output(OpKind::MkldnnLinear, {x, packed, b, Tensor()},
+                                      {{"gelu", gelu}, {"weight_size", w.shape()}});
+}
+/// The linear samples' weight (3, 4), with an exact zero, and bias (3).
+Tensor linear_weight() {
+  std::vector<float> v;
+  for (int i = 0; i < 12; ++i) v.push_back(static_cast<float>((i * 5) % 9 - 4) / 4);
+  return from_vector<float>(v, {3, 4});
+}
+Tensor linear_bias() { return from_vector<float>({0.1f, -0.2f, 0.3f}, {3}); }
+/// The first 12 elements of x as a (3, 4) weight: its special values in the weight.
+Tensor weight_of(const Tensor& x) { return x.flatten().slice(0, 0, 12).view({3, 4}); }
 Tensor mkldnn_max_pool(const Tensor& x, DType dtype, Shape kernel, Shape stride, Shape padding) {
   const Tensor y = dispatch::call_single_output(OpKind::MkldnnMaxPool2d, {to_mkldnn(x, dtype), Tensor()},
                                    {{"kernel_size", kernel}, {"stride", stride}, {"padding", padding},
@@ -708,7 +724,10 @@ Samples opinfo_sum() {
 Samples opinfo_mean() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(mean(x)); }}.sums(),
           Sample{"dim", [](const Tensor& x, const Tensor&) { return list(mean(x, {3})); }}.sums().generic(),
-          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(mean(x, {3}, true, DType::Float64)); }}.sums()};
+          Sample{"dtype", [](const Tensor& x, const Tensor&) { return list(mean(x, {3}, true, DType::Float64)); }}.sums(),
+          Sample{"quantized", [](const Tensor& x, const Tensor&) {
+            return list(mean(quantize_per_tensor(x, 0.1, 128, kQUInt8), {2, 3}).int_repr());
+          }}.generic()};
 }
 Samples opinfo_max() {
   return {Sample{"all", [](const Tensor& x, const Tensor&) { return list(max(x)); }},
@@ -1090,7 +1109,10 @@ Samples opinfo_avg_pool2d() {
           }}.sums(),
           Sample{"divisor_override", [](const Tensor& x, const Tensor&) {
             return list(avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true, 5));
-          }}.sums()};
+          }}.sums(),
+          Sample{"quantized", [](const Tensor& x, const Tensor&) {
+            return list(avg_pool2d(quantize_per_tensor(x, 0.1, 128, kQUInt8), {3, 3}, {2, 2}, {1, 1}).int_repr());
+          }}.generic()};
 }
 Samples opinfo_adaptive_avg_pool2d() {
   return {Sample{"2x2", [](const Tensor& x, const Tensor&) { return list(adaptive_avg_pool2d(x, {2, 2})); }}.sums(),
@@ -1344,6 +1366,17 @@ Samples opinfo_mkldnn_reorder_conv2d_weight() {
   return {Sample{"direct", [](const Tensor& x, const Tensor& y) {
             return list(mkldnn_conv(to_mkldnn(y), x.view({2, 2, 2, 4}), zeros({2}), Tensor(), {0, 0}, false, false));
           }}.sums().no_noncontiguous("views x as a weight (2, 2, 2, 4), which PyTorch refuses too for a non-contiguous x")};
+}
+Samples opinfo_mkldnn_linear() {
+  return {Sample{"bias", [](const Tensor& x, const Tensor&) { return list(mkldnn_linear(x, linear_weight(), linear_bias(), false)); }}.sums(),
+          Sample{"no_bias", [](const Tensor& x, const Tensor&) { return list(mkldnn_linear(x, linear_weight(), Tensor(), false)); }}.sums(),
+          Sample{"gelu", [](const Tensor& x, const Tensor&) { return list(mkldnn_linear(x, linear_weight(), linear_bias(), true)); }}.sums(),
+          Sample{"weight_gelu", [](const Tensor& x, const Tensor& y) {
+            return list(mkldnn_linear(y, weight_of(x), linear_bias(), true));
+          }}.sums()};
+}
+Samples opinfo_mkldnn_reorder_linear_weight() {
+  return {Sample{"plain", [](const Tensor& x, const Tensor& y) { return list(mkldnn_linear(y, weight_of(x), Tensor(), false)); }}.sums()};
 }
 Samples opinfo_mkldnn_max_pool2d() {
   return {Sample{"k2", [](const Tensor& x, const Tensor&) { return list(mkldnn_max_pool(x, DType::Float32, {2, 2}, {2, 2}, {0, 0})); }},

@@ -179,6 +179,23 @@ Samples opinfo_quantized_hardswish() {
   return {Sample{"quint8", [](const Tensor& x, const Tensor&) { return list(quantized_hardswish(qx(x), 0.05, 30).int_repr()); }}
               .generic()};
 }
+// Batch norm of qx(x)'s two channels: weight, bias, mean and var as op_db.cpp's bn(0..3) (gen_special_values.py's BN).
+TensorList qbn_params() {
+  return {from_vector<float>({1.5f, -0.5f}, {2}), from_vector<float>({0.1f, 0.2f}, {2}),
+          from_vector<float>({0.25f, -0.5f}, {2}), from_vector<float>({0.5f, 2.0f}, {2})};
+}
+Samples opinfo_quantized_batch_norm2d() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) {
+            const TensorList p = qbn_params();
+            return list(quantized_batch_norm2d(qx(x), p[0], p[1], p[2], p[3], 1e-5, 0.2, 100).int_repr());
+          }}.generic()};
+}
+Samples opinfo_quantized_batch_norm2d_relu() {
+  return {Sample{"eval", [](const Tensor& x, const Tensor&) {
+            const TensorList p = qbn_params();
+            return list(quantized_batch_norm2d_relu(qx(x), p[0], p[1], p[2], p[3], 1e-5, 0.2, 100).int_repr());
+          }}.generic()};
+}
 Samples opinfo_quantized_max_pool2d() {
   return {Sample{"stride", [](const Tensor& x, const Tensor&) {
             return list(quantized_max_pool2d(qx(x), {2, 2}, {2, 2}).int_repr());

@@ -183,7 +183,10 @@ std::vector<size_t> pytorch_arguments(OpKind op) {
     case OpKind::Clone: case OpKind::Contiguous: return {2};  // + memory_format
     case OpKind::To: return {5};  // + memory_format
     case OpKind::Empty: return {6};  // + layout, device, pin_memory, memory_format
-    case OpKind::Zeros: case OpKind::Ones: case OpKind::Rand: case OpKind::Randn: return {5};  // + layout, device, pin_memory
+    case OpKind::Zeros: case OpKind::Ones: return {5};  // + layout, device, pin_memory
+    // rand(size, *, dtype, layout, device, pin_memory): the overload without generator, which the row has last
+    case OpKind::Rand: case OpKind::Randn: case OpKind::Randperm: return {5};
+    case OpKind::Randint: return {7};  // randint.low(low, high, size, *, dtype, layout, device, pin_memory)
     case OpKind::Full: return {6};  // + layout, device, pin_memory
     case OpKind::Arange: return {4, 7};  // + layout, device, pin_memory; 4: the start_out overload inside
     case OpKind::Linspace: return {7};  // + layout, device, pin_memory

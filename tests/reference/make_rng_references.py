@@ -112,6 +112,7 @@ def streams(seed):
         ("init.kaiming_normal_", lambda t: torch.nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu")),
         ("init.xavier_uniform_", lambda t: torch.nn.init.xavier_uniform_(t)),
         ("init.xavier_normal_", lambda t: torch.nn.init.xavier_normal_(t)),
+        ("init.trunc_normal_", lambda t: torch.nn.init.trunc_normal_(t, 0.5, 2.0, -1.0, 4.0)),
     ]:
         for shape in [(6, 4, 3), (5, 7), (2, 3)]:
             for dname, dtype in DTYPES.items():
@@ -132,6 +133,7 @@ def streams(seed):
     g = torch.Generator().manual_seed(seed)
     emit(p + "generator.rand.f32.5", torch.rand(5, generator=g))
     emit(p + "generator.randn.f64.5", torch.randn(5, generator=g, dtype=torch.float64))
+    generator_streams(seed)
     torch.manual_seed(seed)
     emit(p + "rng_state.seeded", torch.get_rng_state())
     torch.randn(3, dtype=torch.float64)  # leaves a cached double normal
@@ -140,5 +142,82 @@ def streams(seed):
     emit(p + "rng_state.drawn.then_randn.f64.3", torch.randn(3, dtype=torch.float64))
 
 
+def generator_streams(seed):
+    """Every op that takes generator=, each from a fresh torch.Generator().manual_seed(seed) (tests/ops/
+    test_random_generator.cpp): "gen.<op>..." streams. The default generator, seeded seed + 1 first, is drawn
+    from after them all ("gen.default_after"): the generators leave its stream where it was."""
+    p = "s%d.gen." % seed
+    torch.manual_seed(seed + 1)
+
+    def fresh():
+        return torch.Generator().manual_seed(seed)
+
+    for dname, dtype in DTYPES.items():
+        for n in [5, 17]:
+            size = "%s.%d" % (dname, n)
+            emit(p + "rand." + size, torch.rand(n, generator=fresh(), dtype=dtype))
+            emit(p + "randn." + size, torch.randn(n, generator=fresh(), dtype=dtype))
+            emit(p + "uniform_." + size, torch.empty(n, dtype=dtype).uniform_(-2.0, 3.0, generator=fresh()))
+            emit(p + "normal_." + size, torch.empty(n, dtype=dtype).normal_(0.1, 0.3, generator=fresh()))
+            mean = torch.arange(n, dtype=dtype) * 0.5
+            std = torch.arange(n, dtype=dtype) * 0.05 + 0.1
+            emit(p + "normal." + size, torch.normal(mean, std, generator=fresh()))
+            emit(p + "bernoulli." + size, torch.bernoulli(torch.arange(n, dtype=dtype) / n, generator=fresh()))
+            emit(p + "bernoulli_." + size, torch.empty(n, dtype=dtype).bernoulli_(0.3, generator=fresh()))
+        g = fresh()  # one generator through several calls: randn's cached normal stays with g
+        a = torch.randn(3, generator=g, dtype=dtype)
+        b = torch.randn(5, generator=g, dtype=dtype)
+        c = torch.rand(2, generator=g, dtype=dtype)
+        emit(p + "sequence." + dname, torch.cat([a, b, c]))
+    for n in [5, 17]:
+        emit(p + "randint.%d" % n, torch.randint(-3, 10, (n,), generator=fresh()))
+        emit(p + "randint_high.%d" % n, torch.randint(10, (n,), generator=fresh()))
+        emit(p + "randint_big.%d" % n, torch.randint(0, 2**40, (n,), generator=fresh()))
+        emit(p + "randperm.%d" % n, torch.randperm(n, generator=fresh()))
+        w = torch.tensor([0.1, 0.0, 2.0, 1.0, 0.5], dtype=torch.float32)
+        emit(p + "multinomial.replacement.%d" % n, torch.multinomial(w, n, replacement=True, generator=fresh()))
+    w = torch.tensor([0.1, 0.0, 2.0, 1.0, 0.5, 3.0, 0.25], dtype=torch.float32)
+    emit(p + "multinomial.noreplacement.4", torch.multinomial(w, 4, replacement=False, generator=fresh()))
+    emit(p + "randperm.f64.9", torch.randperm(9, generator=fresh(), dtype=torch.float64))
+    g = fresh()  # Generator.get_state / set_state: another generator resumes g's stream, cached normal included
+    torch.randn(3, generator=g, dtype=torch.float64)
+    state = g.get_state()
+    emit(p + "get_state.drawn", state)
+    resumed = torch.Generator()
+    resumed.set_state(state)
+    emit(p + "set_state.then_randn.f64.3", torch.randn(3, generator=resumed, dtype=torch.float64))
+    emit(p + "default_after", torch.rand(5))
+
+
+def recorded_inputs(name, call):
+    """The Input Shapes PyTorch's profiler records for the first `name` event of call(), without spaces."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True) as prof:
+        call()
+    return str(next(e.input_shapes for e in prof.events() if e.name == name)).replace(" ", "")
+
+
+def profiled_overloads():
+    """The profiler's arguments of the seeded ops with and without generator= (ATen's .generator overloads put
+    it before dtype): "profile.<op>[.generator] <shapes>"."""
+    g = torch.Generator().manual_seed(0)
+    x, probs = torch.zeros(4, 10), torch.full((4, 10), 0.5)
+    calls = {
+        "rand": ("aten::rand", lambda **k: torch.rand(4, 10, **k)),
+        "randn": ("aten::randn", lambda **k: torch.randn(4, 10, **k)),
+        "randint": ("aten::randint", lambda **k: torch.randint(-3, 10, (4, 10), **k)),
+        "randperm": ("aten::randperm", lambda **k: torch.randperm(7, **k)),
+        "normal": ("aten::normal", lambda **k: torch.normal(x, probs, **k)),
+        "bernoulli": ("aten::bernoulli", lambda **k: torch.bernoulli(probs, **k)),
+        "bernoulli_": ("aten::bernoulli_", lambda **k: x.clone().bernoulli_(0.3, **k)),
+        "multinomial": ("aten::multinomial", lambda **k: torch.multinomial(probs, 3, **k)),
+        "uniform_": ("aten::uniform_", lambda **k: x.clone().uniform_(-1.0, 2.0, **k)),
+        "normal_": ("aten::normal_", lambda **k: x.clone().normal_(0.5, 2.0, **k)),
+    }
+    for op, (name, call) in calls.items():
+        emit("profile." + op, recorded_inputs(name, call))
+        emit("profile.%s.generator" % op, recorded_inputs(name, lambda: call(generator=g)))
+
+
 for s in SEEDS:
     streams(s)
+profiled_overloads()
