@@ -403,18 +403,12 @@ def registry_source(ops):
         else:
             lines.append(f"  return std::apply([](auto&&... t) {{ return TensorList{{std::move(t)...}}; }}, {call});")
         lines.append("}")
-        number = number_operand(op)
-        if number:
-            lines.append(f"const Scalar* number_{e}(const void* p) {{")
-            lines.append(f"  const auto& n = static_cast<const {struct}*>(p)->{number.name};")
-            lines.append("  return n ? &*n : nullptr;")
-            lines.append("}")
-        generator = generator_arg(op)
-        if generator:
-            lines.append(f"const Generator* generator_{e}(const void* p) {{")
-            lines.append(f"  const auto& g = static_cast<const {struct}*>(p)->{generator.name};")
-            lines.append("  return g ? &*g : nullptr;")
-            lines.append("}")
+        for kind, cpp_type, arg in (("number", "Scalar", number_operand(op)), ("generator", "Generator", generator_arg(op))):
+            if arg:
+                lines.append(f"const {cpp_type}* {kind}_{e}(const void* p) {{")
+                lines.append(f"  const auto& {kind[0]} = static_cast<const {struct}*>(p)->{arg.name};")
+                lines.append(f"  return {kind[0]} ? &*{kind[0]} : nullptr;")
+                lines.append("}")
         lines.append("")
     lines.append("const OpInfo kOpRows[] = {")
     for op in ops:

@@ -17,6 +17,8 @@
 namespace tl {
 namespace {
 
+using testing::refused;  // a refused call leaves the default stream where it was
+
 using testing::kStreamSeeds;
 using testing::stream_mismatch;
 using testing::stream_name;
@@ -153,16 +155,6 @@ TEST_CASE("random ops: get_rng_state / set_rng_state resume a run with dropout e
   CHECK_TENSOR_CLOSE(randn({4, 33}), x, 0.0, 0.0);
   CHECK_TENSOR_CLOSE(dropout(x, 0.4, true), first, 0.0, 0.0);
   CHECK_TENSOR_CLOSE(randn({3}), first_noise, 0.0, 0.0);
-}
-
-// A call that throws leaves the default generator where it was.
-template <typename Call>
-void refused(Call call, const std::string& message) {
-  CAPTURE(message);
-  manual_seed(8);
-  const std::vector<uint8_t> before = get_rng_state();
-  CHECK_THROWS_WITH_AS(call(), message.c_str(), Error);
-  CHECK(get_rng_state() == before);
 }
 
 TEST_CASE("randperm: an n past the allocation limit is a tl::Error naming n, before any draw or allocation") {

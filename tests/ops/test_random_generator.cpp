@@ -26,6 +26,8 @@
 namespace tl {
 namespace {
 
+using testing::refused;  // a refused call leaves the default stream where it was
+
 using testing::kStreamSeeds;
 using testing::rng_stream;
 using testing::stream_mismatch;
@@ -137,16 +139,6 @@ TEST_CASE("generator=: the profiler records PyTorch's arguments, the .generator 
     CHECK(recorded_inputs(name, [&] { return c.call(std::nullopt); }) == rng_stream(std::string("profile.") + c.op).at(0));
     CHECK(recorded_inputs(name, [&] { return c.call(g); }) == rng_stream(std::string("profile.") + c.op + ".generator").at(0));
   }
-}
-
-// A call that throws leaves the default generator, and a given one, where they were.
-template <typename Call>
-void refused(Call call, const std::string& message) {
-  CAPTURE(message);
-  manual_seed(8);
-  const std::vector<uint8_t> before = get_rng_state();
-  CHECK_THROWS_WITH_AS(call(), message.c_str(), Error);
-  CHECK(get_rng_state() == before);
 }
 
 TEST_CASE("generator=: a moved-from generator is a tl::Error naming the op, before anything is drawn or written") {

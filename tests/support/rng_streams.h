@@ -1,11 +1,16 @@
 // tests/support/rng_streams.h — PyTorch 1.13's random streams (tests/reference/rng_streams.txt, written by
-// tests/reference/make_rng_references.py) and bit-exact comparison against them.
+// tests/reference/make_rng_references.py) and bit-exact comparison against them; a refused call's check that the
+// default stream did not move.
 #pragma once
+
+#include <doctest/doctest.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "core/generator.h"
 #include "core/tensor.h"
 
 namespace tl::testing {
@@ -30,5 +35,16 @@ std::vector<std::string> decimal(const std::vector<Int>& values) {
 inline const std::vector<uint64_t> kStreamSeeds = {0, 1, 2147483647};
 /// A stream's name for a seed: "s<seed>.<rest>".
 inline std::string stream_name(uint64_t seed, const std::string& rest) { return "s" + std::to_string(seed) + "." + rest; }
+
+/// Checks that `call()` throws tl::Error with `message` and leaves the default generator (seeded 8 first) where
+/// it was.
+template <typename Call>
+void refused(Call call, const std::string& message) {
+  CAPTURE(message);
+  manual_seed(8);
+  const std::vector<uint8_t> before = get_rng_state();
+  CHECK_THROWS_WITH_AS(call(), message.c_str(), Error);
+  CHECK(get_rng_state() == before);
+}
 
 }  // namespace tl::testing
