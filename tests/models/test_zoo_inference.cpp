@@ -124,8 +124,14 @@ TEST_CASE("zoo: fuse_conv_bn and optimize_for_inference compute eager's logits, 
     CHECK(expected.pow(2.0).sum().item<double>() == doctest::Approx(pytorch.sum_of_squares).epsilon(1e-4));
     // A model torch.fx cannot trace reaches fuse_conv_bn traced on its example's shape.
     CHECK_LOGITS_CLOSE((*fx::fuse_conv_bn(f.reads_shape ? fx::trace_for_shape(model, x.shape()) : model))(x), expected);
+    // The rewrites are exact up to rounding: on direct convolutions the optimized model is within 1e-4 of eager.
+    auto direct = fx::optimize_for_inference(model, {.winograd = false, .example_input_shape = x.shape()});
+    CHECK_LOGITS_CLOSE((*direct)(x), expected);
+    // Winograd's transforms round more. Measured (max |optimized - eager| over the logits' scale): inception_v3 at
+    // one thread 1.16e-4 against 6.3e-5 direct (6.6e-5 at two threads), googlenet 2.4e-5 against 2.1e-5, every
+    // other family within 1.3x of direct; 2e-4 of the scale bounds it.
     auto fp32 = fx::optimize_for_inference(model, {.example_input_shape = x.shape()});
-    CHECK_LOGITS_CLOSE((*fp32)(x), expected);
+    CHECK_TENSOR_CLOSE((*fp32)(x), expected, 1e-4, 2e-4 * testing::logits_scale(expected));
     if (!std::isnan(pytorch.bf16_error)) {
       auto bf16 = fx::optimize_for_inference(
           model, {.precision = fx::InferencePrecision::BFloat16, .example_input_shape = x.shape()});
