@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -55,15 +56,19 @@ int64_t mem_total_bytes() {
   return -1;
 }
 
-TEST_CASE("storage: every allocation is 64-byte aligned and keeps its requested size") {
+TEST_CASE("storage: every allocation is 64-byte aligned, keeps its requested size and owns all of it") {
   std::vector<std::shared_ptr<Storage>> keep;
-  for (int64_t bytes : {0, 1, 3, 63, 64, 65, 100, 4097, 1 << 20}) {
+  for (int64_t bytes : {0, 1, 3, 63, 64, 65, 100, 4097, 65535, 65536, 1 << 20}) {
     keep.push_back(Storage::allocate(bytes));
     INFO("bytes ", bytes);
     CHECK(keep.back()->data() != nullptr);
     CHECK(reinterpret_cast<uintptr_t>(keep.back()->data()) % 64 == 0);
     CHECK(keep.back()->nbytes() == bytes);
+    std::memset(keep.back()->data(), 0xA5, static_cast<size_t>(bytes));  // the sanitizer build checks the bounds
   }
+  for (const auto& s : keep)
+    CHECK(std::all_of(static_cast<const unsigned char*>(s->data()),
+                      static_cast<const unsigned char*>(s->data()) + s->nbytes(), [](unsigned char c) { return c == 0xA5; }));
 }
 
 TEST_CASE("storage: blocks of 2 MiB and more start on a huge-page boundary") {
