@@ -1,5 +1,6 @@
-// ops/gemm.h — matrix products on strided memory (internal to ops/): oneDNN's sgemm for float32, and the Eigen
-// GEMM build that suits the running CPU (AVX-512, AVX2+FMA or SSE2, chosen once at first use) for float64.
+// ops/gemm.h — matrix products on strided memory (internal to ops/): oneDNN for float32 (its sgemm, a cached
+// matmul primitive for large products), and the Eigen GEMM build that suits the running CPU (AVX-512, AVX2+FMA
+// or SSE2, chosen once at first use) for float64.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,7 @@ bool gemm_operand_ok(int64_t rows, int64_t cols, int64_t row_stride, int64_t col
 void gemm(DType dtype, int64_t m, int64_t n, int64_t k, double alpha, GemmOperand a, GemmOperand b, double beta,
           void* c, int64_t ldc);
 
-/// The GEMM products run on: "onednn" (the default: oneDNN's sgemm for float32, the best Eigen build for
+/// The GEMM products run on: "onednn" (the default: oneDNN for float32, the best Eigen build for
 /// float64 and for operands sgemm cannot take), or an Eigen build for both, "avx512", "avx2" or "sse2".
 const char* gemm_isa();
 /// Selects one by name (for tests and benchmarks); returns false, changing nothing, when the

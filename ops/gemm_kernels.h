@@ -30,8 +30,8 @@ TL_GEMM_DECLARE_ISA(avx2)
 TL_GEMM_DECLARE_ISA(avx512)
 #undef TL_GEMM_DECLARE_ISA
 
-/// The product through oneDNN's sgemm (ops/gemm_onednn.cpp); false, touching nothing, when an operand's strides
-/// are not a leading dimension sgemm takes (a broadcast row or column, stride 0).
+/// The product on oneDNN (ops/gemm_onednn.cpp: sgemm, or a matmul primitive when large); false, touching nothing,
+/// when an operand's strides are not a leading dimension sgemm takes (a broadcast row or column, stride 0).
 bool gemm_f32_onednn(const GemmProblem<float>& problem);
 
 }  // namespace tl::detail
