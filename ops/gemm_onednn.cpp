@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "ops/gemm_kernels.h"
-#include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
+#include "ops/onednn/matmul_primitive.h"
 #include "ops/onednn/memory.h"
 #include "ops/onednn/primitive_cache.h"
 
@@ -40,18 +40,12 @@ bool sgemm_operand(int64_t rows, int64_t cols, int64_t rs, int64_t cs, char& tra
 constexpr int64_t kPrimitiveWork = int64_t{1} << 27;
 
 /// C = alpha * A @ B (+ beta * C) as one matmul primitive, for one set of sizes, strides, alpha and beta.
-struct GemmPlan : onednn::CachedPlan {
-  onednn::Primitive matmul;
-  dnnl::memory::desc a, b, c;
-};
-
-GemmPlan make_plan(const GemmProblem<float>& p) {
+onednn::MatmulPrimitive make_plan(const GemmProblem<float>& p) {
   using dnnl::memory;
   const memory::data_type f32 = memory::data_type::f32;
-  GemmPlan plan;
-  plan.a = memory::desc({p.m, p.k}, f32, memory::dims{p.a_rs, p.a_cs});
-  plan.b = memory::desc({p.k, p.n}, f32, memory::dims{p.b_rs, p.b_cs});
-  plan.c = memory::desc({p.m, p.n}, f32, memory::dims{p.ldc, 1});
+  const memory::desc a({p.m, p.k}, f32, memory::dims{p.a_rs, p.a_cs});
+  const memory::desc b({p.k, p.n}, f32, memory::dims{p.b_rs, p.b_cs});
+  const memory::desc c({p.m, p.n}, f32, memory::dims{p.ldc, 1});
   dnnl::primitive_attr attr = onednn::default_attr();
   if (p.alpha != 1) attr.set_output_scales(0, {p.alpha});
   if (p.beta != 0) {
@@ -59,9 +53,7 @@ GemmPlan make_plan(const GemmProblem<float>& p) {
     sum.append_sum(p.beta);  // C's old value times beta, added after alpha scaled the product
     attr.set_post_ops(sum);
   }
-  plan.matmul = onednn::Primitive(
-      dnnl::matmul::primitive_desc(dnnl::matmul::desc(plan.a, plan.b, plan.c), attr, onednn::engine()));
-  return plan;
+  return onednn::MatmulPrimitive(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attr, onednn::engine()));
 }
 
 void run_primitive(const GemmProblem<float>& p) {
@@ -70,10 +62,11 @@ void run_primitive(const GemmProblem<float>& p) {
   key.add(static_cast<double>(p.alpha)).add(static_cast<double>(p.beta));
   const auto context = [&] { return str_cat(p.m, "x", p.k, " @ ", p.k, "x", p.n); };
   onednn::guarded("matmul", context, [&] {
-    const auto plan = onednn::primitive_cache().get_or_create<GemmPlan>(key, [&] { return make_plan(p); });
-    plan->matmul.execute({{DNNL_ARG_SRC, onednn::memory_of(const_cast<float*>(p.a), plan->a)},
-                          {DNNL_ARG_WEIGHTS, onednn::memory_of(const_cast<float*>(p.b), plan->b)},
-                          {DNNL_ARG_DST, onednn::memory_of(p.c, plan->c)}});
+    const auto plan =
+        onednn::primitive_cache().get_or_create<onednn::MatmulPrimitive>(key, [&] { return make_plan(p); });
+    plan->matmul.execute({{DNNL_ARG_SRC, onednn::memory_of(const_cast<float*>(p.a), plan->src)},
+                          {DNNL_ARG_WEIGHTS, onednn::memory_of(const_cast<float*>(p.b), plan->weights)},
+                          {DNNL_ARG_DST, onednn::memory_of(p.c, plan->dst)}});
   });
 }
 

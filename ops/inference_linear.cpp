@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
+#include "ops/onednn/matmul_primitive.h"
 #include "ops/onednn/memory.h"
 #include "ops/onednn/packed.h"
 #include "ops/onednn/primitive_cache.h"
@@ -37,9 +38,10 @@ struct LinearSpec {
 };
 
 /// The matmul primitive and its layouts: src and dst row-major, weights (in_features, out_features) as oneDNN picked.
-struct LinearPlan : onednn::CachedPlan {
-  onednn::Primitive matmul;
-  dnnl::memory::desc src, weights, bias, dst;
+struct LinearPlan : onednn::MatmulPrimitive {
+  LinearPlan(const dnnl::matmul::primitive_desc& pd, const dnnl::memory::desc& bias)
+      : MatmulPrimitive(pd), bias(bias) {}
+  dnnl::memory::desc bias;  ///< empty without a bias
 };
 
 LinearPlan make_plan(const LinearSpec& s) {
@@ -57,14 +59,7 @@ LinearPlan make_plan(const LinearSpec& s) {
     attr.set_post_ops(post_ops);
   }
   const dnnl::matmul::desc desc = s.bias ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
-  const dnnl::matmul::primitive_desc pd(desc, attr, onednn::engine());
-  LinearPlan plan;
-  plan.matmul = onednn::Primitive(pd);
-  plan.src = pd.src_desc();
-  plan.weights = pd.weights_desc();
-  plan.dst = pd.dst_desc();
-  if (s.bias) plan.bias = bias;
-  return plan;
+  return LinearPlan(dnnl::matmul::primitive_desc(desc, attr, onednn::engine()), s.bias ? bias : memory::desc());
 }
 
 std::shared_ptr<const LinearPlan> plan_for(const LinearSpec& s) {

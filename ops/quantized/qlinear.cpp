@@ -8,6 +8,7 @@
 #include "ops/ops.h"
 #include "ops/onednn/engine.h"
 #include "ops/onednn/errors.h"
+#include "ops/onednn/matmul_primitive.h"
 #include "ops/onednn/memory.h"
 #include "ops/onednn/primitive_cache.h"
 #include "ops/quantized/int8.h"
@@ -35,12 +36,7 @@ struct QLinearSpec {
   }
 };
 
-struct QLinearPlan : onednn::CachedPlan {
-  onednn::Primitive matmul;
-  dnnl::memory::desc src, weights, dst;
-};
-
-QLinearPlan make_plan(const QLinearSpec& s) {
+onednn::MatmulPrimitive make_plan(const QLinearSpec& s) {
   using dnnl::memory;
   const memory::desc src({s.rows, s.in_features}, memory::data_type::u8, memory::format_tag::ab);
   const memory::desc weights({s.in_features, s.out_features}, memory::data_type::s8, memory::format_tag::any);
@@ -50,17 +46,11 @@ QLinearPlan make_plan(const QLinearSpec& s) {
   if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   const dnnl::matmul::desc desc = s.bias ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
   const dnnl::primitive_attr attr = int8::requantize_attr(post_ops, s.scales, s.src_zero_point, s.dst_zero_point);
-  const dnnl::matmul::primitive_desc pd(desc, attr, onednn::engine());
-  QLinearPlan plan;
-  plan.matmul = onednn::Primitive(pd);
-  plan.src = pd.src_desc();
-  plan.weights = pd.weights_desc();
-  plan.dst = pd.dst_desc();
-  return plan;
+  return onednn::MatmulPrimitive(dnnl::matmul::primitive_desc(desc, attr, onednn::engine()));
 }
 
-std::shared_ptr<const QLinearPlan> plan_for(const QLinearSpec& s) {
-  return onednn::primitive_cache().get_or_create<QLinearPlan>(s.key(), [&] { return make_plan(s); });
+std::shared_ptr<const onednn::MatmulPrimitive> plan_for(const QLinearSpec& s) {
+  return onednn::primitive_cache().get_or_create<onednn::MatmulPrimitive>(s.key(), [&] { return make_plan(s); });
 }
 
 /// The weight (out_features, in_features) as the matmul's (in_features, out_features) weights.
