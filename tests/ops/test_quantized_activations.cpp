@@ -24,23 +24,11 @@ using Json = nlohmann::json;
 
 const Json& cases() { return testing::json_cases("tests/ops/data/quantized_activation_cases.json"); }
 
-// A case's quint8 tensor from its integers, channels-last where PyTorch's was.
-Tensor qtensor(const Json& c) {
-  const Shape shape(c["shape"].get<std::vector<int64_t>>());
-  const Tensor ints = from_vector(c["ints"].get<std::vector<int64_t>>(), shape).to(kUInt8);
-  const Tensor q = _make_per_tensor_quantized_tensor(ints, testing::json_number(c["scale"]), c["zero_point"].get<int64_t>());
-  if (!c["channels_last"].get<bool>()) return q;
-  // (N, H, W, C) integers permuted to an (N, C, H, W) view: channels-last strides, as a quantized conv returns.
-  const Tensor nhwc = _make_per_tensor_quantized_tensor(ints.permute({0, 2, 3, 1}).contiguous(), q.q_scale(),
-                                                        q.q_zero_point());
-  return nhwc.permute({0, 3, 1, 2});
-}
-
 // Our result for a case (the op by its name in the generator).
 Tensor run(const Json& c) {
   const std::string op = c["op"];
   const Json& args = c["args"];
-  Tensor x = qtensor(c["inputs"][0]);
+  Tensor x = testing::quint8_case_tensor(c["inputs"][0]);
   if (op == "relu") return relu(x);
   if (op == "relu_") return x.relu_();
   if (op == "hardtanh") return hardtanh(x, testing::json_number(args["min_val"]), testing::json_number(args["max_val"]));
@@ -53,7 +41,7 @@ Tensor run(const Json& c) {
   if (op == "mul_relu_scalar") return quantized_mul_relu(x, testing::json_number(args["b"]));
   if (op == "add_scalar") return quantized_add(x, testing::json_number(args["b"]));
   if (op == "add_relu_scalar") return quantized_add_relu(x, testing::json_number(args["b"]));
-  const Tensor y = qtensor(c["inputs"][1]);
+  const Tensor y = testing::quint8_case_tensor(c["inputs"][1]);
   const double scale = testing::json_number(args["scale"]);
   const int64_t zero_point = std::stoll(args["zero_point"].get<std::string>());
   if (op == "mul") return quantized_mul(x, y, scale, zero_point);
@@ -71,18 +59,7 @@ Tensor quint8_zeros(const Shape& shape, double scale, int64_t zero_point) {
 }  // namespace
 
 TEST_CASE("quantized relu, hardtanh, relu6, hardsigmoid, sigmoid, hardswish, mul and the scalar ops: PyTorch's integers") {
-  for (const char* family : {"unary", "binary"}) {
-    testing::Agreement agreement;
-    for (const Json& c : cases()[family]) {
-      const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
-      CAPTURE(name);
-      const Tensor y = run(c);
-      CHECK(y.q_scale() == testing::json_number(c["out_scale"]));
-      CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
-      agreement.add(y, c);
-    }
-    agreement.report(family);
-  }
+  testing::check_quantized_cases(cases(), {"unary", "binary"}, run, [](const Tensor&, const Json&) {});
 }
 
 TEST_CASE("relu_ and relu6_ of a quantized tensor write it, keeping its qparams and layout") {

@@ -25,19 +25,6 @@ bool is_channels_last(const Tensor& t) {
   return t.dim() == 4 && t.stride(1) == 1 && t.stride(3) == t.size(1) && !t.is_contiguous();
 }
 
-// A case's quint8 tensor from its integers, channels-last where PyTorch's was.
-Tensor qtensor(const Json& c) {
-  const Shape shape(c["shape"].get<std::vector<int64_t>>());
-  const Tensor ints = from_vector(c["ints"].get<std::vector<int64_t>>(), shape).to(kUInt8);
-  const Tensor q =
-      _make_per_tensor_quantized_tensor(ints, testing::json_number(c["scale"]), c["zero_point"].get<int64_t>());
-  if (!c["channels_last"].get<bool>()) return q;
-  // (N, H, W, C) integers permuted to an (N, C, H, W) view: channels-last strides, as a quantized conv returns.
-  const Tensor nhwc = _make_per_tensor_quantized_tensor(ints.permute({0, 2, 3, 1}).contiguous(), q.q_scale(),
-                                                        q.q_zero_point());
-  return nhwc.permute({0, 3, 1, 2});
-}
-
 Tensor floats(const Json& values) {
   std::vector<float> v;
   for (const Json& x : values) v.push_back(static_cast<float>(testing::json_number(x)));
@@ -48,7 +35,7 @@ Tensor floats(const Json& values) {
 Tensor run(const Json& c) {
   const std::string op = c["op"];
   const Json& a = c["args"];
-  const Tensor x = qtensor(c["input"]);
+  const Tensor x = testing::quint8_case_tensor(c["input"]);
   if (op == "avg_pool2d") {
     const int64_t k = a["kernel_size"], s = a["stride"], p = a["padding"], divisor = a["divisor_override"];
     return avg_pool2d(x, {k, k}, Shape{s, s}, {p, p}, a["ceil_mode"].get<bool>(), a["count_include_pad"].get<bool>(),
@@ -72,19 +59,10 @@ Tensor run(const Json& c) {
 }  // namespace
 
 TEST_CASE("quantized avg_pool2d, mean and batch_norm2d(_relu): PyTorch's integers, qparams and layouts") {
-  for (const char* family : {"avg_pool2d", "mean", "batch_norm2d"}) {
-    testing::Agreement agreement;
-    for (const Json& c : cases()[family]) {
-      const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
-      CAPTURE(name);
-      const Tensor y = run(c);
-      CHECK(y.q_scale() == testing::json_number(c["out_scale"]));
-      CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
-      CHECK(is_channels_last(y) == c["out_channels_last"].get<bool>());
-      agreement.add(y, c);
-    }
-    agreement.report(family);
-  }
+  const auto layout = [](const Tensor& y, const Json& c) {
+    CHECK(is_channels_last(y) == c["out_channels_last"].get<bool>());
+  };
+  testing::check_quantized_cases(cases(), {"avg_pool2d", "mean", "batch_norm2d"}, run, layout);
 }
 
 TEST_CASE("quantized avg_pool2d, mean and batch_norm2d refuse bad input, leaving the input as it was") {

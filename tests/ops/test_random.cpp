@@ -19,12 +19,11 @@ namespace {
 
 using testing::refused;  // a refused call leaves the default stream where it was
 
+using testing::kStreamDtypes;
 using testing::kStreamSeeds;
 using testing::stream_mismatch;
 using testing::stream_name;
 using testing::stream_values;
-
-const std::pair<const char*, DType> kDtypes[] = {{"f32", DType::Float32}, {"f64", DType::Float64}};
 
 // `make()` after manual_seed(seed) against stream s<seed>.<rest>.
 template <typename Make>
@@ -49,7 +48,7 @@ std::vector<std::string> digest(const Tensor& t) {
 TEST_CASE("random ops: rand, randn, uniform_, normal_, dropout and bernoulli of 100003 values (many engine twists, the bulk path)") {
   constexpr int64_t kLarge = 100003;
   for (uint64_t seed : kStreamSeeds)
-    for (const auto& named : kDtypes) {
+    for (const auto& named : kStreamDtypes) {
       const DType dtype = named.second;
       const std::string size = std::string(named.first) + "." + std::to_string(kLarge);
       CAPTURE(seed);
@@ -69,7 +68,7 @@ TEST_CASE("random ops: rand, randn, uniform_, normal_, dropout and bernoulli of 
 
 TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's streams") {
   for (uint64_t seed : kStreamSeeds)
-    for (const auto& named : kDtypes) {
+    for (const auto& named : kStreamDtypes) {
       const char* name = named.first;
       const DType dtype = named.second;
       CAPTURE(seed);
@@ -101,7 +100,7 @@ TEST_CASE("random ops: rand, randn, uniform_, normal_ and normal are PyTorch's s
 
 TEST_CASE("random ops: dropout in training, bernoulli and bernoulli_ are PyTorch's streams") {
   for (uint64_t seed : kStreamSeeds)
-    for (const auto& named : kDtypes)
+    for (const auto& named : kStreamDtypes)
       for (int64_t n : {5, 17}) {
         const char* name = named.first;
         const DType dtype = named.second;

@@ -28,12 +28,11 @@ namespace {
 
 using testing::refused;  // a refused call leaves the default stream where it was
 
+using testing::kStreamDtypes;
 using testing::kStreamSeeds;
 using testing::rng_stream;
 using testing::stream_mismatch;
 using testing::stream_name;
-
-const std::pair<const char*, DType> kDtypes[] = {{"f32", DType::Float32}, {"f64", DType::Float64}};
 
 TEST_CASE("generator=: every seeded op draws torch.Generator().manual_seed(s)'s stream and leaves the default one") {
   for (uint64_t seed : kStreamSeeds) {
@@ -43,7 +42,7 @@ TEST_CASE("generator=: every seeded op draws torch.Generator().manual_seed(s)'s 
       CHECK_MESSAGE(stream_mismatch(stream_name(seed, "gen." + rest), t) == "", rest);
     };
     const auto fresh = [&] { return Generator(seed); };
-    for (const auto& named : kDtypes) {
+    for (const auto& named : kStreamDtypes) {
       const DType dtype = named.second;
       const std::string d = named.first;
       for (int64_t n : {5, 17}) {

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "ops/ops.h"
+
 namespace tl::testing {
 
 const nlohmann::json& json_cases(const std::string& path) {
@@ -26,6 +28,17 @@ double json_number(const nlohmann::json& value) { return std::stod(value.get<std
 std::vector<int64_t> integers(const Tensor& q) {
   const Tensor l = q.int_repr().to(kLong).contiguous();
   return std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel());
+}
+
+Tensor quint8_case_tensor(const nlohmann::json& c) {
+  const Shape shape(c["shape"].get<std::vector<int64_t>>());
+  const Tensor ints = from_vector(c["ints"].get<std::vector<int64_t>>(), shape).to(kUInt8);
+  const Tensor q = _make_per_tensor_quantized_tensor(ints, json_number(c["scale"]), c["zero_point"].get<int64_t>());
+  if (!c["channels_last"].get<bool>()) return q;
+  // (N, H, W, C) integers permuted to an (N, C, H, W) view: channels-last strides, as a quantized conv returns.
+  const Tensor nhwc = _make_per_tensor_quantized_tensor(ints.permute({0, 2, 3, 1}).contiguous(), q.q_scale(),
+                                                        q.q_zero_point());
+  return nhwc.permute({0, 3, 1, 2});
 }
 
 }  // namespace tl::testing

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ const nlohmann::json& json_cases(const std::string& path);
 double json_number(const nlohmann::json& value);
 /// A quantized tensor's integers, in row-major order.
 std::vector<int64_t> integers(const Tensor& q);
+/// A case's quint8 tensor from its integers ("shape", "ints", "scale", "zero_point"), channels-last where
+/// PyTorch's was ("channels_last").
+Tensor quint8_case_tensor(const nlohmann::json& c);
 
 /// Our quantized results against a case's PyTorch integers (`c["expected"]`): each CHECKs every integer within one
 /// quantum and >= 99% equal (#33's line); report() says how many agreed over all cases added.
@@ -42,5 +46,26 @@ struct Agreement {
   }
   void report(const std::string& what) const { MESSAGE(what, ": ", equal, " of ", total, " integers equal PyTorch's"); }
 };
+
+/// Each case of each family in `cases` (named by its "op" and "name"): `run(c)`'s result has PyTorch's qparams
+/// ("out_scale", "out_zero_point"), passes `check(y, c)` and agrees with PyTorch's integers (Agreement), reported
+/// per family.
+template <typename Run, typename Check>
+void check_quantized_cases(const nlohmann::json& cases, std::initializer_list<const char*> families, Run run,
+                           Check check) {
+  for (const char* family : families) {
+    Agreement agreement;
+    for (const nlohmann::json& c : cases[family]) {
+      const std::string name = c["op"].get<std::string>() + " " + c["name"].get<std::string>();
+      CAPTURE(name);
+      const Tensor y = run(c);
+      CHECK(y.q_scale() == json_number(c["out_scale"]));
+      CHECK(y.q_zero_point() == c["out_zero_point"].get<int64_t>());
+      check(y, c);
+      agreement.add(y, c);
+    }
+    agreement.report(family);
+  }
+}
 
 }  // namespace tl::testing

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -33,6 +34,8 @@ std::vector<std::string> decimal(const std::vector<Int>& values) {
 
 /// The seeds every stream is written for: 0, 1 and 2^31 - 1.
 inline const std::vector<uint64_t> kStreamSeeds = {0, 1, 2147483647};
+/// The floating dtypes streams are written for, as their names spell them ("rand.f32.5").
+inline const std::pair<const char*, DType> kStreamDtypes[] = {{"f32", DType::Float32}, {"f64", DType::Float64}};
 /// A stream's name for a seed: "s<seed>.<rest>".
 inline std::string stream_name(uint64_t seed, const std::string& rest) { return "s" + std::to_string(seed) + "." + rest; }
 
