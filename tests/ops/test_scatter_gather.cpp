@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ops/ops.h"
 #include "tests/ops/loss_cases.h"
@@ -156,6 +157,62 @@ TEST_CASE("indexing ops: the in-place forms write through a strided self and equ
   CHECK(&d.masked_fill_(mask, -7) == &d);
   CHECK_TENSOR_CLOSE(d, masked_fill(x, mask, -7), 0, 0);
   CHECK(d._version() == 1);
+}
+
+// A copy of a 3-D tensor laid out last dim first: every stride differs from the contiguous one.
+Tensor permuted_copy(const Tensor& x) { return x.permute({2, 0, 1}).contiguous().permute({1, 2, 0}); }
+
+TEST_CASE("indexing ops: large strided operands (gather split over threads, rows that chunks cut) equal a plain loop") {
+  // 31 x 41 x 60 = 76,260 elements: more than two threads' grain, and the second chunk starts mid-row. Values are
+  // small integers, so every sum is exact in any order.
+  manual_seed(3);
+  const int64_t a = 31, b = 41, c = 60;
+  const Tensor self = permuted_copy(floor(rand({a, b, c}) * 100).to(kDouble));
+  const Tensor src = permuted_copy(floor(rand({a, b, c}) * 10).to(kDouble));
+  REQUIRE_FALSE(self.is_contiguous());
+  const Tensor index = (rand({a, c, b}) * static_cast<double>(c)).to(kLong).transpose(1, 2);  // dim 2 values
+  REQUIRE_FALSE(index.is_contiguous());
+  const Tensor s = self.contiguous(), x = src.contiguous(), ix = index.contiguous();
+  const double *ps = s.data<double>(), *px = x.data<double>();
+  const int64_t* pi = ix.data<int64_t>();
+  std::vector<double> gathered(static_cast<size_t>(a * b * c)), added(ps, ps + a * b * c);
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < b; ++j)
+      for (int64_t k = 0; k < c; ++k) {
+        const int64_t e = (i * b + j) * c + k, v = pi[e];
+        gathered[static_cast<size_t>(e)] = ps[(i * b + j) * c + v];
+        added[static_cast<size_t>((i * b + j) * c + v)] += px[e];
+      }
+  CHECK_TENSOR_CLOSE(gather(self, 2, index), from_vector<double>(gathered, {a, b, c}), 0, 0);
+  Tensor target = permuted_copy(s);
+  target.scatter_add_(2, index, src);
+  CHECK_TENSOR_CLOSE(target, from_vector<double>(added, {a, b, c}), 0, 0);
+
+  // index_add_ along the middle dim, with repeats; masked_fill_ with a mask broadcast over the first dim.
+  const Tensor rows = tensor({39, 0, 7, 39, 12});
+  const Tensor source = floor(rand({a, 5, c}) * 10).to(kDouble);
+  std::vector<double> indexed(ps, ps + a * b * c);
+  const Tensor so = source.contiguous();
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t r = 0; r < 5; ++r)
+      for (int64_t k = 0; k < c; ++k)
+        indexed[static_cast<size_t>((i * b + rows.data<int64_t>()[r]) * c + k)] += 2 * so.data<double>()[(i * 5 + r) * c + k];
+  Tensor into = permuted_copy(s);
+  into.index_add_(1, rows, source, 2.0);
+  CHECK_TENSOR_CLOSE(into, from_vector<double>(indexed, {a, b, c}), 0, 0);
+  const Tensor mask = rand({b, c}) > 0.5;
+  Tensor filled = permuted_copy(s);
+  filled.masked_fill_(mask, -1.0);
+  CHECK_TENSOR_CLOSE(filled, where(mask, full({}, -1.0, kDouble), s), 0, 0);
+
+  // Values outside found by both threads' chunks: the message names the first in index's order; self is untouched.
+  Tensor bad = index.contiguous();
+  bad.data<int64_t>()[a * b * c - 1] = c + 5;
+  bad.data<int64_t>()[a * b * c / 2 + 7] = -2;
+  CHECK_THROWS_WITH_AS(gather(self, 2, bad), "index -2 is out of bounds for dimension 2 with size 60", Error);
+  const Tensor before = target.clone();
+  CHECK_THROWS_WITH_AS(target.scatter_add_(2, bad, src), "index -2 is out of bounds for dimension 2 with size 60", Error);
+  CHECK_TENSOR_CLOSE(target, before, 0, 0);
 }
 
 TEST_CASE("Tensor::index: views that share storage, and index_put_ writes through them") {
