@@ -7,13 +7,17 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.h"
 #include "ops/lane_loops.h"
+#include "ops/ops.h"
 #include "ops/vector_kernels.h"
 #include "ops/vector_math.h"
 #include "tests/ops/vector_isa.h"
@@ -142,6 +146,58 @@ TEST_CASE("vector kernels: every ISA build gives the SSE2 build's bits") {
       if (bits(acc_a[i]) != bits(acc_b[i]) && !(std::isnan(acc_a[i]) && std::isnan(acc_b[i]))) ++differ;
     CHECK(differ == 0);
   });
+}
+
+// The dense elementwise loops (ops/elementwise.h) follow the same switch: each op's result on every build is the
+// SSE2 build's, bit for bit (NaN as NaN), in float32 and float64, over the sweep with a broadcast operand too.
+TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits") {
+  const std::vector<float> v = sweep();
+  const auto n = static_cast<int64_t>(v.size());
+  std::vector<float> w(v.rbegin(), v.rend());
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&, const Tensor&)>>> ops = {
+      {"add alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, 0.3); }},
+      {"sub", [](const Tensor& a, const Tensor& b) { return sub(a, b); }},
+      {"mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }},
+      {"div", [](const Tensor& a, const Tensor& b) { return div(a, b); }},
+      {"div broadcast", [](const Tensor& a, const Tensor& b) { return div(a, b.narrow(0, 5, 1)); }},
+      {"addcmul", [](const Tensor& a, const Tensor& b) { return addcmul(a, b, a, 0.7); }},
+      {"addcdiv", [](const Tensor& a, const Tensor& b) { return addcdiv(a, b, a, -1.3); }},
+      {"lerp", [](const Tensor& a, const Tensor& b) { return lerp(a, b, 0.25); }},
+      {"clamp", [](const Tensor& a, const Tensor&) { return clamp(a, Scalar(-2.5), Scalar(3.0)); }},
+      {"hardtanh", [](const Tensor& a, const Tensor&) { return hardtanh(a); }},
+      {"leaky_relu", [](const Tensor& a, const Tensor&) { return leaky_relu(a, 0.01); }},
+      {"hardsigmoid", [](const Tensor& a, const Tensor&) { return hardsigmoid(a); }},
+      {"hardswish", [](const Tensor& a, const Tensor&) { return hardswish(a); }},
+      {"elu", [](const Tensor& a, const Tensor&) { return elu(a, 1.5); }},
+      {"softplus", [](const Tensor& a, const Tensor&) { return softplus(a, 2.0); }},
+      {"mish", [](const Tensor& a, const Tensor&) { return mish(a); }},
+      {"silu", [](const Tensor& a, const Tensor&) { return silu(a); }},
+      {"gelu", [](const Tensor& a, const Tensor&) { return gelu(a); }},
+      {"sigmoid", [](const Tensor& a, const Tensor&) { return sigmoid(a); }},
+      {"sign", [](const Tensor& a, const Tensor&) { return sign(a); }},
+      {"abs", [](const Tensor& a, const Tensor&) { return abs(a); }},
+      {"sqrt", [](const Tensor& a, const Tensor&) { return sqrt(a); }},
+  };
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    CAPTURE(dtype);
+    const Tensor a = from_vector<float>(v, {n}).to(dtype), b = from_vector<float>(w, {n}).to(dtype);
+    for (const auto& [name, op] : ops) {
+      const std::string op_name = name;  // a named copy: clang 14 cannot capture bindings
+      CAPTURE(op_name);
+      std::map<std::string, Tensor> results;
+      testing::for_each_vector_isa([&](const char* isa) { results[isa] = op(a, b).to(DType::Float64); });
+      const Tensor& want = results.at("sse2");
+      for (const auto& result : results) {
+        CAPTURE(result.first);
+        int differ = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double g = result.second.data<double>()[i], e = want.data<double>()[i];
+          if (std::bit_cast<uint64_t>(g) != std::bit_cast<uint64_t>(e) && !(std::isnan(g) && std::isnan(e))) ++differ;
+        }
+        CHECK(differ == 0);
+      }
+    }
+  }
 }
 
 // logsumexp's bfloat16 loops against the scalar formula they replace: BFloat16's own conversions, each step
