@@ -132,31 +132,16 @@ template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
   for (int64_t k = 0; k < n; ++k) out[k] = fn(std::get<I>(in)[k]...);
 }
 
-// dense_loop built for AVX2 and for AVX-512 (GCC's target attribute: `f`, built for any x86-64 with the kernel's
-// file, inlines into either). tl_ops is built with -ffp-contract=off, so no build fuses a multiply and an add into
-// one rounding: every ISA gives the SSE2 build's bits.
-template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
-[[gnu::target("avx2")]] void dense_loop_avx2(char* const* data, int64_t n, const F& f, std::index_sequence<I...> in) {
-  dense_loop<kMask, Out, In...>(data, n, f, in);
-}
-template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
-[[gnu::target("avx512f,avx2,prefer-vector-width=512")]] void dense_loop_avx512(char* const* data, int64_t n,
-                                                                               const F& f, std::index_sequence<I...> in) {
-  dense_loop<kMask, Out, In...>(data, n, f, in);
-}
-
-// The dense loop at the width ops/vector_kernels.h's build runs at (the widest the CPU has, unless set_vector_isa
-// chose another). Only floating outputs take the wide builds: their loops are where the width pays, and each build
-// is one more copy of every loop of the library. Not inlined into its callers: it runs once per run of elements,
-// and inlined, its three builds grew every kernel that loops.
+// The dense loop at the CPU's width (at_vector_width). Only floating outputs take the wide builds: their loops are
+// where the width pays, and each build is one more copy of every loop of the library. Not inlined into its
+// callers: it runs once per run of elements, and inlined, its three builds grew every kernel that loops.
 template <unsigned kMask, typename Out, typename... In, typename F, size_t... I>
 [[gnu::noinline]] void dense_run(char* const* data, int64_t n, const F& f, std::index_sequence<I...> in) {
   if constexpr (std::is_floating_point_v<Out>) {
-    const VectorKernels* isa = &vector_kernels();
-    if (isa == &vector_kernels_avx512) return dense_loop_avx512<kMask, Out, In...>(data, n, f, in);
-    if (isa == &vector_kernels_avx2) return dense_loop_avx2<kMask, Out, In...>(data, n, f, in);
+    at_vector_width([&] { dense_loop<kMask, Out, In...>(data, n, f, in); });
+  } else {
+    dense_loop<kMask, Out, In...>(data, n, f, in);
   }
-  dense_loop<kMask, Out, In...>(data, n, f, in);
 }
 
 #if defined(__SSE2__)

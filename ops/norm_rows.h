@@ -1,5 +1,6 @@
 // ops/norm_rows.h — the row kernels of layer_norm and group_norm (internal to ops/): a contiguous input seen as
-// rows, each normalised by its own mean and biased variance (norm_moments.h's one pass), rows in parallel. The
+// rows, each normalised by its own mean and biased variance (norm_moments.h's one pass), rows in parallel, each
+// chunk of rows at the CPU's vector width (at_vector_width). The
 // affine parameters are per element of a row (layer_norm) or per channel, a row being runs of channels (group_norm).
 #pragma once
 
@@ -12,6 +13,7 @@
 
 #include "core/parallel.h"
 #include "ops/norm_moments.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::detail {
 
@@ -40,33 +42,35 @@ void normalize_rows(const T* x, const T* w, const T* b, T* y, T* mean_out, T* rs
   using A = acc_t<T>;
   const int64_t n = r.len;
   parallel_for(0, r.rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n)), [=](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const T* __restrict xs = x + i * n;
-      T* __restrict ys = y + i * n;
-      const auto [mean, rstd] = row_stats(xs, n, eps);
-      mean_out[i] = static_cast<T>(mean);
-      rstd_out[i] = static_cast<T>(rstd);
-      const A scale = static_cast<A>(rstd), shift = static_cast<A>(-mean * rstd);
-      if (r.inner > 0) {  // per channel: one scale and shift per run
-        for (int64_t s = 0, c = r.first_channel(i); s < n / r.inner; ++s, ++c) {
-          const A wc = w ? static_cast<A>(w[c]) : A(1), bc = b ? static_cast<A>(b[c]) : A(0);
-          const A a = scale * wc, d = shift * wc + bc;
+    at_vector_width([&] {
+      for (int64_t i = begin; i < end; ++i) {
+        const T* __restrict xs = x + i * n;
+        T* __restrict ys = y + i * n;
+        const auto [mean, rstd] = row_stats(xs, n, eps);
+        mean_out[i] = static_cast<T>(mean);
+        rstd_out[i] = static_cast<T>(rstd);
+        const A scale = static_cast<A>(rstd), shift = static_cast<A>(-mean * rstd);
+        if (r.inner > 0) {  // per channel: one scale and shift per run
+          for (int64_t s = 0, c = r.first_channel(i); s < n / r.inner; ++s, ++c) {
+            const A wc = w ? static_cast<A>(w[c]) : A(1), bc = b ? static_cast<A>(b[c]) : A(0);
+            const A a = scale * wc, d = shift * wc + bc;
 #pragma omp simd
-          for (int64_t k = s * r.inner; k < (s + 1) * r.inner; ++k) ys[k] = narrow<T>(static_cast<A>(xs[k]) * a + d);
+            for (int64_t k = s * r.inner; k < (s + 1) * r.inner; ++k) ys[k] = narrow<T>(static_cast<A>(xs[k]) * a + d);
+          }
+          continue;
         }
-        continue;
-      }
-      if (w == nullptr && b == nullptr) {
+        if (w == nullptr && b == nullptr) {
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) ys[j] = narrow<T>(static_cast<A>(xs[j]) * scale + shift);
-        continue;
-      }
+          for (int64_t j = 0; j < n; ++j) ys[j] = narrow<T>(static_cast<A>(xs[j]) * scale + shift);
+          continue;
+        }
 #pragma omp simd
-      for (int64_t j = 0; j < n; ++j) {
-        const A wj = w ? static_cast<A>(w[j]) : A(1), bj = b ? static_cast<A>(b[j]) : A(0);
-        ys[j] = narrow<T>((static_cast<A>(xs[j]) * scale + shift) * wj + bj);
+        for (int64_t j = 0; j < n; ++j) {
+          const A wj = w ? static_cast<A>(w[j]) : A(1), bj = b ? static_cast<A>(b[j]) : A(0);
+          ys[j] = narrow<T>((static_cast<A>(xs[j]) * scale + shift) * wj + bj);
+        }
       }
-    }
+    });
   });
 }
 
@@ -82,42 +86,45 @@ void normalize_rows_backward(const T* dy, const T* x, const T* mean, const T* rs
   parallel_for(0, r.rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 2 * n)), [=](int64_t begin, int64_t end) {
     std::vector<A> g(static_cast<size_t>(n));
     A* const gp = g.data();
-    for (int64_t i = begin; i < end; ++i) {
-      const T* __restrict dys = dy + i * n;
-      const T* __restrict xs = x + i * n;
-      const double mu = static_cast<double>(static_cast<A>(mean[i])), rs = static_cast<double>(static_cast<A>(rstd[i]));
-      const A mu_a = static_cast<A>(mu), rs_a = static_cast<A>(rs);
-      if (r.inner > 0) {
-        for (int64_t s = 0, c = r.first_channel(i); s < n / r.inner; ++s, ++c) {
-          const A wc = w ? static_cast<A>(w[c]) : A(1);
+    at_vector_width([&] {
+      for (int64_t i = begin; i < end; ++i) {
+        const T* __restrict dys = dy + i * n;
+        const T* __restrict xs = x + i * n;
+        const double mu = static_cast<double>(static_cast<A>(mean[i]));
+        const double rs = static_cast<double>(static_cast<A>(rstd[i]));
+        const A mu_a = static_cast<A>(mu), rs_a = static_cast<A>(rs);
+        if (r.inner > 0) {
+          for (int64_t s = 0, c = r.first_channel(i); s < n / r.inner; ++s, ++c) {
+            const A wc = w ? static_cast<A>(w[c]) : A(1);
 #pragma omp simd
-          for (int64_t k = s * r.inner; k < (s + 1) * r.inner; ++k) gp[k] = static_cast<A>(dys[k]) * wc;
+            for (int64_t k = s * r.inner; k < (s + 1) * r.inner; ++k) gp[k] = static_cast<A>(dys[k]) * wc;
+          }
+        } else {
+#pragma omp simd
+          for (int64_t j = 0; j < n; ++j) gp[j] = static_cast<A>(dys[j]) * (w ? static_cast<A>(w[j]) : A(1));
         }
-      } else {
+        if (prod != nullptr && r.inner > 0) {  // per channel, ATen's algebra: (sum(grad * x) - sum(grad) * mean) * rstd
+          const int64_t runs = n / r.inner;
+          for (int64_t s = 0; s < runs; ++s) {
+            const Moments m = channel_moments<T, T>(xs + s * r.inner, dys + s * r.inner, 1, 1, r.inner, 0, 0.0);
+            prod[i * runs + s] = static_cast<A>((m.gd - m.g * mu) * rs);
+          }
+        } else if (prod != nullptr) {
+          A* __restrict ps = prod + i * n;
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) gp[j] = static_cast<A>(dys[j]) * (w ? static_cast<A>(w[j]) : A(1));
-      }
-      if (prod != nullptr && r.inner > 0) {  // per channel, ATen's algebra: (sum(grad * x) - sum(grad) * mean) * rstd
-        const int64_t runs = n / r.inner;
-        for (int64_t s = 0; s < runs; ++s) {
-          const Moments m = channel_moments<T, T>(xs + s * r.inner, dys + s * r.inner, 1, 1, r.inner, 0, 0.0);
-          prod[i * runs + s] = static_cast<A>((m.gd - m.g * mu) * rs);
+          for (int64_t j = 0; j < n; ++j) ps[j] = static_cast<A>(dys[j]) * ((static_cast<A>(xs[j]) - mu_a) * rs_a);
         }
-      } else if (prod != nullptr) {
-        A* __restrict ps = prod + i * n;
+        if (dx == nullptr) continue;
+        // ATen's algebra, so that an inf in grad gives its NaNs: ds = sum(g * x), db = sum(g),
+        // dx = rstd * g + b * x + c with b = (db * mean - ds) * rstd^3 / n, c = -b * mean - db * rstd / n.
+        const Moments m = channel_moments<T, A>(xs, gp, 1, 1, n, 0, 0.0);
+        const double count = static_cast<double>(n), b = (m.g * mu - m.gd) * rs * rs * rs / count;
+        const A b_a = static_cast<A>(b), c_a = static_cast<A>(-b * mu - m.g * rs / count);
+        T* __restrict dxs = dx + i * n;
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) ps[j] = static_cast<A>(dys[j]) * ((static_cast<A>(xs[j]) - mu_a) * rs_a);
+        for (int64_t j = 0; j < n; ++j) dxs[j] = narrow<T>(rs_a * gp[j] + b_a * static_cast<A>(xs[j]) + c_a);
       }
-      if (dx == nullptr) continue;
-      // ATen's algebra, so that an inf in grad gives its NaNs: ds = sum(g * x), db = sum(g),
-      // dx = rstd * g + b * x + c with b = (db * mean - ds) * rstd^3 / n, c = -b * mean - db * rstd / n.
-      const Moments m = channel_moments<T, A>(xs, gp, 1, 1, n, 0, 0.0);
-      const double count = static_cast<double>(n), b = (m.g * mu - m.gd) * rs * rs * rs / count;
-      const A b_a = static_cast<A>(b), c_a = static_cast<A>(-b * mu - m.g * rs / count);
-      T* __restrict dxs = dx + i * n;
-#pragma omp simd
-      for (int64_t j = 0; j < n; ++j) dxs[j] = narrow<T>(rs_a * gp[j] + b_a * static_cast<A>(xs[j]) + c_a);
-    }
+    });
   });
 }
 

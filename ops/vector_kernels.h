@@ -48,4 +48,26 @@ const char* vector_isa();
 /// the CPU lacks that ISA. Not thread-safe against kernels running concurrently.
 bool set_vector_isa(const char* name);
 
+/// body() built for AVX2 and for AVX-512 besides the kernel file's own SSE2: a function per ISA (GCC's target
+/// attribute) with every call in it inlined (flatten), so a plain loop in body vectorises at that width.
+template <typename Body>
+[[gnu::flatten, gnu::target("avx2")]] void run_avx2(const Body& body) {
+  body();
+}
+template <typename Body>
+[[gnu::flatten, gnu::target("avx512f,avx2,prefer-vector-width=512")]] void run_avx512(const Body& body) {
+  body();
+}
+
+/// Runs body() at the width the build above runs at (the widest the CPU has, unless set_vector_isa chose another).
+/// ops/ is built with -ffp-contract=off, so no width fuses a multiply and an add: body gives the same bits on each.
+/// For the hot loop of a kernel (once per run of elements or per chunk of rows), never per element.
+template <typename Body>
+void at_vector_width(const Body& body) {
+  const VectorKernels* isa = &vector_kernels();
+  if (isa == &vector_kernels_avx512) return run_avx512(body);
+  if (isa == &vector_kernels_avx2) return run_avx2(body);
+  body();
+}
+
 }  // namespace tl::detail

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/generator.h"
 #include "ops/lane_loops.h"
 #include "ops/ops.h"
 #include "ops/vector_kernels.h"
@@ -196,6 +197,30 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
         }
         CHECK(differ == 0);
       }
+    }
+  }
+}
+
+// layer_norm and group_norm run each chunk of rows at the same width (ops/norm_rows.h): forward and backward, the
+// SSE2 build's bits on every build.
+TEST_CASE("norm rows: layer_norm and group_norm give the SSE2 build's bits on every ISA build, forward and backward") {
+  manual_seed(5);
+  const Tensor x = randn({6, 4, 5, 9}) * 3 + 1, w = randn({4}), b = randn({4}), lw = randn({5, 9}), lb = randn({5, 9});
+  const Tensor grad_y = randn({6, 4, 5, 9});
+  const auto run = [&] {
+    const Tensor xl = x.clone().requires_grad_(), xg = x.clone().requires_grad_();
+    const Tensor yl = layer_norm(xl, {5, 9}, lw, lb), yg = group_norm(xg, 2, w, b);
+    (yl * grad_y).sum().backward();
+    (yg * grad_y).sum().backward();
+    return std::vector<Tensor>{yl.detach(), yg.detach(), xl.grad(), xg.grad()};
+  };
+  std::map<std::string, std::vector<Tensor>> results;
+  testing::for_each_vector_isa([&](const char* isa) { results[isa] = run(); });
+  for (const auto& result : results) {
+    CAPTURE(result.first);
+    for (size_t i = 0; i < result.second.size(); ++i) {
+      CAPTURE(i);
+      CHECK(equal(result.second[i], results.at("sse2")[i]));
     }
   }
 }
