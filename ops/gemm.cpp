@@ -69,8 +69,9 @@ template <typename T>
 void run(void (*kernel)(const GemmProblem<T>&), int64_t m, int64_t n, int64_t k, double alpha, GemmOperand a,
          GemmOperand b, double beta, void* c, int64_t ldc) {
   T* out = static_cast<T*>(c);
-  if (k == 0) {
-    // An empty sum: C = beta * C (or zeros, never reading C when beta == 0).
+  if (k == 0 || alpha == 0) {
+    // An empty sum, or one BLAS skips (alpha == 0: an inf or NaN in A or B does not reach C, as in PyTorch):
+    // C = beta * C (or zeros, never reading C when beta == 0).
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) out[i * ldc + j] = beta == 0 ? T(0) : static_cast<T>(beta) * out[i * ldc + j];
     return;

@@ -191,6 +191,27 @@ TEST_CASE("mm and addmm: large float32 products (a cached oneDNN matmul primitiv
   CHECK(cache.stats().misses > misses);  // the primitive path ran
 }
 
+TEST_CASE("addmm: alpha = 0 skips the product, as BLAS and PyTorch do: an inf or NaN in mat1 or mat2 stays out") {
+  EachIsa isas;
+  for (const std::string& isa : isas.supported()) {
+    REQUIRE(detail::set_gemm_isa(isa.c_str()));
+    for (DType dtype : kFloatTypes) {
+      for (int64_t m : {5, 511, 512}) {  // 512 x 512 x 512: the oneDNN build's matmul primitive
+        CAPTURE(isa);
+        CAPTURE(dtype);
+        CAPTURE(m);
+        std::vector<double> va(static_cast<size_t>(m * 512), 1.0);
+        va[0] = INFINITY;
+        va[512 + 3] = NAN;
+        const Tensor a = from_vector<double>(va, {m, 512}).to(dtype);
+        const Tensor b = ones({512, 512}, dtype), self = full({m, 512}, 2.0, dtype);
+        CHECK_TENSOR_CLOSE(addmm(self, a, b, 0.5, 0), full({m, 512}, 1.0, dtype), 0, 0);
+        CHECK_TENSOR_CLOSE(addmm(full({m, 512}, NAN, dtype), a, b, 0, 0), zeros({m, 512}, dtype), 0, 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("bmm: matches a triple loop per batch over layouts, empty batches and large batch counts") {
   std::mt19937_64 rng(32);
   const Shape shapes[][2] = {{{3, 4, 5}, {3, 5, 6}}, {{1, 7, 3}, {1, 3, 2}}, {{0, 2, 3}, {0, 3, 4}},
