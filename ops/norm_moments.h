@@ -1,5 +1,5 @@
 // ops/norm_moments.h — the per-channel (batch_norm) or per-row (layer_norm) moments of the normalisation
-// kernels (internal to ops/): one pass, double lanes, about a shift; and the bfloat16 store they share.
+// kernels (internal to ops/): one pass, fixed double lanes, about a shift; and the bfloat16 store they share.
 #pragma once
 
 #include <cmath>
@@ -33,39 +33,62 @@ T narrow(acc_t<T> v) {
 }
 
 /// Sums over channel c of contiguous (N, C, S) `x` and, when `g` is given, of `g`, with d = x - shift:
-/// Σd, Σd², Σg, Σg·d (`g` may be x's type or its arithmetic type). A shift near the mean keeps the one-pass variance Σd²/n - (Σd/n)² from
-/// cancelling. Double lanes: the runs vectorise, and the sums stay as accurate as the old double loops.
+/// Σd, Σd², Σg, Σg·d (`g` may be x's type or its arithmetic type). A shift near the mean keeps the one-pass variance
+/// Σd²/n - (Σd/n)² from cancelling. Double sums, as accurate as the old double loops, in kMomentLanes running sums
+/// each (element s goes to lane s % kMomentLanes of its run), added up in one fixed order: the order is the code's,
+/// not the vectoriser's, so every ISA build (ops/norm_rows.h runs these at the CPU's width) gives the same bits.
 struct Moments {
   double d = 0, dd = 0, g = 0, gd = 0;
 };
 
+inline constexpr int64_t kMomentLanes = 8;
+
+/// The lanes' total, pairwise in a fixed order.
+inline double sum_lanes(const double (&v)[kMomentLanes]) {
+  return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
 template <typename T, typename G = T>
 Moments channel_moments(const T* __restrict x, std::type_identity_t<const G*> __restrict g, int64_t N, int64_t C,
                         int64_t S, int64_t c, double shift) {
-  double sd = 0, sdd = 0, sg = 0, sgd = 0;  // locals, so the reductions live in registers
+  double sd[kMomentLanes] = {}, sdd[kMomentLanes] = {}, sg[kMomentLanes] = {}, sgd[kMomentLanes] = {};
+  const auto x_at = [shift](const T* p, int64_t s) {
+    return static_cast<double>(static_cast<acc_t<T>>(p[s])) - shift;
+  };
   for (int64_t n = 0; n < N; ++n) {
     const T* __restrict xs = x + (n * C + c) * S;
-    if (g == nullptr) {
-#pragma omp simd reduction(+ : sd, sdd)
-      for (int64_t s = 0; s < S; ++s) {
-        const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
-        sd += d;
-        sdd += d * d;
+    const G* __restrict gs = g == nullptr ? nullptr : g + (n * C + c) * S;
+    int64_t s = 0;
+    for (; s + kMomentLanes <= S; s += kMomentLanes) {
+      if (gs == nullptr) {
+#pragma omp simd
+        for (int64_t l = 0; l < kMomentLanes; ++l) {
+          const double d = x_at(xs, s + l);
+          sd[l] += d;
+          sdd[l] += d * d;
+        }
+        continue;
       }
-      continue;
+#pragma omp simd
+      for (int64_t l = 0; l < kMomentLanes; ++l) {
+        const double d = x_at(xs, s + l), gv = static_cast<double>(static_cast<acc_t<G>>(gs[s + l]));
+        sd[l] += d;
+        sdd[l] += d * d;
+        sg[l] += gv;
+        sgd[l] += gv * d;
+      }
     }
-    const G* __restrict gs = g + (n * C + c) * S;
-#pragma omp simd reduction(+ : sd, sdd, sg, sgd)
-    for (int64_t s = 0; s < S; ++s) {
-      const double d = static_cast<double>(static_cast<acc_t<T>>(xs[s])) - shift;
+    for (int64_t l = 0; s < S; ++s, ++l) {  // the run's tail, into the first lanes
+      const double d = x_at(xs, s);
+      sd[l] += d;
+      sdd[l] += d * d;
+      if (gs == nullptr) continue;
       const double gv = static_cast<double>(static_cast<acc_t<G>>(gs[s]));
-      sd += d;
-      sdd += d * d;
-      sg += gv;
-      sgd += gv * d;
+      sg[l] += gv;
+      sgd[l] += gv * d;
     }
   }
-  return {sd, sdd, sg, sgd};
+  return {sum_lanes(sd), sum_lanes(sdd), sum_lanes(sg), sum_lanes(sgd)};
 }
 
 /// The shift for channel_moments: the channel's first element, or 0 when that is inf or NaN (shifting

@@ -203,24 +203,32 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
 
 // layer_norm and group_norm run each chunk of rows at the same width (ops/norm_rows.h): forward and backward, the
 // SSE2 build's bits on every build.
+// Their moments are double sums in fixed lanes (ops/norm_moments.h), so neither a float64 row nor a float32 one
+// whose sum cancels depends on the vector width (an `omp simd reduction` added in 2, 4 or 8 lanes did).
 TEST_CASE("norm rows: layer_norm and group_norm give the SSE2 build's bits on every ISA build, forward and backward") {
   manual_seed(5);
-  const Tensor x = randn({6, 4, 5, 9}) * 3 + 1, w = randn({4}), b = randn({4}), lw = randn({5, 9}), lb = randn({5, 9});
-  const Tensor grad_y = randn({6, 4, 5, 9});
-  const auto run = [&] {
-    const Tensor xl = x.clone().requires_grad_(), xg = x.clone().requires_grad_();
-    const Tensor yl = layer_norm(xl, {5, 9}, lw, lb), yg = group_norm(xg, 2, w, b);
-    (yl * grad_y).sum().backward();
-    (yg * grad_y).sum().backward();
-    return std::vector<Tensor>{yl.detach(), yg.detach(), xl.grad(), xg.grad()};
-  };
-  std::map<std::string, std::vector<Tensor>> results;
-  testing::for_each_vector_isa([&](const char* isa) { results[isa] = run(); });
-  for (const auto& result : results) {
-    CAPTURE(result.first);
-    for (size_t i = 0; i < result.second.size(); ++i) {
-      CAPTURE(i);
-      CHECK(equal(result.second[i], results.at("sse2")[i]));
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    CAPTURE(dtype);
+    const Tensor x = (randn({6, 4, 5, 9}) * 3 + 1).to(dtype), w = randn({4}).to(dtype), b = randn({4}).to(dtype);
+    const Tensor lw = randn({5, 9}).to(dtype), lb = randn({5, 9}).to(dtype), grad_y = randn({6, 4, 5, 9}).to(dtype);
+    const Tensor cancelling = tensor({0.0f, 3.0f, 0.0f, -1.0f, 1.0f, 1.0f, 3.0f, 3.0f, 3.0f, 0.0f, -1.0f, 1e20f, -1e20f,
+                                      3.0f, 1.0f, 0.0f, 2.0f}).reshape({1, 17}).to(dtype);
+    const auto run = [&] {
+      const Tensor xl = x.clone().requires_grad_(), xg = x.clone().requires_grad_();
+      const Tensor yl = layer_norm(xl, {5, 9}, lw, lb), yg = group_norm(xg, 2, w, b);
+      (yl * grad_y).sum().backward();
+      (yg * grad_y).sum().backward();
+      const auto saved = native_layer_norm(cancelling, {17}, Tensor(), Tensor(), 1e-5);
+      return std::vector<Tensor>{yl.detach(), yg.detach(), xl.grad(), xg.grad(), std::get<1>(saved)};
+    };
+    std::map<std::string, std::vector<Tensor>> results;
+    testing::for_each_vector_isa([&](const char* isa) { results[isa] = run(); });
+    for (const auto& result : results) {
+      CAPTURE(result.first);
+      for (size_t i = 0; i < result.second.size(); ++i) {
+        CAPTURE(i);
+        CHECK(equal(result.second[i], results.at("sse2")[i]));
+      }
     }
   }
 }
