@@ -54,10 +54,16 @@ template <typename Body>
 [[gnu::flatten, gnu::target("avx2")]] void run_avx2(const Body& body) {
   body();
 }
+#if defined(__clang__)
+#define TL_AVX512_TARGET "avx512f,avx2"  // clang takes no vector-width preference in a target attribute
+#else
+#define TL_AVX512_TARGET "avx512f,avx2,prefer-vector-width=512"
+#endif
 template <typename Body>
-[[gnu::flatten, gnu::target("avx512f,avx2,prefer-vector-width=512")]] void run_avx512(const Body& body) {
+[[gnu::flatten, gnu::target(TL_AVX512_TARGET)]] void run_avx512(const Body& body) {
   body();
 }
+#undef TL_AVX512_TARGET
 
 /// Runs body() at the width the build above runs at (the widest the CPU has, unless set_vector_isa chose another).
 /// ops/ is built with -ffp-contract=off, so no width fuses a multiply and an add: body gives the same bits on each.
