@@ -182,9 +182,10 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
   for (DType dtype : {DType::Float32, DType::Float64}) {
     CAPTURE(dtype);
     const Tensor a = from_vector<float>(v, {n}).to(dtype), b = from_vector<float>(w, {n}).to(dtype);
-    for (const auto& [name, op] : ops) {
-      const std::string op_name = name;  // a named copy: clang 14 cannot capture bindings
+    for (const auto& entry : ops) {  // no structured binding: clang 14 cannot capture one in the lambda below
+      const std::string op_name = entry.first;
       CAPTURE(op_name);
+      const auto& op = entry.second;
       std::map<std::string, Tensor> results;
       testing::for_each_vector_isa([&](const char* isa) { results[isa] = op(a, b).to(DType::Float64); });
       const Tensor& want = results.at("sse2");
