@@ -1,5 +1,5 @@
-// ops/gemm.cpp — runs a product on oneDNN (ops/gemm_onednn.cpp) or on the Eigen build for the running CPU (core/cpu_features.h),
-// normalising operands for them. The default build runs on any x86-64: only the chosen build executes its ISA.
+// ops/gemm.cpp — runs a product on oneDNN (ops/gemm_onednn.cpp) or on the Eigen build for the running CPU
+// (core/cpu_features.h), normalising operands for them. The default build runs on any x86-64: only the chosen build executes its ISA.
 #include "ops/gemm.h"
 
 #include <atomic>

@@ -158,7 +158,8 @@ const Tensor& scatter_into(const Tensor& self, const Tensor& index, const Tensor
   TL_DISPATCH_ALL_TYPES(self.dtype(), op, [&] {
     scalar_t* out = static_cast<scalar_t*>(self.raw_data());
     const scalar_t* in = static_cast<const scalar_t*>(src.raw_data());
-    // One thread, in index's order: duplicate indices meet in it (the last written wins; sums add in order).
+    // One thread, in index's order: duplicate indices meet in it (the last written wins; sums add in order). Add or
+    // not is a type, so neither row loop tests it per element.
     const auto write = [&](auto accumulate) {
       for_each_scattered(self, index, dim, strides_1d(src), 0, index.numel(), [out, in](int64_t o, int64_t i) {
         out[o] = decltype(accumulate)::value ? static_cast<scalar_t>(out[o] + in[i]) : in[i];
@@ -247,7 +248,8 @@ const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Sca
     const scalar_t v = value.to<scalar_t>();
     detail::ElementwiseLoop(self, {mask}).run([&](char* const* data, const int64_t* strides, int64_t n) {
       for (int64_t k = 0; k < n; ++k)
-        if (*reinterpret_cast<const bool*>(data[1] + k * strides[1])) *reinterpret_cast<scalar_t*>(data[0] + k * strides[0]) = v;
+        if (*reinterpret_cast<const bool*>(data[1] + k * strides[1]))
+          *reinterpret_cast<scalar_t*>(data[0] + k * strides[0]) = v;
     });
   });
   return self;
