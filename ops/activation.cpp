@@ -64,7 +64,7 @@ Tensor elu_impl(const Tensor& self, const EluArgs& args, const char* name, bool 
       [=](auto v) {
         using A = detail::acc_type<decltype(v)>;
         const A x = v;
-        return static_cast<decltype(v)>(x <= A(0) ? (std::exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
+        return static_cast<decltype(v)>(x <= A(0) ? (detail::vector_exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
                                                   : x * A(poscoef));
       },
       in_place);
@@ -87,7 +87,9 @@ Tensor softplus(const Tensor& self, const SoftplusArgs& args) {
   return detail::floating_map(self, "softplus", [=](auto v) {
     using A = detail::acc_type<decltype(v)>;
     const A x = v, b = static_cast<A>(beta);
-    return static_cast<decltype(v)>(x * b > static_cast<A>(threshold) ? x : std::log1p(std::exp(x * b)) / b);
+    return static_cast<decltype(v)>(x * b > static_cast<A>(threshold)
+                                        ? x
+                                        : detail::vector_log1p(detail::vector_exp(x * b)) / b);
   });
 }
 

@@ -11,6 +11,7 @@
 #include "core/op_args.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
+#include "ops/vector_math.h"
 
 namespace tl {
 namespace detail {
@@ -187,8 +188,8 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tens
     detail::map_elements<scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv) {
       using A = acc_type<scalar_t>;
       const A x = xv, y = yv;
-      return static_cast<scalar_t>((y - A(1)) * std::max(A(std::log1p(-x)), A(-100)) -
-                                   y * std::max(A(std::log(x)), A(-100)));
+      return static_cast<scalar_t>((y - A(1)) * std::max(A(detail::vector_log1p(-x)), A(-100)) -
+                                   y * std::max(A(detail::vector_log(x)), A(-100)));
     });
   });
   if (weight.defined()) out.mul_(weight);
@@ -218,9 +219,10 @@ Tensor binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& se
   return weight.defined() ? mul(out, weight) : out;
 }
 
-// (1 - y) x + l (log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), l = (pos_weight - 1) y + 1 (1 without
-// pos_weight): ATen's stable form of -(pos_weight y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), in one
-// loop where ATen runs a dozen ops (ops/aten_tree.cpp draws them), weighted and reduced in the kernel.
+// (1 - y) x + l (log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), l = (pos_weight - 1) y + 1 (without pos_weight
+// ((1 - y) x + m) + log(...)): ATen's stable form of -(pos_weight y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))),
+// in ATen's order of operations, in one loop where ATen runs a dozen ops (ops/aten_tree.cpp draws them), weighted
+// and reduced in the kernel.
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const Tensor& weight,
                                         const Tensor& pos_weight, const BinaryCrossEntropyWithLogitsArgs& args) {
   const char* op = "binary_cross_entropy_with_logits";
@@ -229,19 +231,27 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
   check_weight(weight, self, op, "weight");
   check_weight(pos_weight, self, op, "pos_weight");
   Tensor out = Tensor::allocate(self.sizes(), self.dtype());
-  Tensor pw = pos_weight;
-  if (!pw.defined()) {  // a 1 of our own: ones() would be an op ATen's profile does not show
-    pw = Tensor::allocate({}, self.dtype());
-    TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] { pw.data<scalar_t>()[0] = scalar_t(1); });
-  }
-  const ElementwiseLoop loop(out, {self, target, pw});
-  TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
-    detail::map_elements<scalar_t, scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv, scalar_t pv) {
-      using A = acc_type<scalar_t>;
-      const A x = xv, y = yv, m = std::max(-x, A(0)), l = (A(pv) - A(1)) * y + A(1);
-      return static_cast<scalar_t>((A(1) - y) * x + l * (std::log(std::exp(-m) + std::exp(-x - m)) + m));
+  if (pos_weight.defined()) {
+    const ElementwiseLoop loop(out, {self, target, pos_weight});
+    TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+      detail::map_elements<scalar_t, scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv, scalar_t pv) {
+        using A = acc_type<scalar_t>;
+        const A x = xv, y = yv, m = std::max(-x, A(0)), l = (A(pv) - A(1)) * y + A(1);
+        const A sum = detail::vector_exp(-m) + detail::vector_exp(-x - m);
+        return static_cast<scalar_t>((A(1) - y) * x + l * (detail::vector_log(sum) + m));
+      });
     });
-  });
+  } else {  // two operands, ATen's order of additions without a weight: the loop runs dense (and vectorised)
+    const ElementwiseLoop loop(out, {self, target});
+    TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {
+      detail::map_elements<scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv) {
+        using A = acc_type<scalar_t>;
+        const A x = xv, y = yv, m = std::max(-x, A(0));
+        const A sum = detail::vector_exp(-m) + detail::vector_exp(-x - m);
+        return static_cast<scalar_t>(((A(1) - y) * x + m) + detail::vector_log(sum));
+      });
+    });
+  }
   if (weight.defined()) {
     const ElementwiseLoop weighted(out, {out, weight});
     TL_DISPATCH_FLOATING_TYPES(self.dtype(), op, [&] {

@@ -59,7 +59,7 @@ struct Log {
   static constexpr const char* kName = "log";
   static constexpr const char* kInplaceName = "log_";
   static constexpr bool kFloatResult = true;
-  template <typename A> static A f(A x) { return std::log(x); }
+  template <typename A> static A f(A x) { return detail::vector_log(x); }
 };
 struct Sqrt {
   static constexpr const char* kName = "sqrt";

@@ -1,7 +1,8 @@
-// ops/vector_math.h — e^x, sin, cos, fmod, remainder, floor division, maximum / minimum, rounding to integers and
-// bfloat16's conversions for float in arithmetic, bit operations and selects only, so that an elementwise loop calling them vectorises (std::exp is one libm call per
-// element); internal to ops/, compiled per ISA by ops/vector_kernels_body.h. exp within 2 float ulp, sin / cos below
-// 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the rounding exact; NaN stays NaN, other types go to
+// ops/vector_math.h — e^x, ln x, ln(1 + x), sin, cos, fmod, remainder, floor division, maximum / minimum, rounding
+// to integers and bfloat16's conversions for float in arithmetic, bit operations and selects only, so that an
+// elementwise loop calling them vectorises (std::exp is one libm call per element); internal to ops/, compiled per
+// ISA by ops/vector_kernels_body.h. exp within 2 float ulp, ln and ln(1 + x) within about half an ulp, sin / cos
+// below 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the rounding exact; NaN stays NaN, other types go to
 // <cmath>. Every function is always inlined and has no FMA of its own, so each ISA's build gives the same bits.
 // GCC vectorises them only where it may evaluate both arms of a select, which ops/meson.build allows
 // (-fno-trapping-math), and a lambda that reads captured doubles stays scalar.
@@ -28,17 +29,78 @@ template <typename A>
     // polynomial; 2^n as two powers of two, so that n from -150 (a subnormal result) to 128 (inf) scales exactly.
     constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
     constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-    const bool nan = x != x;
-    float clamped = x < -104.0f ? -104.0f : x;
-    clamped = x > 89.0f ? 89.0f : clamped;
-    clamped = nan ? 0.0f : clamped;  // keeps the integer conversion below defined
+    // The clamps as maxps / minps take them (NaN becomes -104, keeping the integer conversion below defined).
+    const float low = -104.0f < x ? x : -104.0f, clamped = low < 89.0f ? low : 89.0f;
     const float n = (clamped * kLog2e + kRound) - kRound;
     const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
     const float p = (((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
                       1.6666665459e-1f) * r + 5.0000001201e-1f) * r * r + r + 1.0f;
-    const int32_t k = static_cast<int32_t>(n), half = k / 2;
+    const int32_t k = static_cast<int32_t>(n), half = k >> 1;  // floor(k / 2): one shift
     const float y = p * std::bit_cast<float>((half + 127) << 23) * std::bit_cast<float>((k - half + 127) << 23);
-    return nan ? x : y;
+    return x != x ? x : y;
+  }
+}
+
+/// ln(1 + f) = 2 atanh(f / (2 + f)) for f in [sqrt(1/2) - 1, sqrt(2) - 1] (|s| <= 0.1716), in double to about
+/// 2^-34 relative, for a float result that rounds it once: atanh's odd series to s^11 (the next term is below 2^-35
+/// of the result).
+[[gnu::always_inline]] inline double log1p_series(double f) {
+  const double s = f / (2.0 + f), z = s * s;
+  return s * (2.0 + z * (2.0 / 3 + z * (2.0 / 5 + z * (2.0 / 7 + z * (2.0 / 9 + z * (2.0 / 11))))));
+}
+
+/// A positive normal float u as 2^k m with m in [sqrt(1/2), sqrt(2)), from u's bits: the exponent moved where the
+/// mantissa passes sqrt(1/2). Any other u gives unspecified (defined) values.
+struct LogSplit {
+  int32_t k;
+  float m;
+};
+[[gnu::always_inline]] inline LogSplit log_split(float u) {
+  constexpr uint32_t kSqrtHalf = 0x3f3504f3;  // the float just below sqrt(1/2)
+  const uint32_t bits = std::bit_cast<uint32_t>(u);
+  const int32_t k = static_cast<int32_t>(bits - kSqrtHalf) >> 23;  // in [-256, 255] for any bits: no overflow below
+  return {k, std::bit_cast<float>(bits - (static_cast<uint32_t>(k) << 23))};
+}
+
+inline constexpr double kLn2 = 0.6931471805599453;
+
+/// ln x, within about half a float ulp (k ln 2 + log1p_series(m - 1), rounded once); a subnormal x is scaled by 2^23
+/// first. As <cmath>: ln 0 = -inf (either zero's sign), ln x < 0 = NaN, ln inf = inf, NaN stays NaN. Every step is
+/// an exact bit operation or one IEEE double operation, so each ISA's build gives the same bits.
+template <typename A>
+[[gnu::always_inline]] inline A vector_log(A x) {
+  if constexpr (!std::is_same_v<A, float>) {
+    return std::log(x);
+  } else {
+    constexpr float kNormalMin = std::numeric_limits<float>::min(), kScale = 8388608.0f;  // 2^23
+    const bool subnormal = x < kNormalMin;
+    const LogSplit split = log_split(subnormal ? x * kScale : x);
+    const double k = static_cast<double>(split.k - (subnormal ? 23 : 0));
+    const auto finite = static_cast<float>(k * kLn2 + log1p_series(static_cast<double>(split.m) - 1.0));
+    const float special = x == 0.0f ? -std::numeric_limits<float>::infinity()
+                                    : x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : x;  // inf, NaN
+    return ((x > 0.0f) & (x < std::numeric_limits<float>::infinity())) ? finite : special;
+  }
+}
+
+/// ln(1 + x), within about half a float ulp for every x: u = 1 + x in float split as 2^k m, and 1 + x = 2^k (m + d
+/// 2^-k) with d = x - (u - 1) the part the float sum lost (exact in double), so f = m - 1 + d 2^-k in double (x
+/// itself where u's k is 0) and the result k ln 2 + log1p_series(f), rounded once. As <cmath>: log1p(-1) = -inf,
+/// below -1 NaN, inf stays inf, NaN stays NaN, a zero keeps its sign.
+template <typename A>
+[[gnu::always_inline]] inline A vector_log1p(A x) {
+  if constexpr (!std::is_same_v<A, float>) {
+    return std::log1p(x);
+  } else {
+    const float u = 1.0f + x;
+    const LogSplit split = log_split(u);
+    const double lost = static_cast<double>(x) - (static_cast<double>(u) - 1.0);
+    const double scale = std::bit_cast<double>(static_cast<uint64_t>(1023 - split.k) << 52);  // 2^-k
+    const double f = (static_cast<double>(split.m) - 1.0) + lost * scale;
+    const auto finite = static_cast<float>(static_cast<double>(split.k) * kLn2 + log1p_series(f));
+    const float special = x == -1.0f ? -std::numeric_limits<float>::infinity()
+                                     : x < -1.0f ? std::numeric_limits<float>::quiet_NaN() : x;  // inf, NaN, zeros
+    return ((x > -1.0f) & (x != 0.0f) & (x < std::numeric_limits<float>::infinity())) ? finite : special;
   }
 }
 

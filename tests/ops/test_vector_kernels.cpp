@@ -178,6 +178,14 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
       {"sign", [](const Tensor& a, const Tensor&) { return sign(a); }},
       {"abs", [](const Tensor& a, const Tensor&) { return abs(a); }},
       {"sqrt", [](const Tensor& a, const Tensor&) { return sqrt(a); }},
+      {"log", [](const Tensor& a, const Tensor&) { return log(a); }},
+      {"xlogy", [](const Tensor& a, const Tensor& b) { return xlogy(a, b); }},
+      {"binary_cross_entropy",  // probabilities: the sweep and its reversal through sigmoid, NaN (refused) to 0.5
+       [](const Tensor& a, const Tensor& b) {
+         return binary_cross_entropy(sigmoid(a).nan_to_num(0.5), sigmoid(b).nan_to_num(0.5), {}, 0);
+       }},
+      {"bce_with_logits",
+       [](const Tensor& a, const Tensor& b) { return binary_cross_entropy_with_logits(a, b, {}, {}, 0); }},
   };
   for (DType dtype : {DType::Float32, DType::Float64}) {
     CAPTURE(dtype);

@@ -1,10 +1,13 @@
-// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, sin and cos against <cmath> in double over their
-// ranges, step by step, and at the special values (NaN, infinities, zeros, denormals); fmod against std::fmod.
+// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, log, log1p, sin and cos against <cmath> in double
+// over their ranges, step by step, and at the special values (NaN, infinities, zeros, denormals); fmod against
+// std::fmod.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <random>
@@ -75,6 +78,61 @@ TEST_CASE("vector_math: sin and cos are within 1 ulp over |x| <= 2^20, <cmath>'s
   CHECK(sin(-0.0f) == 0.0f);
   CHECK(cos(-0.0f) == 1.0f);
   CHECK(sin(1e-40f) == 1e-40f);  // a denormal is its own sine
+}
+
+// The float results of f that differ from <cmath>'s double result rounded to float, and by how many ulp at most,
+// over every 97th float bit pattern (positive and negative, special values included: NaN must stay NaN).
+struct RoundingCount {
+  int64_t differ = 0;
+  int64_t worst_ulp = 0;
+  int64_t nan_mismatch = 0;
+};
+template <typename Got, typename Want>
+RoundingCount against_rounded(const Got& got, const Want& want) {
+  RoundingCount count;
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 97) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(b));
+    const float g = got(x), w = static_cast<float>(want(static_cast<double>(x)));
+    if (std::isnan(g) || std::isnan(w)) {
+      count.nan_mismatch += std::isnan(g) != std::isnan(w);
+      continue;
+    }
+    if (std::bit_cast<uint32_t>(g) == std::bit_cast<uint32_t>(w)) continue;
+    ++count.differ;
+    const auto ordered = [](float v) {  // float bits as a monotone integer (-0.0 and 0.0 one apart)
+      const auto i = static_cast<int64_t>(std::bit_cast<int32_t>(v));
+      return i < 0 ? -(i & 0x7fffffff) - 1 : i;
+    };
+    count.worst_ulp = std::max(count.worst_ulp, std::abs(ordered(g) - ordered(w)));
+  }
+  return count;
+}
+
+TEST_CASE("vector_math: log and log1p round to float's nearest but for rare 1-ulp ties, special values as <cmath>") {
+  const RoundingCount log = against_rounded([](float x) { return detail::vector_log(x); },
+                                           [](double x) { return std::log(x); });
+  const RoundingCount log1p = against_rounded([](float x) { return detail::vector_log1p(x); },
+                                             [](double x) { return std::log1p(x); });
+  for (const RoundingCount& c : {log, log1p}) {
+    CHECK(c.nan_mismatch == 0);
+    CHECK(c.worst_ulp <= 1);
+    CHECK(c.differ < 100);  // of 44 million: the double result sits within 2^-34 of a half-way point
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(detail::vector_log(0.0f) == -inf);
+  CHECK(detail::vector_log(-0.0f) == -inf);
+  CHECK(std::isnan(detail::vector_log(-1e-40f)));
+  CHECK(detail::vector_log(inf) == inf);
+  CHECK(detail::vector_log(1.0f) == 0.0f);
+  CHECK(detail::vector_log(std::numeric_limits<float>::denorm_min()) == static_cast<float>(std::log(0x1p-149)));
+  CHECK(detail::vector_log1p(-1.0f) == -inf);
+  CHECK(std::isnan(detail::vector_log1p(-1.5f)));
+  CHECK(detail::vector_log1p(inf) == inf);
+  CHECK(std::signbit(detail::vector_log1p(-0.0f)));
+  CHECK(detail::vector_log1p(1e-40f) == 1e-40f);
+  const float top = std::numeric_limits<float>::max();
+  CHECK(detail::vector_log1p(top) == static_cast<float>(std::log1p(static_cast<double>(top))));
+  CHECK(detail::vector_log(2.0) == std::log(2.0));  // double goes to <cmath>
 }
 
 // fmod's exactness argument (a / b in double cannot round across an integer below 2^23) checked where it is
