@@ -55,19 +55,23 @@ Tensor leaky_relu_impl(const Tensor& self, const Scalar& negative_slope, const c
       in_place);
 }
 
-// scale * x for x > 0, scale * alpha * (exp(x * input_scale) - 1) otherwise.
+// scale * x for x > 0, scale * alpha * (exp(x * input_scale) - 1) otherwise; a block of positive inputs skips the
+// exponential (ops/elementwise.h's floating_map_split), as ATen's vectorised elu does for a vector of them.
 Tensor elu_impl(const Tensor& self, const EluArgs& args, const char* name, bool in_place) {
   const double negcoef = args.alpha.to<double>() * args.scale.to<double>(), poscoef = args.scale.to<double>(),
                negiptcoef = args.input_scale.to<double>();
-  return detail::floating_map(
-      self, name,
-      [=](auto v) {
-        using A = detail::acc_type<decltype(v)>;
-        const A x = v;
-        return static_cast<decltype(v)>(x <= A(0) ? (detail::vector_exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
-                                                  : x * A(poscoef));
-      },
-      in_place);
+  const auto positive = [](auto v) { return static_cast<detail::acc_type<decltype(v)>>(v) > 0; };
+  const auto scaled = [=](auto v) {
+    using A = detail::acc_type<decltype(v)>;
+    return static_cast<decltype(v)>(static_cast<A>(v) * A(poscoef));
+  };
+  const auto elu = [=](auto v) {
+    using A = detail::acc_type<decltype(v)>;
+    const A x = v;
+    return static_cast<decltype(v)>(x <= A(0) ? (detail::vector_exp(x * A(negiptcoef)) - A(1)) * A(negcoef)
+                                              : x * A(poscoef));
+  };
+  return detail::floating_map_split(self, name, positive, scaled, elu, in_place);
 }
 
 }  // namespace

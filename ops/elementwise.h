@@ -266,6 +266,32 @@ void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock 
   }
 }
 
+inline constexpr int64_t kSplitBlock = 64;  // elements per block of floating_map_split
+
+// A dense run of floating_map_split at the CPU's width: per block, one pass that asks whether every element may
+// take `cheap` (an or-reduction, vectorised), then the block through `cheap` or `full`.
+template <typename T, typename If, typename Cheap, typename Full>
+[[gnu::noinline]] void split_run(char* const* data, int64_t n, const If& cheap_if, const Cheap& cheap,
+                                 const Full& full) {
+  at_vector_width([&] {
+    const If is_cheap = cheap_if;  // copies, as in dense_loop
+    const Cheap c = cheap;
+    const Full f = full;
+    T* const out = reinterpret_cast<T*>(data[0]);
+    const T* const in = reinterpret_cast<const T*>(data[1]);
+    for (int64_t b = 0; b < n; b += kSplitBlock) {
+      const int64_t m = std::min(kSplitBlock, n - b);
+      unsigned full_needed = 0;
+      for (int64_t k = 0; k < m; ++k) full_needed |= static_cast<unsigned>(!is_cheap(in[b + k]));
+      if (full_needed == 0) {
+        for (int64_t k = 0; k < m; ++k) out[b + k] = c(in[b + k]);
+      } else {
+        for (int64_t k = 0; k < m; ++k) out[b + k] = f(in[b + k]);
+      }
+    }
+  });
+}
+
 }  // namespace loop_impl
 
 /// out = fast(in...) where valid(in...) holds, else exact(in...), all in float (bfloat16 is widened): `fast` is a
@@ -306,6 +332,29 @@ Tensor floating_map(const Tensor& x, const char* name, const F& f, bool in_place
   const Tensor out = in_place ? x : Tensor::allocate(x.shape(), x.dtype());
   const ElementwiseLoop loop(out, {x});
   TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] { map_elements<scalar_t, scalar_t>(loop, f); });
+  return out;
+}
+
+/// floating_map(x, name, full, in_place), except that a block of dense elements that all pass `cheap_if` takes
+/// `cheap`, which must give full's result wherever cheap_if holds: an op whose formula is cheap on part of its
+/// domain skips the costly part where a whole block lies there (elu's positive inputs skip the exponential, as
+/// ATen's vectorised elu skips it for a vector of them).
+template <typename If, typename Cheap, typename Full>
+Tensor floating_map_split(const Tensor& x, const char* name, const If& cheap_if, const Cheap& cheap, const Full& full,
+                          bool in_place = false) {
+  TL_CHECK(is_floating_point(x.dtype()), name, ": expected a floating point dtype, got ", x.dtype());
+  const Tensor out = in_place ? x : Tensor::allocate(x.shape(), x.dtype());
+  const ElementwiseLoop loop(out, {x});
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), name, [&] {
+    constexpr auto kSize = static_cast<int64_t>(sizeof(scalar_t));
+    loop.run([&](char* const* data, const int64_t* strides, int64_t n) {
+      if (strides[0] == kSize && strides[1] == kSize) {
+        loop_impl::split_run<scalar_t>(data, n, cheap_if, cheap, full);
+      } else {
+        loop_impl::run_inner<scalar_t, scalar_t>(data, strides, n, false, full, std::index_sequence<0>{});
+      }
+    });
+  });
   return out;
 }
 

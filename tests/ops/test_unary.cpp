@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
@@ -375,6 +376,32 @@ TEST_CASE("unary: the activations and their backwards match the reference over f
                            rtol_for(dtype), atol_for(dtype));
       });
     }
+  }
+}
+
+// elu skips the exponential for a block (64 dense elements) whose inputs are all positive: a run of positive
+// inputs then a mixed one (with 0, -0.0 and NaN inside an otherwise positive block), out of place, in place and
+// strided, in every floating dtype, each against the formula.
+TEST_CASE("unary: elu's positive blocks and mixed blocks both give the formula's values") {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> positive(0.01, 6), any(-6, 6);
+  std::vector<double> v(1000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i < 300 ? positive(rng) : any(rng);
+  v[130] = 0.0;
+  v[131] = -0.0;
+  v[200] = std::numeric_limits<double>::quiet_NaN();
+  const auto formula = [](double x) { return x > 0 ? 2 * x : 0.5 * 2 * std::expm1(1.5 * x); };
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+    CAPTURE(dtype);
+    const Tensor x = from_vector<double>(v, {1000}).to(dtype);
+    const Tensor want = testing::reference({1000}, {x}, [&](const auto& e) { return formula(e[0]); });
+    CHECK_TENSOR_CLOSE(tl::elu(x, 0.5, 2.0, 1.5), want, rtol_for(dtype), atol_for(dtype));
+    const Tensor in_place = x.clone();
+    tl::elu_(in_place, 0.5, 2.0, 1.5);
+    CHECK_TENSOR_CLOSE(in_place, tl::elu(x, 0.5, 2.0, 1.5), 0, 0);
+    const Tensor strided = x.view({500, 2}).select(1, 0);
+    CHECK_TENSOR_CLOSE(tl::elu(strided, 0.5, 2.0, 1.5), want.view({500, 2}).select(1, 0), rtol_for(dtype),
+                       atol_for(dtype));
   }
 }
 
