@@ -7,6 +7,7 @@
 
 #include "core/op_args.h"
 #include "ops/elementwise.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 
@@ -36,8 +37,8 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, const GeluBackwardA
     using A = detail::acc_type<decltype(gv)>;
     const A inv_sqrt_2pi = A(M_2_SQRTPI * M_SQRT1_2 * 0.5);
     const A g = gv, x = xv;
-    const A cdf = A(0.5) * (A(1) + std::erf(x * A(M_SQRT1_2)));
-    const A pdf = inv_sqrt_2pi * std::exp(A(-0.5) * x * x);
+    const A cdf = A(0.5) * (A(1) + detail::vector_erf(x * A(M_SQRT1_2)));
+    const A pdf = inv_sqrt_2pi * detail::vector_exp(A(-0.5) * x * x);
     return static_cast<decltype(gv)>(g * (cdf + x * pdf));
   });
 }
@@ -92,9 +93,9 @@ Tensor elu_backward(const Tensor& grad, const Tensor& self_or_result, const EluB
   return detail::activation_backward_map(grad, self_or_result, "elu_backward", [=](auto gv, auto bv) {
     using A = detail::acc_type<decltype(gv)>;
     const A g = gv, b = bv;
-    if (b > A(0)) return static_cast<decltype(gv)>(g * A(poscoef));
-    return static_cast<decltype(gv)>(is_result ? g * A(negiptcoef) * (b + A(negcoef))
-                                               : g * A(negiptcoef) * A(negcoef) * std::exp(b * A(negiptcoef)));
+    const A negative = is_result ? g * A(negiptcoef) * (b + A(negcoef))
+                                 : g * A(negiptcoef) * A(negcoef) * detail::vector_exp(b * A(negiptcoef));
+    return static_cast<decltype(gv)>(b > A(0) ? g * A(poscoef) : negative);
   });
 }
 
@@ -103,7 +104,7 @@ Tensor softplus_backward(const Tensor& grad, const Tensor& self, const SoftplusB
   const double beta = args.beta.to<double>(), threshold = args.threshold.to<double>();
   return detail::activation_backward_map(grad, self, "softplus_backward", [=](auto gv, auto xv) {
     using A = detail::acc_type<decltype(gv)>;
-    const A g = gv, x = xv, z = std::exp(x * A(beta));
+    const A g = gv, x = xv, z = detail::vector_exp(x * A(beta));
     return static_cast<decltype(gv)>(x * A(beta) > A(threshold) ? g : g * z / (z + A(1)));
   });
 }

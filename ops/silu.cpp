@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/elementwise.h"
+#include "ops/vector_math.h"
 
 namespace tl::kernels {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 constexpr auto kSilu = [](auto v) {
   using A = detail::acc_type<decltype(v)>;
   const A x = v;
-  return static_cast<decltype(v)>(x / (A(1) + std::exp(-x)));
+  return static_cast<decltype(v)>(x / (A(1) + detail::vector_exp(-x)));
 };
 
 }  // namespace
@@ -23,7 +24,7 @@ Tensor silu_(const Tensor& self) { return detail::floating_map(self, "silu_", kS
 Tensor silu_backward(const Tensor& grad, const Tensor& self) {  // grad, self: broadcastable
   return detail::activation_backward_map(grad, self, "silu_backward", [](auto gv, auto xv) {
     using A = detail::acc_type<decltype(gv)>;
-    const A g = gv, x = xv, sigmoid = A(1) / (A(1) + std::exp(-x));
+    const A g = gv, x = xv, sigmoid = A(1) / (A(1) + detail::vector_exp(-x));
     return static_cast<decltype(gv)>(g * sigmoid * (A(1) + x * (A(1) - sigmoid)));
   });
 }

@@ -53,7 +53,7 @@ struct Exp {
   static constexpr const char* kName = "exp";
   static constexpr const char* kInplaceName = "exp_";
   static constexpr bool kFloatResult = true;
-  template <typename A> static A f(A x) { return std::exp(x); }
+  template <typename A> static A f(A x) { return detail::vector_exp(x); }
 };
 struct Log {
   static constexpr const char* kName = "log";
@@ -82,7 +82,7 @@ struct Sigmoid {
   static constexpr const char* kName = "sigmoid";
   static constexpr const char* kInplaceName = "sigmoid_";
   static constexpr bool kFloatResult = true;
-  template <typename A> static A f(A x) { return A(1) / (A(1) + std::exp(-x)); }
+  template <typename A> static A f(A x) { return A(1) / (A(1) + detail::vector_exp(-x)); }
 };
 struct Tanh {
   static constexpr const char* kName = "tanh";
@@ -142,7 +142,7 @@ struct Erf {
   static constexpr const char* kName = "erf";
   static constexpr const char* kInplaceName = "erf_";
   static constexpr bool kFloatResult = true;
-  template <typename A> static A f(A x) { return std::erf(x); }
+  template <typename A> static A f(A x) { return detail::vector_erf(x); }
 };
 // sin and cos of float (and bfloat16) take ops/vector_math.h's polynomial where it holds (|x| <= 2^20), as
 // PyTorch's take SLEEF's, vectorised by the running CPU's build of ops/vector_kernels.h (no FMA: every build gives
@@ -270,7 +270,7 @@ Tensor gelu(const Tensor& x, const GeluArgs& args) {  // x: any shape
     using A = detail::acc_type<decltype(v)>;
     // Adding +0.0 turns -0.0 into +0.0 and changes nothing else: oneDNN's zeros (see above).
     const A a = static_cast<A>(v), zero_sign = std::is_same_v<decltype(v), double> ? A(-0.0) : A(0);
-    return static_cast<decltype(v)>(a * A(0.5) * (A(1) + std::erf(a * A(M_SQRT1_2))) + zero_sign);
+    return static_cast<decltype(v)>(a * A(0.5) * (A(1) + detail::vector_erf(a * A(M_SQRT1_2))) + zero_sign);
   });
 }
 

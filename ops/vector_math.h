@@ -1,7 +1,7 @@
-// ops/vector_math.h — e^x, ln x, ln(1 + x), sin, cos, fmod, remainder, floor division, maximum / minimum, rounding
-// to integers and bfloat16's conversions for float in arithmetic, bit operations and selects only, so that an
-// elementwise loop calling them vectorises (std::exp is one libm call per element); internal to ops/, compiled per
-// ISA by ops/vector_kernels_body.h. exp within 2 float ulp, ln and ln(1 + x) within about half an ulp, sin / cos
+// ops/vector_math.h — e^x, ln x, ln(1 + x), erf, sin, cos, fmod, remainder, floor division, maximum / minimum,
+// rounding to integers and bfloat16's conversions for float in arithmetic, bit operations and selects only, so that
+// an elementwise loop calling them vectorises (std::exp is one libm call per element); internal to ops/, compiled per
+// ISA by ops/vector_kernels_body.h. exp within 2 float ulp, ln, ln(1 + x) and erf within about half an ulp, sin / cos
 // below 1 on |x| <= kTrigMax (beyond it callers take <cmath>), the rounding exact; NaN stays NaN, other types go to
 // <cmath>. Every function is always inlined and has no FMA of its own, so each ISA's build gives the same bits.
 // GCC vectorises them only where it may evaluate both arms of a select, which ops/meson.build allows
@@ -101,6 +101,37 @@ template <typename A>
     const float special = x == -1.0f ? -std::numeric_limits<float>::infinity()
                                      : x < -1.0f ? std::numeric_limits<float>::quiet_NaN() : x;  // inf, NaN, zeros
     return ((x > -1.0f) & (x != 0.0f) & (x < std::numeric_limits<float>::infinity())) ? finite : special;
+  }
+}
+
+/// erf x within about half a float ulp, in double, rounded once: |x| < 0.75 as |x| P(x^2) (P of degree 6, relative
+/// error below 1e-10), 0.75 <= |x| < 3.95 as a polynomial of degree 18 in t = (|x| - 2.35) / 1.6 (absolute error
+/// below 2e-10 where erf exceeds 0.7), beyond it 1 (float's erf is 1 from 3.92); then x's sign. Both polynomials
+/// were fitted to erf in double (Chebyshev least squares, expanded to powers: no coefficient above 1.13). NaN stays
+/// NaN; erf(-0.0) is -0.0.
+template <typename A>
+[[gnu::always_inline]] inline A vector_erf(A x) {
+  if constexpr (!std::is_same_v<A, float>) {
+    return std::erf(x);
+  } else {
+    const double a = std::fabs(static_cast<double>(x)), z = a * a;
+    const double near_zero =
+        a * (1.128379167077287 +
+             z * (-0.3761263856156565 +
+                  z * (0.11283781282221263 +
+                       z * (-0.02686499076194452 +
+                            z * (0.0052176024387319605 + z * (-0.000837072802262645 + z * 9.557730466731871e-05))))));
+    const double t = ((a < 3.95 ? a : 3.95) - 2.35) * 0.625;
+    constexpr double kFar[] = {
+        0.9991107329395624,      0.007214124516897617,    -0.02712511073917935,  0.061837701817137235,
+        -0.09310805624765188,    0.09254065692270567,     -0.05242307906100223,  -6.850826637166095e-05,
+        0.028824501410092386,    -0.02413578412802668,    0.005027363657540598,  0.006889812252742038,
+        -0.006265892528562492,   0.0008067562225225514,   0.001689641078734253,  -0.0008021858634416608,
+        -0.00014180500675043122, 0.00013959820244707392,  -1.049030936390602e-05};
+    double far = kFar[18];
+    for (int i = 17; i >= 0; --i) far = far * t + kFar[i];
+    const double e = a < 0.75 ? near_zero : a < 3.95 ? far : 1.0;
+    return x != x ? x : std::copysign(static_cast<float>(e), x);
   }
 }
 

@@ -179,6 +179,8 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
       {"abs", [](const Tensor& a, const Tensor&) { return abs(a); }},
       {"sqrt", [](const Tensor& a, const Tensor&) { return sqrt(a); }},
       {"log", [](const Tensor& a, const Tensor&) { return log(a); }},
+      {"exp", [](const Tensor& a, const Tensor&) { return exp(a); }},
+      {"erf", [](const Tensor& a, const Tensor&) { return erf(a); }},
       {"xlogy", [](const Tensor& a, const Tensor& b) { return xlogy(a, b); }},
       {"binary_cross_entropy",  // probabilities: the sweep and its reversal through sigmoid, NaN (refused) to 0.5
        [](const Tensor& a, const Tensor& b) {

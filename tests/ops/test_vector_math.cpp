@@ -1,6 +1,6 @@
-// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, log, log1p, sin and cos against <cmath> in double
-// over their ranges, step by step, and at the special values (NaN, infinities, zeros, denormals); fmod against
-// std::fmod.
+// tests/ops/test_vector_math.cpp — ops/vector_math.h's float exp, log, log1p, erf, sin and cos against <cmath> in
+// double over their ranges, step by step or bit pattern by bit pattern, and at the special values (NaN, infinities,
+// zeros, denormals); fmod against std::fmod.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -133,6 +133,22 @@ TEST_CASE("vector_math: log and log1p round to float's nearest but for rare 1-ul
   const float top = std::numeric_limits<float>::max();
   CHECK(detail::vector_log1p(top) == static_cast<float>(std::log1p(static_cast<double>(top))));
   CHECK(detail::vector_log(2.0) == std::log(2.0));  // double goes to <cmath>
+}
+
+TEST_CASE("vector_math: erf rounds to float's nearest but for rare 1-ulp ties, special values as <cmath>") {
+  const RoundingCount erf = against_rounded([](float x) { return detail::vector_erf(x); },
+                                           [](double x) { return std::erf(x); });
+  CHECK(erf.nan_mismatch == 0);
+  CHECK(erf.worst_ulp <= 1);
+  CHECK(erf.differ < 10000);  // of 44 million: the fits' 1e-10 moves a result near a half-way point
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(detail::vector_erf(inf) == 1.0f);
+  CHECK(detail::vector_erf(-inf) == -1.0f);
+  CHECK(std::signbit(detail::vector_erf(-0.0f)));
+  CHECK(detail::vector_erf(3.95f) == 1.0f);
+  CHECK(detail::vector_erf(0.75f) == static_cast<float>(std::erf(0.75)));
+  CHECK(detail::vector_erf(-2.0f) == static_cast<float>(std::erf(-2.0)));
+  CHECK(detail::vector_erf(0.5) == std::erf(0.5));  // double goes to <cmath>
 }
 
 // fmod's exactness argument (a / b in double cannot round across an integer below 2^23) checked where it is
