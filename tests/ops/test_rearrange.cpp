@@ -120,7 +120,9 @@ TEST_CASE("repeat tiles each dim, new leading dims included; tile pads the repea
 
 TEST_CASE("triu and tril keep one side of a diagonal of every matrix and zero the rest") {
   for_each_input([](const Tensor& x) {
-    for (int64_t diagonal : {-5, -1, 0, 2, 7}) {
+    // Past either corner, and far enough past it that adding a row index would overflow without a clamp.
+    for (int64_t diagonal : {int64_t{-1} << 62, int64_t{-5}, int64_t{-1}, int64_t{0}, int64_t{2}, int64_t{7},
+                             int64_t{1} << 62}) {
       CAPTURE(diagonal);
       check_same(triu(x, diagonal), x, moved(x.shape(), x, [&](const Index& i) -> std::optional<Index> {
         if (i[2] - i[1] >= diagonal) return i;
