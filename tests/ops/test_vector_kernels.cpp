@@ -178,8 +178,14 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
       {"sign", [](const Tensor& a, const Tensor&) { return sign(a); }},
       {"abs", [](const Tensor& a, const Tensor&) { return abs(a); }},
       {"sqrt", [](const Tensor& a, const Tensor&) { return sqrt(a); }},
+      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }},
+      {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }},
+      {"sin", [](const Tensor& a, const Tensor&) { return sin(a); }},
+      {"floor", [](const Tensor& a, const Tensor&) { return floor(a); }},
+      {"div floor", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); }},
   };
-  for (DType dtype : {DType::Float32, DType::Float64}) {
+  // bfloat16: the blocks' operands are widened and rounded at the CPU's width (ops/elementwise.h's fast_run).
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
     CAPTURE(dtype);
     const Tensor a = from_vector<float>(v, {n}).to(dtype), b = from_vector<float>(w, {n}).to(dtype);
     for (const auto& entry : ops) {  // no structured binding: clang 14 cannot capture one in the lambda below
