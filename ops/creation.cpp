@@ -120,6 +120,7 @@ Tensor range_result(int64_t steps, DType dtype, const char* op) {
 // the values match bit for bit: position i counted from the nearer end with one rounding (the build fuses
 // a * b + c), except in the vectorised part, where each vector of 32 bytes takes its first position so and
 // steps its lanes from there (base + j * step, unfused); the tail past the last pair of vectors is scalar.
+// A vector's values depend on its position alone, so the vectors split over threads.
 // T is the step's type (double for integers), Out the element's. steps >= 2.
 template <typename T, typename Out>
 void linspace_fill(Out* p, int64_t steps, T start, T end) {
@@ -128,16 +129,20 @@ void linspace_fill(Out* p, int64_t steps, T start, T end) {
     return i < steps / 2 ? std::fma(step, static_cast<T>(i), start) : std::fma(-step, static_cast<T>(steps - i - 1), end);
   };
   constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(Out));
-  const int64_t vectorised = steps / (2 * kLanes) * (2 * kLanes);
-  for (int64_t c = 0; c < vectorised; c += kLanes) {
-    const Out base = static_cast<Out>(at(c));
-    for (int64_t j = 0; j < kLanes; ++j) {
-      T lane = static_cast<T>(j) * step;
-      asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
-      p[c + j] = static_cast<Out>(static_cast<T>(base) + lane);
-    }
+  T lanes[kLanes];  // j * step, the same in every vector
+  for (int64_t j = 0; j < kLanes; ++j) {
+    T lane = static_cast<T>(j) * step;
+    asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
+    lanes[j] = lane;
   }
-  for (int64_t i = vectorised; i < steps; ++i) p[i] = static_cast<Out>(at(i));
+  const int64_t vectors = steps / (2 * kLanes) * 2;
+  parallel_for(0, vectors, kGrainSize / kLanes, [&](int64_t b, int64_t e) {
+    for (int64_t v = b; v < e; ++v) {
+      const T base = static_cast<T>(static_cast<Out>(at(v * kLanes)));
+      for (int64_t j = 0; j < kLanes; ++j) p[v * kLanes + j] = static_cast<Out>(base + lanes[j]);
+    }
+  });
+  for (int64_t i = vectors * kLanes; i < steps; ++i) p[i] = static_cast<Out>(at(i));
 }
 
 // ATen's linspace: the step in the element type (double for integers).
