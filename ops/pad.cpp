@@ -158,11 +158,14 @@ Tensor constant_pad_nd(const Tensor& self, const ConstantPadNdArgs& args) {
   Tensor out = Tensor::allocate(out_shape, self.dtype());
   if (out.numel() == 0) return out;
   // dst: the part of out the input lands in, src: the part of self that lands. The value fills the rest of out
-  // only, a slab before and after dst along each padded dim (within dst's range along the dims done before).
-  // Only crops: no slab to fill, and the value is not converted (nor checked), as in ATen.
+  // only, a slab before and after dst along each padded dim (within dst's range along the dims done before); below
+  // one thread's grain the slabs' loops cost more to set up than rewriting dst, so the value fills all of out first.
+  // Only crops: nothing to fill, and the value is not converted (nor checked), as in ATen.
   const Tensor value = crops_only ? Tensor() : detail::scalar_to_tensor(args.value, self.dtype());
+  const bool whole = !crops_only && out.numel() < kGrainSize;
+  if (whole) detail::copy_elements(out, value);
   const auto fill = [&](const Tensor& slab) {
-    if (slab.numel() > 0) detail::copy_elements(slab, value);
+    if (!whole && slab.numel() > 0) detail::copy_elements(slab, value);
   };
   Tensor dst = out, src = self;
   for (int64_t i = 0; i < n; ++i) {

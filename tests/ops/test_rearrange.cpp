@@ -139,9 +139,17 @@ TEST_CASE("triu and tril keep one side of a diagonal of every matrix and zero th
                        Error);
 }
 
-// The value fills only the border around the input (a slab per padded dim); pads past the far edge and crops.
+// The value fills all of a small output first, only the border (a slab per padded dim) of one past a thread's grain
+// (the (2, 130, 130) input); pads past the far edge and crops.
 TEST_CASE("constant_pad_nd places the input at its pads' offsets and the value everywhere else") {
-  for_each_input([](const Tensor& x) {
+  std::mt19937_64 rng(7);
+  const std::vector<Tensor> large = {testing::make_input({2, 130, 130}, DType::Float32, Layout::Contiguous, rng),
+                                     testing::make_input({2, 130, 130}, DType::Int32, Layout::Transposed, rng)};
+  const auto each = [&](const std::function<void(const Tensor&)>& check) {
+    for_each_input(check);
+    for (const Tensor& x : large) check(x);
+  };
+  each([](const Tensor& x) {
     const std::vector<Shape> pads = {{1, 1, 1, 1}, {2, 0, 0, 3, 1, 1}, {-1, 2, 0, -2}, {0, 0, -3, 5}, {5, -6},
                                      {-7, 8, 1, 0}, {-1, -1}, {0, 0, 0, 0, 0, 0}};
     for (const Shape& pad : pads) {
