@@ -116,28 +116,47 @@ Tensor range_result(int64_t steps, DType dtype, const char* op) {
   return Tensor::allocate({steps}, dtype);
 }
 
+// The lanes of one of the kernel's 32-byte vectors.
+template <typename Out>
+inline constexpr int64_t kLinspaceLanes = 32 / static_cast<int64_t>(sizeof(Out));
+
+// Position i counted from the nearer end, with one rounding.
+template <typename T>
+T linspace_at(int64_t i, int64_t steps, T start, T end, T step) {
+  return i < steps / 2 ? std::fma(step, static_cast<T>(i), start) : std::fma(-step, static_cast<T>(steps - i - 1), end);
+}
+
 // ATen's linspace kernel as PyTorch's AVX2 build runs it (one thread: up to its grain of 32768 steps), so
 // the values match bit for bit: position i counted from the nearer end with one rounding (the build fuses
 // a * b + c), except in the vectorised part, where each vector of 32 bytes takes its first position so and
 // steps its lanes from there (base + j * step, unfused); the tail past the last pair of vectors is scalar.
+// A vector's values depend on its position alone, so the vectors split over threads.
 // T is the step's type (double for integers), Out the element's. steps >= 2.
 template <typename T, typename Out>
 void linspace_fill(Out* p, int64_t steps, T start, T end) {
   const T step = (end - start) / static_cast<T>(steps - 1);
-  const auto at = [&](int64_t i) {
-    return i < steps / 2 ? std::fma(step, static_cast<T>(i), start) : std::fma(-step, static_cast<T>(steps - i - 1), end);
-  };
-  constexpr int64_t kLanes = 32 / static_cast<int64_t>(sizeof(Out));
-  const int64_t vectorised = steps / (2 * kLanes) * (2 * kLanes);
-  for (int64_t c = 0; c < vectorised; c += kLanes) {
-    const Out base = static_cast<Out>(at(c));
+  constexpr int64_t kLanes = kLinspaceLanes<Out>;
+  const int64_t vectors = steps / (2 * kLanes) * 2;
+  // Every value the loop reads is a local of the chunk: through captured references, each store to p (which could
+  // alias them) would reload them, and the lanes' loop would not vectorise.
+  parallel_for(0, vectors, kGrainSize / kLanes, [p, steps, start, end, step](int64_t b, int64_t e) {
+    constexpr int64_t kLanes = kLinspaceLanes<Out>;
+    Out* const out = p;
+    const int64_t n = steps;
+    const T lo = start, hi = end, by = step;
+    T lanes[kLanes];  // j * step, the same in every vector
     for (int64_t j = 0; j < kLanes; ++j) {
-      T lane = static_cast<T>(j) * step;
+      T lane = static_cast<T>(j) * by;
       asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
-      p[c + j] = static_cast<Out>(static_cast<T>(base) + lane);
+      lanes[j] = lane;
     }
-  }
-  for (int64_t i = vectorised; i < steps; ++i) p[i] = static_cast<Out>(at(i));
+    for (int64_t v = b; v < e; ++v) {
+      const T base = static_cast<T>(static_cast<Out>(linspace_at<T>(v * kLanes, n, lo, hi, by)));
+      for (int64_t j = 0; j < kLanes; ++j) out[v * kLanes + j] = static_cast<Out>(base + lanes[j]);
+    }
+  });
+  for (int64_t i = vectors * kLanes; i < steps; ++i)
+    p[i] = static_cast<Out>(linspace_at<T>(i, steps, start, end, step));
 }
 
 // ATen's linspace: the step in the element type (double for integers).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -26,6 +27,7 @@
 #include "core/tensor.h"
 #include "ops/memory_format.h"
 #include "ops/vector_kernels.h"
+#include "ops/vector_math.h"
 
 namespace tl::detail {
 
@@ -212,6 +214,14 @@ void run_inner(char* const* data, const int64_t* strides, int64_t n, bool stream
     }
   }
   const F fn = f;  // as in dense_run
+  if constexpr (sizeof...(In) == 1) {
+    // A dense output from an input read backwards (a flipped view's innermost dim): a loop that vectorises.
+    if (strides[0] == sizeof(Out) && ((strides[I + 1] == -static_cast<int64_t>(sizeof(In))) && ...)) {
+      Out* out = reinterpret_cast<Out*>(data[0]);
+      for (int64_t k = 0; k < n; ++k) out[k] = fn(reinterpret_cast<const In*>(data[I + 1])[-k]...);
+      return;
+    }
+  }
   for (int64_t k = 0; k < n; ++k) {
     Out* out = reinterpret_cast<Out*>(data[0] + k * strides[0]);
     *out = fn(*reinterpret_cast<const In*>(data[I + 1] + k * strides[I + 1])...);
@@ -230,7 +240,11 @@ const A* block_of(const char* p, int64_t stride, int64_t n, A* buffer) {
     if (stride == static_cast<int64_t>(sizeof(T))) return reinterpret_cast<const A*>(p);
   if (stride == static_cast<int64_t>(sizeof(T))) {
     const T* dense = reinterpret_cast<const T*>(p);
-    for (int64_t k = 0; k < n; ++k) buffer[k] = static_cast<A>(dense[k]);
+    if constexpr (std::is_same_v<T, BFloat16> && std::is_same_v<A, float>) {
+      for (int64_t k = 0; k < n; ++k) buffer[k] = bf16_to_float(dense[k].bits);  // as bits: the loop vectorises
+    } else {
+      for (int64_t k = 0; k < n; ++k) buffer[k] = static_cast<A>(dense[k]);
+    }
   } else {
     for (int64_t k = 0; k < n; ++k) buffer[k] = static_cast<A>(*reinterpret_cast<const T*>(p + k * stride));
   }
@@ -259,7 +273,12 @@ void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock 
       std::memcpy(target, out, static_cast<size_t>(m) * sizeof(float));
     } else if (strides[0] == static_cast<int64_t>(sizeof(Out))) {
       Out* const dense = reinterpret_cast<Out*>(data[0]) + b;
-      for (int64_t k = 0; k < m; ++k) dense[k] = static_cast<Out>(out[k]);
+      if constexpr (std::is_same_v<Out, BFloat16>) {  // BFloat16(x)'s rounding, as bits: the loop vectorises
+        for (int64_t k = 0; k < m; ++k)
+          dense[k].bits = static_cast<uint16_t>(std::bit_cast<uint32_t>(round_to_bf16(out[k])) >> 16);
+      } else {
+        for (int64_t k = 0; k < m; ++k) dense[k] = static_cast<Out>(out[k]);
+      }
     } else {
       for (int64_t k = 0; k < m; ++k) *reinterpret_cast<Out*>(data[0] + (b + k) * strides[0]) = static_cast<Out>(out[k]);
     }
@@ -303,7 +322,12 @@ template <typename Out, typename... In, typename Valid, typename Exact>
 void map_elements_fast(const ElementwiseLoop& loop, VectorBlock fast, const Valid& valid, const Exact& exact) {
   static_assert(sizeof...(In) + 1 <= kMaxOperands, "too many operands");
   loop.run([&](char* const* data, const int64_t* strides, int64_t n) {
-    loop_impl::fast_run<Out, In...>(data, strides, n, fast, valid, exact, std::index_sequence_for<In...>{});
+    const auto run = [&] {
+      loop_impl::fast_run<Out, In...>(data, strides, n, fast, valid, exact, std::index_sequence_for<In...>{});
+    };
+    // bfloat16 operands are widened and rounded at the CPU's width (integer steps: the same bits on every build).
+    if constexpr (std::is_same_v<Out, BFloat16> || (std::is_same_v<In, BFloat16> || ...)) at_vector_width(run);
+    else run();
   });
 }
 

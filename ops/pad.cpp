@@ -157,15 +157,27 @@ Tensor constant_pad_nd(const Tensor& self, const ConstantPadNdArgs& args) {
   }
   Tensor out = Tensor::allocate(out_shape, self.dtype());
   if (out.numel() == 0) return out;
-  Tensor dst = out, src = self;  // the part of out the input lands in, and the part of self that lands
+  // dst: the part of out the input lands in, src: the part of self that lands. The value fills the rest of out
+  // only, a slab before and after dst along each padded dim (within dst's range along the dims done before); below
+  // one thread's grain the slabs' loops cost more to set up than rewriting dst, so the value fills all of out first.
+  // Only crops: nothing to fill, and the value is not converted (nor checked), as in ATen.
+  const Tensor value = crops_only ? Tensor() : detail::scalar_to_tensor(args.value, self.dtype());
+  const bool whole = !crops_only && out.numel() < kGrainSize;
+  if (whole) detail::copy_elements(out, value);
+  const auto fill = [&](const Tensor& slab) {
+    if (!whole && slab.numel() > 0) detail::copy_elements(slab, value);
+  };
+  Tensor dst = out, src = self;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t d = rank - 1 - i, before = pad[2 * i];
-    const int64_t length =
-        std::min(self.size(d) + std::min<int64_t>(before, 0), out_shape[d] - std::max<int64_t>(before, 0));
-    dst = narrowed(dst, d, std::max<int64_t>(before, 0), std::max<int64_t>(length, 0));
-    src = narrowed(src, d, std::max<int64_t>(-before, 0), std::max<int64_t>(length, 0));
+    const int64_t start = std::clamp<int64_t>(before, 0, out_shape[d]);
+    const int64_t length = std::max<int64_t>(
+        std::min(self.size(d) + std::min<int64_t>(before, 0), out_shape[d] - start), 0);
+    fill(narrowed(dst, d, 0, start));
+    fill(narrowed(dst, d, start + length, out_shape[d] - start - length));
+    dst = narrowed(dst, d, start, length);
+    src = narrowed(src, d, std::max<int64_t>(-before, 0), length);
   }
-  if (!crops_only) detail::copy_elements(out, detail::scalar_to_tensor(args.value, self.dtype()));
   if (dst.numel() > 0) detail::copy_elements(dst, src);
   return out;
 }

@@ -140,21 +140,16 @@ V extreme_of(V acc, V x) {
   return is_nan(acc) ? acc : !(kMax ? x <= acc : x >= acc) ? x : acc;
 }
 
-// 16-byte vectors of float / double (SSE2 registers, so any x86-64).
+// 64-byte vectors of float / double (GCC vector extensions): one AVX-512 register, two AVX2 or four SSE2 ones, the
+// same lanes at every width.
 template <typename V>
-struct Simd;
-template <>
-struct Simd<float> {
-  typedef float type __attribute__((vector_size(16)));
-};
-template <>
-struct Simd<double> {
-  typedef double type __attribute__((vector_size(16)));
+struct Simd {
+  typedef V type __attribute__((vector_size(64)));
 };
 
-// max (kMax) or min of n > 0 contiguous values, NaN if any is NaN. Floating types use 16-byte
-// vectors (GCC vector extensions: plain SSE2, any x86-64), since the auto-vectoriser gives up on
-// NaN-aware selects; a separate mask remembers NaNs.
+// max (kMax) or min of n > 0 contiguous values, NaN if any is NaN. Floating types take 64-byte vectors, since the
+// auto-vectoriser gives up on NaN-aware selects; a separate mask remembers NaNs, and the lanes join in order, so
+// every ISA build gives the same bits (which of -0.0 and 0.0 a tie keeps too).
 template <bool kMax, typename T>
 value_t<T> extreme_contiguous(const T* p, int64_t n) {
   using V = value_t<T>;
@@ -162,22 +157,17 @@ value_t<T> extreme_contiguous(const T* p, int64_t n) {
   int64_t i = 0;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     using Vec = typename Simd<V>::type;
-    constexpr int64_t kWidth = 16 / sizeof(V), kVecs = 4;
-    Vec lanes[kVecs], x;
-    decltype(x != x) nan[kVecs] = {};
-    for (Vec& l : lanes) l = Vec{} + best;
-    for (; i + kWidth * kVecs <= n; i += kWidth * kVecs) {
-      for (int64_t k = 0; k < kVecs; ++k) {
-        std::memcpy(&x, p + i + k * kWidth, sizeof x);
-        lanes[k] = (kMax ? x > lanes[k] : x < lanes[k]) ? x : lanes[k];
-        nan[k] |= x != x;
-      }
+    constexpr int64_t kWidth = 64 / sizeof(V);
+    Vec lanes = Vec{} + best, x;
+    decltype(x != x) nan = {};
+    for (; i + kWidth <= n; i += kWidth) {
+      std::memcpy(&x, p + i, sizeof x);
+      lanes = (kMax ? x > lanes : x < lanes) ? x : lanes;
+      nan |= x != x;
     }
-    for (int64_t k = 0; k < kVecs; ++k) {
-      for (int64_t w = 0; w < kWidth; ++w) {
-        if (nan[k][w]) return std::numeric_limits<V>::quiet_NaN();
-        best = extreme_of<kMax>(best, lanes[k][w]);
-      }
+    for (int64_t k = 0; k < kWidth; ++k) {
+      if (nan[k]) return std::numeric_limits<V>::quiet_NaN();
+      best = extreme_of<kMax>(best, lanes[k]);
     }
   }
   for (; i < n; ++i) best = extreme_of<kMax>(best, static_cast<V>(p[i]));
@@ -213,7 +203,7 @@ struct ExtremeReducer {
     acc_t acc = identity();
     for (int64_t i = 0; i < n; i += kBlock) {
       const int64_t m = std::min(kBlock, n - i);
-      for (int64_t k = 0; k < m; ++k) block[k] = static_cast<float>(p[i + k]);
+      for (int64_t k = 0; k < m; ++k) block[k] = detail::bf16_to_float(p[i + k].bits);
       acc = merge(acc, extreme_contiguous<kMax>(block, m));
     }
     return acc;

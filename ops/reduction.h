@@ -11,6 +11,7 @@
 #include "core/parallel.h"
 #include "ops/lane_loops.h"
 #include "ops/reduce_plan.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::detail {
 
@@ -55,13 +56,15 @@ class Reduction {
     }
     if (blocks_ == 1) {
       const int64_t grain = std::max<int64_t>(1, kGrainSize / (plan_.red_n * width_));
-      parallel_for(0, units_, grain, [&](int64_t b, int64_t e) { direct(b, e, write); });
+      parallel_for(0, units_, grain, [&](int64_t b, int64_t e) { wide([&] { direct(b, e, write); }); });
       return;
     }
     // Not a std::vector: acc_t may be bool.
     const auto partials = std::make_unique_for_overwrite<acc_t[]>(static_cast<size_t>(plan_.num_out * blocks_));
     parallel_for(0, units_ * blocks_, 1, [&](int64_t b, int64_t e) {
-      for (int64_t item = b; item < e; ++item) block(item / blocks_, item % blocks_, partials.get());
+      wide([&] {
+        for (int64_t item = b; item < e; ++item) block(item / blocks_, item % blocks_, partials.get());
+      });
     });
     parallel_for(0, plan_.num_out, std::max<int64_t>(1, kGrainSize / blocks_), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) write(o, merge_all(partials.get() + o * blocks_, blocks_));
@@ -69,6 +72,15 @@ class Reduction {
   }
 
  private:
+  // A floating reducer runs each chunk at the CPU's width (at_vector_width): its runs and vertical passes are plain
+  // loops in fixed lanes (ops/lane_loops.h) or elementwise over the outputs, so every width gives the same bits.
+  // Other accumulators keep the one build: each build is one more copy of the whole loop.
+  template <typename Body>
+  static void wide(const Body& body) {
+    if constexpr (std::is_floating_point_v<acc_t>) at_vector_width(body);
+    else body();
+  }
+
   // A reducer whose values depend on their output (logsumexp's shift by each output's maximum) has run_for and
   // vertical_for, which take the index of the output (of the tile's first) before run's and vertical's arguments.
   acc_t run_of(int64_t o, const T* p, int64_t n, int64_t stride, int64_t r) const {

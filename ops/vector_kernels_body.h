@@ -8,6 +8,7 @@
 #error "ops/vector_kernels_body.h is included by ops/vector_kernels_<isa>.cpp only, after defining TL_VECTOR_KERNELS"
 #endif
 
+#include <cmath>
 #include <cstdint>
 
 #include "ops/lane_loops.h"
@@ -46,10 +47,25 @@ unsigned cos_block(const float* const* in, float* out, int64_t n) {
                   [](float x) { return trig_in_range(x); });
 }
 
+// x rounded as kMode says: <cmath>'s rounding where the build has SSE4.1 (the AVX2 and AVX-512 ones), one instruction
+// (roundps, vrndscaleps) instead of round_integral's dozen; the SSE2 build takes the formula. Both are exact, so
+// every build gives the same bits.
+template <RoundMode kMode>
+[[gnu::always_inline]] inline float rounded(float x) {
+#if defined(__SSE4_1__)
+  if constexpr (kMode == RoundMode::Floor) return std::floor(x);
+  else if constexpr (kMode == RoundMode::Ceil) return std::ceil(x);
+  else if constexpr (kMode == RoundMode::Nearest) return std::nearbyint(x);
+  else return std::trunc(x);
+#else
+  return round_integral<kMode>(x);
+#endif
+}
+
 // The rounding ops hold everywhere (NaN and infinities are their own results).
 template <RoundMode kMode>
 unsigned round_block(const float* const* in, float* out, int64_t n) {
-  return block<1>(in, out, n, [](float x) { return round_integral<kMode>(x); }, [](float) { return true; });
+  return block<1>(in, out, n, [](float x) { return rounded<kMode>(x); }, [](float) { return true; });
 }
 
 unsigned div_floor_block(const float* const* in, float* out, int64_t n) {

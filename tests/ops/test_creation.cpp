@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/generator.h"
+#include "core/parallel.h"
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
 #include "tests/ops/loss_cases.h"
@@ -264,6 +265,20 @@ TEST_CASE("eye, linspace, logspace: errors as PyTorch's") {
   CHECK_THROWS_WITH_AS(logspace(0, 1, -1), "number of steps must be non-negative", Error);
   CHECK(linspace(0, 1, 0).shape() == Shape{0});
   CHECK(eye(3, std::nullopt, kBool).dtype() == kBool);
+}
+
+// linspace's vectors split over threads (ops/creation.cpp); each depends on its position alone.
+TEST_CASE("linspace: on two threads, the values of one") {
+  const int threads = get_num_threads();
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Int64}) {
+    CAPTURE(dtype);
+    set_num_threads(1);
+    const Tensor one = linspace(-3.25, 1e4, 100003, dtype);
+    set_num_threads(2);
+    const Tensor two = linspace(-3.25, 1e4, 100003, dtype);
+    CHECK(equal(one, two));
+  }
+  set_num_threads(threads);
 }
 
 TEST_CASE("tensor: nested braced lists with LibTorch's dtype inference") {

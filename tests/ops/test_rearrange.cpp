@@ -1,6 +1,6 @@
-// tests/ops/test_rearrange.cpp — flip, roll, repeat, tile, triu and tril against plain index arithmetic over
-// every dtype and input layout, and their errors in PyTorch's words (the values at special inputs are
-// PyTorch's own in test_special_values).
+// tests/ops/test_rearrange.cpp — flip, roll, repeat, tile, triu, tril and constant_pad_nd against plain index
+// arithmetic over every dtype and input layout, and their errors in PyTorch's words (the values at special inputs
+// are PyTorch's own in test_special_values).
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -21,12 +21,13 @@ using testing::kLayouts;
 using testing::Layout;
 using Index = std::vector<int64_t>;
 
-// A float64 tensor of `shape` whose element at each index is x's at source(index), or 0 where that is none.
-Tensor moved(const Shape& shape, const Tensor& x, const std::function<std::optional<Index>(const Index&)>& source) {
+// A float64 tensor of `shape` whose element at each index is x's at source(index), or `fill` where that is none.
+Tensor moved(const Shape& shape, const Tensor& x, const std::function<std::optional<Index>(const Index&)>& source,
+             double fill = 0.0) {
   std::vector<double> out(static_cast<size_t>(numel_of(shape)));
   for (int64_t flat = 0; flat < numel_of(shape); ++flat) {
     const std::optional<Index> from = source(testing::unravel(flat, shape));
-    out[static_cast<size_t>(flat)] = from ? testing::broadcast_value(x, *from) : 0.0;
+    out[static_cast<size_t>(flat)] = from ? testing::broadcast_value(x, *from) : fill;
   }
   return from_vector<double>(out, shape);
 }
@@ -120,7 +121,9 @@ TEST_CASE("repeat tiles each dim, new leading dims included; tile pads the repea
 
 TEST_CASE("triu and tril keep one side of a diagonal of every matrix and zero the rest") {
   for_each_input([](const Tensor& x) {
-    for (int64_t diagonal : {-5, -1, 0, 2, 7}) {
+    // Past either corner, and far enough past it that adding a row index would overflow without a clamp.
+    for (int64_t diagonal : {int64_t{-1} << 62, int64_t{-5}, int64_t{-1}, int64_t{0}, int64_t{2}, int64_t{7},
+                             int64_t{1} << 62}) {
       CAPTURE(diagonal);
       check_same(triu(x, diagonal), x, moved(x.shape(), x, [&](const Index& i) -> std::optional<Index> {
         if (i[2] - i[1] >= diagonal) return i;
@@ -134,6 +137,34 @@ TEST_CASE("triu and tril keep one side of a diagonal of every matrix and zero th
   });
   CHECK_THROWS_WITH_AS(ones({3}).triu(), "triu: dimension out of range (expected to be in range of [-1, 0], but got -2)",
                        Error);
+}
+
+// The value fills all of a small output first, only the border (a slab per padded dim) of one past a thread's grain
+// (the (2, 130, 130) input); pads past the far edge and crops.
+TEST_CASE("constant_pad_nd places the input at its pads' offsets and the value everywhere else") {
+  std::mt19937_64 rng(7);
+  const std::vector<Tensor> large = {testing::make_input({2, 130, 130}, DType::Float32, Layout::Contiguous, rng),
+                                     testing::make_input({2, 130, 130}, DType::Int32, Layout::Transposed, rng)};
+  const auto each = [&](const std::function<void(const Tensor&)>& check) {
+    for_each_input(check);
+    for (const Tensor& x : large) check(x);
+  };
+  each([](const Tensor& x) {
+    const std::vector<Shape> pads = {{1, 1, 1, 1}, {2, 0, 0, 3, 1, 1}, {-1, 2, 0, -2}, {0, 0, -3, 5}, {5, -6},
+                                     {-7, 8, 1, 0}, {-1, -1}, {0, 0, 0, 0, 0, 0}};
+    for (const Shape& pad : pads) {
+      CAPTURE(pad);
+      Shape shape = x.shape();
+      for (int64_t i = 0; i < pad.size() / 2; ++i) shape[2 - i] += pad[2 * i] + pad[2 * i + 1];
+      check_same(constant_pad_nd(x, pad, 1), x, moved(shape, x, [&](Index at) -> std::optional<Index> {
+        for (int64_t i = 0; i < pad.size() / 2; ++i) {
+          at[2 - i] -= pad[2 * i];
+          if (at[2 - i] < 0 || at[2 - i] >= x.size(2 - i)) return std::nullopt;
+        }
+        return at;
+      }, 1.0));
+    }
+  });
 }
 
 TEST_CASE("flip, roll, repeat and triu differentiate into their input") {

@@ -188,8 +188,14 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
        }},
       {"bce_with_logits",
        [](const Tensor& a, const Tensor& b) { return binary_cross_entropy_with_logits(a, b, {}, {}, 0); }},
+      {"maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }},
+      {"minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }},
+      {"sin", [](const Tensor& a, const Tensor&) { return sin(a); }},
+      {"floor", [](const Tensor& a, const Tensor&) { return floor(a); }},
+      {"div floor", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); }},
   };
-  for (DType dtype : {DType::Float32, DType::Float64}) {
+  // bfloat16: the blocks' operands are widened and rounded at the CPU's width (ops/elementwise.h's fast_run).
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
     CAPTURE(dtype);
     const Tensor a = from_vector<float>(v, {n}).to(dtype), b = from_vector<float>(w, {n}).to(dtype);
     for (const auto& entry : ops) {  // no structured binding: clang 14 cannot capture one in the lambda below
@@ -207,6 +213,58 @@ TEST_CASE("dense elementwise loops: every ISA build gives the SSE2 build's bits"
           if (std::bit_cast<uint64_t>(g) != std::bit_cast<uint64_t>(e) && !(std::isnan(g) && std::isnan(e))) ++differ;
         }
         CHECK(differ == 0);
+      }
+    }
+  }
+}
+
+// The reductions run each chunk of a floating reduction at the CPU's width (ops/reduction.h): whole, along
+// contiguous runs and across rows (vertical), over a transposed view, in float32, float64 and bfloat16, each the
+// SSE2 build's bits (NaN as NaN). The sweep's NaN is dropped in a second pass, so that the lanes' extremes, and
+// which of -0.0 and 0.0 a tie keeps, decide the result.
+TEST_CASE("reductions: every ISA build gives the SSE2 build's bits") {
+  std::vector<float> v = sweep();
+  v.resize(1280);
+  std::vector<float> no_nan = v;
+  no_nan[0] = -0.0f;  // sweep()'s NaN
+  const std::vector<std::pair<const char*, std::function<Tensor(const Tensor&)>>> ops = {
+      {"amax", [](const Tensor& x) { return amax(x); }},
+      {"amax rows", [](const Tensor& x) { return amax(x.reshape({40, 32}), 1); }},
+      {"amax columns", [](const Tensor& x) { return amax(x.reshape({40, 32}), 0); }},
+      {"amin rows", [](const Tensor& x) { return amin(x.reshape({20, 64}), 1); }},
+      {"amin transposed", [](const Tensor& x) { return amin(x.reshape({32, 40}).t(), 1); }},
+      {"max rows", [](const Tensor& x) { return x.reshape({40, 32}).max(1).values; }},
+      {"sum", [](const Tensor& x) { return sum(x); }},
+      {"sum middle", [](const Tensor& x) { return sum(x.reshape({8, 10, 16}), 1); }},
+      {"mean rows", [](const Tensor& x) { return mean(x.reshape({40, 32}), 1); }},
+      {"prod rows", [](const Tensor& x) { return prod(x.reshape({80, 16}) * 0.03, 1); }},
+      {"prod columns", [](const Tensor& x) { return prod(x.reshape({16, 80}) * 0.03, 0); }},
+      {"logsumexp middle", [](const Tensor& x) { return logsumexp(x.reshape({8, 10, 16}), 1); }},
+      {"norm 3 rows", [](const Tensor& x) { return linalg_vector_norm(x.reshape({40, 32}), 3, {1}); }},
+      {"norm inf columns", [](const Tensor& x) { return linalg_vector_norm(x.reshape({40, 32}), INFINITY, {0}); }},
+  };
+  for (const std::vector<float>* values : {&v, &no_nan}) {
+    const Tensor base = from_vector<float>(*values, {static_cast<int64_t>(values->size())});
+    for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16}) {
+      CAPTURE(dtype);
+      const Tensor x = base.to(dtype);
+      for (const auto& entry : ops) {  // no structured binding: clang 14 cannot capture one in the lambda below
+        const std::string op_name = entry.first;
+        CAPTURE(op_name);
+        const auto& op = entry.second;
+        std::map<std::string, Tensor> results;
+        testing::for_each_vector_isa([&](const char* isa) { results[isa] = op(x).to(DType::Float64).contiguous(); });
+        const Tensor& want = results.at("sse2");
+        for (const auto& result : results) {
+          CAPTURE(result.first);
+          REQUIRE(result.second.numel() == want.numel());
+          int differ = 0;
+          for (int64_t i = 0; i < want.numel(); ++i) {
+            const double g = result.second.data<double>()[i], e = want.data<double>()[i];
+            if (std::bit_cast<uint64_t>(g) != std::bit_cast<uint64_t>(e) && !(std::isnan(g) && std::isnan(e))) ++differ;
+          }
+          CHECK(differ == 0);
+        }
       }
     }
   }
