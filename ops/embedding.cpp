@@ -384,7 +384,9 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), op, [&] {
     const scalar_t* g = grad.data<scalar_t>();
     scalar_t* out = grad_weight.data<scalar_t>();
-    parallel_for(0, V, std::max<int64_t>(1, V / 64), [&](int64_t begin, int64_t end) {
+    // Every thread reads all of index, so a second one pays only when the rows it adds outweigh waking it.
+    const int64_t work = static_cast<int64_t>(index.size()) * D;
+    parallel_for(0, V, work < kGrainSize ? V : std::max<int64_t>(1, V / 64), [&](int64_t begin, int64_t end) {
       add_rows(g, out, index, scale, D, args.padding_idx, begin, end);
     });
   });

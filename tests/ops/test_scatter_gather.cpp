@@ -1,6 +1,7 @@
-// tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim
-// and Tensor::index (basic and tensor indices, index_put_) against PyTorch 1.13 (values and torch.autograd's gradients, data/index_cases.json from
-// gen_index_cases.py), their in-place forms through strided views, and their errors.
+// tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim,
+// embedding_dense_backward and Tensor::index (basic and tensor indices, index_put_) against PyTorch 1.13 (values
+// and torch.autograd's gradients, data/index_cases.json from gen_index_cases.py), their in-place forms through
+// strided views, and their errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -213,6 +214,24 @@ TEST_CASE("indexing ops: large strided operands (gather split over threads, rows
   const Tensor before = target.clone();
   CHECK_THROWS_WITH_AS(target.scatter_add_(2, bad, src), "index -2 is out of bounds for dimension 2 with size 60", Error);
   CHECK_TENSOR_CLOSE(target, before, 0, 0);
+}
+
+TEST_CASE("embedding_dense_backward: on one thread and split over threads, each row sums in index order") {
+  // 60 indices with repeats and padding_idx 4: rows of 10 (one thread) and of 700 (42,000 elements: two threads).
+  manual_seed(4);
+  const int64_t V = 50, n = 60, padding = 4;
+  const Tensor index = (rand({3, n / 3}) * static_cast<double>(V)).to(kLong);
+  const int64_t* pi = index.data<int64_t>();
+  for (int64_t D : {10, 700}) {
+    INFO("embedding_dim ", D);
+    const Tensor grad = randn({3, n / 3, D});
+    const float* pg = grad.data<float>();
+    std::vector<float> want(static_cast<size_t>(V * D), 0.0f);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t d = 0; pi[i] != padding && d < D; ++d) want[static_cast<size_t>(pi[i] * D + d)] += pg[i * D + d];
+    CHECK_TENSOR_CLOSE(embedding_dense_backward(grad, index, V, padding, false), from_vector<float>(want, {V, D}), 0,
+                       0);
+  }
 }
 
 TEST_CASE("Tensor::index: views that share storage, and index_put_ writes through them") {
