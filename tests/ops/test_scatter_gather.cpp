@@ -216,6 +216,28 @@ TEST_CASE("indexing ops: large strided operands (gather split over threads, rows
   CHECK_TENSOR_CLOSE(target, before, 0, 0);
 }
 
+TEST_CASE("indexing ops: rank 9 (more dims than a walk keeps inline) equals a plain loop") {
+  // Along dim 0 of a contiguous (3, 2, 1, 2, 1, 2, 1, 2, 5): element e of index and src pairs with self's element
+  // index[e] * rest + e % rest. Small integers, so sums are exact.
+  manual_seed(5);
+  const Shape shape{3, 2, 1, 2, 1, 2, 1, 2, 5};
+  const int64_t n = numel_of(shape), rest = n / 3;
+  const Tensor self = floor(rand(shape) * 100).to(kDouble), src = floor(rand(shape) * 10).to(kDouble);
+  const Tensor index = (rand(shape) * 3.0).to(kLong);
+  const double *ps = self.data<double>(), *px = src.data<double>();
+  const int64_t* pi = index.data<int64_t>();
+  std::vector<double> gathered(static_cast<size_t>(n)), added(ps, ps + n);
+  for (int64_t e = 0; e < n; ++e) {
+    gathered[static_cast<size_t>(e)] = ps[pi[e] * rest + e % rest];
+    added[static_cast<size_t>(pi[e] * rest + e % rest)] += px[e];
+  }
+  CHECK_TENSOR_CLOSE(gather(self, 0, index), from_vector<double>(gathered, shape), 0, 0);
+  CHECK_TENSOR_CLOSE(scatter_add(self, 0, index, src), from_vector<double>(added, shape), 0, 0);
+  Tensor bad = index.clone();
+  bad.data<int64_t>()[n - 2] = 3;
+  CHECK_THROWS_WITH_AS(gather(self, 0, bad), "index 3 is out of bounds for dimension 0 with size 3", Error);
+}
+
 TEST_CASE("embedding_dense_backward: on one thread and split over threads, each row sums in index order") {
   // 60 indices with repeats and padding_idx 4: rows of 10 (one thread) and of 700 (42,000 elements: two threads).
   manual_seed(4);
