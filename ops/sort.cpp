@@ -3,6 +3,10 @@
 // apart as (value, index) pairs; NaN orders above +inf, as in PyTorch: ascending sorts put it last, topk
 // takes it first.
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <utility>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -74,6 +78,47 @@ void select_lanes(const Tensor& x, const Lanes& l, int64_t m, int64_t work, Tens
       idx[l.out_pos(o, m, j)] = lane[j].index;
     }
   });
+}
+
+// A float's key for sort's order as an unsigned integer: ascending keys for ascending values, 0.0 and -0.0 one key,
+// every NaN the largest (complemented when descending: then NaN first).
+inline uint32_t sort_key(float x, bool descending) {
+  const uint32_t u = std::bit_cast<uint32_t>(x == 0.0f ? 0.0f : x);
+  const uint32_t key = x != x ? 0xffffffffu : u ^ ((u >> 31) != 0 ? 0xffffffffu : 0x80000000u);
+  return descending ? ~key : key;
+}
+
+// A stable sort of a float lane (n values `step` apart from `first`) into `lane`, as std::stable_sort by
+// value_order sorts it: a least-significant-digit radix sort of the keys, a byte per pass (a pass whose byte is
+// the same for every key is skipped), carrying each value's index.
+void radix_sort_lane(const float* first, int64_t step, int64_t n, bool descending, std::vector<Entry<float>>& lane) {
+  thread_local std::vector<uint32_t> keys, keys_out;
+  thread_local std::vector<int64_t> at, at_out;
+  keys.resize(static_cast<size_t>(n));
+  keys_out.resize(static_cast<size_t>(n));
+  at.resize(static_cast<size_t>(n));
+  at_out.resize(static_cast<size_t>(n));
+  std::array<std::array<int64_t, 256>, 4> counts{};
+  for (int64_t j = 0; j < n; ++j) {
+    const uint32_t key = sort_key(first[j * step], descending);
+    keys[j] = key;
+    at[j] = j;
+    for (int b = 0; b < 4; ++b) ++counts[b][(key >> (8 * b)) & 0xff];
+  }
+  for (int b = 0; b < 4; ++b) {
+    if (counts[b][(keys[0] >> (8 * b)) & 0xff] == n) continue;
+    int64_t start = 0;
+    for (int64_t& c : counts[b]) start += std::exchange(c, start);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t to = counts[b][(keys[j] >> (8 * b)) & 0xff]++;
+      keys_out[to] = keys[j];
+      at_out[to] = at[j];
+    }
+    keys.swap(keys_out);
+    at.swap(at_out);
+  }
+  lane.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) lane[j] = {first[at[j] * step], at[j]};
 }
 
 // topk's order: a before b when larger (kLargest) or smaller, NaN largest; value_order's, branch-free, so that a
@@ -248,6 +293,9 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, const SortArgs& args) {
   // Always stable: PyTorch's CPU sort is (stable=False gives the same indices), and ties then keep their order.
   TL_DISPATCH_ALL_TYPES(self.dtype(), "sort", [&] {
     const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (l.n >= 256) return radix_sort_lane(first, step, l.n, args.descending, lane);
+      }
       load_lane(first, step, l.n, lane);
       std::stable_sort(lane.begin(), lane.end(), value_order<value_t<scalar_t>>(!args.descending));
     };

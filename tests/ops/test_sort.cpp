@@ -1,11 +1,13 @@
 // tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
 // vector norms, any / all, baddbmm, outer, unique and einsum against PyTorch 1.13 (tests/ops/data/sort_cases.json,
-// written by gen_sort_cases.py): values, NaN placement, stable indices, topk's indices of ties, gradients by
-// torch.autograd (cumprod through zeros, var with n <= correction, norms at ties and zeros, einsum's operands);
-// their error messages and torch.return_types.
+// written by gen_sort_cases.py): values, NaN placement, stable indices (also of the float radix sort), topk's
+// indices of ties, gradients by torch.autograd (cumprod through zeros, var with n <= correction, norms at ties and
+// zeros, einsum's operands); their error messages and torch.return_types.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -313,6 +315,38 @@ TEST_CASE("topk: the indices of ties and NaNs are PyTorch 1.13's, by partial sor
   CHECK(equal(x.topk(2, 1).indices, from_vector<int64_t>({9, 4, 7, 2, 5, 0}, {3, 2})));
   CHECK(equal(x.topk(2, 0).indices.slice(1, 0, 8),
               from_vector<int64_t>({2, 1, 1, 0, 0, 2, 1, 1, 1, 0, 0, 2, 2, 1, 0, 0}, {2, 8})));
+}
+
+TEST_CASE("sort: float32 lanes of 256 and more (a radix sort) equal a stable sort, on ties, -0.0, NaN and inf") {
+  // (300, 3): lanes of 300 along dim 0 (strided) and, transposed and copied, along dim 1 (contiguous).
+  manual_seed(6);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = floor(randn({300, 3}) * 3);
+  float* p = x.data<float>();
+  const float specials[] = {-0.0f, 0.0f, nan, -nan, inf, -inf, 1e-40f, -3.0f};
+  for (int64_t e = 0; e < x.numel(); e += 5) p[e] = specials[(e / 5) % 8];
+  for (bool descending : {false, true})
+    for (int64_t dim : {0, 1}) {
+      INFO("descending ", descending, " dim ", dim);
+      const Tensor in = dim == 0 ? x : x.t().contiguous();
+      const auto [values, indices] = in.sort(dim, descending);
+      const Tensor lanes = dim == 0 ? in.t().contiguous() : in;  // (3, 300), a lane per row
+      const Tensor got = dim == 0 ? indices.t().contiguous() : indices;
+      for (int64_t r = 0; r < 3; ++r) {
+        const float* lane = lanes.data<float>() + r * 300;
+        std::vector<int64_t> want(300);
+        for (int64_t j = 0; j < 300; ++j) want[static_cast<size_t>(j)] = j;
+        const auto less = [](float a, float b) { return std::isnan(a) ? false : std::isnan(b) || a < b; };
+        std::stable_sort(want.begin(), want.end(), [&](int64_t a, int64_t b) {
+          return descending ? less(lane[b], lane[a]) : less(lane[a], lane[b]);
+        });
+        CHECK(equal(got.select(0, r), from_vector<int64_t>(want, {300})));
+      }
+      const Tensor picked = dim == 0 ? in.gather(0, indices) : in.gather(1, indices);
+      // The values are the elements the indices name, bit for bit (-0.0 and each NaN's sign where they were).
+      const Tensor v = values.contiguous(), w = picked.contiguous();
+      CHECK(std::memcmp(v.data<float>(), w.data<float>(), sizeof(float) * 900) == 0);
+    }
 }
 
 TEST_CASE("values+indices ops return torch.return_types, printed as PyTorch prints them") {
