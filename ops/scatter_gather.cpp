@@ -111,13 +111,12 @@ void check_index_values(const Tensor& index, int64_t size, int64_t dim) {
   parallel_for(0, index.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
     bool found = false;
     walk.run(begin, end, [&](auto at, auto step, int64_t n) {
-      // By value, so that the loop reads nothing through the closure: an int reduction under omp simd (GCC left
-      // a bool one scalar) over locals vectorises.
+      // The largest value read as unsigned (a negative one wraps above any size): a max reduction vectorises, where
+      // GCC left an or of bools scalar.
       const auto scan = [&found, row = p + at[0], bound, n](auto stride) {
-        int any = 0;
-#pragma omp simd reduction(| : any)
-        for (int64_t k = 0; k < n; ++k) any |= static_cast<uint64_t>(row[k * stride]) >= bound;
-        found |= any != 0;
+        uint64_t largest = 0;
+        for (int64_t k = 0; k < n; ++k) largest = std::max(largest, static_cast<uint64_t>(row[k * stride]));
+        found |= largest >= bound;
       };
       detail::at_vector_width([&] {
         if (step[0] == 1) scan(std::integral_constant<int64_t, 1>{});
