@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <map>
 #include <string>
@@ -236,6 +237,27 @@ TEST_CASE("indexing ops: rank 9 (more dims than a walk keeps inline) equals a pl
   Tensor bad = index.clone();
   bad.data<int64_t>()[n - 2] = 3;
   CHECK_THROWS_WITH_AS(gather(self, 0, bad), "index 3 is out of bounds for dimension 0 with size 3", Error);
+}
+
+TEST_CASE("masked_fill_: a dense self of each width keeps its values (NaN too) where the mask is false") {
+  manual_seed(7);
+  const Tensor mask = rand({1003}) > 0.5;
+  const bool* m = mask.data<bool>();
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Int64, DType::Int32, DType::Bool}) {
+    INFO(dtype);
+    Tensor x64 = randn({1003}, DType::Float64) * 4;
+    x64.data<double>()[1] = std::numeric_limits<double>::quiet_NaN();
+    Tensor x = x64.to(dtype);
+    const Tensor before = x.clone();
+    x.masked_fill_(mask, dtype == DType::Bool ? 1.0 : -2.0);
+    const Tensor got = x.to(DType::Float64), was = before.to(DType::Float64);
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < 1003; ++k) {
+      const double g = got.data<double>()[k], w = m[k] ? (dtype == DType::Bool ? 1.0 : -2.0) : was.data<double>()[k];
+      wrong += !(g == w || (std::isnan(g) && std::isnan(w)));
+    }
+    CHECK(wrong == 0);
+  }
 }
 
 TEST_CASE("embedding_dense_backward: on one thread and split over threads, each row sums in index order") {
