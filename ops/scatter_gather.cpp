@@ -278,8 +278,8 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
   return self;
 }
 
-// out[k] = v where fill[k], for n dense elements, as a blend of the bits: GCC turns a select that writes back
-// out[k] into a branch per element, mispredicted every other one on a random mask (4x the time at 1e6).
+// out[k] = v where fill[k], for n dense elements, as a blend of the bits at the vector width: GCC turns a select
+// that writes back out[k] into a store behind a branch, which a random mask mispredicts every other element.
 template <typename T>
 void fill_dense(T* out, const bool* fill, T v, int64_t n) {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t,
@@ -288,15 +288,21 @@ void fill_dense(T* out, const bool* fill, T v, int64_t n) {
     for (int64_t k = 0; k < n; ++k)
       if (fill[k]) out[k] = v;
   } else {
-    const Bits value = std::bit_cast<Bits>(v);
-    char* raw = reinterpret_cast<char*>(out);  // T's bits, copied out and in: no T is read as another type
-    for (int64_t k = 0; k < n; ++k) {
-      const auto take = static_cast<Bits>(-static_cast<Bits>(fill[k]));
-      Bits bits;
-      std::memcpy(&bits, raw + k * sizeof(Bits), sizeof(Bits));
-      bits = static_cast<Bits>((bits & ~take) | (value & take));
-      std::memcpy(raw + k * sizeof(Bits), &bits, sizeof(Bits));
-    }
+    detail::at_vector_width([&] {
+      // Locals, as stores through a char pointer might change anything the closure holds; T's bits are copied out
+      // and in (no T is read as another type), the mask's bytes read as bytes.
+      char* const raw = reinterpret_cast<char*>(out);
+      const auto* const flags = reinterpret_cast<const uint8_t*>(fill);
+      const Bits value = std::bit_cast<Bits>(v);
+      const int64_t count = n;
+      for (int64_t k = 0; k < count; ++k) {
+        const auto take = static_cast<Bits>(-static_cast<Bits>(flags[k]));
+        Bits bits;
+        std::memcpy(&bits, raw + k * sizeof(Bits), sizeof(Bits));
+        bits = static_cast<Bits>((bits & ~take) | (value & take));
+        std::memcpy(raw + k * sizeof(Bits), &bits, sizeof(Bits));
+      }
+    });
   }
 }
 
