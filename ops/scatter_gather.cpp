@@ -172,14 +172,20 @@ void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, std
   walk.set_stride(0, static_cast<size_t>(dim), 0);  // index's value supplies the coordinate along dim
   // Everything the row loop reads is a local copy, so the compiler keeps it in registers across f's stores.
   walk.run(begin, end, [values, along, size, f, out_of_range](auto at, auto step, int64_t n) {
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t v = values[at[2] + k * step[2]];
-      if (out_of_range && static_cast<uint64_t>(v) >= size) {
-        out_of_range->store(true, std::memory_order_relaxed);
-        continue;
+    // Rows along which src and index are contiguous (the usual case) have those strides as constants.
+    const auto row = [&, dst0 = at[0], dst_step = step[0], src0 = at[1], from = values + at[2]](auto src_step,
+                                                                                               auto index_step) {
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t v = from[k * index_step];
+        if (out_of_range && static_cast<uint64_t>(v) >= size) {
+          out_of_range->store(true, std::memory_order_relaxed);
+          continue;
+        }
+        f(dst0 + k * dst_step + v * along, src0 + k * src_step);
       }
-      f(at[0] + k * step[0] + v * along, at[1] + k * step[1]);
-    }
+    };
+    if (step[1] == 1 && step[2] == 1) row(std::integral_constant<int64_t, 1>{}, std::integral_constant<int64_t, 1>{});
+    else row(step[1], step[2]);
   });
 }
 
