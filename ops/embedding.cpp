@@ -14,6 +14,7 @@
 #include "ops/norm_moments.h"
 #include "ops/onednn/memory.h"
 #include "ops/ops.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::kernels {
 namespace {
@@ -384,8 +385,10 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   TL_DISPATCH_FLOATING_TYPES(grad.dtype(), op, [&] {
     const scalar_t* g = grad.data<scalar_t>();
     scalar_t* out = grad_weight.data<scalar_t>();
-    parallel_for(0, V, std::max<int64_t>(1, V / 64), [&](int64_t begin, int64_t end) {
-      add_rows(g, out, index, scale, D, args.padding_idx, begin, end);
+    // Every thread reads all of index, so a second one pays only when the rows it adds outweigh waking it.
+    const int64_t work = static_cast<int64_t>(index.size()) * D;
+    parallel_for(0, V, work < kGrainSize ? V : std::max<int64_t>(1, V / 64), [&](int64_t begin, int64_t end) {
+      detail::at_vector_width([&] { add_rows(g, out, index, scale, D, args.padding_idx, begin, end); });
     });
   });
   return grad_weight;

@@ -25,6 +25,7 @@
 #include "ops/onednn/window.h"
 #include "ops/pool_windows.h"
 #include "ops/quantized/average.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::kernels {
 namespace {
@@ -353,26 +354,53 @@ void max_channels_last(const Tensor& x, const Tensor& out, const PoolParams& p, 
 
 /// Max over each adaptive window with the flat h * W + w of its maximum (contiguous `indices`, out's shape),
 /// as ATen's CPU kernel chooses it: the first maximum, the last NaN, the window's first element when all
-/// are -inf.
+/// are -inf. For each row of windows, a pass down the rows (vectorised along the contiguous w) keeps every
+/// column's maximum and the row it came from (the first, or the last NaN); each window then picks among its
+/// columns, which equals the row-major walk: the earliest row of equal maxima, the latest of NaNs.
 template <typename T>
 void adaptive_max_planes(const Tensor& x, const Tensor& out, const AxisWindows& rows, const AxisWindows& cols,
                          int64_t* indices) {
+  using A = acc_t<T>;
   const int64_t W = x.size(3), oh = out.size(2), ow = out.size(3), sh = x.stride(2), sw = x.stride(3);
   const T* out_base = out.data<T>();
-  for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
+  const auto plane = [&](const T* in, T* o, A* __restrict column_max, int64_t* __restrict column_row, auto step) {
     int64_t* idx = indices + (o - out_base);
-    for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j) {
-        acc_t<T> best = -INFINITY;
-        int64_t best_index = rows.begin[i] * W + cols.begin[j];
-        for (int64_t h = rows.begin[i]; h < rows.end[i]; ++h)
-          for (int64_t w = cols.begin[j]; w < cols.end[j]; ++w) {
-            const auto v = static_cast<acc_t<T>>(in[h * sh + w * sw]);
-            if (v > best || v != v) best = v, best_index = h * W + w;
-          }
-        o[i * ow + j] = static_cast<T>(best);
-        idx[i * ow + j] = best_index;
+    for (int64_t i = 0; i < oh; ++i) {
+      for (int64_t w = 0; w < W; ++w) {
+        column_max[w] = static_cast<A>(in[rows.begin[i] * sh + w * step]);
+        column_row[w] = rows.begin[i];
       }
+      for (int64_t h = rows.begin[i] + 1; h < rows.end[i]; ++h) {
+        const T* __restrict row = in + h * sh;
+        for (int64_t w = 0; w < W; ++w) {
+          const A v = static_cast<A>(row[w * step]);
+          const bool take = (v > column_max[w]) | (v != v);
+          column_max[w] = take ? v : column_max[w];
+          column_row[w] = take ? h : column_row[w];
+        }
+      }
+      for (int64_t j = 0; j < ow; ++j) {
+        A best = column_max[cols.begin[j]];
+        int64_t best_row = column_row[cols.begin[j]], best_w = cols.begin[j];
+        for (int64_t w = best_w + 1; w < cols.end[j]; ++w) {
+          const A v = column_max[w];
+          const int64_t h = column_row[w];
+          const bool take = v != v ? best == best || h >= best_row
+                                   : best == best && (v > best || (v == best && h < best_row));
+          if (take) best = v, best_row = h, best_w = w;
+        }
+        o[i * ow + j] = static_cast<T>(best);
+        idx[i * ow + j] = best_row * W + best_w;
+      }
+    }
+  };
+  for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
+    std::vector<A> column_max(static_cast<size_t>(W));
+    std::vector<int64_t> column_row(static_cast<size_t>(W));
+    detail::at_vector_width([&] {
+      if (sw == 1) plane(in, o, column_max.data(), column_row.data(), std::integral_constant<int64_t, 1>{});
+      else plane(in, o, column_max.data(), column_row.data(), sw);
+    });
   });
 }
 

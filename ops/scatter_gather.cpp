@@ -3,8 +3,12 @@
 // value is checked before the first write, so a call that throws leaves self as it was.
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <atomic>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <vector>
 
@@ -14,6 +18,7 @@
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 #include "ops/reduce_plan.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::kernels {
 namespace {
@@ -21,9 +26,16 @@ namespace {
 using detail::OffsetCounter;
 using detail::ReduceDim;
 
-// PyTorch treats a 0-d tensor as one of size [1] in these ops.
-Shape sizes_1d(const Tensor& t) { return t.dim() == 0 ? Shape{1} : t.shape(); }
-Strides strides_1d(const Tensor& t) { return t.dim() == 0 ? Strides{1} : t.strides(); }
+// PyTorch treats a 0-d tensor as one of size [1] in these ops: its sizes and strides as they read them.
+std::span<const int64_t> sizes_1d(const Tensor& t) {
+  static constexpr int64_t kOne[] = {1};
+  return t.dim() == 0 ? std::span<const int64_t>(kOne) : std::span(t.shape().data(), static_cast<size_t>(t.dim()));
+}
+std::span<const int64_t> strides_1d(const Tensor& t) {
+  static constexpr int64_t kOne[] = {1};
+  return t.dim() == 0 ? std::span<const int64_t>(kOne) : std::span(t.strides().data(), static_cast<size_t>(t.dim()));
+}
+std::span<const int64_t> dims_of(const Shape& s) { return {s.data(), static_cast<size_t>(s.size())}; }
 
 // A copy of `self` broadcast to `shape`, made without the dispatcher (the out-of-place ops' result).
 Tensor copy_of(const Tensor& self, const Shape& shape) {
@@ -32,34 +44,37 @@ Tensor copy_of(const Tensor& self, const Shape& shape) {
   return out;
 }
 
-// The dims of `shape` walked with `strides`, except `dim`, whose stride is `dim_stride`.
-std::vector<ReduceDim> walk_dims(const Shape& shape, const Strides& strides, int64_t dim, int64_t dim_stride) {
-  std::vector<ReduceDim> dims;
-  for (int64_t d = 0; d < shape.size(); ++d) dims.push_back({shape[d], d == dim ? dim_stride : strides[d]});
-  return dims;
-}
-
-// The elements of `shape` (rank >= 1) in row-major order for N operands, a row (a run along the last dim) at a
+// The elements of `sizes` (rank >= 1) in row-major order for N operands, a row (a run along the last dim) at a
 // time: run(begin, end, row) calls row(offsets, steps, count) for the rows of elements [begin, end), offsets[i]
 // being operand i's offset at the row's first element and steps[i] its stride along the row (`strides[i]` gives
-// operand i's stride per dim of `shape`). OffsetCounter steps from row to row; inside one, the caller's loop has
-// no index arithmetic but a multiply.
+// operand i's stride per dim of `sizes`). OffsetCounter steps from row to row; inside one, the caller's loop has
+// no index arithmetic but a multiply. Up to kInline dims are kept inline: a walk is made per call and per thread
+// chunk, and small calls must not allocate.
 template <size_t N>
 class RowWalk {
  public:
-  RowWalk(const Shape& shape, const std::array<Strides, N>& strides) : inner_(shape[shape.size() - 1]) {
-    const Shape outer(std::vector<int64_t>(shape.begin(), shape.end() - 1));
+  RowWalk(std::span<const int64_t> sizes, const std::array<std::span<const int64_t>, N>& strides)
+      : outer_rank_(sizes.size() - 1), inner_(sizes.back()) {
+    if (outer_rank_ > kInline) heap_.resize(N * outer_rank_);
     for (size_t i = 0; i < N; ++i) {
-      outer_[i] = walk_dims(outer, strides[i], -1, 0);
-      steps_[i] = strides[i][shape.size() - 1];
+      for (size_t d = 0; d < outer_rank_; ++d) outer(i)[d] = {sizes[d], strides[i][d]};
+      steps_[i] = strides[i][outer_rank_];
     }
+  }
+  RowWalk(const RowWalk&) = delete;
+  RowWalk& operator=(const RowWalk&) = delete;
+
+  /// Operand i's stride along `dim` set to `stride` (scatter walks dst at index's coordinates but along dim).
+  void set_stride(size_t i, size_t dim, int64_t stride) {
+    if (dim == outer_rank_) steps_[i] = stride;
+    else outer(i)[dim].stride = stride;
   }
 
   template <typename Row>
   void run(int64_t begin, int64_t end, const Row& row) const {
     if (begin >= end) return;
     std::array<std::optional<OffsetCounter>, N> at;
-    for (size_t i = 0; i < N; ++i) at[i].emplace(outer_[i], begin / inner_);
+    for (size_t i = 0; i < N; ++i) at[i].emplace(outer(i), begin / inner_);
     for (int64_t k = begin, col = begin % inner_; k < end; col = 0) {
       const int64_t count = std::min(inner_ - col, end - k);
       std::array<int64_t, N> offsets;
@@ -71,30 +86,54 @@ class RowWalk {
   }
 
  private:
+  static constexpr size_t kInline = 8;
+  // Operand i's outer dims.
+  std::span<ReduceDim> outer(size_t i) {
+    return {(outer_rank_ > kInline ? heap_.data() : inline_.data()) + i * outer_rank_, outer_rank_};
+  }
+  std::span<const ReduceDim> outer(size_t i) const {
+    return {(outer_rank_ > kInline ? heap_.data() : inline_.data()) + i * outer_rank_, outer_rank_};
+  }
+
+  size_t outer_rank_;
   int64_t inner_;
-  std::array<std::vector<ReduceDim>, N> outer_;
+  std::array<ReduceDim, N * kInline> inline_;
+  std::vector<ReduceDim> heap_;
   std::array<int64_t, N> steps_{};
 };
 
 // Checks that every int64 value of index lies in [0, size), reading it in place (a copy of a large index
-// was as many fresh pages as the index itself).
+// was as many fresh pages as the index itself): a branch-free pass at the vector width, split over threads; only
+// when it finds a value outside does a second pass, in index's order, name the first.
 void check_index_values(const Tensor& index, int64_t size, int64_t dim) {
   if (index.numel() == 0) return;
   const int64_t* p = index.data<int64_t>();
   const auto bound = static_cast<uint64_t>(size);
-  RowWalk<1>(sizes_1d(index), {strides_1d(index)}).run(0, index.numel(), [p, bound, dim](auto at, auto step, int64_t n) {
-    const int64_t* row = p + at[0];
-    const int64_t stride = step[0];
-    bool outside = false;  // a branch-free pass the compiler vectorises; the culprit is found only when there is one
-    if (stride == 1) {
-      for (int64_t k = 0; k < n; ++k) outside |= static_cast<uint64_t>(row[k]) >= bound;
-    } else {
-      for (int64_t k = 0; k < n; ++k) outside |= static_cast<uint64_t>(row[k * stride]) >= bound;
-    }
-    for (int64_t k = 0; outside && k < n; ++k) {
-      const int64_t v = row[k * stride];
+  const RowWalk<1> walk(sizes_1d(index), {strides_1d(index)});
+  std::atomic<bool> outside{false};
+  parallel_for(0, index.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
+    bool found = false;
+    walk.run(begin, end, [&](auto at, auto step, int64_t n) {
+      // The largest value read as unsigned (a negative one wraps above any size): a max reduction vectorises, where
+      // GCC left an or of bools scalar.
+      const auto scan = [&found, row = p + at[0], bound, n](auto stride) {
+        uint64_t largest = 0;
+        for (int64_t k = 0; k < n; ++k) largest = std::max(largest, static_cast<uint64_t>(row[k * stride]));
+        found |= largest >= bound;
+      };
+      detail::at_vector_width([&] {
+        if (step[0] == 1) scan(std::integral_constant<int64_t, 1>{});
+        else scan(step[0]);
+      });
+    });
+    if (found) outside.store(true, std::memory_order_relaxed);
+  });
+  if (!outside.load()) return;
+  walk.run(0, index.numel(), [&](auto at, auto step, int64_t n) {
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t v = p[at[0] + k * step[0]];
       TL_CHECK(static_cast<uint64_t>(v) < bound, "index ", v, " is out of bounds for dimension ", dim, " with size ",
-               static_cast<int64_t>(bound));
+               size);
     }
   });
 }
@@ -103,11 +142,11 @@ void check_index_values(const Tensor& index, int64_t size, int64_t dim) {
 // from `dim` (nor than src anywhere, for scatter).
 void check_index(const char* op, const Tensor& self, const Tensor& index, int64_t dim, const Tensor* src) {
   TL_CHECK(index.dtype() == DType::Int64, op, "(): Expected dtype int64 for index");
-  const Shape s = sizes_1d(self), i = sizes_1d(index);
+  const std::span<const int64_t> s = sizes_1d(self), i = sizes_1d(index);
   TL_CHECK(i.size() == s.size(), "Index tensor must have the same number of dimensions as ",
            src ? "self" : "input", " tensor");
   if (index.numel() == 0) return;
-  for (int64_t d = 0; d < s.size(); ++d) {
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
     const bool fits = (d == dim || i[d] <= s[d]) && (!src || i[d] <= sizes_1d(*src)[d]);
     if (src) {
       TL_CHECK(fits, "Expected index ", index.shape(), " to be smaller than self ", self.shape(), " apart from dimension ",
@@ -124,24 +163,29 @@ void check_index(const char* op, const Tensor& self, const Tensor& index, int64_
 // dim): checked before (check_index_values), or here when `out_of_range` is given, which a value outside turns
 // true, skipping that element.
 template <typename F>
-void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, const Strides& src_strides, int64_t begin,
-                        int64_t end, const F& f, std::atomic<bool>* out_of_range = nullptr) {
-  Strides dst_strides = strides_1d(dst);
-  const int64_t along = dst_strides[dim];
+void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, std::span<const int64_t> src_strides,
+                        int64_t begin, int64_t end, const F& f, std::atomic<bool>* out_of_range = nullptr) {
+  const int64_t along = strides_1d(dst)[dim];
   const auto size = static_cast<uint64_t>(sizes_1d(dst)[dim]);
-  dst_strides[dim] = 0;  // index's value supplies the coordinate along dim
   const int64_t* values = index.data<int64_t>();
-  const RowWalk<3> walk(sizes_1d(index), {dst_strides, src_strides, strides_1d(index)});
+  RowWalk<3> walk(sizes_1d(index), {strides_1d(dst), src_strides, strides_1d(index)});
+  walk.set_stride(0, static_cast<size_t>(dim), 0);  // index's value supplies the coordinate along dim
   // Everything the row loop reads is a local copy, so the compiler keeps it in registers across f's stores.
   walk.run(begin, end, [values, along, size, f, out_of_range](auto at, auto step, int64_t n) {
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t v = values[at[2] + k * step[2]];
-      if (out_of_range && static_cast<uint64_t>(v) >= size) {
-        out_of_range->store(true, std::memory_order_relaxed);
-        continue;
+    // Rows along which src and index are contiguous (the usual case) have those strides as constants.
+    const auto row = [&, dst0 = at[0], dst_step = step[0], src0 = at[1], from = values + at[2]](auto src_step,
+                                                                                               auto index_step) {
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t v = from[k * index_step];
+        if (out_of_range && static_cast<uint64_t>(v) >= size) {
+          out_of_range->store(true, std::memory_order_relaxed);
+          continue;
+        }
+        f(dst0 + k * dst_step + v * along, src0 + k * src_step);
       }
-      f(at[0] + k * step[0] + v * along, at[1] + k * step[1]);
-    }
+    };
+    if (step[1] == 1 && step[2] == 1) row(std::integral_constant<int64_t, 1>{}, std::integral_constant<int64_t, 1>{});
+    else row(step[1], step[2]);
   });
 }
 
@@ -179,12 +223,12 @@ std::vector<int64_t> index_add_values(const Tensor& self, const Tensor& index, c
            " with type: ", index.dtype(), " and size: ", index.shape());
   TL_CHECK(self.dtype() == source.dtype(), "index_add_(): self (", self.dtype(), ") and source (", source.dtype(),
            ") must have the same scalar type");
-  const Shape s = sizes_1d(self), src = sizes_1d(source);
+  const std::span<const int64_t> s = sizes_1d(self), src = sizes_1d(source);
   TL_CHECK(index.numel() == src[dim] || (source.dim() == 0 && index.numel() == 1), "index_add_(): Number of indices (",
            index.numel(), ") should be equal to source.size(dim): (", src[dim], "), for dim: ", dim);
   TL_CHECK(src.size() == s.size(), "index_add_(): source (", source.shape(), ") and self (", self.shape(),
            ") must have the same number of dimensions");
-  for (int64_t d = 0; d < s.size(); ++d) {
+  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d) {
     TL_CHECK(d == dim || s[d] == src[d], "The size of tensor a (", s[d], ") must match the size of tensor b (", src[d],
              ") at non-singleton dimension ", d < dim ? d : d - 1);
   }
@@ -204,39 +248,68 @@ const Tensor& index_add_into(const Tensor& self, const Tensor& index, const Tens
   const int64_t dim = wrap_dim(dim_arg, std::max<int64_t>(self.dim(), 1), "index_add_");
   const std::vector<int64_t> values = index_add_values(self, index, source, dim);
   if (self.numel() == 0 || values.empty()) return self;
-  const Shape shape = sizes_1d(source);
+  const std::span<const int64_t> shape = sizes_1d(source), so = strides_1d(self), si = strides_1d(source);
+  // A slice: every dim but `dim` (one element when there is none).
+  std::vector<int64_t> slice_shape, slice_o, slice_i;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d == dim) continue;
+    slice_shape.push_back(shape[d]);
+    slice_o.push_back(so[d]);
+    slice_i.push_back(si[d]);
+  }
+  if (slice_shape.empty()) slice_shape = {1}, slice_o = {0}, slice_i = {0};
+  const RowWalk<2> slice(slice_shape, {slice_o, slice_i});
+  const int64_t slice_numel = numel_of(Shape(slice_shape));
   TL_DISPATCH_ALL_TYPES(self.dtype(), "index_add_", [&] {
     const scalar_t a = alpha.to<scalar_t>();
     scalar_t* out = static_cast<scalar_t*>(self.raw_data());
     const scalar_t* in = static_cast<const scalar_t*>(source.raw_data());
-    const Strides so = strides_1d(self), si = strides_1d(source);
-    // A slice: every dim but `dim` (one element when there is none).
-    Shape slice_shape{1};
-    Strides slice_o{0}, slice_i{0};
-    if (shape.size() > 1) {
-      std::vector<int64_t> sizes, o, i;
-      for (int64_t d = 0; d < shape.size(); ++d) {
-        if (d == dim) continue;
-        sizes.push_back(shape[d]);
-        o.push_back(so[d]);
-        i.push_back(si[d]);
+    detail::at_vector_width([&] {
+      for (size_t k = 0; k < values.size(); ++k) {
+        scalar_t* dst = out + values[k] * so[dim];
+        const scalar_t* from = in + static_cast<int64_t>(k) * (source.dim() == 0 ? 0 : si[dim]);
+        slice.run(0, slice_numel, [&](auto at, auto step, int64_t n) {
+          scalar_t* d = dst + at[0];
+          const scalar_t* f = from + at[1];
+          if (step[0] == 1 && step[1] == 1) {
+            for (int64_t e = 0; e < n; ++e) d[e] = static_cast<scalar_t>(d[e] + a * f[e]);
+          } else {
+            for (int64_t e = 0; e < n; ++e)
+              d[e * step[0]] = static_cast<scalar_t>(d[e * step[0]] + a * f[e * step[1]]);
+          }
+        });
       }
-      slice_shape = Shape(sizes);
-      slice_o = Strides(o);
-      slice_i = Strides(i);
-    }
-    const RowWalk<2> slice(slice_shape, {slice_o, slice_i});
-    const int64_t slice_numel = numel_of(slice_shape);
-    for (size_t k = 0; k < values.size(); ++k) {
-      scalar_t* dst = out + values[k] * so[dim];
-      const scalar_t* from = in + static_cast<int64_t>(k) * (source.dim() == 0 ? 0 : si[dim]);
-      slice.run(0, slice_numel, [&](auto at, auto step, int64_t n) {
-        for (int64_t e = 0; e < n; ++e)
-          dst[at[0] + e * step[0]] = static_cast<scalar_t>(dst[at[0] + e * step[0]] + a * from[at[1] + e * step[1]]);
-      });
-    }
+    });
   });
   return self;
+}
+
+// out[k] = v where fill[k], for n dense elements, as a blend of the bits at the vector width: GCC turns a select
+// that writes back out[k] into a store behind a branch, which a random mask mispredicts every other element.
+template <typename T>
+void fill_dense(T* out, const bool* fill, T v, int64_t n) {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t,
+               std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  if constexpr (sizeof(T) != sizeof(Bits)) {
+    for (int64_t k = 0; k < n; ++k)
+      if (fill[k]) out[k] = v;
+  } else {
+    detail::at_vector_width([&] {
+      // Locals, as stores through a char pointer might change anything the closure holds; T's bits are copied out
+      // and in (no T is read as another type), the mask's bytes read as bytes.
+      char* const raw = reinterpret_cast<char*>(out);
+      const auto* const flags = reinterpret_cast<const uint8_t*>(fill);
+      const Bits value = std::bit_cast<Bits>(v);
+      const int64_t count = n;
+      for (int64_t k = 0; k < count; ++k) {
+        const auto take = static_cast<Bits>(-static_cast<Bits>(flags[k]));
+        Bits bits;
+        std::memcpy(&bits, raw + k * sizeof(Bits), sizeof(Bits));
+        bits = static_cast<Bits>((bits & ~take) | (value & take));
+        std::memcpy(raw + k * sizeof(Bits), &bits, sizeof(Bits));
+      }
+    });
+  }
 }
 
 // self's elements where mask (broadcast to self) is true set to value, in place.
@@ -247,6 +320,10 @@ const Tensor& masked_fill_into(const Tensor& self, const Tensor& mask, const Sca
   TL_DISPATCH_ALL_TYPES(self.dtype(), "masked_fill_", [&] {
     const scalar_t v = value.to<scalar_t>();
     detail::ElementwiseLoop(self, {mask}).run([&](char* const* data, const int64_t* strides, int64_t n) {
+      if (strides[0] == sizeof(scalar_t) && strides[1] == sizeof(bool)) {
+        fill_dense(reinterpret_cast<scalar_t*>(data[0]), reinterpret_cast<const bool*>(data[1]), v, n);
+        return;
+      }
       for (int64_t k = 0; k < n; ++k)
         if (*reinterpret_cast<const bool*>(data[1] + k * strides[1]))
           *reinterpret_cast<scalar_t*>(data[0] + k * strides[0]) = v;
@@ -268,10 +345,10 @@ Tensor gather(const Tensor& self, const Tensor& index, const GatherArgs& args) {
   TL_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
     scalar_t* dst = out.data<scalar_t>();
     const scalar_t* src = static_cast<const scalar_t*>(self.raw_data());
-    const Strides dense = contiguous_strides(sizes_1d(index));
+    const Strides dense = contiguous_strides(index.dim() == 0 ? Shape{1} : index.shape());
     parallel_for(0, index.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-      for_each_scattered(self, index, dim, dense, begin, end, [dst, src](int64_t s, int64_t o) { dst[o] = src[s]; },
-                         &out_of_range);
+      const auto copy = [dst, src](int64_t s, int64_t o) { dst[o] = src[s]; };
+      for_each_scattered(self, index, dim, dims_of(dense), begin, end, copy, &out_of_range);
     });
   });
   if (out_of_range.load()) check_index_values(index, sizes_1d(self)[dim], dim);  // throws, naming the first

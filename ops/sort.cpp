@@ -3,6 +3,10 @@
 // apart as (value, index) pairs; NaN orders above +inf, as in PyTorch: ascending sorts put it last, topk
 // takes it first.
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <utility>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -13,6 +17,7 @@
 #include "ops/elementwise.h"
 #include "ops/ops.h"
 #include "ops/reduce_plan.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::kernels {
 namespace {
@@ -48,24 +53,121 @@ auto value_order(bool ascending) {
   };
 }
 
-// Orders every lane of x and writes m entries per lane: `order(first, last)` arranges a lane's entries
-// so that its first m are the result (a sort, a partial sort, an nth_element).
+// A lane's n values, `step` apart from `first`, as entries in `lane`.
+template <typename T>
+void load_lane(const T* first, int64_t step, int64_t n, std::vector<Entry<value_t<T>>>& lane) {
+  lane.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) lane[j] = {static_cast<value_t<T>>(first[j * step]), j};
+}
+
+// Orders every lane of x and writes m entries per lane: `order(first, step, lane)` leaves the result of the lane
+// whose values start at `first`, `step` apart, in the first m entries of `lane` (a sort, a partial sort, ...),
+// costing about `work` element steps (the split over threads follows it).
 template <typename T, typename Order>
-void select_lanes(const Tensor& x, const Lanes& l, int64_t m, Tensor& values, Tensor& indices, const Order& order) {
+void select_lanes(const Tensor& x, const Lanes& l, int64_t m, int64_t work, Tensor& values, Tensor& indices,
+                  const Order& order) {
   using V = value_t<T>;
   const T* src = x.numel() > 0 ? x.data<T>() : nullptr;
   T* dst = values.numel() > 0 ? values.data<T>() : nullptr;
   int64_t* idx = indices.numel() > 0 ? indices.data<int64_t>() : nullptr;
-  detail::for_each_lane(x, l.dim, l.n * 8, [&](int64_t o, int64_t offset) {
+  detail::for_each_lane(x, l.dim, work, [&](int64_t o, int64_t offset) {
     thread_local std::vector<Entry<V>> lane;
-    lane.resize(static_cast<size_t>(l.n));
-    for (int64_t j = 0; j < l.n; ++j) lane[j] = {static_cast<V>(src[offset + j * l.stride]), j};
-    order(lane.begin(), lane.end());
+    order(src + offset, l.stride, lane);
     for (int64_t j = 0; j < m; ++j) {
       dst[l.out_pos(o, m, j)] = static_cast<T>(lane[j].value);
       idx[l.out_pos(o, m, j)] = lane[j].index;
     }
   });
+}
+
+// A float's key for sort's order as an unsigned integer: ascending keys for ascending values, 0.0 and -0.0 one key,
+// every NaN the largest (complemented when descending: then NaN first).
+inline uint32_t sort_key(float x, bool descending) {
+  const uint32_t u = std::bit_cast<uint32_t>(x == 0.0f ? 0.0f : x);
+  const uint32_t key = x != x ? 0xffffffffu : u ^ ((u >> 31) != 0 ? 0xffffffffu : 0x80000000u);
+  return descending ? ~key : key;
+}
+
+// A stable sort of a float lane (n values `step` apart from `first`) into `lane`, as std::stable_sort by
+// value_order sorts it: a least-significant-digit radix sort of the keys, a byte per pass (a pass whose byte is
+// the same for every key is skipped), carrying each value's index.
+void radix_sort_lane(const float* first, int64_t step, int64_t n, bool descending, std::vector<Entry<float>>& lane) {
+  thread_local std::vector<uint32_t> keys, keys_out;
+  thread_local std::vector<int64_t> at, at_out;
+  keys.resize(static_cast<size_t>(n));
+  keys_out.resize(static_cast<size_t>(n));
+  at.resize(static_cast<size_t>(n));
+  at_out.resize(static_cast<size_t>(n));
+  std::array<std::array<int64_t, 256>, 4> counts{};
+  for (int64_t j = 0; j < n; ++j) {
+    const uint32_t key = sort_key(first[j * step], descending);
+    keys[j] = key;
+    at[j] = j;
+    for (int b = 0; b < 4; ++b) ++counts[b][(key >> (8 * b)) & 0xff];
+  }
+  for (int b = 0; b < 4; ++b) {
+    if (counts[b][(keys[0] >> (8 * b)) & 0xff] == n) continue;
+    int64_t start = 0;
+    for (int64_t& c : counts[b]) start += std::exchange(c, start);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t to = counts[b][(keys[j] >> (8 * b)) & 0xff]++;
+      keys_out[to] = keys[j];
+      at_out[to] = at[j];
+    }
+    keys.swap(keys_out);
+    at.swap(at_out);
+  }
+  lane.resize(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) lane[j] = {first[at[j] * step], at[j]};
+}
+
+// topk's order: a before b when larger (kLargest) or smaller, NaN largest; value_order's, branch-free, so that a
+// block of tests vectorises.
+template <bool kLargest, typename V>
+[[gnu::always_inline]] inline bool top_before(V a, V b) {
+  if constexpr (kLargest) return ((a != a) & (b == b)) | (a > b);
+  else return ((a == a) & (b != b)) | (a < b);
+}
+
+// The first k entries of a lane of n in topk's order, found as PyTorch 1.13's CPU kernel finds them, so that ties
+// come back at its indices: std::partial_sort when k * 64 <= n, else std::nth_element (then a sort of the first
+// k - 1, when sorted). The partial sort is libstdc++'s written out: a heap of the first k, which a later entry
+// enters only when it comes before the top; a block of values none of which does is passed over in one
+// vectorised test.
+template <bool kLargest, typename T, typename Step>
+void top_of_lane(const T* first, Step step, int64_t n, int64_t k, bool sorted, std::vector<Entry<value_t<T>>>& lane) {
+  using V = value_t<T>;
+  const auto before = [](const Entry<V>& a, const Entry<V>& b) { return top_before<kLargest>(a.value, b.value); };
+  if (k * 64 > n) {
+    load_lane(first, step, n, lane);
+    std::nth_element(lane.begin(), lane.begin() + (k - 1), lane.end(), before);
+    if (sorted) std::sort(lane.begin(), lane.begin() + (k - 1), before);
+    return;
+  }
+  load_lane(first, step, k, lane);
+  lane.emplace_back();  // where std::pop_heap puts the top an entry replaces
+  std::make_heap(lane.begin(), lane.begin() + k, before);
+  constexpr int64_t kBlock = 32;
+  for (int64_t j = k; j < n;) {
+    if (j + kBlock <= n) {
+      const V top = lane[0].value;
+      const T* block = first + j * step;
+      int any = 0;  // an int reduction under omp simd: GCC unrolled a bool one into scalar tests
+#pragma omp simd reduction(| : any)
+      for (int64_t b = 0; b < kBlock; ++b) any |= top_before<kLargest>(static_cast<V>(block[b * step]), top);
+      if (any == 0) {
+        j += kBlock;
+        continue;
+      }
+    }
+    for (const int64_t stop = std::min(n, j + kBlock); j < stop; ++j) {
+      const V v = static_cast<V>(first[j * step]);
+      if (!top_before<kLargest>(v, lane[0].value)) continue;
+      lane[k] = {v, j};
+      std::pop_heap(lane.begin(), lane.begin() + k + 1, before);
+    }
+  }
+  std::sort_heap(lane.begin(), lane.begin() + k, before);
 }
 
 // A result of x's shape with `m` elements along the lanes' dim (removed when `keep` is false).
@@ -190,9 +292,14 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, const SortArgs& args) {
   Tensor values = Tensor::allocate(self.shape(), self.dtype()), indices = Tensor::allocate(self.shape(), DType::Int64);
   // Always stable: PyTorch's CPU sort is (stable=False gives the same indices), and ties then keep their order.
   TL_DISPATCH_ALL_TYPES(self.dtype(), "sort", [&] {
-    select_lanes<scalar_t>(self, l, l.n, values, indices, [&](auto first, auto last) {
-      std::stable_sort(first, last, value_order<value_t<scalar_t>>(!args.descending));
-    });
+    const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
+      if constexpr (std::is_same_v<scalar_t, float>) {
+        if (l.n >= 256) return radix_sort_lane(first, step, l.n, args.descending, lane);
+      }
+      load_lane(first, step, l.n, lane);
+      std::stable_sort(lane.begin(), lane.end(), value_order<value_t<scalar_t>>(!args.descending));
+    };
+    select_lanes<scalar_t>(self, l, l.n, l.n * 8, values, indices, order);
   });
   return {values, indices};
 }
@@ -207,11 +314,22 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, const TopkArgs& args) {
            " has size ", l.n, ")");
   const Shape shape = lane_shape(self, l, args.k, true);
   Tensor values = Tensor::allocate(shape, self.dtype()), indices = Tensor::allocate(shape, DType::Int64);
-  // The k are always returned in order (sorted=False leaves PyTorch's order unspecified).
+  if (args.k == 0) return {values, indices};
   TL_DISPATCH_NUMERIC_TYPES(self.dtype(), "topk", [&] {
-    select_lanes<scalar_t>(self, l, args.k, values, indices, [&](auto first, auto last) {
-      std::partial_sort(first, first + args.k, last, value_order<value_t<scalar_t>>(!args.largest));
-    });
+    // A scan of the lane, mostly vectorised, unless k * 64 > n (then nth_element's few passes).
+    const int64_t work = args.k * 64 <= l.n ? l.n : l.n * 4;
+    const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
+      detail::at_vector_width([&] {
+        const auto top = [&](auto largest, auto stride) {
+          top_of_lane<decltype(largest)::value>(first, stride, l.n, args.k, args.sorted, lane);
+        };
+        if (args.largest && step == 1) top(std::true_type{}, std::integral_constant<int64_t, 1>{});
+        else if (args.largest) top(std::true_type{}, step);
+        else if (step == 1) top(std::false_type{}, std::integral_constant<int64_t, 1>{});
+        else top(std::false_type{}, step);
+      });
+    };
+    select_lanes<scalar_t>(self, l, args.k, work, values, indices, order);
   });
   return {values, indices};
 }
@@ -224,10 +342,12 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, const KthvalueArgs& args
   const Shape shape = lane_shape(self, l, 1, args.keepdim);
   Tensor values = Tensor::allocate(shape, self.dtype()), indices = Tensor::allocate(shape, DType::Int64);
   TL_DISPATCH_NUMERIC_TYPES(self.dtype(), "kthvalue", [&] {
-    select_lanes<scalar_t>(self, l, 1, values, indices, [&](auto first, auto last) {
-      std::nth_element(first, first + (args.k - 1), last, value_order<value_t<scalar_t>>(true));
-      std::iter_swap(first, first + (args.k - 1));
-    });
+    const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
+      load_lane(first, step, l.n, lane);
+      std::nth_element(lane.begin(), lane.begin() + (args.k - 1), lane.end(), value_order<value_t<scalar_t>>(true));
+      std::iter_swap(lane.begin(), lane.begin() + (args.k - 1));
+    };
+    select_lanes<scalar_t>(self, l, 1, l.n * 8, values, indices, order);
   });
   return {values, indices};
 }

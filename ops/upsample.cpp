@@ -94,8 +94,12 @@ void nearest_forward(const Tensor& x, const Tensor& out, const std::vector<int64
   T* o = out.data<T>();
   for_planes(x.size(0) * x.size(1), oh * ow, [&](int64_t p) {
     for (int64_t i = 0; i < oh; ++i) {
-      const T* src = in + (p * H + rows[i]) * W;
       T* dst = o + (p * oh + i) * ow;
+      if (i > 0 && rows[i] == rows[i - 1]) {  // the row above again (every other row of a 2x upsample): a copy
+        std::copy(dst - ow, dst, dst);
+        continue;
+      }
+      const T* src = in + (p * H + rows[i]) * W;
       for (int64_t j = 0; j < ow; ++j) dst[j] = src[cols[j]];
     }
   });

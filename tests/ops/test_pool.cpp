@@ -2,12 +2,15 @@
 // double-precision references over kernel / stride / padding / dilation, ceil_mode,
 // count_include_pad, non-divisible adaptive sizes, input layouts and dtypes (the oneDNN path for
 // float32 / bfloat16, the plain kernel for float64); output sizes checked against PyTorch's; oneDNN's
-// max pooling pinned to the plain kernel on ties, ±0, -inf windows and extreme values; errors.
+// max pooling pinned to the plain kernel on ties, ±0, -inf windows and extreme values; adaptive_max_pool2d
+// against a row-major walk on ties, NaN and -inf windows; errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <vector>
 
 #include "core/generator.h"
 #include "ops/onednn/primitive_cache.h"
@@ -264,6 +267,54 @@ TEST_CASE("max_pool2d_with_indices: the first of equal maxima wins, an all -inf 
   const auto [low_v, low_i] = max_pool2d_with_indices(lowest, {3, 3});
   CHECK(low_v.data<float>()[0] == -std::numeric_limits<float>::max());
   CHECK(low_i.data<int64_t>()[0] == 5);
+}
+
+/// adaptive_max_pool2d as ATen's CPU kernel walks a window, row-major: a greater value or any NaN takes over.
+std::tuple<Tensor, Tensor> reference_adaptive_max_pool(const Tensor& x, int64_t OH, int64_t OW) {
+  const std::vector<double> in = to_doubles(x);
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  std::vector<double> values;
+  std::vector<int64_t> indices;
+  for (int64_t plane = 0; plane < N * C; ++plane)
+    for (int64_t i = 0; i < OH; ++i)
+      for (int64_t j = 0; j < OW; ++j) {
+        const int64_t h0 = i * H / OH, h1 = ((i + 1) * H + OH - 1) / OH;
+        const int64_t w0 = j * W / OW, w1 = ((j + 1) * W + OW - 1) / OW;
+        double best = -std::numeric_limits<double>::infinity();
+        int64_t at = h0 * W + w0;
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w)
+            if (const double v = in[(plane * H + h) * W + w]; v > best || std::isnan(v)) best = v, at = h * W + w;
+        values.push_back(best);
+        indices.push_back(at);
+      }
+  return {from_doubles(values, {N, C, OH, OW}), from_vector<int64_t>(indices, {N, C, OH, OW})};
+}
+
+TEST_CASE("adaptive_max_pool2d: the first of equal maxima (-0.0 before 0.0), the last NaN, over layouts and dtypes") {
+  manual_seed(25);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // Overlapping and disjoint windows, rows wider than a vector and narrower, a plane of one window.
+  const Shape sizes[][2] = {{{25, 25}, {7, 7}}, {{9, 40}, {4, 3}}, {{13, 5}, {13, 2}}, {{6, 35}, {1, 1}}};
+  for (const auto& [in, out] : sizes)
+    for (testing::NchwLayout layout : testing::kNchwLayouts)
+      for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16})
+        for (int variant = 0; variant < 3; ++variant) {
+          const Shape &in_size = in, &out_size = out;  // clang 14 cannot capture a structured binding in INFO
+          INFO("input ", in_size, " -> ", out_size, " ", testing::layout_name(layout), " ", dtype, " variant ",
+               variant);
+          // Small integers after a ReLU: ties everywhere, some -0.0; then NaNs (variant 1) or -inf rows (variant 2).
+          Tensor v = (randn({2, 3, in[0], in[1]}, DType::Float64) * 1.5).to(DType::Int64).to(DType::Float64);
+          double* p = v.data<double>();
+          for (int64_t e = 0; e < v.numel(); ++e) {
+            p[e] = p[e] < 0 ? (p[e] == -1 ? -0.0 : 0.0) : p[e];
+            if (variant == 1 && e % 7 == 3) p[e] = e % 2 == 0 ? nan : -nan;
+            if (variant == 2 && (e / in[1]) % 3 != 1) p[e] = -inf;
+          }
+          Tensor x = testing::random_nchw({2, 3, in[0], in[1]}, layout, dtype);
+          x.copy_(v);
+          check_same_max(adaptive_max_pool2d(x, out), reference_adaptive_max_pool(x, out[0], out[1]));
+        }
 }
 
 TEST_CASE("pools: reject bad input with the values involved") {

@@ -1,9 +1,11 @@
-// tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim
-// and Tensor::index (basic and tensor indices, index_put_) against PyTorch 1.13 (values and torch.autograd's gradients, data/index_cases.json from
-// gen_index_cases.py), their in-place forms through strided views, and their errors.
+// tests/ops/test_scatter_gather.cpp — gather, scatter, scatter_add, index_add, masked_fill, take_along_dim,
+// embedding_dense_backward and Tensor::index (basic and tensor indices, index_put_) against PyTorch 1.13 (values
+// and torch.autograd's gradients, data/index_cases.json from gen_index_cases.py), their in-place forms through
+// strided views, and their errors.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <map>
 #include <string>
@@ -213,6 +215,67 @@ TEST_CASE("indexing ops: large strided operands (gather split over threads, rows
   const Tensor before = target.clone();
   CHECK_THROWS_WITH_AS(target.scatter_add_(2, bad, src), "index -2 is out of bounds for dimension 2 with size 60", Error);
   CHECK_TENSOR_CLOSE(target, before, 0, 0);
+}
+
+TEST_CASE("indexing ops: rank 9 (more dims than a walk keeps inline) equals a plain loop") {
+  // Along dim 0 of a contiguous (3, 2, 1, 2, 1, 2, 1, 2, 5): element e of index and src pairs with self's element
+  // index[e] * rest + e % rest. Small integers, so sums are exact.
+  manual_seed(5);
+  const Shape shape{3, 2, 1, 2, 1, 2, 1, 2, 5};
+  const int64_t n = numel_of(shape), rest = n / 3;
+  const Tensor self = floor(rand(shape) * 100).to(kDouble), src = floor(rand(shape) * 10).to(kDouble);
+  const Tensor index = (rand(shape) * 3.0).to(kLong);
+  const double *ps = self.data<double>(), *px = src.data<double>();
+  const int64_t* pi = index.data<int64_t>();
+  std::vector<double> gathered(static_cast<size_t>(n)), added(ps, ps + n);
+  for (int64_t e = 0; e < n; ++e) {
+    gathered[static_cast<size_t>(e)] = ps[pi[e] * rest + e % rest];
+    added[static_cast<size_t>(pi[e] * rest + e % rest)] += px[e];
+  }
+  CHECK_TENSOR_CLOSE(gather(self, 0, index), from_vector<double>(gathered, shape), 0, 0);
+  CHECK_TENSOR_CLOSE(scatter_add(self, 0, index, src), from_vector<double>(added, shape), 0, 0);
+  Tensor bad = index.clone();
+  bad.data<int64_t>()[n - 2] = 3;
+  CHECK_THROWS_WITH_AS(gather(self, 0, bad), "index 3 is out of bounds for dimension 0 with size 3", Error);
+}
+
+TEST_CASE("masked_fill_: a dense self of each width keeps its values (NaN too) where the mask is false") {
+  manual_seed(7);
+  const Tensor mask = rand({1003}) > 0.5;
+  const bool* m = mask.data<bool>();
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Int64, DType::Int32, DType::Bool}) {
+    INFO(dtype);
+    Tensor x64 = randn({1003}, DType::Float64) * 4;
+    x64.data<double>()[1] = std::numeric_limits<double>::quiet_NaN();
+    Tensor x = x64.to(dtype);
+    const Tensor before = x.clone();
+    x.masked_fill_(mask, dtype == DType::Bool ? 1.0 : -2.0);
+    const Tensor got = x.to(DType::Float64), was = before.to(DType::Float64);
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < 1003; ++k) {
+      const double g = got.data<double>()[k], w = m[k] ? (dtype == DType::Bool ? 1.0 : -2.0) : was.data<double>()[k];
+      wrong += !(g == w || (std::isnan(g) && std::isnan(w)));
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("embedding_dense_backward: on one thread and split over threads, each row sums in index order") {
+  // 60 indices with repeats and padding_idx 4: rows of 10 (one thread) and of 700 (42,000 elements: two threads).
+  manual_seed(4);
+  const int64_t V = 50, n = 60, padding = 4;
+  const Tensor index = (rand({3, n / 3}) * static_cast<double>(V)).to(kLong);
+  const int64_t* pi = index.data<int64_t>();
+  for (int64_t D : {10, 700}) {
+    INFO("embedding_dim ", D);
+    const Tensor grad = randn({3, n / 3, D});
+    const float* pg = grad.data<float>();
+    std::vector<float> want(static_cast<size_t>(V * D), 0.0f);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t d = 0; pi[i] != padding && d < D; ++d) want[static_cast<size_t>(pi[i] * D + d)] += pg[i * D + d];
+    CHECK_TENSOR_CLOSE(embedding_dense_backward(grad, index, V, padding, false), from_vector<float>(want, {V, D}), 0,
+                       0);
+  }
 }
 
 TEST_CASE("Tensor::index: views that share storage, and index_put_ writes through them") {

@@ -1,15 +1,18 @@
 // tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
 // vector norms, any / all, baddbmm, outer, unique and einsum against PyTorch 1.13 (tests/ops/data/sort_cases.json,
-// written by gen_sort_cases.py): values, NaN placement, stable indices, gradients by torch.autograd (cumprod
-// through zeros, var with n <= correction, norms at ties and zeros, einsum's operands); their error messages
-// and torch.return_types.
+// written by gen_sort_cases.py): values, NaN placement, stable indices (also of the float radix sort), topk's
+// indices of ties, gradients by torch.autograd (cumprod through zeros, var with n <= correction, norms at ties and
+// zeros, einsum's operands); their error messages and torch.return_types.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "autograd/engine.h"
 #include "ops/ops.h"
@@ -267,6 +270,83 @@ TEST_CASE("ties: sort is stable in both directions, topk and kthvalue return ind
   CHECK(equal(top.values, from_vector<float>({2, 2}, {2})));
   CHECK(equal(x.index_select(0, top.indices), top.values));
   CHECK(top.indices.select(0, 0).item<int64_t>() != top.indices.select(0, 1).item<int64_t>());
+}
+
+// Values (j * 37) % mod for j < n (ties everywhere), NaN at j = 5, 5 + nan_every, ... when nan_every is not 0.
+Tensor tied_values(int64_t n, int64_t mod, int64_t nan_every) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j)
+    v[static_cast<size_t>(j)] = nan_every != 0 && j >= 5 && (j - 5) % nan_every == 0
+                                    ? std::numeric_limits<float>::quiet_NaN()
+                                    : static_cast<float>((j * 37) % mod);
+  return from_vector<float>(v, {n});
+}
+
+TEST_CASE("topk: the indices of ties and NaNs are PyTorch 1.13's, by partial sort (k * 64 <= n) or nth_element") {
+  struct TopkCase {
+    int64_t n, mod, nan_every, k;
+    bool largest, sorted;
+    std::vector<int64_t> indices;  // torch.topk(tied_values(n, mod, nan_every), k, 0, largest, sorted).indices
+  };
+  const TopkCase cases[] = {
+      {69, 3, 0, 3, true, true, {47, 20, 50}},
+      {69, 3, 0, 3, false, true, {48, 21, 51}},
+      {69, 3, 0, 5, true, false, {50, 23, 47, 20, 44}},
+      {200, 3, 0, 3, true, true, {8, 5, 2}},
+      {200, 3, 41, 3, true, true, {87, 5, 46}},
+      {200, 3, 41, 3, false, true, {6, 3, 0}},
+      {1000, 17, 0, 8, true, true, {45, 28, 113, 96, 62, 130, 79, 11}},
+      {1000, 17, 0, 8, false, true, {34, 51, 102, 85, 0, 119, 68, 17}},
+      {1000, 17, 97, 8, true, false, {393, 296, 587, 490, 5, 684, 199, 102}},
+      {1000, 17, 97, 20, false, true,
+       {51, 782, 391, 680, 221, 850, 663, 425, 340, 646, 119, 867, 136, 255, 884, 442, 612, 901, 323, 748}},
+  };
+  for (const TopkCase& c : cases) {
+    INFO("n ", c.n, " mod ", c.mod, " nan_every ", c.nan_every, " k ", c.k, " largest ", c.largest, " sorted ",
+         c.sorted);
+    const Tensor x = tied_values(c.n, c.mod, c.nan_every);
+    const auto [values, indices] = x.topk(c.k, 0, c.largest, c.sorted);
+    CHECK(equal(indices, from_vector<int64_t>(c.indices, {c.k})));
+    CHECK(equal(values.isnan(), x.index_select(0, indices).isnan()));
+    CHECK(equal(values.nan_to_num(), x.index_select(0, indices).nan_to_num()));
+  }
+  // Strided lanes: x.t() of a (150, 3), along its rows (the partial sort) and its columns (nth_element).
+  const Tensor x = tied_values(450, 5, 0).reshape({150, 3}).t();
+  CHECK(equal(x.topk(2, 1).indices, from_vector<int64_t>({9, 4, 7, 2, 5, 0}, {3, 2})));
+  CHECK(equal(x.topk(2, 0).indices.slice(1, 0, 8),
+              from_vector<int64_t>({2, 1, 1, 0, 0, 2, 1, 1, 1, 0, 0, 2, 2, 1, 0, 0}, {2, 8})));
+}
+
+TEST_CASE("sort: float32 lanes of 256 and more (a radix sort) equal a stable sort, on ties, -0.0, NaN and inf") {
+  // (300, 3): lanes of 300 along dim 0 (strided) and, transposed and copied, along dim 1 (contiguous).
+  manual_seed(6);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = floor(randn({300, 3}) * 3);
+  float* p = x.data<float>();
+  const float specials[] = {-0.0f, 0.0f, nan, -nan, inf, -inf, 1e-40f, -3.0f};
+  for (int64_t e = 0; e < x.numel(); e += 5) p[e] = specials[(e / 5) % 8];
+  for (bool descending : {false, true})
+    for (int64_t dim : {0, 1}) {
+      INFO("descending ", descending, " dim ", dim);
+      const Tensor in = dim == 0 ? x : x.t().contiguous();
+      const auto [values, indices] = in.sort(dim, descending);
+      const Tensor lanes = dim == 0 ? in.t().contiguous() : in;  // (3, 300), a lane per row
+      const Tensor got = dim == 0 ? indices.t().contiguous() : indices;
+      for (int64_t r = 0; r < 3; ++r) {
+        const float* lane = lanes.data<float>() + r * 300;
+        std::vector<int64_t> want(300);
+        for (int64_t j = 0; j < 300; ++j) want[static_cast<size_t>(j)] = j;
+        const auto less = [](float a, float b) { return std::isnan(a) ? false : std::isnan(b) || a < b; };
+        std::stable_sort(want.begin(), want.end(), [&](int64_t a, int64_t b) {
+          return descending ? less(lane[b], lane[a]) : less(lane[a], lane[b]);
+        });
+        CHECK(equal(got.select(0, r), from_vector<int64_t>(want, {300})));
+      }
+      const Tensor picked = dim == 0 ? in.gather(0, indices) : in.gather(1, indices);
+      // The values are the elements the indices name, bit for bit (-0.0 and each NaN's sign where they were).
+      const Tensor v = values.contiguous(), w = picked.contiguous();
+      CHECK(std::memcmp(v.data<float>(), w.data<float>(), sizeof(float) * 900) == 0);
+    }
 }
 
 TEST_CASE("values+indices ops return torch.return_types, printed as PyTorch prints them") {
