@@ -1,7 +1,5 @@
 // ops/silu.cpp — silu (x * sigmoid(x), torch.nn.functional.silu), in place too, and its backward,
 // elementwise, floating point only, on the activations' loops (ops/elementwise.h).
-#include <cmath>
-
 #include "ops/elementwise.h"
 #include "ops/vector_math.h"
 
