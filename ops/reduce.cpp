@@ -227,8 +227,11 @@ struct ArgReducer {
   acc_t merge(acc_t a, acc_t b) const { return pick(a, b); }
   acc_t run(const T* p, int64_t n, int64_t stride, int64_t r) const {
     if (stride == 1 && n >= kLanes) {
-      // Find the extreme with vector lanes, then its first occurrence.
-      const V best = extreme_contiguous<kMax>(p, n);
+      // Find the extreme with vector lanes (at the CPU's width: acc_t is no floating type, so the reduction's chunk
+      // runs in the baseline build, where extreme_contiguous's 64-byte vectors are lowered element by element),
+      // then its first occurrence.
+      V best;
+      detail::at_vector_width([&] { best = extreme_contiguous<kMax>(p, n); });
       for (int64_t i = 0;; ++i) {
         const V v = static_cast<V>(p[i]);
         if (is_nan(best) ? is_nan(v) : v == best) return {v, r + i};
