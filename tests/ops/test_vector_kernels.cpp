@@ -270,6 +270,32 @@ TEST_CASE("reductions: every ISA build gives the SSE2 build's bits") {
   }
 }
 
+// A loss reduced inside its kernel sums in fixed double lanes (ops/loss.cpp's reduce_in_kernel): the mean and the
+// sum of bce_with_logits and smooth_l1_loss over 1003 elements (a remainder past the lanes) give the SSE2 build's
+// bits on every build, in float32 and float64.
+TEST_CASE("loss reductions inside a kernel give the SSE2 build's bits on every ISA build") {
+  Generator gen(11);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    CAPTURE(dtype);
+    const Tensor x = randn({1003}, gen).to(dtype), y = rand({1003}, gen).to(dtype);
+    for (int64_t reduction : {1, 2}) {
+      CAPTURE(reduction);
+      std::map<std::string, double> results;
+      testing::for_each_vector_isa([&](const char* isa) {
+        const Tensor bce = binary_cross_entropy_with_logits(x, y, {}, {}, reduction);
+        const Tensor smooth = smooth_l1_loss(x, y, reduction, 0.5);
+        results[std::string(isa) + " bce"] = bce.to(DType::Float64).item<double>();
+        results[std::string(isa) + " smooth_l1"] = smooth.to(DType::Float64).item<double>();
+      });
+      for (const auto& result : results) {
+        CAPTURE(result.first);
+        const std::string loss = result.first.substr(result.first.find(' '));
+        CHECK(std::bit_cast<uint64_t>(result.second) == std::bit_cast<uint64_t>(results.at("sse2" + loss)));
+      }
+    }
+  }
+}
+
 // layer_norm and group_norm run each chunk of rows at the same width (ops/norm_rows.h): forward and backward, the
 // SSE2 build's bits on every build.
 // Their moments are double sums in fixed lanes (ops/norm_moments.h), so neither a float64 row nor a float32 one
