@@ -201,7 +201,7 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const Tens
     detail::map_elements<scalar_t, scalar_t, scalar_t>(loop, [](scalar_t xv, scalar_t yv) {
       using A = acc_type<scalar_t>;
       const A x = xv, y = yv;
-      return static_cast<scalar_t>((y - A(1)) * std::max(A(detail::vector_log1p(-x)), A(-100)) -
+      return static_cast<scalar_t>((y - A(1)) * std::max(A(detail::vector_log(A(1) - x)), A(-100)) -
                                    y * std::max(A(detail::vector_log(x)), A(-100)));
     });
   });

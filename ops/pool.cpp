@@ -395,8 +395,12 @@ void adaptive_max_planes(const Tensor& x, const Tensor& out, const AxisWindows& 
     }
   };
   for_each_plane<T>(x, out, x.size(2) * x.size(3) + oh * ow, [&](const T* in, T* o) {
-    std::vector<A> column_max(static_cast<size_t>(W));
-    std::vector<int64_t> column_row(static_cast<size_t>(W));
+    // The columns' buffers once per thread, not per plane: a global pooling of many small planes (N, 512, 7, 7)
+    // would allocate twice per plane for a few dozen comparisons.
+    thread_local std::vector<A> column_max;
+    thread_local std::vector<int64_t> column_row;
+    column_max.resize(static_cast<size_t>(W));
+    column_row.resize(static_cast<size_t>(W));
     detail::at_vector_width([&] {
       if (sw == 1) plane(in, o, column_max.data(), column_row.data(), std::integral_constant<int64_t, 1>{});
       else plane(in, o, column_max.data(), column_row.data(), sw);

@@ -290,9 +290,15 @@ void check_unique_dim(const Tensor& self, int64_t dim, const char* op) {
 std::tuple<Tensor, Tensor> sort(const Tensor& self, const SortArgs& args) {
   const Lanes l = lanes_of(self, args.dim, "sort");
   Tensor values = Tensor::allocate(self.shape(), self.dtype()), indices = Tensor::allocate(self.shape(), DType::Int64);
-  // Always stable: PyTorch's CPU sort is (stable=False gives the same indices), and ties then keep their order.
+  // As PyTorch 1.13's CPU sort: stable=True a stable sort (ties keep their order; a radix sort for float lanes of
+  // 256 and more), stable=False std::sort with the same order (introsort: ties in a lane of more than 16 come out
+  // in the order its partitions leave them, which PyTorch's indices show).
   TL_DISPATCH_ALL_TYPES(self.dtype(), "sort", [&] {
     const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
+      if (!args.stable) {
+        load_lane(first, step, l.n, lane);
+        return std::sort(lane.begin(), lane.end(), value_order<value_t<scalar_t>>(!args.descending));
+      }
       if constexpr (std::is_same_v<scalar_t, float>) {
         if (l.n >= 256) return radix_sort_lane(first, step, l.n, args.descending, lane);
       }

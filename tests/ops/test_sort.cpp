@@ -1,8 +1,8 @@
 // tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
 // vector norms, any / all, baddbmm, outer, unique and einsum against PyTorch 1.13 (tests/ops/data/sort_cases.json,
-// written by gen_sort_cases.py): values, NaN placement, stable indices (also of the float radix sort), topk's
-// indices of ties, gradients by torch.autograd (cumprod through zeros, var with n <= correction, norms at ties and
-// zeros, einsum's operands); their error messages and torch.return_types.
+// written by gen_sort_cases.py): values, NaN placement, stable indices (also of the float radix sort), the
+// default (unstable) sort's and topk's indices of ties, gradients by torch.autograd (cumprod through zeros, var
+// with n <= correction, norms at ties and zeros, einsum's operands); their error messages and torch.return_types.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -260,7 +260,7 @@ TEST_CASE("misuse of unique and einsum throws PyTorch's message and changes noth
   CHECK(equal(x, before));
 }
 
-TEST_CASE("ties: sort is stable in both directions, topk and kthvalue return indices of their values") {
+TEST_CASE("ties: a short lane (16 or fewer) sorts stably in both directions, topk returns indices of its values") {
   const Tensor x = from_vector<float>({2, 1, 2, 1, 2}, {5});
   const auto [values, indices] = x.sort(0, true);
   CHECK(equal(indices, from_vector<int64_t>({0, 2, 4, 1, 3}, {5})));
@@ -317,7 +317,37 @@ TEST_CASE("topk: the indices of ties and NaNs are PyTorch 1.13's, by partial sor
               from_vector<int64_t>({2, 1, 1, 0, 0, 2, 1, 1, 1, 0, 0, 2, 2, 1, 0, 0}, {2, 8})));
 }
 
-TEST_CASE("sort: float32 lanes of 256 and more (a radix sort) equal a stable sort, on ties, -0.0, NaN and inf") {
+// stable=False is std::sort with PyTorch's order, as PyTorch 1.13's CPU sort: in a lane of more than 16 values,
+// ties come out in the order introsort's partitions leave them. The indices are torch.sort(tied_values(...)) 's.
+TEST_CASE("sort(stable=False): the indices of ties and NaNs are PyTorch 1.13's, in both directions") {
+  struct SortCase {
+    int64_t n, mod, nan_every;
+    bool descending;
+    std::vector<int64_t> first;  // the first indices of torch.sort(tied_values(n, mod, nan_every), 0, descending)
+  };
+  const SortCase cases[] = {
+      {40, 3, 0, false, {0, 21, 18, 24, 15, 27, 12, 30, 9, 33, 6, 36, 3, 39, 31, 34, 28, 37, 25, 22,
+                         1, 19, 16, 4, 13, 7, 10, 2, 20, 38, 5, 35, 8, 32, 11, 29, 14, 26, 17, 23}},
+      {40, 3, 0, true, {29, 20, 17, 23, 14, 26, 11, 8, 32, 5, 35, 2, 38, 31, 1, 34, 28, 25, 37, 22,
+                        16, 13, 4, 10, 19, 7, 30, 39, 0, 3, 36, 6, 33, 9, 12, 27, 15, 24, 18, 21}},
+      {300, 7, 41, false, {56, 91, 84, 217, 77, 70, 231, 63, 238, 203, 245, 49, 252, 42, 259, 35, 266, 224, 98, 196}},
+      {300, 7, 41, true, {251, 169, 5, 210, 292, 46, 87, 128, 45, 206, 101, 255, 269, 199, 108, 262, 38, 115, 192, 52}},
+  };
+  for (const SortCase& c : cases) {
+    INFO("n ", c.n, " mod ", c.mod, " nan_every ", c.nan_every, " descending ", c.descending);
+    const Tensor x = tied_values(c.n, c.mod, c.nan_every);
+    const auto first = static_cast<int64_t>(c.first.size());
+    for (const Tensor& in : {x, x.to(DType::Float64)}) {
+      const auto [values, indices] = in.sort(0, c.descending);
+      CHECK(equal(indices.slice(0, 0, first), from_vector<int64_t>(c.first, {first})));
+      CHECK(equal(argsort(in, 0, c.descending).slice(0, 0, first), from_vector<int64_t>(c.first, {first})));
+      CHECK(equal(values.isnan(), in.index_select(0, indices).isnan()));
+      CHECK(equal(values.nan_to_num(), in.index_select(0, indices).nan_to_num()));
+    }
+  }
+}
+
+TEST_CASE("sort(stable=True): float32 lanes from 256 (a radix sort) equal a stable sort, on ties, -0.0, NaN, inf") {
   // (300, 3): lanes of 300 along dim 0 (strided) and, transposed and copied, along dim 1 (contiguous).
   manual_seed(6);
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
@@ -329,7 +359,7 @@ TEST_CASE("sort: float32 lanes of 256 and more (a radix sort) equal a stable sor
     for (int64_t dim : {0, 1}) {
       INFO("descending ", descending, " dim ", dim);
       const Tensor in = dim == 0 ? x : x.t().contiguous();
-      const auto [values, indices] = in.sort(dim, descending);
+      const auto [values, indices] = in.sort(dim, descending, true);
       const Tensor lanes = dim == 0 ? in.t().contiguous() : in;  // (3, 300), a lane per row
       const Tensor got = dim == 0 ? indices.t().contiguous() : indices;
       for (int64_t r = 0; r < 3; ++r) {
