@@ -10,7 +10,7 @@
 #include "core/dispatch.h"
 #include "core/op_args.h"
 #include "ops/elementwise.h"
-#include "ops/norm_moments.h"
+#include "ops/lane_loops.h"
 #include "ops/ops.h"
 #include "ops/vector_math.h"
 
@@ -72,20 +72,13 @@ Tensor reduce_in_kernel(const Tensor& loss, int64_t reduction) {
   const int64_t n = loss.numel();
   TL_DISPATCH_FLOATING_TYPES(loss.dtype(), "loss reduction", [&] {
     const scalar_t* v = loss.data<scalar_t>();  // a kernel's own contiguous result
-    // Double sums in kMomentLanes running lanes (ops/norm_moments.h), element i in lane i % kMomentLanes, added up
-    // in one fixed order: a vector loop at the CPU's width with the same bits on every ISA (one running sum kept
-    // each addition waiting on the last: 1 ms for 1e6 elements).
-    constexpr int64_t kLanes = detail::kMomentLanes;
-    double total[kLanes] = {};
+    // In double, as a cascade sum (ops/lane_loops.h: independent lanes joined pairwise, the same in every build) at
+    // the CPU's width: one running sum kept each addition waiting on the last (1 ms for 1e6 elements).
+    double sum = 0;
     detail::at_vector_width([&] {
-      double lanes[kLanes] = {};
-      int64_t i = 0;
-      for (; i + kLanes <= n; i += kLanes)
-        for (int64_t l = 0; l < kLanes; ++l) lanes[l] += static_cast<double>(static_cast<acc_type<scalar_t>>(v[i + l]));
-      for (int64_t l = 0; i + l < n; ++l) lanes[l] += static_cast<double>(static_cast<acc_type<scalar_t>>(v[i + l]));
-      std::copy(lanes, lanes + kLanes, total);
+      sum = detail::cascade_sum<double, true>(
+          v, n, 1, [](scalar_t e) { return static_cast<double>(static_cast<acc_type<scalar_t>>(e)); });
     });
-    const double sum = detail::sum_lanes(total);
     out.data<scalar_t>()[0] = static_cast<scalar_t>(reduction == Reduction::Mean ? sum / static_cast<double>(n) : sum);
   });
   return out;

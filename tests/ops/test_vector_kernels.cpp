@@ -270,7 +270,7 @@ TEST_CASE("reductions: every ISA build gives the SSE2 build's bits") {
   }
 }
 
-// A loss reduced inside its kernel sums in fixed double lanes (ops/loss.cpp's reduce_in_kernel): the mean and the
+// A loss reduced inside its kernel takes a double cascade sum (ops/loss.cpp's reduce_in_kernel): the mean and the
 // sum of bce_with_logits and smooth_l1_loss over 1003 elements (a remainder past the lanes) give the SSE2 build's
 // bits on every build, in float32 and float64.
 TEST_CASE("loss reductions inside a kernel give the SSE2 build's bits on every ISA build") {
