@@ -290,26 +290,22 @@ template <typename T>
 void fill_dense(T* out, const bool* fill, T v, int64_t n) {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t,
                std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
-  if constexpr (sizeof(T) != sizeof(Bits)) {
-    for (int64_t k = 0; k < n; ++k)
-      if (fill[k]) out[k] = v;
-  } else {
-    detail::at_vector_width([&] {
-      // Locals, as stores through a char pointer might change anything the closure holds; T's bits are copied out
-      // and in (no T is read as another type), the mask's bytes read as bytes.
-      char* const raw = reinterpret_cast<char*>(out);
-      const auto* const flags = reinterpret_cast<const uint8_t*>(fill);
-      const Bits value = std::bit_cast<Bits>(v);
-      const int64_t count = n;
-      for (int64_t k = 0; k < count; ++k) {
-        const auto take = static_cast<Bits>(-static_cast<Bits>(flags[k]));
-        Bits bits;
-        std::memcpy(&bits, raw + k * sizeof(Bits), sizeof(Bits));
-        bits = static_cast<Bits>((bits & ~take) | (value & take));
-        std::memcpy(raw + k * sizeof(Bits), &bits, sizeof(Bits));
-      }
-    });
-  }
+  static_assert(sizeof(T) == sizeof(Bits), "every dtype is 1, 2, 4 or 8 bytes");
+  detail::at_vector_width([&] {
+    // Locals, as stores through a char pointer might change anything the closure holds; T's bits are copied out
+    // and in (no T is read as another type), the mask's bytes read as bytes.
+    char* const raw = reinterpret_cast<char*>(out);
+    const auto* const flags = reinterpret_cast<const uint8_t*>(fill);
+    const Bits value = std::bit_cast<Bits>(v);
+    const int64_t count = n;
+    for (int64_t k = 0; k < count; ++k) {
+      const auto take = static_cast<Bits>(-static_cast<Bits>(flags[k]));
+      Bits bits;
+      std::memcpy(&bits, raw + k * sizeof(Bits), sizeof(Bits));
+      bits = static_cast<Bits>((bits & ~take) | (value & take));
+      std::memcpy(raw + k * sizeof(Bits), &bits, sizeof(Bits));
+    }
+  });
 }
 
 // self's elements where mask (broadcast to self) is true set to value, in place.
