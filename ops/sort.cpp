@@ -35,14 +35,12 @@ struct Entry {
   int64_t index;
 };
 
-// a < b with NaN above everything (NaNs equal among themselves).
+// a < b with NaN above everything (NaNs equal among themselves); branch-free, so that topk's block of tests
+// vectorises.
 template <typename V>
-bool nan_last_less(V a, V b) {
-  if constexpr (std::is_floating_point_v<V>) {
-    if (b != b) return a == a;
-    if (a != a) return false;
-  }
-  return a < b;
+[[gnu::always_inline]] inline bool nan_last_less(V a, V b) {
+  if constexpr (std::is_floating_point_v<V>) return ((a == a) & (b != b)) | (a < b);
+  else return a < b;
 }
 
 // Strict weak orders of entries by value alone: ascending (`kAscending`) or descending, NaN largest.
@@ -121,12 +119,10 @@ void radix_sort_lane(const float* first, int64_t step, int64_t n, bool descendin
   for (int64_t j = 0; j < n; ++j) lane[j] = {first[at[j] * step], at[j]};
 }
 
-// topk's order: a before b when larger (kLargest) or smaller, NaN largest; value_order's, branch-free, so that a
-// block of tests vectorises.
+// topk's order: a before b when larger (kLargest) or smaller, NaN largest (value_order's).
 template <bool kLargest, typename V>
 [[gnu::always_inline]] inline bool top_before(V a, V b) {
-  if constexpr (kLargest) return ((a != a) & (b == b)) | (a > b);
-  else return ((a == a) & (b != b)) | (a < b);
+  return kLargest ? nan_last_less(b, a) : nan_last_less(a, b);
 }
 
 // The first k entries of a lane of n in topk's order, found as PyTorch 1.13's CPU kernel finds them, so that ties
