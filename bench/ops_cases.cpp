@@ -185,6 +185,8 @@ const std::map<std::string, Case>& cases() {
       {"amax", [](Operands& t) { (void)t.x.amax(1); }},
       {"prod", [](Operands& t) { (void)t.x.prod(1); }},
       {"logsumexp", [](Operands& t) { (void)t.x.logsumexp(1); }},
+      {"softmax", [](Operands& t) { (void)t.x.softmax(1); }},
+      {"log_softmax", [](Operands& t) { (void)t.x.log_softmax(1); }},
       {"amin", [](Operands& t) { (void)t.x.amin(1); }},
       {"amax_bf16", [](Operands& t) { (void)t.x16.amax(1); }},
       {"logsumexp_bf16", [](Operands& t) { (void)t.x16.logsumexp(1); }},

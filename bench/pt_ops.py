@@ -136,6 +136,8 @@ CASES = {
     "amax": lambda t: t.x.amax(1),
     "prod": lambda t: t.x.prod(1),
     "logsumexp": lambda t: t.x.logsumexp(1),
+    "softmax": lambda t: t.x.softmax(1),
+    "log_softmax": lambda t: t.x.log_softmax(1),
     "amin": lambda t: t.x.amin(1),
     "amax_bf16": lambda t: t.x16.amax(1),
     "logsumexp_bf16": lambda t: t.x16.logsumexp(1),

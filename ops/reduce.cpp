@@ -82,6 +82,8 @@ namespace {
 
 using detail::is_nan;
 using detail::cascade_sum;
+using detail::extreme_contiguous;
+using detail::extreme_of;
 using detail::kGroup;
 using detail::kLanes;
 using detail::reduce_into;
@@ -132,47 +134,6 @@ struct ProdReducer {
     for (int64_t t = 0; t < n; ++t) acc[t] = mul(acc[t], value(p[t]));
   }
 };
-
-// `x` replaces `acc` when it is more extreme or NaN; a NaN acc stays (NaN propagates). Spelled
-// as nested selects with a negated comparison ("x > acc or x is NaN"): GCC vectorises this form.
-template <bool kMax, typename V>
-V extreme_of(V acc, V x) {
-  return is_nan(acc) ? acc : !(kMax ? x <= acc : x >= acc) ? x : acc;
-}
-
-// 64-byte vectors of float / double (GCC vector extensions): one AVX-512 register, two AVX2 or four SSE2 ones, the
-// same lanes at every width.
-template <typename V>
-struct Simd {
-  typedef V type __attribute__((vector_size(64)));
-};
-
-// max (kMax) or min of n > 0 contiguous values, NaN if any is NaN. Floating types take 64-byte vectors, since the
-// auto-vectoriser gives up on NaN-aware selects; a separate mask remembers NaNs, and the lanes join in order, so
-// every ISA build gives the same bits (which of -0.0 and 0.0 a tie keeps too).
-template <bool kMax, typename T>
-value_t<T> extreme_contiguous(const T* p, int64_t n) {
-  using V = value_t<T>;
-  V best = static_cast<V>(p[0]);
-  int64_t i = 0;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    using Vec = typename Simd<V>::type;
-    constexpr int64_t kWidth = 64 / sizeof(V);
-    Vec lanes = Vec{} + best, x;
-    decltype(x != x) nan = {};
-    for (; i + kWidth <= n; i += kWidth) {
-      std::memcpy(&x, p + i, sizeof x);
-      lanes = (kMax ? x > lanes : x < lanes) ? x : lanes;
-      nan |= x != x;
-    }
-    for (int64_t k = 0; k < kWidth; ++k) {
-      if (nan[k]) return std::numeric_limits<V>::quiet_NaN();
-      best = extreme_of<kMax>(best, lanes[k]);
-    }
-  }
-  for (; i < n; ++i) best = extreme_of<kMax>(best, static_cast<V>(p[i]));
-  return best;
-}
 
 // max (kMax) or min of the values; NaN propagates, as in PyTorch.
 template <typename T, bool kMax>

@@ -3,6 +3,7 @@
 // finite input overflows; its sums are accumulated in double.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -12,6 +13,8 @@
 #include "core/parallel.h"
 #include "ops/elementwise.h"
 #include "ops/ops.h"
+#include "ops/reduction.h"
+#include "ops/vector_kernels.h"
 #include "ops/vector_math.h"
 
 namespace tl::kernels {
@@ -59,38 +62,51 @@ void for_each_row(const Rows& r, const F& f) {
   });
 }
 
-// A float softmax over contiguous rows (inner == 1, e.g. attention's (N * heads, L, S) over S) in loops that
-// vectorise: vector_exp instead of libm's, each e^(x - max) computed once (kept in y, then scaled), the sum in
-// eight double lanes. Same rules as softmax_rows: a NaN or an infinite max makes the whole row NaN.
+// One float row's softmax in loops that vectorise: the max by extreme_contiguous (NaN if any element is NaN),
+// vector_exp instead of libm's, each e^(x - max) computed once (kept in y, then scaled), the sum in eight double
+// lanes that take the elements in the same order at every width. As in softmax_rows, a NaN or an infinite max makes
+// the whole row NaN.
+[[gnu::always_inline]] inline void softmax_row(const float* in, float* out, int64_t n) {
+  constexpr int64_t kWide = 16, kLanes = 8;  // exponentials per step; double lanes of the sum
+  using Doubles = detail::Simd<double>::type;
+  typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
+  const float shift = detail::extreme_contiguous<true>(in, n);
+  const auto add_lanes = [&](Doubles& lanes, const float* p) {
+    Floats x;
+    std::memcpy(&x, p, sizeof x);
+    lanes += __builtin_convertvector(x, Doubles);
+  };
+  Doubles lanes = {};
+  int64_t j = 0;
+  for (; j + kWide <= n; j += kWide) {
+    for (int64_t l = 0; l < kWide; ++l) out[j + l] = detail::vector_exp(in[j + l] - shift);
+    add_lanes(lanes, out + j);
+    add_lanes(lanes, out + j + kLanes);
+  }
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) out[j + l] = detail::vector_exp(in[j + l] - shift);
+    add_lanes(lanes, out + j);
+  }
+  for (; j < n; ++j) {
+    out[j] = detail::vector_exp(in[j] - shift);
+    lanes[0] += static_cast<double>(out[j]);
+  }
+  double sum = 0;
+  for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t k = 0; k < n; ++k) out[k] *= inv;
+}
+
+// A float softmax over contiguous rows (inner == 1, e.g. attention's (N * heads, L, S) over S): softmax_row at the
+// CPU's width, once per chunk of rows.
 void softmax_contiguous_rows(const float* x, float* y, const Rows& r) {
   const int64_t n = r.n;
-  for_each_row(r, [&](int64_t o, int64_t) {
-    const float* in = x + o * n;
-    float* out = y + o * n;
-    float max = -std::numeric_limits<float>::infinity();
-    bool nan = false;
-    for (int64_t j = 0; j < n; ++j) {
-      nan |= in[j] != in[j];
-      max = in[j] > max ? in[j] : max;
-    }
-    const float shift = nan ? std::numeric_limits<float>::quiet_NaN() : max;
-    constexpr int64_t kLanes = 8;
-    double lanes[kLanes] = {};
-    int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes) {
-      for (int64_t l = 0; l < kLanes; ++l) {
-        out[j + l] = detail::vector_exp(in[j + l] - shift);
-        lanes[l] += static_cast<double>(out[j + l]);
-      }
-    }
-    for (; j < n; ++j) {
-      out[j] = detail::vector_exp(in[j] - shift);
-      lanes[0] += static_cast<double>(out[j]);
-    }
-    double sum = 0;
-    for (double lane : lanes) sum += lane;
-    const float inv = static_cast<float>(1.0 / sum);
-    for (int64_t k = 0; k < n; ++k) out[k] *= inv;
+  if (n == 0) return;  // no element to write (and extreme_contiguous needs one)
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / n);
+  parallel_for(0, r.outer, grain, [&](int64_t b, int64_t e) {
+    detail::at_vector_width([&] {
+      for (int64_t o = b; o < e; ++o) softmax_row(x + o * n, y + o * n, n);
+    });
   });
 }
 

@@ -91,24 +91,28 @@ TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
 }
 
 TEST_CASE("softmax: a NaN, an inf or only -inf in a contiguous row makes that row NaN, as in PyTorch; others stay") {
-  // Rows of 21: the vectorised float path's 8-wide blocks and its tail.
-  for (int64_t at : {0, 9, 20}) {
+  // Rows of 29: the vectorised float path's 16-wide step, its 8-wide step and its tail.
+  constexpr int64_t n = 29;
+  for (int64_t at : {0, 9, 20, 28}) {
     CAPTURE(at);
-    std::vector<float> v(5 * 21);
+    std::vector<float> v(5 * n);
     for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 7) - 3.0f;
     v[static_cast<size_t>(at)] = NAN;
-    v[static_cast<size_t>(21 + at)] = INFINITY;
-    std::fill(v.begin() + 42, v.begin() + 63, -INFINITY);
-    v[static_cast<size_t>(63 + at)] = -INFINITY;  // one -inf: probability 0
-    const Tensor s = softmax(from_vector<float>(v, {5, 21}), 1);
-    for (int64_t i = 0; i < 63; ++i) CHECK(std::isnan(element_at(s, i)));
-    CHECK(element_at(s, 63 + at) == 0.0);
+    v[static_cast<size_t>(n + at)] = INFINITY;
+    std::fill(v.begin() + 2 * n, v.begin() + 3 * n, -INFINITY);
+    v[static_cast<size_t>(3 * n + at)] = -INFINITY;  // one -inf: probability 0
+    const Tensor s = softmax(from_vector<float>(v, {5, n}), 1);
+    for (int64_t i = 0; i < 3 * n; ++i) CHECK(std::isnan(element_at(s, i)));
+    CHECK(element_at(s, 3 * n + at) == 0.0);
     for (int64_t row : {3, 4}) {
       double total = 0;
-      for (int64_t j = 0; j < 21; ++j) total += element_at(s, row * 21 + j);
+      for (int64_t j = 0; j < n; ++j) total += element_at(s, row * n + j);
       CHECK(total == doctest::Approx(1.0).epsilon(1e-6));
     }
   }
+  // Rows of no element: nothing to compute, an empty result of the input's shape.
+  const Tensor none = softmax(empty({3, 0}), 1);
+  CHECK(none.shape() == Shape{3, 0});
 }
 
 TEST_CASE("softmax: misuse throws tl::Error naming the values and leaves the input as it was") {
