@@ -62,10 +62,11 @@ void for_each_row(const Rows& r, const F& f) {
   });
 }
 
-// One float row's softmax in loops that vectorise: the max by extreme_contiguous (NaN if any element is NaN),
-// vector_exp instead of libm's, each e^(x - max) computed once (kept in y, then scaled), the sum in eight double
-// lanes that take the elements in the same order at every width. As in softmax_rows, a NaN or an infinite max makes
-// the whole row NaN.
+// One float row's softmax (kLog: log_softmax) in loops that vectorise: the max by extreme_contiguous (NaN if any
+// element is NaN), vector_exp instead of libm's, each e^(x - max) computed once (kept in y, then scaled, or
+// overwritten by x - max - ln(sum)), the sum in eight double lanes that take the elements in the same order at every
+// width. As in softmax_rows, a NaN or an infinite max makes the whole row NaN.
+template <bool kLog>
 [[gnu::always_inline]] inline void softmax_row(const float* in, float* out, int64_t n) {
   constexpr int64_t kWide = 16, kLanes = 8;  // exponentials per step; double lanes of the sum
   using Doubles = detail::Simd<double>::type;
@@ -93,27 +94,33 @@ void for_each_row(const Rows& r, const F& f) {
   }
   double sum = 0;
   for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-  const float inv = static_cast<float>(1.0 / sum);
-  for (int64_t k = 0; k < n; ++k) out[k] *= inv;
+  if constexpr (kLog) {
+    const auto log_sum = static_cast<float>(std::log(sum));
+    for (int64_t k = 0; k < n; ++k) out[k] = in[k] - shift - log_sum;
+  } else {
+    const auto inv = static_cast<float>(1.0 / sum);
+    for (int64_t k = 0; k < n; ++k) out[k] *= inv;
+  }
 }
 
-// A float softmax over contiguous rows (inner == 1, e.g. attention's (N * heads, L, S) over S): softmax_row at the
-// CPU's width, once per chunk of rows.
+// A float (log_)softmax over contiguous rows (inner == 1, e.g. attention's (N * heads, L, S) over S, or a
+// classifier's (N, classes)): softmax_row at the CPU's width, once per chunk of rows.
+template <bool kLog>
 void softmax_contiguous_rows(const float* x, float* y, const Rows& r) {
   const int64_t n = r.n;
   if (n == 0) return;  // no element to write (and extreme_contiguous needs one)
   const int64_t grain = std::max<int64_t>(1, kGrainSize / n);
   parallel_for(0, r.outer, grain, [&](int64_t b, int64_t e) {
     detail::at_vector_width([&] {
-      for (int64_t o = b; o < e; ++o) softmax_row(x + o * n, y + o * n, n);
+      for (int64_t o = b; o < e; ++o) softmax_row<kLog>(x + o * n, y + o * n, n);
     });
   });
 }
 
 template <typename T, bool kLog>
 void softmax_rows(const T* x, T* y, const Rows& r) {
-  if constexpr (std::is_same_v<T, float> && !kLog) {
-    if (r.inner == 1) return softmax_contiguous_rows(x, y, r);
+  if constexpr (std::is_same_v<T, float>) {
+    if (r.inner == 1) return softmax_contiguous_rows<kLog>(x, y, r);
   }
   for_each_row(r, [&](int64_t o, int64_t i) {
     const T* in = x + o * r.n * r.inner + i;

@@ -90,7 +90,7 @@ TEST_CASE("softmax: large logits stay finite (the row max is subtracted)") {
   CHECK(element_at(ls, 5) == doctest::Approx(-std::log(1 + std::exp(-1.0) + std::exp(-2.0))));
 }
 
-TEST_CASE("softmax: a NaN, an inf or only -inf in a contiguous row makes that row NaN, as in PyTorch; others stay") {
+TEST_CASE("softmax: a NaN, an inf or only -inf in a contiguous row makes that row NaN, as in PyTorch; others stay (log_softmax too)") {
   // Rows of 29: the vectorised float path's 16-wide step, its 8-wide step and its tail.
   constexpr int64_t n = 29;
   for (int64_t at : {0, 9, 20, 28}) {
@@ -101,9 +101,13 @@ TEST_CASE("softmax: a NaN, an inf or only -inf in a contiguous row makes that ro
     v[static_cast<size_t>(n + at)] = INFINITY;
     std::fill(v.begin() + 2 * n, v.begin() + 3 * n, -INFINITY);
     v[static_cast<size_t>(3 * n + at)] = -INFINITY;  // one -inf: probability 0
-    const Tensor s = softmax(from_vector<float>(v, {5, n}), 1);
-    for (int64_t i = 0; i < 3 * n; ++i) CHECK(std::isnan(element_at(s, i)));
+    const Tensor s = softmax(from_vector<float>(v, {5, n}), 1), ls = log_softmax(from_vector<float>(v, {5, n}), 1);
+    for (int64_t i = 0; i < 3 * n; ++i) {
+      CHECK(std::isnan(element_at(s, i)));
+      CHECK(std::isnan(element_at(ls, i)));
+    }
     CHECK(element_at(s, 3 * n + at) == 0.0);
+    CHECK(element_at(ls, 3 * n + at) == -INFINITY);
     for (int64_t row : {3, 4}) {
       double total = 0;
       for (int64_t j = 0; j < n; ++j) total += element_at(s, row * n + j);

@@ -329,17 +329,17 @@ TEST_CASE("norm rows: layer_norm and group_norm give the SSE2 build's bits on ev
   }
 }
 
-// softmax's contiguous float rows run each chunk of rows at the CPU's width: the max, the exponentials and the eight
+// softmax's and log_softmax's contiguous float rows run each chunk of rows at the CPU's width: the max, the exponentials and the eight
 // double lanes of the sum give the SSE2 build's bits on every build, for rows of every remainder of the 16- and
 // 8-wide steps (a NaN row included).
-TEST_CASE("softmax rows give the SSE2 build's bits on every ISA build") {
+TEST_CASE("softmax and log_softmax rows give the SSE2 build's bits on every ISA build") {
   manual_seed(6);
   for (int64_t n : {1, 7, 8, 15, 16, 24, 29, 197}) {
     CAPTURE(n);
     Tensor x = randn({9, n}) * 5;
     x.data<float>()[n / 2] = NAN;
     std::map<std::string, Tensor> results;
-    testing::for_each_vector_isa([&](const char* isa) { results[isa] = softmax(x, 1); });
+    testing::for_each_vector_isa([&](const char* isa) { results[isa] = cat({softmax(x, 1), log_softmax(x, 1)}); });
     for (const auto& result : results) {
       CAPTURE(result.first);
       const Tensor& want = results.at("sse2");
