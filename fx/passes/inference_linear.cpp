@@ -9,14 +9,29 @@
 
 namespace tl::fx {
 
-MkldnnLinear::MkldnnLinear(const nn::Linear& linear, bool gelu) : options_(linear.options()), gelu_(gelu) {
+namespace {
+
+const nn::Linear& in_eval_mode(const nn::Linear& linear) {
   TL_CHECK(!linear.is_training(), "MkldnnLinear: the linear is in training mode; call eval() first");
-  const Tensor& w = linear.parameter("weight");
-  TL_CHECK(w.dtype() == DType::Float32 && w.dim() == 2 && w.size(0) > 0 && w.size(1) > 0,
-           "MkldnnLinear: expected a float32 weight of non-empty sizes, got ", w.shape(), " ", w.dtype());
-  register_parameter("weight", w);
-  const Tensor& b = linear.parameter("bias");
-  register_parameter("bias", b.defined() ? b.contiguous() : Tensor());  // None for bias=False, as Linear has it
+  return linear;
+}
+
+}  // namespace
+
+MkldnnLinear::MkldnnLinear(const nn::Linear& linear, bool gelu)
+    : MkldnnLinear(in_eval_mode(linear).parameter("weight"), linear.parameter("bias"), gelu) {}
+
+MkldnnLinear::MkldnnLinear(const Tensor& weight, const Tensor& bias, bool gelu) : gelu_(gelu) {
+  TL_CHECK(weight.defined() && weight.dtype() == DType::Float32 && weight.dim() == 2 && weight.size(0) > 0 &&
+               weight.size(1) > 0,
+           "MkldnnLinear: expected a float32 weight of non-empty sizes, got ",
+           weight.defined() ? detail::str_cat(weight.shape(), " ", weight.dtype()) : std::string("None"));
+  TL_CHECK(!bias.defined() || (bias.dtype() == DType::Float32 && bias.dim() == 1 && bias.size(0) == weight.size(0)),
+           "MkldnnLinear: expected a float32 bias of shape [", weight.size(0), "] or None, got ", bias.shape(), " ",
+           bias.dtype());
+  options_ = {.in_features = weight.size(1), .out_features = weight.size(0), .bias = bias.defined()};
+  register_parameter("weight", weight);
+  register_parameter("bias", bias.defined() ? bias.contiguous() : Tensor());  // None for bias=False, as Linear has it
 }
 
 // The packed weights are derived data: a copy packs its own (its weight may be changed independently).

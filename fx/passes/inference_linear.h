@@ -21,6 +21,9 @@ class MkldnnLinear : public InferenceModule {
   /// `linear` must be in eval mode with a float32 weight of non-empty sizes; its weight and bias are shared, not
   /// copied. `gelu` applies GELU (the erf form) to the result.
   MkldnnLinear(const nn::Linear& linear, bool gelu);
+  /// F.linear(x, weight, bias) [-> GELU] as a module: `weight` a 2-D float32 tensor of non-empty sizes, `bias`
+  /// undefined or 1-D of its rows; both shared, not copied (a Linear's, or attention's projection weights).
+  MkldnnLinear(const Tensor& weight, const Tensor& bias, bool gelu);
   MkldnnLinear(const MkldnnLinear& other);
 
   Tensor run(std::span<const Tensor> inputs, const Tensor& out) override;

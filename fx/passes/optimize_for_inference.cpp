@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <typeinfo>
 
 #include "core/op_args.h"
@@ -55,12 +58,68 @@ bool is_gelu(GraphModule& gm, const Node* n) {
   return c && c->args.as<ArgsOf<OpKind::Gelu>>().approximate == "none";
 }
 
-/// A Linear MkldnnLinear takes: exactly a Linear (a subclass may compute something else; torch.fx's pass matches
-/// type(module) too), a float32 weight of non-empty sizes, one call site, the input its one argument.
+/// A Linear module MkldnnLinear takes: exactly a Linear (a subclass may compute something else; torch.fx's pass
+/// matches type(module) too), a float32 weight of non-empty sizes, one call site, the input its one argument.
 bool foldable_linear(const GraphModule& gm, const Node* n, const nn::Linear& linear) {
   const Tensor& w = linear.parameter("weight");
   return typeid(linear) == typeid(nn::Linear) && single_call_site(gm, n) && n->args().size() == 1 &&
          n->kwargs().empty() && w.dtype() == DType::Float32 && w.numel() > 0;
+}
+
+/// A product MkldnnLinear computes: its input, weight and bias, and the module path the MkldnnLinear takes.
+struct LinearCall {
+  std::string target;
+  Node* input;
+  Tensor weight, bias;
+};
+
+/// Whether the module at `path` of `gm` holds nothing but `weight` and `bias` (as "weight" and "bias", the bias
+/// possibly None), with no node calling it: an MkldnnLinear of the two may take its place.
+bool holds_only(GraphModule& gm, const std::string& path, const Tensor& weight, const Tensor& bias) {
+  const std::shared_ptr<nn::Module> m = gm.get_submodule(path);
+  if (!m->named_children().empty() || !m->named_buffers(false).empty() ||
+      !gm.graph().find_nodes(Opcode::CallModule, path).empty())
+    return false;
+  for (const auto& [name, t] : m->named_parameters(false))
+    if (!(name == "weight" && t.is_same(weight)) && !(name == "bias" && (t.is_same(bias) || !t.defined()))) return false;
+  return m->has_parameter("weight") && (!bias.defined() || m->has_parameter("bias"));
+}
+
+/// The module path for an MkldnnLinear of the linear op on the weight at `weight_path`: that path without its
+/// "weight" ("attn.in_proj_weight" -> "attn.in_proj", "attn.out_proj.weight" -> "attn.out_proj"), where that path is
+/// free or holds_only the weight and bias; "" otherwise.
+std::string linear_target(GraphModule& gm, const std::string& weight_path, const Tensor& weight, const Tensor& bias) {
+  constexpr std::string_view kWeight = "weight";
+  if (!weight_path.ends_with(kWeight)) return "";
+  std::string path = weight_path.substr(0, weight_path.size() - kWeight.size());
+  while (!path.empty() && (path.back() == '.' || path.back() == '_')) path.pop_back();
+  if (path.empty()) return "";
+  const size_t dot = path.rfind('.');
+  const std::shared_ptr<nn::Module> owner = gm.get_submodule(dot == std::string::npos ? "" : path.substr(0, dot));
+  const std::string name = dot == std::string::npos ? path : path.substr(dot + 1);
+  if (owner->has_parameter(name) || owner->has_buffer(name)) return "";
+  return !owner->has_child(name) || holds_only(gm, path, weight, bias) ? path : "";
+}
+
+/// The product MkldnnLinear takes over at `n`: a foldable_linear module's call, or the linear op (torch.linear,
+/// F.linear) on a float32 weight of non-empty sizes and a bias (or None) that get_attr nodes fetch, as
+/// MultiheadAttention's projections are traced.
+std::optional<LinearCall> linear_call(GraphModule& gm, Node* n) {
+  if (auto linear = gm.module_at<nn::Linear>(n)) {
+    if (!foldable_linear(gm, n, *linear) || !n->args()[0].is_node()) return std::nullopt;
+    return LinearCall{n->target(), n->args()[0].node(), linear->parameter("weight"), linear->parameter("bias")};
+  }
+  const ResolvedCall* c = n->op() == Opcode::CallFunction ? n->call_if_resolved() : nullptr;
+  if (c == nullptr || c->op != OpKind::Linear || c->inputs.size() != 3 || c->inputs[0] == nullptr) return std::nullopt;
+  const Node *w = c->inputs[1], *b = c->inputs[2];
+  if (w == nullptr || w->op() != Opcode::GetAttr || (b != nullptr && b->op() != Opcode::GetAttr)) return std::nullopt;
+  const Tensor weight = gm.fetch_attr(w->target()), bias = b ? gm.fetch_attr(b->target()) : Tensor();
+  if (weight.dtype() != DType::Float32 || weight.dim() != 2 || weight.numel() == 0) return std::nullopt;
+  if (bias.defined() && (bias.dtype() != DType::Float32 || bias.dim() != 1 || bias.size(0) != weight.size(0)))
+    return std::nullopt;
+  std::string target = linear_target(gm, w->target(), weight, bias);
+  if (target.empty()) return std::nullopt;
+  return LinearCall{std::move(target), c->inputs[0], weight, bias};
 }
 
 /// add(a, b) of two different tensors with alpha 1 (operator.add, torch.add, iadd, add_).
@@ -117,8 +176,7 @@ class Rewriter {
       } else if (auto fuses = gm_.module_at<FusesQuantizedAdd>(n);
                  fuses && options_.fuse_add && single_call_site(gm_, n) && n->args().size() == 1) {
         fold_quantized_add(n, *fuses);
-      } else if (auto linear = gm_.module_at<nn::Linear>(n);
-                 linear && options_.inference_linear && foldable_linear(gm_, n, *linear)) {
+      } else if (const auto linear = options_.inference_linear ? linear_call(gm_, n) : std::nullopt) {
         fold_linear(n, *linear);
       } else if (options_.inference_pools && takes_inference_layout(n)) {
         for (MakeInferenceModule make : kLayoutModules) {
@@ -195,20 +253,26 @@ class Rewriter {
     channels_[fused] = conv.options().out_channels;
   }
 
-  /// The Linear's module swapped for an MkldnnLinear; a GELU that is its only user folded in (one call_module).
-  void fold_linear(Node* n, const nn::Linear& linear) {
+  /// The product as one call_module of an MkldnnLinear at call.target, with a GELU that is its only user folded in;
+  /// get_attr nodes left without users go.
+  void fold_linear(Node* n, const LinearCall& call) {
     Node* user = only_user(n);
     const bool gelu = user != nullptr && is_gelu(gm_, user);
-    gm_.set_submodule(n->target(), std::make_shared<MkldnnLinear>(linear, gelu));
-    if (!gelu) return;
+    Node* last = gelu ? user : n;
+    gm_.set_submodule(call.target, std::make_shared<MkldnnLinear>(call.weight, call.bias, gelu));
     Node* fused = nullptr;
     {
-      auto guard = g_.inserting_before(user);
-      fused = g_.call_module(n->target(), {n->args()[0]});
+      auto guard = g_.inserting_before(last);
+      fused = g_.call_module(call.target, {call.input});
     }
-    user->replace_all_uses_with(fused);
-    g_.erase_node(user);
+    last->replace_all_uses_with(fused);
+    std::vector<Node*> attrs;
+    for (Node* in : n->all_input_nodes())
+      if (in->op() == Opcode::GetAttr) attrs.push_back(in);
+    if (gelu) g_.erase_node(user);
     g_.erase_node(n);
+    for (Node* attr : attrs)
+      if (attr->num_users() == 0) g_.erase_node(attr);
   }
 
   /// A quantized conv's result added to another value by torch.ops.quantized.add(_relu), its only user, with the

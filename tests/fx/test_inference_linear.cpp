@@ -1,7 +1,7 @@
 // tests/fx/test_inference_linear.cpp — MkldnnLinear and mkldnn_linear against the eager Linear (+ GELU): with and
-// without bias, over batch dims and strided input; optimize_for_inference folding Linear -> GELU, planning a new
-// shape, keeping eager's NaN, naming the op as PyTorch's profiler does; repacking after an in-place weight change;
-// bad input refused with nothing written.
+// without bias, over batch dims and strided input; optimize_for_inference folding Linear -> GELU and the linear op on
+// get_attr weights (attention's projections), planning a new shape, keeping eager's NaN, naming the op as PyTorch's
+// profiler does; repacking after an in-place weight change; bad input refused with nothing written.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "core/op_args.h"
 #include "fx/passes/inference_linear.h"
 #include "fx/passes/optimize_for_inference.h"
+#include "nn/attention.h"
 #include "nn/layers.h"
 #include "ops/ops.h"
 #include "profiler/profile.h"
@@ -51,6 +52,28 @@ std::shared_ptr<nn::Module> pointwise_mlp(bool bias) {
   model->eval();
   return model;
 }
+
+/// Self-attention over an image's pixels as vit's encoder block calls it (batch first, no weights returned), then
+/// F.linear on the block's own parameters followed by F.gelu: in the traced graph every product is the linear op on
+/// get_attr nodes. (N, 16, H, W) -> (N, H * W, 7).
+class AttentionBlock : public nn::Module {
+ public:
+  AttentionBlock() {
+    register_module("attn",
+                    std::make_shared<nn::MultiheadAttention>(nn::MultiheadAttentionOptions(16, 4).batch_first(true)));
+    register_parameter("head_weight", randn({7, 16}));
+    register_parameter("head_bias", randn({7}));
+  }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    auto& attention = dynamic_cast<nn::MultiheadAttention&>(*child("attn"));
+    const Tensor seq = x.flatten(2).transpose(1, 2);
+    const Tensor y = std::get<0>(attention.forward(seq, seq, seq, Tensor(), /*need_weights=*/false));
+    return gelu(linear(y, parameter("head_weight"), parameter("head_bias")));
+  }
+  std::string type_name() const override { return "AttentionBlock"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<AttentionBlock>(); }
+};
 
 TEST_CASE("MkldnnLinear: matches the eager Linear with and without bias, GELU folded or not, over batch dims") {
   manual_seed(40);
@@ -99,6 +122,75 @@ TEST_CASE("optimize_for_inference: Linear -> GELU folds into MkldnnLinear, match
     CHECK(unfused->get_submodule("fc1")->type_name() == "Linear");
     CHECK(unfused->code().find("act") != std::string::npos);
   }
+}
+
+TEST_CASE("optimize_for_inference: the linear op on get_attr weights (attention's projections) folds into MkldnnLinear") {
+  manual_seed(43);
+  auto model = std::make_shared<AttentionBlock>();
+  model->eval();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {2, 16, 1, 5}});
+  const std::string code = optimized->code();
+  INFO(code);
+  // in_proj_weight and in_proj_bias as attn.in_proj; out_proj's weight and bias as the module out_proj; the head's
+  // product with its GELU folded in.
+  CHECK(optimized->get_submodule("attn.in_proj")->extra_repr() == "in_features=16, out_features=48, bias=True");
+  CHECK(optimized->get_submodule("attn.out_proj")->extra_repr() == "in_features=16, out_features=16, bias=True");
+  CHECK(optimized->get_submodule("head")->extra_repr() == "in_features=16, out_features=7, bias=True, post_ops=[gelu]");
+  CHECK(code.find("torch.linear") == std::string::npos);
+  CHECK(code.find("gelu") == std::string::npos);
+  CHECK(code.find("in_proj_weight") == std::string::npos);  // its get_attr went with the op
+  // (The traced forward reads its input's shape: the example's is the one it runs. Batch 2: the projections read a
+  // transposed, non-contiguous input.)
+  for (int call = 0; call < 2; ++call) {  // the recording run, then the plan's
+    const Tensor x = randn({2, 16, 1, 5});
+    CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-4, 1e-5);
+  }
+  // The MkldnnLinear shares the weight it was made from: an in-place change to the optimized module's weight is
+  // packed again (the same change made to the model's).
+  {
+    NoGradGuard no_grad;
+    for (const auto& m : std::vector<std::shared_ptr<nn::Module>>{model, optimized}) {
+      m->get_parameter(m == model ? "head_weight" : "head.weight").mul_(0.5);
+      m->get_parameter(m == model ? "attn.in_proj_weight" : "attn.in_proj.weight").mul_(2.0);
+    }
+  }
+  const Tensor x = randn({2, 16, 1, 5});
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-4, 1e-5);
+}
+
+/// F.linear on weights whose module path is taken: `proj_weight` beside a parameter `proj`, and the weight of a
+/// Linear that the forward also calls. (N, 6, 1, 1) -> (N, 4).
+class TakenPaths : public nn::Module {
+ public:
+  TakenPaths() {
+    register_parameter("proj_weight", randn({4, 6}));
+    register_parameter("proj", randn({4}));
+    register_module("fc", std::make_shared<nn::Linear>(6, 6));
+  }
+  using nn::Module::forward;
+  Tensor forward(const Tensor& x) override {
+    const Tensor& fc_weight = child("fc")->parameter("weight");
+    const Tensor flat = x.flatten(1);
+    return linear(submodule("fc")(flat) + linear(flat, fc_weight), parameter("proj_weight"), parameter("proj"));
+  }
+  std::string type_name() const override { return "TakenPaths"; }
+  std::shared_ptr<nn::Module> clone() const override { return clone_as<TakenPaths>(); }
+};
+
+TEST_CASE("optimize_for_inference: the linear op stays eager where the MkldnnLinear's path is taken") {
+  manual_seed(44);
+  auto model = std::make_shared<TakenPaths>();
+  model->eval();
+  auto optimized = optimize_for_inference(model, {.example_input_shape = {3, 6, 1, 1}});
+  const std::string code = optimized->code();
+  INFO(code);
+  CHECK(optimized->get_submodule("fc")->type_name() == "MkldnnLinear");  // the called Linear itself folds
+  // Its weight read by F.linear and proj_weight (its path "proj" is a parameter) stay the linear op.
+  size_t ops = 0;
+  for (size_t at = code.find("torch.linear"); at != std::string::npos; at = code.find("torch.linear", at + 1)) ++ops;
+  CHECK(ops == 2);
+  const Tensor x = randn({3, 6, 1, 1});
+  CHECK_TENSOR_CLOSE((*optimized)(x), (*model)(x), 1e-4, 1e-5);
 }
 
 TEST_CASE("optimize_for_inference: NaN and inf through MkldnnLinear (+ GELU) come out where eager puts them") {
