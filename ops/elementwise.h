@@ -251,6 +251,14 @@ const A* block_of(const char* p, int64_t stride, int64_t n, A* buffer) {
   return buffer;
 }
 
+/// Whether valid(in[k]...) holds for every k < m (a loop the compiler drops where valid is always true).
+template <typename Valid, typename... P>
+bool all_valid(const Valid& valid, int64_t m, const P*... in) {
+  bool all = true;
+  for (int64_t k = 0; k < m; ++k) all &= static_cast<bool>(valid(in[k]...));
+  return all;
+}
+
 template <typename Out, typename... In, typename Valid, typename Exact, size_t... I>
 void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock fast, const Valid& valid,
               const Exact& exact, std::index_sequence<I...>) {
@@ -260,10 +268,12 @@ void fast_run(char* const* data, const int64_t* strides, int64_t n, VectorBlock 
     const int64_t m = std::min(kFastBlock, n - b);
     const std::array<const float*, sizeof...(In)> in{
         block_of<float, In>(data[I + 1] + b * strides[I + 1], strides[I + 1], m, in_buffer[I])...};
-    // Written in place only where no input is read from there (an in-place op's fallback rereads its input).
+    // Written in place where no input is read from there, or where every element of the block is valid: an in-place
+    // op's fallback rereads its input (floor_'s rounding, valid everywhere, never falls back; nor does sin_ of a block
+    // within range).
     float* const target = reinterpret_cast<float*>(data[0] + b * strides[0]);
     const bool dense_float = std::is_same_v<Out, float> && strides[0] == static_cast<int64_t>(sizeof(Out));
-    const bool direct = dense_float && ((in[I] != target) && ...);
+    const bool direct = dense_float && (((in[I] != target) && ...) || all_valid(valid, m, in[I]...));
     float* const out = direct ? target : out_buffer;
     if (fast(in.data(), out, m) != 0)
       for (int64_t k = 0; k < m; ++k)
