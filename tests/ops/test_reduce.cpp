@@ -191,6 +191,24 @@ TEST_CASE("sum and mean: large reductions split into blocks (inner, vertical and
   }
 }
 
+// A vertical pass takes rows up to 1024 wide, but each output's order of additions is fixed by the shape's blocks of
+// rows alone: the sum of a 64-column slice (a pass of 64) gives the same bits as the whole row's.
+TEST_CASE("sum, amax and prod: a wide vertical pass gives the bits of 64-column slices") {
+  std::mt19937_64 rng(4);
+  for (const Shape& shape : {Shape{100, 1024}, Shape{600, 1088}, Shape{3, 300, 1088}}) {
+    CAPTURE(shape);
+    const Tensor x = testing::random_tensor(shape, DType::Float32, rng, 0.9, 1.1);  // products stay finite
+    const int64_t along = x.dim() - 2, last = x.dim() - 1;
+    const Tensor whole_sum = x.sum({along}), whole_max = x.amax({along}), whole_prod = x.prod(along);
+    for (int64_t j = 0; j < x.size(last); j += 64) {
+      const Tensor slice = x.narrow(last, j, 64);
+      CHECK_TENSOR_CLOSE(slice.sum({along}), whole_sum.narrow(last - 1, j, 64), 0, 0);
+      CHECK_TENSOR_CLOSE(slice.amax({along}), whole_max.narrow(last - 1, j, 64), 0, 0);
+      CHECK_TENSOR_CLOSE(slice.prod(along), whole_prod.narrow(last - 1, j, 64), 0, 0);
+    }
+  }
+}
+
 TEST_CASE("sum: float32 accumulation stays accurate and does not depend on the thread count") {
   const int64_t n = int64_t{1} << 22;
   const Tensor tenth = full({n}, 0.1);
