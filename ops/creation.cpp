@@ -9,6 +9,7 @@
 #include "core/op_args.h"
 #include "core/parallel.h"
 #include "ops/elementwise.h"
+#include "ops/vector_kernels.h"
 
 namespace tl::kernels {
 namespace {
@@ -138,22 +139,25 @@ void linspace_fill(Out* p, int64_t steps, T start, T end) {
   constexpr int64_t kLanes = kLinspaceLanes<Out>;
   const int64_t vectors = steps / (2 * kLanes) * 2;
   // Every value the loop reads is a local of the chunk: through captured references, each store to p (which could
-  // alias them) would reload them, and the lanes' loop would not vectorise.
+  // alias them) would reload them, and the lanes' loop would not vectorise. The chunk runs at the CPU's vector width
+  // (the lanes' adds are exact IEEE operations and the base's fma rounds once, so every width gives the same bits).
   parallel_for(0, vectors, kGrainSize / kLanes, [p, steps, start, end, step](int64_t b, int64_t e) {
-    constexpr int64_t kLanes = kLinspaceLanes<Out>;
-    Out* const out = p;
-    const int64_t n = steps;
-    const T lo = start, hi = end, by = step;
-    T lanes[kLanes];  // j * step, the same in every vector
-    for (int64_t j = 0; j < kLanes; ++j) {
-      T lane = static_cast<T>(j) * by;
-      asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
-      lanes[j] = lane;
-    }
-    for (int64_t v = b; v < e; ++v) {
-      const T base = static_cast<T>(static_cast<Out>(linspace_at<T>(v * kLanes, n, lo, hi, by)));
-      for (int64_t j = 0; j < kLanes; ++j) out[v * kLanes + j] = static_cast<Out>(base + lanes[j]);
-    }
+    detail::at_vector_width([=] {
+      constexpr int64_t kLanes = kLinspaceLanes<Out>;
+      Out* const out = p;
+      const int64_t n = steps;
+      const T lo = start, hi = end, by = step;
+      T lanes[kLanes];  // j * step, the same in every vector
+      for (int64_t j = 0; j < kLanes; ++j) {
+        T lane = static_cast<T>(j) * by;
+        asm("" : "+x"(lane));  // rounded on its own: keeps the compiler (-march=native) from fusing it into the add
+        lanes[j] = lane;
+      }
+      for (int64_t v = b; v < e; ++v) {
+        const T base = static_cast<T>(static_cast<Out>(linspace_at<T>(v * kLanes, n, lo, hi, by)));
+        for (int64_t j = 0; j < kLanes; ++j) out[v * kLanes + j] = static_cast<Out>(base + lanes[j]);
+      }
+    });
   });
   for (int64_t i = vectors * kLanes; i < steps; ++i)
     p[i] = static_cast<Out>(linspace_at<T>(i, steps, start, end, step));

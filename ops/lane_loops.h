@@ -14,12 +14,39 @@ inline constexpr int64_t kProductLanes = 32;
 inline constexpr int64_t kLeaf = 1024;  // elements below which a sum stops splitting in halves
 
 /// The sum of leaf(p + i * stride, len) over runs of at most kLeaf elements, taken pairwise: [0, n) splits into
-/// halves (the first a multiple of kLanes elements) until a half is short enough.
+/// halves (the first a multiple of kLanes elements) until a half is short enough, and each range's sum is its left
+/// half's plus its right half's. A loop over a stack of the open ranges rather than a recursion, so that a caller
+/// built at the CPU's width (at_vector_width's flatten) inlines it, leaves and all: a recursive function stayed one
+/// out-of-line copy, built for baseline x86-64.
 template <typename Acc, typename T, typename Leaf>
 Acc pairwise_sum(const T* p, int64_t n, int64_t stride, const Leaf& leaf) {
-  if (n <= kLeaf) return leaf(p, n);
-  const int64_t half = n / 2 / kLanes * kLanes;
-  return pairwise_sum<Acc>(p, half, stride, leaf) + pairwise_sum<Acc>(p + half * stride, n - half, stride, leaf);
+  struct Open {
+    int64_t begin, n, half;
+    Acc left;
+    bool in_right;  // the left half is summed (into left), the right one under way
+  };
+  Open open[64];  // each range at least halves the last: fewer than 64 deep
+  int64_t depth = 0, begin = 0, len = n;
+  for (;;) {
+    for (; len > kLeaf; ++depth) {
+      const int64_t half = len / 2 / kLanes * kLanes;
+      open[depth] = {begin, len, half, Acc(0), false};
+      len = half;
+    }
+    Acc sum = leaf(p + begin * stride, len);
+    for (;; --depth) {
+      if (depth == 0) return sum;
+      Open& top = open[depth - 1];
+      if (!top.in_right) {
+        top.left = sum;
+        top.in_right = true;
+        begin = top.begin + top.half;
+        len = top.n - top.half;
+        break;
+      }
+      sum = top.left + sum;
+    }
+  }
 }
 
 /// The sum of map(p[i * stride]) over i < n in kLanes independent accumulators (kUnit: stride is 1), which

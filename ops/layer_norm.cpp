@@ -55,6 +55,40 @@ Shape stats_shape(const Tensor& x, int64_t axis) {
   return s;
 }
 
+/// grad_weight's reducer: the sum over the rows of grad * xhat, in the order sum() would add up the (rows, len)
+/// tensor of those products (the same blocks and lanes, so the same bits), without making that tensor. It walks
+/// contiguous grad, reads contiguous x at the same offset, and takes the row from the reduction index: the reduced
+/// dims are the leading ones, so reduction index r is row r.
+template <typename T>
+struct WeightGradReducer {
+  using acc_t = detail::acc_t<T>;
+  const T* dy;
+  const T* x;
+  const T* mean;
+  const T* rstd;
+
+  acc_t identity() const { return 0; }
+  acc_t merge(acc_t a, acc_t b) const { return a + b; }
+  // Rows of one element (a run goes down the rows): cascade_sum's leaves, over the products.
+  acc_t run(const T* p, int64_t n, int64_t stride, int64_t r) const {
+    return detail::pairwise_sum<acc_t>(p, n, stride, [&](const T* leaf, int64_t len) {
+      acc_t products[detail::kLeaf];
+      const int64_t row = r + (leaf - p) / stride;
+      for (int64_t i = 0; i < len; ++i) {
+        const T* g = leaf + i * stride;
+        products[i] = static_cast<acc_t>(*g) * ((static_cast<acc_t>(x[g - dy]) - static_cast<acc_t>(mean[row + i])) *
+                                                static_cast<acc_t>(rstd[row + i]));
+      }
+      return detail::lane_sum<acc_t, true>(products, len, 1, [](acc_t v) { return v; });
+    });
+  }
+  void vertical(acc_t* acc, const T* p, int64_t n, int64_t r) const {
+    const T* xs = x + (p - dy);
+    const acc_t mu = static_cast<acc_t>(mean[r]), rs = static_cast<acc_t>(rstd[r]);
+    for (int64_t t = 0; t < n; ++t) acc[t] += static_cast<acc_t>(p[t]) * ((static_cast<acc_t>(xs[t]) - mu) * rs);
+  }
+};
+
 }  // namespace
 
 // input (*, normalized_shape); weight, bias: normalized_shape or None -> (out like input, mean, rstd), mean and
@@ -107,23 +141,22 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   const Tensor x = onednn::to_contiguous(input, op), dy = onednn::to_contiguous(grad_out, op);
   const Tensor mu = onednn::to_contiguous(mean, op), rs = onednn::to_contiguous(rstd, op);
   const Tensor w = weight.defined() ? onednn::to_contiguous(weight, op) : weight;
-  const DType acc_dtype = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
-  Shape prod_shape = ns;
-  prod_shape.insert(0, r.M);
-  Tensor prod = want_w ? Tensor::allocate(prod_shape, acc_dtype) : Tensor();
-  TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] {
-    detail::normalize_rows_backward<scalar_t>(dy.data<scalar_t>(), x.data<scalar_t>(), mu.data<scalar_t>(),
-                                              rs.data<scalar_t>(), w.defined() ? w.data<scalar_t>() : nullptr,
-                                              dx.defined() ? dx.data<scalar_t>() : nullptr,
-                                              want_w ? prod.data<detail::acc_t<scalar_t>>() : nullptr,
-                                              {.rows = r.M, .len = r.N});
-  });
-  // Column sums over the rows, shaped as normalized_shape.
-  std::vector<bool> over_rows(ns.size() + 1, false);
-  over_rows[0] = true;
-  if (want_w) dw = detail::to_dtype(detail::sum_over(prod, over_rows), weight.dtype());
   std::vector<bool> leading(static_cast<size_t>(x.dim()), false);
   std::fill(leading.begin(), leading.begin() + r.axis, true);
+  TL_DISPATCH_FLOATING_TYPES(x.dtype(), op, [&] {
+    const scalar_t *g = dy.data<scalar_t>(), *xs = x.data<scalar_t>(), *m = mu.data<scalar_t>(), *s = rs.data<scalar_t>();
+    if (dx.defined())
+      detail::normalize_rows_backward<scalar_t>(g, xs, m, s, w.defined() ? w.data<scalar_t>() : nullptr,
+                                                dx.data<scalar_t>(), nullptr, {.rows = r.M, .len = r.N});
+    if (!want_w) return;
+    using A = detail::acc_t<scalar_t>;
+    Tensor sums = Tensor::allocate(ns, x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32);
+    A* out = sums.data<A>();
+    detail::reduce_into<WeightGradReducer<scalar_t>, scalar_t>(dy, leading, true, WeightGradReducer<scalar_t>{g, xs, m, s},
+                                                               [&](int64_t o, A v) { out[o] = v; });
+    dw = detail::to_dtype(sums, weight.dtype());
+  });
+  // grad_bias: grad's column sums over the rows, shaped as normalized_shape.
   if (want_b) db = detail::to_dtype(detail::sum_over(dy, leading), bias.dtype());
   return {dx, dw, db};
 }

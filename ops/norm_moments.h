@@ -59,23 +59,25 @@ Moments channel_moments(const T* __restrict x, std::type_identity_t<const G*> __
     const T* __restrict xs = x + (n * C + c) * S;
     const G* __restrict gs = g == nullptr ? nullptr : g + (n * C + c) * S;
     int64_t s = 0;
-    for (; s + kMomentLanes <= S; s += kMomentLanes) {
-      if (gs == nullptr) {
+    if (gs == nullptr) {  // tested once per run, not per step: the steps' loop then vectorises whole
+      for (; s + kMomentLanes <= S; s += kMomentLanes) {
 #pragma omp simd
         for (int64_t l = 0; l < kMomentLanes; ++l) {
           const double d = x_at(xs, s + l);
           sd[l] += d;
           sdd[l] += d * d;
         }
-        continue;
       }
+    } else {
+      for (; s + kMomentLanes <= S; s += kMomentLanes) {
 #pragma omp simd
-      for (int64_t l = 0; l < kMomentLanes; ++l) {
-        const double d = x_at(xs, s + l), gv = static_cast<double>(static_cast<acc_t<G>>(gs[s + l]));
-        sd[l] += d;
-        sdd[l] += d * d;
-        sg[l] += gv;
-        sgd[l] += gv * d;
+        for (int64_t l = 0; l < kMomentLanes; ++l) {
+          const double d = x_at(xs, s + l), gv = static_cast<double>(static_cast<acc_t<G>>(gs[s + l]));
+          sd[l] += d;
+          sdd[l] += d * d;
+          sg[l] += gv;
+          sgd[l] += gv * d;
+        }
       }
     }
     for (int64_t l = 0; s < S; ++s, ++l) {  // the run's tail, into the first lanes

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "core/parallel.h"
 #include "ops/norm_moments.h"
 #include "ops/vector_kernels.h"
@@ -75,12 +76,13 @@ void normalize_rows(const T* x, const T* w, const T* b, T* y, T* mean_out, T* rs
 }
 
 /// The backward of normalize_rows. With g = grad * weight and xhat = (x - mean) * rstd, row by row:
-/// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)). `prod`, when given, gets what grad_weight sums over the
-/// rows (the caller sums it with the one reduction loop): grad * xhat, (rows, len), for per-element weights;
-/// sum(grad * xhat) over each channel run, (rows, len / inner), for per-channel ones.
+/// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)). `prod`, when given (per-channel weights only), gets what
+/// grad_weight sums over the rows (the caller sums it with the one reduction loop): sum(grad * xhat) over each
+/// channel run, (rows, len / inner). Per-element weights sum grad * xhat straight from grad and x (layer_norm.cpp).
 template <typename T>
 void normalize_rows_backward(const T* dy, const T* x, const T* mean, const T* rstd, const T* w, T* dx,
                              acc_t<T>* prod, RowLayout r) {
+  TL_INTERNAL_ASSERT(prod == nullptr || r.inner > 0, "normalize_rows_backward: prod is for per-channel weights");
   using A = acc_t<T>;
   const int64_t n = r.len;
   parallel_for(0, r.rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, 2 * n)), [=](int64_t begin, int64_t end) {
@@ -92,7 +94,7 @@ void normalize_rows_backward(const T* dy, const T* x, const T* mean, const T* rs
         const T* __restrict xs = x + i * n;
         const double mu = static_cast<double>(static_cast<A>(mean[i]));
         const double rs = static_cast<double>(static_cast<A>(rstd[i]));
-        const A mu_a = static_cast<A>(mu), rs_a = static_cast<A>(rs);
+        const A rs_a = static_cast<A>(rs);
         if (r.inner > 0) {
           for (int64_t s = 0, c = r.first_channel(i); s < n / r.inner; ++s, ++c) {
             const A wc = w ? static_cast<A>(w[c]) : A(1);
@@ -103,16 +105,12 @@ void normalize_rows_backward(const T* dy, const T* x, const T* mean, const T* rs
 #pragma omp simd
           for (int64_t j = 0; j < n; ++j) gp[j] = static_cast<A>(dys[j]) * (w ? static_cast<A>(w[j]) : A(1));
         }
-        if (prod != nullptr && r.inner > 0) {  // per channel, ATen's algebra: (sum(grad * x) - sum(grad) * mean) * rstd
+        if (prod != nullptr) {  // per channel, ATen's algebra: (sum(grad * x) - sum(grad) * mean) * rstd
           const int64_t runs = n / r.inner;
           for (int64_t s = 0; s < runs; ++s) {
             const Moments m = channel_moments<T, T>(xs + s * r.inner, dys + s * r.inner, 1, 1, r.inner, 0, 0.0);
             prod[i * runs + s] = static_cast<A>((m.gd - m.g * mu) * rs);
           }
-        } else if (prod != nullptr) {
-          A* __restrict ps = prod + i * n;
-#pragma omp simd
-          for (int64_t j = 0; j < n; ++j) ps[j] = static_cast<A>(dys[j]) * ((static_cast<A>(xs[j]) - mu_a) * rs_a);
         }
         if (dx == nullptr) continue;
         // ATen's algebra, so that an inf in grad gives its NaNs: ds = sum(g * x), db = sum(g),

@@ -18,7 +18,8 @@
 namespace tl::detail {
 
 constexpr int64_t kRedBlock = 16384;  // reduction elements per partial result
-constexpr int64_t kTile = 64;         // outputs advanced together by a vertical pass
+constexpr int64_t kTile = 64;         // outputs a vertical block of rows is sized for: kRedBlock / kTile rows
+constexpr int64_t kWideTile = 1024;   // outputs advanced together by a vertical pass: whole rows up to this width
 constexpr int64_t kGroup = 64;        // runs (or rows) summed apart before joining the total
 
 // The type values are compared in (bfloat16 compares as float).
@@ -83,9 +84,10 @@ class Reduction {
   Reduction(const ReducePlan& plan, const T* data, const R& red) : plan_(plan), data_(data), red_(red) {
     const ReduceDim last = plan.kept.back();
     vertical_ = last.stride == 1 && last.size > 1 && plan.reduced.back().stride != 1;
-    width_ = vertical_ ? std::min(last.size, kTile) : 1;
-    units_ = vertical_ ? plan.num_out / last.size * ((last.size + kTile - 1) / kTile) : plan.num_out;
-    rows_per_block_ = vertical_ ? std::max(kGroup, kRedBlock / width_) : kRedBlock;
+    width_ = vertical_ ? std::min(last.size, kWideTile) : 1;
+    units_ = vertical_ ? plan.num_out / last.size * ((last.size + width_ - 1) / width_) : plan.num_out;
+    // The rows of a block fix each output's order of merges, so they depend on the shape alone, not on width_.
+    rows_per_block_ = vertical_ ? std::max(kGroup, kRedBlock / std::min(last.size, kTile)) : kRedBlock;
     blocks_ = (plan.red_n + rows_per_block_ - 1) / rows_per_block_;
   }
 
@@ -143,7 +145,7 @@ class Reduction {
       for (int64_t o = b; o < e; ++o, out.advance()) write(o, reduce_run(o, out.offset(), 0, plan_.red_n));
       return;
     }
-    acc_t acc[kTile];
+    acc_t acc[kWideTile];
     for (int64_t u = b; u < e; ++u) {
       const int64_t first = tile(u, 0, plan_.red_n, acc), n = tile_width(u);
       for (int64_t t = 0; t < n; ++t) write(first + t, acc[t]);
@@ -157,7 +159,7 @@ class Reduction {
       partials[unit * blocks_ + blk] = reduce_run(unit, OffsetCounter(plan_.kept, unit).offset(), r0, r1);
       return;
     }
-    acc_t acc[kTile];
+    acc_t acc[kWideTile];
     const int64_t first = tile(unit, r0, r1, acc), n = tile_width(unit);
     for (int64_t t = 0; t < n; ++t) partials[(first + t) * blocks_ + blk] = acc[t];
   }
@@ -185,13 +187,13 @@ class Reduction {
   // Vertical mode: rows [r0, r1) folded into the outputs of tile `unit`; returns its first output.
   int64_t tile(int64_t unit, int64_t r0, int64_t r1, acc_t* acc) const {
     const ReduceDim last = plan_.kept.back();
-    const int64_t tiles = (last.size + kTile - 1) / kTile, hi = unit / tiles, j0 = unit % tiles * kTile;
+    const int64_t tiles = (last.size + width_ - 1) / width_, hi = unit / tiles, j0 = unit % tiles * width_;
     const int64_t n = tile_width(unit);
     const std::span<const ReduceDim> outer(plan_.kept.data(), plan_.kept.size() - 1);
     const T* base = data_ + OffsetCounter(outer, hi).offset() + j0;
     const int64_t first = hi * last.size + j0;
     OffsetCounter rows(plan_.reduced, r0);
-    acc_t group[kTile];
+    acc_t group[kWideTile];
     std::fill_n(acc, n, red_.identity());
     for (int64_t r = r0; r < r1;) {
       std::fill_n(group, n, red_.identity());
@@ -203,8 +205,8 @@ class Reduction {
   }
 
   int64_t tile_width(int64_t unit) const {
-    const int64_t size = plan_.kept.back().size, tiles = (size + kTile - 1) / kTile;
-    return std::min(kTile, size - unit % tiles * kTile);
+    const int64_t size = plan_.kept.back().size, tiles = (size + width_ - 1) / width_;
+    return std::min(width_, size - unit % tiles * width_);
   }
 
   acc_t merge_all(const acc_t* p, int64_t n) const {

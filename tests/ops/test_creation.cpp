@@ -13,6 +13,7 @@
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
 #include "tests/ops/loss_cases.h"
+#include "tests/ops/vector_isa.h"
 #include "tests/support/tensor_check.h"
 
 namespace tl {
@@ -279,6 +280,19 @@ TEST_CASE("linspace: on two threads, the values of one") {
     CHECK(equal(one, two));
   }
   set_num_threads(threads);
+}
+
+// linspace's vectors run at the CPU's width (ops/creation.cpp); each width gives the SSE2 build's bits.
+TEST_CASE("linspace: every ISA build gives the SSE2 build's bits") {
+  for (DType dtype : {DType::Float32, DType::Float64, DType::BFloat16, DType::Int64}) {
+    CAPTURE(dtype);
+    std::vector<Tensor> results;
+    testing::for_each_vector_isa([&](const char*) {
+      results.push_back(linspace(-3.25, 100, 100003, dtype));
+      results.push_back(linspace(7, -1.5, 37, dtype));
+    });
+    for (size_t i = 2; i < results.size(); ++i) CHECK_TENSOR_CLOSE(results[i], results[i % 2], 0, 0);
+  }
 }
 
 TEST_CASE("tensor: nested braced lists with LibTorch's dtype inference") {

@@ -13,6 +13,7 @@
 
 #include "core/generator.h"
 #include "core/parallel.h"
+#include "ops/lane_loops.h"
 #include "ops/ops.h"
 #include "tests/ops/elementwise_testing.h"
 #include "tests/support/tensor_check.h"
@@ -188,6 +189,52 @@ TEST_CASE("sum and mean: large reductions split into blocks (inner, vertical and
           CHECK(std::fabs(element_at(m, i) - element_at(expected, i) / count) <= 1e-6 + 1e-5 * std::fabs(element_at(m, i)));
       }
     }
+  }
+}
+
+// A vertical pass takes rows up to 1024 wide, but each output's order of additions is fixed by the shape's blocks of
+// rows alone: the sum of a 64-column slice (a pass of 64) gives the same bits as the whole row's.
+TEST_CASE("sum, amax and prod: a wide vertical pass gives the bits of 64-column slices") {
+  std::mt19937_64 rng(4);
+  for (const Shape& shape : {Shape{100, 1024}, Shape{600, 1088}, Shape{3, 300, 1088}}) {
+    CAPTURE(shape);
+    const Tensor x = testing::random_tensor(shape, DType::Float32, rng, 0.9, 1.1);  // products stay finite
+    const int64_t along = x.dim() - 2, last = x.dim() - 1;
+    const Tensor whole_sum = x.sum({along}), whole_max = x.amax({along}), whole_prod = x.prod(along);
+    for (int64_t j = 0; j < x.size(last); j += 64) {
+      const Tensor slice = x.narrow(last, j, 64);
+      CHECK_TENSOR_CLOSE(slice.sum({along}), whole_sum.narrow(last - 1, j, 64), 0, 0);
+      CHECK_TENSOR_CLOSE(slice.amax({along}), whole_max.narrow(last - 1, j, 64), 0, 0);
+      CHECK_TENSOR_CLOSE(slice.prod(along), whole_prod.narrow(last - 1, j, 64), 0, 0);
+    }
+  }
+}
+
+// pairwise_sum's tree as a recursion: [0, n) split at n / 2 rounded down to kLanes until a half has kLeaf elements.
+float recursive_pairwise(const float* p, int64_t n) {
+  if (n <= detail::kLeaf) {
+    float sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += p[i];
+    return sum;
+  }
+  const int64_t half = n / 2 / detail::kLanes * detail::kLanes;
+  return recursive_pairwise(p, half) + recursive_pairwise(p + half, n - half);
+}
+
+TEST_CASE("pairwise_sum: the tree of halves of the recursion it unrolls, leaves left to right") {
+  std::mt19937_64 rng(6);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  std::vector<float> v(300000);
+  for (float& x : v) x = std::ldexp(unit(rng), exponent(rng));  // magnitudes apart: another tree gives other bits
+  const auto leaf = [](const float* run, int64_t len) {
+    float sum = 0;
+    for (int64_t i = 0; i < len; ++i) sum += run[i];
+    return sum;
+  };
+  for (int64_t n : {0, 1, 1024, 1025, 2048, 5000, 16384, 16385, 99999, 300000}) {
+    CAPTURE(n);
+    CHECK(detail::pairwise_sum<float>(v.data(), n, 1, leaf) == recursive_pairwise(v.data(), n));
   }
 }
 
