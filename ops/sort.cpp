@@ -166,6 +166,39 @@ void top_of_lane(const T* first, Step step, int64_t n, int64_t k, bool sorted, s
   std::sort_heap(lane.begin(), lane.begin() + k, before);
 }
 
+// The (k + 1)-th smallest of a lane's entries moved to lane[k], NaN largest, as ATen's quick_select_template
+// (PyTorch 1.13's CPU kthvalue) moves it: median-of-three pivots and Hoare partitions with the same swaps, so that
+// of tied values the one at PyTorch's index is chosen.
+template <typename V>
+void quick_select(std::vector<Entry<V>>& lane, int64_t k) {
+  const auto after = [](const Entry<V>& a, const Entry<V>& b) { return nan_last_less(b.value, a.value); };
+  const auto swap = [&lane](int64_t a, int64_t b) { std::swap(lane[a], lane[b]); };
+  int64_t lo = 0, hi = static_cast<int64_t>(lane.size()) - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (after(lane[lo], lane[hi])) swap(lo, hi);
+      return;
+    }
+    swap(lo + (hi - lo) / 2, lo + 1);
+    if (after(lane[lo + 1], lane[hi])) swap(lo + 1, hi);
+    if (after(lane[lo], lane[hi])) swap(lo, hi);
+    if (after(lane[lo + 1], lane[lo])) swap(lo + 1, lo);
+    const Entry<V> pivot = lane[lo];  // lane[lo + 1] <= pivot <= lane[hi]: both scans stop inside [lo, hi]
+    int64_t i = lo + 1, j = hi;
+    while (true) {
+      do ++i;
+      while (after(pivot, lane[i]));
+      do --j;
+      while (after(lane[j], pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(lo, j);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+
 // A result of x's shape with `m` elements along the lanes' dim (removed when `keep` is false).
 Shape lane_shape(const Tensor& x, const Lanes& l, int64_t m, bool keep) {
   Shape shape = x.shape();
@@ -346,10 +379,12 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, const KthvalueArgs& args
   TL_DISPATCH_NUMERIC_TYPES(self.dtype(), "kthvalue", [&] {
     const auto order = [&](const scalar_t* first, int64_t step, auto& lane) {
       load_lane(first, step, l.n, lane);
-      std::nth_element(lane.begin(), lane.begin() + (args.k - 1), lane.end(), value_order<value_t<scalar_t>>(true));
+      quick_select(lane, args.k - 1);
       std::iter_swap(lane.begin(), lane.begin() + (args.k - 1));
     };
-    select_lanes<scalar_t>(self, l, 1, l.n * 8, values, indices, order);
+    // A lane counts as n element steps, as ATen's kthvalue counts it: the select's few passes are branchy but
+    // short, and at 10 lanes of 1000 a second thread cost more than it saved.
+    select_lanes<scalar_t>(self, l, 1, l.n, values, indices, order);
   });
   return {values, indices};
 }

@@ -364,6 +364,8 @@ TEST_CASE("indexing ops: misuse throws PyTorch's message and leaves self as it w
                        Error);
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 3}})), "index 3 is out of bounds for dimension 1 with size 3", Error);
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, -1}})), "index -1 is out of bounds for dimension 1 with size 3", Error);
+  CHECK_THROWS_WITH_AS(zeros({2, 0}).gather(1, tensor({{0}, {0}})), "index 0 is out of bounds for dimension 1 with size 0",
+                       Error);  // nothing along dim to read
   CHECK_THROWS_WITH_AS(x.gather(1, tensor({{0, 1}, {0, 1}, {0, 1}})),
                        "Size does not match at dimension 0 expected index [3, 2] to be smaller than self [2, 3] apart "
                        "from dimension 1",

@@ -1,8 +1,9 @@
 // tests/ops/test_sort.cpp — sort, argsort, topk, kthvalue, cumsum, cumprod, var / std (and their _mean),
 // vector norms, any / all, baddbmm, outer, unique and einsum against PyTorch 1.13 (tests/ops/data/sort_cases.json,
 // written by gen_sort_cases.py): values, NaN placement, stable indices (also of the float radix sort), the
-// default (unstable) sort's and topk's indices of ties, gradients by torch.autograd (cumprod through zeros, var
-// with n <= correction, norms at ties and zeros, einsum's operands); their error messages and torch.return_types.
+// default (unstable) sort's, topk's and kthvalue's indices of ties, gradients by torch.autograd (cumprod through
+// zeros, var with n <= correction, norms at ties and zeros, einsum's operands); their error messages and
+// torch.return_types.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -315,6 +316,31 @@ TEST_CASE("topk: the indices of ties and NaNs are PyTorch 1.13's, by partial sor
   CHECK(equal(x.topk(2, 1).indices, from_vector<int64_t>({9, 4, 7, 2, 5, 0}, {3, 2})));
   CHECK(equal(x.topk(2, 0).indices.slice(1, 0, 8),
               from_vector<int64_t>({2, 1, 1, 0, 0, 2, 1, 1, 1, 0, 0, 2, 2, 1, 0, 0}, {2, 8})));
+}
+
+TEST_CASE("kthvalue: the indices of ties and NaNs are PyTorch 1.13's (ATen's quick select)") {
+  struct KthCase {
+    int64_t n, mod, nan_every, k, index;  // index: torch.kthvalue(tied_values(n, mod, nan_every), k, 0).indices
+  };
+  const KthCase cases[] = {
+      {69, 3, 0, 1, 21},       {69, 3, 0, 35, 34},        {69, 3, 0, 69, 68},
+      {200, 3, 41, 100, 124},  {200, 3, 41, 199, 46},     {1000, 17, 0, 500, 796},
+      {1000, 17, 97, 3, 493},  {1000, 17, 97, 500, 303},  {1000, 17, 97, 995, 684},
+  };
+  for (const KthCase& c : cases) {
+    INFO("n ", c.n, " mod ", c.mod, " nan_every ", c.nan_every, " k ", c.k);
+    const Tensor x = tied_values(c.n, c.mod, c.nan_every);
+    for (const Tensor& in : {x, x.to(DType::Float64)}) {
+      const auto [value, index] = in.kthvalue(c.k);
+      CHECK(index.item<int64_t>() == c.index);
+      CHECK(equal(value.isnan(), in.select(0, c.index).isnan()));
+      CHECK(equal(value.nan_to_num(), in.select(0, c.index).nan_to_num()));
+    }
+  }
+  // Strided lanes: x.t() of a (150, 3), along its rows and its columns.
+  const Tensor x = tied_values(450, 5, 0).reshape({150, 3}).t();
+  CHECK(equal(x.kthvalue(75, 1).indices, from_vector<int64_t>({32, 20, 133}, {3})));
+  CHECK(equal(x.kthvalue(2, 0).indices.slice(0, 0, 8), from_vector<int64_t>({1, 0, 0, 2, 2, 1, 0, 0}, {8})));
 }
 
 // stable=False is std::sort with PyTorch's order, as PyTorch 1.13's CPU sort: in a lane of more than 16 values,
