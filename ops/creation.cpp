@@ -117,6 +117,8 @@ Tensor range_result(int64_t steps, DType dtype, const char* op) {
   return Tensor::allocate({steps}, dtype);
 }
 
+namespace {
+
 // The lanes of one of the kernel's 32-byte vectors.
 template <typename Out>
 inline constexpr int64_t kLinspaceLanes = 32 / static_cast<int64_t>(sizeof(Out));
@@ -162,6 +164,8 @@ void linspace_fill(Out* p, int64_t steps, T start, T end) {
   for (int64_t i = vectors * kLanes; i < steps; ++i)
     p[i] = static_cast<Out>(linspace_at<T>(i, steps, start, end, step));
 }
+
+}  // namespace
 
 // ATen's linspace: the step in the element type (double for integers).
 Tensor linspace(const LinspaceArgs& args) {
